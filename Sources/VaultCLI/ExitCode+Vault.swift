@@ -1,0 +1,38 @@
+import ArgumentParser
+import VaultCore
+
+/// The exit codes of docs/cli.md.
+enum VaultExit {
+    static let ok: Int32 = 0
+    static let attention: Int32 = 3
+    static let usage: Int32 = 64
+    static let badData: Int32 = 65
+    static let noInput: Int32 = 66
+    static let offline: Int32 = 69
+    static let cannotCreate: Int32 = 73
+    static let io: Int32 = 74
+    static let temporary: Int32 = 75
+    static let denied: Int32 = 77
+
+    static func code(for error: VaultError) -> Int32 {
+        switch error.code {
+        case .wrongPassword, .passwordRequired, .notAllowed, .insecureFiles: denied
+        case .keyFileDamaged, .keyFileMismatch, .databaseDamaged, .invalidData: badData
+        case .noVault, .notFound: noInput
+        case .vaultExists, .cannotCreate: cannotCreate
+        case .io, .diskFull: io
+        case .busy, .temporary: temporary
+        case .offline: offline
+        default: usage
+        }
+    }
+
+    /// The snake_case name used in `--json` error documents.
+    static func name(for error: VaultError) -> String {
+        var name = ""
+        for character in error.code.description {
+            if character.isUppercase { name += "_" + character.lowercased() } else { name.append(character) }
+        }
+        return name
+    }
+}

@@ -1,0 +1,76 @@
+import ArgumentParser
+import VaultCore
+
+struct Config: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Read and change settings stored inside the vault.",
+        subcommands: [Get.self, Set.self, Unset.self, List.self])
+
+    struct Get: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print one setting.")
+        @OptionGroup var globals: GlobalOptions
+        @OptionGroup var passwords: PasswordOptions
+        @Argument var key: String
+
+        func run() throws {
+            let context = CommandContext(globals)
+            _ = try VaultSettings.key(named: key)
+            let vault = try context.openVault(passwords)
+            let value = try vault.settings().value(key)
+            context.console.line("\(value)")
+            context.console.emit([key: value])
+        }
+    }
+
+    struct Set: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change one setting.")
+        @OptionGroup var globals: GlobalOptions
+        @OptionGroup var passwords: PasswordOptions
+        @Argument var key: String
+        @Argument var value: String
+
+        func run() throws {
+            let context = CommandContext(globals)
+            _ = try VaultSettings.key(named: key)
+            let vault = try context.openVault(passwords)
+            try vault.setSetting(key, to: value)
+            let stored = try vault.settings().value(key)
+            context.console.line("\(key) = \(stored)")
+            context.console.emit([key: stored])
+        }
+    }
+
+    struct Unset: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Restore a setting's default.")
+        @OptionGroup var globals: GlobalOptions
+        @OptionGroup var passwords: PasswordOptions
+        @Argument var key: String
+
+        func run() throws {
+            let context = CommandContext(globals)
+            _ = try VaultSettings.key(named: key)
+            let vault = try context.openVault(passwords)
+            try vault.setSetting(key, to: nil)
+            let stored = try vault.settings().value(key)
+            context.console.line("\(key) = \(stored) (default)")
+            context.console.emit([key: stored])
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print every setting with its value.")
+        @OptionGroup var globals: GlobalOptions
+        @OptionGroup var passwords: PasswordOptions
+
+        func run() throws {
+            let context = CommandContext(globals)
+            let vault = try context.openVault(passwords)
+            var document: [String: Int] = [:]
+            for (key, value, isDefault) in try vault.settings().all {
+                document[key.name] = value
+                context.console.line("\(key.name) = \(value)\(isDefault ? " (default)" : "")  # \(key.help)")
+            }
+            context.console.emit(["settings": document])
+        }
+    }
+}

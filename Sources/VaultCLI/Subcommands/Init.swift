@@ -1,0 +1,52 @@
+import ArgumentParser
+import VaultCore
+
+struct Init: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Create a new encrypted vault.")
+
+    @OptionGroup var globals: GlobalOptions
+    @OptionGroup var passwords: PasswordOptions
+
+    @Option(help: "PBKDF2-HMAC-SHA512 rounds (default: calibrated to about 0.5 s, at least 210,000; at least 1,000).")
+    var kdfIterations: Int?
+
+    func validate() throws {
+        if let kdfIterations, kdfIterations < KDFParameters.iterationFloor || kdfIterations > KDFParameters.iterationCeiling {
+            throw ValidationError("--kdf-iterations must be between 1,000 and 10,000,000.")
+        }
+    }
+
+    func run() throws {
+        let context = CommandContext(globals)
+        if SecureFiles.exists(context.paths.keyFile) || SecureFiles.exists(context.paths.database) {
+            throw VaultError(.vaultExists, "A vault already exists in \(context.paths.directory). It was left untouched.")
+        }
+        let iterations = kdfIterations ?? KDFCalibration.recommendedIterations()
+        if iterations < KDFParameters.defaultIterations {
+            context.console.warn("\(iterations) key-derivation rounds is below the recommended 210,000; use this only for tests.")
+        }
+        let password = try PasswordReader.new(passwords.newPasswordStdin ? passwords : PasswordOptions(stdinForNew: passwords.passwordStdin))
+        let vault = try Vault.create(paths: context.paths, password: password, iterations: iterations, logger: context.logger)
+        context.console.line("Created an encrypted vault in \(context.paths.directory).")
+        context.console.emit(InitResult(vault: context.paths.directory, vaultId: vault.vaultID, kdfIterations: iterations))
+    }
+
+    struct InitResult: Encodable {
+        let vault: String
+        let vaultId: String
+        let kdfIterations: Int
+        enum CodingKeys: String, CodingKey {
+            case vault
+            case vaultId = "vault_id"
+            case kdfIterations = "kdf_iterations"
+        }
+    }
+}
+
+extension PasswordOptions {
+    /// `init` takes its one password as the new password; `--password-stdin` is accepted for it too.
+    init(stdinForNew: Bool) {
+        self.init()
+        newPasswordStdin = stdinForNew
+    }
+}

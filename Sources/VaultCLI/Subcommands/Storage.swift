@@ -1,0 +1,26 @@
+import ArgumentParser
+import VaultCore
+
+struct Storage: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Space used by cached assessments against the limit, and what eviction could remove.")
+    @OptionGroup var globals: GlobalOptions
+    @OptionGroup var passwords: PasswordOptions
+
+    func run() throws {
+        let context = CommandContext(globals)
+        let vault = try context.openVault(passwords)
+        let report = try vault.storage()
+        let console = context.console
+        let fraction = report.limitBytes > 0 ? Double(report.usedBytes) / Double(report.limitBytes) : 0
+        console.line("Cache: \(Console.bytes(report.usedBytes)) of \(Console.bytes(report.limitBytes)) \(Console.bar(fraction: fraction))")
+        console.line("Assessments: \(report.assessments.count) of at most \(report.maxAssessments)")
+        console.line("Vault files on disk: \(Console.bytes(report.fileBytes))")
+        console.line("Answers not yet uploaded: \(report.pendingAnswers) (never evicted, no size limit)")
+        for entry in report.assessments {
+            let note = entry.evictable ? "can be evicted" : "kept: work in progress or not uploaded"
+            console.line("  \(entry.id) v\(entry.version)  \(Console.bytes(entry.storedBytes))  expires \(entry.expiresAt)  \(note)")
+        }
+        console.emit(report)
+    }
+}

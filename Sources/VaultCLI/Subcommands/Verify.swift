@@ -1,0 +1,23 @@
+import ArgumentParser
+import VaultCore
+
+struct Verify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check the key file, every database page and every stored assessment.")
+    @OptionGroup var globals: GlobalOptions
+    @OptionGroup var passwords: PasswordOptions
+
+    func run() throws {
+        let context = CommandContext(globals)
+        let vault = try context.openVault(passwords)
+        let report = vault.verify()
+        if report.ok {
+            context.console.line("The vault is intact: key file, database pages and stored assessments all check out.")
+        } else {
+            context.console.line("The vault has problems:")
+            for problem in report.problems { context.console.line("  - " + problem) }
+        }
+        context.console.emit(report)
+        if !report.ok { throw CommandExit(code: VaultExit.badData) }
+    }
+}

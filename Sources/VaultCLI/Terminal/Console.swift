@@ -1,0 +1,76 @@
+import Foundation
+import VaultCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Everything the CLI prints: plain text or one JSON document on stdout, messages and progress on stderr.
+struct Console {
+    let json: Bool
+    let quiet: Bool
+    let color: Bool
+
+    init(globals: GlobalOptions, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        json = globals.json
+        quiet = globals.quiet
+        color = !globals.noColor && environment["NO_COLOR"] == nil && isatty(STDOUT_FILENO) == 1
+    }
+
+    static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+
+    /// A line of human output; suppressed with --json or --quiet.
+    func line(_ text: String = "") {
+        guard !json, !quiet else { return }
+        print(text)
+    }
+
+    /// A warning for the user on stderr (kept with --json, dropped with --quiet).
+    func warn(_ text: String) {
+        guard !quiet else { return }
+        FileHandle.standardError.write(Data(("warning: " + text + "\n").utf8))
+    }
+
+    func emit<T: Encodable>(_ value: T) {
+        guard json else { return }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        if let data = try? encoder.encode(value) {
+            FileHandle.standardOutput.write(data + Data("\n".utf8))
+        }
+    }
+
+    func bold(_ text: String) -> String { color ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
+    func green(_ text: String) -> String { color ? "\u{1B}[32m\(text)\u{1B}[0m" : text }
+    func yellow(_ text: String) -> String { color ? "\u{1B}[33m\(text)\u{1B}[0m" : text }
+
+    /// A bar such as `[#########-----------] 45%` for storage and progress.
+    static func bar(fraction: Double, width: Int = 30) -> String {
+        let clamped = max(0, min(1, fraction.isFinite ? fraction : 0))
+        let filled = Int((clamped * Double(width)).rounded())
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "]"
+            + String(format: " %3.0f%%", clamped * 100)
+    }
+
+    static func bytes(_ count: Int) -> String {
+        let units = ["B", "KB", "MB", "GB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1000, unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
+        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
+    }
+
+    /// Reports a failure: one plain line on stderr, and with --json an error document on stdout.
+    static func reportFailure(_ error: VaultError, json: Bool) {
+        FileHandle.standardError.write(Data(("vault: " + error.message + "\n").utf8))
+        if json {
+            let document = ["error": ["code": VaultExit.name(for: error), "message": error.message]]
+            if let data = try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys]) {
+                FileHandle.standardOutput.write(data + Data("\n".utf8))
+            }
+        }
+    }
+}

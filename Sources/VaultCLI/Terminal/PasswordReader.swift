@@ -1,0 +1,117 @@
+import ArgumentParser
+import Foundation
+import VaultCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Flags that choose where passwords come from. Never a password itself: it is never an argument.
+struct PasswordOptions: ParsableArguments {
+    @Flag(help: "Read the vault password from the first line of stdin.")
+    var passwordStdin = false
+
+    @Flag(help: "Read the new password from a line of stdin (after the current one when both are on stdin).")
+    var newPasswordStdin = false
+}
+
+/// Reads passwords into wiped buffers: stdin line, a file named by an environment variable, or a no-echo prompt.
+enum PasswordReader {
+    static let maxLength = 4096
+
+    static func current(_ options: PasswordOptions, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> SecretBytes {
+        try read(
+            fromStdin: options.passwordStdin, fileVariable: "VAULT_PASSWORD_FILE", environment: environment,
+            prompt: "Vault password: ", confirm: false, flag: "--password-stdin")
+    }
+
+    static func new(_ options: PasswordOptions, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> SecretBytes {
+        try read(
+            fromStdin: options.newPasswordStdin, fileVariable: "VAULT_NEW_PASSWORD_FILE", environment: environment,
+            prompt: "New password: ", confirm: true, flag: "--new-password-stdin")
+    }
+
+    static func read(
+        fromStdin: Bool, fileVariable: String, environment: [String: String], prompt: String, confirm: Bool, flag: String
+    ) throws -> SecretBytes {
+        if fromStdin {
+            guard let line = readLine(descriptor: STDIN_FILENO) else {
+                throw VaultError(.passwordRequired, "No password was given on standard input.")
+            }
+            return line
+        }
+        if let path = environment[fileVariable], !path.isEmpty {
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                throw VaultError(.passwordRequired, "The password file named by \(fileVariable) cannot be read.")
+            }
+            defer { close(descriptor) }
+            guard let line = readLine(descriptor: descriptor) else {
+                throw VaultError(.passwordRequired, "The password file named by \(fileVariable) is empty.")
+            }
+            return line
+        }
+        let terminal = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        guard terminal >= 0, isatty(terminal) == 1 else {
+            if terminal >= 0 { close(terminal) }
+            throw VaultError(
+                .passwordRequired,
+                "A password is needed and there is no terminal to ask for it. Use \(flag) or set \(fileVariable).")
+        }
+        defer { close(terminal) }
+        let first = try prompted(prompt, terminal: terminal)
+        if confirm {
+            let second = try prompted("Repeat it: ", terminal: terminal)
+            guard first.isEqual(to: second) else {
+                throw VaultError(.usage, "The two passwords are different. Nothing was changed; try again.")
+            }
+        }
+        return first
+    }
+
+    /// Reads one line without echo from the terminal.
+    private static func prompted(_ prompt: String, terminal: Int32) throws -> SecretBytes {
+        _ = prompt.withCString { write(terminal, $0, strlen($0)) }
+        var saved = termios()
+        tcgetattr(terminal, &saved)
+        var silent = saved
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(terminal, TCSAFLUSH, &silent)
+        defer {
+            tcsetattr(terminal, TCSAFLUSH, &saved)
+            _ = write(terminal, "\n", 1)
+        }
+        guard let line = readLine(descriptor: terminal) else {
+            throw VaultError(.passwordRequired, "No password was entered.")
+        }
+        return line
+    }
+
+    /// One line, byte by byte, so the rest of stdin stays for what follows (a second password, an essay).
+    static func readLine(descriptor: Int32) -> SecretBytes? {
+        let buffer = SecretBytes(count: maxLength)
+        var length = 0
+        var sawAnything = false
+        buffer.withUnsafeMutableBytes { bytes in
+            var byte: UInt8 = 0
+            while length < maxLength {
+                let count = Glibc.read(descriptor, &byte, 1)
+                if count < 0, errno == EINTR { continue }
+                if count <= 0 { break }
+                sawAnything = true
+                if byte == 0x0A { break }
+                bytes[length] = byte
+                length += 1
+            }
+            byte = 0
+        }
+        guard sawAnything else { return nil }
+        let line = SecretBytes(count: length)
+        line.withUnsafeMutableBytes { target in
+            buffer.withUnsafeBytes { source in
+                if length > 0 { target.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[0..<length])) }
+            }
+        }
+        return line.trimmingTrailingNewlines()
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import VaultCore
+
+@main
+struct VaultCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vault",
+        abstract: "An encrypted offline vault for taking assessments.",
+        discussion: "Exit codes: 0 done, 3 needs attention, 64 usage, 65 bad data, 66 no such vault or item, 69 offline, 73 cannot create, 74 I/O, 75 try again later, 77 password or permission.",
+        version: "0.1.0",
+        subcommands: [
+            Init.self, Passwd.self, Key.self, Verify.self, Status.self, Storage.self, Config.self, AdminCommand.self,
+        ]
+    )
+
+    static func main() {
+        SecureFiles.restrictUmask()
+        let arguments = ArgumentNormalizer.normalize(Array(CommandLine.arguments.dropFirst()))
+        let json = arguments.contains("--json")
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+        } catch let error as VaultError {
+            Console.reportFailure(error, json: json)
+            Foundation.exit(VaultExit.code(for: error))
+        } catch let exit as CommandExit {
+            Foundation.exit(exit.code)
+        } catch {
+            let code = exitCode(for: error).rawValue
+            // Argument errors use ArgumentParser's own message and usage; 64 instead of its 64/1 mix.
+            if code == 0 {
+                exit(withError: error)
+            }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(code == ExitCode.validationFailure.rawValue ? VaultExit.usage : VaultExit.usage)
+        }
+    }
+}
+
+/// Ends a command with a specific exit code after its output was printed (e.g. 3 or 65 from verify).
+struct CommandExit: Error {
+    let code: Int32
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// `vault.key`: the vault id, the database salt, and the slots that each wrap the data key.
+///
+/// A SHA-256 checksum over the canonical encoding tells a damaged file from a wrong password. It is not a MAC:
+/// tampering that recomputes it is caught by the GCM tag of each slot instead.
+public struct KeyFile: Codable, Sendable, Equatable {
+    public static let currentFormat = 1
+
+    public var format: Int
+    public var vaultID: String
+    /// 16 bytes, hex: the SQLCipher salt, also the first 16 bytes of vault.db.
+    public var databaseSalt: String
+    public var cipherPageSize: Int
+    public var slots: [KeySlot]
+    public var checksum: String
+
+    enum CodingKeys: String, CodingKey {
+        case format, slots, checksum
+        case vaultID = "vault_id"
+        case databaseSalt = "database_salt"
+        case cipherPageSize = "cipher_page_size"
+    }
+
+    public init(vaultID: String, databaseSalt: [UInt8], cipherPageSize: Int, slots: [KeySlot] = []) {
+        self.format = Self.currentFormat
+        self.vaultID = vaultID
+        self.databaseSalt = Hex.encode(databaseSalt)
+        self.cipherPageSize = cipherPageSize
+        self.slots = slots
+        self.checksum = ""
+    }
+
+    public var databaseSaltBytes: [UInt8] { Hex.decode(databaseSalt) ?? [] }
+
+    // MARK: Encoding
+
+    private static func canonicalEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    private func computedChecksum() throws -> String {
+        var copy = self
+        copy.checksum = ""
+        return SHA256.hex(try Self.canonicalEncoder().encode(copy))
+    }
+
+    /// The file's bytes with a fresh checksum.
+    public func encoded() throws -> Data {
+        var copy = self
+        copy.checksum = try computedChecksum()
+        return try Self.canonicalEncoder().encode(copy)
+    }
+
+    /// Parses and checks structure and checksum; runs no KDF.
+    public static func decode(_ data: Data) throws -> KeyFile {
+        let file: KeyFile
+        do {
+            file = try JSONDecoder().decode(KeyFile.self, from: data)
+        } catch {
+            throw KeyFileError.malformed("not a valid key file")
+        }
+        guard file.format == currentFormat else { throw KeyFileError.unsupportedFormat(file.format) }
+        guard try file.computedChecksum() == file.checksum else { throw KeyFileError.checksumMismatch }
+        guard file.databaseSaltBytes.count == 16 else { throw KeyFileError.malformed("database salt is not 16 bytes") }
+        guard [1024, 2048, 4096, 8192, 16384, 32768, 65536].contains(file.cipherPageSize) else {
+            throw KeyFileError.malformed("page size \(file.cipherPageSize) is not valid")
+        }
+        guard !file.slots.isEmpty, Set(file.slots.map(\.id)).count == file.slots.count else {
+            throw KeyFileError.malformed("no usable key slots")
+        }
+        // Every slot's parameters are checked before any derivation.
+        for slot in file.slots { try slot.kdf.validate() }
+        return file
+    }
+
+    // MARK: Slots
+
+    /// Tries each slot; returns the data key and the slot that opened it.
+    public func unlock(password: SecretBytes) throws -> (key: SecretBytes, slotID: Int) {
+        for slot in slots {
+            if let key = try? slot.unwrap(password: password, format: format, vaultID: vaultID), key.count == 32 {
+                return (key, slot.id)
+            }
+        }
+        throw KeyFileError.wrongPassword
+    }
+
+    public mutating func addSlot(label: String, dataKey: SecretBytes, password: SecretBytes, iterations: Int) throws -> Int {
+        let id = (slots.map(\.id).max() ?? 0) + 1
+        slots.append(
+            try KeySlot.make(
+                id: id, label: label, dataKey: dataKey, password: password, iterations: iterations,
+                format: format, vaultID: vaultID))
+        return id
+    }
+
+    public mutating func replaceSlot(_ id: Int, dataKey: SecretBytes, password: SecretBytes, iterations: Int) throws {
+        guard let index = slots.firstIndex(where: { $0.id == id }) else { throw KeyFileError.malformed("no slot \(id)") }
+        slots[index] = try KeySlot.make(
+            id: id, label: slots[index].label, dataKey: dataKey, password: password, iterations: iterations,
+            format: format, vaultID: vaultID)
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// File operations with the vault's rules: 0700 directories, 0600 files, no symlinks, atomic replacement.
+public enum SecureFiles {
+    /// Makes every file this process creates private, whatever the caller's umask.
+    public static func restrictUmask() { umask(0o077) }
+
+    /// Creates `path` as a 0700 directory (and its parents) or checks an existing one.
+    public static func createDirectory(_ path: String) throws {
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFDIR else {
+                throw VaultError(.cannotCreate, "\(path) exists and is not a directory. Choose another place for the vault.")
+            }
+            if info.st_mode & 0o077 != 0 { chmod(path, 0o700) }
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw VaultError(
+                .cannotCreate, "Could not create the directory \(path). Check that you may write there.",
+                detail: "\(error)")
+        }
+        chmod(path, 0o700)
+    }
+
+    /// Refuses a path that is a symlink or readable by others, saying how to fix it.
+    public static func checkPrivate(_ path: String, isDirectory: Bool) throws {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        if (info.st_mode & S_IFMT) == S_IFLNK {
+            throw VaultError(
+                .insecureFiles,
+                "\(path) is a symbolic link, which the vault refuses. Replace it with the real \(isDirectory ? "directory" : "file").")
+        }
+        if info.st_mode & 0o077 != 0 {
+            let mode = isDirectory ? "700" : "600"
+            throw VaultError(
+                .insecureFiles,
+                "\(path) can be read by other users. Run `chmod \(mode) \(path)` and try again.")
+        }
+    }
+
+    public static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    public static func size(_ path: String) -> Int {
+        var info = stat()
+        return lstat(path, &info) == 0 ? Int(info.st_size) : 0
+    }
+
+    /// Reads a whole (small) file that must be a regular, private file.
+    public static func read(_ path: String, limit: Int = 1 << 20) throws -> Data {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ioError("read", path) }
+        defer { close(descriptor) }
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ioError("read", path)
+            }
+            if count == 0 { return data }
+            data.append(contentsOf: chunk[0..<count])
+            if data.count > limit {
+                throw VaultError(.invalidData, "\(path) is larger than expected (\(limit) bytes at most).")
+            }
+        }
+    }
+
+    /// Replaces `path` with `data` so that a crash leaves either the old or the new file:
+    /// write a temporary file, fsync it, rename it over the target, fsync the directory.
+    public static func atomicWrite(_ data: Data, to path: String) throws {
+        let temporary = path + ".tmp-\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw ioError("create", temporary) }
+        do {
+            try writeAll(descriptor, data, path: temporary)
+            guard fchmod(descriptor, 0o600) == 0, fsync(descriptor) == 0 else { throw ioError("sync", temporary) }
+            close(descriptor)
+        } catch {
+            close(descriptor)
+            unlink(temporary)
+            throw error
+        }
+        try rename(temporary, to: path)
+    }
+
+    /// Renames and then fsyncs the containing directory so the new name is durable.
+    public static func rename(_ source: String, to destination: String) throws {
+        guard Glibc.rename(source, destination) == 0 else {
+            let error = ioError("rename", destination)
+            unlink(source)
+            throw error
+        }
+        try syncDirectory(of: destination)
+    }
+
+    public static func syncDirectory(of path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        let descriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ioError("open", directory) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw ioError("sync", directory) }
+    }
+
+    public static func fsyncFile(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ioError("open", path) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw ioError("sync", path) }
+    }
+
+    static func writeAll(_ descriptor: Int32, _ data: Data, path: String) throws {
+        try data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw ioError("write", path)
+                }
+                offset += written
+            }
+        }
+    }
+
+    /// An I/O error from `errno`, worded for a person: a full disk says so.
+    public static func ioError(_ operation: String, _ path: String) -> VaultError {
+        let code = errno
+        let reason = String(cString: strerror(code))
+        switch code {
+        case ENOSPC, EDQUOT, EFBIG:
+            return VaultError(
+                .diskFull, "The disk is full, so \(path) could not be written. Free some space and try again; nothing was lost.",
+                detail: "\(operation): \(reason)")
+        case EACCES, EPERM:
+            return VaultError(.io, "Permission denied for \(path). Check who owns the vault directory.", detail: "\(operation): \(reason)")
+        case ELOOP:
+            return VaultError(.insecureFiles, "\(path) is a symbolic link, which the vault refuses.", detail: operation)
+        default:
+            return VaultError(.io, "Could not \(operation) \(path): \(reason).", detail: "errno \(code)")
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import COpenSSL
+import Foundation
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func vault_disable_core_dumps_bridge() -> Int32 { vault_disable_core_dumps() }
+
+/// Password and key-slot management, key rotation and reveal.
+extension Vault {
+    /// Re-wraps the data key of the slot that was unlocked under `newPassword`. Nothing is re-encrypted.
+    public func changePassword(to newPassword: SecretBytes, iterations: Int) throws {
+        guard !newPassword.isEmpty else { throw VaultError(.usage, "The new password is empty. Choose a password of at least one character.") }
+        var updated = keyFile
+        try updated.replaceSlot(unlockedSlot, dataKey: dataKey, password: newPassword, iterations: iterations)
+        try writeKeyFile(updated)
+        logger.info("password changed", metadata: ["slot": "\(unlockedSlot)"])
+    }
+
+    /// Adds a slot that opens the vault with another password (for example a printed recovery key).
+    @discardableResult
+    public func addSlot(label: String, password: SecretBytes, iterations: Int) throws -> Int {
+        guard !password.isEmpty else { throw VaultError(.usage, "The new password is empty. Choose a password of at least one character.") }
+        var updated = keyFile
+        let id = try updated.addSlot(label: label, dataKey: dataKey, password: password, iterations: iterations)
+        try writeKeyFile(updated)
+        logger.info("key slot added", metadata: ["slot": "\(id)"])
+        return id
+    }
+
+    /// Removes a slot; never the last one.
+    public func removeSlot(_ id: Int) throws {
+        guard keyFile.slots.contains(where: { $0.id == id }) else {
+            throw VaultError(.usage, "There is no key slot \(id). See the slots with `vault key list`.")
+        }
+        guard keyFile.slots.count > 1 else {
+            throw VaultError(.notAllowed, "Slot \(id) is the only way to open this vault, so it cannot be removed.")
+        }
+        var updated = keyFile
+        updated.slots.removeAll { $0.id == id }
+        try writeKeyFile(updated)
+        logger.info("key slot removed", metadata: ["slot": "\(id)"])
+    }
+
+    func writeKeyFile(_ file: KeyFile) throws {
+        try SecureFiles.atomicWrite(try file.encoded(), to: paths.keyFile)
+        keyFile = file
+    }
+
+    /// The raw key and salt as the `x'...'` value the stock `sqlcipher` shell accepts with `PRAGMA key`.
+    public func revealKey() -> (literal: String, cipherPageSize: Int) {
+        let literal = Database.rawKeyLiteral(key: dataKey, salt: keyFile.databaseSaltBytes)
+        let text = literal.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        return (text, keyFile.cipherPageSize)
+    }
+
+    /// Makes a new data key and re-encrypts everything into a new file, proven before it replaces the old one.
+    ///
+    /// Other slots cannot be re-wrapped without their passwords, so only the unlocked slot is kept; the labels of
+    /// the removed slots are returned so the user can add them again.
+    @discardableResult
+    public func rotateKey(password: SecretBytes, iterations: Int? = nil) throws -> [String] {
+        let newKey = try SecretBytes.random(count: 32)
+        let newSalt = try CryptoRandom.bytes(16)
+        unlink(paths.rotatingDatabase)
+        unlink(paths.rotatingKeyFile)
+        do {
+            try database.export(to: paths.rotatingDatabase, key: newKey, salt: newSalt, cipherPageSize: keyFile.cipherPageSize)
+        } catch let error as DatabaseError {
+            unlink(paths.rotatingDatabase)
+            throw VaultError(.io, "The vault could not be re-encrypted; the old key is still in use.", detail: "\(error)")
+        }
+        try SecureFiles.fsyncFile(paths.rotatingDatabase)
+        try proveRotatedDatabase(key: newKey, salt: newSalt)
+
+        guard let current = keyFile.slots.first(where: { $0.id == unlockedSlot }) else {
+            throw VaultError(.keyFileDamaged, "The key slot in use disappeared from the key file.")
+        }
+        var rotated = KeyFile(vaultID: keyFile.vaultID, databaseSalt: newSalt, cipherPageSize: keyFile.cipherPageSize)
+        rotated.slots = [
+            try KeySlot.make(
+                id: current.id, label: current.label, dataKey: newKey, password: password,
+                iterations: iterations ?? current.kdf.iterations, format: rotated.format, vaultID: rotated.vaultID)
+        ]
+        try SecureFiles.atomicWrite(try rotated.encoded(), to: paths.rotatingKeyFile)
+        // Commit point: vault.db is the new file. An interruption after it is finished by the next open.
+        try SecureFiles.rename(paths.rotatingDatabase, to: paths.database)
+        try SecureFiles.rename(paths.rotatingKeyFile, to: paths.keyFile)
+        var configuration = DatabaseConfiguration()
+        configuration.cipherPageSize = rotated.cipherPageSize
+        database = try Database(path: paths.database, encryption: .rawKey(newKey, salt: newSalt), configuration: configuration)
+        let dropped = keyFile.slots.filter { $0.id != unlockedSlot }.map(\.label)
+        keyFile = rotated
+        newKey.withUnsafeBytes { source in
+            dataKey.withUnsafeMutableBytes { target in target.copyMemory(from: source) }
+        }
+        logger.info("data key rotated", metadata: ["dropped_slots": "\(dropped.count)"])
+        return dropped
+    }
+
+    private func proveRotatedDatabase(key: SecretBytes, salt: [UInt8]) throws {
+        do {
+            var configuration = DatabaseConfiguration()
+            configuration.cipherPageSize = keyFile.cipherPageSize
+            let copy = try Database(path: paths.rotatingDatabase, encryption: .rawKey(key, salt: salt), configuration: configuration)
+            let check = try copy.row("PRAGMA integrity_check")?.string(0)
+            let tables = ["attempts", "responses", "assessments", "sync_queue", "dead_letters", "settings", "vault_meta"]
+            for table in tables {
+                guard try copy.scalarInt("SELECT count(*) FROM \(table)") == database.scalarInt("SELECT count(*) FROM \(table)")
+                else { throw VaultError(.io, "The re-encrypted copy is missing rows of \(table).") }
+            }
+            guard check == "ok", try Vault.readHeader(paths.rotatingDatabase) == salt else {
+                throw VaultError(.io, "The re-encrypted copy did not pass its integrity check.")
+            }
+        } catch {
+            unlink(paths.rotatingDatabase)
+            if let error = error as? VaultError { throw error }
+            throw VaultError(.io, "The re-encrypted copy could not be verified; the old key is still in use.", detail: "\(error)")
+        }
+    }
+
+    /// Completes or undoes a `key rotate` that was interrupted (see `rotateKey` for the commit point).
+    static func finishInterruptedRotation(paths: VaultPaths, password: SecretBytes, logger: Logger) throws -> (file: KeyFile, key: SecretBytes)? {
+        guard SecureFiles.exists(paths.rotatingKeyFile) || SecureFiles.exists(paths.rotatingDatabase) else { return nil }
+        defer {
+            unlink(paths.rotatingDatabase)
+            unlink(paths.rotatingKeyFile)
+        }
+        guard SecureFiles.exists(paths.rotatingKeyFile), !SecureFiles.exists(paths.rotatingDatabase),
+            let file = try? loadKeyFile(paths.rotatingKeyFile),
+            (try? readHeader(paths.database)) == file.databaseSaltBytes,
+            let unlocked = try? file.unlock(password: password)
+        else {
+            logger.notice("discarded an unfinished key rotation")
+            return nil
+        }
+        try SecureFiles.rename(paths.rotatingKeyFile, to: paths.keyFile)
+        logger.notice("finished an interrupted key rotation")
+        return (file, unlocked.key)
+    }
+}

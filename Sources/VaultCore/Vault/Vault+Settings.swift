@@ -1,0 +1,36 @@
+import Foundation
+
+/// `config get|set|list`: settings stored inside the encrypted database.
+extension Vault {
+    public func settings() throws -> VaultSettings {
+        var stored: [String: String] = [:]
+        for row in try database.rows("SELECT key, value FROM settings") { stored[row.string(0)] = row.string(1) }
+        return VaultSettings(stored: stored)
+    }
+
+    /// Validates and stores a setting; `nil` restores the default.
+    public func setSetting(_ name: String, to text: String?) throws {
+        let key = try VaultSettings.key(named: name)
+        guard let text else {
+            try database.execute("DELETE FROM settings WHERE key = ?", [name])
+            return
+        }
+        guard let value = Int(text.replacingOccurrences(of: "_", with: "")), key.range.contains(value) else {
+            throw VaultError(
+                .usage, "\(name) takes a whole number from \(key.range.lowerBound) to \(key.range.upperBound).")
+        }
+        try database.inTransaction {
+            try database.execute("DELETE FROM settings WHERE key = ?", [name])
+            try database.execute("INSERT INTO settings (key, value) VALUES (?, ?)", [name, String(value)])
+        }
+    }
+
+    /// Internal state kept beside the settings (last sync time, last seen connectivity).
+    public func meta(_ key: String) throws -> String? {
+        try database.row("SELECT value FROM vault_meta WHERE key = ?", [key])?.string(0)
+    }
+
+    public func setMeta(_ key: String, _ value: String) throws {
+        try database.execute("INSERT OR REPLACE INTO vault_meta (key, value) VALUES (?, ?)", [key, value])
+    }
+}

@@ -1,0 +1,67 @@
+/// Everything that can go wrong with a vault, as a plain sentence for the student plus technical detail.
+///
+/// `message` never contains a password, key, token or the content of an answer; `detail` (for `--verbose`) may
+/// hold SQLite or OpenSSL codes but never secrets either.
+public struct VaultError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// The class of failure; the CLI maps each to an exit code.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Value: String, Sendable {
+            case wrongPassword, passwordRequired, notAllowed, insecureFiles
+            case keyFileDamaged, keyFileMismatch, databaseDamaged, invalidData
+            case noVault, vaultExists, cannotCreate, io, diskFull, busy, usage, notFound, offline, temporary
+        }
+        private let value: Value
+        private init(_ value: Value) { self.value = value }
+
+        public static let wrongPassword = Code(.wrongPassword)
+        public static let passwordRequired = Code(.passwordRequired)
+        public static let notAllowed = Code(.notAllowed)
+        public static let insecureFiles = Code(.insecureFiles)
+        public static let keyFileDamaged = Code(.keyFileDamaged)
+        public static let keyFileMismatch = Code(.keyFileMismatch)
+        public static let databaseDamaged = Code(.databaseDamaged)
+        public static let invalidData = Code(.invalidData)
+        public static let noVault = Code(.noVault)
+        public static let vaultExists = Code(.vaultExists)
+        public static let cannotCreate = Code(.cannotCreate)
+        public static let io = Code(.io)
+        public static let diskFull = Code(.diskFull)
+        public static let busy = Code(.busy)
+        public static let usage = Code(.usage)
+        public static let notFound = Code(.notFound)
+        public static let offline = Code(.offline)
+        public static let temporary = Code(.temporary)
+
+        public var description: String { value.rawValue }
+    }
+
+    public let code: Code
+    public let message: String
+    public let detail: String?
+
+    public init(_ code: Code, _ message: String, detail: String? = nil) {
+        self.code = code
+        self.message = message
+        self.detail = detail
+    }
+
+    public var description: String {
+        detail.map { "\(message) [\(code): \($0)]" } ?? message
+    }
+
+    public static func == (lhs: VaultError, rhs: VaultError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message
+    }
+}
+
+extension VaultError {
+    static let wrongPassword = VaultError(
+        .wrongPassword, "The password is not correct. Nothing was changed; try again.")
+
+    static func databaseDamaged(_ path: String, _ error: Error) -> VaultError {
+        VaultError(
+            .databaseDamaged,
+            "The vault database \(path) is damaged or has been tampered with. Restore it from a backup.",
+            detail: "\(error)")
+    }
+}

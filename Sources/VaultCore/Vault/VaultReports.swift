@@ -1,0 +1,96 @@
+import Foundation
+
+/// What `vault status` shows, computed from local state only.
+public struct StatusReport: Codable, Sendable, Equatable {
+    public var connectivity: String
+    public var pendingAnswers: Int
+    public var pendingSubmissions: Int
+    public var deadLetters: Int
+    public var conflicts: Int
+    public var lastSyncAt: String?
+
+    enum CodingKeys: String, CodingKey {
+        case connectivity
+        case pendingAnswers = "pending_answers"
+        case pendingSubmissions = "pending_submissions"
+        case deadLetters = "dead_letters"
+        case conflicts
+        case lastSyncAt = "last_sync_at"
+    }
+
+    /// `last_sync_at` is written as null, not left out, so scripts always find the key.
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(connectivity, forKey: .connectivity)
+        try container.encode(pendingAnswers, forKey: .pendingAnswers)
+        try container.encode(pendingSubmissions, forKey: .pendingSubmissions)
+        try container.encode(deadLetters, forKey: .deadLetters)
+        try container.encode(conflicts, forKey: .conflicts)
+        try container.encode(lastSyncAt, forKey: .lastSyncAt)
+    }
+}
+
+/// What `vault storage` shows.
+public struct StorageReport: Codable, Sendable, Equatable {
+    public struct Entry: Codable, Sendable, Equatable {
+        public var id: String
+        public var version: Int
+        public var title: String
+        public var storedBytes: Int
+        public var uncompressedBytes: Int
+        public var lastAccessedAt: String
+        public var expiresAt: String
+        public var pendingAnswers: Int
+        public var evictable: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case id, version, title, evictable
+            case storedBytes = "stored_bytes"
+            case uncompressedBytes = "uncompressed_bytes"
+            case lastAccessedAt = "last_accessed_at"
+            case expiresAt = "expires_at"
+            case pendingAnswers = "pending_answers"
+        }
+    }
+
+    public var usedBytes: Int
+    public var limitBytes: Int
+    public var maxAssessments: Int
+    public var fileBytes: Int
+    public var pendingAnswers: Int
+    public var assessments: [Entry]
+
+    enum CodingKeys: String, CodingKey {
+        case usedBytes = "used_bytes"
+        case limitBytes = "limit_bytes"
+        case maxAssessments = "max_assessments"
+        case fileBytes = "file_bytes"
+        case pendingAnswers = "pending_answers"
+        case assessments
+    }
+}
+
+/// The outcome of `vault verify`.
+public struct VerifyReport: Codable, Sendable, Equatable {
+    public var ok: Bool
+    public var problems: [String]
+}
+
+/// RFC 3339 timestamps with milliseconds, as the wire contract uses.
+public enum Timestamp {
+    public static func string(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+
+    public static func string(epoch: Double) -> String { string(Date(timeIntervalSince1970: epoch)) }
+
+    public static func date(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
+}

@@ -1,0 +1,88 @@
+/// The vault's tables. SQLCipher 3.4.1 is SQLite 3.15.2: no UPSERT, RETURNING, window functions or JSON1.
+enum VaultSchema {
+    static var migrator: Migrator {
+        var migrator = Migrator()
+        migrator.register(1, version1)
+        return migrator
+    }
+
+    static let version1 = """
+        CREATE TABLE vault_meta (
+            key TEXT PRIMARY KEY NOT NULL,
+            value TEXT NOT NULL
+        );
+        CREATE TABLE settings (
+            key TEXT PRIMARY KEY NOT NULL,
+            value TEXT NOT NULL
+        );
+        CREATE TABLE account (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            server_url TEXT NOT NULL,
+            user_name TEXT NOT NULL,
+            token TEXT,
+            token_expires_at REAL,
+            role TEXT
+        );
+        CREATE TABLE assessments (
+            id TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            title TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            question_hashes TEXT NOT NULL,
+            document BLOB NOT NULL,
+            compressed_bytes INTEGER NOT NULL,
+            uncompressed_bytes INTEGER NOT NULL,
+            etag TEXT,
+            downloaded_at REAL NOT NULL,
+            expires_at REAL NOT NULL,
+            last_accessed_at REAL NOT NULL,
+            opened_at REAL,
+            PRIMARY KEY (id, version)
+        );
+        CREATE TABLE attempts (
+            id TEXT PRIMARY KEY NOT NULL,
+            assessment_id TEXT NOT NULL,
+            assessment_version INTEGER NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('in_progress', 'submitted', 'synced')),
+            started_at REAL NOT NULL,
+            submitted_at REAL,
+            active_ms INTEGER NOT NULL DEFAULT 0,
+            current_question INTEGER NOT NULL DEFAULT 0,
+            flags TEXT NOT NULL DEFAULT '',
+            FOREIGN KEY (assessment_id, assessment_version) REFERENCES assessments (id, version)
+        );
+        CREATE INDEX attempts_by_assessment ON attempts (assessment_id, state);
+        CREATE TABLE responses (
+            id TEXT PRIMARY KEY NOT NULL,
+            attempt_id TEXT NOT NULL REFERENCES attempts (id),
+            question_id TEXT NOT NULL,
+            question_hash TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            time_spent_ms INTEGER NOT NULL DEFAULT 0,
+            answered_at TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('pending', 'synced', 'conflict', 'dead')),
+            force INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX responses_by_attempt ON responses (attempt_id, question_id);
+        CREATE INDEX responses_by_state ON responses (state);
+        CREATE TABLE sync_queue (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL CHECK (kind IN ('response', 'submission')),
+            ref_id TEXT NOT NULL,
+            tries INTEGER NOT NULL DEFAULT 0,
+            next_try_at REAL NOT NULL DEFAULT 0,
+            last_error TEXT,
+            enqueued_at REAL NOT NULL,
+            UNIQUE (kind, ref_id)
+        );
+        CREATE TABLE dead_letters (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL,
+            ref_id TEXT NOT NULL,
+            assessment_id TEXT,
+            reason TEXT NOT NULL,
+            payload BLOB NOT NULL,
+            created_at REAL NOT NULL
+        );
+        """
+}

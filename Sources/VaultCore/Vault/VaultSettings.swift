@@ -1,0 +1,55 @@
+import Foundation
+
+/// The `config` keys, their defaults and the values each accepts.
+public struct VaultSettings: Sendable {
+    public struct Key: Sendable {
+        public let name: String
+        public let defaultValue: Int
+        public let range: ClosedRange<Int>
+        public let help: String
+    }
+
+    public static let keys: [Key] = [
+        Key(name: "cache.max_bytes", defaultValue: 500 * 1_000_000, range: 1_000_000...100_000_000_000,
+            help: "most bytes of cached assessments (compressed)"),
+        Key(name: "cache.max_assessments", defaultValue: 50, range: 1...10_000, help: "most cached assessments"),
+        Key(name: "cache.ttl_days", defaultValue: 7, range: 1...365, help: "days a download stays valid"),
+        Key(name: "cache.max_document_bytes", defaultValue: 10 * 1024 * 1024, range: 1024...(10 * 1024 * 1024),
+            help: "largest accepted assessment, uncompressed"),
+        Key(name: "sync.batch_size", defaultValue: 10, range: 1...500, help: "answers per upload batch"),
+        Key(name: "sync.max_batch_bytes", defaultValue: 256 * 1024, range: 1024...(8 * 1024 * 1024),
+            help: "most bytes per upload batch"),
+        Key(name: "sync.max_tries", defaultValue: 6, range: 1...100, help: "tries before an upload becomes a dead letter"),
+        Key(name: "download.prefetch", defaultValue: 0, range: 0...50, help: "next assessments fetched ahead by sync"),
+    ]
+
+    public static func key(named name: String) throws -> Key {
+        guard let key = keys.first(where: { $0.name == name }) else {
+            let known = keys.map(\.name).joined(separator: ", ")
+            throw VaultError(.usage, "There is no setting called \(name). Known settings: \(known).")
+        }
+        return key
+    }
+
+    private let stored: [String: String]
+
+    init(stored: [String: String]) { self.stored = stored }
+
+    public func value(_ name: String) -> Int {
+        guard let key = Self.keys.first(where: { $0.name == name }) else { return 0 }
+        return stored[name].flatMap(Int.init) ?? key.defaultValue
+    }
+
+    public var all: [(key: Key, value: Int, isDefault: Bool)] {
+        Self.keys.map { key in
+            let value = stored[key.name].flatMap(Int.init)
+            return (key, value ?? key.defaultValue, value == nil)
+        }
+    }
+
+    public var maxCacheBytes: Int { value("cache.max_bytes") }
+    public var maxAssessments: Int { value("cache.max_assessments") }
+    public var ttlDays: Int { value("cache.ttl_days") }
+    public var batchSize: Int { value("sync.batch_size") }
+    public var maxBatchBytes: Int { value("sync.max_batch_bytes") }
+}
