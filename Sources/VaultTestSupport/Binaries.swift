@@ -1,0 +1,92 @@
+import Foundation
+
+/// Runs the real built executables (`vault`, `vault-server`) the way a user would.
+public enum Binaries {
+    /// The directory holding the built products: $VAULT_BIN_DIR, else next to the test bundle.
+    public static var directory: String {
+        if let explicit = ProcessInfo.processInfo.environment["VAULT_BIN_DIR"] { return explicit }
+        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        for _ in 0..<6 {
+            if FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("vault").path) { return url.path }
+            url.deleteLastPathComponent()
+        }
+        // swift test on Linux runs `<scratch>/debug/vaultPackageTests.xctest`.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug").path
+    }
+
+    public struct Result: Sendable {
+        public let status: Int32
+        public let stdout: String
+        public let stderr: String
+
+        public var json: [String: Any]? {
+            (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any]
+        }
+    }
+
+    /// Runs a program to completion with `stdin` as its input, a clean environment plus `environment`.
+    @discardableResult
+    public static func run(
+        _ program: String, _ arguments: [String], stdin: String = "", environment: [String: String] = [:],
+        timeout: Duration = .seconds(120)
+    ) throws -> Result {
+        let process = try start(program, arguments, environment: environment)
+        let input = process.standardInput as! Pipe
+        input.fileHandleForWriting.write(Data(stdin.utf8))
+        try? input.fileHandleForWriting.close()
+        return try finish(process, timeout: timeout)
+    }
+
+    public static func start(_ program: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program.hasPrefix("/") ? program : directory + "/" + program)
+        process.arguments = arguments
+        var base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "NO_COLOR": "1"]
+        base["TMPDIR"] = ProcessInfo.processInfo.environment["TMPDIR"]
+        base["HOME"] = ProcessInfo.processInfo.environment["HOME"]
+        process.environment = base.merging(environment) { $1 }
+        process.standardInput = Pipe()
+        process.standardOutput = Pipe()
+        process.standardError = Pipe()
+        try process.run()
+        return process
+    }
+
+    public static func finish(_ process: Process, timeout: Duration = .seconds(120)) throws -> Result {
+        let output = process.standardOutput as! Pipe
+        let errors = process.standardError as! Pipe
+        // Read both pipes concurrently so a chatty child never blocks on a full pipe.
+        nonisolated(unsafe) var stdoutData = Data()
+        nonisolated(unsafe) var stderrData = Data()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            stdoutData = output.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        group.enter()
+        DispatchQueue.global().async {
+            stderrData = errors.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        let seconds = Double(timeout.components.seconds)
+        if group.wait(timeout: .now() + seconds) == .timedOut {
+            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
+            group.wait()
+        }
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+            stderr: String(decoding: stderrData, as: UTF8.self))
+    }
+
+    /// Runs a system tool found on PATH (sqlite3, sqlcipher, ...).
+    public static func system(_ name: String, _ arguments: [String], stdin: String = "") throws -> Result {
+        for directory in ["/usr/bin", "/bin", "/usr/local/bin"] where FileManager.default.isExecutableFile(atPath: "\(directory)/\(name)") {
+            return try run("\(directory)/\(name)", arguments, stdin: stdin)
+        }
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: name])
+    }
+}
