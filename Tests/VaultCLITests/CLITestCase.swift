@@ -1,0 +1,27 @@
+import Foundation
+import VaultCore
+import VaultTestSupport
+
+/// A temporary vault directory driven through the real `vault` binary.
+final class CLIVault: @unchecked Sendable {
+    let root = TemporaryDirectory("vault-cli")
+    var path: String { root.file("v") }
+
+    @discardableResult
+    func run(_ arguments: [String], stdin: String = "", environment: [String: String] = [:]) throws -> Binaries.Result {
+        try Binaries.run("vault", arguments, stdin: stdin, environment: environment)
+    }
+
+    /// `vault <arguments> --vault DIR --password-stdin`, the password on stdin.
+    @discardableResult
+    func unlocked(_ arguments: [String], password: String = "pw-1", extraInput: String = "") throws -> Binaries.Result {
+        try run(arguments + ["--vault", path, "--password-stdin"], stdin: password + "\n" + extraInput)
+    }
+
+    @discardableResult
+    func initialize(password: String = "pw-1") throws -> Binaries.Result {
+        try run(["init", "--vault", path, "--kdf-iterations", "1000", "--new-password-stdin"], stdin: password + "\n")
+    }
+
+    func snapshot() -> [String: Data] { TestVault.snapshot(path) }
+}
