@@ -6,12 +6,15 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "vault", targets: ["VaultCLI"]),
+        .executable(name: "vault-server", targets: ["VaultServerMain"]),
         .library(name: "VaultCore", targets: ["VaultCore"]),
         .library(name: "VaultAPI", targets: ["VaultAPI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.21.0"),
     ],
     targets: [
         // C libraries: each a system-library target holding only module.modulemap and shim.h.
@@ -39,10 +42,37 @@ let package = Package(
         // The wire contract shared by client and server: Codable + Sendable values only.
         .target(name: "VaultAPI"),
 
+        // The sync engine: HTTP transport, connectivity, download, batching, retries, conflicts.
+        .target(
+            name: "VaultSync",
+            dependencies: [
+                "VaultCore", "VaultAPI",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The reference server as a library: routes, storage, auth; buildApplication(...).
+        .target(
+            name: "VaultServer",
+            dependencies: [
+                "VaultCore", "VaultAPI",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Samples")]
+        ),
+        .executableTarget(
+            name: "VaultServerMain",
+            dependencies: [
+                "VaultServer", "VaultAPI", "VaultCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
         .executableTarget(
             name: "VaultCLI",
             dependencies: [
-                "VaultCore",
+                "VaultCore", "VaultSync", "VaultAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -53,6 +83,13 @@ let package = Package(
             name: "VaultCoreTests",
             dependencies: ["VaultCore", "VaultTestSupport"],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "VaultServerTests",
+            dependencies: [
+                "VaultServer", "VaultAPI", "VaultCore", "VaultTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
         ),
         .testTarget(
             name: "VaultCLITests",

@@ -1,0 +1,83 @@
+import Foundation
+
+/// Checks an assessment document against the format's rules. Used by the server on publish and by the client on
+/// download (a hostile or broken server must not get a malformed document into the vault).
+public enum AssessmentValidator {
+    public static let maxDocumentBytes = 10 * 1024 * 1024
+    public static let maxQuestions = 2_000
+    public static let maxPromptCharacters = 100_000
+
+    public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        public let message: String
+        public var description: String { message }
+    }
+
+    public static func isValidID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 64 && id.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }
+    }
+
+    static func isValidItemID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 64 && id.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }
+    }
+
+    /// Throws the first problem found, in a sentence a teacher can act on.
+    public static func validate(_ assessment: Assessment, requireAnswerKeyAbsent: Bool = false) throws {
+        func fail(_ message: String) throws -> Never { throw Problem(message: message) }
+        guard isValidID(assessment.id) else { try fail("The id must be 1 to 64 characters of a-z, 0-9 and '-'.") }
+        guard !assessment.title.trimmingCharacters(in: .whitespaces).isEmpty, assessment.title.count <= 500 else {
+            try fail("The title must be between 1 and 500 characters.")
+        }
+        guard !assessment.questions.isEmpty else { try fail("An assessment needs at least one question.") }
+        guard assessment.questions.count <= maxQuestions else { try fail("An assessment may hold at most \(maxQuestions) questions.") }
+        if let limit = assessment.timeLimitSeconds, limit < 1 || limit > 7 * 24 * 3600 {
+            try fail("time_limit_seconds must be between 1 and 604800.")
+        }
+        if let notAfter = assessment.notAfter, ISO8601DateFormatter().date(from: notAfter) == nil {
+            let fractional = ISO8601DateFormatter()
+            fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            if fractional.date(from: notAfter) == nil { try fail("not_after must be an RFC 3339 date such as 2026-12-31T23:59:59Z.") }
+        }
+        var seen = Set<String>()
+        for question in assessment.questions {
+            let name = "Question \(question.id)"
+            guard isValidItemID(question.id) else { try fail("Question ids must be 1 to 64 letters, digits, '-' or '_'.") }
+            guard seen.insert(question.id).inserted else { try fail("\(name) appears twice.") }
+            guard !question.prompt.isEmpty, question.prompt.count <= maxPromptCharacters else {
+                try fail("\(name) needs a prompt of at most \(maxPromptCharacters) characters.")
+            }
+            if requireAnswerKeyAbsent, question.answerKey != nil { try fail("\(name) carries an answer key, which must never be served.") }
+            switch question.type {
+            case .singleChoice, .multipleChoice:
+                guard let choices = question.choices, choices.count >= 2, choices.count <= 100 else {
+                    try fail("\(name) needs between 2 and 100 choices.")
+                }
+                let ids = choices.map(\.id)
+                guard Set(ids).count == ids.count, ids.allSatisfy(isValidItemID), choices.allSatisfy({ !$0.text.isEmpty }) else {
+                    try fail("\(name) has choices with missing or repeated ids or empty texts.")
+                }
+                if let key = question.answerKey {
+                    let keyIDs = key.compactMap(\.stringValue)
+                    guard keyIDs.count == key.count, !keyIDs.isEmpty, keyIDs.allSatisfy(ids.contains),
+                        question.type == .multipleChoice || keyIDs.count == 1
+                    else { try fail("\(name) has an answer key that does not name its choices.") }
+                }
+            case .trueFalse:
+                if let key = question.answerKey, key.count != 1 || key[0].boolValue == nil {
+                    try fail("\(name) needs an answer key of one true or false.")
+                }
+            case .numeric:
+                if let key = question.answerKey, key.isEmpty || key.contains(where: { $0.numberValue == nil }) {
+                    try fail("\(name) needs numbers in its answer key.")
+                }
+                if let tolerance = question.tolerance, tolerance < 0 || !tolerance.isFinite { try fail("\(name) has a negative tolerance.") }
+            case .shortText, .essay:
+                if let limit = question.maxLength, limit < 1 || limit > 1_000_000 {
+                    try fail("\(name) has a max_length outside 1 to 1,000,000.")
+                }
+            }
+            if question.type != .singleChoice, question.type != .multipleChoice, question.choices != nil {
+                try fail("\(name) is \(question.type.rawValue) and cannot have choices.")
+            }
+        }
+    }
+}

@@ -1,0 +1,327 @@
+import Foundation
+
+/// `GET /v1/health`
+public struct HealthResponse: Codable, Sendable, Equatable {
+    public var status: String
+    public var api: String
+    public init(status: String = "ok", api: String = "v1") {
+        self.status = status
+        self.api = api
+    }
+}
+
+/// `POST /v1/auth/token`
+public struct TokenRequest: Codable, Sendable {
+    public var user: String
+    public var password: String
+    public init(user: String, password: String) {
+        self.user = user
+        self.password = password
+    }
+}
+
+public enum Role: String, Codable, Sendable { case student, teacher }
+
+public struct TokenResponse: Codable, Sendable {
+    public var token: String
+    public var expiresAt: String
+    public var role: Role
+    enum CodingKeys: String, CodingKey {
+        case token, role
+        case expiresAt = "expires_at"
+    }
+    public init(token: String, expiresAt: String, role: Role) {
+        self.token = token
+        self.expiresAt = expiresAt
+        self.role = role
+    }
+}
+
+/// One row of `GET /v1/assessments`.
+public struct CatalogEntry: Codable, Sendable, Equatable {
+    public var id: String
+    public var title: String
+    public var version: Int
+    public var contentHash: String
+    public var sizeBytes: Int
+    public var updatedAt: String
+    public var notAfter: String?
+    enum CodingKeys: String, CodingKey {
+        case id, title, version
+        case contentHash = "content_hash"
+        case sizeBytes = "size_bytes"
+        case updatedAt = "updated_at"
+        case notAfter = "not_after"
+    }
+    public init(id: String, title: String, version: Int, contentHash: String, sizeBytes: Int, updatedAt: String, notAfter: String?) {
+        self.id = id
+        self.title = title
+        self.version = version
+        self.contentHash = contentHash
+        self.sizeBytes = sizeBytes
+        self.updatedAt = updatedAt
+        self.notAfter = notAfter
+    }
+}
+
+public struct CatalogResponse: Codable, Sendable {
+    public var assessments: [CatalogEntry]
+    public init(assessments: [CatalogEntry]) { self.assessments = assessments }
+}
+
+/// `PUT /v1/assessments/{id}`
+public struct PublishResponse: Codable, Sendable {
+    public var id: String
+    public var version: Int
+    public var contentHash: String
+    public var changed: Bool
+    enum CodingKeys: String, CodingKey {
+        case id, version, changed
+        case contentHash = "content_hash"
+    }
+    public init(id: String, version: Int, contentHash: String, changed: Bool) {
+        self.id = id
+        self.version = version
+        self.contentHash = contentHash
+        self.changed = changed
+    }
+}
+
+/// One answer as uploaded.
+public struct ResponseItem: Codable, Sendable, Equatable {
+    public var id: String
+    public var attemptId: String
+    public var assessmentId: String
+    public var assessmentVersion: Int
+    public var questionId: String
+    public var questionHash: String
+    public var answer: JSONValue
+    public var timeSpentMs: Int
+    public var answeredAt: String
+    public var force: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case id, answer, force
+        case attemptId = "attempt_id"
+        case assessmentId = "assessment_id"
+        case assessmentVersion = "assessment_version"
+        case questionId = "question_id"
+        case questionHash = "question_hash"
+        case timeSpentMs = "time_spent_ms"
+        case answeredAt = "answered_at"
+    }
+
+    public init(
+        id: String, attemptId: String, assessmentId: String, assessmentVersion: Int, questionId: String, questionHash: String,
+        answer: JSONValue, timeSpentMs: Int, answeredAt: String, force: Bool = false
+    ) {
+        self.id = id
+        self.attemptId = attemptId
+        self.assessmentId = assessmentId
+        self.assessmentVersion = assessmentVersion
+        self.questionId = questionId
+        self.questionHash = questionHash
+        self.answer = answer
+        self.timeSpentMs = timeSpentMs
+        self.answeredAt = answeredAt
+        self.force = force
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        attemptId = try container.decode(String.self, forKey: .attemptId)
+        assessmentId = try container.decode(String.self, forKey: .assessmentId)
+        assessmentVersion = try container.decode(Int.self, forKey: .assessmentVersion)
+        questionId = try container.decode(String.self, forKey: .questionId)
+        questionHash = try container.decode(String.self, forKey: .questionHash)
+        answer = try container.decode(JSONValue.self, forKey: .answer)
+        timeSpentMs = try container.decodeIfPresent(Int.self, forKey: .timeSpentMs) ?? 0
+        answeredAt = try container.decode(String.self, forKey: .answeredAt)
+        force = try container.decodeIfPresent(Bool.self, forKey: .force) ?? false
+    }
+}
+
+/// `POST /v1/responses/batch`
+public struct BatchRequest: Codable, Sendable {
+    public var responses: [ResponseItem]
+    public init(responses: [ResponseItem]) { self.responses = responses }
+}
+
+public enum ItemStatus: String, Codable, Sendable, CaseIterable {
+    case accepted, duplicate, superseded, conflict, gone, rejected
+}
+
+public struct ItemResult: Codable, Sendable, Equatable {
+    public var id: String
+    public var status: ItemStatus
+    public var currentVersion: Int?
+    public var message: String?
+    enum CodingKeys: String, CodingKey {
+        case id, status, message
+        case currentVersion = "current_version"
+    }
+    public init(id: String, status: ItemStatus, currentVersion: Int? = nil, message: String? = nil) {
+        self.id = id
+        self.status = status
+        self.currentVersion = currentVersion
+        self.message = message
+    }
+}
+
+public struct BatchResponse: Codable, Sendable {
+    public var results: [ItemResult]
+    public init(results: [ItemResult]) { self.results = results }
+}
+
+/// `POST /v1/submissions`
+public struct SubmissionRequest: Codable, Sendable, Equatable {
+    public var attemptId: String
+    public var assessmentId: String
+    public var assessmentVersion: Int
+    public var submittedAt: String
+    public var responseIds: [String]
+    public var force: Bool?
+    enum CodingKeys: String, CodingKey {
+        case force
+        case attemptId = "attempt_id"
+        case assessmentId = "assessment_id"
+        case assessmentVersion = "assessment_version"
+        case submittedAt = "submitted_at"
+        case responseIds = "response_ids"
+    }
+    public init(attemptId: String, assessmentId: String, assessmentVersion: Int, submittedAt: String, responseIds: [String], force: Bool? = nil) {
+        self.attemptId = attemptId
+        self.assessmentId = assessmentId
+        self.assessmentVersion = assessmentVersion
+        self.submittedAt = submittedAt
+        self.responseIds = responseIds
+        self.force = force
+    }
+}
+
+public struct SubmissionReceipt: Codable, Sendable, Equatable {
+    public var receiptId: String
+    public var attemptId: String
+    public var assessmentId: String
+    public var assessmentVersion: Int
+    public var receivedAt: String
+    public var responseCount: Int
+    enum CodingKeys: String, CodingKey {
+        case receiptId = "receipt_id"
+        case attemptId = "attempt_id"
+        case assessmentId = "assessment_id"
+        case assessmentVersion = "assessment_version"
+        case receivedAt = "received_at"
+        case responseCount = "response_count"
+    }
+    public init(receiptId: String, attemptId: String, assessmentId: String, assessmentVersion: Int, receivedAt: String, responseCount: Int) {
+        self.receiptId = receiptId
+        self.attemptId = attemptId
+        self.assessmentId = assessmentId
+        self.assessmentVersion = assessmentVersion
+        self.receivedAt = receivedAt
+        self.responseCount = responseCount
+    }
+}
+
+/// The body of every error: `{"error": {"code", "message"}}`, plus `current_version` on a 409.
+public struct ErrorEnvelope: Codable, Sendable, Error {
+    public struct Body: Codable, Sendable {
+        public var code: String
+        public var message: String
+        public var missing: [String]?
+        public init(code: String, message: String, missing: [String]? = nil) {
+            self.code = code
+            self.message = message
+            self.missing = missing
+        }
+    }
+    public var error: Body
+    public var currentVersion: Int?
+    enum CodingKeys: String, CodingKey {
+        case error
+        case currentVersion = "current_version"
+    }
+    public init(code: String, message: String, currentVersion: Int? = nil, missing: [String]? = nil) {
+        error = Body(code: code, message: message, missing: missing)
+        self.currentVersion = currentVersion
+    }
+}
+
+/// What the server received for one assessment (`GET /v1/assessments/{id}/responses`, `vault-server responses`).
+public struct ReceivedResponses: Codable, Sendable {
+    public struct Response: Codable, Sendable, Equatable {
+        public var id: String
+        public var attemptId: String
+        public var questionId: String
+        public var assessmentVersion: Int
+        public var answer: JSONValue
+        public var answeredAt: String
+        public var forced: Bool
+        public var superseded: Bool
+        enum CodingKeys: String, CodingKey {
+            case id, answer, forced, superseded
+            case attemptId = "attempt_id"
+            case questionId = "question_id"
+            case assessmentVersion = "assessment_version"
+            case answeredAt = "answered_at"
+        }
+        public init(id: String, attemptId: String, questionId: String, assessmentVersion: Int, answer: JSONValue, answeredAt: String, forced: Bool, superseded: Bool) {
+            self.id = id
+            self.attemptId = attemptId
+            self.questionId = questionId
+            self.assessmentVersion = assessmentVersion
+            self.answer = answer
+            self.answeredAt = answeredAt
+            self.forced = forced
+            self.superseded = superseded
+        }
+    }
+    public struct Submission: Codable, Sendable, Equatable {
+        public var attemptId: String
+        public var assessmentVersion: Int
+        public var submittedAt: String
+        public var forced: Bool
+        public var receiptId: String
+        enum CodingKeys: String, CodingKey {
+            case forced
+            case attemptId = "attempt_id"
+            case assessmentVersion = "assessment_version"
+            case submittedAt = "submitted_at"
+            case receiptId = "receipt_id"
+        }
+        public init(attemptId: String, assessmentVersion: Int, submittedAt: String, forced: Bool, receiptId: String) {
+            self.attemptId = attemptId
+            self.assessmentVersion = assessmentVersion
+            self.submittedAt = submittedAt
+            self.forced = forced
+            self.receiptId = receiptId
+        }
+    }
+    public var assessmentId: String
+    public var responses: [Response]
+    public var submissions: [Submission]
+    enum CodingKeys: String, CodingKey {
+        case responses, submissions
+        case assessmentId = "assessment_id"
+    }
+    public init(assessmentId: String, responses: [Response], submissions: [Submission]) {
+        self.assessmentId = assessmentId
+        self.responses = responses
+        self.submissions = submissions
+    }
+}
+
+/// The paths of API v1, in one place for both sides.
+public enum APIPath {
+    public static let health = "/v1/health"
+    public static let token = "/v1/auth/token"
+    public static let assessments = "/v1/assessments"
+    public static let batch = "/v1/responses/batch"
+    public static let submissions = "/v1/submissions"
+    public static func assessment(_ id: String) -> String { "/v1/assessments/\(id)" }
+    public static func responses(_ id: String) -> String { "/v1/assessments/\(id)/responses" }
+    /// Largest request body the server accepts, after decompression.
+    public static let maxRequestBytes = 12 * 1024 * 1024
+}

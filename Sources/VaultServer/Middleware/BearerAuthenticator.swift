@@ -1,0 +1,20 @@
+import Foundation
+import Hummingbird
+
+/// Resolves `Authorization: Bearer <token>` to a user; refuses the request with 401 otherwise.
+struct BearerAuthenticator<Storage: ServerStorage>: RouterMiddleware {
+    typealias Context = VaultRequestContext
+    let storage: Storage
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { throw APIError.unauthorized }
+        let token = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
+        guard token.count <= 200, let owner = try await storage.tokenOwner(hash: PasswordHasher.tokenHash(token), now: Date()) else {
+            throw APIError.unauthorized
+        }
+        var context = context
+        context.user = owner.user
+        context.role = owner.role
+        return try await next(request, context)
+    }
+}

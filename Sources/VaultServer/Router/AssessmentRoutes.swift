@@ -1,0 +1,62 @@
+import Foundation
+import Hummingbird
+import VaultAPI
+
+/// Catalog, download (with ETag), publish, delete and the teacher's view of what came back.
+struct AssessmentRoutes<Storage: ServerStorage> {
+    let storage: Storage
+    let configuration: ServerConfiguration
+
+    func register(on group: RouterGroup<VaultRequestContext>) {
+        group.get("assessments") { request, _ in
+            try JSONBody.response(CatalogResponse(assessments: try await storage.catalog()), request: request)
+        }
+        group.get("assessments/:id") { request, context in
+            let id = try context.parameters.require("id")
+            guard let served = try await storage.served(id: id) else { throw APIError.notFound(id) }
+            let etag = "\"\(served.contentHash)\""
+            if let match = request.headers[.ifNoneMatch], match.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }).contains(etag) {
+                return Response(status: .notModified, headers: [.eTag: etag])
+            }
+            return try JSONBody.response(bytes: served.bytes, request: request, headers: [.eTag: etag])
+        }
+        group.put("assessments/:id") { request, context in
+            try requireTeacher(context)
+            let id = try context.parameters.require("id")
+            var assessment = try await JSONBody.decode(Assessment.self, from: request, limit: configuration.maxRequestBytes)
+            guard assessment.id == id else {
+                throw APIError.badRequest("The id in the document (\(assessment.id)) differs from the id in the address (\(id)).")
+            }
+            assessment.version = nil
+            assessment.contentHash = nil
+            do {
+                try AssessmentValidator.validate(assessment)
+            } catch let problem as AssessmentValidator.Problem {
+                throw APIError(.unprocessableContent, code: "invalid_assessment", message: problem.message)
+            }
+            let served = try AssessmentPublisher.serve(assessment, version: 1)
+            guard served.bytes.count <= AssessmentValidator.maxDocumentBytes else {
+                throw APIError(.contentTooLarge, code: "too_large", message: "A served assessment may be at most 10 MB.")
+            }
+            let existed = try await storage.served(id: id) != nil
+            let result = try await storage.publish(assessment, now: Date())
+            return try JSONBody.response(result, status: existed ? .ok : .created, request: request)
+        }
+        group.delete("assessments/:id") { _, context in
+            try requireTeacher(context)
+            let id = try context.parameters.require("id")
+            guard try await storage.delete(id: id, now: Date()) else { throw APIError.notFound(id) }
+            return Response(status: .noContent)
+        }
+        group.get("assessments/:id/responses") { request, context in
+            try requireTeacher(context)
+            let id = try context.parameters.require("id")
+            guard let received = try await storage.received(assessmentID: id) else { throw APIError.notFound(id) }
+            return try JSONBody.response(received, request: request)
+        }
+    }
+}
+
+func requireTeacher(_ context: VaultRequestContext) throws {
+    guard context.role == .teacher else { throw APIError.forbidden }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Hummingbird
+import VaultAPI
+
+/// Batched, idempotent answer upload and submissions with receipts.
+struct ResponseRoutes<Storage: ServerStorage> {
+    let storage: Storage
+    let configuration: ServerConfiguration
+
+    func register(on group: RouterGroup<VaultRequestContext>) {
+        group.post("responses/batch") { request, context in
+            let user = try context.user ?? { throw APIError.unauthorized }()
+            let batch = try await JSONBody.decode(BatchRequest.self, from: request, limit: configuration.maxRequestBytes)
+            guard batch.responses.count <= configuration.maxBatchItems else {
+                throw APIError(.contentTooLarge, code: "too_many_items", message: "Send at most \(configuration.maxBatchItems) answers per batch.")
+            }
+            let ids = batch.responses.map(\.id)
+            guard Set(ids).count == ids.count, ids.allSatisfy({ !$0.isEmpty && $0.count <= 100 }) else {
+                throw APIError.badRequest("Every response needs its own id of at most 100 characters.")
+            }
+            let results = try await storage.recordBatch(batch.responses, user: user, now: Date())
+            return try JSONBody.response(BatchResponse(results: results), request: request)
+        }
+        group.post("submissions") { request, context in
+            let user = try context.user ?? { throw APIError.unauthorized }()
+            let submission = try await JSONBody.decode(SubmissionRequest.self, from: request, limit: 4 * 1024 * 1024)
+            switch try await storage.submit(submission, user: user, now: Date()) {
+            case .created(let receipt):
+                return try JSONBody.response(receipt, status: .created, request: request)
+            case .repeated(let receipt):
+                return try JSONBody.response(receipt, request: request)
+            case .outdated(let version):
+                var error = APIError(.conflict, code: "version_conflict", message: "The assessment changed since this attempt started.")
+                error.currentVersion = version
+                throw error
+            case .gone:
+                throw APIError(.notFound, code: "gone", message: "This assessment is no longer available.")
+            case .missingResponses(let missing):
+                var error = APIError(.unprocessableContent, code: "responses_missing", message: "Some answers of this attempt have not arrived yet; upload them first.")
+                error.missing = missing
+                throw error
+            case .rejected(let message):
+                throw APIError(.unprocessableContent, code: "rejected", message: message)
+            }
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import VaultAPI
+
+/// The per-item rules of API v1, as pure functions over what the store already holds.
+public enum ResponseRules {
+    /// Checks an answer's shape against its question; nil when acceptable, else a sentence saying why not.
+    public static func problem(with answer: JSONValue, for question: Question) -> String? {
+        switch question.type {
+        case .singleChoice:
+            guard let choice = answer.stringValue, question.choices?.contains(where: { $0.id == choice }) == true else {
+                return "The answer to \(question.id) must be one of its choice ids."
+            }
+        case .multipleChoice:
+            guard let values = answer.arrayValue, values.allSatisfy({ value in
+                question.choices?.contains(where: { $0.id == value.stringValue }) == true
+            }), Set(values).count == values.count else {
+                return "The answer to \(question.id) must be a list of distinct choice ids."
+            }
+        case .trueFalse:
+            guard answer.boolValue != nil else { return "The answer to \(question.id) must be true or false." }
+        case .numeric:
+            guard let number = answer.numberValue, number.isFinite else { return "The answer to \(question.id) must be a number." }
+        case .shortText, .essay:
+            guard let text = answer.stringValue else { return "The answer to \(question.id) must be text." }
+            if let limit = question.maxLength, text.count > limit {
+                return "The answer to \(question.id) is longer than \(limit) characters."
+            }
+        }
+        return nil
+    }
+
+    /// Milliseconds since 1970 from an RFC 3339 timestamp, or nil.
+    public static func milliseconds(_ timestamp: String) -> Int64? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: timestamp) { return Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: timestamp).map { Int64($0.timeIntervalSince1970 * 1000) }
+    }
+
+    /// Decides accepted / conflict / rejected for an item whose id is new and whose assessment exists.
+    /// Supersede is decided afterwards, against the stored answers of the same attempt and question.
+    public static func judge(_ item: ResponseItem, answeredVersion: Assessment?, current: Assessment) -> ItemResult {
+        guard let answeredVersion, let question = answeredVersion.question(item.questionId) else {
+            return ItemResult(id: item.id, status: .rejected, message: "Question \(item.questionId) is not part of version \(item.assessmentVersion).")
+        }
+        guard question.hash == item.questionHash else {
+            return ItemResult(id: item.id, status: .rejected, message: "The question hash does not match version \(item.assessmentVersion).")
+        }
+        if let problem = problem(with: item.answer, for: question) {
+            return ItemResult(id: item.id, status: .rejected, message: problem)
+        }
+        guard milliseconds(item.answeredAt) != nil else {
+            return ItemResult(id: item.id, status: .rejected, message: "answered_at must be an RFC 3339 timestamp.")
+        }
+        if item.assessmentVersion != current.version, !item.force {
+            let now = current.question(item.questionId)
+            if now?.hash != item.questionHash {
+                return ItemResult(
+                    id: item.id, status: .conflict, currentVersion: current.version,
+                    message: now == nil ? "The question was removed in the new version." : "The question changed in the new version.")
+            }
+        }
+        return ItemResult(id: item.id, status: .accepted, currentVersion: current.version)
+    }
+}

@@ -1,0 +1,72 @@
+import VaultCore
+
+/// The server's tables (SQLite 3.15 through the SQLCipher library, unkeyed).
+enum ServerSchema {
+    static var migrator: Migrator {
+        var migrator = Migrator()
+        migrator.register(1, """
+            CREATE TABLE users (
+                name TEXT PRIMARY KEY NOT NULL,
+                role TEXT NOT NULL CHECK (role IN ('student', 'teacher')),
+                password_hash TEXT NOT NULL,
+                salt TEXT NOT NULL,
+                iterations INTEGER NOT NULL,
+                created_at REAL NOT NULL
+            );
+            CREATE TABLE tokens (
+                token_hash TEXT PRIMARY KEY NOT NULL,
+                user_name TEXT NOT NULL REFERENCES users (name),
+                expires_at REAL NOT NULL
+            );
+            CREATE TABLE assessments (
+                id TEXT PRIMARY KEY NOT NULL,
+                current_version INTEGER NOT NULL,
+                deleted INTEGER NOT NULL DEFAULT 0,
+                updated_at REAL NOT NULL
+            );
+            CREATE TABLE assessment_versions (
+                id TEXT NOT NULL REFERENCES assessments (id),
+                version INTEGER NOT NULL,
+                source BLOB NOT NULL,
+                served BLOB NOT NULL,
+                content_hash TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                PRIMARY KEY (id, version)
+            );
+            CREATE TABLE attempts (
+                id TEXT PRIMARY KEY NOT NULL,
+                user_name TEXT NOT NULL,
+                assessment_id TEXT NOT NULL
+            );
+            CREATE TABLE responses (
+                id TEXT PRIMARY KEY NOT NULL,
+                user_name TEXT NOT NULL,
+                attempt_id TEXT NOT NULL REFERENCES attempts (id),
+                assessment_id TEXT NOT NULL,
+                assessment_version INTEGER NOT NULL,
+                question_id TEXT NOT NULL,
+                answer TEXT NOT NULL,
+                answered_at TEXT NOT NULL,
+                answered_at_ms INTEGER NOT NULL,
+                time_spent_ms INTEGER NOT NULL,
+                forced INTEGER NOT NULL,
+                superseded INTEGER NOT NULL DEFAULT 0,
+                received_at REAL NOT NULL
+            );
+            CREATE INDEX responses_by_question ON responses (attempt_id, question_id, superseded);
+            CREATE INDEX responses_by_assessment ON responses (assessment_id);
+            CREATE TABLE submissions (
+                attempt_id TEXT PRIMARY KEY NOT NULL,
+                user_name TEXT NOT NULL,
+                assessment_id TEXT NOT NULL,
+                assessment_version INTEGER NOT NULL,
+                submitted_at TEXT NOT NULL,
+                forced INTEGER NOT NULL,
+                receipt_id TEXT NOT NULL UNIQUE,
+                received_at REAL NOT NULL,
+                response_count INTEGER NOT NULL
+            );
+            """)
+        return migrator
+    }
+}
