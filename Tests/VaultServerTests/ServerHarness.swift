@@ -1,0 +1,107 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Testing
+import VaultAPI
+import VaultCore
+import VaultServer
+import VaultTestSupport
+
+/// A server on a temporary data directory with a student and a teacher, passwords hashed with low iterations.
+struct ServerHarness {
+    let directory = TemporaryDirectory("vault-server")
+    let storage: SQLiteServerStorage
+    var configuration = ServerConfiguration()
+
+    init(tokenLifetime: TimeInterval = 3600) async throws {
+        storage = try SQLiteServerStorage(directory: directory.file("data"))
+        configuration.passwordIterations = 1_000
+        configuration.tokenLifetime = tokenLifetime
+        configuration.port = 0
+        for (name, role) in [("student", Role.student), ("student2", Role.student), ("teacher", Role.teacher)] {
+            try await storage.createUser(PasswordHasher.makeRecord(name: name, role: role, password: SecretBytes(Array("\(name)-pw".utf8)), iterations: 1_000))
+        }
+    }
+
+    var application: some ApplicationProtocol {
+        var logger = Logger(label: "test-server")
+        logger.logLevel = .critical
+        return buildApplication(storage: storage, configuration: configuration, logger: logger)
+    }
+
+    func test<Value>(_ setup: TestingSetup = .router, _ body: @Sendable (APIClient) async throws -> Value) async throws -> Value {
+        try await application.test(setup) { client in try await body(APIClient(client: client)) }
+    }
+}
+
+/// Small helpers over Hummingbird's test client, speaking the wire types.
+struct APIClient: Sendable {
+    let client: any TestClientProtocol
+
+    struct Reply: Sendable {
+        let status: HTTPResponse.Status
+        let headers: HTTPFields
+        let body: Data
+        func decode<T: Decodable>(_ type: T.Type) throws -> T { try JSONDecoder().decode(type, from: body) }
+        var errorCode: String? { (try? decode(ErrorEnvelope.self))?.error.code }
+    }
+
+    func send(_ method: HTTPRequest.Method, _ path: String, token: String? = nil, body: Data? = nil, headers: HTTPFields = [:]) async throws -> Reply {
+        var headers = headers
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        return try await client.execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(bytes: $0) }) { response in
+            Reply(status: response.status, headers: response.headers, body: Data(buffer: response.body))
+        }
+    }
+
+    func send<T: Encodable>(_ method: HTTPRequest.Method, _ path: String, token: String? = nil, json: T) async throws -> Reply {
+        try await send(method, path, token: token, body: try CanonicalJSON.encode(json))
+    }
+
+    func token(_ user: String) async throws -> String {
+        let reply = try await send(.post, APIPath.token, json: TokenRequest(user: user, password: "\(user)-pw"))
+        #expect(reply.status == .ok)
+        return try reply.decode(TokenResponse.self).token
+    }
+
+    @discardableResult
+    func publish(_ assessment: Assessment, teacher: String) async throws -> Reply {
+        try await send(.put, APIPath.assessment(assessment.id), token: teacher, json: assessment)
+    }
+
+    func served(_ id: String, token: String) async throws -> Assessment {
+        try await send(.get, APIPath.assessment(id), token: token).decode(Assessment.self)
+    }
+
+    func batch(_ items: [ResponseItem], token: String) async throws -> [ItemResult] {
+        let reply = try await send(.post, APIPath.batch, token: token, json: BatchRequest(responses: items))
+        #expect(reply.status == .ok, "\(String(decoding: reply.body, as: UTF8.self))")
+        return try reply.decode(BatchResponse.self).results
+    }
+}
+
+enum Fixtures {
+    static func quiz(id: String = "quiz-1", q1Prompt: String = "2x = 10. x = ?") -> Assessment {
+        Assessment(
+            id: id, title: "Quiz", teacherContact: "t@school.example",
+            questions: [
+                Question(id: "q1", type: .singleChoice, prompt: q1Prompt, choices: [Choice(id: "a", text: "2"), Choice(id: "b", text: "5")], answerKey: [.string("b")]),
+                Question(id: "q2", type: .multipleChoice, prompt: "Pick two", choices: [Choice(id: "a", text: "x"), Choice(id: "b", text: "y"), Choice(id: "c", text: "z")], answerKey: [.string("a"), .string("c")]),
+                Question(id: "q3", type: .trueFalse, prompt: "True?", answerKey: [.bool(true)]),
+                Question(id: "q4", type: .numeric, prompt: "Pi?", answerKey: [.number(3.14)], tolerance: 0.01),
+                Question(id: "q5", type: .shortText, prompt: "Name it", maxLength: 20),
+                Question(id: "q6", type: .essay, prompt: "Explain", maxLength: 2000),
+            ])
+    }
+
+    static func item(
+        _ served: Assessment, question: String, answer: JSONValue, id: String = UUID().uuidString, attempt: String = "attempt-1",
+        at time: String = "2026-11-20T10:00:00.000Z", force: Bool = false, version: Int? = nil
+    ) -> ResponseItem {
+        ResponseItem(
+            id: id, attemptId: attempt, assessmentId: served.id, assessmentVersion: version ?? served.version ?? 1, questionId: question,
+            questionHash: served.question(question)?.hash ?? "missing", answer: answer, timeSpentMs: 1200, answeredAt: time, force: force)
+    }
+}
