@@ -78,6 +78,12 @@ let package = Package(
             ]
         ),
 
+        // `scripts/bench`: every figure beside a baseline measured in the same run.
+        .executableTarget(
+            name: "VaultBench",
+            dependencies: ["VaultCore", "VaultAPI"]
+        ),
+
         .target(name: "VaultTestSupport", dependencies: ["VaultCore"]),
         .testTarget(
             name: "VaultCoreTests",

@@ -35,7 +35,7 @@ public final class Vault {
     /// empty encrypted database at the current schema. Refuses to touch an existing vault.
     public static func create(
         paths: VaultPaths, password: SecretBytes, iterations: Int = KDFParameters.defaultIterations,
-        logger: Logger = Logger(label: "vault")
+        logger: Logger = .disabled
     ) throws -> Vault {
         SecureFiles.restrictUmask()
         guard !password.isEmpty else { throw VaultError(.usage, "The password is empty. Choose a password of at least one character.") }
@@ -84,7 +84,7 @@ public final class Vault {
     /// Unlocks an existing vault. Decides wrong password, damaged key file, key file of another vault and damaged
     /// database apart, and modifies no file in any of those cases.
     public static func open(
-        paths: VaultPaths, password: SecretBytes, logger: Logger = Logger(label: "vault"),
+        paths: VaultPaths, password: SecretBytes, logger: Logger = .disabled,
         lockWait: Duration = .seconds(3)
     ) throws -> Vault {
         SecureFiles.restrictUmask()

@@ -1,4 +1,9 @@
 /// The vault's tables. SQLCipher 3.4.1 is SQLite 3.15.2: no UPSERT, RETURNING, window functions or JSON1.
+/// Exported for baselines that need the same tables without a vault (benchmarks).
+public enum VaultSchemaExport {
+    public static var version1: String { VaultSchema.version1 }
+}
+
 enum VaultSchema {
     static var migrator: Migrator {
         var migrator = Migrator()

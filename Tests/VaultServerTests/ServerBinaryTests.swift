@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+import VaultAPI
+import VaultTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real `vault-server` executable: serve on an ephemeral port, the admin subcommands beside it, SIGTERM.
+struct ServerBinaryTests {
+    @Test("serve --port 0 writes its port; publish, user add, delete and responses work while it runs; SIGTERM stops it cleanly")
+    func serveAndAdminister() async throws {
+        let root = TemporaryDirectory("vault-server-bin")
+        let data = root.file("data")
+        let portFile = root.file("port")
+        let server = try Binaries.start("vault-server", ["serve", "--port", "0", "--port-file", portFile, "--data", data, "--demo", "--password-iterations", "1000"])
+        defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
+        var port = 0
+        for _ in 0..<100 where port == 0 {
+            try await Task.sleep(for: .milliseconds(100))
+            port = Int((try? String(contentsOfFile: portFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+        }
+        #expect(port > 0)
+
+        let added = try Binaries.run("vault-server", ["user", "add", "kim", "--role", "teacher", "--data", data, "--password-iterations", "1000"], stdin: "kim-secret\n")
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(try Binaries.run("vault-server", ["user", "add", "kim", "--data", data], stdin: "x\n").status != 0)
+
+        let document = root.file("doc.json")
+        try Data(#"{"id":"cli-quiz","title":"From the CLI","questions":[{"id":"q1","type":"essay","prompt":"Why?"}]}"#.utf8).write(to: URL(fileURLWithPath: document))
+        let published = try Binaries.run("vault-server", ["publish", document, "--data", data])
+        #expect(published.stdout == "Published cli-quiz version 1.\n")
+        #expect(try Binaries.run("vault-server", ["publish", document, "--data", data]).stdout == "cli-quiz is unchanged at version 1.\n")
+        try Data("{not json".utf8).write(to: URL(fileURLWithPath: document))
+        #expect(try Binaries.run("vault-server", ["publish", document, "--data", data]).status == 64)
+
+        // The running server sees what the subcommands wrote, and the new teacher can sign in.
+        let token = try await post(port: port, path: APIPath.token, body: #"{"user":"kim","password":"kim-secret"}"#)
+        #expect(token.status == 200)
+        let catalog = try await get(port: port, path: APIPath.assessments, token: try JSONDecoder().decode(TokenResponse.self, from: token.body).token)
+        let ids = try JSONDecoder().decode(CatalogResponse.self, from: catalog.body).assessments.map(\.id)
+        #expect(ids.contains("cli-quiz") && ids.contains("algebra-1") && ids.contains("reading-fa-en"))
+
+        let responses = try Binaries.run("vault-server", ["responses", "cli-quiz", "--data", data, "--json"])
+        let received = try JSONDecoder().decode(ReceivedResponses.self, from: Data(responses.stdout.utf8))
+        #expect(received.assessmentId == "cli-quiz" && received.responses.isEmpty)
+        #expect(try Binaries.run("vault-server", ["delete", "cli-quiz", "--data", data]).status == 0)
+        #expect(try Binaries.run("vault-server", ["delete", "cli-quiz", "--data", data]).status != 0)
+
+        kill(server.processIdentifier, SIGTERM)
+        let result = try Binaries.finish(server, timeout: .seconds(20))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("kim-secret") && !result.stderr.contains("vt_"))
+    }
+
+    struct Reply {
+        let status: Int
+        let body: Data
+    }
+
+    func get(port: Int, path: String, token: String) async throws -> Reply {
+        try curl(["-H", "Authorization: Bearer \(token)", "http://127.0.0.1:\(port)\(path)"])
+    }
+
+    func post(port: Int, path: String, body: String) async throws -> Reply {
+        try curl(["-X", "POST", "--data-binary", body, "http://127.0.0.1:\(port)\(path)"])
+    }
+
+    /// curl as an independent HTTP client: body, then the status on the last line.
+    func curl(_ arguments: [String]) throws -> Reply {
+        let result = try Binaries.run("/usr/bin/curl", ["-s", "-w", "\n%{http_code}"] + arguments)
+        var lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        let status = Int(lines.popLast() ?? "") ?? 0
+        return Reply(status: status, body: Data(lines.joined(separator: "\n").utf8))
+    }
+}
