@@ -35,7 +35,7 @@ let package = Package(
         .target(
             name: "VaultCore",
             dependencies: [
-                "CSQLCipher", "COpenSSL", "CZlib",
+                "CSQLCipher", "COpenSSL", "CZlib", "VaultAPI",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

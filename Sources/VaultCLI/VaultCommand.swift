@@ -3,24 +3,29 @@ import Foundation
 import VaultCore
 
 @main
-struct VaultCommand: ParsableCommand {
+struct VaultCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vault",
         abstract: "An encrypted offline vault for taking assessments.",
         discussion: "Exit codes: 0 done, 3 needs attention, 64 usage, 65 bad data, 66 no such vault or item, 69 offline, 73 cannot create, 74 I/O, 75 try again later, 77 password or permission.",
         version: "0.1.0",
         subcommands: [
-            Init.self, Passwd.self, Key.self, Verify.self, Status.self, Storage.self, Config.self, AdminCommand.self,
+            Init.self, Login.self, Logout.self, Catalog.self, Download.self, List.self, Evict.self, ClearCache.self,
+            Status.self, Storage.self, Config.self, Passwd.self, Key.self, Verify.self, AdminCommand.self,
         ]
     )
 
-    static func main() {
+    static func main() async {
         SecureFiles.restrictUmask()
         let arguments = ArgumentNormalizer.normalize(Array(CommandLine.arguments.dropFirst()))
         let json = arguments.contains("--json")
         do {
             var command = try parseAsRoot(arguments)
-            try command.run()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
         } catch let error as VaultError {
             Console.reportFailure(error, json: json)
             Foundation.exit(VaultExit.code(for: error))
@@ -33,7 +38,7 @@ struct VaultCommand: ParsableCommand {
                 exit(withError: error)
             }
             FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-            Foundation.exit(code == ExitCode.validationFailure.rawValue ? VaultExit.usage : VaultExit.usage)
+            Foundation.exit(VaultExit.usage)
         }
     }
 }

@@ -21,6 +21,11 @@ struct Storage: ParsableCommand {
             let note = entry.evictable ? "can be evicted" : "kept: work in progress or not uploaded"
             console.line("  \(entry.id) v\(entry.version)  \(Console.bytes(entry.storedBytes))  expires \(entry.expiresAt)  \(note)")
         }
+        if let first = report.nextEvictions.first {
+            console.line("Eviction would remove next: \(first.id) v\(first.version) (\(first.reason)).")
+        } else if !report.assessments.isEmpty {
+            console.line("Eviction would remove nothing: every assessment holds work in progress or not yet uploaded.")
+        }
         console.emit(report)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import VaultAPI
 
 /// Local figures for `status`, `storage` and `verify`. No network on any of these paths.
 extension Vault {
@@ -12,24 +13,21 @@ extension Vault {
             lastSyncAt: try meta("last_sync_at"))
     }
 
-    /// Sizes per cached assessment and whether eviction may remove each.
+    /// Sizes per cached assessment, whether eviction may remove each, and the order it would take.
     public func storage(now: Date = Date()) throws -> StorageReport {
         let settings = try settings()
-        let rows = try database.rows(
-            """
-            SELECT a.id, a.version, a.title, a.compressed_bytes, a.uncompressed_bytes, a.last_accessed_at, a.expires_at,
-                (SELECT count(*) FROM responses r JOIN attempts t ON t.id = r.attempt_id
-                    WHERE t.assessment_id = a.id AND t.assessment_version = a.version AND r.state IN ('pending', 'conflict')),
-                (SELECT count(*) FROM attempts t WHERE t.assessment_id = a.id AND t.assessment_version = a.version
-                    AND t.state IN ('in_progress', 'submitted'))
-            FROM assessments a ORDER BY a.last_accessed_at DESC
-            """)
-        let entries = rows.map { row in
-            StorageReport.Entry(
-                id: row.string(0), version: row.int(1), title: row.string(2), storedBytes: row.int(3),
-                uncompressedBytes: row.int(4), lastAccessedAt: Timestamp.string(epoch: row.double(5)),
-                expiresAt: Timestamp.string(epoch: row.double(6)), pendingAnswers: row.int(7),
-                evictable: row.int(7) == 0 && row.int(8) == 0)
+        let policy = try evictionPolicy(now: now)
+        let facts = try cacheEntries()
+        let listed = try cachedAssessments(now: now)
+        let entries = listed.map { item in
+            let fact = facts.first { $0.id == item.id && $0.version == item.version }
+            return StorageReport.Entry(
+                id: item.id, version: item.version, title: item.title, storedBytes: item.sizeBytes,
+                uncompressedBytes: item.uncompressedBytes, lastAccessedAt: item.lastAccessedAt, expiresAt: item.expiresAt,
+                pendingAnswers: item.pendingAnswers, evictable: fact.map { policy.tier(of: $0) != nil } ?? false)
+        }
+        let next = policy.order(facts).map {
+            StorageReport.NextEviction(id: $0.id, version: $0.version, storedBytes: $0.storedBytes, reason: $0.tier.description)
         }
         let fileBytes = ((try? FileManager.default.contentsOfDirectory(atPath: paths.directory)) ?? [])
             .reduce(0) { $0 + SecureFiles.size(paths.directory + "/" + $1) }
@@ -37,7 +35,7 @@ extension Vault {
             usedBytes: entries.reduce(0) { $0 + $1.storedBytes }, limitBytes: settings.maxCacheBytes,
             maxAssessments: settings.maxAssessments, fileBytes: fileBytes,
             pendingAnswers: try database.scalarInt("SELECT count(*) FROM responses WHERE state IN ('pending', 'conflict')"),
-            assessments: entries)
+            assessments: entries, nextEvictions: next)
     }
 
     /// Checks the key file, every database page (each page's HMAC is verified as it is read) and every stored blob.
@@ -62,7 +60,10 @@ extension Vault {
                 do {
                     let document = try Gzip.decompress(row.data(3))
                     if document.count != row.int(4) { problems.append("Assessment \(name): stored size does not match.") }
-                    if SHA256.hex(document) != row.string(2) { problems.append("Assessment \(name): content hash does not match.") }
+                    let decoded = try JSONDecoder().decode(Assessment.self, from: document)
+                    if try SHA256.hex(CanonicalJSON.contentBytes(decoded)) != row.string(2) || decoded.contentHash != row.string(2) {
+                        problems.append("Assessment \(name): content hash does not match.")
+                    }
                 } catch {
                     problems.append("Assessment \(name): \(error)")
                 }

@@ -53,14 +53,29 @@ public struct StorageReport: Codable, Sendable, Equatable {
         }
     }
 
+    /// The order eviction would take, first victim first.
+    public struct NextEviction: Codable, Sendable, Equatable {
+        public var id: String
+        public var version: Int
+        public var storedBytes: Int
+        public var reason: String
+
+        enum CodingKeys: String, CodingKey {
+            case id, version, reason
+            case storedBytes = "stored_bytes"
+        }
+    }
+
     public var usedBytes: Int
     public var limitBytes: Int
     public var maxAssessments: Int
     public var fileBytes: Int
     public var pendingAnswers: Int
     public var assessments: [Entry]
+    public var nextEvictions: [NextEviction]
 
     enum CodingKeys: String, CodingKey {
+        case nextEvictions = "next_evictions"
         case usedBytes = "used_bytes"
         case limitBytes = "limit_bytes"
         case maxAssessments = "max_assessments"

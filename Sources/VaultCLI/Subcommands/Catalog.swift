@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import VaultAPI
+import VaultCore
+import VaultSync
+
+struct Catalog: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "What the server offers, marking what is downloaded or outdated.")
+    @OptionGroup var globals: GlobalOptions
+    @OptionGroup var passwords: PasswordOptions
+
+    struct Row: Encodable {
+        let id: String
+        let title: String
+        let version: Int
+        let sizeBytes: Int
+        let downloadedVersion: Int?
+        enum CodingKeys: String, CodingKey {
+            case id, title, version
+            case sizeBytes = "size_bytes"
+            case downloadedVersion = "downloaded_version"
+        }
+        func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(title, forKey: .title)
+            try container.encode(version, forKey: .version)
+            try container.encode(sizeBytes, forKey: .sizeBytes)
+            try container.encode(downloadedVersion, forKey: .downloadedVersion)
+        }
+    }
+
+    func run() async throws {
+        let context = CommandContext(globals)
+        let vault = try context.openVault(passwords)
+        let entries = try await NetworkSession.with(vault: vault) { try await $0.client.catalog() }
+        let cached = try vault.cachedAssessments()
+        let rows = entries.map { entry in
+            Row(id: entry.id, title: entry.title, version: entry.version, sizeBytes: entry.sizeBytes,
+                downloadedVersion: cached.filter { $0.id == entry.id }.map(\.version).max())
+        }
+        for row in rows {
+            let mark = switch row.downloadedVersion {
+            case nil: ""
+            case row.version: context.console.green("  [downloaded]")
+            default: context.console.yellow("  [outdated: you have version \(row.downloadedVersion!)]")
+            }
+            context.console.line("\(row.id)  \(row.title)  v\(row.version)  \(Console.bytes(row.sizeBytes))\(mark)")
+        }
+        if rows.isEmpty { context.console.line("The server offers no assessments right now.") }
+        context.console.emit(["assessments": rows])
+    }
+}

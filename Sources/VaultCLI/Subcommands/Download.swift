@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import VaultAPI
+import VaultCore
+import VaultSync
+
+struct Download: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Fetch assessments for offline use.")
+    @OptionGroup var globals: GlobalOptions
+    @OptionGroup var passwords: PasswordOptions
+    @Argument(help: "Assessment ids from `vault catalog`.") var ids: [String] = []
+    @Option(help: "Download the next N offered assessments not yet here.") var next: Int?
+    @Flag(help: "Download everything offered.") var all = false
+
+    func validate() throws {
+        let modes = [!ids.isEmpty, next != nil, all].filter { $0 }.count
+        guard modes == 1 else { throw ValidationError("Name assessment ids, or use --next N, or --all.") }
+        if let next, next < 1 || next > 500 { throw ValidationError("--next takes a number from 1 to 500.") }
+    }
+
+    struct Result: Encodable {
+        let id: String
+        let version: Int
+        let status: String
+        let evicted: [String]
+    }
+
+    func run() async throws {
+        let context = CommandContext(globals)
+        let vault = try context.openVault(passwords)
+        let results = try await NetworkSession.with(vault: vault) { session in
+            var wanted = ids
+            if next != nil || all {
+                let catalog = try await session.client.catalog()
+                wanted = all ? catalog.map(\.id) : Downloader.next(next ?? 0, catalog: catalog, cached: try vault.cachedAssessments())
+            }
+            let downloader = Downloader(client: session.client, vault: vault)
+            var results: [Result] = []
+            for id in wanted {
+                let bar = ProgressBar(label: "Downloading \(id)", console: context.console)
+                let outcome = try await downloader.download(id) { done, total in bar.update(done, of: total) }
+                bar.finish()
+                switch outcome {
+                case .stored(let id, let version, let evicted, _):
+                    results.append(Result(id: id, version: version, status: "downloaded", evicted: evicted))
+                    context.console.line("\(id) (version \(version)) is available offline.")
+                    if !evicted.isEmpty { context.console.line("  To make room, removed from the cache: \(evicted.joined(separator: ", ")).") }
+                case .alreadyCurrent(let id, let version):
+                    results.append(Result(id: id, version: version, status: "current", evicted: []))
+                    context.console.line("\(id) (version \(version)) is already available offline and up to date.")
+                }
+            }
+            return results
+        }
+        if results.isEmpty { context.console.line("Nothing new to download.") }
+        context.console.emit(["downloads": results])
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import VaultAPI
+import VaultCore
+import VaultSync
+
+/// What a network-required command uses: the HTTP transport (built only here), the typed client, and a
+/// reachability check done first. Offline-capable commands never create one.
+final class NetworkSession {
+    let transport: AsyncHTTPTransport
+    var client: ServerClient
+    let vault: Vault
+
+    init(vault: Vault, serverURL: String? = nil) throws {
+        let account = try vault.account()
+        guard let url = serverURL ?? account?.serverURL else {
+            throw VaultError(.notAllowed, "This vault is not signed in to a server yet. Run `vault login --server URL --user NAME`.")
+        }
+        guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
+            throw VaultError(.usage, "\(url) is not a server address such as http://127.0.0.1:8080.")
+        }
+        self.vault = vault
+        transport = AsyncHTTPTransport(baseURL: url)
+        client = ServerClient(transport: transport, token: serverURL == nil ? account?.token : nil)
+    }
+
+    /// Checks the server first; offline says so in plain words (exit 69) and changes nothing else.
+    func requireReachable() async throws {
+        let state = await HealthProbe(transport: transport).probe()
+        try? vault.setMeta("connectivity", state.rawValue)
+        switch state {
+        case .online: return
+        case .offline: throw ServerError.offline.vaultError
+        case .degraded, .unknown: throw ServerError.degraded.vaultError
+        }
+    }
+
+    /// Maps a failure to the plain message; a 401 forgets the stored token so `status` reflects it.
+    func translate(_ error: Error) -> Error {
+        guard let serverError = error as? ServerError else { return error }
+        if serverError == .signInExpired { try? vault.forgetToken() }
+        if serverError == .offline { try? vault.setMeta("connectivity", ConnectivityState.offline.rawValue) }
+        return serverError.vaultError
+    }
+
+    func close() async { await transport.shutdown() }
+
+    /// Runs `body` with the session, always shutting the HTTP client down.
+    static func with<T>(vault: Vault, serverURL: String? = nil, reachable: Bool = true, _ body: (NetworkSession) async throws -> T) async throws -> T {
+        let session = try NetworkSession(vault: vault, serverURL: serverURL)
+        do {
+            if reachable { try await session.requireReachable() }
+            let result = try await body(session)
+            await session.close()
+            return result
+        } catch {
+            await session.close()
+            throw session.translate(error)
+        }
+    }
+}

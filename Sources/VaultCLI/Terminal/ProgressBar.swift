@@ -1,0 +1,31 @@
+import Foundation
+
+/// A one-line progress bar on stderr, drawn only on a terminal and never with --json or --quiet.
+final class ProgressBar: @unchecked Sendable {
+    private let enabled: Bool
+    private let label: String
+    private let lock = NSLock()
+    private var lastDrawn = -1
+
+    init(label: String, console: Console) {
+        self.label = label
+        enabled = Console.stderrIsTerminal && !console.json && !console.quiet
+    }
+
+    /// Draws `done` of `total` (bytes or items); unknown totals show a count.
+    func update(_ done: Int, of total: Int?) {
+        guard enabled else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        let percent = total.map { $0 > 0 ? min(100, done * 100 / $0) : 100 } ?? -1
+        guard percent != lastDrawn || percent < 0 else { return }
+        lastDrawn = percent
+        let text = total.map { Console.bar(fraction: Double(done) / Double(max($0, 1)), width: 24) } ?? "\(Console.bytes(done))"
+        FileHandle.standardError.write(Data("\r\u{1B}[2K\(label) \(text)".utf8))
+    }
+
+    func finish() {
+        guard enabled, lastDrawn != -1 else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// One cached assessment version as `vault list` shows it.
+public struct CachedAssessment: Codable, Sendable, Equatable {
+    public var id: String
+    public var title: String
+    public var version: Int
+    public var sizeBytes: Int
+    public var uncompressedBytes: Int
+    public var downloadedAt: String
+    public var expiresAt: String
+    public var lastAccessedAt: String
+    public var attemptState: String
+    public var pendingAnswers: Int
+    public var expired: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case id, title, version, expired
+        case sizeBytes = "size_bytes"
+        case uncompressedBytes = "uncompressed_bytes"
+        case downloadedAt = "downloaded_at"
+        case expiresAt = "expires_at"
+        case lastAccessedAt = "last_accessed_at"
+        case attemptState = "attempt_state"
+        case pendingAnswers = "pending_answers"
+    }
+}
+
+/// What storing a download did to the cache.
+public struct StoreOutcome: Sendable, Equatable {
+    public var evicted: [EvictionPolicy.Candidate]
+    public var replacedVersions: [Int]
+    public var expiresAt: Date
+}
+
+/// What `evict` and `clear-cache` did, and what they refused to drop.
+public struct EvictionReport: Codable, Sendable, Equatable {
+    public struct Kept: Codable, Sendable, Equatable {
+        public var id: String
+        public var reason: String
+    }
+    public var evicted: [String]
+    public var kept: [Kept]
+    public var freedBytes: Int
+
+    enum CodingKeys: String, CodingKey {
+        case evicted, kept
+        case freedBytes = "freed_bytes"
+    }
+}
+
+/// How much space the file system holding the vault has left; injected so tests can pretend the disk is full.
+public struct DiskSpace: Sendable {
+    public let freeBytes: @Sendable (String) -> Int
+
+    public init(freeBytes: @escaping @Sendable (String) -> Int) { self.freeBytes = freeBytes }
+
+    /// `statvfs` on the vault directory.
+    public static let system = DiskSpace { path in
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return Int.max }
+        return Int(info.f_bavail) * Int(info.f_frsize)
+    }
+
+    public static func fixed(_ bytes: Int) -> DiskSpace { DiskSpace { _ in bytes } }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import VaultAPI
+
+/// The offline cache: storing verified downloads, listing, loading, and eviction.
+extension Vault {
+    /// Facts about every cached version, for the eviction policy and the reports.
+    public func cacheEntries() throws -> [EvictionPolicy.Entry] {
+        try database.rows(
+            """
+            SELECT a.id, a.version, a.compressed_bytes, a.downloaded_at, a.opened_at, a.expires_at,
+                EXISTS (SELECT 1 FROM attempts t WHERE t.assessment_id = a.id AND t.assessment_version = a.version AND t.state = 'in_progress'),
+                EXISTS (SELECT 1 FROM attempts t WHERE t.assessment_id = a.id AND t.assessment_version = a.version AND t.state = 'submitted')
+                    OR EXISTS (SELECT 1 FROM responses r JOIN attempts t ON t.id = r.attempt_id
+                        WHERE t.assessment_id = a.id AND t.assessment_version = a.version AND r.state IN ('pending', 'conflict')),
+                EXISTS (SELECT 1 FROM attempts t WHERE t.assessment_id = a.id AND t.assessment_version = a.version AND t.state = 'synced')
+            FROM assessments a
+            """
+        ).map { row in
+            EvictionPolicy.Entry(
+                id: row.string(0), version: row.int(1), storedBytes: row.int(2),
+                downloadedAt: Date(timeIntervalSince1970: row.double(3)),
+                lastOpenedAt: row.optionalDouble(4).map { Date(timeIntervalSince1970: $0) },
+                expiresAt: Date(timeIntervalSince1970: row.double(5)),
+                hasOpenAttempt: row.int(6) != 0, hasUnsyncedWork: row.int(7) != 0, hasSyncedAttempt: row.int(8) != 0)
+        }
+    }
+
+    public func evictionPolicy(now: Date) throws -> EvictionPolicy {
+        let settings = try settings()
+        return EvictionPolicy(limits: .init(maxBytes: settings.maxCacheBytes, maxCount: settings.maxAssessments), now: now)
+    }
+
+    /// The newest cached version of an assessment: version, content hash and ETag.
+    public func cachedVersion(of id: String) throws -> (version: Int, contentHash: String, etag: String?)? {
+        try database.row("SELECT version, content_hash, etag FROM assessments WHERE id = ? ORDER BY version DESC LIMIT 1", [id])
+            .map { ($0.int(0), $0.string(1), $0.optionalString(2)) }
+    }
+
+    /// Stores a verified, served document (gzip-compressed), making room first. Older versions of the same
+    /// assessment are dropped unless an attempt on them is open or not yet uploaded.
+    public func storeAssessment(
+        _ assessment: Assessment, bytes: Data, etag: String?, now: Date = Date(), diskSpace: DiskSpace = .system
+    ) throws -> StoreOutcome {
+        let settings = try settings()
+        guard let version = assessment.version, let contentHash = assessment.contentHash else {
+            throw VaultError(.invalidData, "The server sent an assessment without a version; nothing was stored.")
+        }
+        guard bytes.count <= settings.value("cache.max_document_bytes") else {
+            throw VaultError(.invalidData, "\(assessment.title) is larger than the 10 MB an assessment may be; nothing was stored.")
+        }
+        let compressed = try Gzip.compress(bytes)
+        let free = diskSpace.freeBytes(paths.directory)
+        guard free >= 2 * compressed.count + 1_000_000 else {
+            throw VaultError(
+                .diskFull,
+                "There is not enough free disk space to store \(assessment.title) (\(compressed.count / 1000) KB needed twice over). Free some space and try again; nothing was changed.")
+        }
+        let ttl = TimeInterval(settings.ttlDays) * 24 * 3600
+        var expires = now.addingTimeInterval(ttl)
+        if let notAfter = assessment.notAfter.flatMap(Timestamp.date), notAfter < expires { expires = notAfter }
+        let hashes = Dictionary(uniqueKeysWithValues: assessment.questions.map { ($0.id, $0.hash ?? "") })
+        let hashText = String(decoding: try CanonicalJSON.encode(hashes), as: UTF8.self)
+
+        return try database.inTransaction {
+            var entries = try cacheEntries().filter { !($0.id == assessment.id && $0.version == version) }
+            // Older versions of this assessment that nobody needs go anyway; do not count them twice.
+            let replaceable = entries.filter { $0.id == assessment.id && $0.version < version && !$0.isProtected }
+            entries.removeAll { entry in replaceable.contains { $0.id == entry.id && $0.version == entry.version } }
+            let policy = EvictionPolicy(limits: .init(maxBytes: settings.maxCacheBytes, maxCount: settings.maxAssessments), now: now)
+            let evicted: [EvictionPolicy.Candidate]
+            switch policy.plan(entries: entries, incomingBytes: compressed.count) {
+            case .evict(let candidates): evicted = candidates
+            case .cannotFit:
+                throw VaultError(
+                    .cannotCreate,
+                    "The offline cache is full of work that is not uploaded yet, so \(assessment.title) cannot be stored. Sync, or raise cache.max_bytes / cache.max_assessments, then try again.")
+            }
+            for candidate in evicted { try deleteCached(id: candidate.id, version: candidate.version) }
+            for old in replaceable { try deleteCached(id: old.id, version: old.version) }
+            try database.execute("DELETE FROM assessments WHERE id = ? AND version = ?", [assessment.id, version])
+            try database.execute(
+                """
+                INSERT INTO assessments (id, version, title, content_hash, question_hashes, document, compressed_bytes,
+                    uncompressed_bytes, etag, downloaded_at, expires_at, last_accessed_at, opened_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+                """,
+                [assessment.id, version, assessment.title, contentHash, hashText, compressed, compressed.count, bytes.count, etag,
+                 now.timeIntervalSince1970, expires.timeIntervalSince1970, now.timeIntervalSince1970])
+            return StoreOutcome(evicted: evicted, replacedVersions: replaceable.map(\.version), expiresAt: expires)
+        }
+    }
+
+    /// A 304 from the server: the cached copy is current; its expiry restarts.
+    public func refreshCached(id: String, version: Int, now: Date = Date()) throws {
+        let ttl = TimeInterval(try settings().ttlDays) * 24 * 3600
+        try database.execute(
+            "UPDATE assessments SET downloaded_at = ?, expires_at = MIN(expires_at + (? - downloaded_at), ?) WHERE id = ? AND version = ?",
+            [now.timeIntervalSince1970, now.timeIntervalSince1970, now.timeIntervalSince1970 + ttl, id, version])
+    }
+
+    private func deleteCached(id: String, version: Int) throws {
+        // Attempts already uploaded go with their assessment; their answers were acknowledged by the server.
+        try database.execute(
+            "DELETE FROM responses WHERE attempt_id IN (SELECT id FROM attempts WHERE assessment_id = ? AND assessment_version = ?)",
+            [id, version])
+        try database.execute("DELETE FROM attempts WHERE assessment_id = ? AND assessment_version = ?", [id, version])
+        try database.execute("DELETE FROM assessments WHERE id = ? AND version = ?", [id, version])
+    }
+
+    /// Every cached version, newest first, with its attempt state.
+    public func cachedAssessments(now: Date = Date()) throws -> [CachedAssessment] {
+        try database.rows(
+            """
+            SELECT a.id, a.title, a.version, a.compressed_bytes, a.uncompressed_bytes, a.downloaded_at, a.expires_at, a.last_accessed_at,
+                (SELECT t.state FROM attempts t WHERE t.assessment_id = a.id AND t.assessment_version = a.version ORDER BY t.started_at DESC LIMIT 1),
+                (SELECT count(*) FROM responses r JOIN attempts t ON t.id = r.attempt_id
+                    WHERE t.assessment_id = a.id AND t.assessment_version = a.version AND r.state IN ('pending', 'conflict'))
+            FROM assessments a ORDER BY a.id, a.version DESC
+            """
+        ).map { row in
+            CachedAssessment(
+                id: row.string(0), title: row.string(1), version: row.int(2), sizeBytes: row.int(3), uncompressedBytes: row.int(4),
+                downloadedAt: Timestamp.string(epoch: row.double(5)), expiresAt: Timestamp.string(epoch: row.double(6)),
+                lastAccessedAt: Timestamp.string(epoch: row.double(7)), attemptState: row.optionalString(8) ?? "none",
+                pendingAnswers: row.int(9), expired: row.double(6) <= now.timeIntervalSince1970)
+        }
+    }
+
+    /// Decompresses (under the caps) and decodes a cached document; `opened` records that the student looked at it.
+    public func loadAssessment(id: String, version: Int? = nil, opened: Bool = false, now: Date = Date()) throws -> (assessment: Assessment, expiresAt: Date) {
+        let row: Row?
+        if let version {
+            row = try database.row("SELECT document, version, expires_at FROM assessments WHERE id = ? AND version = ?", [id, version])
+        } else {
+            row = try database.row("SELECT document, version, expires_at FROM assessments WHERE id = ? ORDER BY version DESC LIMIT 1", [id])
+        }
+        guard let row else {
+            throw VaultError(.notFound, "\(id) is not downloaded. Run `vault download \(id)` while online; `vault list` shows what is here.")
+        }
+        let assessment: Assessment
+        do {
+            assessment = try JSONDecoder().decode(Assessment.self, from: try Gzip.decompress(row.data(0)))
+        } catch {
+            throw VaultError(.databaseDamaged, "The stored copy of \(id) is damaged. Download it again when online.", detail: "\(error)")
+        }
+        if opened {
+            try database.execute(
+                "UPDATE assessments SET last_accessed_at = ?, opened_at = ? WHERE id = ? AND version = ?",
+                [now.timeIntervalSince1970, now.timeIntervalSince1970, id, row.int(1)])
+        } else {
+            try database.execute(
+                "UPDATE assessments SET last_accessed_at = ? WHERE id = ? AND version = ?", [now.timeIntervalSince1970, id, row.int(1)])
+        }
+        return (assessment, Date(timeIntervalSince1970: row.double(2)))
+    }
+
+    /// Manual cleanup. Never removes an assessment with an open attempt or work not yet uploaded; says why.
+    public func evict(ids: [String], expired: Bool, synced: Bool, all: Bool = false, now: Date = Date()) throws -> EvictionReport {
+        let entries = try cacheEntries()
+        let known = Set(entries.map(\.id))
+        var report = EvictionReport(evicted: [], kept: [], freedBytes: 0)
+        for id in ids where !known.contains(id) {
+            throw VaultError(.notFound, "\(id) is not in the offline cache; `vault list` shows what is.")
+        }
+        try database.inTransaction {
+            for entry in entries {
+                let selected = all || ids.contains(entry.id) || (expired && entry.expiresAt <= now) || (synced && entry.hasSyncedAttempt)
+                guard selected else { continue }
+                if entry.hasOpenAttempt {
+                    report.kept.append(.init(id: entry.id, reason: "an attempt is in progress"))
+                } else if entry.hasUnsyncedWork {
+                    report.kept.append(.init(id: entry.id, reason: "answers are not uploaded yet; run `vault sync` first"))
+                } else {
+                    try deleteCached(id: entry.id, version: entry.version)
+                    report.evicted.append(entry.id)
+                    report.freedBytes += entry.storedBytes
+                }
+            }
+        }
+        return report
+    }
+}

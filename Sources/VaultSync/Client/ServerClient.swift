@@ -1,0 +1,163 @@
+import Foundation
+import VaultAPI
+import VaultCore
+
+/// The API v1 calls, over any transport. Decodes only what the contract allows and caps every body.
+public struct ServerClient: Sendable {
+    public let transport: any HTTPTransport
+    public var token: String?
+
+    /// Largest response read: a 10 MB document plus room for JSON framing, compressed or not.
+    public static let maxResponseBytes = 11 * 1024 * 1024
+
+    public init(transport: any HTTPTransport, token: String? = nil) {
+        self.transport = transport
+        self.token = token
+    }
+
+    // MARK: Calls
+
+    public func health() async throws {
+        let reply = try await send("GET", APIPath.health, authenticated: false, maxBytes: 64 * 1024)
+        _ = try decode(HealthResponse.self, reply, expecting: [200])
+    }
+
+    public func signIn(user: String, password: SecretBytes) async throws -> TokenResponse {
+        let text = password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        let body = try CanonicalJSON.encode(TokenRequest(user: user, password: text))
+        let reply = try await send("POST", APIPath.token, body: body, authenticated: false, maxBytes: 64 * 1024)
+        if reply.status == 401 { throw ServerError.badCredentials }
+        return try decode(TokenResponse.self, reply, expecting: [200])
+    }
+
+    public func catalog() async throws -> [CatalogEntry] {
+        let reply = try await send("GET", APIPath.assessments, maxBytes: 4 * 1024 * 1024)
+        return try decode(CatalogResponse.self, reply, expecting: [200]).assessments
+    }
+
+    public enum Fetched: Sendable {
+        case notModified
+        /// The verified document and the exact bytes served.
+        case document(Assessment, bytes: Data, etag: String?)
+    }
+
+    /// Downloads a served document, verifying its shape, its content hash and that it carries no answer keys.
+    public func assessment(_ id: String, etag: String? = nil, progress: (@Sendable (Int, Int?) -> Void)? = nil) async throws -> Fetched {
+        var headers: [String: String] = [:]
+        if let etag { headers["if-none-match"] = etag }
+        let reply = try await send("GET", APIPath.assessment(id), headers: headers, maxBytes: Self.maxResponseBytes, progress: progress)
+        if reply.status == 304 { return .notModified }
+        if reply.status == 404 { throw ServerError.notFound(id) }
+        let body = try body(of: reply, expecting: [200])
+        let document: Assessment
+        do {
+            document = try JSONDecoder().decode(Assessment.self, from: body)
+        } catch {
+            throw ServerError.badResponse("the assessment is not valid JSON of the expected shape")
+        }
+        guard document.id == id, let version = document.version, version >= 1, let claimed = document.contentHash else {
+            throw ServerError.badResponse("the assessment has the wrong id or no version")
+        }
+        do {
+            try AssessmentValidator.validate(document, requireAnswerKeyAbsent: true)
+        } catch {
+            throw ServerError.badResponse("the assessment breaks the format rules: \(error)")
+        }
+        guard try SHA256.hex(CanonicalJSON.contentBytes(document)) == claimed else {
+            throw ServerError.badResponse("the assessment does not match its content hash")
+        }
+        for question in document.questions where try question.hash != SHA256.hex(CanonicalJSON.questionBytes(question)) {
+            throw ServerError.badResponse("question \(question.id) does not match its hash")
+        }
+        return .document(document, bytes: body, etag: reply.headers["etag"])
+    }
+
+    public func uploadBatch(_ items: [ResponseItem]) async throws -> [ItemResult] {
+        let body = try Gzip.compress(try CanonicalJSON.encode(BatchRequest(responses: items)))
+        let reply = try await send("POST", APIPath.batch, headers: ["content-encoding": "gzip"], body: body, maxBytes: 4 * 1024 * 1024)
+        let results = try decode(BatchResponse.self, reply, expecting: [200]).results
+        guard results.map(\.id) == items.map(\.id) else { throw ServerError.badResponse("the batch results do not match the answers sent") }
+        return results
+    }
+
+    public func submit(_ request: SubmissionRequest) async throws -> SubmissionReceipt {
+        let reply = try await send("POST", APIPath.submissions, body: try CanonicalJSON.encode(request), maxBytes: 1024 * 1024)
+        switch reply.status {
+        case 409:
+            throw ServerError.versionConflict(currentVersion: (try? decodeEnvelope(reply))?.currentVersion ?? 0)
+        case 404:
+            throw ServerError.notFound(request.assessmentId)
+        case 422:
+            if let envelope = try? decodeEnvelope(reply), let missing = envelope.error.missing { throw ServerError.responsesMissing(missing) }
+        default: break
+        }
+        let receipt = try decode(SubmissionReceipt.self, reply, expecting: [200, 201])
+        guard receipt.attemptId == request.attemptId else { throw ServerError.badResponse("the receipt is for another attempt") }
+        return receipt
+    }
+
+    // MARK: Plumbing
+
+    func send(
+        _ method: String, _ path: String, headers: [String: String] = [:], body: Data? = nil, authenticated: Bool = true,
+        maxBytes: Int, progress: (@Sendable (Int, Int?) -> Void)? = nil
+    ) async throws -> HTTPReply {
+        var headers = headers
+        headers["accept"] = "application/json"
+        headers["accept-encoding"] = "gzip"
+        if body != nil { headers["content-type"] = "application/json" }
+        if authenticated {
+            guard let token else { throw ServerError.signInExpired }
+            headers["authorization"] = "Bearer \(token)"
+        }
+        let reply: HTTPReply
+        do {
+            reply = try await transport.send(HTTPRequestSpec(method: method, path: path, headers: headers, body: body), maxResponseBytes: maxBytes, progress: progress)
+        } catch let error as TransportError {
+            switch error {
+            case .unreachable: throw ServerError.offline
+            case .timedOut: throw ServerError.degraded
+            case .tooLarge: throw ServerError.badResponse("the answer is larger than allowed")
+            case .protocolError(let why): throw ServerError.badResponse(why)
+            }
+        }
+        switch reply.status {
+        case 401 where authenticated: throw ServerError.signInExpired
+        case 403: throw ServerError.forbidden
+        case 413: throw ServerError.tooLarge
+        case 429: throw ServerError.rateLimited(retryAfter: reply.headers["retry-after"].flatMap(Int.init).map { .seconds(max(0, min($0, 3600))) })
+        case 500...599: throw ServerError.serverFailure(status: reply.status)
+        default: return reply
+        }
+    }
+
+    /// The body, gunzipped under the caps when the server compressed it.
+    func body(of reply: HTTPReply, expecting statuses: Set<Int>) throws -> Data {
+        guard statuses.contains(reply.status) else {
+            let message = (try? decodeEnvelope(reply))?.error.message ?? "unexpected status"
+            throw ServerError.refused(status: reply.status, message: message)
+        }
+        guard let encoding = reply.headers["content-encoding"], encoding.lowercased() != "identity" else { return reply.body }
+        guard encoding.lowercased() == "gzip" else { throw ServerError.badResponse("unknown content encoding") }
+        do {
+            return try Gzip.decompress(reply.body, limits: .init(maxOutputBytes: Self.maxResponseBytes))
+        } catch {
+            throw ServerError.badResponse("compressed data was refused: \(error)")
+        }
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, _ reply: HTTPReply, expecting statuses: Set<Int>) throws -> T {
+        let data = try body(of: reply, expecting: statuses)
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch {
+            throw ServerError.badResponse("the answer is not valid JSON of the expected shape")
+        }
+    }
+
+    func decodeEnvelope(_ reply: HTTPReply) throws -> ErrorEnvelope {
+        var plain = reply
+        plain.body = try body(of: HTTPReply(status: 200, headers: reply.headers, body: reply.body), expecting: [200])
+        return try JSONDecoder().decode(ErrorEnvelope.self, from: plain.body)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import VaultCore
+
+/// What went wrong talking to the server, typed for retry decisions and worded for students.
+public enum ServerError: Error, Sendable, Equatable {
+    /// No connection could be made.
+    case offline
+    /// Connected, but timed out or the answer broke off.
+    case degraded
+    /// 401: the token is missing, expired or revoked.
+    case signInExpired
+    /// 401 on the token request itself.
+    case badCredentials
+    case forbidden
+    case notFound(String)
+    /// 413
+    case tooLarge
+    /// 429, with the wait the server asked for.
+    case rateLimited(retryAfter: Duration?)
+    /// 5xx
+    case serverFailure(status: Int)
+    /// 409 on a submission
+    case versionConflict(currentVersion: Int)
+    /// 422 on a submission: these response ids have not arrived.
+    case responsesMissing([String])
+    /// A 4xx the client should not retry, with the server's message.
+    case refused(status: Int, message: String)
+    /// The server answered something that is not what the contract says (malformed, oversized, wrong hash).
+    case badResponse(String)
+
+    /// Worth trying again later, by the retry rules of the API.
+    public var isRetryable: Bool {
+        switch self {
+        case .offline, .degraded, .rateLimited, .serverFailure: true
+        default: false
+        }
+    }
+
+    /// The plain sentence and exit class for the CLI. No HTTP codes.
+    public var vaultError: VaultError {
+        switch self {
+        case .offline:
+            VaultError(.offline, "This needs an internet connection and the server cannot be reached. Your work is saved and fully available offline; try again when you are online.")
+        case .degraded:
+            VaultError(.temporary, "The server is reachable but not answering properly right now. Your work is saved; try again in a few minutes.")
+        case .signInExpired:
+            VaultError(.notAllowed, "Your sign-in has expired. Run `vault login`.")
+        case .badCredentials:
+            VaultError(.notAllowed, "The server did not accept that user name and password. Check them and try again.")
+        case .forbidden:
+            VaultError(.notAllowed, "Your account is not allowed to do this.")
+        case .notFound(let what):
+            VaultError(.notFound, "\(what) is no longer available on the server.")
+        case .tooLarge:
+            VaultError(.temporary, "The server refused an upload as too large. It will be sent in smaller parts next time.")
+        case .rateLimited:
+            VaultError(.temporary, "The server is busy. Your work is saved; try again in a few minutes.")
+        case .serverFailure:
+            VaultError(.temporary, "The server had a problem. Your work is saved; try again later.")
+        case .versionConflict:
+            VaultError(.temporary, "The assessment changed on the server; decide what to do with `vault sync`.")
+        case .responsesMissing:
+            VaultError(.temporary, "Some answers have not reached the server yet; they will be sent first.")
+        case .refused(_, let message):
+            VaultError(.invalidData, "The server refused the request: \(message)")
+        case .badResponse(let why):
+            VaultError(.invalidData, "The server sent something unexpected (\(why)). Nothing was changed.")
+        }
+    }
+}

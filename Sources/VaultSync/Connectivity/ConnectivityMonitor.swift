@@ -1,0 +1,43 @@
+import Foundation
+import VaultAPI
+
+/// The runtime network model.
+public enum ConnectivityState: String, Sendable, Codable {
+    /// The server answers its health check.
+    case online
+    /// Hard offline: no connection can be made.
+    case offline
+    /// Soft offline: reachable, but failing or timing out.
+    case degraded
+    case unknown
+}
+
+/// Tells network-required commands whether the server can be reached. Injected so tests can drive every state.
+public protocol ConnectivityMonitor: Sendable {
+    func probe() async -> ConnectivityState
+}
+
+/// Asks the server's health endpoint, with short timeouts.
+public struct HealthProbe: ConnectivityMonitor {
+    let client: ServerClient
+
+    public init(transport: any HTTPTransport) { client = ServerClient(transport: transport) }
+
+    public func probe() async -> ConnectivityState {
+        do {
+            try await client.health()
+            return .online
+        } catch ServerError.offline {
+            return .offline
+        } catch {
+            return .degraded
+        }
+    }
+}
+
+/// A fixed answer, for tests and for `--offline` style runs.
+public struct FixedConnectivity: ConnectivityMonitor {
+    public let state: ConnectivityState
+    public init(_ state: ConnectivityState) { self.state = state }
+    public func probe() async -> ConnectivityState { state }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import VaultAPI
+import VaultCore
+
+/// Fetches assessments for offline use: verified by the client, then stored compressed in the vault.
+public struct Downloader {
+    public enum Outcome: Sendable, Equatable {
+        case stored(id: String, version: Int, evicted: [String], expiresAt: Date)
+        case alreadyCurrent(id: String, version: Int)
+    }
+
+    let client: ServerClient
+    let vault: Vault
+    let diskSpace: DiskSpace
+    let now: @Sendable () -> Date
+
+    public init(client: ServerClient, vault: Vault, diskSpace: DiskSpace = .system, now: @escaping @Sendable () -> Date = Date.init) {
+        self.client = client
+        self.vault = vault
+        self.diskSpace = diskSpace
+        self.now = now
+    }
+
+    /// Downloads one assessment; a cached current copy is confirmed with If-None-Match (304) instead.
+    public func download(_ id: String, progress: (@Sendable (Int, Int?) -> Void)? = nil) async throws -> Outcome {
+        guard AssessmentValidator.isValidID(id) else {
+            throw VaultError(.usage, "\(id) is not an assessment id (a-z, 0-9 and '-'). `vault catalog` lists them.")
+        }
+        let cached = try vault.cachedVersion(of: id)
+        switch try await client.assessment(id, etag: cached?.etag, progress: progress) {
+        case .notModified:
+            guard let cached else { throw ServerError.badResponse("the server said not modified for a copy we do not have") }
+            try vault.refreshCached(id: id, version: cached.version, now: now())
+            return .alreadyCurrent(id: id, version: cached.version)
+        case .document(let document, let bytes, let etag):
+            let outcome = try vault.storeAssessment(document, bytes: bytes, etag: etag, now: now(), diskSpace: diskSpace)
+            return .stored(id: id, version: document.version ?? 0, evicted: outcome.evicted.map(\.id), expiresAt: outcome.expiresAt)
+        }
+    }
+
+    /// The ids `--next N` picks: offered, not yet downloaded (or outdated), in catalog order.
+    public static func next(_ count: Int, catalog: [CatalogEntry], cached: [CachedAssessment]) -> [String] {
+        catalog.filter { entry in
+            let newest = cached.filter { $0.id == entry.id }.map(\.version).max()
+            return newest == nil || newest! < entry.version
+        }.prefix(count).map(\.id)
+    }
+}
