@@ -98,6 +98,14 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "VaultSyncTests",
+            dependencies: [
+                "VaultSync", "VaultServer", "VaultAPI", "VaultCore", "VaultTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+        .testTarget(
             name: "VaultCLITests",
             dependencies: ["VaultCore", "VaultTestSupport"]
         ),

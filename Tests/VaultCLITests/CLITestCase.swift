@@ -25,3 +25,10 @@ final class CLIVault: @unchecked Sendable {
 
     func snapshot() -> [String: Data] { TestVault.snapshot(path) }
 }
+
+enum TemporaryDirectoryFiles {
+    /// Every regular file directly in `path` (a vault directory).
+    static func all(_ path: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).map { path + "/" + $0 }
+    }
+}

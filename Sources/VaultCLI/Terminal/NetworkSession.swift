@@ -25,7 +25,7 @@ final class NetworkSession {
 
     /// Checks the server first; offline says so in plain words (exit 69) and changes nothing else.
     func requireReachable() async throws {
-        let state = await HealthProbe(transport: transport).probe()
+        let state = await HealthProbe(transport: transport, baseURL: transport.baseURL).probe()
         try? vault.setMeta("connectivity", state.rawValue)
         switch state {
         case .online: return

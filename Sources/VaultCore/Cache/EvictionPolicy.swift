@@ -77,6 +77,13 @@ public struct EvictionPolicy: Sendable {
         public var version: Int
         public var storedBytes: Int
         public var tier: Tier
+
+        public init(id: String, version: Int, storedBytes: Int, tier: Tier) {
+            self.id = id
+            self.version = version
+            self.storedBytes = storedBytes
+            self.tier = tier
+        }
     }
 
     public let limits: Limits

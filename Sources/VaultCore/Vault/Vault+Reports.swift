@@ -43,7 +43,7 @@ extension Vault {
         var problems: [String] = []
         do {
             let onDisk = try Vault.loadKeyFile(paths.keyFile)
-            if onDisk != keyFile { problems.append("The key file changed on disk while the vault was open.") }
+            if try onDisk.encoded() != keyFile.encoded() { problems.append("The key file changed on disk while the vault was open.") }
         } catch {
             problems.append("\(error)")
         }

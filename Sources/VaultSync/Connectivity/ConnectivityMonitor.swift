@@ -17,13 +17,19 @@ public protocol ConnectivityMonitor: Sendable {
     func probe() async -> ConnectivityState
 }
 
-/// Asks the server's health endpoint, with short timeouts.
+/// Asks the server's health endpoint, with short timeouts. With a base URL, a bare TCP connect goes first so
+/// that a refused connection is told as offline at once.
 public struct HealthProbe: ConnectivityMonitor {
     let client: ServerClient
+    let baseURL: String?
 
-    public init(transport: any HTTPTransport) { client = ServerClient(transport: transport) }
+    public init(transport: any HTTPTransport, baseURL: String? = nil) {
+        client = ServerClient(transport: transport)
+        self.baseURL = baseURL
+    }
 
     public func probe() async -> ConnectivityState {
+        if let baseURL, !TCPReachability.canConnect(to: baseURL) { return .offline }
         do {
             try await client.health()
             return .online

@@ -1,0 +1,54 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real `vault-server` binary on 127.0.0.1 with an ephemeral port (`--port 0 --port-file`), seeded with
+/// the demo accounts and samples, password hashing at low iterations.
+public final class ServerProcess: @unchecked Sendable {
+    public let directory = TemporaryDirectory("vault-server-proc")
+    public private(set) var process: Process?
+    public private(set) var port = 0
+    public var dataDirectory: String { directory.file("data") }
+    public var url: String { "http://127.0.0.1:\(port)" }
+
+    public init() throws {
+        try start()
+    }
+
+    /// Starts (or restarts, on the same data and port when possible) the server.
+    public func start() throws {
+        let portFile = directory.file("port")
+        unlink(portFile)
+        let portArgument = port == 0 ? "0" : String(port)
+        let process = try Binaries.start(
+            "vault-server",
+            ["serve", "--port", portArgument, "--port-file", portFile, "--data", dataDirectory, "--demo", "--password-iterations", "1000"])
+        self.process = process
+        for _ in 0..<200 {
+            if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let value = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                port = value
+                return
+            }
+            usleep(50_000)
+        }
+        throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: portFile])
+    }
+
+    /// Stops the server (SIGTERM, then SIGKILL) and waits for it.
+    public func stop() {
+        guard let process, process.isRunning else { return }
+        kill(process.processIdentifier, SIGTERM)
+        _ = try? Binaries.finish(process, timeout: .seconds(10))
+        self.process = nil
+    }
+
+    /// Runs a `vault-server` admin subcommand against this server's data.
+    @discardableResult
+    public func admin(_ arguments: [String], stdin: String = "") throws -> Binaries.Result {
+        try Binaries.run("vault-server", arguments + ["--data", dataDirectory], stdin: stdin)
+    }
+
+    deinit { stop() }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+import VaultAPI
+import VaultCore
+import VaultServer
+import VaultSync
+import VaultTestSupport
+
+/// A server that lies: every hostile answer is refused with a clear error and nothing is stored.
+struct HostileServerTests {
+    enum Payload: String, CaseIterable, Sendable {
+        case oversized, gzipBomb, hashMismatch, malformedJSON, wrongTypes, answerKeyLeaked, wrongID, badGzip, questionHashForged, truncatedGzip
+    }
+
+    static func validServed() -> Assessment {
+        var document = SampleDocuments.quiz().served
+        document.version = 1
+        for index in document.questions.indices { document.questions[index].hash = SHA256.hex(try! CanonicalJSON.questionBytes(document.questions[index])) }
+        document.contentHash = SHA256.hex(try! CanonicalJSON.contentBytes(document))
+        return document
+    }
+
+    static func body(for payload: Payload) throws -> (Data, gzip: Bool) {
+        let valid = validServed()
+        switch payload {
+        case .oversized:
+            return (Data(repeating: 0x20, count: 12 * 1024 * 1024), false)
+        case .gzipBomb:
+            var bomb = Data("{\"id\":\"quiz\",\"title\":\"".utf8)
+            bomb.append(Data(repeating: 0x41, count: 60 * 1024 * 1024))
+            return (try Gzip.compress(bomb), true)
+        case .hashMismatch:
+            var forged = valid
+            forged.title = "Changed after hashing"
+            return (try CanonicalJSON.encode(forged), false)
+        case .malformedJSON:
+            return (Data("{\"id\":\"quiz\",\"title\":".utf8), false)
+        case .wrongTypes:
+            return (Data(#"{"id":"quiz","title":5,"questions":"none","version":"one"}"#.utf8), false)
+        case .answerKeyLeaked:
+            var leaked = valid
+            leaked.questions[0].answerKey = [.string("b")]
+            return (try CanonicalJSON.encode(leaked), false)
+        case .wrongID:
+            var other = valid
+            other.id = "other"
+            return (try CanonicalJSON.encode(other), false)
+        case .badGzip:
+            return (Data([0x1F, 0x8B, 0x08, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3, 4, 5, 6, 7, 8, 9]), true)
+        case .questionHashForged:
+            var forged = valid
+            forged.questions[1].prompt = "Different"
+            forged.contentHash = SHA256.hex(try CanonicalJSON.contentBytes(forged))
+            return (try CanonicalJSON.encode(forged), false)
+        case .truncatedGzip:
+            let zipped = try Gzip.compress(try CanonicalJSON.encode(valid))
+            return (zipped.prefix(zipped.count - 6), true)
+        }
+    }
+
+    @Test("hostile answers to a download are refused and nothing is stored", arguments: Payload.allCases)
+    func hostile(_ payload: Payload) async throws {
+        let (body, gzip) = try Self.body(for: payload)
+        let router = Router()
+        router.get("/v1/assessments/quiz") { _, _ in
+            var headers: HTTPFields = [.contentType: "application/json"]
+            if gzip { headers[.contentEncoding] = "gzip" }
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        let directory = TemporaryDirectory()
+        try await app.test(.live) { client in
+            let vault = try TestVault.create(in: directory)
+            let transport = AsyncHTTPTransport(baseURL: "http://127.0.0.1:\(client.port!)")
+            let before = try vault.storage().usedBytes
+            do {
+                _ = try await Downloader(client: ServerClient(transport: transport, token: "t"), vault: vault).download("quiz")
+                Issue.record("accepted \(payload)")
+            } catch let error as ServerError {
+                guard case .badResponse = error else {
+                    Issue.record("\(payload): \(error)")
+                    return
+                }
+                #expect(!error.vaultError.message.isEmpty)
+                #expect(VaultExitClass.isBadData(error.vaultError))
+            }
+            await transport.shutdown()
+            #expect(try vault.cachedAssessments().isEmpty)
+            #expect(try vault.storage().usedBytes == before)
+        }
+    }
+}
+
+enum VaultExitClass {
+    static func isBadData(_ error: VaultError) -> Bool { error.code == .invalidData }
+}
