@@ -1,0 +1,22 @@
+import Foundation
+import VaultAPI
+
+/// An attempt with everything the screen needs: the document, current answers and flags.
+public struct AttemptRecord: Sendable {
+    public enum State: String, Sendable, Codable { case inProgress = "in_progress", submitted, synced }
+
+    public var id: String
+    public var assessment: Assessment
+    public var state: State
+    public var startedAt: Date
+    public var submittedAt: Date?
+    public var activeMilliseconds: Int
+    public var currentQuestion: Int
+    public var flagged: Set<String>
+    /// The latest answer per question id.
+    public var answers: [String: JSONValue]
+    public var expiresAt: Date
+
+    public var unanswered: [Question] { assessment.questions.filter { answers[$0.id] == nil } }
+    public var isReadOnly: Bool { state != .inProgress }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import VaultAPI
+
+/// Taking an assessment offline: every answer is committed (encrypted, fsynced) before the call returns.
+extension Vault {
+    /// Resumes the open attempt on `assessmentID`, or starts one on the newest cached version.
+    /// An expired copy, or one past its `not_after`, cannot start a new attempt; an open one can always be finished.
+    public func openAttempt(on assessmentID: String, now: Date = Date()) throws -> AttemptRecord {
+        if let existing = try database.row(
+            "SELECT id FROM attempts WHERE assessment_id = ? AND state = 'in_progress' ORDER BY started_at DESC LIMIT 1", [assessmentID])
+        {
+            return try attempt(existing.string(0), opened: true, now: now)
+        }
+        let (assessment, expiresAt) = try loadAssessment(id: assessmentID, opened: true, now: now)
+        if let done = try database.row(
+            "SELECT state FROM attempts WHERE assessment_id = ? AND assessment_version = ? AND state != 'in_progress' LIMIT 1",
+            [assessmentID, assessment.version ?? 0])
+        {
+            throw VaultError(
+                .notAllowed,
+                "You already submitted \(assessment.title)\(done.string(0) == "synced" ? " and it was uploaded" : ""). A submitted attempt cannot be changed.")
+        }
+        if expiresAt <= now {
+            throw VaultError(
+                .notAllowed,
+                "Your copy of \(assessment.title) has expired, so a new attempt cannot start. Download it again when you are online.")
+        }
+        if let notAfter = assessment.notAfter.flatMap(Timestamp.date), notAfter <= now {
+            throw VaultError(.notAllowed, "\(assessment.title) closed on \(assessment.notAfter!); no new attempt can start.")
+        }
+        let id = UUID().uuidString.lowercased()
+        try database.execute(
+            "INSERT INTO attempts (id, assessment_id, assessment_version, state, started_at) VALUES (?, ?, ?, 'in_progress', ?)",
+            [id, assessmentID, assessment.version ?? 0, now.timeIntervalSince1970])
+        return try attempt(id, now: now)
+    }
+
+    /// The most recent attempt on an assessment, whatever its state, or nil.
+    public func latestAttempt(on assessmentID: String, now: Date = Date()) throws -> AttemptRecord? {
+        try database.row("SELECT id FROM attempts WHERE assessment_id = ? ORDER BY started_at DESC LIMIT 1", [assessmentID])
+            .map { try attempt($0.string(0), now: now) }
+    }
+
+    public func attempt(_ id: String, opened: Bool = false, now: Date = Date()) throws -> AttemptRecord {
+        guard let row = try database.row(
+            "SELECT assessment_id, assessment_version, state, started_at, submitted_at, active_ms, current_question, flags FROM attempts WHERE id = ?",
+            [id])
+        else { throw VaultError(.notFound, "There is no attempt \(id).") }
+        let (assessment, expiresAt) = try loadAssessment(id: row.string(0), version: row.int(1), opened: opened, now: now)
+        var answers: [String: JSONValue] = [:]
+        for answer in try database.rows(
+            "SELECT question_id, answer FROM responses WHERE attempt_id = ? AND state != 'dead' ORDER BY answered_at, rowid", [id])
+        {
+            answers[answer.string(0)] = try? JSONDecoder().decode(JSONValue.self, from: Data(answer.string(1).utf8))
+        }
+        return AttemptRecord(
+            id: id, assessment: assessment, state: AttemptRecord.State(rawValue: row.string(2)) ?? .inProgress,
+            startedAt: Date(timeIntervalSince1970: row.double(3)), submittedAt: row.optionalDouble(4).map { Date(timeIntervalSince1970: $0) },
+            activeMilliseconds: row.int(5), currentQuestion: row.int(6),
+            flagged: Set(row.string(7).split(separator: ",").map(String.init)), answers: answers, expiresAt: expiresAt)
+    }
+
+    /// Records one answer durably. A pending (not yet uploaded) answer to the same question is replaced under a new
+    /// id, so a copy already in flight can never overwrite it on the server; an uploaded one gets a newer answer
+    /// queued beside it (the server keeps the latest by `answered_at`).
+    @discardableResult
+    public func recordAnswer(
+        attemptID: String, questionID: String, answer: JSONValue, timeSpentMilliseconds: Int = 0,
+        activeMilliseconds: Int? = nil, currentQuestion: Int? = nil, now: Date = Date()
+    ) throws -> String {
+        try database.inTransaction {
+            guard let attempt = try database.row(
+                "SELECT assessment_id, assessment_version, state FROM attempts WHERE id = ?", [attemptID])
+            else { throw VaultError(.notFound, "There is no attempt \(attemptID).") }
+            guard attempt.string(2) == "in_progress" else {
+                throw VaultError(.notAllowed, "This attempt was submitted and can no longer be changed.")
+            }
+            let hashes = try database.row(
+                "SELECT question_hashes FROM assessments WHERE id = ? AND version = ?", [attempt.string(0), attempt.int(1)])?.string(0) ?? "{}"
+            guard let hash = (try? JSONDecoder().decode([String: String].self, from: Data(hashes.utf8)))?[questionID] else {
+                throw VaultError(.notFound, "The assessment has no question \(questionID).")
+            }
+            var spent = max(0, timeSpentMilliseconds)
+            for pending in try database.rows(
+                "SELECT id, time_spent_ms FROM responses WHERE attempt_id = ? AND question_id = ? AND state = 'pending'", [attemptID, questionID])
+            {
+                spent += pending.int(1)
+                try database.execute("DELETE FROM sync_queue WHERE kind = 'response' AND ref_id = ?", [pending.string(0)])
+                try database.execute("DELETE FROM responses WHERE id = ?", [pending.string(0)])
+            }
+            let id = UUID().uuidString.lowercased()
+            let text = String(decoding: try CanonicalJSON.encode(answer), as: UTF8.self)
+            try database.execute(
+                """
+                INSERT INTO responses (id, attempt_id, question_id, question_hash, answer, time_spent_ms, answered_at, state)
+                VALUES (?, ?, ?, ?, ?, ?, ?, 'pending')
+                """, [id, attemptID, questionID, hash, text, spent, Timestamp.string(now)])
+            try database.execute(
+                "INSERT INTO sync_queue (kind, ref_id, enqueued_at) VALUES ('response', ?, ?)", [id, now.timeIntervalSince1970])
+            if let activeMilliseconds {
+                try database.execute("UPDATE attempts SET active_ms = MAX(active_ms, ?) WHERE id = ?", [activeMilliseconds, attemptID])
+            }
+            if let currentQuestion {
+                try database.execute("UPDATE attempts SET current_question = ? WHERE id = ?", [currentQuestion, attemptID])
+            }
+            return id
+        }
+    }
+
+    /// Saves where the student is, the flags, and the active time (never decreasing).
+    public func saveProgress(attemptID: String, activeMilliseconds: Int? = nil, currentQuestion: Int? = nil, flagged: Set<String>? = nil) throws {
+        try database.inTransaction {
+            if let activeMilliseconds {
+                try database.execute(
+                    "UPDATE attempts SET active_ms = MAX(active_ms, ?) WHERE id = ? AND state = 'in_progress'", [activeMilliseconds, attemptID])
+            }
+            if let currentQuestion {
+                try database.execute("UPDATE attempts SET current_question = ? WHERE id = ?", [currentQuestion, attemptID])
+            }
+            if let flagged {
+                try database.execute("UPDATE attempts SET flags = ? WHERE id = ?", [flagged.sorted().joined(separator: ","), attemptID])
+            }
+        }
+    }
+
+    /// Finishes the attempt and queues its submission after its answers. The attempt is read-only afterwards.
+    public func submitAttempt(_ attemptID: String, now: Date = Date()) throws {
+        try database.inTransaction {
+            guard let state = try database.row("SELECT state FROM attempts WHERE id = ?", [attemptID])?.string(0) else {
+                throw VaultError(.notFound, "There is no attempt \(attemptID).")
+            }
+            guard state == "in_progress" else { throw VaultError(.notAllowed, "This attempt was already submitted.") }
+            try database.execute(
+                "UPDATE attempts SET state = 'submitted', submitted_at = ? WHERE id = ?", [now.timeIntervalSince1970, attemptID])
+            try database.execute(
+                "INSERT INTO sync_queue (kind, ref_id, enqueued_at) VALUES ('submission', ?, ?)", [attemptID, now.timeIntervalSince1970])
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+import VaultAPI
+import VaultCore
+import VaultTestSupport
+
+struct AnswerParserTests {
+    static let choices = [Choice(id: "a", text: "2"), Choice(id: "b", text: "5"), Choice(id: "c", text: "8")]
+    static let single = Question(id: "q1", type: .singleChoice, prompt: "p", choices: choices)
+    static let multiple = Question(id: "q2", type: .multipleChoice, prompt: "p", choices: choices)
+    static let trueFalse = Question(id: "q3", type: .trueFalse, prompt: "p")
+    static let numeric = Question(id: "q4", type: .numeric, prompt: "p")
+    static let short = Question(id: "q5", type: .shortText, prompt: "p", maxLength: 10)
+    static let essay = Question(id: "q6", type: .essay, prompt: "p", maxLength: 100)
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        let question: Question
+        let input: String
+        let expected: JSONValue?
+        var testDescription: String { "\(question.type.rawValue) '\(input)'" }
+    }
+
+    static let cases: [Case] = [
+        Case(question: single, input: "b", expected: .string("b")),
+        Case(question: single, input: " c ", expected: .string("c")),
+        Case(question: single, input: "z", expected: nil),
+        Case(question: single, input: "a,b", expected: nil),
+        Case(question: multiple, input: "c,a", expected: .array([.string("a"), .string("c")])),
+        Case(question: multiple, input: "a, a", expected: nil),
+        Case(question: multiple, input: "", expected: nil),
+        Case(question: multiple, input: "a,x", expected: nil),
+        Case(question: trueFalse, input: "true", expected: .bool(true)),
+        Case(question: trueFalse, input: "F", expected: .bool(false)),
+        Case(question: trueFalse, input: "maybe", expected: nil),
+        Case(question: numeric, input: "3.14", expected: .number(3.14)),
+        Case(question: numeric, input: "-2,5", expected: .number(-2.5)),
+        Case(question: numeric, input: "1e3", expected: .number(1000)),
+        Case(question: numeric, input: "pi", expected: nil),
+        Case(question: numeric, input: "inf", expected: nil),
+        Case(question: numeric, input: "nan", expected: nil),
+        Case(question: numeric, input: "0x10", expected: nil),
+        Case(question: short, input: "coefficient", expected: nil),
+        Case(question: short, input: "سلام 🙂", expected: .string("سلام 🙂")),
+        Case(question: short, input: "   ", expected: nil),
+        Case(question: essay, input: "line one\n\nline three\n", expected: .string("line one\n\nline three")),
+        Case(question: essay, input: String(repeating: "x", count: 101), expected: nil),
+    ]
+
+    @Test("answers are parsed per type; misfits name what is accepted", arguments: cases)
+    func parse(_ testCase: Case) {
+        do {
+            let value = try AnswerParser.parse(testCase.input, for: testCase.question)
+            #expect(value == testCase.expected)
+        } catch let error as VaultError {
+            #expect(testCase.expected == nil, "refused: \(error.message)")
+            #expect(error.code == .invalidData)
+            #expect(error.message.contains("Accepted:"))
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+}
+
+struct AttemptTimerTests {
+    @Test("active time accumulates across sessions; only the monotonic clock counts; it never goes below zero")
+    func timer() {
+        let clock = ManualClock()
+        let first = AttemptTimer(limitSeconds: 60, storedActiveMilliseconds: 0, clock: clock)
+        clock.advance(by: .seconds(20))
+        #expect(first.activeMilliseconds == 20_000)
+        #expect(first.remaining == .seconds(40))
+        // The session closes having stored 20 s; a new one starts from there, however long the pause was.
+        let second = AttemptTimer(limitSeconds: 60, storedActiveMilliseconds: first.activeMilliseconds, clock: clock)
+        #expect(second.remaining == .seconds(40))
+        clock.advance(by: .seconds(45))
+        #expect(second.isExpired)
+        #expect(second.remaining == .zero)
+        #expect(AttemptTimer<ManualClock>.format(.seconds(3_725)) == "1:02:05")
+        #expect(AttemptTimer<ManualClock>.format(.seconds(59)) == "00:59")
+        let untimed = AttemptTimer(limitSeconds: nil, storedActiveMilliseconds: 5, clock: clock)
+        #expect(untimed.remaining == nil && !untimed.isExpired)
+    }
+}
+
+struct AttemptTests {
+    let directory = TemporaryDirectory()
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func vaultWithQuiz(expiresIn days: Double = 7) throws -> Vault {
+        let vault = try TestVault.create(in: directory)
+        let (document, bytes) = CacheTests.served("quiz", padding: 10)
+        _ = try vault.storeAssessment(document, bytes: bytes, etag: nil, now: Self.now.addingTimeInterval((days - 7) * 86_400), diskSpace: .fixed(1 << 40))
+        return vault
+    }
+
+    @Test("an answer is committed before the call returns: another connection sees it")
+    func durable() throws {
+        let vault = try vaultWithQuiz()
+        let attempt = try vault.openAttempt(on: "quiz", now: Self.now)
+        try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("First answer"), now: Self.now)
+        let reader = try Database(
+            path: vault.paths.database,
+            encryption: .rawKey(SecretBytes(Hex.decode(String(vault.revealKey().literal.dropFirst(2).prefix(64)))!), salt: vault.keyFile.databaseSaltBytes))
+        #expect(try reader.scalarInt("SELECT count(*) FROM responses WHERE state = 'pending'") == 1)
+    }
+
+    @Test("changing a pending answer replaces it under a new id; changing an uploaded one queues a newer answer")
+    func replace() throws {
+        let vault = try vaultWithQuiz()
+        let attempt = try vault.openAttempt(on: "quiz", now: Self.now)
+        let first = try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("one"), timeSpentMilliseconds: 1_000, now: Self.now)
+        let second = try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("two"), timeSpentMilliseconds: 500, now: Self.now.addingTimeInterval(1))
+        #expect(first != second)
+        #expect(try vault.database.scalarInt("SELECT count(*) FROM responses") == 1)
+        #expect(try vault.database.scalarInt("SELECT time_spent_ms FROM responses") == 1_500)
+        #expect(try vault.database.scalarInt("SELECT count(*) FROM sync_queue WHERE ref_id = ?", [second]) == 1)
+        #expect(try vault.database.scalarInt("SELECT count(*) FROM sync_queue WHERE ref_id = ?", [first]) == 0)
+        try vault.database.execute("UPDATE responses SET state = 'synced' WHERE id = ?", [second])
+        try vault.database.execute("DELETE FROM sync_queue", [])
+        let third = try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("three"), now: Self.now.addingTimeInterval(2))
+        #expect(try vault.database.scalarInt("SELECT count(*) FROM responses") == 2)
+        #expect(try vault.attempt(attempt.id).answers["q1"] == .string("three"))
+        #expect(try vault.database.row("SELECT answered_at FROM responses WHERE id = ?", [third])?.string(0) == "2027-01-15T08:00:02.000Z")
+    }
+
+    @Test("submit makes the attempt read-only and queues the submission after its answers")
+    func submit() throws {
+        let vault = try vaultWithQuiz()
+        let attempt = try vault.openAttempt(on: "quiz", now: Self.now)
+        try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("x"), now: Self.now)
+        try vault.submitAttempt(attempt.id, now: Self.now)
+        #expect(throws: VaultError.self) { try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("y")) }
+        #expect(throws: VaultError.self) { try vault.submitAttempt(attempt.id) }
+        #expect(throws: VaultError.self) { _ = try vault.openAttempt(on: "quiz", now: Self.now) }
+        let queue = try vault.database.rows("SELECT kind FROM sync_queue ORDER BY seq").map { $0.string(0) }
+        #expect(queue == ["response", "submission"])
+        #expect(try vault.status().pendingSubmissions == 1)
+    }
+
+    @Test("an expired copy cannot start an attempt, but an attempt already open can be finished")
+    func expiry() throws {
+        let vault = try vaultWithQuiz(expiresIn: 1)
+        let attempt = try vault.openAttempt(on: "quiz", now: Self.now)
+        let later = Self.now.addingTimeInterval(3 * 86_400)
+        let resumed = try vault.openAttempt(on: "quiz", now: later)
+        #expect(resumed.id == attempt.id)
+        try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("late"), now: later)
+        try vault.submitAttempt(attempt.id, now: later)
+        // As if it had never started: no attempt on the expired copy.
+        try vault.database.execute("DELETE FROM sync_queue", [])
+        try vault.database.execute("DELETE FROM responses", [])
+        try vault.database.execute("DELETE FROM attempts WHERE id = ?", [attempt.id])
+        do {
+            _ = try vault.openAttempt(on: "quiz", now: later)
+            Issue.record("started on an expired copy")
+        } catch let error as VaultError {
+            #expect(error.message.contains("expired"))
+            #expect(error.message.contains("Download it again"))
+        }
+    }
+
+    @Test("flags, position and active time persist; active time never goes down")
+    func progress() throws {
+        let vault = try vaultWithQuiz()
+        let attempt = try vault.openAttempt(on: "quiz", now: Self.now)
+        try vault.saveProgress(attemptID: attempt.id, activeMilliseconds: 30_000, currentQuestion: 0, flagged: ["q1"])
+        try vault.saveProgress(attemptID: attempt.id, activeMilliseconds: 10_000)
+        let reloaded = try vault.attempt(attempt.id)
+        #expect(reloaded.activeMilliseconds == 30_000)
+        #expect(reloaded.flagged == ["q1"])
+    }
+}
