@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+import VaultCore
+import VaultTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `take` on a real pseudo-terminal, plus `answer`, `show` and `submit`, all against the demo samples.
+struct TakeCommandTests {
+    func downloaded(_ ids: [String] = ["--all"]) throws -> (CLIVault, ServerProcess) {
+        let server = try ServerProcess()
+        let vault = CLIVault()
+        try vault.initialize()
+        try vault.run(
+            ["login", "--server", server.url, "--user", "demo", "--vault", vault.path, "--password-stdin", "--server-password-stdin"],
+            stdin: "pw-1\ndemo-password\n")
+        if !ids.isEmpty { #expect(try vault.unlocked(["download"] + ids).status == 0) }
+        return (vault, server)
+    }
+
+    func take(_ vault: CLIVault, _ id: String) throws -> PseudoTerminal {
+        let terminal = try PseudoTerminal("vault", ["take", id, "--vault", vault.path, "--password-stdin"])
+        terminal.send("pw-1\n")
+        return terminal
+    }
+
+    @Test("take on a terminal: every question type, navigation, flag, review, kill -9 and resume, submit")
+    func interactive() throws {
+        let (vault, server) = try downloaded()
+        defer { withExtendedLifetime(server) {} }
+        var screen = try take(vault, "algebra-1")
+        try screen.wait(for: "Question 1 of 6")
+        screen.send("b\n")                      // single choice by letter; moves on
+        try screen.wait(for: "Question 2 of 6")
+        screen.send("a\n")                      // toggles a
+        try screen.wait(for: "[x] a) 2")
+        screen.send("c\n")                      // toggles c
+        try screen.wait(for: "[x] c) -2")
+        screen.send("!\n")                      // flag question 2
+        try screen.wait(for: "Flagged for review.")
+        screen.send(">\n")
+        try screen.wait(for: "Question 3 of 6")
+        screen.send("maybe\n")                  // not a true/false answer: told, nothing saved
+        try screen.wait(for: "Accepted: true or false")
+        // kill -9 after two saved answers: at most the answer being typed is lost.
+        kill(screen.process.processIdentifier, SIGKILL)
+        _ = screen.waitForExit()
+
+        screen = try take(vault, "algebra-1")
+        try screen.wait(for: "Resuming: 2 answered so far.")
+        try screen.wait(for: "Question 3 of 6")
+        screen.send("<\n")
+        try screen.wait(for: "Question 2 of 6")
+        try screen.wait(for: "[flagged]")
+        screen.send(">\n")
+        try screen.wait(for: "Question 3 of 6")
+        screen.send("t\n")
+        try screen.wait(for: "Question 4 of 6")
+        screen.send("3,14\n")
+        try screen.wait(for: "Question 5 of 6")
+        screen.send("coefficient\n")
+        try screen.wait(for: "Question 6 of 6")
+        screen.send("Add 3 to both sides.\n\nThen divide by 4: x = 3.\n.\n")
+        try screen.wait(for: "Then divide by 4: x = 3.")
+        screen.send("<\n")
+        try screen.wait(for: "Question 5 of 6")
+        screen.send("#1\n")
+        try screen.wait(for: "Question 1 of 6")
+        screen.send(":r\n")
+        try screen.wait(for: "Unanswered: none. Flagged: 2.")
+        screen.send(":s\n")
+        try screen.wait(for: "Submit now?")
+        screen.send("y\n")
+        try screen.wait(for: "Submitted.")
+        #expect(screen.waitForExit() == 0)
+
+        let show = try #require(try vault.unlocked(["show", "algebra-1", "--json"]).json)
+        #expect(show["attempt_state"] as? String == "submitted")
+        let answers = (show["questions"] as? [[String: Any]] ?? []).map { $0["answer"] }
+        #expect(answers[0] as? String == "b")
+        #expect(answers[1] as? [String] == ["a", "c"])
+        #expect(answers[2] as? Bool == true)
+        #expect(answers[3] as? Double == 3.14)
+        #expect(answers[5] as? String == "Add 3 to both sides.\n\nThen divide by 4: x = 3.")
+        let again = try vault.unlocked(["answer", "algebra-1", "q1", "a"])
+        #expect(again.status == 77)
+        #expect(again.stderr.contains("cannot be changed"))
+        #expect(TestVault.filesContaining(["Then divide by 4", "coefficient", "Algebra Quiz"], in: TemporaryDirectoryFiles.all(vault.path)).isEmpty)
+    }
+
+    @Test("a timed attempt runs out: it is submitted with what was saved, and the student is told")
+    func timed() throws {
+        let (vault, server) = try downloaded([])
+        defer { withExtendedLifetime(server) {} }
+        let document = vault.root.file("timed.json")
+        try Data(#"{"id":"quick","title":"Quick","time_limit_seconds":3,"questions":[{"id":"q1","type":"true_false","prompt":"Yes?"},{"id":"q2","type":"short_text","prompt":"Name?"}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: document))
+        try server.admin(["publish", document])
+        #expect(try vault.unlocked(["download", "quick"]).status == 0)
+        let screen = try take(vault, "quick")
+        try screen.wait(for: "time left")
+        screen.send("t\n")
+        try screen.wait(for: "Question 2 of 2")
+        try screen.wait(for: "Time is up.", timeout: .seconds(10))
+        #expect(screen.waitForExit() == 0)
+        let show = try #require(try vault.unlocked(["show", "quick", "--json"]).json)
+        #expect(show["attempt_state"] as? String == "submitted")
+        // Reopening gives no extra time: the attempt is closed.
+        #expect(try vault.unlocked(["take", "quick"]).status == 77)
+    }
+
+    @Test("answer validates per type (exit 65 naming what is accepted); - reads the text from stdin; submit queues")
+    func answerCommand() throws {
+        let (vault, server) = try downloaded(["reading-fa-en"])
+        defer { withExtendedLifetime(server) {} }
+        let bad = try vault.unlocked(["answer", "reading-fa-en", "q1", "zz"])
+        #expect(bad.status == 65)
+        #expect(bad.stderr.contains("Accepted: one of a, b, c"))
+        #expect(try vault.unlocked(["answer", "reading-fa-en", "q9", "a"]).status == 66)
+        #expect(try vault.unlocked(["answer", "reading-fa-en", "q1", "a"]).status == 0)
+        let essay = try vault.unlocked(["answer", "reading-fa-en", "q4", "-"], extraInput: "روستای ما کوچک است.\nما یک مدرسه داریم.\n")
+        #expect(essay.status == 0, "\(essay.stderr)")
+        let list = try #require(try vault.unlocked(["list", "--json"]).json?["assessments"] as? [[String: Any]])
+        #expect(list.first?["attempt_state"] as? String == "in_progress")
+        #expect(list.first?["pending_answers"] as? Int == 2)
+        let submit = try vault.unlocked(["submit", "reading-fa-en", "--json"])
+        #expect(submit.json?["unanswered"] as? Int == 2)
+        let status = try #require(try vault.unlocked(["status", "--json"]).json)
+        #expect(status["pending_answers"] as? Int == 2)
+        #expect(status["pending_submissions"] as? Int == 1)
+        let show = try vault.unlocked(["show", "reading-fa-en"])
+        #expect(show.stdout.contains("روستای ما کوچک است."))
+    }
+
+    @Test("offline-capable commands never open a network connection (strace shows no inet socket)")
+    func noNetwork() throws {
+        let (vault, server) = try downloaded(["algebra-1"])
+        defer { withExtendedLifetime(server) {} }
+        let commands: [([String], String)] = [
+            (["list"], ""), (["show", "algebra-1"], ""), (["status"], ""), (["storage"], ""), (["verify"], ""),
+            (["config", "list"], ""), (["answer", "algebra-1", "q1", "b"], ""), (["take", "algebra-1"], "a\n:q\n"),
+            (["submit", "algebra-1"], ""), (["key", "list"], ""), (["evict", "--expired"], ""),
+        ]
+        for (command, input) in commands {
+            let trace = vault.root.file("trace.txt")
+            let result = try Binaries.run(
+                "/usr/bin/strace", ["-f", "-qq", "-e", "trace=socket,connect", "-o", trace, Binaries.directory + "/vault"] + command + ["--vault", vault.path, "--password-stdin"],
+                stdin: "pw-1\n" + input)
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            let calls = (try? String(contentsOfFile: trace, encoding: .utf8)) ?? ""
+            #expect(!calls.contains("AF_INET") && !calls.contains("AF_INET6"), "\(command) touched the network: \(calls)")
+        }
+        // The check can fail: a network command shows up in the same trace.
+        let trace = vault.root.file("trace.txt")
+        _ = try Binaries.run("/usr/bin/strace", ["-f", "-qq", "-e", "trace=socket,connect", "-o", trace, Binaries.directory + "/vault", "catalog", "--vault", vault.path, "--password-stdin"], stdin: "pw-1\n")
+        #expect(((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").contains("AF_INET"))
+    }
+}
