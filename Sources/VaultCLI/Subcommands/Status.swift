@@ -1,15 +1,20 @@
 import ArgumentParser
 import VaultCore
 
-struct Status: ParsableCommand {
+struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Connectivity as last seen, answers waiting to upload, dead letters, conflicts, last sync.")
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var passwords: PasswordOptions
+    @Flag(help: "Check the server now instead of reporting the last state seen.") var probe = false
 
-    func run() throws {
+    func run() async throws {
         let context = CommandContext(globals)
         let vault = try context.openVault(passwords)
+        if probe {
+            // The only network use of `status`, and only when asked for.
+            _ = try? await NetworkSession.with(vault: vault) { _ in true }
+        }
         let report = try vault.status()
         let console = context.console
         console.line("Connection (last seen): \(report.connectivity)")

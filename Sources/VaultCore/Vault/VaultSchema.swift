@@ -8,6 +8,7 @@ enum VaultSchema {
     static var migrator: Migrator {
         var migrator = Migrator()
         migrator.register(1, version1)
+        migrator.register(2, version2)
         return migrator
     }
 
@@ -89,5 +90,14 @@ enum VaultSchema {
             payload BLOB NOT NULL,
             created_at REAL NOT NULL
         );
+        """
+
+    /// Sync bookkeeping: the server's receipt per attempt, and what a conflict was about.
+    static let version2 = """
+        ALTER TABLE attempts ADD COLUMN receipt_id TEXT;
+        ALTER TABLE attempts ADD COLUMN force_submit INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE responses ADD COLUMN conflict_version INTEGER;
+        ALTER TABLE responses ADD COLUMN sync_message TEXT;
+        ALTER TABLE responses ADD COLUMN force_pending INTEGER NOT NULL DEFAULT 0;
         """
 }

@@ -1,0 +1,305 @@
+import Foundation
+import VaultAPI
+
+/// One queued upload as the sync engine sees it.
+public struct QueuedResponse: Sendable, Equatable {
+    public var seq: Int
+    public var item: ResponseItem
+    public var tries: Int
+    public var encodedBytes: Int
+}
+
+public struct QueuedSubmission: Sendable, Equatable {
+    public var seq: Int
+    public var request: SubmissionRequest
+    public var tries: Int
+    public var title: String
+}
+
+/// A group of answers the server called a conflict: the assessment changed under them.
+public struct ConflictGroup: Sendable, Equatable {
+    public var assessmentID: String
+    public var title: String
+    public var teacherContact: String?
+    public var localVersion: Int
+    public var serverVersion: Int
+    public var questionIDs: [String]
+    public var responseIDs: [String]
+    /// Attempts whose submission the server refused as outdated (409).
+    public var attemptIDs: [String]
+}
+
+public struct DeadLetter: Codable, Sendable, Equatable {
+    public var id: Int
+    public var kind: String
+    public var refID: String
+    public var assessmentID: String?
+    public var reason: String
+    public var createdAt: String
+    public var payload: JSONValue?
+
+    enum CodingKeys: String, CodingKey {
+        case id, kind, reason, payload
+        case refID = "ref_id"
+        case assessmentID = "assessment_id"
+        case createdAt = "created_at"
+    }
+}
+
+/// The persisted sync queue: FIFO, an attempt's answers before its submission, rows marked synced only after
+/// the server acknowledged them.
+extension Vault {
+    /// Queued answers, oldest first, whose backoff has passed (or all, when `ignoreBackoff`).
+    public func queuedResponses(now: Date, ignoreBackoff: Bool, limit: Int = 10_000) throws -> [QueuedResponse] {
+        try database.rows(
+            """
+            SELECT q.seq, q.tries, r.id, r.attempt_id, t.assessment_id, t.assessment_version, r.question_id, r.question_hash, r.answer,
+                r.time_spent_ms, r.answered_at, r.force_pending
+            FROM sync_queue q JOIN responses r ON r.id = q.ref_id JOIN attempts t ON t.id = r.attempt_id
+            WHERE q.kind = 'response' AND r.state = 'pending' AND (? OR q.next_try_at <= ?)
+            ORDER BY q.seq LIMIT ?
+            """, [ignoreBackoff, now.timeIntervalSince1970, limit]
+        ).map { row in
+            let answer = (try? JSONDecoder().decode(JSONValue.self, from: Data(row.string(8).utf8))) ?? .null
+            let item = ResponseItem(
+                id: row.string(2), attemptId: row.string(3), assessmentId: row.string(4), assessmentVersion: row.int(5),
+                questionId: row.string(6), questionHash: row.string(7), answer: answer, timeSpentMs: row.int(9),
+                answeredAt: row.string(10), force: row.int(11) != 0)
+            return QueuedResponse(seq: row.int(0), item: item, tries: row.int(1), encodedBytes: (try? CanonicalJSON.encode(item).count) ?? 256)
+        }
+    }
+
+    /// Submissions whose attempt has no answer left to upload, oldest first.
+    public func queuedSubmissions(now: Date, ignoreBackoff: Bool) throws -> [QueuedSubmission] {
+        try database.rows(
+            """
+            SELECT q.seq, q.tries, t.id, t.assessment_id, t.assessment_version, t.submitted_at, a.title, t.force_submit
+            FROM sync_queue q JOIN attempts t ON t.id = q.ref_id
+            JOIN assessments a ON a.id = t.assessment_id AND a.version = t.assessment_version
+            WHERE q.kind = 'submission' AND (? OR q.next_try_at <= ?)
+                AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.attempt_id = t.id AND r.state IN ('pending', 'conflict'))
+            ORDER BY q.seq
+            """, [ignoreBackoff, now.timeIntervalSince1970]
+        ).map { row in
+            let ids = try database.rows("SELECT id FROM responses WHERE attempt_id = ? AND state = 'synced' ORDER BY id", [row.string(2)]).map { $0.string(0) }
+            let forced = row.int(7) != 0
+            let request = SubmissionRequest(
+                attemptId: row.string(2), assessmentId: row.string(3), assessmentVersion: row.int(4),
+                submittedAt: Timestamp.string(epoch: row.double(5)), responseIds: ids, force: forced ? true : nil)
+            return QueuedSubmission(seq: row.int(0), request: request, tries: row.int(1), title: row.string(6))
+        }
+    }
+
+    /// Every queued upload, backoff or not.
+    public func queueLength() throws -> Int {
+        try database.scalarInt(
+            """
+            SELECT (SELECT count(*) FROM sync_queue q JOIN responses r ON r.id = q.ref_id WHERE q.kind = 'response' AND r.state = 'pending')
+                 + (SELECT count(*) FROM sync_queue WHERE kind = 'submission')
+            """)
+    }
+
+    /// The earliest time a backed-off upload may be tried again.
+    public func nextRetryAt() throws -> Date? {
+        try database.row("SELECT min(next_try_at) FROM sync_queue").flatMap { $0.optionalDouble(0) }.map { Date(timeIntervalSince1970: $0) }
+    }
+
+    /// The server acknowledged these answers (accepted, duplicate or superseded).
+    public func markResponsesSynced(_ ids: [String]) throws {
+        try database.inTransaction {
+            for id in ids {
+                try database.execute("UPDATE responses SET state = 'synced', sync_message = NULL WHERE id = ?", [id])
+                try database.execute("DELETE FROM sync_queue WHERE kind = 'response' AND ref_id = ?", [id])
+            }
+        }
+    }
+
+    /// The assessment changed under this answer: it waits for the student's decision, out of the queue.
+    public func markResponseConflict(_ id: String, serverVersion: Int, message: String?) throws {
+        try database.inTransaction {
+            try database.execute(
+                "UPDATE responses SET state = 'conflict', conflict_version = ?, sync_message = ? WHERE id = ?", [serverVersion, message, id])
+            try database.execute("DELETE FROM sync_queue WHERE kind = 'response' AND ref_id = ?", [id])
+        }
+    }
+
+    /// A failed try: count it and set the next time; returns true when the item gave up and became a dead letter.
+    @discardableResult
+    public func recordFailure(seq: Int, error: String, nextTryAt: Date, maxTries: Int) throws -> Bool {
+        try database.inTransaction {
+            try database.execute(
+                "UPDATE sync_queue SET tries = tries + 1, next_try_at = ?, last_error = ? WHERE seq = ?", [nextTryAt.timeIntervalSince1970, error, seq])
+            guard let row = try database.row("SELECT kind, ref_id, tries FROM sync_queue WHERE seq = ?", [seq]), row.int(2) >= maxTries else {
+                return false
+            }
+            try moveToDeadLetters(kind: row.string(0), refID: row.string(1), reason: "Gave up after \(row.int(2)) tries: \(error)")
+            return true
+        }
+    }
+
+    /// Moves an answer or a submission out of the queue into the dead letters, keeping its content.
+    public func moveToDeadLetters(kind: String, refID: String, reason: String, now: Date = Date()) throws {
+        let payload: Data
+        let assessmentID: String?
+        if kind == "response", let item = try queuedResponseItem(refID) {
+            payload = try CanonicalJSON.encode(item)
+            assessmentID = item.assessmentId
+            try database.execute("UPDATE responses SET state = 'dead', sync_message = ? WHERE id = ?", [reason, refID])
+        } else {
+            let row = try database.row("SELECT assessment_id, assessment_version FROM attempts WHERE id = ?", [refID])
+            assessmentID = row?.string(0)
+            payload = try CanonicalJSON.encode(["attempt_id": refID, "assessment_id": row?.string(0) ?? "", "assessment_version": "\(row?.int(1) ?? 0)"])
+        }
+        try database.execute("DELETE FROM sync_queue WHERE kind = ? AND ref_id = ?", [kind, refID])
+        try database.execute(
+            "INSERT INTO dead_letters (kind, ref_id, assessment_id, reason, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            [kind, refID, assessmentID, reason, payload, now.timeIntervalSince1970])
+    }
+
+    func queuedResponseItem(_ id: String) throws -> ResponseItem? {
+        try database.row(
+            """
+            SELECT r.id, r.attempt_id, t.assessment_id, t.assessment_version, r.question_id, r.question_hash, r.answer, r.time_spent_ms, r.answered_at
+            FROM responses r JOIN attempts t ON t.id = r.attempt_id WHERE r.id = ?
+            """, [id]
+        ).map { row in
+            ResponseItem(
+                id: row.string(0), attemptId: row.string(1), assessmentId: row.string(2), assessmentVersion: row.int(3), questionId: row.string(4),
+                questionHash: row.string(5), answer: (try? JSONDecoder().decode(JSONValue.self, from: Data(row.string(6).utf8))) ?? .null,
+                timeSpentMs: row.int(7), answeredAt: row.string(8))
+        }
+    }
+
+    /// The server's receipt: the attempt is done and its submission leaves the queue.
+    public func markSubmitted(attemptID: String, receiptID: String) throws {
+        try database.inTransaction {
+            try database.execute("UPDATE attempts SET state = 'synced', receipt_id = ? WHERE id = ?", [receiptID, attemptID])
+            try database.execute("DELETE FROM sync_queue WHERE kind = 'submission' AND ref_id = ?", [attemptID])
+        }
+    }
+
+    /// The server lacks answers we thought it had (422): they go back into the queue.
+    public func requeueResponses(_ ids: [String], now: Date = Date()) throws {
+        try database.inTransaction {
+            for id in ids where try database.row("SELECT 1 FROM responses WHERE id = ? AND state = 'synced'", [id]) != nil {
+                try database.execute("UPDATE responses SET state = 'pending' WHERE id = ?", [id])
+                try database.execute("INSERT OR IGNORE INTO sync_queue (kind, ref_id, enqueued_at) VALUES ('response', ?, ?)", [id, now.timeIntervalSince1970])
+            }
+        }
+    }
+
+    /// Conflicts waiting for a decision, one group per assessment.
+    public func conflictGroups() throws -> [ConflictGroup] {
+        var groups: [String: ConflictGroup] = [:]
+        for row in try database.rows(
+            """
+            SELECT t.assessment_id, t.assessment_version, r.conflict_version, r.question_id, r.id FROM responses r
+            JOIN attempts t ON t.id = r.attempt_id WHERE r.state = 'conflict' ORDER BY r.answered_at
+            """)
+        {
+            let id = row.string(0)
+            var group = groups[id] ?? ConflictGroup(
+                assessmentID: id, title: id, teacherContact: nil, localVersion: row.int(1), serverVersion: row.optionalInt(2) ?? 0,
+                questionIDs: [], responseIDs: [], attemptIDs: [])
+            if !group.questionIDs.contains(row.string(3)) { group.questionIDs.append(row.string(3)) }
+            group.responseIDs.append(row.string(4))
+            group.serverVersion = max(group.serverVersion, row.optionalInt(2) ?? 0)
+            groups[id] = group
+        }
+        for row in try database.rows(
+            "SELECT t.id, t.assessment_id, t.assessment_version, q.last_error FROM sync_queue q JOIN attempts t ON t.id = q.ref_id WHERE q.kind = 'submission' AND q.last_error LIKE 'conflict:%'")
+        {
+            let id = row.string(1)
+            var group = groups[id] ?? ConflictGroup(
+                assessmentID: id, title: id, teacherContact: nil, localVersion: row.int(2),
+                serverVersion: Int(row.string(3).dropFirst("conflict:".count)) ?? 0, questionIDs: [], responseIDs: [], attemptIDs: [])
+            group.attemptIDs.append(row.string(0))
+            groups[id] = group
+        }
+        return try groups.values.sorted { $0.assessmentID < $1.assessmentID }.map { group in
+            var group = group
+            if let document = try? loadAssessment(id: group.assessmentID, version: group.localVersion).assessment {
+                group.title = document.title
+                group.teacherContact = document.teacherContact
+            }
+            return group
+        }
+    }
+
+    /// A submission refused as outdated (409): held for the student's decision.
+    public func markSubmissionConflict(attemptID: String, serverVersion: Int) throws {
+        try database.execute(
+            "UPDATE sync_queue SET last_error = ?, next_try_at = 1e18 WHERE kind = 'submission' AND ref_id = ?", ["conflict:\(serverVersion)", attemptID])
+    }
+
+    /// "Submit anyway": the conflicting answers and the submission go again with force.
+    public func forceConflicts(_ group: ConflictGroup, now: Date = Date()) throws {
+        try database.inTransaction {
+            for id in group.responseIDs {
+                try database.execute("UPDATE responses SET state = 'pending', force_pending = 1, sync_message = NULL WHERE id = ?", [id])
+                try database.execute("INSERT OR IGNORE INTO sync_queue (kind, ref_id, enqueued_at) VALUES ('response', ?, ?)", [id, now.timeIntervalSince1970])
+            }
+            for attempt in group.attemptIDs + (try attemptsOf(group)) {
+                try database.execute("UPDATE attempts SET force_submit = 1 WHERE id = ?", [attempt])
+                try database.execute("UPDATE sync_queue SET last_error = NULL, next_try_at = 0 WHERE kind = 'submission' AND ref_id = ?", [attempt])
+            }
+        }
+    }
+
+    /// "Discard and re-download": the conflicting answers are dropped; the rest of the attempt goes up (forced).
+    public func discardConflicts(_ group: ConflictGroup) throws {
+        try database.inTransaction {
+            for id in group.responseIDs {
+                try database.execute("DELETE FROM sync_queue WHERE kind = 'response' AND ref_id = ?", [id])
+                try database.execute("DELETE FROM responses WHERE id = ?", [id])
+            }
+            for attempt in group.attemptIDs + (try attemptsOf(group)) {
+                try database.execute("UPDATE attempts SET force_submit = 1 WHERE id = ?", [attempt])
+                try database.execute("UPDATE sync_queue SET last_error = NULL, next_try_at = 0 WHERE kind = 'submission' AND ref_id = ?", [attempt])
+            }
+        }
+    }
+
+    private func attemptsOf(_ group: ConflictGroup) throws -> [String] {
+        try database.rows("SELECT id FROM attempts WHERE assessment_id = ? AND assessment_version = ? AND state = 'submitted'", [group.assessmentID, group.localVersion])
+            .map { $0.string(0) }
+    }
+
+    // MARK: Dead letters
+
+    public func deadLetters() throws -> [DeadLetter] {
+        try database.rows("SELECT id, kind, ref_id, assessment_id, reason, created_at, payload FROM dead_letters ORDER BY id").map { row in
+            DeadLetter(
+                id: row.int(0), kind: row.string(1), refID: row.string(2), assessmentID: row.optionalString(3), reason: row.string(4),
+                createdAt: Timestamp.string(epoch: row.double(5)), payload: try? JSONDecoder().decode(JSONValue.self, from: row.data(6)))
+        }
+    }
+
+    /// Puts a dead letter back in the queue for the next sync.
+    public func retryDeadLetter(_ id: Int, now: Date = Date()) throws {
+        try database.inTransaction {
+            guard let row = try database.row("SELECT kind, ref_id FROM dead_letters WHERE id = ?", [id]) else {
+                throw VaultError(.notFound, "There is no dead letter \(id); `vault dead-letters list` shows them.")
+            }
+            if row.string(0) == "response" {
+                guard try database.row("SELECT 1 FROM responses WHERE id = ?", [row.string(1)]) != nil else {
+                    throw VaultError(.notFound, "The answer of dead letter \(id) is no longer in the vault.")
+                }
+                try database.execute("UPDATE responses SET state = 'pending', sync_message = NULL WHERE id = ?", [row.string(1)])
+            }
+            try database.execute(
+                "INSERT OR IGNORE INTO sync_queue (kind, ref_id, enqueued_at) VALUES (?, ?, ?)", [row.string(0), row.string(1), now.timeIntervalSince1970])
+            try database.execute("DELETE FROM dead_letters WHERE id = ?", [id])
+        }
+    }
+
+    public func discardDeadLetter(_ id: Int) throws {
+        try database.inTransaction {
+            guard let row = try database.row("SELECT kind, ref_id FROM dead_letters WHERE id = ?", [id]) else {
+                throw VaultError(.notFound, "There is no dead letter \(id); `vault dead-letters list` shows them.")
+            }
+            if row.string(0) == "response" { try database.execute("DELETE FROM responses WHERE id = ? AND state = 'dead'", [row.string(1)]) }
+            try database.execute("DELETE FROM dead_letters WHERE id = ?", [id])
+        }
+    }
+}

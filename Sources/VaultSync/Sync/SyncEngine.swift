@@ -1,0 +1,244 @@
+import Foundation
+import Logging
+import VaultAPI
+import VaultCore
+
+/// Drains the queue: answers in batches, then submissions, then conflicts by the student's decision.
+/// Exactly once in effect: rows are marked synced only on the server's word; anything in flight when the process
+/// died is resent and the server answers `duplicate`.
+public final class SyncEngine {
+    public struct Options: Sendable {
+        public var batchSize = 10
+        public var maxBatchBytes = 256 * 1024
+        public var maxTries = 6
+        /// A sync started by hand tries everything now, backoff or not.
+        public var ignoreBackoff = true
+        /// Waits up to this long happen inside the run; longer ones end it (exit 75).
+        public var maxInlineWait: Duration = .seconds(60)
+        public init() {}
+    }
+
+    let vault: Vault
+    let client: ServerClient
+    let options: Options
+    let resolver: any ConflictResolver
+    let schedule: RetrySchedule
+    let sleep: @Sendable (Duration) async throws -> Void
+    let now: @Sendable () -> Date
+    let downloader: Downloader?
+    let logger: Logger
+    public var progress: (@Sendable (_ done: Int, _ total: Int) -> Void)?
+    private var random = SystemRandomNumberGenerator()
+    private var report = SyncReport()
+    private var batchSize: Int
+
+    public init(
+        vault: Vault, client: ServerClient, options: Options = .init(), resolver: any ConflictResolver = FixedConflictPolicy(.keep),
+        schedule: RetrySchedule = .init(), downloader: Downloader? = nil, logger: Logger = .disabled,
+        now: @escaping @Sendable () -> Date = Date.init,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
+        self.vault = vault
+        self.client = client
+        self.options = options
+        self.resolver = resolver
+        self.schedule = schedule
+        self.downloader = downloader
+        self.logger = logger
+        self.now = now
+        self.sleep = sleep
+        batchSize = max(1, options.batchSize)
+    }
+
+    /// Runs until the queue is empty, something needs the student, or the network stops it (`SyncStopped`).
+    public func run() async throws -> SyncReport {
+        report = SyncReport()
+        let total = try vault.queueLength()
+        var ignoreBackoff = options.ignoreBackoff
+        var rounds = 0
+        while rounds < 1_000 {
+            rounds += 1
+            if try await uploadNextBatch(ignoreBackoff: ignoreBackoff) {
+                progress?(min(total, total - (try vault.queueLength())), total)
+                continue
+            }
+            if try await submitReady(ignoreBackoff: ignoreBackoff) { continue }
+            if try await resolveConflicts() { continue }
+            // Nothing could go now. Items waiting for their backoff: wait here if it is short, else stop.
+            guard try vault.queueLength() > 0, let next = try vault.nextRetryAt(), next.timeIntervalSince1970 < 1e17 else { break }
+            let wait = next.timeIntervalSince(now())
+            guard wait > 0 else {
+                ignoreBackoff = false
+                continue
+            }
+            guard wait <= Double(options.maxInlineWait.components.seconds) else {
+                report.remaining = try vault.queueLength()
+                throw SyncStopped(report: finish(), nextTryAt: next, reason: .degraded)
+            }
+            logger.info("waiting before the next try", metadata: ["seconds": "\(Int(wait))"])
+            try await sleep(.milliseconds(Int64(wait * 1000)))
+            ignoreBackoff = false
+        }
+        if let downloader { report.refreshed = await refreshOutdated(downloader) }
+        try vault.setMeta("last_sync_at", Timestamp.string(now()))
+        try vault.setMeta("connectivity", "online")
+        return finish()
+    }
+
+    private func finish() -> SyncReport {
+        report.remaining = (try? vault.queueLength()) ?? report.remaining
+        report.conflicts = ((try? vault.conflictGroups()) ?? []).reduce(0) { $0 + max($1.responseIDs.count, $1.attemptIDs.count) }
+        report.deadLetters = (try? vault.deadLetters().count) ?? report.deadLetters
+        return report
+    }
+
+    // MARK: Answers
+
+    /// Sends one batch; false when nothing was ready to go.
+    private func uploadNextBatch(ignoreBackoff: Bool) async throws -> Bool {
+        let queued = try vault.queuedResponses(now: now(), ignoreBackoff: ignoreBackoff, limit: batchSize)
+        guard !queued.isEmpty else { return false }
+        var batch: [QueuedResponse] = []
+        var bytes = 0
+        for item in queued where batch.isEmpty || bytes + item.encodedBytes <= options.maxBatchBytes {
+            batch.append(item)
+            bytes += item.encodedBytes
+        }
+        do {
+            let results = try await client.uploadBatch(batch.map(\.item))
+            try apply(results, for: batch)
+            batchSize = max(1, options.batchSize)
+        } catch let error as ServerError {
+            try handle(error, for: batch.map { ($0.seq, $0.tries, "response", $0.item.id) })
+        }
+        return true
+    }
+
+    private func apply(_ results: [ItemResult], for batch: [QueuedResponse]) throws {
+        var synced: [String] = []
+        for result in results {
+            switch result.status {
+            case .accepted:
+                report.uploaded += 1
+                synced.append(result.id)
+            case .duplicate:
+                report.duplicates += 1
+                synced.append(result.id)
+            case .superseded:
+                report.superseded += 1
+                synced.append(result.id)
+            case .conflict:
+                try vault.markResponseConflict(result.id, serverVersion: result.currentVersion ?? 0, message: result.message)
+            case .gone:
+                report.gone += 1
+                try vault.moveToDeadLetters(kind: "response", refID: result.id, reason: "This assessment is no longer available.", now: now())
+            case .rejected:
+                try vault.moveToDeadLetters(
+                    kind: "response", refID: result.id, reason: "The server refused this answer: \(result.message ?? "no reason given").", now: now())
+            }
+        }
+        try vault.markResponsesSynced(synced)
+    }
+
+    /// A failure of a whole request: retry later, split, stop, or give up, by the API's retry rules.
+    private func handle(_ error: ServerError, for items: [(seq: Int, tries: Int, kind: String, id: String)]) throws {
+        switch error {
+        case .signInExpired, .badCredentials, .forbidden:
+            throw error
+        case .tooLarge:
+            if items.count > 1 {
+                batchSize = max(1, items.count / 2)
+            } else if let item = items.first {
+                try vault.moveToDeadLetters(kind: item.kind, refID: item.id, reason: "It is too large for the server to accept.", now: now())
+            }
+        case .offline:
+            // Hard offline: nothing can go now; the queue is kept as it was.
+            report.remaining = try vault.queueLength()
+            throw SyncStopped(report: finish(), nextTryAt: nil, reason: .offline)
+        case .degraded, .serverFailure, .rateLimited:
+            var retryAfter: Duration?
+            if case .rateLimited(let after) = error { retryAfter = after }
+            for item in items {
+                let wait = schedule.delay(afterFailures: item.tries + 1, retryAfter: retryAfter, random: &random)
+                let gaveUp = try vault.recordFailure(
+                    seq: item.seq, error: error.vaultError.message, nextTryAt: now().addingTimeInterval(Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18),
+                    maxTries: options.maxTries)
+                if gaveUp { logger.notice("an upload became a dead letter", metadata: ["kind": "\(item.kind)"]) }
+            }
+        default:
+            // 400, 404, 422 and answers that break the contract: no retry; keep the content as dead letters.
+            for item in items {
+                try vault.moveToDeadLetters(kind: item.kind, refID: item.id, reason: error.vaultError.message, now: now())
+            }
+        }
+    }
+
+    // MARK: Submissions
+
+    private func submitReady(ignoreBackoff: Bool) async throws -> Bool {
+        let ready = try vault.queuedSubmissions(now: now(), ignoreBackoff: ignoreBackoff)
+        guard !ready.isEmpty else { return false }
+        var progressed = false
+        for submission in ready {
+            do {
+                let receipt = try await client.submit(submission.request)
+                try vault.markSubmitted(attemptID: submission.request.attemptId, receiptID: receipt.receiptId)
+                report.submitted += 1
+                report.receipts.append(receipt.receiptId)
+                progressed = true
+            } catch ServerError.versionConflict(let version) {
+                try vault.markSubmissionConflict(attemptID: submission.request.attemptId, serverVersion: version)
+                progressed = true
+            } catch ServerError.notFound {
+                report.gone += 1
+                try vault.moveToDeadLetters(
+                    kind: "submission", refID: submission.request.attemptId, reason: "This assessment is no longer available.", now: now())
+                progressed = true
+            } catch ServerError.responsesMissing(let missing) {
+                try vault.requeueResponses(missing, now: now())
+                progressed = true
+            } catch let error as ServerError {
+                try handle(error, for: [(submission.seq, submission.tries, "submission", submission.request.attemptId)])
+            }
+        }
+        return progressed
+    }
+
+    // MARK: Conflicts
+
+    private var decided: Set<String> = []
+
+    /// Asks once per assessment and run; true when a decision changed the queue.
+    private func resolveConflicts() async throws -> Bool {
+        var changed = false
+        for group in try vault.conflictGroups() where !decided.contains(group.assessmentID) {
+            decided.insert(group.assessmentID)
+            switch await resolver.decide(group) {
+            case .submit:
+                try vault.forceConflicts(group, now: now())
+                changed = true
+            case .discard:
+                try vault.discardConflicts(group)
+                if let downloader { _ = try? await downloader.download(group.assessmentID) }
+                changed = true
+            case .keep:
+                continue
+            }
+        }
+        return changed
+    }
+
+    // MARK: Refresh
+
+    /// Downloads newer versions of cached assessments that have no open attempt.
+    private func refreshOutdated(_ downloader: Downloader) async -> [String] {
+        guard let catalog = try? await client.catalog(), let cached = try? vault.cachedAssessments() else { return [] }
+        var refreshed: [String] = []
+        for entry in catalog {
+            let mine = cached.filter { $0.id == entry.id }
+            guard let newest = mine.map(\.version).max(), newest < entry.version, !mine.contains(where: { $0.attemptState == "in_progress" }) else { continue }
+            if case .stored? = try? await downloader.download(entry.id) { refreshed.append(entry.id) }
+        }
+        return refreshed
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+/// What one `vault sync` did; the keys scripts rely on are in docs/cli.md.
+public struct SyncReport: Codable, Sendable, Equatable {
+    public var uploaded = 0
+    public var duplicates = 0
+    public var superseded = 0
+    public var conflicts = 0
+    public var gone = 0
+    public var deadLetters = 0
+    public var remaining = 0
+    public var submitted = 0
+    public var receipts: [String] = []
+    public var refreshed: [String] = []
+
+    enum CodingKeys: String, CodingKey {
+        case uploaded, duplicates, superseded, conflicts, gone, remaining, submitted, receipts, refreshed
+        case deadLetters = "dead_letters"
+    }
+
+    public init() {}
+
+    /// Something waits for the student: a conflict to decide or a dead letter.
+    public var needsAttention: Bool { conflicts > 0 || deadLetters > 0 }
+}
+
+/// The run stopped with work kept in the queue: the network went away or the next retry is far off.
+public struct SyncStopped: Error, Sendable {
+    public let report: SyncReport
+    public let nextTryAt: Date?
+    public let reason: ServerError
+}
