@@ -99,9 +99,10 @@ extension Vault {
             """)
     }
 
-    /// The earliest time a backed-off upload may be tried again.
-    public func nextRetryAt() throws -> Date? {
-        try database.row("SELECT min(next_try_at) FROM sync_queue").flatMap { $0.optionalDouble(0) }.map { Date(timeIntervalSince1970: $0) }
+    /// The earliest time after `now` at which a backed-off upload may be tried again (held conflicts excluded).
+    public func nextRetryAt(after now: Date) throws -> Date? {
+        try database.row("SELECT min(next_try_at) FROM sync_queue WHERE next_try_at > ? AND next_try_at < 1e17", [now.timeIntervalSince1970])
+            .flatMap { $0.optionalDouble(0) }.map { Date(timeIntervalSince1970: $0) }
     }
 
     /// The server acknowledged these answers (accepted, duplicate or superseded).

@@ -31,6 +31,8 @@ public final class SyncEngine {
     private var random = SystemRandomNumberGenerator()
     private var report = SyncReport()
     private var batchSize: Int
+    /// Set by the first failure: from then on this run respects the retry schedule.
+    private var failedThisRun = false
 
     public init(
         vault: Vault, client: ServerClient, options: Options = .init(), resolver: any ConflictResolver = FixedConflictPolicy(.keep),
@@ -53,11 +55,13 @@ public final class SyncEngine {
     /// Runs until the queue is empty, something needs the student, or the network stops it (`SyncStopped`).
     public func run() async throws -> SyncReport {
         report = SyncReport()
+        failedThisRun = false
         let total = try vault.queueLength()
         var ignoreBackoff = options.ignoreBackoff
         var rounds = 0
         while rounds < 1_000 {
             rounds += 1
+            if failedThisRun { ignoreBackoff = false }
             if try await uploadNextBatch(ignoreBackoff: ignoreBackoff) {
                 progress?(min(total, total - (try vault.queueLength())), total)
                 continue
@@ -65,18 +69,14 @@ public final class SyncEngine {
             if try await submitReady(ignoreBackoff: ignoreBackoff) { continue }
             if try await resolveConflicts() { continue }
             // Nothing could go now. Items waiting for their backoff: wait here if it is short, else stop.
-            guard try vault.queueLength() > 0, let next = try vault.nextRetryAt(), next.timeIntervalSince1970 < 1e17 else { break }
-            let wait = next.timeIntervalSince(now())
-            guard wait > 0 else {
-                ignoreBackoff = false
-                continue
-            }
+            guard try vault.queueLength() > 0, let next = try vault.nextRetryAt(after: now()) else { break }
+            let wait = max(0.001, next.timeIntervalSince(now()))
             guard wait <= Double(options.maxInlineWait.components.seconds) else {
                 report.remaining = try vault.queueLength()
                 throw SyncStopped(report: finish(), nextTryAt: next, reason: .degraded)
             }
             logger.info("waiting before the next try", metadata: ["seconds": "\(Int(wait))"])
-            try await sleep(.milliseconds(Int64(wait * 1000)))
+            try await sleep(.milliseconds(Int64((wait * 1000).rounded(.up)) + 1))
             ignoreBackoff = false
         }
         if let downloader { report.refreshed = await refreshOutdated(downloader) }
@@ -156,13 +156,16 @@ public final class SyncEngine {
             report.remaining = try vault.queueLength()
             throw SyncStopped(report: finish(), nextTryAt: nil, reason: .offline)
         case .degraded, .serverFailure, .rateLimited:
+            failedThisRun = true
             var retryAfter: Duration?
             if case .rateLimited(let after) = error { retryAfter = after }
+            // One base time for the whole batch, so its items come due together and go out together again.
+            let failedAt = now()
             for item in items {
                 let wait = schedule.delay(afterFailures: item.tries + 1, retryAfter: retryAfter, random: &random)
+                let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
                 let gaveUp = try vault.recordFailure(
-                    seq: item.seq, error: error.vaultError.message, nextTryAt: now().addingTimeInterval(Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18),
-                    maxTries: options.maxTries)
+                    seq: item.seq, error: error.vaultError.message, nextTryAt: failedAt.addingTimeInterval(seconds), maxTries: options.maxTries)
                 if gaveUp { logger.notice("an upload became a dead letter", metadata: ["kind": "\(item.kind)"]) }
             }
         default:
