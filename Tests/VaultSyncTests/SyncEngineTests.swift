@@ -19,13 +19,18 @@ struct SyncEngineTests {
         return try await server.run { port in
             let vault = try TestVault.create(in: directory)
             let (client, transport) = try await LiveServer.client(port: port)
-            _ = try await Downloader(client: client, vault: vault, diskSpace: .fixed(1 << 40)).download("quiz")
-            let attempt = try vault.openAttempt(on: "quiz")
-            for (question, answer) in answers { try vault.recordAnswer(attemptID: attempt.id, questionID: question, answer: answer) }
-            if submit { try vault.submitAttempt(attempt.id) }
-            let result = try await body(server, vault, client, transport, attempt.id)
-            await transport.shutdown()
-            return result
+            do {
+                _ = try await Downloader(client: client, vault: vault, diskSpace: .fixed(1 << 40)).download("quiz")
+                let attempt = try vault.openAttempt(on: "quiz")
+                for (question, answer) in answers { try vault.recordAnswer(attemptID: attempt.id, questionID: question, answer: answer) }
+                if submit { try vault.submitAttempt(attempt.id) }
+                let result = try await body(server, vault, client, transport, attempt.id)
+                await transport.shutdown()
+                return result
+            } catch {
+                await transport.shutdown()
+                throw error
+            }
         }
     }
 

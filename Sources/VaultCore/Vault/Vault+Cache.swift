@@ -63,8 +63,9 @@ extension Vault {
 
         return try database.inTransaction {
             var entries = try cacheEntries().filter { !($0.id == assessment.id && $0.version == version) }
-            // Older versions of this assessment that nobody needs go anyway; do not count them twice.
-            let replaceable = entries.filter { $0.id == assessment.id && $0.version < version && !$0.isProtected }
+            // Older versions of this assessment that nobody needs go anyway; do not count them twice. One with an
+            // uploaded attempt stays (it holds the receipt) until the eviction policy removes it.
+            let replaceable = entries.filter { $0.id == assessment.id && $0.version < version && !$0.isProtected && !$0.hasSyncedAttempt }
             entries.removeAll { entry in replaceable.contains { $0.id == entry.id && $0.version == entry.version } }
             let policy = EvictionPolicy(limits: .init(maxBytes: settings.maxCacheBytes, maxCount: settings.maxAssessments), now: now)
             let evicted: [EvictionPolicy.Candidate]

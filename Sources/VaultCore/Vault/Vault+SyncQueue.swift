@@ -76,7 +76,7 @@ extension Vault {
             SELECT q.seq, q.tries, t.id, t.assessment_id, t.assessment_version, t.submitted_at, a.title, t.force_submit
             FROM sync_queue q JOIN attempts t ON t.id = q.ref_id
             JOIN assessments a ON a.id = t.assessment_id AND a.version = t.assessment_version
-            WHERE q.kind = 'submission' AND (? OR q.next_try_at <= ?)
+            WHERE q.kind = 'submission' AND (? OR q.next_try_at <= ?) AND (q.last_error IS NULL OR q.last_error NOT LIKE 'conflict:%')
                 AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.attempt_id = t.id AND r.state IN ('pending', 'conflict'))
             ORDER BY q.seq
             """, [ignoreBackoff, now.timeIntervalSince1970]
