@@ -90,3 +90,15 @@ public enum Binaries {
         throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: name])
     }
 }
+
+extension Binaries {
+    /// The package's root directory (for scripts and samples).
+    public static var repositoryRoot: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    }
+
+    /// A sample assessment shipped with the server.
+    public static func sampleURL(_ id: String) -> URL {
+        URL(fileURLWithPath: repositoryRoot + "/Sources/VaultServer/Samples/\(id).json")
+    }
+}
