@@ -18,6 +18,8 @@ struct VaultCommand: AsyncParsableCommand {
 
     static func main() async {
         SecureFiles.restrictUmask()
+        // Past a file-size limit, writes fail with EFBIG (reported as a full disk) instead of killing the process.
+        signal(SIGXFSZ, SIG_IGN)
         let arguments = ArgumentNormalizer.normalize(Array(CommandLine.arguments.dropFirst()))
         let json = arguments.contains("--json")
         do {
@@ -30,6 +32,18 @@ struct VaultCommand: AsyncParsableCommand {
         } catch let error as VaultError {
             Console.reportFailure(error, json: json)
             Foundation.exit(VaultExit.code(for: error))
+        } catch let error as DatabaseError {
+            let mapped = error.vaultError
+            Console.reportFailure(mapped, json: json)
+            Foundation.exit(VaultExit.code(for: mapped))
+        } catch let error as CryptoError {
+            let mapped = VaultError(.io, "A cryptographic operation failed unexpectedly; nothing was changed.", detail: "\(error)")
+            Console.reportFailure(mapped, json: json)
+            Foundation.exit(VaultExit.code(for: mapped))
+        } catch let error as Gzip.Failure {
+            let mapped = VaultError(.invalidData, "Stored data could not be decompressed (\(error)).")
+            Console.reportFailure(mapped, json: json)
+            Foundation.exit(VaultExit.code(for: mapped))
         } catch let exit as CommandExit {
             Foundation.exit(exit.code)
         } catch {

@@ -96,7 +96,8 @@ public final class Database {
         if code != SQLITE_OK {
             let message = errorMessage.map { String(cString: $0) }
             sqlite3_free(errorMessage)
-            throw DatabaseError(resultCode: ResultCode(rawValue: extendedCode(code)), message: message, sql: sql)
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: extendedCode(code)), message: message, sql: sql, systemErrno: sqlite3_system_errno(handle))
         }
     }
 
@@ -149,7 +150,7 @@ public final class Database {
         DatabaseError(
             resultCode: ResultCode(rawValue: extendedCode(code)),
             message: String(cString: sqlite3_errmsg(handle)),
-            sql: sql)
+            sql: sql, systemErrno: sqlite3_system_errno(handle))
     }
 
     private func extendedCode(_ code: Int32) -> Int32 {

@@ -192,12 +192,7 @@ public final class Vault {
 
     static func mapOpenError(_ error: DatabaseError, paths: VaultPaths) -> VaultError {
         if error.resultCode.isDamage { return VaultError.databaseDamaged(paths.database, error) }
-        if error.resultCode.primaryResultCode == .SQLITE_FULL {
-            return VaultError(.diskFull, "The disk is full. Free some space and try again; nothing was lost.", detail: "\(error)")
-        }
-        if error.resultCode.primaryResultCode == .SQLITE_BUSY {
-            return VaultError(.busy, "The vault is in use by another program. Wait for it to finish, then try again.")
-        }
+        if error.isDiskFull || error.resultCode.primaryResultCode == .SQLITE_BUSY { return error.vaultError }
         return VaultError(.io, "The vault database \(paths.database) could not be opened.", detail: "\(error)")
     }
 
