@@ -81,7 +81,7 @@ let package = Package(
         // `scripts/bench`: every figure beside a baseline measured in the same run.
         .executableTarget(
             name: "VaultBench",
-            dependencies: ["VaultCore", "VaultAPI"]
+            dependencies: ["VaultCore", "VaultAPI", "VaultSync"]
         ),
 
         .target(name: "VaultTestSupport", dependencies: ["VaultCore"]),

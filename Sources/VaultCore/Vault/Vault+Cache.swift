@@ -3,25 +3,58 @@ import VaultAPI
 
 /// The offline cache: storing verified downloads, listing, loading, and eviction.
 extension Vault {
+    /// What the attempts and answers of one cached version amount to, gathered in one grouped pass each.
+    struct VersionFacts {
+        var pending = 0
+        var open = false
+        var submitted = false
+        var synced = false
+        var latestState: String?
+        var latestStart = -Double.infinity
+    }
+
+    func versionFacts() throws -> [String: VersionFacts] {
+        var facts: [String: VersionFacts] = [:]
+        for row in try database.rows("SELECT assessment_id, assessment_version, state, max(started_at) FROM attempts GROUP BY 1, 2, 3") {
+            let key = "\(row.string(0))@\(row.int(1))"
+            var fact = facts[key] ?? VersionFacts()
+            switch row.string(2) {
+            case "in_progress": fact.open = true
+            case "submitted": fact.submitted = true
+            default: fact.synced = true
+            }
+            if row.double(3) > fact.latestStart {
+                fact.latestStart = row.double(3)
+                fact.latestState = row.string(2)
+            }
+            facts[key] = fact
+        }
+        // One pass over the unsent answers (an index on state), not one per assessment.
+        for row in try database.rows(
+            """
+            SELECT t.assessment_id, t.assessment_version, count(*) FROM responses r JOIN attempts t ON t.id = r.attempt_id
+            WHERE r.state IN ('pending', 'conflict') GROUP BY 1, 2
+            """)
+        {
+            facts["\(row.string(0))@\(row.int(1))", default: VersionFacts()].pending = row.int(2)
+        }
+        return facts
+    }
+
     /// Facts about every cached version, for the eviction policy and the reports.
     public func cacheEntries() throws -> [EvictionPolicy.Entry] {
-        try database.rows(
-            """
-            SELECT a.id, a.version, a.compressed_bytes, a.downloaded_at, a.opened_at, a.expires_at,
-                EXISTS (SELECT 1 FROM attempts t WHERE t.assessment_id = a.id AND t.assessment_version = a.version AND t.state = 'in_progress'),
-                EXISTS (SELECT 1 FROM attempts t WHERE t.assessment_id = a.id AND t.assessment_version = a.version AND t.state = 'submitted')
-                    OR EXISTS (SELECT 1 FROM responses r JOIN attempts t ON t.id = r.attempt_id
-                        WHERE t.assessment_id = a.id AND t.assessment_version = a.version AND r.state IN ('pending', 'conflict')),
-                EXISTS (SELECT 1 FROM attempts t WHERE t.assessment_id = a.id AND t.assessment_version = a.version AND t.state = 'synced')
-            FROM assessments a
-            """
-        ).map { row in
-            EvictionPolicy.Entry(
+        try cacheEntries(facts: versionFacts())
+    }
+
+    func cacheEntries(facts: [String: VersionFacts]) throws -> [EvictionPolicy.Entry] {
+        try database.rows("SELECT id, version, compressed_bytes, downloaded_at, opened_at, expires_at FROM assessments").map { row in
+            let fact = facts["\(row.string(0))@\(row.int(1))"] ?? VersionFacts()
+            return EvictionPolicy.Entry(
                 id: row.string(0), version: row.int(1), storedBytes: row.int(2),
                 downloadedAt: Date(timeIntervalSince1970: row.double(3)),
                 lastOpenedAt: row.optionalDouble(4).map { Date(timeIntervalSince1970: $0) },
                 expiresAt: Date(timeIntervalSince1970: row.double(5)),
-                hasOpenAttempt: row.int(6) != 0, hasUnsyncedWork: row.int(7) != 0, hasSyncedAttempt: row.int(8) != 0)
+                hasOpenAttempt: fact.open, hasUnsyncedWork: fact.submitted || fact.pending > 0, hasSyncedAttempt: fact.synced)
         }
     }
 
@@ -110,20 +143,22 @@ extension Vault {
 
     /// Every cached version, newest first, with its attempt state.
     public func cachedAssessments(now: Date = Date()) throws -> [CachedAssessment] {
+        try cachedAssessments(now: now, facts: versionFacts())
+    }
+
+    func cachedAssessments(now: Date, facts: [String: VersionFacts]) throws -> [CachedAssessment] {
         try database.rows(
             """
-            SELECT a.id, a.title, a.version, a.compressed_bytes, a.uncompressed_bytes, a.downloaded_at, a.expires_at, a.last_accessed_at,
-                (SELECT t.state FROM attempts t WHERE t.assessment_id = a.id AND t.assessment_version = a.version ORDER BY t.started_at DESC LIMIT 1),
-                (SELECT count(*) FROM responses r JOIN attempts t ON t.id = r.attempt_id
-                    WHERE t.assessment_id = a.id AND t.assessment_version = a.version AND r.state IN ('pending', 'conflict'))
-            FROM assessments a ORDER BY a.id, a.version DESC
+            SELECT id, title, version, compressed_bytes, uncompressed_bytes, downloaded_at, expires_at, last_accessed_at
+            FROM assessments ORDER BY id, version DESC
             """
         ).map { row in
-            CachedAssessment(
+            let fact = facts["\(row.string(0))@\(row.int(2))"] ?? VersionFacts()
+            return CachedAssessment(
                 id: row.string(0), title: row.string(1), version: row.int(2), sizeBytes: row.int(3), uncompressedBytes: row.int(4),
                 downloadedAt: Timestamp.string(epoch: row.double(5)), expiresAt: Timestamp.string(epoch: row.double(6)),
-                lastAccessedAt: Timestamp.string(epoch: row.double(7)), attemptState: row.optionalString(8) ?? "none",
-                pendingAnswers: row.int(9), expired: row.double(6) <= now.timeIntervalSince1970)
+                lastAccessedAt: Timestamp.string(epoch: row.double(7)), attemptState: fact.latestState ?? "none",
+                pendingAnswers: fact.pending, expired: row.double(6) <= now.timeIntervalSince1970)
         }
     }
 

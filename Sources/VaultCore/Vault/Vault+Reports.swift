@@ -17,8 +17,9 @@ extension Vault {
     public func storage(now: Date = Date()) throws -> StorageReport {
         let settings = try settings()
         let policy = try evictionPolicy(now: now)
-        let facts = try cacheEntries()
-        let listed = try cachedAssessments(now: now)
+        let versions = try versionFacts()
+        let facts = try cacheEntries(facts: versions)
+        let listed = try cachedAssessments(now: now, facts: versions)
         let entries = listed.map { item in
             let fact = facts.first { $0.id == item.id && $0.version == item.version }
             return StorageReport.Entry(
@@ -34,7 +35,7 @@ extension Vault {
         return StorageReport(
             usedBytes: entries.reduce(0) { $0 + $1.storedBytes }, limitBytes: settings.maxCacheBytes,
             maxAssessments: settings.maxAssessments, fileBytes: fileBytes,
-            pendingAnswers: try database.scalarInt("SELECT count(*) FROM responses WHERE state IN ('pending', 'conflict')"),
+            pendingAnswers: versions.values.reduce(0) { $0 + $1.pending },
             assessments: entries, nextEvictions: next)
     }
 

@@ -9,6 +9,7 @@ enum VaultSchema {
         var migrator = Migrator()
         migrator.register(1, version1)
         migrator.register(2, version2)
+        migrator.register(3, version3)
         return migrator
     }
 
@@ -99,5 +100,11 @@ enum VaultSchema {
         ALTER TABLE responses ADD COLUMN conflict_version INTEGER;
         ALTER TABLE responses ADD COLUMN sync_message TEXT;
         ALTER TABLE responses ADD COLUMN force_pending INTEGER NOT NULL DEFAULT 0;
+        """
+
+    /// A covering index: counting unsent answers per attempt reads the index alone (`storage` over 100,000 answers).
+    static let version3 = """
+        DROP INDEX responses_by_state;
+        CREATE INDEX responses_by_state_attempt ON responses (state, attempt_id);
         """
 }
