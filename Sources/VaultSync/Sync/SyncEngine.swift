@@ -59,11 +59,13 @@ public final class SyncEngine {
         let total = try vault.queueLength()
         var ignoreBackoff = options.ignoreBackoff
         var rounds = 0
+        var done = 0
         while rounds < 1_000 {
             rounds += 1
             if failedThisRun { ignoreBackoff = false }
-            if try await uploadNextBatch(ignoreBackoff: ignoreBackoff) {
-                progress?(min(total, total - (try vault.queueLength())), total)
+            if let sent = try await uploadNextBatch(ignoreBackoff: ignoreBackoff) {
+                done += sent
+                progress?(min(total, done), total)
                 continue
             }
             if try await submitReady(ignoreBackoff: ignoreBackoff) { continue }
@@ -94,10 +96,10 @@ public final class SyncEngine {
 
     // MARK: Answers
 
-    /// Sends one batch; false when nothing was ready to go.
-    private func uploadNextBatch(ignoreBackoff: Bool) async throws -> Bool {
+    /// Sends one batch and returns how many items it settled (0 when it failed); nil when nothing was ready.
+    private func uploadNextBatch(ignoreBackoff: Bool) async throws -> Int? {
         let queued = try vault.queuedResponses(now: now(), ignoreBackoff: ignoreBackoff, limit: batchSize)
-        guard !queued.isEmpty else { return false }
+        guard !queued.isEmpty else { return nil }
         var batch: [QueuedResponse] = []
         var bytes = 0
         for item in queued where batch.isEmpty || bytes + item.encodedBytes <= options.maxBatchBytes {
@@ -108,10 +110,11 @@ public final class SyncEngine {
             let results = try await client.uploadBatch(batch.map(\.item))
             try apply(results, for: batch)
             batchSize = max(1, options.batchSize)
+            return batch.count
         } catch let error as ServerError {
             try handle(error, for: batch.map { ($0.seq, $0.tries, "response", $0.item.id) })
+            return 0
         }
-        return true
     }
 
     private func apply(_ results: [ItemResult], for batch: [QueuedResponse]) throws {
