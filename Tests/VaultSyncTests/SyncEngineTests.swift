@@ -168,7 +168,7 @@ struct SyncEngineTests {
             let faulty = FaultInjectingTransport(inner: transport)
             let report = try await Self.engine(vault, client, transport: faulty) { options in
                 options.batchSize = 2
-                options.maxBatchBytes = 1_024
+                options.maxBatchBytes = 2_048
             }.run()
             #expect(report.uploaded == 3)
             // The 3 KB essay goes alone (over the byte bound); the other two share a batch (count bound 2).

@@ -49,13 +49,18 @@ public struct DeadLetter: Codable, Sendable, Equatable {
 /// The persisted sync queue: FIFO, an attempt's answers before its submission, rows marked synced only after
 /// the server acknowledged them.
 extension Vault {
+    /// An upper bound on an item's JSON beyond its answer: field names, two UUIDs, a SHA-256 hex hash, ids, a timestamp.
+    static let itemOverheadBytes = 700
+
     /// Queued answers, oldest first, whose backoff has passed (or all, when `ignoreBackoff`).
+    /// CROSS JOIN keeps the queue as the outer loop, walked in `seq` order, so a batch costs its own size and not
+    /// the length of the queue.
     public func queuedResponses(now: Date, ignoreBackoff: Bool, limit: Int = 10_000) throws -> [QueuedResponse] {
         try database.rows(
             """
             SELECT q.seq, q.tries, r.id, r.attempt_id, t.assessment_id, t.assessment_version, r.question_id, r.question_hash, r.answer,
                 r.time_spent_ms, r.answered_at, r.force_pending
-            FROM sync_queue q JOIN responses r ON r.id = q.ref_id JOIN attempts t ON t.id = r.attempt_id
+            FROM sync_queue q CROSS JOIN responses r ON r.id = q.ref_id CROSS JOIN attempts t ON t.id = r.attempt_id
             WHERE q.kind = 'response' AND r.state = 'pending' AND (? OR q.next_try_at <= ?)
             ORDER BY q.seq LIMIT ?
             """, [ignoreBackoff, now.timeIntervalSince1970, limit]
@@ -65,7 +70,8 @@ extension Vault {
                 id: row.string(2), attemptId: row.string(3), assessmentId: row.string(4), assessmentVersion: row.int(5),
                 questionId: row.string(6), questionHash: row.string(7), answer: answer, timeSpentMs: row.int(9),
                 answeredAt: row.string(10), force: row.int(11) != 0)
-            return QueuedResponse(seq: row.int(0), item: item, tries: row.int(1), encodedBytes: (try? CanonicalJSON.encode(item).count) ?? 256)
+            // The answer's stored JSON plus the fixed fields (ids, hash, timestamps) bound the encoded size.
+            return QueuedResponse(seq: row.int(0), item: item, tries: row.int(1), encodedBytes: row.string(8).utf8.count + Self.itemOverheadBytes)
         }
     }
 
