@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+import VaultAPI
+import VaultCore
+import VaultServer
+
+/// The per-item rules as pure functions.
+struct ResponseRulesTests {
+    static func served(prompt: String = "2x = 10") throws -> Assessment {
+        try AssessmentPublisher.serve(Fixtures.quiz(q1Prompt: prompt), version: 1).document
+    }
+
+    @Test("a question hash that does not match the answered version is rejected")
+    func hashMismatch() throws {
+        let v1 = try Self.served()
+        var item = Fixtures.item(v1, question: "q1", answer: .string("b"))
+        item.questionHash = "forged"
+        #expect(ResponseRules.judge(item, answeredVersion: v1, current: v1).status == .rejected)
+    }
+
+    @Test("an unknown version or question is rejected; an unchanged question on an old version is accepted")
+    func versions() throws {
+        let v1 = try Self.served()
+        var v2 = try AssessmentPublisher.serve(Fixtures.quiz(q1Prompt: "changed"), version: 2).document
+        v2.version = 2
+        let unchanged = Fixtures.item(v1, question: "q3", answer: .bool(true))
+        #expect(ResponseRules.judge(unchanged, answeredVersion: v1, current: v2).status == .accepted)
+        let changed = Fixtures.item(v1, question: "q1", answer: .string("a"))
+        let result = ResponseRules.judge(changed, answeredVersion: v1, current: v2)
+        #expect(result.status == .conflict && result.currentVersion == 2)
+        #expect(ResponseRules.judge(changed, answeredVersion: nil, current: v2).status == .rejected)
+    }
+
+    @Test("answered_at parses with and without milliseconds")
+    func times() {
+        #expect(ResponseRules.milliseconds("2026-11-20T10:00:00.250Z") == 1_795_168_800_250)
+        #expect(ResponseRules.milliseconds("2026-11-20T10:00:00Z") == 1_795_168_800_000)
+        #expect(ResponseRules.milliseconds("20/11/2026") == nil)
+    }
+
+    @Test("publishing: a served document carries version, hashes and no answer keys; a changed key alone keeps the hash")
+    func publishing() throws {
+        let served = try AssessmentPublisher.serve(Fixtures.quiz(), version: 3)
+        #expect(served.document.version == 3)
+        #expect(served.document.questions.allSatisfy { $0.hash?.count == 64 && $0.answerKey == nil })
+        var rekeyed = Fixtures.quiz()
+        rekeyed.questions[0].answerKey = [.string("a")]
+        #expect(try AssessmentPublisher.serve(rekeyed, version: 3).contentHash == served.contentHash)
+        #expect(try AssessmentPublisher.sourceBytes(rekeyed) != AssessmentPublisher.sourceBytes(Fixtures.quiz()))
+    }
+}
+
+struct ServerEdgeTests {
+    @Test("unknown assessment: 404 with a JSON envelope; an id in the body that differs from the path: 400")
+    func edges() async throws {
+        try await ServerHarness().test { api in
+            let teacher = try await api.token("teacher")
+            let missing = try await api.send(.get, APIPath.assessment("nope"), token: teacher)
+            #expect(missing.status == .notFound && missing.errorCode == "not_found")
+            let mismatch = try await api.send(.put, APIPath.assessment("other"), token: teacher, json: Fixtures.quiz())
+            #expect(mismatch.status == .badRequest)
+            #expect(try await api.send(.get, APIPath.responses("nope"), token: teacher).status == .notFound)
+        }
+    }
+
+    @Test("a token expires when its lifetime says, and the response says when")
+    func tokenExpiry() async throws {
+        try await ServerHarness(tokenLifetime: 120).test { api in
+            let reply = try await api.send(.post, APIPath.token, json: TokenRequest(user: "student", password: "student-pw"))
+            let token = try reply.decode(TokenResponse.self)
+            let expires = try #require(Timestamp.date(token.expiresAt))
+            #expect(abs(expires.timeIntervalSinceNow - 120) < 10)
+        }
+    }
+}
