@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 
 /// Timing helpers: wall-clock samples and their percentiles.
 struct Samples {
@@ -7,8 +8,7 @@ struct Samples {
     mutating func time<T>(_ body: () throws -> T) rethrows -> T {
         let start = ContinuousClock.now
         let result = try body()
-        let elapsed = ContinuousClock.now - start
-        seconds.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        seconds.append((ContinuousClock.now - start).inSeconds)
         return result
     }
 

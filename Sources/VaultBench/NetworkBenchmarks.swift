@@ -128,8 +128,7 @@ extension Samples {
     mutating func timeAsync<T>(_ body: () async throws -> T) async rethrows -> T {
         let start = ContinuousClock.now
         let result = try await body()
-        let elapsed = ContinuousClock.now - start
-        seconds.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        seconds.append((ContinuousClock.now - start).inSeconds)
         return result
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 import VaultSync
 
 /// Wraps a real transport and injects failures by script, per request: the fault-injecting transport for retry
@@ -61,7 +62,7 @@ final class RecordedSleeps: @unchecked Sendable {
     func sleep(_ duration: Duration) async throws {
         lock.withLock {
             waits.append(duration)
-            offset += Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+            offset += duration.inSeconds
         }
     }
     func now() -> Date { lock.withLock { Date().addingTimeInterval(offset) } }

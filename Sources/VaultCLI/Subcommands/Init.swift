@@ -7,21 +7,14 @@ struct Init: ParsableCommand {
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var passwords: PasswordOptions
 
-    @Option(help: "PBKDF2-HMAC-SHA512 rounds (default: calibrated to about 0.5 s, at least 210,000; at least 1,000).")
-    var kdfIterations: Int?
-
-    func validate() throws {
-        if let kdfIterations, kdfIterations < KDFParameters.iterationFloor || kdfIterations > KDFParameters.iterationCeiling {
-            throw ValidationError("--kdf-iterations must be between 1,000 and 10,000,000.")
-        }
-    }
+    @OptionGroup var kdf: KDFOptions
 
     func run() throws {
         let context = CommandContext(globals)
         if SecureFiles.exists(context.paths.keyFile) || SecureFiles.exists(context.paths.database) {
             throw VaultError(.vaultExists, "A vault already exists in \(context.paths.directory). It was left untouched.")
         }
-        let iterations = kdfIterations ?? KDFCalibration.recommendedIterations()
+        let iterations = kdf.iterations()
         if iterations < KDFParameters.defaultIterations {
             context.console.warn("\(iterations) key-derivation rounds is below the recommended 210,000; use this only for tests.")
         }

@@ -47,19 +47,13 @@ struct Key: ParsableCommand {
         @OptionGroup var globals: GlobalOptions
         @OptionGroup var passwords: PasswordOptions
         @Option(help: "What the slot is for.") var label = "recovery"
-        @Option(help: "PBKDF2 rounds for the new slot.") var kdfIterations: Int?
-
-        func validate() throws {
-            if let kdfIterations, kdfIterations < KDFParameters.iterationFloor || kdfIterations > KDFParameters.iterationCeiling {
-                throw ValidationError("--kdf-iterations must be between 1,000 and 10,000,000.")
-            }
-        }
+        @OptionGroup var kdf: KDFOptions
 
         func run() throws {
             let context = CommandContext(globals)
             let vault = try context.openVault(passwords)
             let password = try PasswordReader.new(passwords)
-            let id = try vault.addSlot(label: label, password: password, iterations: kdfIterations ?? KDFCalibration.recommendedIterations())
+            let id = try vault.addSlot(label: label, password: password, iterations: kdf.iterations())
             context.console.line("Added key slot \(id) (\(label)).")
             context.console.emit(["slot": id])
         }

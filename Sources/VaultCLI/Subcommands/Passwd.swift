@@ -9,21 +9,14 @@ struct Passwd: ParsableCommand {
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var passwords: PasswordOptions
 
-    @Option(help: "PBKDF2 rounds for the new password (default: keep the current slot's count).")
-    var kdfIterations: Int?
-
-    func validate() throws {
-        if let kdfIterations, kdfIterations < KDFParameters.iterationFloor || kdfIterations > KDFParameters.iterationCeiling {
-            throw ValidationError("--kdf-iterations must be between 1,000 and 10,000,000.")
-        }
-    }
+    @OptionGroup var kdf: KDFOptions
 
     func run() throws {
         let context = CommandContext(globals)
         let vault = try context.openVault(passwords)
         let newPassword = try PasswordReader.new(passwords)
         let current = vault.keyFile.slots.first { $0.id == vault.unlockedSlot }
-        try vault.changePassword(to: newPassword, iterations: kdfIterations ?? current?.kdf.iterations ?? KDFParameters.defaultIterations)
+        try vault.changePassword(to: newPassword, iterations: kdf.iterations(keeping: current?.kdf.iterations))
         context.console.line("The password was changed.")
         context.console.emit(["changed": true])
     }

@@ -7,8 +7,7 @@ public enum KDFCalibration {
         let password = SecretBytes(Array("calibration".utf8))
         let start = ContinuousClock.now
         _ = try? PBKDF2.derive(password: password, salt: Array(repeating: 7, count: 32), iterations: probe)
-        let elapsed = ContinuousClock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = (ContinuousClock.now - start).inSeconds
         guard seconds > 0 else { return KDFParameters.defaultIterations }
         let scaled = Int(Double(probe) * targetSeconds / seconds)
         let rounded = (scaled / 10_000) * 10_000

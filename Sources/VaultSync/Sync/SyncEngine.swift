@@ -73,7 +73,7 @@ public final class SyncEngine {
             // Nothing could go now. Items waiting for their backoff: wait here if it is short, else stop.
             guard try vault.queueLength() > 0, let next = try vault.nextRetryAt(after: now()) else { break }
             let wait = max(0.001, next.timeIntervalSince(now()))
-            guard wait <= Double(options.maxInlineWait.components.seconds) else {
+            guard wait <= options.maxInlineWait.inSeconds else {
                 report.remaining = try vault.queueLength()
                 throw SyncStopped(report: finish(), nextTryAt: next, reason: .degraded)
             }
@@ -166,9 +166,8 @@ public final class SyncEngine {
             let failedAt = now()
             for item in items {
                 let wait = schedule.delay(afterFailures: item.tries + 1, retryAfter: retryAfter, random: &random)
-                let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
                 let gaveUp = try vault.recordFailure(
-                    seq: item.seq, error: error.vaultError.message, nextTryAt: failedAt.addingTimeInterval(seconds), maxTries: options.maxTries)
+                    seq: item.seq, error: error.vaultError.message, nextTryAt: failedAt.addingTimeInterval(wait.inSeconds), maxTries: options.maxTries)
                 if gaveUp { logger.notice("an upload became a dead letter", metadata: ["kind": "\(item.kind)"]) }
             }
         default:
