@@ -8,14 +8,14 @@ struct Answer: ParsableCommand {
         abstract: "Record one answer without the interactive screen (saved durably before it returns).",
         discussion: "single choice: a choice id; multiple choice: ids separated by commas; true/false: true or false; numeric: a decimal number; text: the text, or - to read it from stdin (after the password line when --password-stdin is used).")
     @OptionGroup var globals: GlobalOptions
-    @OptionGroup var passwords: PasswordOptions
+    @OptionGroup var credentials: CredentialSources
     @Argument(help: "The assessment id.") var id: String
     @Argument(help: "The question id.") var questionID: String
     @Argument(help: "The answer.") var value: String
 
     func run() throws {
         let context = CommandContext(globals)
-        let vault = try context.openVault(passwords)
+        let vault = try context.openVault(credentials)
         let attempt = try vault.openAttempt(on: id)
         guard let question = attempt.assessment.question(questionID) else {
             let ids = attempt.assessment.questions.map(\.id).joined(separator: ", ")
@@ -36,12 +36,12 @@ struct Answer: ParsableCommand {
 struct Submit: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Finish the attempt and queue it for upload; it cannot be changed afterwards.")
     @OptionGroup var globals: GlobalOptions
-    @OptionGroup var passwords: PasswordOptions
+    @OptionGroup var credentials: CredentialSources
     @Argument(help: "The assessment id.") var id: String
 
     func run() throws {
         let context = CommandContext(globals)
-        let vault = try context.openVault(passwords)
+        let vault = try context.openVault(credentials)
         guard let attempt = try vault.latestAttempt(on: id), attempt.state == .inProgress else {
             throw VaultError(.notFound, "There is no attempt in progress on \(id). Start one with `vault take \(id)`.")
         }
@@ -67,7 +67,7 @@ struct Submit: ParsableCommand {
 struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "The questions, with the answers of the current attempt.")
     @OptionGroup var globals: GlobalOptions
-    @OptionGroup var passwords: PasswordOptions
+    @OptionGroup var credentials: CredentialSources
     @Argument(help: "The assessment id.") var id: String
 
     struct Item: Encodable {
@@ -81,7 +81,7 @@ struct Show: ParsableCommand {
 
     func run() throws {
         let context = CommandContext(globals)
-        let vault = try context.openVault(passwords)
+        let vault = try context.openVault(credentials)
         let attempt = try vault.latestAttempt(on: id)
         let assessment = try attempt?.assessment ?? vault.loadAssessment(id: id, opened: true).assessment
         let items = assessment.questions.map { question in

@@ -7,7 +7,7 @@ import VaultSync
 struct Catalog: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "What the server offers, marking what is downloaded or outdated.")
     @OptionGroup var globals: GlobalOptions
-    @OptionGroup var passwords: PasswordOptions
+    @OptionGroup var credentials: CredentialSources
 
     struct Row: Encodable {
         let id: String
@@ -32,7 +32,7 @@ struct Catalog: AsyncParsableCommand {
 
     func run() async throws {
         let context = CommandContext(globals)
-        let vault = try context.openVault(passwords)
+        let vault = try context.openVault(credentials)
         let entries = try await NetworkSession.with(vault: vault) { try await $0.client.catalog() }
         let cached = try vault.cachedAssessments()
         let rows = entries.map { entry in

@@ -9,13 +9,13 @@ struct Config: ParsableCommand {
     struct Get: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print one setting.")
         @OptionGroup var globals: GlobalOptions
-        @OptionGroup var passwords: PasswordOptions
+        @OptionGroup var credentials: CredentialSources
         @Argument var key: String
 
         func run() throws {
             let context = CommandContext(globals)
             _ = try VaultSettings.key(named: key)
-            let vault = try context.openVault(passwords)
+            let vault = try context.openVault(credentials)
             let value = try vault.settings().value(key)
             context.console.line("\(value)")
             context.console.emit([key: value])
@@ -25,14 +25,14 @@ struct Config: ParsableCommand {
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Change one setting.")
         @OptionGroup var globals: GlobalOptions
-        @OptionGroup var passwords: PasswordOptions
+        @OptionGroup var credentials: CredentialSources
         @Argument var key: String
         @Argument var value: String
 
         func run() throws {
             let context = CommandContext(globals)
             _ = try VaultSettings.key(named: key)
-            let vault = try context.openVault(passwords)
+            let vault = try context.openVault(credentials)
             try vault.setSetting(key, to: value)
             let stored = try vault.settings().value(key)
             context.console.line("\(key) = \(stored)")
@@ -43,13 +43,13 @@ struct Config: ParsableCommand {
     struct Unset: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Restore a setting's default.")
         @OptionGroup var globals: GlobalOptions
-        @OptionGroup var passwords: PasswordOptions
+        @OptionGroup var credentials: CredentialSources
         @Argument var key: String
 
         func run() throws {
             let context = CommandContext(globals)
             _ = try VaultSettings.key(named: key)
-            let vault = try context.openVault(passwords)
+            let vault = try context.openVault(credentials)
             try vault.setSetting(key, to: nil)
             let stored = try vault.settings().value(key)
             context.console.line("\(key) = \(stored) (default)")
@@ -60,11 +60,11 @@ struct Config: ParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print every setting with its value.")
         @OptionGroup var globals: GlobalOptions
-        @OptionGroup var passwords: PasswordOptions
+        @OptionGroup var credentials: CredentialSources
 
         func run() throws {
             let context = CommandContext(globals)
-            let vault = try context.openVault(passwords)
+            let vault = try context.openVault(credentials)
             var document: [String: Int] = [:]
             for (key, value, isDefault) in try vault.settings().all {
                 document[key.name] = value

@@ -11,11 +11,11 @@ struct DeadLetters: ParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show every dead letter with its reason.")
         @OptionGroup var globals: GlobalOptions
-        @OptionGroup var passwords: PasswordOptions
+        @OptionGroup var credentials: CredentialSources
 
         func run() throws {
             let context = CommandContext(globals)
-            let letters = try context.openVault(passwords).deadLetters()
+            let letters = try context.openVault(credentials).deadLetters()
             for letter in letters {
                 context.console.line("\(letter.id)  \(letter.kind)  \(letter.assessmentID ?? "-")  \(letter.createdAt)  \(letter.reason)")
             }
@@ -27,12 +27,12 @@ struct DeadLetters: ParsableCommand {
     struct Retry: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Put a dead letter back in the queue for the next `vault sync`.")
         @OptionGroup var globals: GlobalOptions
-        @OptionGroup var passwords: PasswordOptions
+        @OptionGroup var credentials: CredentialSources
         @Argument var id: Int
 
         func run() throws {
             let context = CommandContext(globals)
-            try context.openVault(passwords).retryDeadLetter(id)
+            try context.openVault(credentials).retryDeadLetter(id)
             context.console.line("Dead letter \(id) is back in the queue; it goes up with the next `vault sync`.")
             context.console.emit(["requeued": id])
         }
@@ -41,12 +41,12 @@ struct DeadLetters: ParsableCommand {
     struct Discard: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Delete a dead letter for good.")
         @OptionGroup var globals: GlobalOptions
-        @OptionGroup var passwords: PasswordOptions
+        @OptionGroup var credentials: CredentialSources
         @Argument var id: Int
 
         func run() throws {
             let context = CommandContext(globals)
-            try context.openVault(passwords).discardDeadLetter(id)
+            try context.openVault(credentials).discardDeadLetter(id)
             context.console.line("Dead letter \(id) was deleted.")
             context.console.emit(["discarded": id])
         }
@@ -57,17 +57,17 @@ struct DeadLetters: ParsableCommand {
             abstract: "Write the dead letters to a file to hand to a teacher.",
             discussion: "The file is NOT encrypted unless --encrypt is given (the password comes from --new-password-stdin, $VAULT_NEW_PASSWORD_FILE or a prompt).")
         @OptionGroup var globals: GlobalOptions
-        @OptionGroup var passwords: PasswordOptions
+        @OptionGroup var credentials: CredentialSources
         @Option(help: "Where to write.") var output = "dead-letters.json"
         @Flag(help: "Encrypt the file with a password (AES-256-GCM, PBKDF2-HMAC-SHA512).") var encrypt = false
 
         func run() throws {
             let context = CommandContext(globals)
-            let vault = try context.openVault(passwords)
+            let vault = try context.openVault(credentials)
             let letters = try vault.deadLetters()
             var data = try CanonicalJSON.encode(["dead_letters": letters])
             if encrypt {
-                data = try ExportEnvelope.seal(data, password: try PasswordReader.new(passwords))
+                data = try ExportEnvelope.seal(data, password: try PasswordReader.new(credentials))
             } else {
                 context.console.warn("\(output) is not encrypted: anyone who gets it can read these answers. Use --encrypt to protect it.")
             }

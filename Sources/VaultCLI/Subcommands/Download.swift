@@ -7,7 +7,7 @@ import VaultSync
 struct Download: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Fetch assessments for offline use.")
     @OptionGroup var globals: GlobalOptions
-    @OptionGroup var passwords: PasswordOptions
+    @OptionGroup var credentials: CredentialSources
     @Argument(help: "Assessment ids from `vault catalog`.") var ids: [String] = []
     @Option(help: "Download the next N offered assessments not yet here.") var next: Int?
     @Flag(help: "Download everything offered.") var all = false
@@ -30,7 +30,7 @@ struct Download: AsyncParsableCommand {
 
     func run() async throws {
         let context = CommandContext(globals)
-        let vault = try context.openVault(passwords)
+        let vault = try context.openVault(credentials)
         let results = try await NetworkSession.with(vault: vault) { session in
             var wanted = ids
             if next != nil || all {

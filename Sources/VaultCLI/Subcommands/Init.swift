@@ -5,7 +5,7 @@ struct Init: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Create a new encrypted vault.")
 
     @OptionGroup var globals: GlobalOptions
-    @OptionGroup var passwords: PasswordOptions
+    @OptionGroup var credentials: CredentialSources
 
     @OptionGroup var kdf: KDFOptions
 
@@ -18,7 +18,7 @@ struct Init: ParsableCommand {
         if iterations < KDFParameters.defaultIterations {
             context.console.warn("\(iterations) key-derivation rounds is below the recommended 210,000; use this only for tests.")
         }
-        let password = try PasswordReader.new(passwords.newPasswordStdin ? passwords : PasswordOptions(stdinForNew: passwords.passwordStdin))
+        let password = try PasswordReader.new(credentials.newPasswordStdin ? credentials : CredentialSources(stdinForNew: credentials.passwordStdin))
         let vault = try Vault.create(paths: context.paths, password: password, iterations: iterations, logger: context.logger)
         context.console.line("Created an encrypted vault in \(context.paths.directory).")
         context.console.emit(InitResult(vault: context.paths.directory, vaultId: vault.vaultID, kdfIterations: iterations))
@@ -36,7 +36,7 @@ struct Init: ParsableCommand {
     }
 }
 
-extension PasswordOptions {
+extension CredentialSources {
     /// `init` takes its one password as the new password; `--password-stdin` is accepted for it too.
     init(stdinForNew: Bool) {
         self.init()

@@ -14,11 +14,11 @@ struct Key: ParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the key slots.")
         @OptionGroup var globals: GlobalOptions
-        @OptionGroup var passwords: PasswordOptions
+        @OptionGroup var credentials: CredentialSources
 
         func run() throws {
             let context = CommandContext(globals)
-            let vault = try context.openVault(passwords)
+            let vault = try context.openVault(credentials)
             let slots = vault.keyFile.slots.map {
                 SlotInfo(id: $0.id, label: $0.label, createdAt: $0.createdAt, kdf: $0.kdf.algorithm.rawValue, iterations: $0.kdf.iterations)
             }
@@ -45,14 +45,14 @@ struct Key: ParsableCommand {
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add a slot that opens the vault with another password (e.g. a recovery key).")
         @OptionGroup var globals: GlobalOptions
-        @OptionGroup var passwords: PasswordOptions
+        @OptionGroup var credentials: CredentialSources
         @Option(help: "What the slot is for.") var label = "recovery"
         @OptionGroup var kdf: KDFOptions
 
         func run() throws {
             let context = CommandContext(globals)
-            let vault = try context.openVault(passwords)
-            let password = try PasswordReader.new(passwords)
+            let vault = try context.openVault(credentials)
+            let password = try PasswordReader.new(credentials)
             let id = try vault.addSlot(label: label, password: password, iterations: kdf.iterations())
             context.console.line("Added key slot \(id) (\(label)).")
             context.console.emit(["slot": id])
@@ -62,12 +62,12 @@ struct Key: ParsableCommand {
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove a key slot (never the last one).")
         @OptionGroup var globals: GlobalOptions
-        @OptionGroup var passwords: PasswordOptions
+        @OptionGroup var credentials: CredentialSources
         @Argument(help: "The slot number from `vault key list`.") var slot: Int
 
         func run() throws {
             let context = CommandContext(globals)
-            let vault = try context.openVault(passwords)
+            let vault = try context.openVault(credentials)
             try vault.removeSlot(slot)
             context.console.line("Removed key slot \(slot).")
             context.console.emit(["removed": slot])
@@ -79,14 +79,14 @@ struct Key: ParsableCommand {
             abstract: "Make a new data key and re-encrypt the vault with it.",
             discussion: "Only the slot of the password you give is kept; add other slots again afterwards.")
         @OptionGroup var globals: GlobalOptions
-        @OptionGroup var passwords: PasswordOptions
+        @OptionGroup var credentials: CredentialSources
 
         func run() throws {
             let context = CommandContext(globals)
             guard SecureFiles.exists(context.paths.keyFile) else {
                 throw VaultError(.noVault, "There is no vault in \(context.paths.directory). Create one with `vault init`.")
             }
-            let password = try PasswordReader.current(passwords)
+            let password = try PasswordReader.current(credentials)
             let vault = try Vault.open(paths: context.paths, password: password, logger: context.logger)
             let dropped = try vault.rotateKey(password: password)
             context.console.line("The vault was re-encrypted with a new data key.")
@@ -110,12 +110,12 @@ struct Key: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the raw data key so a tester can open vault.db in the stock sqlcipher shell.")
         @OptionGroup var globals: GlobalOptions
-        @OptionGroup var passwords: PasswordOptions
+        @OptionGroup var credentials: CredentialSources
         @Flag(help: "Do not ask for confirmation.") var yes = false
 
         func run() throws {
             let context = CommandContext(globals)
-            let vault = try context.openVault(passwords)
+            let vault = try context.openVault(credentials)
             if !yes { try confirm() }
             let (literal, pageSize) = vault.revealKey()
             let pragmas = ["PRAGMA key = \"\(literal)\";", "PRAGMA cipher_page_size = \(pageSize);"]

@@ -4,11 +4,11 @@ import VaultCore
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Downloaded assessments with their attempt state and answers waiting to upload.")
     @OptionGroup var globals: GlobalOptions
-    @OptionGroup var passwords: PasswordOptions
+    @OptionGroup var credentials: CredentialSources
 
     func run() throws {
         let context = CommandContext(globals)
-        let vault = try context.openVault(passwords)
+        let vault = try context.openVault(credentials)
         let items = try vault.cachedAssessments()
         for item in items {
             let expiry = item.expired ? context.console.yellow("expired") : "expires \(item.expiresAt)"
@@ -24,7 +24,7 @@ struct Evict: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Remove cached assessments; never one with an open attempt or answers not uploaded.")
     @OptionGroup var globals: GlobalOptions
-    @OptionGroup var passwords: PasswordOptions
+    @OptionGroup var credentials: CredentialSources
     @Flag(help: "Every expired assessment.") var expired = false
     @Flag(help: "Every assessment whose attempt is uploaded.") var synced = false
     @Argument(help: "Assessment ids.") var ids: [String] = []
@@ -35,7 +35,7 @@ struct Evict: ParsableCommand {
 
     func run() throws {
         let context = CommandContext(globals)
-        let vault = try context.openVault(passwords)
+        let vault = try context.openVault(credentials)
         try EvictionOutput.print(try vault.evict(ids: ids, expired: expired, synced: synced), console: context.console)
     }
 }
@@ -44,11 +44,11 @@ struct ClearCache: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clear-cache", abstract: "Remove every cached assessment that holds no unsaved or unsent work.")
     @OptionGroup var globals: GlobalOptions
-    @OptionGroup var passwords: PasswordOptions
+    @OptionGroup var credentials: CredentialSources
 
     func run() throws {
         let context = CommandContext(globals)
-        let vault = try context.openVault(passwords)
+        let vault = try context.openVault(credentials)
         try EvictionOutput.print(try vault.evict(ids: [], expired: false, synced: false, all: true), console: context.console)
     }
 }

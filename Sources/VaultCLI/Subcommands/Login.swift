@@ -9,7 +9,7 @@ struct Login: AsyncParsableCommand {
         discussion: "The server password comes from --server-password-stdin, $VAULT_SERVER_PASSWORD_FILE, or a prompt.")
 
     @OptionGroup var globals: GlobalOptions
-    @OptionGroup var passwords: PasswordOptions
+    @OptionGroup var credentials: CredentialSources
     @Option(help: "The server, e.g. http://127.0.0.1:8080 (default: the one used last).") var server: String?
     @Option(help: "Your user name on the server (default: the one used last).") var user: String?
     @Flag(help: "Read the server password from a line of stdin (after the vault password when both are there).")
@@ -17,7 +17,7 @@ struct Login: AsyncParsableCommand {
 
     func run() async throws {
         let context = CommandContext(globals)
-        let vault = try context.openVault(passwords)
+        let vault = try context.openVault(credentials)
         let previous = try vault.account()
         guard let server = server ?? previous?.serverURL, let user = user ?? previous?.user else {
             throw ValidationError("Give --server URL and --user NAME the first time.")
@@ -39,11 +39,11 @@ struct Login: AsyncParsableCommand {
 struct Logout: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Forget the server token (answers not yet uploaded stay).")
     @OptionGroup var globals: GlobalOptions
-    @OptionGroup var passwords: PasswordOptions
+    @OptionGroup var credentials: CredentialSources
 
     func run() throws {
         let context = CommandContext(globals)
-        let vault = try context.openVault(passwords)
+        let vault = try context.openVault(credentials)
         try vault.forgetToken()
         context.console.line("Signed out. Your saved work stays in the vault; `vault login` signs in again.")
         context.console.emit(["signed_out": true])

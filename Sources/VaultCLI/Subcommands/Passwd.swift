@@ -7,14 +7,14 @@ struct Passwd: ParsableCommand {
         discussion: "With both --password-stdin and --new-password-stdin, stdin holds the current password, then the new one.")
 
     @OptionGroup var globals: GlobalOptions
-    @OptionGroup var passwords: PasswordOptions
+    @OptionGroup var credentials: CredentialSources
 
     @OptionGroup var kdf: KDFOptions
 
     func run() throws {
         let context = CommandContext(globals)
-        let vault = try context.openVault(passwords)
-        let newPassword = try PasswordReader.new(passwords)
+        let vault = try context.openVault(credentials)
+        let newPassword = try PasswordReader.new(credentials)
         let current = vault.keyFile.slots.first { $0.id == vault.unlockedSlot }
         try vault.changePassword(to: newPassword, iterations: kdf.iterations(keeping: current?.kdf.iterations))
         context.console.line("The password was changed.")

@@ -5,12 +5,12 @@ struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Connectivity as last seen, answers waiting to upload, dead letters, conflicts, last sync.")
     @OptionGroup var globals: GlobalOptions
-    @OptionGroup var passwords: PasswordOptions
+    @OptionGroup var credentials: CredentialSources
     @Flag(help: "Check the server now instead of reporting the last state seen.") var probe = false
 
     func run() async throws {
         let context = CommandContext(globals)
-        let vault = try context.openVault(passwords)
+        let vault = try context.openVault(credentials)
         if probe {
             // The only network use of `status`, and only when asked for.
             _ = try? await NetworkSession.with(vault: vault) { _ in true }

@@ -5,11 +5,11 @@ struct Storage: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Space used by cached assessments against the limit, and what eviction could remove.")
     @OptionGroup var globals: GlobalOptions
-    @OptionGroup var passwords: PasswordOptions
+    @OptionGroup var credentials: CredentialSources
 
     func run() throws {
         let context = CommandContext(globals)
-        let vault = try context.openVault(passwords)
+        let vault = try context.openVault(credentials)
         let report = try vault.storage()
         let console = context.console
         let fraction = report.limitBytes > 0 ? Double(report.usedBytes) / Double(report.limitBytes) : 0

@@ -12,7 +12,7 @@ struct Sync: AsyncParsableCommand {
         abstract: "Upload saved answers and submissions in batches, exactly once, then refresh what changed.",
         discussion: "Exit 0 when everything is up; 3 when a conflict or dead letter waits for you; 75 when the network stopped it midway (everything is kept and will be retried); 69 when offline.")
     @OptionGroup var globals: GlobalOptions
-    @OptionGroup var passwords: PasswordOptions
+    @OptionGroup var credentials: CredentialSources
     @Option(help: "What to do when an assessment changed under your answers: ask, submit, discard or keep.")
     var onConflict: ConflictMode = .ask
     @Option(help: "Answers per upload batch (1-500; default: sync.batch_size).") var batchSize: Int?
@@ -28,7 +28,7 @@ struct Sync: AsyncParsableCommand {
 
     func run() async throws {
         let context = CommandContext(globals)
-        let vault = try context.openVault(passwords)
+        let vault = try context.openVault(credentials)
         let settings = try vault.settings()
         var options = SyncEngine.Options()
         options.batchSize = batchSize ?? settings.batchSize

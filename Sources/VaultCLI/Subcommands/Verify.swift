@@ -5,11 +5,11 @@ struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check the key file, every database page and every stored assessment.")
     @OptionGroup var globals: GlobalOptions
-    @OptionGroup var passwords: PasswordOptions
+    @OptionGroup var credentials: CredentialSources
 
     func run() throws {
         let context = CommandContext(globals)
-        let vault = try context.openVault(passwords)
+        let vault = try context.openVault(credentials)
         let report = vault.verify()
         if report.ok {
             context.console.line("The vault is intact: key file, database pages and stored assessments all check out.")

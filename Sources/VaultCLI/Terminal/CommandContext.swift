@@ -19,11 +19,11 @@ struct CommandContext {
     }
 
     /// Reads the password from its source and unlocks the vault.
-    func openVault(_ passwords: PasswordOptions) throws -> Vault {
+    func openVault(_ credentials: CredentialSources) throws -> Vault {
         guard SecureFiles.exists(paths.keyFile) || SecureFiles.exists(paths.database) else {
             throw VaultError(.noVault, "There is no vault in \(paths.directory). Create one with `vault init`.")
         }
-        let password = try PasswordReader.current(passwords)
+        let password = try PasswordReader.current(credentials)
         return try Vault.open(paths: paths, password: password, logger: logger)
     }
 }

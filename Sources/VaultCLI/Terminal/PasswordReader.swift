@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// Flags that choose where passwords come from. Never a password itself: it is never an argument.
-struct PasswordOptions: ParsableArguments {
+struct CredentialSources: ParsableArguments {
     @Flag(help: "Read the vault password from the first line of stdin.")
     var passwordStdin = false
 
@@ -19,13 +19,13 @@ struct PasswordOptions: ParsableArguments {
 enum PasswordReader {
     static let maxLength = 4096
 
-    static func current(_ options: PasswordOptions, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> SecretBytes {
+    static func current(_ options: CredentialSources, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> SecretBytes {
         try read(
             fromStdin: options.passwordStdin, fileVariable: "VAULT_PASSWORD_FILE", environment: environment,
             prompt: "Vault password: ", confirm: false, flag: "--password-stdin")
     }
 
-    static func new(_ options: PasswordOptions, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> SecretBytes {
+    static func new(_ options: CredentialSources, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> SecretBytes {
         try read(
             fromStdin: options.newPasswordStdin, fileVariable: "VAULT_NEW_PASSWORD_FILE", environment: environment,
             prompt: "New password: ", confirm: true, flag: "--new-password-stdin")
