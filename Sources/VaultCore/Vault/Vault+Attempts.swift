@@ -75,9 +75,7 @@ extension Vault {
             guard attempt.string(2) == "in_progress" else {
                 throw VaultError(.notAllowed, "This attempt was submitted and can no longer be changed.")
             }
-            let hashes = try database.row(
-                "SELECT question_hashes FROM assessments WHERE id = ? AND version = ?", [attempt.string(0), attempt.int(1)])?.string(0) ?? "{}"
-            guard let hash = (try? JSONDecoder().decode([String: String].self, from: Data(hashes.utf8)))?[questionID] else {
+            guard let hash = try questionHashes(id: attempt.string(0), version: attempt.int(1))[questionID] else {
                 throw VaultError(.notFound, "The assessment has no question \(questionID).")
             }
             var spent = max(0, timeSpentMilliseconds)
@@ -105,6 +103,15 @@ extension Vault {
             }
             return id
         }
+    }
+
+    func questionHashes(id: String, version: Int) throws -> [String: String] {
+        let key = "\(id)@\(version)"
+        if let cached = questionHashCache[key] { return cached }
+        let text = try database.row("SELECT question_hashes FROM assessments WHERE id = ? AND version = ?", [id, version])?.string(0) ?? "{}"
+        let hashes = (try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))) ?? [:]
+        questionHashCache[key] = hashes
+        return hashes
     }
 
     /// Saves where the student is, the flags, and the active time (never decreasing).

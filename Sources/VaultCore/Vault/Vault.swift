@@ -16,6 +16,8 @@ public final class Vault {
     public let unlockedSlot: Int
     let lock: VaultLock
     let logger: Logger
+    /// Question hashes per cached version ("id@version"), decoded once: every answer save needs one.
+    var questionHashCache: [String: [String: String]] = [:]
 
     init(paths: VaultPaths, database: Database, keyFile: KeyFile, dataKey: SecretBytes, slot: Int, lock: VaultLock, logger: Logger) {
         self.paths = paths
