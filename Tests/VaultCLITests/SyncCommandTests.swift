@@ -202,4 +202,22 @@ struct SyncCommandTests {
         #expect(received.submissions.count == 1)
         print("flaky proxy: converged after \(runs) sync runs, \(duplicates) duplicates answered, \(failures) runs cut short")
     }
+
+    @Test("sync --watch waits while the server is away and drains the queue once it is back, then exits")
+    func watch() throws {
+        let (vault, server) = try prepared()
+        server.stop()
+        let watcher = try Binaries.start("vault", ["sync", "--watch", "--vault", vault.path, "--password-stdin"])
+        let input = watcher.standardInput as! Pipe
+        input.fileHandleForWriting.write(Data("pw-1\n".utf8))
+        try? input.fileHandleForWriting.close()
+        usleep(1_500_000)
+        #expect(watcher.isRunning)
+        try server.start()
+        let result = try Binaries.finish(watcher, timeout: .seconds(60))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("cannot be reached"))
+        #expect(try received(server).responses.count == 3)
+        #expect(try received(server).submissions.count == 1)
+    }
 }
