@@ -43,8 +43,10 @@ public enum Binaries {
         process.executableURL = URL(fileURLWithPath: program.hasPrefix("/") ? program : directory + "/" + program)
         process.arguments = arguments
         var base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "NO_COLOR": "1"]
-        base["TMPDIR"] = ProcessInfo.processInfo.environment["TMPDIR"]
-        base["HOME"] = ProcessInfo.processInfo.environment["HOME"]
+        // Sanitizer settings reach the binaries too (`scripts/test --sanitize`).
+        for name in ["TMPDIR", "HOME", "ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS"] {
+            base[name] = ProcessInfo.processInfo.environment[name]
+        }
         process.environment = base.merging(environment) { $1 }
         process.standardInput = Pipe()
         process.standardOutput = Pipe()

@@ -13,6 +13,15 @@ struct CrashSafetyTests {
     /// 40 in the normal suite; `scripts/soak` raises it with VAULT_SOAK_TRIALS.
     static let trials = Int(ProcessInfo.processInfo.environment["VAULT_SOAK_TRIALS"] ?? "") ?? 40
 
+    /// How long one uninterrupted run of the command takes here, in microseconds: kills are spread over 0-130 %
+    /// of it, so both outcomes (finished, killed midway) occur on a fast machine, a slow CI runner or under ASan.
+    func window(_ arguments: [String], stdin: String) throws -> UInt32 {
+        let start = ContinuousClock.now
+        _ = try Binaries.run("vault", arguments, stdin: stdin)
+        let micros = (ContinuousClock.now - start).inSeconds * 1_000_000
+        return UInt32(min(max(micros * 1.3, 20_000), 5_000_000))
+    }
+
     /// Whether `password` opens the vault; throws on anything but a wrong password (busy, damage).
     func opens(_ path: String, _ password: String) throws -> Bool {
         do {
@@ -31,13 +40,15 @@ struct CrashSafetyTests {
         var current = "pw-a"
         var generator = SystemRandomNumberGenerator()
         var completed = 0
+        // A dry run that changes the password there and back measures the window.
+        let window = try window(["passwd", "--vault", vault.path, "--password-stdin", "--new-password-stdin", "--kdf-iterations", "1000"], stdin: "pw-a\npw-a\n")
         for trial in 0..<Self.trials {
             let next = current == "pw-a" ? "pw-b" : "pw-a"
             let process = try Binaries.start("vault", ["passwd", "--vault", vault.path, "--password-stdin", "--new-password-stdin", "--kdf-iterations", "1000"])
             let input = process.standardInput as! Pipe
             input.fileHandleForWriting.write(Data("\(current)\n\(next)\n".utf8))
             try? input.fileHandleForWriting.close()
-            usleep(UInt32.random(in: 0...120_000, using: &generator))
+            usleep(UInt32.random(in: 0...window, using: &generator))
             kill(process.processIdentifier, SIGKILL)
             let result = try Binaries.finish(process)
             if result.status == 0 { completed += 1 }
@@ -58,12 +69,13 @@ struct CrashSafetyTests {
         try vault.unlocked(["config", "set", "cache.ttl_days", "9"], password: "pw-r")
         var generator = SystemRandomNumberGenerator()
         var keys: Set<String> = []
+        let window = try window(["key", "rotate", "--vault", vault.path, "--password-stdin"], stdin: "pw-r\n")
         for trial in 0..<Self.trials {
             let process = try Binaries.start("vault", ["key", "rotate", "--vault", vault.path, "--password-stdin"])
             let input = process.standardInput as! Pipe
             input.fileHandleForWriting.write(Data("pw-r\n".utf8))
             try? input.fileHandleForWriting.close()
-            usleep(UInt32.random(in: 0...150_000, using: &generator))
+            usleep(UInt32.random(in: 0...window, using: &generator))
             kill(process.processIdentifier, SIGKILL)
             _ = try Binaries.finish(process)
             let opened = try Vault.open(paths: VaultPaths(directory: vault.path), password: TestVault.secret("pw-r"), lockWait: .seconds(2))
