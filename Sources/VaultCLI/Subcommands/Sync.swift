@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import VaultCore
 import VaultSync
 
@@ -68,62 +69,5 @@ struct Sync: AsyncParsableCommand {
         engine.progress = { done, total in bar.update(done, of: total) }
         defer { bar.finish() }
         return try await engine.run()
-    }
-}
-
-import Logging
-
-/// `sync --watch`: waits for the server, drains the queue on the retry schedule, exits when it is empty.
-struct SyncWatcher {
-    let vault: Vault
-    let options: SyncEngine.Options
-    let resolver: any ConflictResolver
-    let console: Console
-    let logger: Logger
-    let forever: Bool
-
-    func run() async throws -> SyncReport {
-        var options = options
-        options.ignoreBackoff = false
-        options.maxInlineWait = .seconds(1_800)
-        var total = SyncReport()
-        var pause: Duration = .seconds(5)
-        while true {
-            do {
-                let report = try await NetworkSession.with(vault: vault) { session in
-                    try await Sync.syncOnce(session: session, vault: vault, options: options, resolver: resolver, console: console, logger: logger)
-                }
-                total.uploaded += report.uploaded
-                total.duplicates += report.duplicates
-                total.superseded += report.superseded
-                total.submitted += report.submitted
-                total.receipts += report.receipts
-                total.gone += report.gone
-                total.conflicts = report.conflicts
-                total.deadLetters = report.deadLetters
-                total.remaining = report.remaining
-                pause = .seconds(5)
-                if report.remaining == 0 && !forever { return total }
-            } catch let error as VaultError where error.code == .offline || error.code == .temporary {
-                console.warn("The server cannot be reached; trying again in \(pause.components.seconds) s. Your work is saved.")
-            } catch let stopped as SyncStopped {
-                total.remaining = stopped.report.remaining
-            }
-            try await Task.sleep(for: pause)
-            pause = min(pause * 2, .seconds(300))
-        }
-    }
-}
-
-enum SyncOutput {
-    static func print(_ report: SyncReport, console: Console) {
-        console.line("Uploaded \(report.uploaded) answers (\(report.duplicates) already there, \(report.superseded) replaced by later answers); \(report.submitted) submissions confirmed.")
-        for receipt in report.receipts { console.line("  Receipt from the server: \(receipt)") }
-        if report.conflicts > 0 { console.line(console.yellow("\(report.conflicts) answers wait for your decision: the assessment changed. Run `vault sync` in a terminal to decide.")) }
-        if report.gone > 0 { console.line("\(report.gone) items belong to assessments that are no longer available; they are kept as dead letters.") }
-        if report.deadLetters > 0 { console.line(console.yellow("\(report.deadLetters) uploads gave up and are kept as dead letters: see `vault dead-letters list`.")) }
-        if !report.refreshed.isEmpty { console.line("Downloaded newer versions of: \(report.refreshed.joined(separator: ", ")).") }
-        console.line(report.remaining == 0 ? "Everything is uploaded." : "\(report.remaining) items still wait in the queue.")
-        console.emit(report)
     }
 }
