@@ -94,6 +94,23 @@ struct DatabaseTests {
         #expect(try database.scalarInt("SELECT count(*) FROM t") == 0)
     }
 
+    @Test("a nested transaction is a savepoint: its failure undoes only its part; the outer commit keeps the rest")
+    func nested() throws {
+        let database = try Database(path: directory.file("n.db"), encryption: .rawKey(try SecretBytes.random(count: 32), salt: try CryptoRandom.bytes(16)))
+        try database.execute("CREATE TABLE t (x INTEGER NOT NULL)")
+        try database.inTransaction {
+            try database.execute("INSERT INTO t VALUES (1)", [])
+            #expect(throws: DatabaseError.self) {
+                try database.inTransaction {
+                    try database.execute("INSERT INTO t VALUES (2)", [])
+                    try database.execute("INSERT INTO t VALUES (NULL)", [])
+                }
+            }
+            try database.inTransaction { try database.execute("INSERT INTO t VALUES (3)", []) }
+        }
+        #expect(try database.rows("SELECT x FROM t ORDER BY x").map { $0.int(0) } == [1, 3])
+    }
+
     @Test("pragmas: temp store in memory, secure delete, foreign keys, FULL sync, rollback journal")
     func pragmas() throws {
         let database = try Database(path: directory.file("p.db"), encryption: .rawKey(try SecretBytes.random(count: 32), salt: try CryptoRandom.bytes(16)))

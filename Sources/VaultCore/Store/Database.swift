@@ -132,7 +132,21 @@ public final class Database {
     // MARK: Transactions
 
     /// Runs `body` in an IMMEDIATE transaction: committed (and, with synchronous=FULL, on disk) when it returns.
+    /// Called inside another transaction it becomes a savepoint, so a helper can be atomic on its own and still
+    /// take part in its caller's transaction; a failure rolls back only its own part.
     public func inTransaction<T>(_ body: () throws -> T) throws -> T {
+        if sqlite3_get_autocommit(handle) == 0 {
+            try execute("SAVEPOINT nested")
+            do {
+                let result = try body()
+                try execute("RELEASE nested")
+                return result
+            } catch {
+                try? execute("ROLLBACK TO nested")
+                try? execute("RELEASE nested")
+                throw error
+            }
+        }
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()

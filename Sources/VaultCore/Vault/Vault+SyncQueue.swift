@@ -144,8 +144,13 @@ extension Vault {
         }
     }
 
-    /// Moves an answer or a submission out of the queue into the dead letters, keeping its content.
+    /// Moves an answer or a submission out of the queue into the dead letters, keeping its content. Atomic: a
+    /// crash never leaves an answer marked dead without its dead letter.
     public func moveToDeadLetters(kind: String, refID: String, reason: String, now: Date = Date()) throws {
+        try database.inTransaction { try insertDeadLetter(kind: kind, refID: refID, reason: reason, now: now) }
+    }
+
+    private func insertDeadLetter(kind: String, refID: String, reason: String, now: Date) throws {
         let payload: Data
         let assessmentID: String?
         if kind == "response", let item = try queuedResponseItem(refID) {
