@@ -89,10 +89,13 @@ public struct Assessment: Codable, Sendable, Hashable {
 
     public func question(_ id: String) -> Question? { questions.first { $0.id == id } }
 
-    /// What students get: no answer keys.
+    /// What students get: no grading data (answer keys, numeric tolerances).
     public var served: Assessment {
         var copy = self
-        for index in copy.questions.indices { copy.questions[index].answerKey = nil }
+        for index in copy.questions.indices {
+            copy.questions[index].answerKey = nil
+            copy.questions[index].tolerance = nil
+        }
         return copy
     }
 }

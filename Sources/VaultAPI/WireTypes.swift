@@ -260,14 +260,28 @@ public struct ReceivedResponses: Codable, Sendable {
         public var answeredAt: String
         public var forced: Bool
         public var superseded: Bool
+        /// The student who sent it.
+        public var user: String?
+        /// When the server stored it.
+        public var receivedAt: String?
+        /// `answered_at` lies more than five minutes after `received_at`: the device clock was ahead (or set).
+        public var answeredInFuture: Bool?
         enum CodingKeys: String, CodingKey {
-            case id, answer, forced, superseded
+            case id, answer, forced, superseded, user
             case attemptId = "attempt_id"
             case questionId = "question_id"
             case assessmentVersion = "assessment_version"
             case answeredAt = "answered_at"
+            case receivedAt = "received_at"
+            case answeredInFuture = "answered_in_future"
         }
-        public init(id: String, attemptId: String, questionId: String, assessmentVersion: Int, answer: JSONValue, answeredAt: String, forced: Bool, superseded: Bool) {
+        public init(
+            id: String, attemptId: String, questionId: String, assessmentVersion: Int, answer: JSONValue, answeredAt: String,
+            forced: Bool, superseded: Bool, user: String? = nil, receivedAt: String? = nil, answeredInFuture: Bool? = nil
+        ) {
+            self.user = user
+            self.receivedAt = receivedAt
+            self.answeredInFuture = answeredInFuture
             self.id = id
             self.attemptId = attemptId
             self.questionId = questionId
@@ -284,14 +298,16 @@ public struct ReceivedResponses: Codable, Sendable {
         public var submittedAt: String
         public var forced: Bool
         public var receiptId: String
+        public var user: String?
         enum CodingKeys: String, CodingKey {
-            case forced
+            case forced, user
             case attemptId = "attempt_id"
             case assessmentVersion = "assessment_version"
             case submittedAt = "submitted_at"
             case receiptId = "receipt_id"
         }
-        public init(attemptId: String, assessmentVersion: Int, submittedAt: String, forced: Bool, receiptId: String) {
+        public init(attemptId: String, assessmentVersion: Int, submittedAt: String, forced: Bool, receiptId: String, user: String? = nil) {
+            self.user = user
             self.attemptId = attemptId
             self.assessmentVersion = assessmentVersion
             self.submittedAt = submittedAt

@@ -1,27 +1,44 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 
 /// Builds the router: public routes, then everything else behind the bearer token.
-public func buildRouter<Storage: ServerStorage>(storage: Storage, configuration: ServerConfiguration, logger: Logger) -> Router<VaultRequestContext> {
+public func buildRouter<Storage: ServerStorage, C: Clock>(
+    storage: Storage, configuration: ServerConfiguration, logger: Logger, clock: C
+) throws -> Router<VaultRequestContext> where C.Duration == Duration {
     let router = Router(context: VaultRequestContext.self)
     router.add(middleware: RequestLogger(logger: logger))
-    AuthRoutes(storage: storage, configuration: configuration).register(on: router)
+    let auth = AuthRoutes(
+        storage: storage, configuration: configuration,
+        hashing: try PasswordHashingPool(threads: configuration.passwordHashingThreads, iterations: configuration.passwordIterations),
+        throttle: LoginThrottle(clock: clock, freeFailures: configuration.freeLoginFailures, maxDelay: configuration.maxLoginDelay))
+    auth.register(on: router)
     let authenticated = router.group("v1").add(middleware: BearerAuthenticator(storage: storage))
+    auth.registerAuthenticated(on: authenticated)
     AssessmentRoutes(storage: storage, configuration: configuration).register(on: authenticated)
     ResponseRoutes(storage: storage, configuration: configuration).register(on: authenticated)
     return router
+}
+
+public func buildRouter<Storage: ServerStorage>(
+    storage: Storage, configuration: ServerConfiguration, logger: Logger
+) throws -> Router<VaultRequestContext> {
+    try buildRouter(storage: storage, configuration: configuration, logger: logger, clock: ContinuousClock())
 }
 
 /// The whole server. `onServerRunning` receives the bound port (useful with port 0).
 public func buildApplication<Storage: ServerStorage>(
     storage: Storage, configuration: ServerConfiguration, logger: Logger,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-) -> some ApplicationProtocol {
+) throws -> some ApplicationProtocol {
     Application(
-        router: buildRouter(storage: storage, configuration: configuration, logger: logger),
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "vault-server"),
+        router: try buildRouter(storage: storage, configuration: configuration, logger: logger),
+        server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1))))),
+        configuration: .init(
+            address: .hostname(configuration.host, port: configuration.port), serverName: "vault-server",
+            availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
 }

@@ -1,17 +1,28 @@
 import Foundation
+import VaultAPI
 
 /// How the server runs. Defaults suit a laptop; tests lower the password hashing cost explicitly.
 public struct ServerConfiguration: Sendable {
     public var host = "127.0.0.1"
     public var port = 8080
-    public var dataDirectory = "./vault-server-data"
-    /// PBKDF2-HMAC-SHA256 rounds for stored account passwords.
-    public var passwordIterations = 210_000
+    /// PBKDF2-HMAC-SHA256 rounds for new password hashes (OWASP 2023: 600,000), for the equal-cost derivation run
+    /// for unknown user names, and the level older hashes are raised to at their next successful login.
+    public var passwordIterations = 600_000
+    /// Threads that run password derivations, off the event loop; more logins at once wait their turn.
+    public var passwordHashingThreads = 2
     public var tokenLifetime: TimeInterval = 30 * 24 * 3600
-    /// Largest request body, compressed or not.
-    public var maxRequestBytes = 12 * 1024 * 1024
+    /// Largest request body, compressed or not (one constant, shared with the client: `APIPath.maxRequestBytes`).
+    public var maxRequestBytes = APIPath.maxRequestBytes
     /// Most items in one batch.
     public var maxBatchItems = 500
+    /// A connection that sends nothing (a partial request included) for this long is closed.
+    public var idleTimeout: Duration = .seconds(30)
+    /// Connections open at once; past it new ones wait in the kernel's backlog.
+    public var maxConnections = 1_024
+    /// Failed logins: how many are free per user name and per client address before each further one makes the
+    /// caller wait (1 s, doubling, at most `maxLoginDelay`), answered with 429 and `Retry-After`.
+    public var freeLoginFailures = 5
+    public var maxLoginDelay: Duration = .seconds(15 * 60)
 
     public init() {}
 }

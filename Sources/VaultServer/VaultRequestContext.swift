@@ -1,16 +1,24 @@
 import Hummingbird
+import NIOCore
 import VaultAPI
 
-/// The request context: Hummingbird's core storage plus the authenticated user.
-public struct VaultRequestContext: RequestContext {
+/// The request context: Hummingbird's core storage, the client's address and the authenticated user.
+public struct VaultRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public var user: String?
     public var role: Role?
+    /// The token the request was authenticated with (its hash), so `DELETE /v1/auth/token` revokes that one.
+    public var tokenHash: String?
+    public let remoteAddress: SocketAddress?
 
-    public init(source: Source) {
+    public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
     }
 
     /// Bodies are read by `JSONBody` under the configured limit, not by Hummingbird's default 2 MB.
-    public var maxUploadSize: Int { 16 * 1024 * 1024 }
+    public var maxUploadSize: Int { APIPath.maxRequestBytes }
+
+    /// The client's IP address (no port), for throttling failed logins per address.
+    var clientAddress: String { remoteAddress?.ipAddress ?? "unknown" }
 }

@@ -18,9 +18,13 @@ struct VaultServerCommand: AsyncParsableCommand {
 /// Options shared by every subcommand.
 struct DataOptions: ParsableArguments {
     @Option(help: "The data directory holding server.db.") var data = "./vault-server-data"
-    @Option(help: .hidden) var passwordIterations = 210_000
+    /// PBKDF2 rounds for new password hashes; tests lower it explicitly, never by default.
+    @Option(help: .hidden) var passwordIterations = ServerConfiguration().passwordIterations
 
+    /// Opens the store. Every subcommand comes through here, so every file it creates is private (umask 077),
+    /// whatever the caller's umask.
     func storage() throws -> SQLiteServerStorage {
+        SecureFiles.restrictUmask()
         do {
             return try SQLiteServerStorage(directory: data)
         } catch {
@@ -47,10 +51,9 @@ struct Serve: AsyncParsableCommand {
         var configuration = ServerConfiguration()
         configuration.host = host
         configuration.port = port
-        configuration.dataDirectory = options.data
         configuration.passwordIterations = options.passwordIterations
         let portFile = self.portFile
-        let app = buildApplication(storage: storage, configuration: configuration, logger: logger) { port in
+        let app = try buildApplication(storage: storage, configuration: configuration, logger: logger) { port in
             if let portFile { try? SecureFiles.atomicWrite(Data("\(port)\n".utf8), to: portFile) }
             FileHandle.standardError.write(Data("vault-server listening on http://\(host):\(port)\n".utf8))
         }
@@ -131,7 +134,11 @@ struct Responses: AsyncParsableCommand {
         }
         print("\(received.responses.count) responses, \(received.submissions.count) submissions for \(id).")
         for submission in received.submissions {
-            print("  attempt \(submission.attemptId): version \(submission.assessmentVersion), receipt \(submission.receiptId)\(submission.forced ? " (forced)" : "")")
+            print("  \(submission.user ?? "?"): attempt \(submission.attemptId), version \(submission.assessmentVersion), receipt \(submission.receiptId)\(submission.forced ? " (forced)" : "")")
+        }
+        let flagged = received.responses.filter { $0.answeredInFuture == true }
+        for response in flagged {
+            print("  note: \(response.user ?? "?")'s answer to \(response.questionId) says it was given at \(response.answeredAt), after it arrived (\(response.receivedAt ?? "?")): the device clock was ahead.")
         }
     }
 }

@@ -18,6 +18,11 @@ final class CLIVault: @unchecked Sendable {
         try run(arguments + ["--vault", path, "--password-stdin"], stdin: password + "\n" + extraInput)
     }
 
+    /// `vault answer ID QUESTION` with the value on stdin after the password line, as the CLI contract says.
+    func answer(_ id: String, _ question: String, _ value: String, password: String = "pw-1") throws -> Binaries.Result {
+        try unlocked(["answer", id, question], password: password, extraInput: value + "\n")
+    }
+
     @discardableResult
     func initialize(password: String = "pw-1") throws -> Binaries.Result {
         try run(["init", "--vault", path, "--kdf-iterations", "1000", "--new-password-stdin"], stdin: password + "\n")

@@ -19,7 +19,7 @@ struct SyncCommandTests {
             ["login", "--server", server.url, "--user", "demo", "--vault", vault.path, "--password-stdin", "--server-password-stdin"],
             stdin: "pw-1\ndemo-password\n")
         #expect(try vault.unlocked(["download", "algebra-1"]).status == 0)
-        for (question, value) in answers { #expect(try vault.unlocked(["answer", "algebra-1", question, value]).status == 0) }
+        for (question, value) in answers { #expect(try vault.answer("algebra-1", question, value).status == 0) }
         if submit { #expect(try vault.unlocked(["submit", "algebra-1"]).status == 0) }
         return (vault, server)
     }

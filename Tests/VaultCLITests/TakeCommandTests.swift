@@ -84,7 +84,7 @@ struct TakeCommandTests {
         #expect(answers[2] as? Bool == true)
         #expect(answers[3] as? Double == 3.14)
         #expect(answers[5] as? String == "Add 3 to both sides.\n\nThen divide by 4: x = 3.")
-        let again = try vault.unlocked(["answer", "algebra-1", "q1", "a"])
+        let again = try vault.answer("algebra-1", "q1", "a")
         #expect(again.status == 77)
         #expect(again.stderr.contains("cannot be changed"))
         #expect(TestVault.filesContaining(["Then divide by 4", "coefficient", "Algebra Quiz"], in: TemporaryDirectoryFiles.all(vault.path)).isEmpty)
@@ -115,12 +115,12 @@ struct TakeCommandTests {
     func answerCommand() throws {
         let (vault, server) = try downloaded(["reading-fa-en"])
         defer { withExtendedLifetime(server) {} }
-        let bad = try vault.unlocked(["answer", "reading-fa-en", "q1", "zz"])
+        let bad = try vault.answer("reading-fa-en", "q1", "zz")
         #expect(bad.status == 65)
         #expect(bad.stderr.contains("Accepted: one of a, b, c"))
-        #expect(try vault.unlocked(["answer", "reading-fa-en", "q9", "a"]).status == 66)
-        #expect(try vault.unlocked(["answer", "reading-fa-en", "q1", "a"]).status == 0)
-        let essay = try vault.unlocked(["answer", "reading-fa-en", "q4", "-"], extraInput: "روستای ما کوچک است.\nما یک مدرسه داریم.\n")
+        #expect(try vault.answer("reading-fa-en", "q9", "a").status == 66)
+        #expect(try vault.answer("reading-fa-en", "q1", "a").status == 0)
+        let essay = try vault.unlocked(["answer", "reading-fa-en", "q4"], extraInput: "روستای ما کوچک است.\nما یک مدرسه داریم.\n")
         #expect(essay.status == 0, "\(essay.stderr)")
         let list = try #require(try vault.unlocked(["list", "--json"]).json?["assessments"] as? [[String: Any]])
         #expect(list.first?["attempt_state"] as? String == "in_progress")
@@ -140,7 +140,7 @@ struct TakeCommandTests {
         defer { withExtendedLifetime(server) {} }
         let commands: [([String], String)] = [
             (["list"], ""), (["show", "algebra-1"], ""), (["status"], ""), (["storage"], ""), (["verify"], ""),
-            (["config", "list"], ""), (["answer", "algebra-1", "q1", "b"], ""), (["take", "algebra-1"], "a\n:q\n"),
+            (["config", "list"], ""), (["answer", "algebra-1", "q1"], "b\n"), (["take", "algebra-1"], "a\n:q\n"),
             (["submit", "algebra-1"], ""), (["key", "list"], ""), (["evict", "--expired"], ""),
         ]
         for (command, input) in commands {

@@ -25,14 +25,14 @@ struct ServerHarness {
         }
     }
 
-    var application: some ApplicationProtocol {
+    func application() throws -> some ApplicationProtocol {
         var logger = Logger(label: "test-server")
         logger.logLevel = .critical
-        return buildApplication(storage: storage, configuration: configuration, logger: logger)
+        return try buildApplication(storage: storage, configuration: configuration, logger: logger)
     }
 
     func test<Value>(_ setup: TestingSetup = .router, _ body: @Sendable (APIClient) async throws -> Value) async throws -> Value {
-        try await application.test(setup) { client in try await body(APIClient(client: client)) }
+        try await application().test(setup) { client in try await body(APIClient(client: client)) }
     }
 }
 

@@ -27,10 +27,14 @@ struct SubmissionTests {
             #expect(repeated.status == .ok)
             #expect(try repeated.decode(SubmissionReceipt.self) == receipt)
 
+            // attempt-2 has one answer on version 1 (so it is the student's), then the assessment changes.
+            var second = Fixtures.item(served, question: "q3", answer: .bool(false))
+            second.attemptId = "attempt-2"
+            _ = try await api.batch([second], token: student)
             try await api.publish(Fixtures.quiz(q1Prompt: "v2"), teacher: teacher)
             var outdated = request
             outdated.attemptId = "attempt-2"
-            outdated.responseIds = []
+            outdated.responseIds = [second.id]
             let conflict = try await api.send(.post, APIPath.submissions, token: student, json: outdated)
             #expect(conflict.status == .conflict)
             #expect(try conflict.decode(ErrorEnvelope.self).currentVersion == 2)

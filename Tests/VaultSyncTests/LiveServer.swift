@@ -31,7 +31,7 @@ struct LiveServer {
         configuration.passwordIterations = 1_000
         var logger = Logger(label: "live")
         logger.logLevel = .critical
-        let app = buildApplication(storage: storage, configuration: configuration, logger: logger)
+        let app = try buildApplication(storage: storage, configuration: configuration, logger: logger)
         return try await app.test(.live) { client in
             try await body(client.port!)
         }

@@ -6,12 +6,26 @@ import VaultCore
 struct Answer: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Record one answer without the interactive screen (saved durably before it returns).",
-        discussion: "single choice: a choice id; multiple choice: ids separated by commas; true/false: true or false; numeric: a decimal number; text: the text, or - to read it from stdin (after the password line when --password-stdin is used).")
+        discussion: """
+            The answer is read from standard input (after the password line when --password-stdin is used), or asked \
+            for at a prompt on a terminal; never from the command line, where other users see it with `ps` and the \
+            shell keeps it in its history file. Single choice: a choice id; multiple choice: ids separated by commas; \
+            true/false: true or false; numeric: a decimal number; short text: one line; essay: everything up to the \
+            end of input (at a prompt: end with a line holding only a dot, or Ctrl-D).
+            """)
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var credentials: CredentialSources
     @Argument(help: "The assessment id.") var id: String
     @Argument(help: "The question id.") var questionID: String
-    @Argument(help: "The answer.") var value: String
+    /// Only so that an answer typed here is refused with a reason instead of a generic usage error.
+    @Argument(help: .hidden) var refusedValue: [String] = []
+
+    func validate() throws {
+        guard refusedValue.isEmpty else {
+            throw ValidationError(
+                "An answer is never taken from the command line: other users can see it with `ps`, and your shell keeps it in its history. Run `vault answer \(id) \(questionID)` and type the answer at the prompt, or give it on standard input.")
+        }
+    }
 
     func run() throws {
         let context = CommandContext(globals)
@@ -25,7 +39,7 @@ struct Answer: ParsableCommand {
             try vault.submitAttempt(attempt.id)
             throw VaultError(.notAllowed, "The time for \(attempt.assessment.title) is up, so it was submitted with the answers saved so far.")
         }
-        let text = value == "-" ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) : value
+        let text = try AnswerInput.read(for: question)
         let parsed = try AnswerParser.parse(text, for: question)
         try vault.recordAnswer(attemptID: attempt.id, questionID: questionID, answer: parsed)
         context.console.line("Saved your answer to \(questionID). \(attempt.unanswered.filter { $0.id != questionID }.count) questions left unanswered.")

@@ -35,7 +35,7 @@ enum PasswordReader {
         fromStdin: Bool, fileVariable: String, environment: [String: String], prompt: String, confirm: Bool, flag: String
     ) throws -> SecretBytes {
         if fromStdin {
-            guard let line = readLine(descriptor: STDIN_FILENO) else {
+            guard let line = try readLine(descriptor: STDIN_FILENO) else {
                 throw VaultError(.passwordRequired, "No password was given on standard input.")
             }
             return line
@@ -46,7 +46,7 @@ enum PasswordReader {
                 throw VaultError(.passwordRequired, "The password file named by \(fileVariable) cannot be read.")
             }
             defer { close(descriptor) }
-            guard let line = readLine(descriptor: descriptor) else {
+            guard let line = try readLine(descriptor: descriptor) else {
                 throw VaultError(.passwordRequired, "The password file named by \(fileVariable) is empty.")
             }
             return line
@@ -81,29 +81,41 @@ enum PasswordReader {
             tcsetattr(terminal, TCSAFLUSH, &saved)
             _ = write(terminal, "\n", 1)
         }
-        guard let line = readLine(descriptor: terminal) else {
+        guard let line = try readLine(descriptor: terminal) else {
             throw VaultError(.passwordRequired, "No password was entered.")
         }
         return line
     }
 
     /// One line, byte by byte, so the rest of stdin stays for what follows (a second password, an essay).
-    static func readLine(descriptor: Int32) -> SecretBytes? {
+    ///
+    /// A line longer than `maxLength` is refused, never cut: a cut would make a different password of it and leave
+    /// its rest to be read as the next input (the new password, an answer).
+    static func readLine(descriptor: Int32) throws -> SecretBytes? {
         let buffer = SecretBytes(count: maxLength)
         var length = 0
         var sawAnything = false
+        var tooLong = false
         buffer.withUnsafeMutableBytes { bytes in
             var byte: UInt8 = 0
-            while length < maxLength {
+            while true {
                 let count = Glibc.read(descriptor, &byte, 1)
                 if count < 0, errno == EINTR { continue }
                 if count <= 0 { break }
                 sawAnything = true
                 if byte == 0x0A { break }
+                guard length < maxLength else {
+                    tooLong = true
+                    break
+                }
                 bytes[length] = byte
                 length += 1
             }
             byte = 0
+        }
+        if tooLong {
+            throw VaultError(
+                .usage, "That line is longer than \(maxLength) bytes, the longest password the vault accepts. Nothing was changed; use a shorter password.")
         }
         guard sawAnything else { return nil }
         let line = SecretBytes(count: length)

@@ -12,7 +12,8 @@ public final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
         buffer.initializeMemory(as: UInt8.self, repeating: 0)
     }
 
-    /// Copies `bytes` and wipes the caller's array copy where Swift lets us (the caller should drop it).
+    /// Copies `bytes`. The caller's array is not wiped (Swift may hold further copies of it): keep secrets out of
+    /// arrays and Strings where possible, and drop them at once where not.
     public convenience init(_ bytes: [UInt8]) {
         self.init(count: bytes.count)
         bytes.withUnsafeBytes { source in

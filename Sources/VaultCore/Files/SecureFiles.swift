@@ -31,9 +31,10 @@ public enum SecureFiles {
     }
 
     /// Refuses a path that is a symlink or readable by others, saying how to fix it.
-    public static func checkPrivate(_ path: String, isDirectory: Bool) throws {
+    public static func checkPrivate(_ rawPath: String, isDirectory: Bool) throws {
         var info = stat()
-        guard lstat(path, &info) == 0 else { return }
+        guard lstat(rawPath, &info) == 0 else { return }
+        let path = shown(rawPath)
         if (info.st_mode & S_IFMT) == S_IFLNK {
             throw VaultError(
                 .insecureFiles,
@@ -81,6 +82,31 @@ public enum SecureFiles {
     /// Replaces `path` with `data` so that a crash leaves either the old or the new file:
     /// write a temporary file, fsync it, rename it over the target, fsync the directory.
     public static func atomicWrite(_ data: Data, to path: String) throws {
+        let temporary = try writeTemporary(data, beside: path)
+        do {
+            try rename(temporary, to: path)
+        } catch {
+            unlink(temporary)  // a copy of bytes the caller still holds; the target is untouched
+            throw error
+        }
+    }
+
+    /// Places `data` at `path` only if nothing is there yet (`link()` never replaces): of two processes creating
+    /// the same file at once, exactly one succeeds and the other gets `.vaultExists`.
+    public static func createNew(_ data: Data, at path: String) throws {
+        let temporary = try writeTemporary(data, beside: path)
+        defer { unlink(temporary) }
+        guard link(temporary, path) == 0 else {
+            if errno == EEXIST {
+                throw VaultError(.vaultExists, "\(shown(path)) already exists. It was left untouched.")
+            }
+            throw ioError("create", path)
+        }
+        try syncDirectory(of: path)
+    }
+
+    /// A fully written, fsynced private file next to `path` (same directory, so a rename or link stays atomic).
+    private static func writeTemporary(_ data: Data, beside path: String) throws -> String {
         let temporary = path + ".tmp-\(getpid())"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw ioError("create", temporary) }
@@ -93,16 +119,15 @@ public enum SecureFiles {
             unlink(temporary)
             throw error
         }
-        try rename(temporary, to: path)
+        return temporary
     }
 
     /// Renames and then fsyncs the containing directory so the new name is durable.
+    ///
+    /// A failed rename leaves both files as they were: after a commit point the source may be the only copy of
+    /// something (a rotated key file), so it is never removed here.
     public static func rename(_ source: String, to destination: String) throws {
-        guard Glibc.rename(source, destination) == 0 else {
-            let error = ioError("rename", destination)
-            unlink(source)
-            throw error
-        }
+        guard Glibc.rename(source, destination) == 0 else { throw ioError("rename", destination) }
         try syncDirectory(of: destination)
     }
 
@@ -121,6 +146,20 @@ public enum SecureFiles {
         guard fsync(descriptor) == 0 else { throw ioError("sync", path) }
     }
 
+    /// A path as a person knows it: `/proc/self/fd/N/name` (how the vault reaches its directory) becomes the
+    /// directory's own path.
+    public static func shown(_ path: String) -> String {
+        let prefix = "/proc/self/fd/"
+        guard path.hasPrefix(prefix) else { return path }
+        let rest = path.dropFirst(prefix.count)
+        let number = rest.prefix { $0.isNumber }
+        let tail = rest.dropFirst(number.count)
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink(prefix + number, &buffer, buffer.count - 1)
+        guard length > 0 else { return path }
+        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) + tail
+    }
+
     static func writeAll(_ descriptor: Int32, _ data: Data, path: String) throws {
         try data.withUnsafeBytes { buffer in
             var offset = 0
@@ -136,8 +175,9 @@ public enum SecureFiles {
     }
 
     /// An I/O error from `errno`, worded for a person: a full disk says so.
-    public static func ioError(_ operation: String, _ path: String) -> VaultError {
+    public static func ioError(_ operation: String, _ rawPath: String) -> VaultError {
         let code = errno
+        let path = shown(rawPath)
         let reason = String(cString: strerror(code))
         switch code {
         case ENOSPC, EDQUOT, EFBIG:

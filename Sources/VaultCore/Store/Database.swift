@@ -30,12 +30,26 @@ public final class Database {
     let handle: OpaquePointer
     public let path: String
     private var statementCache: [String: Statement] = [:]
+    /// Set by `close()`: the handle is closed exactly once, whether setup failed or the connection is released.
+    private var isClosed = false
 
     /// Opens (or creates) the database at `path`, keys it, proves the key by a read, then applies the pragmas.
     ///
     /// Throws `DatabaseError` with `SQLITE_NOTADB` when the first page cannot be decrypted (wrong key or damage)
     /// and `SQLITE_CORRUPT` for damage elsewhere.
     public init(path: String, encryption: DatabaseEncryption, configuration: DatabaseConfiguration = .init()) throws {
+        self.handle = try Self.openHandle(path: path, configuration: configuration)
+        self.path = path
+        do {
+            try setUp(encryption: encryption, configuration: configuration)
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    /// Opens the connection only; keying and pragmas are `setUp`'s (GRDB's split: a failed setup closes once).
+    private static func openHandle(path: String, configuration: DatabaseConfiguration) throws -> OpaquePointer {
         var connection: OpaquePointer?
         let flags =
             (configuration.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
@@ -46,35 +60,39 @@ public final class Database {
             sqlite3_close_v2(connection)
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message)
         }
-        self.handle = connection
-        self.path = path
-        do {
-            sqlite3_busy_timeout(connection, configuration.busyTimeoutMilliseconds)
-            try Self.requireSQLCipher(connection)
-            if case .rawKey(let key, let salt) = encryption {
-                try applyKey(key, salt: salt)
-                try execute("PRAGMA cipher_page_size = \(configuration.cipherPageSize)")
-            }
-            // Prove the key (or the file) before anything else: this is where a wrong key shows as NOTADB.
-            _ = try scalarInt("SELECT count(*) FROM sqlite_master")
-            try execute("PRAGMA temp_store = MEMORY")
-            try execute("PRAGMA secure_delete = ON")
-            try execute("PRAGMA foreign_keys = ON")
-            try execute("PRAGMA synchronous = \(configuration.synchronous)")
-            if !configuration.readOnly {
-                _ = try rows("PRAGMA journal_mode = \(configuration.journalMode)")
-            }
-        } catch {
-            statementCache.removeAll()
-            sqlite3_close_v2(connection)
-            throw error
+        sqlite3_busy_timeout(connection, configuration.busyTimeoutMilliseconds)
+        return connection
+    }
+
+    private func setUp(encryption: DatabaseEncryption, configuration: DatabaseConfiguration) throws {
+        try Self.requireSQLCipher(handle)
+        if case .rawKey(let key, let salt) = encryption {
+            try applyKey(key, salt: salt)
+            try execute("PRAGMA cipher_page_size = \(configuration.cipherPageSize)")
+        }
+        // Prove the key (or the file) before anything else: this is where a wrong key shows as NOTADB.
+        _ = try scalarInt("SELECT count(*) FROM sqlite_master")
+        try execute("PRAGMA temp_store = MEMORY")
+        try execute("PRAGMA secure_delete = ON")
+        try execute("PRAGMA foreign_keys = ON")
+        try execute("PRAGMA synchronous = \(configuration.synchronous)")
+        if !configuration.readOnly {
+            _ = try rows("PRAGMA journal_mode = \(configuration.journalMode)")
         }
     }
 
-    deinit {
+    /// Finalizes the cached statements and closes the handle; a second call does nothing.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
         statementCache.removeAll()
         sqlite3_close_v2(handle)
     }
+
+    /// True once `close()` ran (tests check that a failed open closed its handle exactly once).
+    public var closed: Bool { isClosed }
+
+    deinit { close() }
 
     /// Refuses to run on the system libsqlite3: its symbols next to SQLCipher's would crash, and it cannot encrypt.
     private static func requireSQLCipher(_ connection: OpaquePointer) throws {
@@ -127,7 +145,6 @@ public final class Database {
     }
 
     public var changes: Int { Int(sqlite3_changes(handle)) }
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     // MARK: Transactions
 

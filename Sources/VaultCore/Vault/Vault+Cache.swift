@@ -82,7 +82,7 @@ extension Vault {
             throw VaultError(.invalidData, "\(assessment.title) is larger than the 10 MB an assessment may be; nothing was stored.")
         }
         let compressed = try Gzip.compress(bytes)
-        let free = diskSpace.freeBytes(paths.directory)
+        let free = diskSpace.freeBytes(paths.root)
         guard free >= 2 * compressed.count + 1_000_000 else {
             throw VaultError(
                 .diskFull,

@@ -14,8 +14,10 @@ extension Vault {
     public func changePassword(to newPassword: SecretBytes, iterations: Int) throws {
         guard !newPassword.isEmpty else { throw VaultError(.usage, "The new password is empty. Choose a password of at least one character.") }
         var updated = keyFile
-        try updated.replaceSlot(unlockedSlot, dataKey: dataKey, password: newPassword, iterations: iterations)
-        try writeKeyFile(updated)
+        try mappingKeyFileErrors {
+            try updated.replaceSlot(unlockedSlot, dataKey: dataKey, password: newPassword, iterations: iterations)
+            try writeKeyFile(updated)
+        }
         logger.info("password changed", metadata: ["slot": "\(unlockedSlot)"])
     }
 
@@ -24,8 +26,11 @@ extension Vault {
     public func addSlot(label: String, password: SecretBytes, iterations: Int) throws -> Int {
         guard !password.isEmpty else { throw VaultError(.usage, "The new password is empty. Choose a password of at least one character.") }
         var updated = keyFile
-        let id = try updated.addSlot(label: label, dataKey: dataKey, password: password, iterations: iterations)
-        try writeKeyFile(updated)
+        let id = try mappingKeyFileErrors {
+            let id = try updated.addSlot(label: label, dataKey: dataKey, password: password, iterations: iterations)
+            try writeKeyFile(updated)
+            return id
+        }
         logger.info("key slot added", metadata: ["slot": "\(id)"])
         return id
     }
@@ -42,6 +47,15 @@ extension Vault {
         updated.slots.removeAll { $0.id == id }
         try writeKeyFile(updated)
         logger.info("key slot removed", metadata: ["slot": "\(id)"])
+    }
+
+    /// A key file limit hit while changing slots, as the plain sentence naming this vault's key file.
+    func mappingKeyFileErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as KeyFileError {
+            throw error.vaultError(path: paths.named.keyFile)
+        }
     }
 
     func writeKeyFile(_ file: KeyFile) throws {
@@ -119,25 +133,5 @@ extension Vault {
             if let error = error as? VaultError { throw error }
             throw VaultError(.io, "The re-encrypted copy could not be verified; the old key is still in use.", detail: "\(error)")
         }
-    }
-
-    /// Completes or undoes a `key rotate` that was interrupted (see `rotateKey` for the commit point).
-    static func finishInterruptedRotation(paths: VaultPaths, password: SecretBytes, logger: Logger) throws -> (file: KeyFile, key: SecretBytes)? {
-        guard SecureFiles.exists(paths.rotatingKeyFile) || SecureFiles.exists(paths.rotatingDatabase) else { return nil }
-        defer {
-            unlink(paths.rotatingDatabase)
-            unlink(paths.rotatingKeyFile)
-        }
-        guard SecureFiles.exists(paths.rotatingKeyFile), !SecureFiles.exists(paths.rotatingDatabase),
-            let file = try? loadKeyFile(paths.rotatingKeyFile),
-            (try? readHeader(paths.database)) == file.databaseSaltBytes,
-            let unlocked = try? file.unlock(password: password)
-        else {
-            logger.notice("discarded an unfinished key rotation")
-            return nil
-        }
-        try SecureFiles.rename(paths.rotatingKeyFile, to: paths.keyFile)
-        logger.notice("finished an interrupted key rotation")
-        return (file, unlocked.key)
     }
 }

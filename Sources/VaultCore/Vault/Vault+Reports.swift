@@ -30,8 +30,8 @@ extension Vault {
         let next = policy.order(facts).map {
             StorageReport.NextEviction(id: $0.id, version: $0.version, storedBytes: $0.storedBytes, reason: $0.tier.description)
         }
-        let fileBytes = ((try? FileManager.default.contentsOfDirectory(atPath: paths.directory)) ?? [])
-            .reduce(0) { $0 + SecureFiles.size(paths.directory + "/" + $1) }
+        let fileBytes = ((try? FileManager.default.contentsOfDirectory(atPath: paths.root)) ?? [])
+            .reduce(0) { $0 + SecureFiles.size(paths.root + "/" + $1) }
         return StorageReport(
             usedBytes: entries.reduce(0) { $0 + $1.storedBytes }, limitBytes: settings.maxCacheBytes,
             maxAssessments: settings.maxAssessments, fileBytes: fileBytes,
@@ -56,6 +56,12 @@ extension Vault {
             if results != ["ok"] { problems.append(contentsOf: results.prefix(10).map { "Database check: \($0)" }) }
             let orphans = try database.rows("PRAGMA foreign_key_check")
             if !orphans.isEmpty { problems.append("\(orphans.count) rows refer to records that do not exist.") }
+            for row in try database.rows(
+                "SELECT r.id, r.question_id, t.assessment_id, r.answer FROM responses r JOIN attempts t ON t.id = r.attempt_id")
+            where Self.storedAnswer(row.string(3)) == nil {
+                problems.append(
+                    "The answer \(row.string(0)) to question \(row.string(1)) of \(row.string(2)) cannot be read back; it will not be uploaded.")
+            }
             for row in try database.rows("SELECT id, version, content_hash, document, uncompressed_bytes FROM assessments") {
                 let name = "\(row.string(0)) v\(row.int(1))"
                 do {

@@ -55,8 +55,12 @@ extension Vault {
     /// Queued answers, oldest first, whose backoff has passed (or all, when `ignoreBackoff`).
     /// CROSS JOIN keeps the queue as the outer loop, walked in `seq` order, so a batch costs its own size and not
     /// the length of the queue.
+    ///
+    /// An answer whose stored JSON no longer decodes is never sent in another form: it becomes a dead letter with a
+    /// message saying so, and `verify` reports it.
     public func queuedResponses(now: Date, ignoreBackoff: Bool, limit: Int = 10_000) throws -> [QueuedResponse] {
-        try database.rows(
+        var unreadable: [String] = []
+        let queued: [QueuedResponse] = try database.rows(
             """
             SELECT q.seq, q.tries, r.id, r.attempt_id, t.assessment_id, t.assessment_version, r.question_id, r.question_hash, r.answer,
                 r.time_spent_ms, r.answered_at, r.force_pending
@@ -64,8 +68,11 @@ extension Vault {
             WHERE q.kind = 'response' AND r.state = 'pending' AND (? OR q.next_try_at <= ?)
             ORDER BY q.seq LIMIT ?
             """, [ignoreBackoff, now.timeIntervalSince1970, limit]
-        ).map { row in
-            let answer = (try? JSONDecoder().decode(JSONValue.self, from: Data(row.string(8).utf8))) ?? .null
+        ).compactMap { row in
+            guard let answer = Self.storedAnswer(row.string(8)) else {
+                unreadable.append(row.string(2))
+                return nil
+            }
             let item = ResponseItem(
                 id: row.string(2), attemptId: row.string(3), assessmentId: row.string(4), assessmentVersion: row.int(5),
                 questionId: row.string(6), questionHash: row.string(7), answer: answer, timeSpentMs: row.int(9),
@@ -73,6 +80,18 @@ extension Vault {
             // The answer's stored JSON plus the fixed fields (ids, hash, timestamps) bound the encoded size.
             return QueuedResponse(seq: row.int(0), item: item, tries: row.int(1), encodedBytes: row.string(8).utf8.count + Self.itemOverheadBytes)
         }
+        for id in unreadable {
+            try moveToDeadLetters(kind: "response", refID: id, reason: Self.unreadableAnswerReason, now: now)
+        }
+        return queued
+    }
+
+    static let unreadableAnswerReason =
+        "This answer could not be read back from the vault (its stored form is damaged), so it was not uploaded. Answer the question again, or show the teacher."
+
+    /// An answer as stored (canonical JSON), or nil when it does not decode.
+    static func storedAnswer(_ text: String) -> JSONValue? {
+        try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
     }
 
     /// Submissions whose attempt has no answer left to upload, oldest first.
@@ -153,9 +172,16 @@ extension Vault {
     private func insertDeadLetter(kind: String, refID: String, reason: String, now: Date) throws {
         let payload: Data
         let assessmentID: String?
-        if kind == "response", let item = try queuedResponseItem(refID) {
-            payload = try CanonicalJSON.encode(item)
-            assessmentID = item.assessmentId
+        if kind == "response", let stored = try queuedResponseItem(refID) {
+            switch stored {
+            case .readable(let item):
+                payload = try CanonicalJSON.encode(item)
+                assessmentID = item.assessmentId
+            case .unreadable(let attemptID, let assessment, let questionID):
+                // Never a changed copy of the answer: the dead letter names it, the damaged original stays in place.
+                payload = try CanonicalJSON.encode(["id": refID, "attempt_id": attemptID, "question_id": questionID, "answer": "unreadable"])
+                assessmentID = assessment
+            }
             try database.execute("UPDATE responses SET state = 'dead', sync_message = ? WHERE id = ?", [reason, refID])
         } else {
             let row = try database.row("SELECT assessment_id, assessment_version FROM attempts WHERE id = ?", [refID])
@@ -168,17 +194,24 @@ extension Vault {
             [kind, refID, assessmentID, reason, payload, now.timeIntervalSince1970])
     }
 
-    func queuedResponseItem(_ id: String) throws -> ResponseItem? {
+    enum StoredResponse {
+        case readable(ResponseItem)
+        case unreadable(attemptID: String, assessmentID: String, questionID: String)
+    }
+
+    func queuedResponseItem(_ id: String) throws -> StoredResponse? {
         try database.row(
             """
             SELECT r.id, r.attempt_id, t.assessment_id, t.assessment_version, r.question_id, r.question_hash, r.answer, r.time_spent_ms, r.answered_at
             FROM responses r JOIN attempts t ON t.id = r.attempt_id WHERE r.id = ?
             """, [id]
         ).map { row in
-            ResponseItem(
+            guard let answer = Self.storedAnswer(row.string(6)) else {
+                return .unreadable(attemptID: row.string(1), assessmentID: row.string(2), questionID: row.string(4))
+            }
+            return .readable(ResponseItem(
                 id: row.string(0), attemptId: row.string(1), assessmentId: row.string(2), assessmentVersion: row.int(3), questionId: row.string(4),
-                questionHash: row.string(5), answer: (try? JSONDecoder().decode(JSONValue.self, from: Data(row.string(6).utf8))) ?? .null,
-                timeSpentMs: row.int(7), answeredAt: row.string(8))
+                questionHash: row.string(5), answer: answer, timeSpentMs: row.int(7), answeredAt: row.string(8)))
         }
     }
 

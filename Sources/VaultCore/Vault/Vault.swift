@@ -9,6 +9,8 @@ import Glibc
 /// cross-process lock. Not shared between threads; create one per command.
 public final class Vault {
     public let paths: VaultPaths
+    /// The open vault directory every path in `paths` goes through; held for as long as the vault is.
+    let directory: VaultDirectory
     public internal(set) var database: Database
     public internal(set) var keyFile: KeyFile
     let dataKey: SecretBytes
@@ -18,9 +20,15 @@ public final class Vault {
     let logger: Logger
     /// Question hashes per cached version ("id@version"), decoded once: every answer save needs one.
     var questionHashCache: [String: [String: String]] = [:]
+    /// Things the user should hear about that happened while opening (an interrupted rotation was finished).
+    public internal(set) var notices: [String] = []
 
-    init(paths: VaultPaths, database: Database, keyFile: KeyFile, dataKey: SecretBytes, slot: Int, lock: VaultLock, logger: Logger) {
-        self.paths = paths
+    init(
+        directory: VaultDirectory, database: Database, keyFile: KeyFile, dataKey: SecretBytes, slot: Int, lock: VaultLock,
+        logger: Logger
+    ) {
+        self.paths = directory.paths
+        self.directory = directory
         self.database = database
         self.keyFile = keyFile
         self.dataKey = dataKey
@@ -34,9 +42,10 @@ public final class Vault {
     // MARK: Creating
 
     /// Creates a new vault in `paths.directory`: a random data key, a key file with one password slot, and an
-    /// empty encrypted database at the current schema. Refuses to touch an existing vault.
+    /// empty encrypted database at the current schema. Refuses to touch an existing vault, also when another
+    /// `init` races this one.
     public static func create(
-        paths: VaultPaths, password: SecretBytes, iterations: Int = KDFParameters.defaultIterations,
+        paths requested: VaultPaths, password: SecretBytes, iterations: Int = KDFParameters.defaultIterations,
         logger: Logger = .disabled
     ) throws -> Vault {
         SecureFiles.restrictUmask()
@@ -46,12 +55,13 @@ public final class Vault {
                 .usage,
                 "The iteration count must be between \(KDFParameters.iterationFloor) and \(KDFParameters.iterationCeiling).")
         }
-        if SecureFiles.exists(paths.keyFile) || SecureFiles.exists(paths.database) {
-            throw VaultError(.vaultExists, "A vault already exists in \(paths.directory). It was left untouched.")
-        }
-        try SecureFiles.createDirectory(paths.directory)
-        try SecureFiles.checkPrivate(paths.directory, isDirectory: true)
+        let existing = VaultError(.vaultExists, "A vault already exists in \(requested.directory). It was left untouched.")
+        if SecureFiles.exists(requested.keyFile) || SecureFiles.exists(requested.database) { throw existing }
+        let directory = try VaultDirectory(requested, create: true)
+        let paths = directory.paths
         let lock = try VaultLock(path: paths.lock)
+        // Again under the lock: another `init` may have finished while this one waited for it.
+        if SecureFiles.exists(paths.keyFile) || SecureFiles.exists(paths.database) { throw existing }
         disableCoreDumps()
 
         let dataKey = try SecretBytes.random(count: 32)
@@ -61,65 +71,73 @@ public final class Vault {
         var keyFile = KeyFile(vaultID: vaultID, databaseSalt: salt, cipherPageSize: configuration.cipherPageSize)
         let slot = try keyFile.addSlot(label: "password", dataKey: dataKey, password: password, iterations: iterations)
 
-        // The database is built under a temporary name; the key file and then the rename make the vault exist.
-        let staging = paths.database + ".init"
+        // The database is built under a temporary name. The key file, placed with a no-replace link, is the commit
+        // point: of two racing inits exactly one places it. The rename that follows is finished by the next open
+        // if a crash comes between the two.
+        let staging = paths.stagingDatabase
         unlink(staging)
         do {
             let database = try Database(path: staging, encryption: .rawKey(dataKey, salt: salt), configuration: configuration)
             try VaultSchema.migrator.migrate(database)
             try database.execute("INSERT INTO vault_meta (key, value) VALUES ('vault_id', ?)", [vaultID])
             try database.execute(
-                "INSERT INTO vault_meta (key, value) VALUES ('created_at', ?)", [ISO8601DateFormatter().string(from: Date())])
+                "INSERT INTO vault_meta (key, value) VALUES ('created_at', ?)", [Timestamp.string(Date())])
+            database.close()
+            try SecureFiles.fsyncFile(staging)
+            try SecureFiles.createNew(try keyFile.encoded(), at: paths.keyFile)
+        } catch {
+            unlink(staging)
+            if let error = error as? DatabaseError { throw error.vaultError }
+            throw error
         }
-        try SecureFiles.fsyncFile(staging)
-        try SecureFiles.atomicWrite(try keyFile.encoded(), to: paths.keyFile)
         try SecureFiles.rename(staging, to: paths.database)
-        chmod(paths.database, 0o600)
 
         let database = try Database(path: paths.database, encryption: .rawKey(dataKey, salt: salt), configuration: configuration)
         logger.info("created vault", metadata: ["vault_id": "\(vaultID)", "iterations": "\(iterations)"])
-        return Vault(paths: paths, database: database, keyFile: keyFile, dataKey: dataKey, slot: slot, lock: lock, logger: logger)
+        return Vault(
+            directory: directory, database: database, keyFile: keyFile, dataKey: dataKey, slot: slot, lock: lock,
+            logger: logger)
     }
 
     // MARK: Opening
 
     /// Unlocks an existing vault. Decides wrong password, damaged key file, key file of another vault and damaged
-    /// database apart, and modifies no file in any of those cases.
+    /// database apart, and modifies no file in any of those cases (an interrupted `init` or `key rotate` is
+    /// finished first, whatever the password: see `VaultRecovery`).
     public static func open(
-        paths: VaultPaths, password: SecretBytes, logger: Logger = .disabled,
+        paths requested: VaultPaths, password: SecretBytes, logger: Logger = .disabled,
         lockWait: Duration = .seconds(3)
     ) throws -> Vault {
         SecureFiles.restrictUmask()
-        guard SecureFiles.exists(paths.directory), SecureFiles.exists(paths.keyFile) || SecureFiles.exists(paths.database)
+        guard SecureFiles.exists(requested.directory),
+            SecureFiles.exists(requested.keyFile) || SecureFiles.exists(requested.database)
+                || SecureFiles.exists(requested.stagingDatabase)
         else {
-            throw VaultError(.noVault, "There is no vault in \(paths.directory). Create one with `vault init`.")
+            throw VaultError(.noVault, "There is no vault in \(requested.directory). Create one with `vault init`.")
         }
-        try SecureFiles.checkPrivate(paths.directory, isDirectory: true)
-        guard SecureFiles.exists(paths.keyFile) else {
+        let directory = try VaultDirectory(requested, create: false)
+        let paths = directory.paths
+        let named = paths.named
+        guard SecureFiles.exists(paths.keyFile) || SecureFiles.exists(paths.rotatingKeyFile) else {
             throw VaultError(
                 .keyFileDamaged,
-                "The key file \(paths.keyFile) is missing, so the vault cannot be opened. Restore it from a backup.")
+                "The key file \(named.keyFile) is missing, so the vault cannot be opened. Restore it from a backup.")
         }
+        let lock = try VaultLock(path: paths.lock, wait: lockWait)
+        let recovery = try VaultRecovery.finishInterruptedWrites(paths: paths, logger: logger)
         try SecureFiles.checkPrivate(paths.keyFile, isDirectory: false)
         try SecureFiles.checkPrivate(paths.database, isDirectory: false)
-        let lock = try VaultLock(path: paths.lock, wait: lockWait)
 
-        var keyFile = try loadKeyFile(paths.keyFile)
+        let keyFile = try loadKeyFile(paths.keyFile)
         let unlocked: (key: SecretBytes, slotID: Int)
         do {
             unlocked = try keyFile.unlock(password: password)
         } catch {
             logger.notice("unlock refused: no slot accepted the password")
+            if let dropped = recovery.droppedSlotError(password: password, current: keyFile) { throw dropped }
             throw VaultError.wrongPassword
         }
         disableCoreDumps()
-        var dataKey = unlocked.key
-
-        // A `key rotate` that stopped after its commit point is finished here; one that stopped before is undone.
-        if let rotated = try finishInterruptedRotation(paths: paths, password: password, logger: logger) {
-            keyFile = rotated.file
-            dataKey = rotated.key
-        }
         try checkDatabaseBelongs(to: keyFile, paths: paths)
 
         let database: Database
@@ -127,38 +145,38 @@ public final class Vault {
             var configuration = DatabaseConfiguration()
             configuration.cipherPageSize = keyFile.cipherPageSize
             database = try Database(
-                path: paths.database, encryption: .rawKey(dataKey, salt: keyFile.databaseSaltBytes),
+                path: paths.database, encryption: .rawKey(unlocked.key, salt: keyFile.databaseSaltBytes),
                 configuration: configuration)
             try VaultSchema.migrator.migrate(database)
             let storedID = try database.row("SELECT value FROM vault_meta WHERE key = 'vault_id'")?.string(0)
             guard storedID == keyFile.vaultID else {
                 throw VaultError(
                     .keyFileMismatch,
-                    "The key file \(paths.keyFile) belongs to another vault. Put back this vault's own key file.")
+                    "The key file \(named.keyFile) belongs to another vault. Put back this vault's own key file.")
             }
         } catch let error as DatabaseError {
-            throw mapOpenError(error, paths: paths)
+            throw mapOpenError(error, paths: named)
         }
         removeStaleTemporaryFiles(paths)
-        return Vault(
-            paths: paths, database: database, keyFile: keyFile, dataKey: dataKey, slot: unlocked.slotID, lock: lock,
-            logger: logger)
+        let vault = Vault(
+            directory: directory, database: database, keyFile: keyFile, dataKey: unlocked.key, slot: unlocked.slotID,
+            lock: lock, logger: logger)
+        vault.notices = recovery.notices
+        return vault
     }
 
-    static func loadKeyFile(_ path: String) throws -> KeyFile {
-        let data = try SecureFiles.read(path)
+    static func loadKeyFile(_ rawPath: String) throws -> KeyFile {
+        let path = SecureFiles.shown(rawPath)
+        let data: Data
+        do {
+            data = try SecureFiles.read(rawPath, limit: KeyFile.Limits.maxFileBytes)
+        } catch let error as VaultError where error.code == .invalidData {
+            throw VaultError(.keyFileDamaged, "The key file \(path) is far larger than a key file can be. It is damaged or was tampered with.")
+        }
         do {
             return try KeyFile.decode(data)
         } catch let error as KeyFileError {
-            switch error {
-            case .parametersOutOfRange(let iterations):
-                throw VaultError(
-                    .keyFileDamaged,
-                    "The key file \(path) asks for \(iterations) key-derivation rounds, outside the allowed range. It is damaged or was tampered with.")
-            default:
-                throw VaultError(
-                    .keyFileDamaged, "The key file \(path) is damaged. Restore it from a backup.", detail: "\(error)")
-            }
+            throw error.vaultError(path: path)
         }
     }
 
@@ -166,20 +184,21 @@ public final class Vault {
     /// key file; one that differs in a few is a damaged header.
     static func checkDatabaseBelongs(to keyFile: KeyFile, paths: VaultPaths) throws {
         guard SecureFiles.exists(paths.database) else {
-            throw VaultError(.databaseDamaged, "The vault database \(paths.database) is missing. Restore it from a backup.")
+            throw VaultError(.databaseDamaged, "The vault database \(paths.named.database) is missing. Restore it from a backup.")
         }
+        let named = paths.named
         let header = try readHeader(paths.database)
         guard header.count == 16 else {
-            throw VaultError(.databaseDamaged, "The vault database \(paths.database) is truncated. Restore it from a backup.")
+            throw VaultError(.databaseDamaged, "The vault database \(named.database) is truncated. Restore it from a backup.")
         }
         let differing = zip(header, keyFile.databaseSaltBytes).filter { $0 != $1 }.count
         if differing >= 8 {
             throw VaultError(
                 .keyFileMismatch,
-                "The key file \(paths.keyFile) does not belong to the database \(paths.database). Put back this vault's own key file.")
+                "The key file \(named.keyFile) does not belong to the database \(named.database). Put back this vault's own key file.")
         }
         if differing > 0 {
-            throw VaultError(.databaseDamaged, "The vault database \(paths.database) has a damaged header. Restore it from a backup.")
+            throw VaultError(.databaseDamaged, "The vault database \(named.database) has a damaged header. Restore it from a backup.")
         }
     }
 
@@ -199,9 +218,9 @@ public final class Vault {
     }
 
     static func removeStaleTemporaryFiles(_ paths: VaultPaths) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: paths.directory)) ?? []
-        for name in names where name.hasPrefix("vault.key.tmp-") || name == "vault.db.init" {
-            unlink(paths.directory + "/" + name)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: paths.root)) ?? []
+        for name in names where name.hasPrefix("vault.key.tmp-") || name.hasPrefix("vault.key.rotating.tmp-") {
+            unlink(paths.root + "/" + name)
         }
     }
 

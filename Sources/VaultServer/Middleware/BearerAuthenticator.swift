@@ -9,10 +9,12 @@ struct BearerAuthenticator<Storage: ServerStorage>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { throw APIError.unauthorized }
         let token = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
-        guard token.count <= 200, let owner = try await storage.tokenOwner(hash: PasswordHasher.tokenHash(token), now: Date()) else {
+        let hash = PasswordHasher.tokenHash(token)
+        guard token.count <= 200, let owner = try await storage.tokenOwner(hash: hash, now: Date()) else {
             throw APIError.unauthorized
         }
         var context = context
+        context.tokenHash = hash
         context.user = owner.user
         context.role = owner.role
         return try await next(request, context)

@@ -3,27 +3,55 @@ import Hummingbird
 import VaultAPI
 import VaultCore
 
-/// `GET /v1/health` and `POST /v1/auth/token`: the routes that need no token.
-struct AuthRoutes<Storage: ServerStorage> {
+/// `GET /v1/health`, `POST /v1/auth/token` (no token needed) and `DELETE /v1/auth/token` (revokes the one used).
+struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration == Duration {
     let storage: Storage
     let configuration: ServerConfiguration
+    let hashing: PasswordHashingPool
+    let throttle: LoginThrottle<C>
 
     func register(on router: Router<VaultRequestContext>) {
         router.get(RouterPath(APIPath.health)) { request, _ in
             try JSONBody.response(HealthResponse(), request: request)
         }
-        router.post(RouterPath(APIPath.token)) { request, _ in
+        router.post(RouterPath(APIPath.token)) { request, context in
             let credentials = try await JSONBody.decode(TokenRequest.self, from: request, limit: 64 * 1024)
+            let keys = ["user:" + credentials.user.prefix(200), "address:" + context.clientAddress]
+            if let wait = await throttle.wait(for: keys) { throw Self.throttled(wait) }
             let password = SecretBytes(Array(credentials.password.utf8))
-            guard credentials.user.count <= 200, let user = try await storage.user(named: credentials.user),
-                PasswordHasher.verify(password, against: user)
-            else {
+            // Unknown names run the same derivation against a dummy record: the time does not tell names apart.
+            let record = credentials.user.count <= 200 ? try await storage.user(named: credentials.user) : nil
+            guard try await hashing.verify(password, against: record), let user = record else {
+                await throttle.recordFailure(keys)
                 throw APIError(.unauthorized, code: "invalid_credentials", message: "The user name or password is not correct.")
             }
+            await throttle.recordSuccess(keys[0])
+            if user.iterations < hashing.iterations {
+                try await storage.updatePassword(try await hashing.rehash(user, password: password))
+            }
+            let now = Date()
+            try await storage.purgeExpiredTokens(now: now)
             let token = try PasswordHasher.newToken()
-            let expires = Date().addingTimeInterval(configuration.tokenLifetime)
+            let expires = now.addingTimeInterval(configuration.tokenLifetime)
             try await storage.storeToken(hash: PasswordHasher.tokenHash(token), user: user.name, expiresAt: expires)
             return try JSONBody.response(TokenResponse(token: token, expiresAt: Timestamp.string(expires), role: user.role), request: request)
         }
+    }
+
+    func registerAuthenticated(on group: RouterGroup<VaultRequestContext>) {
+        group.delete("auth/token") { _, context in
+            guard let hash = context.tokenHash else { throw APIError.unauthorized }
+            try await storage.revokeToken(hash: hash)
+            return Response(status: .noContent)
+        }
+    }
+
+    static func throttled(_ wait: Duration) -> APIError {
+        let seconds = max(1, Int((wait / .seconds(1)).rounded(.up)))
+        var error = APIError(
+            .tooManyRequests, code: "too_many_attempts",
+            message: "Too many failed sign-ins. Wait \(seconds) seconds, then try again.")
+        error.headers[.retryAfter] = "\(seconds)"
+        return error
     }
 }

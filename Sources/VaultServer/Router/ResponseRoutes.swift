@@ -39,6 +39,8 @@ struct ResponseRoutes<Storage: ServerStorage> {
                 var error = APIError(.unprocessableContent, code: "responses_missing", message: "Some answers of this attempt have not arrived yet; upload them first.")
                 error.missing = missing
                 throw error
+            case .forbidden(let message):
+                throw APIError(.forbidden, code: "not_your_attempt", message: message)
             case .rejected(let message):
                 throw APIError(.unprocessableContent, code: "rejected", message: message)
             }

@@ -38,6 +38,27 @@ public enum ResponseRules {
         return formatter.date(from: timestamp).map { Int64($0.timeIntervalSince1970 * 1000) }
     }
 
+    /// What an item that cannot be stored gets when saying why would tell the caller something about other users
+    /// (an id another user already holds).
+    public static func invalid(_ item: ResponseItem) -> ItemResult {
+        ItemResult(id: item.id, status: .rejected, message: "This answer is not valid for this assessment.")
+    }
+
+    /// A device clock this far ahead of the server's marks an answer (flagged for the teacher, never refused).
+    public static let futureTolerance: TimeInterval = 5 * 60
+
+    public static func answeredInFuture(answeredAtMilliseconds: Int64, receivedAt: TimeInterval) -> Bool {
+        Double(answeredAtMilliseconds) / 1000 > receivedAt + futureTolerance
+    }
+
+    /// A sentence when the assessment's `not_after` has passed (no new attempts), else nil.
+    public static func closedForNewAttempts(_ assessment: Assessment, now: Date) -> String? {
+        guard let notAfter = assessment.notAfter, let closes = milliseconds(notAfter),
+            Double(closes) / 1000 < now.timeIntervalSince1970
+        else { return nil }
+        return "This assessment closed at \(notAfter); no new attempts are accepted."
+    }
+
     /// Decides accepted / conflict / rejected for an item whose id is new and whose assessment exists.
     /// Supersede is decided afterwards, against the stored answers of the same attempt and question.
     public static func judge(_ item: ResponseItem, answeredVersion: Assessment?, current: Assessment) -> ItemResult {

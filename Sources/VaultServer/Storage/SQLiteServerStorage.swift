@@ -48,6 +48,20 @@ public actor SQLiteServerStorage: ServerStorage {
         ).map { ($0.string(0), Role(rawValue: $0.string(1)) ?? .student) }
     }
 
+    public func updatePassword(_ user: UserRecord) throws {
+        try database.execute(
+            "UPDATE users SET password_hash = ?, salt = ?, iterations = ? WHERE name = ?",
+            [user.passwordHash, user.salt, user.iterations, user.name])
+    }
+
+    public func revokeToken(hash: String) throws {
+        try database.execute("DELETE FROM tokens WHERE token_hash = ?", [hash])
+    }
+
+    public func purgeExpiredTokens(now: Date) throws {
+        try database.execute("DELETE FROM tokens WHERE expires_at <= ?", [now.timeIntervalSince1970])
+    }
+
     // MARK: Assessments
 
     public func publish(_ assessment: Assessment, now: Date) throws -> PublishResponse {
@@ -130,7 +144,8 @@ public actor SQLiteServerStorage: ServerStorage {
 
     private func record(_ item: ResponseItem, user: String, now: Date) throws -> ItemResult {
         if let stored = try database.row("SELECT user_name FROM responses WHERE id = ?", [item.id]) {
-            guard stored.string(0) == user else { return ItemResult(id: item.id, status: .rejected, message: "This response id is already taken.") }
+            // Another user's id answers like any invalid item, so ids cannot be probed.
+            guard stored.string(0) == user else { return ResponseRules.invalid(item) }
             return ItemResult(id: item.id, status: .duplicate)
         }
         guard let assessment = try database.row("SELECT current_version, deleted FROM assessments WHERE id = ?", [item.assessmentId]),
@@ -138,10 +153,12 @@ public actor SQLiteServerStorage: ServerStorage {
         else {
             return ItemResult(id: item.id, status: .gone, message: "This assessment is no longer available.")
         }
-        if let owner = try database.row("SELECT user_name, assessment_id FROM attempts WHERE id = ?", [item.attemptId]),
-            owner.string(0) != user || owner.string(1) != item.assessmentId
-        {
+        let owner = try database.row("SELECT user_name, assessment_id FROM attempts WHERE id = ?", [item.attemptId])
+        if let owner, owner.string(0) != user || owner.string(1) != item.assessmentId {
             return ItemResult(id: item.id, status: .rejected, message: "This attempt belongs to someone else or another assessment.")
+        }
+        if owner == nil, let closed = ResponseRules.closedForNewAttempts(current, now: now) {
+            return ItemResult(id: item.id, status: .rejected, message: closed)
         }
         let answered = item.assessmentVersion >= 1 ? try document(id: item.assessmentId, version: item.assessmentVersion) : nil
         var result = ResponseRules.judge(item, answeredVersion: answered, current: current)
@@ -177,11 +194,13 @@ public actor SQLiteServerStorage: ServerStorage {
 
     public func submit(_ request: SubmissionRequest, user: String, now: Date) throws -> SubmissionOutcome {
         try database.inTransaction {
+            // An attempt belongs to the user who first uploaded an answer to it; only they may submit it.
+            let owner = try database.row("SELECT user_name FROM attempts WHERE id = ?", [request.attemptId])?.string(0)
+            if let owner, owner != user { return .forbidden("This attempt belongs to someone else, so it cannot be submitted from this account.") }
             if let existing = try database.row(
                 "SELECT user_name, receipt_id, assessment_id, assessment_version, received_at, response_count FROM submissions WHERE attempt_id = ?",
                 [request.attemptId])
             {
-                guard existing.string(0) == user else { return .rejected("This attempt belongs to someone else.") }
                 return .repeated(SubmissionReceipt(
                     receiptId: existing.string(1), attemptId: request.attemptId, assessmentId: existing.string(2),
                     assessmentVersion: existing.int(3), receivedAt: Timestamp.string(epoch: existing.double(4)), responseCount: existing.int(5)))
@@ -199,6 +218,9 @@ public actor SQLiteServerStorage: ServerStorage {
                 if row == nil || row?.string(0) != request.attemptId || row?.string(1) != user { missing.append(id) }
             }
             if !missing.isEmpty { return .missingResponses(missing) }
+            guard owner != nil, !unique.isEmpty else {
+                return .rejected("This attempt has no answers of yours on the server, so there is nothing to submit. Upload its answers first.")
+            }
             let receipt = SubmissionReceipt(
                 receiptId: "rcpt-" + Hex.encode(try CryptoRandom.bytes(8)), attemptId: request.attemptId,
                 assessmentId: request.assessmentId, assessmentVersion: request.assessmentVersion,
@@ -219,19 +241,26 @@ public actor SQLiteServerStorage: ServerStorage {
         guard try database.row("SELECT 1 FROM assessments WHERE id = ?", [assessmentID]) != nil else { return nil }
         let responses = try database.rows(
             """
-            SELECT id, attempt_id, question_id, assessment_version, answer, answered_at, forced, superseded FROM responses
+            SELECT id, attempt_id, question_id, assessment_version, answer, answered_at, forced, superseded, user_name, received_at,
+                answered_at_ms FROM responses
             WHERE assessment_id = ? ORDER BY attempt_id, question_id, answered_at_ms, id
             """, [assessmentID]
         ).map { row in
             ReceivedResponses.Response(
                 id: row.string(0), attemptId: row.string(1), questionId: row.string(2), assessmentVersion: row.int(3),
                 answer: (try? JSONDecoder().decode(JSONValue.self, from: Data(row.string(4).utf8))) ?? .null,
-                answeredAt: row.string(5), forced: row.int(6) != 0, superseded: row.int(7) != 0)
+                answeredAt: row.string(5), forced: row.int(6) != 0, superseded: row.int(7) != 0, user: row.string(8),
+                receivedAt: Timestamp.string(epoch: row.double(9)),
+                answeredInFuture: ResponseRules.answeredInFuture(answeredAtMilliseconds: Int64(row.int(10)), receivedAt: row.double(9)))
         }
         let submissions = try database.rows(
-            "SELECT attempt_id, assessment_version, submitted_at, forced, receipt_id FROM submissions WHERE assessment_id = ? ORDER BY attempt_id",
+            "SELECT attempt_id, assessment_version, submitted_at, forced, receipt_id, user_name FROM submissions WHERE assessment_id = ? ORDER BY attempt_id",
             [assessmentID]
-        ).map { ReceivedResponses.Submission(attemptId: $0.string(0), assessmentVersion: $0.int(1), submittedAt: $0.string(2), forced: $0.int(3) != 0, receiptId: $0.string(4)) }
+        ).map {
+            ReceivedResponses.Submission(
+                attemptId: $0.string(0), assessmentVersion: $0.int(1), submittedAt: $0.string(2), forced: $0.int(3) != 0,
+                receiptId: $0.string(4), user: $0.string(5))
+        }
         return ReceivedResponses(assessmentId: assessmentID, responses: responses, submissions: submissions)
     }
 }

@@ -17,6 +17,12 @@ public protocol ServerStorage: Sendable {
     func user(named name: String) async throws -> UserRecord?
     func storeToken(hash: String, user: String, expiresAt: Date) async throws
     func tokenOwner(hash: String, now: Date) async throws -> (user: String, role: Role)?
+    /// Replaces a user's password hash (raising an older hash to the current cost).
+    func updatePassword(_ user: UserRecord) async throws
+    /// Revokes one token (logout): it is deleted, so it is unknown from then on.
+    func revokeToken(hash: String) async throws
+    /// Deletes tokens that expired before `now`.
+    func purgeExpiredTokens(now: Date) async throws
 
     /// Publishes or updates; the version grows only when the content changes.
     func publish(_ assessment: Assessment, now: Date) async throws -> PublishResponse
@@ -37,6 +43,8 @@ public enum SubmissionOutcome: Sendable, Equatable {
     case outdated(currentVersion: Int)
     case gone
     case missingResponses([String])
+    /// The attempt is another user's.
+    case forbidden(String)
     case rejected(String)
 }
 

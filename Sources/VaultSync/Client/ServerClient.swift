@@ -23,11 +23,38 @@ public struct ServerClient: Sendable {
     }
 
     public func signIn(user: String, password: SecretBytes) async throws -> TokenResponse {
-        let text = password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-        let body = try CanonicalJSON.encode(TokenRequest(user: user, password: text))
+        let body = try Self.tokenRequestBody(user: user, password: password)
         let reply = try await send("POST", APIPath.token, body: body, authenticated: false, maxBytes: 64 * 1024)
         if reply.status == 401 { throw ServerError.badCredentials }
         return try decode(TokenResponse.self, reply, expecting: [200])
+    }
+
+    /// `{"password":…,"user":…}` written byte by byte from the secret, so the password never becomes a String
+    /// (which could not be wiped); the body is the one copy that leaves, as the request.
+    static func tokenRequestBody(user: String, password: SecretBytes) throws -> Data {
+        guard password.withUnsafeBytes({ String(validating: $0, as: UTF8.self) != nil }) else {
+            throw ServerError.refused(status: 0, message: "The server password must be valid UTF-8 text.")
+        }
+        var body = Data("{\"password\":\"".utf8)
+        password.withUnsafeBytes { bytes in
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): body.append(contentsOf: [UInt8(ascii: "\\"), byte])
+                case 0..<0x20: body.append(contentsOf: Array(String(format: "\\u%04x", byte).utf8))
+                default: body.append(byte)
+                }
+            }
+        }
+        body.append(contentsOf: Array("\",\"user\":".utf8))
+        body.append(try CanonicalJSON.encode(user))
+        body.append(UInt8(ascii: "}"))
+        return body
+    }
+
+    /// Revokes the token in use on the server (`DELETE /v1/auth/token`); an already unknown token is fine.
+    public func signOut() async throws {
+        let reply = try await send("DELETE", APIPath.token, maxBytes: 64 * 1024)
+        guard [204, 401].contains(reply.status) else { throw ServerError.serverFailure(status: reply.status) }
     }
 
     public func catalog() async throws -> [CatalogEntry] {

@@ -1,0 +1,72 @@
+import Foundation
+import VaultAPI
+import VaultCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where `vault answer` reads its value: standard input when it is not a terminal, else a prompt on the terminal.
+/// Never the command line.
+enum AnswerInput {
+    /// The most a value may be (an essay of 20,000 characters is at most 80,000 bytes of UTF-8).
+    static let maxBytes = 256 * 1024
+
+    static func read(for question: Question) throws -> String {
+        let isEssay = question.type == .essay
+        if isatty(STDIN_FILENO) == 1 {
+            return try prompt(for: question, multiline: isEssay)
+        }
+        let data = try readToEnd(STDIN_FILENO)
+        guard !data.isEmpty else {
+            throw VaultError(
+                .usage, "No answer was given on standard input. Type it at the prompt (run the command in a terminal), or pipe it in.")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw VaultError(.invalidData, "The answer on standard input is not valid UTF-8 text. Nothing was saved.")
+        }
+        return isEssay ? trimmingOneNewline(text) : String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+    }
+
+    /// Everything up to end of input, refusing more than `maxBytes` (never cut: a cut answer is a changed answer).
+    private static func readToEnd(_ descriptor: Int32) throws -> Data {
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { return data }
+            data.append(contentsOf: chunk[0..<count])
+            if data.count > maxBytes {
+                throw VaultError(.invalidData, "The answer on standard input is longer than \(maxBytes / 1024) KiB. Nothing was saved.")
+            }
+        }
+    }
+
+    private static func prompt(for question: Question, multiline: Bool) throws -> String {
+        let hint: String
+        switch question.type {
+        case .singleChoice: hint = "a choice id (\((question.choices ?? []).map(\.id).joined(separator: ", ")))"
+        case .multipleChoice: hint = "choice ids separated by commas (\((question.choices ?? []).map(\.id).joined(separator: ", ")))"
+        case .trueFalse: hint = "true or false"
+        case .numeric: hint = "a number"
+        case .shortText: hint = "one line of text"
+        case .essay: hint = "your text; end with a line holding only a dot, or Ctrl-D"
+        }
+        FileHandle.standardError.write(Data("\(question.prompt)\nYour answer (\(hint)): ".utf8))
+        var lines: [String] = []
+        while let line = Swift.readLine(strippingNewline: true) {
+            if !multiline { return line }
+            if line == "." { break }
+            lines.append(line)
+        }
+        guard multiline, !lines.isEmpty else {
+            throw VaultError(.usage, "No answer was typed, so nothing was saved.")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func trimmingOneNewline(_ text: String) -> String {
+        text.hasSuffix("\n") ? String(text.dropLast()) : text
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import NIOPosix
+import VaultAPI
+import VaultCore
+
+/// Runs password derivations on a few threads of their own, so a flood of logins never blocks the event loop
+/// that answers everything else; logins beyond the pool's threads wait their turn.
+public final class PasswordHashingPool: Sendable {
+    private let pool: NIOThreadPool
+    let iterations: Int
+    /// Verified against when the user name is unknown, so that an unknown name costs what a known one costs.
+    private let dummy: UserRecord
+
+    public init(threads: Int, iterations: Int) throws {
+        pool = NIOThreadPool(numberOfThreads: max(1, threads))
+        pool.start()
+        self.iterations = iterations
+        dummy = try PasswordHasher.makeRecord(
+            name: "", role: .student, password: SecretBytes(try CryptoRandom.bytes(16)), iterations: iterations)
+    }
+
+    deinit { try? pool.syncShutdownGracefully() }
+
+    /// Checks `password` against `record`, or against the dummy record (always false) when there is none.
+    public func verify(_ password: SecretBytes, against record: UserRecord?) async throws -> Bool {
+        let dummy = self.dummy
+        return try await pool.runIfActive {
+            let matches = PasswordHasher.verify(password, against: record ?? dummy)
+            return record != nil && matches
+        }
+    }
+
+    /// A new hash at the current cost (for raising an older hash after a successful login).
+    public func rehash(_ record: UserRecord, password: SecretBytes) async throws -> UserRecord {
+        let iterations = self.iterations
+        return try await pool.runIfActive {
+            try PasswordHasher.makeRecord(name: record.name, role: record.role, password: password, iterations: iterations)
+        }
+    }
+}
