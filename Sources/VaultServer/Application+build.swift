@@ -5,14 +5,16 @@ import Logging
 import NIOCore
 
 /// Builds the router: public routes, then everything else behind the bearer token.
+/// `hashing` defaults to a pool built from the configuration; tests pass their own to count derivations.
 public func buildRouter<Storage: ServerStorage, C: Clock>(
-    storage: Storage, configuration: ServerConfiguration, logger: Logger, clock: C
+    storage: Storage, configuration: ServerConfiguration, logger: Logger, clock: C, hashing: PasswordHashingPool? = nil
 ) throws -> Router<VaultRequestContext> where C.Duration == Duration {
     let router = Router(context: VaultRequestContext.self)
     router.add(middleware: RequestLogger(logger: logger))
     let auth = AuthRoutes(
         storage: storage, configuration: configuration,
-        hashing: try PasswordHashingPool(threads: configuration.passwordHashingThreads, iterations: configuration.passwordIterations),
+        hashing: try hashing
+            ?? PasswordHashingPool(threads: configuration.passwordHashingThreads, iterations: configuration.passwordIterations),
         throttle: LoginThrottle(clock: clock, freeFailures: configuration.freeLoginFailures, maxDelay: configuration.maxLoginDelay))
     auth.register(on: router)
     let authenticated = router.group("v1").add(middleware: BearerAuthenticator(storage: storage))
@@ -23,18 +25,18 @@ public func buildRouter<Storage: ServerStorage, C: Clock>(
 }
 
 public func buildRouter<Storage: ServerStorage>(
-    storage: Storage, configuration: ServerConfiguration, logger: Logger
+    storage: Storage, configuration: ServerConfiguration, logger: Logger, hashing: PasswordHashingPool? = nil
 ) throws -> Router<VaultRequestContext> {
-    try buildRouter(storage: storage, configuration: configuration, logger: logger, clock: ContinuousClock())
+    try buildRouter(storage: storage, configuration: configuration, logger: logger, clock: ContinuousClock(), hashing: hashing)
 }
 
 /// The whole server. `onServerRunning` receives the bound port (useful with port 0).
 public func buildApplication<Storage: ServerStorage>(
-    storage: Storage, configuration: ServerConfiguration, logger: Logger,
+    storage: Storage, configuration: ServerConfiguration, logger: Logger, hashing: PasswordHashingPool? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
     Application(
-        router: try buildRouter(storage: storage, configuration: configuration, logger: logger),
+        router: try buildRouter(storage: storage, configuration: configuration, logger: logger, hashing: hashing),
         server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1))))),
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: "vault-server",

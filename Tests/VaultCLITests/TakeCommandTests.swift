@@ -26,6 +26,31 @@ struct TakeCommandTests {
         return terminal
     }
 
+    @Test("a typo never ends the test: a letter out of range, an unknown :command and a non-number are said on screen and asked again")
+    func typos() throws {
+        let (vault, server) = try downloaded(["algebra-1"])
+        defer { withExtendedLifetime(server) {} }
+        let screen = try take(vault, "algebra-1")
+        try screen.wait(for: "Question 1 of 6")
+        screen.send("z\n")                      // single choice: no such letter
+        try screen.wait(for: "Nothing was saved; try again.")
+        screen.send(":frobnicate\n")
+        try screen.wait(for: "Unknown command :frobnicate")
+        screen.send("b\n")
+        try screen.wait(for: "Question 2 of 6")
+        screen.send("t\n")                      // multiple choice: no such letter
+        try screen.wait(for: "Type a letter from a to")
+        screen.send(">\n>\n")
+        try screen.wait(for: "Question 4 of 6")
+        screen.send("three\n")                  // numeric: not a number
+        try screen.wait(for: "Nothing was saved")
+        screen.send(":q\n")
+        #expect(screen.waitForExit() == 0)
+        let show = try #require(try vault.unlocked(["show", "algebra-1", "--json"]).json)
+        let answers = (show["questions"] as? [[String: Any]] ?? []).map { $0["answer"] as? String }
+        #expect(answers.first == "b")
+    }
+
     @Test("take on a terminal: every question type, navigation, flag, review, kill -9 and resume, submit")
     func interactive() throws {
         let (vault, server) = try downloaded()

@@ -14,6 +14,8 @@ struct ServerHarness {
     let directory = TemporaryDirectory("vault-server")
     let storage: SQLiteServerStorage
     var configuration = ServerConfiguration()
+    /// When set, the server verifies passwords on this pool (tests count its derivations).
+    var hashing: PasswordHashingPool?
 
     init(tokenLifetime: TimeInterval = 3600) async throws {
         storage = try SQLiteServerStorage(directory: directory.file("data"))
@@ -28,7 +30,7 @@ struct ServerHarness {
     func application() throws -> some ApplicationProtocol {
         var logger = Logger(label: "test-server")
         logger.logLevel = .critical
-        return try buildApplication(storage: storage, configuration: configuration, logger: logger)
+        return try buildApplication(storage: storage, configuration: configuration, logger: logger, hashing: hashing)
     }
 
     func test<Value>(_ setup: TestingSetup = .router, _ body: @Sendable (APIClient) async throws -> Value) async throws -> Value {

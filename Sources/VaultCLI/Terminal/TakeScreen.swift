@@ -118,19 +118,19 @@ final class TakeScreen<C: Clock & Sendable>: @unchecked Sendable where C.Duratio
     }
 
     private func answer(_ line: String) throws {
-        var text = line
-        switch question.type {
-        case .singleChoice, .multipleChoice:
-            text = try choiceIDs(for: line)
-        case .essay:
-            text = readEssay(firstLine: line)
-        default: break
-        }
+        // Anything the student typed that is not an answer (a letter out of range, a non-number, an over-long text)
+        // is said on the screen and asked again: a typo never ends the test.
         let value: JSONValue
         do {
+            var text = line
+            switch question.type {
+            case .singleChoice, .multipleChoice: text = try choiceIDs(for: line)
+            case .essay: text = readEssay(firstLine: line)
+            default: break
+            }
             value = try AnswerParser.parse(text, for: question)
-        } catch let error as VaultError {
-            draw(note: error.message)
+        } catch let error as VaultError where error.code == .invalidData || error.code == .usage {
+            draw(note: error.message + " Nothing was saved; try again.")
             return
         }
         let spent = questionShownAt.duration(to: timer.clock.now)

@@ -1,5 +1,6 @@
 import Foundation
 import NIOPosix
+import Synchronization
 import VaultAPI
 import VaultCore
 
@@ -10,6 +11,10 @@ public final class PasswordHashingPool: Sendable {
     let iterations: Int
     /// Verified against when the user name is unknown, so that an unknown name costs what a known one costs.
     private let dummy: UserRecord
+    private let verifications = Atomic<Int>(0)
+
+    /// How many password derivations `verify` has run (tests check an unknown name costs one too).
+    public var derivationsRun: Int { verifications.load(ordering: .relaxed) }
 
     public init(threads: Int, iterations: Int) throws {
         pool = NIOThreadPool(numberOfThreads: max(1, threads))
@@ -25,6 +30,7 @@ public final class PasswordHashingPool: Sendable {
     public func verify(_ password: SecretBytes, against record: UserRecord?) async throws -> Bool {
         let dummy = self.dummy
         return try await pool.runIfActive {
+            self.verifications.add(1, ordering: .relaxed)
             let matches = PasswordHasher.verify(password, against: record ?? dummy)
             return record != nil && matches
         }

@@ -1,0 +1,240 @@
+import Foundation
+import HummingbirdTesting
+import Testing
+import VaultAPI
+import VaultCore
+import VaultServer
+import VaultTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every attack of the hostile review (issue "Trust") against the server, each named after the attack.
+struct ServerAdversarialTests {
+    @Test("a student cannot submit another student's attempt, not even with no responses; the owner's submission still works")
+    func submissionHijack() async throws {
+        try await ServerHarness().test { api in
+            let teacher = try await api.token("teacher")
+            let owner = try await api.token("student")
+            let thief = try await api.token("student2")
+            try await api.publish(Fixtures.quiz(), teacher: teacher)
+            let served = try await api.served("quiz-1", token: owner)
+            let item = Fixtures.item(served, question: "q3", answer: .bool(true), attempt: "victim-attempt")
+            #expect(try await api.batch([item], token: owner).map(\.status) == [.accepted])
+
+            var hijack = SubmissionRequest(
+                attemptId: "victim-attempt", assessmentId: "quiz-1", assessmentVersion: 1, submittedAt: "2026-11-20T10:10:00.000Z",
+                responseIds: [])
+            let refused = try await api.send(.post, APIPath.submissions, token: thief, json: hijack)
+            #expect(refused.status == .forbidden)
+            hijack.responseIds = [item.id]
+            #expect(try await api.send(.post, APIPath.submissions, token: thief, json: hijack).status == .forbidden)
+            // An attempt nobody uploaded to cannot be submitted empty either (nothing to prove it is the caller's).
+            var empty = hijack
+            empty.attemptId = "never-seen"
+            empty.responseIds = []
+            #expect(try await api.send(.post, APIPath.submissions, token: thief, json: empty).status == .unprocessableContent)
+
+            var mine = hijack
+            mine.responseIds = [item.id]
+            #expect(try await api.send(.post, APIPath.submissions, token: owner, json: mine).status == .created)
+            let received = try await api.send(.get, APIPath.responses("quiz-1"), token: teacher).decode(ReceivedResponses.self)
+            #expect(received.submissions.map(\.user) == ["student"])
+        }
+    }
+
+    @Test("login timing: an unknown name runs a full derivation like a known one, so names cannot be enumerated")
+    func userEnumerationByTiming() async throws {
+        var harness = try await ServerHarness()
+        harness.configuration.passwordIterations = 200_000
+        harness.configuration.freeLoginFailures = 100
+        let hashing = try PasswordHashingPool(threads: 2, iterations: 200_000)
+        harness.hashing = hashing
+        try await harness.storage.updatePassword(
+            PasswordHasher.makeRecord(name: "student", role: .student, password: TestVault.secret("student-pw"), iterations: 200_000))
+        try await harness.test { api in
+            func attempt(_ user: String) async throws -> (derivations: Int, time: Duration) {
+                let before = hashing.derivationsRun
+                let started = ContinuousClock.now
+                let reply = try await api.send(.post, APIPath.token, json: TokenRequest(user: user, password: "wrong"))
+                #expect(reply.status == .unauthorized)
+                return (hashing.derivationsRun - before, ContinuousClock.now - started)
+            }
+            var known: [Duration] = []
+            var unknown: [Duration] = []
+            for _ in 0..<5 {
+                let mine = try await attempt("student")
+                let nobody = try await attempt("nobody-\(UInt32.random(in: 0...UInt32.max))")
+                // The property that makes the times equal: the same derivation, at the same cost, on both paths.
+                #expect(mine.derivations == 1)
+                #expect(nobody.derivations == 1)
+                known.append(mine.time)
+                unknown.append(nobody.time)
+            }
+            print("login with a wrong password (200,000 rounds), median of 5: known user \(known.sorted()[2]), unknown user \(unknown.sorted()[2])")
+        }
+    }
+
+    @Test("failed logins are throttled per name and per address with 429 and a growing Retry-After; a success clears the name")
+    func passwordGuessing() async throws {
+        var harness = try await ServerHarness()
+        harness.configuration.freeLoginFailures = 3
+        try await harness.test { api in
+            for _ in 0..<3 {
+                #expect(try await api.send(.post, APIPath.token, json: TokenRequest(user: "student", password: "guess")).status == .unauthorized)
+            }
+            // The fourth failure blocks for 1 s; while blocked even the right password waits.
+            #expect(try await api.send(.post, APIPath.token, json: TokenRequest(user: "student", password: "guess")).status == .unauthorized)
+            let blocked = try await api.send(.post, APIPath.token, json: TokenRequest(user: "student", password: "student-pw"))
+            #expect(blocked.status == .tooManyRequests)
+            #expect(blocked.headers[.retryAfter] == "1")
+            #expect(blocked.errorCode == "too_many_attempts")
+            try await Task.sleep(for: .milliseconds(1_100))
+            // The next failure doubles the wait.
+            #expect(try await api.send(.post, APIPath.token, json: TokenRequest(user: "student", password: "guess")).status == .unauthorized)
+            let longer = try await api.send(.post, APIPath.token, json: TokenRequest(user: "student", password: "student-pw"))
+            #expect(longer.status == .tooManyRequests)
+            #expect(longer.headers[.retryAfter] == "2")
+            try await Task.sleep(for: .milliseconds(2_100))
+            #expect(try await api.send(.post, APIPath.token, json: TokenRequest(user: "student", password: "student-pw")).status == .ok)
+        }
+    }
+
+    @Test("older password hashes are raised to the current cost at the next successful login")
+    func weakStoredHash() async throws {
+        var harness = try await ServerHarness()
+        harness.configuration.passwordIterations = 2_000
+        let storage = harness.storage
+        try await harness.test { api in
+            #expect(try await storage.user(named: "student")?.iterations == 1_000)
+            _ = try await api.token("student")
+            #expect(try await storage.user(named: "student")?.iterations == 2_000)
+            _ = try await api.token("student")
+        }
+    }
+
+    @Test("logout revokes the token on the server; expired tokens are purged")
+    func tokenReuseAfterLogout() async throws {
+        let harness = try await ServerHarness()
+        try await harness.test { api in
+            let token = try await api.token("student")
+            #expect(try await api.send(.get, APIPath.assessments, token: token).status == .ok)
+            #expect(try await api.send(.delete, APIPath.token, token: token).status == .noContent)
+            #expect(try await api.send(.get, APIPath.assessments, token: token).status == .unauthorized)
+            #expect(try await api.send(.delete, APIPath.token, token: token).status == .unauthorized)
+
+            let stale = PasswordHasher.tokenHash("vt_stale")
+            try await harness.storage.storeToken(hash: stale, user: "student", expiresAt: Date(timeIntervalSinceNow: -60))
+            #expect(try await harness.storage.tokenOwner(hash: stale, now: .distantPast) != nil)
+            _ = try await api.token("student")
+            #expect(try await harness.storage.tokenOwner(hash: stale, now: .distantPast) == nil)
+        }
+    }
+
+    @Test("what the server trusts: received_at and a future answered_at flagged, not_after closes new attempts, no tolerance served, id probing answers like any invalid item")
+    func trustedClientInput() async throws {
+        try await ServerHarness().test { api in
+            let teacher = try await api.token("teacher")
+            let student = try await api.token("student")
+            try await api.publish(Fixtures.quiz(), teacher: teacher)
+            let served = try await api.served("quiz-1", token: student)
+            #expect(served.questions.allSatisfy { $0.tolerance == nil && $0.answerKey == nil })
+
+            let future = Timestamp.string(Date(timeIntervalSinceNow: 3_600))
+            let ahead = Fixtures.item(served, question: "q3", answer: .bool(true), at: future)
+            let normal = Fixtures.item(served, question: "q1", answer: .string("b"), at: Timestamp.string(Date()))
+            #expect(try await api.batch([ahead, normal], token: student).map(\.status) == [.accepted, .accepted])
+            let received = try await api.send(.get, APIPath.responses("quiz-1"), token: teacher).decode(ReceivedResponses.self)
+            let byID = Dictionary(uniqueKeysWithValues: received.responses.map { ($0.id, $0) })
+            #expect(byID[ahead.id]?.answeredInFuture == true)
+            #expect(byID[normal.id]?.answeredInFuture == false)
+            #expect(byID[ahead.id]?.receivedAt != nil && byID[ahead.id]?.user == "student")
+
+            // Another user's response id: the same answer as an invalid item, so ids cannot be probed.
+            var probe = Fixtures.item(served, question: "q3", answer: .bool(false), id: ahead.id, attempt: "other")
+            let probed = try await api.batch([probe], token: try await api.token("student2"))
+            probe.id = UUID().uuidString
+            probe.questionHash = "forged"
+            let invalid = try await api.batch([probe], token: try await api.token("student2"))
+            #expect(probed[0].status == .rejected && invalid[0].status == .rejected)
+            #expect(probed[0].message == ResponseRules.invalid(probe).message)
+
+            var closed = Fixtures.quiz(id: "closed-1")
+            closed.notAfter = "2020-01-01T00:00:00Z"
+            try await api.publish(closed, teacher: teacher)
+            let closedServed = try await api.served("closed-1", token: student)
+            let late = try await api.batch([Fixtures.item(closedServed, question: "q3", answer: .bool(true), attempt: "late")], token: student)
+            #expect(late[0].status == .rejected)
+            #expect(late[0].message?.contains("closed") == true)
+        }
+    }
+
+    @Test("a stalled connection (a partial request) is closed after the idle timeout; the server keeps answering")
+    func slowloris() async throws {
+        var harness = try await ServerHarness()
+        harness.configuration.idleTimeout = .seconds(1)
+        try await harness.test(.live) { api in
+            let port = try #require(api.client.port)
+            let socket = try RawSocket(port: port)
+            socket.send("POST /v1/auth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{\"user\"")
+            let started = ContinuousClock.now
+            #expect(try await api.send(.get, APIPath.health).status == .ok)
+            let closed = socket.waitForClose(seconds: 10)
+            #expect(closed, "the stalled connection stayed open")
+            print("stalled connection closed after \(ContinuousClock.now - started)")
+            #expect(try await api.send(.get, APIPath.health).status == .ok)
+        }
+    }
+
+    @Test("every server subcommand creates its files private, even under umask 000")
+    func serverFilesUnderUmaskZero() throws {
+        let directory = TemporaryDirectory("server-umask")
+        let data = directory.file("data")
+        let result = try Binaries.run(
+            "/bin/sh", ["-c", "umask 000; exec \"$0\" user add kim --role teacher --data \"$1\" --password-iterations 1000", Binaries.directory + "/vault-server", data],
+            stdin: "kim-secret\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        for name in try FileManager.default.contentsOfDirectory(atPath: data) {
+            var info = stat()
+            stat(data + "/" + name, &info)
+            #expect(info.st_mode & 0o077 == 0, "\(name) is \(String(info.st_mode & 0o777, radix: 8))")
+        }
+        var info = stat()
+        stat(data, &info)
+        #expect(info.st_mode & 0o077 == 0)
+    }
+}
+
+/// A bare TCP connection for sending partial requests.
+final class RawSocket {
+    let descriptor: Int32
+
+    init(port: Int) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw VaultError(.io, "connect failed") }
+    }
+
+    func send(_ text: String) { _ = text.withCString { write(descriptor, $0, strlen($0)) } }
+
+    /// True when the peer closes within `seconds` (a read returns 0 or an error).
+    func waitForClose(seconds: Int) -> Bool {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count == 0 { return true }
+            if count < 0 { return errno == ECONNRESET }
+        }
+    }
+
+    deinit { close(descriptor) }
+}
