@@ -101,6 +101,39 @@ struct ServerAdversarialTests {
         }
     }
 
+    @Test("a login flood runs on the hashing pool: health keeps answering while 8 clients log in at 600,000 rounds")
+    func loginFloodBlocksEventLoop() async throws {
+        var harness = try await ServerHarness()
+        harness.configuration.passwordIterations = 600_000
+        harness.configuration.freeLoginFailures = 1_000_000
+        try await harness.test(.live) { api in
+            let port = try #require(api.client.port)
+            // Each request on a connection of its own: the test client's single connection would queue them.
+            let login = "{\"password\":\"x\",\"user\":\"flood\"}"
+            let loginRequest = "POST /v1/auth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(login.utf8.count)\r\nConnection: close\r\n\r\n" + login
+            let healthRequest = "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+            let deadline = ContinuousClock.now + .seconds(3)
+            // Blocking sockets on threads of their own, so they cannot starve the test's cooperative threads.
+            let floods = (0..<8).map { _ in
+                let thread = Thread { while ContinuousClock.now < deadline { _ = try? RawSocket.exchange(port: port, loginRequest) } }
+                thread.start()
+                return thread
+            }
+            var healthTimes: [Duration] = []
+            try await Task.sleep(for: .milliseconds(200))
+            while ContinuousClock.now < deadline {
+                let started = ContinuousClock.now
+                #expect(try RawSocket.exchange(port: port, healthRequest).hasPrefix("HTTP/1.1 200"))
+                healthTimes.append(ContinuousClock.now - started)
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            while floods.contains(where: { !$0.isFinished }) { try await Task.sleep(for: .milliseconds(50)) }
+            healthTimes.sort()
+            #expect(!healthTimes.isEmpty)
+            print("health under a flood of 8 login loops at 600,000 rounds: p50 \(healthTimes[healthTimes.count / 2]), max \(healthTimes.last!) over \(healthTimes.count) probes")
+        }
+    }
+
     @Test("older password hashes are raised to the current cost at the next successful login")
     func weakStoredHash() async throws {
         var harness = try await ServerHarness()
@@ -234,6 +267,22 @@ final class RawSocket {
             if count == 0 { return true }
             if count < 0 { return errno == ECONNRESET }
         }
+    }
+
+    /// Sends `request` on a new connection and returns everything the server wrote until it closed.
+    static func exchange(port: Int, _ request: String) throws -> String {
+        let socket = try RawSocket(port: port)
+        socket.send(request)
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(socket.descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var reply = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(socket.descriptor, &buffer, buffer.count)
+            if count <= 0 { break }
+            reply.append(contentsOf: buffer[0..<count])
+        }
+        return String(decoding: reply, as: UTF8.self)
     }
 
     deinit { close(descriptor) }
