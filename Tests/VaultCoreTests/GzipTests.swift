@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultCore
+import VaultTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -14,8 +15,8 @@ struct GzipTests {
         let compressed = try Gzip.compress(sample)
         #expect(compressed.count < sample.count / 5)
         #expect(try Gzip.decompress(compressed) == sample)
-        let directory = TemporaryDirectoryForGzip()
-        let path = directory.path + "/blob.gz"
+        let directory = TemporaryDirectory("gzip")
+        let path = directory.file("blob.gz")
         FileManager.default.createFile(atPath: path, contents: compressed)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/gzip")
@@ -92,11 +93,4 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
-final class TemporaryDirectoryForGzip {
-    let path: String
-    init() {
-        path = NSTemporaryDirectory() + "/gzip-test-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
+

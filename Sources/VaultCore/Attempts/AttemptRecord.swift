@@ -18,5 +18,4 @@ public struct AttemptRecord: Sendable {
     public var expiresAt: Date
 
     public var unanswered: [Question] { assessment.questions.filter { answers[$0.id] == nil } }
-    public var isReadOnly: Bool { state != .inProgress }
 }

@@ -12,8 +12,6 @@ extension DatabaseError {
             return VaultError(.diskFull, "The disk is full, so the change could not be saved. Free some space and try again; everything saved before is intact.", detail: description)
         }
         return switch resultCode.primaryResultCode {
-        case .SQLITE_FULL:
-            VaultError(.diskFull, "The disk is full, so the change could not be saved. Free some space and try again; everything saved before is intact.", detail: description)
         case .SQLITE_CORRUPT, .SQLITE_NOTADB:
             VaultError(.databaseDamaged, "The vault database is damaged or has been tampered with. Restore it from a backup.", detail: description)
         case .SQLITE_BUSY:

@@ -28,14 +28,6 @@ public enum ServerError: Error, Sendable, Equatable {
     /// The server answered something that is not what the contract says (malformed, oversized, wrong hash).
     case badResponse(String)
 
-    /// Worth trying again later, by the retry rules of the API.
-    public var isRetryable: Bool {
-        switch self {
-        case .offline, .degraded, .rateLimited, .serverFailure: true
-        default: false
-        }
-    }
-
     /// The plain sentence and exit class for the CLI. No HTTP codes.
     public var vaultError: VaultError {
         switch self {

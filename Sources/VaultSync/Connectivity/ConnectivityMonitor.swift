@@ -41,9 +41,3 @@ public struct HealthProbe: ConnectivityMonitor {
     }
 }
 
-/// A fixed answer, for tests and for `--offline` style runs.
-public struct FixedConnectivity: ConnectivityMonitor {
-    public let state: ConnectivityState
-    public init(_ state: ConnectivityState) { self.state = state }
-    public func probe() async -> ConnectivityState { state }
-}

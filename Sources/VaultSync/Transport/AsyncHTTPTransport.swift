@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// The real transport on AsyncHTTPClient: connect and read timeouts, a streaming size cap, no automatic
 /// decompression (gzip is undone by `Gzip` under its own caps), no redirects to elsewhere.
@@ -59,11 +60,17 @@ public final class AsyncHTTPTransport: HTTPTransport {
             case .remoteConnectionClosed: throw TransportError.timedOut
             default: throw TransportError.unreachable("\(error)")
             }
+        } catch let error as ChannelError {
+            // NIO's typed errors: a connect that timed out is still "unreachable", one that stalled later timed out.
+            switch error {
+            case .connectTimeout: throw TransportError.unreachable("connect timeout")
+            default: throw TransportError.unreachable("\(error)")
+            }
+        } catch is NIOConnectionError {
+            throw TransportError.unreachable("connection refused or no route")
         } catch {
-            // NIO connection errors (refused, no route, DNS) arrive as other error types.
-            let text = "\(error)"
-            if text.contains("imeout") { throw TransportError.timedOut }
-            throw TransportError.unreachable(text)
+            // Anything else (DNS, refused connections as IOError): no connection could be made.
+            throw TransportError.unreachable("\(error)")
         }
     }
 }
