@@ -109,9 +109,9 @@ public final class Vault {
         lockWait: Duration = .seconds(3)
     ) throws -> Vault {
         SecureFiles.restrictUmask()
+        // A staged database alone is an init that never reached its commit point (the key file): no vault.
         guard SecureFiles.exists(requested.directory),
             SecureFiles.exists(requested.keyFile) || SecureFiles.exists(requested.database)
-                || SecureFiles.exists(requested.stagingDatabase)
         else {
             throw VaultError(.noVault, "There is no vault in \(requested.directory). Create one with `vault init`.")
         }
