@@ -123,7 +123,7 @@ struct ServerAdversarialTests {
             try await Task.sleep(for: .milliseconds(200))
             while ContinuousClock.now < deadline {
                 let started = ContinuousClock.now
-                #expect(try RawSocket.exchange(port: port, healthRequest).hasPrefix("HTTP/1.1 200"))
+                #expect(try await RawSocket.offPool { try RawSocket.exchange(port: port, healthRequest) }.hasPrefix("HTTP/1.1 200"))
                 healthTimes.append(ContinuousClock.now - started)
                 try await Task.sleep(for: .milliseconds(50))
             }
@@ -215,11 +215,11 @@ struct ServerAdversarialTests {
             let socket = try RawSocket(port: port)
             socket.send("POST /v1/auth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{\"user\"")
             let started = ContinuousClock.now
-            #expect(try RawSocket.exchange(port: port, health).hasPrefix("HTTP/1.1 200"))
-            let closed = socket.waitForClose(seconds: 10)
+            #expect(try await RawSocket.offPool { try RawSocket.exchange(port: port, health) }.hasPrefix("HTTP/1.1 200"))
+            let closed = try await RawSocket.offPool { socket.waitForClose(seconds: 10) }
             #expect(closed, "the stalled connection stayed open")
             print("stalled connection closed after \(ContinuousClock.now - started)")
-            #expect(try RawSocket.exchange(port: port, health).hasPrefix("HTTP/1.1 200"))
+            #expect(try await RawSocket.offPool { try RawSocket.exchange(port: port, health) }.hasPrefix("HTTP/1.1 200"))
         }
     }
 
@@ -242,8 +242,15 @@ struct ServerAdversarialTests {
     }
 }
 
-/// A bare TCP connection for sending partial requests.
-final class RawSocket {
+/// A bare TCP connection for sending partial requests. Its calls block, so async tests run them through `offPool`:
+/// a blocked cooperative thread would starve the server under test (its handlers run on the same pool).
+final class RawSocket: @unchecked Sendable {
+    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+
     let descriptor: Int32
 
     init(port: Int) throws {
