@@ -48,7 +48,7 @@ public final class Database {
         }
     }
 
-    /// Opens the connection only; keying and pragmas are `setUp`'s (GRDB's split: a failed setup closes once).
+    /// Opens the connection only; keying and pragmas are `setUp`'s, so a failed setup closes the handle once.
     private static func openHandle(path: String, configuration: DatabaseConfiguration) throws -> OpaquePointer {
         var connection: OpaquePointer?
         let flags =
