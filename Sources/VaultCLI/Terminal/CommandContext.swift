@@ -24,6 +24,9 @@ struct CommandContext {
             throw VaultError(.noVault, "There is no vault in \(paths.directory). Create one with `vault init`.")
         }
         let password = try PasswordReader.current(credentials)
-        return try Vault.open(paths: paths, password: password, logger: logger)
+        let vault = try Vault.open(paths: paths, password: password, logger: logger)
+        // What opening finished on the user's behalf (an interrupted key rotation) is said, on stderr.
+        for notice in vault.notices { console.warn(notice) }
+        return vault
     }
 }
