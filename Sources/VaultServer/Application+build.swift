@@ -15,7 +15,7 @@ public func buildRouter<Storage: ServerStorage, C: Clock>(
         storage: storage, configuration: configuration,
         hashing: try hashing
             ?? PasswordHashingPool(threads: configuration.passwordHashingThreads, iterations: configuration.passwordIterations),
-        throttle: LoginThrottle(clock: clock, freeFailures: configuration.freeLoginFailures, maxDelay: configuration.maxLoginDelay))
+        throttle: LoginThrottle(clock: clock, maxDelay: configuration.maxLoginDelay))
     auth.register(on: router)
     let authenticated = router.group("v1").add(middleware: BearerAuthenticator(storage: storage))
     auth.registerAuthenticated(on: authenticated)
@@ -30,17 +30,27 @@ public func buildRouter<Storage: ServerStorage>(
     try buildRouter(storage: storage, configuration: configuration, logger: logger, clock: ContinuousClock(), hashing: hashing)
 }
 
-/// The whole server. `onServerRunning` receives the bound port (useful with port 0).
-public func buildApplication<Storage: ServerStorage>(
-    storage: Storage, configuration: ServerConfiguration, logger: Logger, hashing: PasswordHashingPool? = nil,
+/// The whole server. `onServerRunning` receives the bound port (useful with port 0); `clock` drives the login
+/// throttle (tests move it by hand).
+public func buildApplication<Storage: ServerStorage, C: Clock>(
+    storage: Storage, configuration: ServerConfiguration, logger: Logger, clock: C, hashing: PasswordHashingPool? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-) throws -> some ApplicationProtocol {
+) throws -> some ApplicationProtocol where C.Duration == Duration {
     Application(
-        router: try buildRouter(storage: storage, configuration: configuration, logger: logger, hashing: hashing),
+        router: try buildRouter(storage: storage, configuration: configuration, logger: logger, clock: clock, hashing: hashing),
         server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1))))),
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: "vault-server",
             availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
+}
+
+public func buildApplication<Storage: ServerStorage>(
+    storage: Storage, configuration: ServerConfiguration, logger: Logger, hashing: PasswordHashingPool? = nil,
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) throws -> some ApplicationProtocol {
+    try buildApplication(
+        storage: storage, configuration: configuration, logger: logger, clock: ContinuousClock(), hashing: hashing,
+        onServerRunning: onServerRunning)
 }

@@ -19,9 +19,11 @@ public struct ServerConfiguration: Sendable {
     public var idleTimeout: Duration = .seconds(30)
     /// Connections open at once; past it new ones wait in the kernel's backlog.
     public var maxConnections = 1_024
-    /// Failed logins: how many are free per user name and per client address before each further one makes the
-    /// caller wait (1 s, doubling, at most `maxLoginDelay`), answered with 429 and `Retry-After`.
+    /// Failed logins within 15 minutes that are free per user name, and per client address (higher: a school's
+    /// students may share one address); past them each further failure makes the caller wait (1 s, doubling, at
+    /// most `maxLoginDelay`), answered with 429 and `Retry-After`.
     public var freeLoginFailures = 5
+    public var freeLoginFailuresPerAddress = 50
     public var maxLoginDelay: Duration = .seconds(15 * 60)
 
     public init() {}

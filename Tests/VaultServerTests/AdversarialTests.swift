@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import HummingbirdTesting
 import Testing
 import VaultAPI
@@ -49,6 +50,7 @@ struct ServerAdversarialTests {
         var harness = try await ServerHarness()
         harness.configuration.passwordIterations = 200_000
         harness.configuration.freeLoginFailures = 100
+        harness.configuration.freeLoginFailuresPerAddress = 100
         let hashing = try PasswordHashingPool(threads: 2, iterations: 200_000)
         harness.hashing = hashing
         try await harness.storage.updatePassword(
@@ -76,28 +78,78 @@ struct ServerAdversarialTests {
         }
     }
 
-    @Test("failed logins are throttled per name and per address with 429 and a growing Retry-After; a success clears the name")
+    @Test("failed logins are throttled per name with 429 and a growing Retry-After; old failures are forgotten; a success clears the name")
     func passwordGuessing() async throws {
         var harness = try await ServerHarness()
         harness.configuration.freeLoginFailures = 3
+        let clock = harness.clock
         try await harness.test { api in
-            for _ in 0..<3 {
-                #expect(try await api.send(.post, APIPath.token, json: TokenRequest(user: "student", password: "guess")).status == .unauthorized)
+            func login(_ password: String) async throws -> APIClient.Reply {
+                try await api.send(.post, APIPath.token, json: TokenRequest(user: "student", password: password))
             }
+            for _ in 0..<3 { #expect(try await login("guess").status == .unauthorized) }
             // The fourth failure blocks for 1 s; while blocked even the right password waits.
-            #expect(try await api.send(.post, APIPath.token, json: TokenRequest(user: "student", password: "guess")).status == .unauthorized)
-            let blocked = try await api.send(.post, APIPath.token, json: TokenRequest(user: "student", password: "student-pw"))
+            #expect(try await login("guess").status == .unauthorized)
+            let blocked = try await login("student-pw")
             #expect(blocked.status == .tooManyRequests)
             #expect(blocked.headers[.retryAfter] == "1")
             #expect(blocked.errorCode == "too_many_attempts")
-            try await Task.sleep(for: .milliseconds(1_100))
+            clock.advance(by: .milliseconds(1_100))
             // The next failure doubles the wait.
-            #expect(try await api.send(.post, APIPath.token, json: TokenRequest(user: "student", password: "guess")).status == .unauthorized)
-            let longer = try await api.send(.post, APIPath.token, json: TokenRequest(user: "student", password: "student-pw"))
+            #expect(try await login("guess").status == .unauthorized)
+            let longer = try await login("student-pw")
             #expect(longer.status == .tooManyRequests)
             #expect(longer.headers[.retryAfter] == "2")
-            try await Task.sleep(for: .milliseconds(2_100))
-            #expect(try await api.send(.post, APIPath.token, json: TokenRequest(user: "student", password: "student-pw")).status == .ok)
+            clock.advance(by: .milliseconds(2_100))
+            #expect(try await login("student-pw").status == .ok)
+            // After a success the name starts again from its free failures.
+            for _ in 0..<3 { #expect(try await login("guess").status == .unauthorized) }
+            #expect(try await login("student-pw").status == .ok)
+            // Failures older than the window (15 minutes) are forgotten.
+            for _ in 0..<3 { #expect(try await login("guess").status == .unauthorized) }
+            clock.advance(by: .seconds(16 * 60))
+            #expect(try await login("guess").status == .unauthorized)
+            #expect(try await login("student-pw").status == .ok)
+        }
+    }
+
+    @Test("a burst of parallel guesses is counted as it starts: past the free failures the rest get 429 without a derivation")
+    func parallelGuessBurst() async throws {
+        var harness = try await ServerHarness()
+        harness.configuration.freeLoginFailures = 3
+        let hashing = try PasswordHashingPool(threads: 2, iterations: 1_000)
+        harness.hashing = hashing
+        try await harness.test { api in
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for _ in 0..<20 {
+                    group.addTask { try await api.send(.post, APIPath.token, json: TokenRequest(user: "student", password: "guess")).status }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .unauthorized }.count == 4, "\(statuses)")
+            #expect(statuses.filter { $0 == .tooManyRequests }.count == 16)
+            #expect(hashing.derivationsRun == 4)
+        }
+    }
+
+    @Test("one address: many students' typos stay below the address's limit; a flood from it is throttled")
+    func guessingAcrossNames() async throws {
+        var harness = try await ServerHarness()
+        harness.configuration.freeLoginFailures = 2
+        harness.configuration.freeLoginFailuresPerAddress = 6
+        try await harness.test { api in
+            func login(_ user: String, _ password: String) async throws -> HTTPResponse.Status {
+                try await api.send(.post, APIPath.token, json: TokenRequest(user: user, password: password)).status
+            }
+            // Six names, one typo each: no name is over its limit and the address is at its own.
+            var typos: [HTTPResponse.Status] = []
+            for index in 0..<6 { typos.append(try await login("kid-\(index)", "typo")) }
+            #expect(typos.allSatisfy { $0 == .unauthorized }, "\(typos)")
+            // The next failure from the same address, on a fresh name, blocks the address.
+            let seventh = try await login("kid-7", "typo")
+            #expect(seventh == .unauthorized)
+            let student = try await login("student", "student-pw")
+            #expect(student == .tooManyRequests)
         }
     }
 
@@ -106,6 +158,7 @@ struct ServerAdversarialTests {
         var harness = try await ServerHarness()
         harness.configuration.passwordIterations = 600_000
         harness.configuration.freeLoginFailures = 1_000_000
+        harness.configuration.freeLoginFailuresPerAddress = 1_000_000
         try await harness.test(.live) { api in
             let port = try #require(api.client.port)
             // Each request on a connection of its own: the test client's single connection would queue them.

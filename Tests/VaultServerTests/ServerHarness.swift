@@ -16,6 +16,8 @@ struct ServerHarness {
     var configuration = ServerConfiguration()
     /// When set, the server verifies passwords on this pool (tests count its derivations).
     var hashing: PasswordHashingPool?
+    /// The clock of the login throttle (tests move it by hand).
+    var clock = ManualClock()
 
     init(tokenLifetime: TimeInterval = 3600) async throws {
         storage = try SQLiteServerStorage(directory: directory.file("data"))
@@ -30,7 +32,7 @@ struct ServerHarness {
     func application() throws -> some ApplicationProtocol {
         var logger = Logger(label: "test-server")
         logger.logLevel = .critical
-        return try buildApplication(storage: storage, configuration: configuration, logger: logger, hashing: hashing)
+        return try buildApplication(storage: storage, configuration: configuration, logger: logger, clock: clock, hashing: hashing)
     }
 
     func test<Value>(_ setup: TestingSetup = .router, _ body: @Sendable (APIClient) async throws -> Value) async throws -> Value {

@@ -25,7 +25,10 @@ enum AnswerInput {
         guard let text = String(data: data, encoding: .utf8) else {
             throw VaultError(.invalidData, "The answer on standard input is not valid UTF-8 text. Nothing was saved.")
         }
-        return isEssay ? trimmingOneNewline(text) : String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+        if isEssay { return trimmingOneNewline(text) }
+        // One line; a Windows line end (from a file written elsewhere) is not part of the answer.
+        let line = text.split(separator: "\n", omittingEmptySubsequences: false).first ?? ""
+        return String(line.hasSuffix("\r") ? line.dropLast() : line)
     }
 
     /// Everything up to end of input, refusing more than `maxBytes` (never cut: a cut answer is a changed answer).

@@ -89,9 +89,6 @@ public final class Database {
         sqlite3_close_v2(handle)
     }
 
-    /// True once `close()` ran (tests check that a failed open closed its handle exactly once).
-    public var closed: Bool { isClosed }
-
     deinit { close() }
 
     /// Refuses to run on the system libsqlite3: its symbols next to SQLCipher's would crash, and it cannot encrypt.

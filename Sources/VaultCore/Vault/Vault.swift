@@ -8,9 +8,9 @@ import Glibc
 /// An unlocked vault: the key file, the data key in a wiped buffer, the open SQLCipher database and the
 /// cross-process lock. Not shared between threads; create one per command.
 public final class Vault {
-    public let paths: VaultPaths
     /// The open vault directory every path in `paths` goes through; held for as long as the vault is.
     let directory: VaultDirectory
+    public var paths: VaultPaths { directory.paths }
     public internal(set) var database: Database
     public internal(set) var keyFile: KeyFile
     let dataKey: SecretBytes
@@ -27,7 +27,6 @@ public final class Vault {
         directory: VaultDirectory, database: Database, keyFile: KeyFile, dataKey: SecretBytes, slot: Int, lock: VaultLock,
         logger: Logger
     ) {
-        self.paths = directory.paths
         self.directory = directory
         self.database = database
         self.keyFile = keyFile

@@ -16,16 +16,18 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         }
         router.post(RouterPath(APIPath.token)) { request, context in
             let credentials = try await JSONBody.decode(TokenRequest.self, from: request, limit: 64 * 1024)
-            let keys = ["user:" + credentials.user.prefix(200), "address:" + context.clientAddress]
-            if let wait = await throttle.wait(for: keys) { throw Self.throttled(wait) }
+            let keys: [LoginThrottle<C>.Key] = [
+                .user(credentials.user, free: configuration.freeLoginFailures),
+                .address(context.clientAddress, free: configuration.freeLoginFailuresPerAddress),
+            ]
+            if let wait = await throttle.begin(keys) { throw Self.throttled(wait) }
             let password = SecretBytes(Array(credentials.password.utf8))
             // Unknown names run the same derivation against a dummy record: the time does not tell names apart.
             let record = credentials.user.count <= 200 ? try await storage.user(named: credentials.user) : nil
             guard try await hashing.verify(password, against: record), let user = record else {
-                await throttle.recordFailure(keys)
                 throw APIError(.unauthorized, code: "invalid_credentials", message: "The user name or password is not correct.")
             }
-            await throttle.recordSuccess(keys[0])
+            await throttle.succeeded(keys)
             if user.iterations < hashing.iterations {
                 try await storage.updatePassword(try await hashing.rehash(user, password: password))
             }
