@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import VaultAPI
+import VaultCore
+
+struct Show: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "The questions, with the answers of the current attempt.")
+    @OptionGroup var globals: GlobalOptions
+    @OptionGroup var credentials: CredentialSources
+    @Argument(help: "The assessment id.") var id: String
+
+    struct Item: Encodable {
+        let id: String
+        let type: String
+        let prompt: String
+        let choices: [Choice]?
+        let answer: JSONValue?
+        let flagged: Bool
+    }
+
+    func run() throws {
+        let context = CommandContext(globals)
+        let vault = try context.openVault(credentials)
+        let attempt = try vault.latestAttempt(on: id)
+        let assessment = try attempt?.assessment ?? vault.loadAssessment(id: id, opened: true).assessment
+        let items = assessment.questions.map { question in
+            Item(id: question.id, type: question.type.rawValue, prompt: question.prompt, choices: question.choices,
+                 answer: attempt?.answers[question.id], flagged: attempt?.flagged.contains(question.id) ?? false)
+        }
+        let console = context.console
+        console.line(console.bold(assessment.title) + "  (version \(assessment.version ?? 0))")
+        console.line("Attempt: \(attempt?.state.rawValue ?? "not started")")
+        for (index, question) in assessment.questions.enumerated() {
+            console.line("")
+            console.line("\(index + 1). [\(question.id)] \(question.prompt)")
+            for (letter, choice) in zip(TakeScreenLetters.all, question.choices ?? []) { console.line("   \(letter)) \(choice.text)   (id: \(choice.id))") }
+            let answer = attempt?.answers[question.id].map { AnswerParser.display($0, for: question) } ?? "(no answer)"
+            console.line("   Answer: \(answer)\(items[index].flagged ? "  [flagged]" : "")")
+        }
+        console.emit(ShowResult(id: id, title: assessment.title, version: assessment.version ?? 0, attemptState: attempt?.state.rawValue ?? "none", questions: items))
+    }
+
+    struct ShowResult: Encodable {
+        let id: String
+        let title: String
+        let version: Int
+        let attemptState: String
+        let questions: [Item]
+        enum CodingKeys: String, CodingKey {
+            case id, title, version, questions
+            case attemptState = "attempt_state"
+        }
+    }
+}

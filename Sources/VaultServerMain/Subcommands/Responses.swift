@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import VaultAPI
+import VaultCore
+import VaultServer
+
+struct Responses: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "What was received for an assessment, deleted ones included.")
+    @OptionGroup var options: DataOptions
+    @Argument var id: String
+    @Flag var json = false
+
+    func run() async throws {
+        guard let received = try await options.storage().received(assessmentID: id) else { throw ValidationError("There is no assessment \(id).") }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(received), as: UTF8.self))
+            return
+        }
+        print("\(received.responses.count) responses, \(received.submissions.count) submissions for \(id).")
+        for submission in received.submissions {
+            print("  \(submission.user ?? "?"): attempt \(submission.attemptId), version \(submission.assessmentVersion), receipt \(submission.receiptId)\(submission.forced ? " (forced)" : "")")
+        }
+        let flagged = received.responses.filter { $0.answeredInFuture == true }
+        for response in flagged {
+            print("  note: \(response.user ?? "?")'s answer to \(response.questionId) says it was given at \(response.answeredAt), after it arrived (\(response.receivedAt ?? "?")): the device clock was ahead.")
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import VaultAPI
+import VaultCore
+import VaultServer
+
+struct UserCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "user", abstract: "Manage accounts.", subcommands: [Add.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add an account; the password is read from the first line of stdin.")
+        @OptionGroup var options: DataOptions
+        @Argument var name: String
+        @Option var role: Role = .student
+
+        func run() async throws {
+            guard let password = readPasswordLine(), !password.isEmpty else {
+                throw ValidationError("Give the password on the first line of standard input.")
+            }
+            let storage = try options.storage()
+            do {
+                try await storage.createUser(PasswordHasher.makeRecord(name: name, role: role, password: password, iterations: options.passwordIterations))
+            } catch let error as StorageError {
+                throw ValidationError(error.message)
+            }
+            print("Added \(role.rawValue) \(name).")
+        }
+    }
+}
+
+extension Role: ExpressibleByArgument {}
+
+/// The first line of stdin, in a wiped buffer.
+func readPasswordLine() -> SecretBytes? {
+    var bytes: [UInt8] = []
+    var byte: UInt8 = 0
+    while read(STDIN_FILENO, &byte, 1) == 1, byte != 0x0A { bytes.append(byte) }
+    defer { for index in bytes.indices { bytes[index] = 0 } }
+    return bytes.isEmpty ? nil : SecretBytes(bytes).trimmingTrailingNewlines()
+}
