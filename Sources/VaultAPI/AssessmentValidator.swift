@@ -32,10 +32,8 @@ public enum AssessmentValidator {
         if let limit = assessment.timeLimitSeconds, limit < 1 || limit > 7 * 24 * 3600 {
             try fail("time_limit_seconds must be between 1 and 604800.")
         }
-        if let notAfter = assessment.notAfter, ISO8601DateFormatter().date(from: notAfter) == nil {
-            let fractional = ISO8601DateFormatter()
-            fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            if fractional.date(from: notAfter) == nil { try fail("not_after must be an RFC 3339 date such as 2026-12-31T23:59:59Z.") }
+        if let notAfter = assessment.notAfter, Timestamp.date(notAfter) == nil {
+            try fail("not_after must be an RFC 3339 date such as 2026-12-31T23:59:59Z.")
         }
         var seen = Set<String>()
         for question in assessment.questions {

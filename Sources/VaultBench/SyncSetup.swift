@@ -52,10 +52,7 @@ enum SyncSetup {
 /// The served form as the server computes it (hashes set), so the bench vault holds what a download would.
 enum BenchServing {
     static func served(_ assessment: Assessment) throws -> (document: Assessment, bytes: Data) {
-        var served = assessment.served
-        served.version = 1
-        for index in served.questions.indices { served.questions[index].hash = SHA256.hex(try CanonicalJSON.questionBytes(served.questions[index])) }
-        served.contentHash = SHA256.hex(try CanonicalJSON.contentBytes(served))
+        let served = try ServedDocument.hashed(assessment.served, version: 1)
         return (served, try CanonicalJSON.encode(served))
     }
 }

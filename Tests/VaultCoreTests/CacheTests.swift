@@ -13,11 +13,7 @@ struct CacheTests {
         var document = Assessment(
             id: id, title: "Title \(id)", notAfter: notAfter,
             questions: [Question(id: "q1", type: .essay, prompt: "Write. " + String(repeating: "x", count: padding))])
-        document.version = version
-        for index in document.questions.indices {
-            document.questions[index].hash = SHA256.hex(try! CanonicalJSON.questionBytes(document.questions[index]))
-        }
-        document.contentHash = SHA256.hex(try! CanonicalJSON.contentBytes(document))
+        document = try! ServedDocument.hashed(document, version: version)
         return (document, try! CanonicalJSON.encode(document))
     }
 

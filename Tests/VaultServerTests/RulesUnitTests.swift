@@ -33,9 +33,9 @@ struct ResponseRulesTests {
 
     @Test("answered_at parses with and without milliseconds")
     func times() {
-        #expect(ResponseRules.milliseconds("2026-11-20T10:00:00.250Z") == 1_795_168_800_250)
-        #expect(ResponseRules.milliseconds("2026-11-20T10:00:00Z") == 1_795_168_800_000)
-        #expect(ResponseRules.milliseconds("20/11/2026") == nil)
+        #expect(Timestamp.milliseconds("2026-11-20T10:00:00.250Z") == 1_795_168_800_250)
+        #expect(Timestamp.milliseconds("2026-11-20T10:00:00Z") == 1_795_168_800_000)
+        #expect(Timestamp.milliseconds("20/11/2026") == nil)
     }
 
     @Test("publishing: a served document carries version, hashes and no answer keys; a changed key alone keeps the hash")

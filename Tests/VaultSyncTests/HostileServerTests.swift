@@ -16,11 +16,7 @@ struct HostileServerTests {
     }
 
     static func validServed() -> Assessment {
-        var document = SampleDocuments.quiz().served
-        document.version = 1
-        for index in document.questions.indices { document.questions[index].hash = SHA256.hex(try! CanonicalJSON.questionBytes(document.questions[index])) }
-        document.contentHash = SHA256.hex(try! CanonicalJSON.contentBytes(document))
-        return document
+        try! ServedDocument.hashed(SampleDocuments.quiz().served, version: 1)
     }
 
     static func body(for payload: Payload) throws -> (Data, gzip: Bool) {
@@ -53,7 +49,7 @@ struct HostileServerTests {
         case .questionHashForged:
             var forged = valid
             forged.questions[1].prompt = "Different"
-            forged.contentHash = SHA256.hex(try CanonicalJSON.contentBytes(forged))
+            forged.contentHash = try ServedDocument.contentHash(forged)
             return (try CanonicalJSON.encode(forged), false)
         case .truncatedGzip:
             let zipped = try Gzip.compress(try CanonicalJSON.encode(valid))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VaultAPI
 import Logging
 import VaultCore
 import VaultSync

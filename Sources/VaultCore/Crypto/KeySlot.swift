@@ -1,4 +1,5 @@
 import Foundation
+import VaultAPI
 
 /// One way to unlock the vault: the data key wrapped with AES-256-GCM under a password-derived key.
 public struct KeySlot: Codable, Sendable, Equatable {
@@ -26,7 +27,7 @@ public struct KeySlot: Codable, Sendable, Equatable {
         try kdf.validate()
         let wrappingKey = try kdf.deriveKey(from: password)
         var slot = KeySlot(
-            id: id, label: label, createdAt: ISO8601DateFormatter().string(from: createdAt), kdf: kdf,
+            id: id, label: label, createdAt: Timestamp.string(createdAt), kdf: kdf,
             nonce: "", wrappedKey: "", tag: "")
         let box = try AESGCM.seal(dataKey, key: wrappingKey, associatedData: slot.associatedData(format: format, vaultID: vaultID))
         slot.nonce = Data(box.nonce).base64EncodedString()

@@ -1,4 +1,5 @@
 import Foundation
+import VaultAPI
 
 /// `vault admin usage`: finds vault directories (those holding vault.key) and sums their files from metadata.
 public enum VaultUsageScanner {

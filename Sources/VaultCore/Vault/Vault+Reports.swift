@@ -68,7 +68,7 @@ extension Vault {
                     let document = try Gzip.decompress(row.data(3))
                     if document.count != row.int(4) { problems.append("Assessment \(name): stored size does not match.") }
                     let decoded = try JSONDecoder().decode(Assessment.self, from: document)
-                    if try SHA256.hex(CanonicalJSON.contentBytes(decoded)) != row.string(2) || decoded.contentHash != row.string(2) {
+                    if try ServedDocument.contentHash(decoded) != row.string(2) || decoded.contentHash != row.string(2) {
                         problems.append("Assessment \(name): content hash does not match.")
                     }
                 } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import VaultAPI
 import Logging
 
 #if canImport(Glibc)

@@ -90,22 +90,3 @@ public struct VerifyReport: Codable, Sendable, Equatable {
     public var ok: Bool
     public var problems: [String]
 }
-
-/// RFC 3339 timestamps with milliseconds, as the wire contract uses.
-public enum Timestamp {
-    public static func string(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
-    }
-
-    public static func string(epoch: Double) -> String { string(Date(timeIntervalSince1970: epoch)) }
-
-    public static func date(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
-    }
-}

@@ -6,15 +6,8 @@ import VaultCore
 public enum AssessmentPublisher {
     /// The served document and its bytes, for a given version.
     public static func serve(_ assessment: Assessment, version: Int) throws -> (document: Assessment, bytes: Data, contentHash: String) {
-        var served = assessment.served
-        served.version = version
-        served.contentHash = nil
-        for index in served.questions.indices {
-            served.questions[index].hash = SHA256.hex(try CanonicalJSON.questionBytes(served.questions[index]))
-        }
-        let contentHash = SHA256.hex(try CanonicalJSON.contentBytes(served))
-        served.contentHash = contentHash
-        return (served, try CanonicalJSON.encode(served), contentHash)
+        let served = try ServedDocument.hashed(assessment.served, version: version)
+        return (served, try CanonicalJSON.encode(served), served.contentHash ?? "")
     }
 
     /// The teacher's content without server-assigned fields, to tell a real change from a re-publish.

@@ -29,14 +29,6 @@ public enum ResponseRules {
         return nil
     }
 
-    /// Milliseconds since 1970 from an RFC 3339 timestamp, or nil.
-    public static func milliseconds(_ timestamp: String) -> Int64? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: timestamp) { return Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: timestamp).map { Int64($0.timeIntervalSince1970 * 1000) }
-    }
 
     /// What an item that cannot be stored gets when saying why would tell the caller something about other users
     /// (an id another user already holds).
@@ -53,7 +45,7 @@ public enum ResponseRules {
 
     /// A sentence when the assessment's `not_after` has passed (no new attempts), else nil.
     public static func closedForNewAttempts(_ assessment: Assessment, now: Date) -> String? {
-        guard let notAfter = assessment.notAfter, let closes = milliseconds(notAfter),
+        guard let notAfter = assessment.notAfter, let closes = Timestamp.milliseconds(notAfter),
             Double(closes) / 1000 < now.timeIntervalSince1970
         else { return nil }
         return "This assessment closed at \(notAfter); no new attempts are accepted."
@@ -71,7 +63,7 @@ public enum ResponseRules {
         if let problem = problem(with: item.answer, for: question) {
             return ItemResult(id: item.id, status: .rejected, message: problem)
         }
-        guard milliseconds(item.answeredAt) != nil else {
+        guard Timestamp.milliseconds(item.answeredAt) != nil else {
             return ItemResult(id: item.id, status: .rejected, message: "answered_at must be an RFC 3339 timestamp.")
         }
         if item.assessmentVersion != current.version, !item.force {

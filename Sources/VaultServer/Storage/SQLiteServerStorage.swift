@@ -162,7 +162,7 @@ public actor SQLiteServerStorage: ServerStorage {
         }
         let answered = item.assessmentVersion >= 1 ? try document(id: item.assessmentId, version: item.assessmentVersion) : nil
         var result = ResponseRules.judge(item, answeredVersion: answered, current: current)
-        guard result.status == .accepted, let milliseconds = ResponseRules.milliseconds(item.answeredAt) else { return result }
+        guard result.status == .accepted, let milliseconds = Timestamp.milliseconds(item.answeredAt) else { return result }
 
         // Last write wins by answered_at (ties broken by id) per attempt and question.
         let latest = try database.row(
@@ -208,7 +208,7 @@ public actor SQLiteServerStorage: ServerStorage {
             guard let assessment = try database.row("SELECT current_version, deleted FROM assessments WHERE id = ?", [request.assessmentId]),
                 assessment.int(1) == 0
             else { return .gone }
-            guard ResponseRules.milliseconds(request.submittedAt) != nil else { return .rejected("submitted_at must be an RFC 3339 timestamp.") }
+            guard Timestamp.milliseconds(request.submittedAt) != nil else { return .rejected("submitted_at must be an RFC 3339 timestamp.") }
             let force = request.force ?? false
             if request.assessmentVersion != assessment.int(0), !force { return .outdated(currentVersion: assessment.int(0)) }
             let unique = Array(Set(request.responseIds))

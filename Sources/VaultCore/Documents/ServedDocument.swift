@@ -1,0 +1,45 @@
+import Foundation
+import VaultAPI
+
+/// The served form of an assessment, in one place for both sides: the server hashes what it publishes, the client
+/// verifies what it downloads, with the same canonical bytes.
+///
+/// It lives in VaultCore, not VaultAPI, because hashing is crypto and VaultCore owns all crypto (OpenSSL); VaultAPI
+/// stays plain Codable values. Both the server and the client import VaultCore.
+public enum ServedDocument {
+    /// Why a served document does not match its hashes.
+    public enum Mismatch: Error, Sendable, Equatable {
+        case contentHashMissing
+        case contentHash
+        case questionHash(questionID: String)
+    }
+
+    /// `document` (already stripped of grading data) at `version`, with every question's hash and the content hash set.
+    public static func hashed(_ document: Assessment, version: Int) throws -> Assessment {
+        var served = document
+        served.version = version
+        served.contentHash = nil
+        for index in served.questions.indices {
+            served.questions[index].hash = try questionHash(served.questions[index])
+        }
+        served.contentHash = try contentHash(served)
+        return served
+    }
+
+    /// Checks the content hash and every question's hash against the document's own bytes.
+    public static func verify(_ document: Assessment) throws {
+        guard let claimed = document.contentHash else { throw Mismatch.contentHashMissing }
+        guard try contentHash(document) == claimed else { throw Mismatch.contentHash }
+        for question in document.questions where try question.hash != questionHash(question) {
+            throw Mismatch.questionHash(questionID: question.id)
+        }
+    }
+
+    public static func contentHash(_ document: Assessment) throws -> String {
+        SHA256.hex(try CanonicalJSON.contentBytes(document))
+    }
+
+    public static func questionHash(_ question: Question) throws -> String {
+        SHA256.hex(try CanonicalJSON.questionBytes(question))
+    }
+}
