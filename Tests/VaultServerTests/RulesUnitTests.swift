@@ -10,6 +10,28 @@ struct ResponseRulesTests {
         try AssessmentPublisher.serve(Fixtures.quiz(q1Prompt: prompt), version: 1).document
     }
 
+    @Test("one answer rule: what the client's parser refuses the server refuses too, the default text limits included")
+    func oneAnswerRule() throws {
+        let served = try Self.served()
+        let essay = Question(id: "e", type: .essay, prompt: "Explain")
+        let short = Question(id: "s", type: .shortText, prompt: "Name")
+        let cases: [(Question, String, JSONValue)] = [
+            (served.question("q2")!, "", .array([])),
+            (short, "   ", .string("   ")),
+            (short, String(repeating: "x", count: 1_001), .string(String(repeating: "x", count: 1_001))),
+            (essay, String(repeating: "y", count: 20_001), .string(String(repeating: "y", count: 20_001))),
+            (served.question("q1")!, "z", .string("z")),
+        ]
+        for (question, typed, value) in cases {
+            #expect(throws: VaultError.self) { try AnswerParser.parse(typed, for: question) }
+            #expect(AnswerRules.problem(with: value, for: question) != nil, "\(question.id) \(typed.prefix(10))")
+        }
+        // And what the parser produces, the server accepts.
+        for (question, typed) in [(served.question("q2")!, "c,a"), (short, "Ada"), (essay, String(repeating: "y", count: 20_000))] {
+            #expect(AnswerRules.problem(with: try AnswerParser.parse(typed, for: question), for: question) == nil)
+        }
+    }
+
     @Test("a question hash that does not match the answered version is rejected")
     func hashMismatch() throws {
         let v1 = try Self.served()

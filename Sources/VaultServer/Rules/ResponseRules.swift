@@ -3,33 +3,6 @@ import VaultAPI
 
 /// The per-item rules of API v1, as pure functions over what the store already holds.
 public enum ResponseRules {
-    /// Checks an answer's shape against its question; nil when acceptable, else a sentence saying why not.
-    public static func problem(with answer: JSONValue, for question: Question) -> String? {
-        switch question.type {
-        case .singleChoice:
-            guard let choice = answer.stringValue, question.choices?.contains(where: { $0.id == choice }) == true else {
-                return "The answer to \(question.id) must be one of its choice ids."
-            }
-        case .multipleChoice:
-            guard let values = answer.arrayValue, values.allSatisfy({ value in
-                question.choices?.contains(where: { $0.id == value.stringValue }) == true
-            }), Set(values).count == values.count else {
-                return "The answer to \(question.id) must be a list of distinct choice ids."
-            }
-        case .trueFalse:
-            guard answer.boolValue != nil else { return "The answer to \(question.id) must be true or false." }
-        case .numeric:
-            guard let number = answer.numberValue, number.isFinite else { return "The answer to \(question.id) must be a number." }
-        case .shortText, .essay:
-            guard let text = answer.stringValue else { return "The answer to \(question.id) must be text." }
-            if let limit = question.maxLength, text.count > limit {
-                return "The answer to \(question.id) is longer than \(limit) characters."
-            }
-        }
-        return nil
-    }
-
-
     /// What an item that cannot be stored gets when saying why would tell the caller something about other users
     /// (an id another user already holds).
     public static func invalid(_ item: ResponseItem) -> ItemResult {
@@ -60,7 +33,7 @@ public enum ResponseRules {
         guard question.hash == item.questionHash else {
             return ItemResult(id: item.id, status: .rejected, message: "The question hash does not match version \(item.assessmentVersion).")
         }
-        if let problem = problem(with: item.answer, for: question) {
+        if let problem = AnswerRules.problem(with: item.answer, for: question) {
             return ItemResult(id: item.id, status: .rejected, message: problem)
         }
         guard Timestamp.milliseconds(item.answeredAt) != nil else {
