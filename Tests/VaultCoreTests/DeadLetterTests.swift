@@ -14,7 +14,7 @@ struct DeadLetterTests {
         _ = try vault.storeAssessment(document, bytes: bytes, etag: nil, diskSpace: .fixed(1 << 40))
         let attempt = try vault.openAttempt(on: "quiz")
         let id = try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("keep me"))
-        try vault.moveToDeadLetters(kind: "response", refID: id, reason: "test reason")
+        try vault.moveToDeadLetters(kind: .response, refID: id, reason: "test reason")
         let letters = try vault.deadLetters()
         #expect(letters.count == 1 && letters[0].reason == "test reason")
         if case .object(let payload)? = letters[0].payload { #expect(payload["answer"] == .string("keep me")) } else { Issue.record("no payload") }
@@ -22,7 +22,7 @@ struct DeadLetterTests {
         try vault.retryDeadLetter(letters[0].id)
         #expect(try vault.queueLength() == 1)
         #expect(try vault.deadLetters().isEmpty)
-        try vault.moveToDeadLetters(kind: "response", refID: id, reason: "again")
+        try vault.moveToDeadLetters(kind: .response, refID: id, reason: "again")
         try vault.discardDeadLetter(try vault.deadLetters()[0].id)
         #expect(try vault.database.scalarInt("SELECT count(*) FROM responses") == 0)
         #expect(throws: VaultError.self) { try vault.retryDeadLetter(999) }

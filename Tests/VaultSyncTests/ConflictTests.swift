@@ -84,7 +84,7 @@ struct ConflictTests {
             #expect(report.deadLetters == 4)
             let letters = try vault.deadLetters()
             #expect(letters.allSatisfy { $0.reason == "This assessment is no longer available." })
-            #expect(letters.filter { $0.kind == "response" }.compactMap(\.payload).count == 3)
+            #expect(letters.filter { $0.kind == .response }.compactMap(\.payload).count == 3)
             #expect(try vault.queueLength() == 0)
         }
     }

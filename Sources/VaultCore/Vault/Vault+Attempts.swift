@@ -7,13 +7,13 @@ extension Vault {
     /// An expired copy, or one past its `not_after`, cannot start a new attempt; an open one can always be finished.
     public func openAttempt(on assessmentID: String, now: Date = Date()) throws -> AttemptRecord {
         if let existing = try database.row(
-            "SELECT id FROM attempts WHERE assessment_id = ? AND state = 'in_progress' ORDER BY started_at DESC LIMIT 1", [assessmentID])
+            "SELECT id FROM attempts WHERE assessment_id = ? AND state = \(AttemptRecord.State.inProgress.sql) ORDER BY started_at DESC LIMIT 1", [assessmentID])
         {
             return try attempt(existing.string(0), opened: true, now: now)
         }
         let (assessment, expiresAt) = try loadAssessment(id: assessmentID, opened: true, now: now)
         if let done = try database.row(
-            "SELECT state FROM attempts WHERE assessment_id = ? AND assessment_version = ? AND state != 'in_progress' LIMIT 1",
+            "SELECT state FROM attempts WHERE assessment_id = ? AND assessment_version = ? AND state != \(AttemptRecord.State.inProgress.sql) LIMIT 1",
             [assessmentID, assessment.version ?? 0])
         {
             throw VaultError(
@@ -30,7 +30,7 @@ extension Vault {
         }
         let id = UUID().uuidString.lowercased()
         try database.execute(
-            "INSERT INTO attempts (id, assessment_id, assessment_version, state, started_at) VALUES (?, ?, ?, 'in_progress', ?)",
+            "INSERT INTO attempts (id, assessment_id, assessment_version, state, started_at) VALUES (?, ?, ?, \(AttemptRecord.State.inProgress.sql), ?)",
             [id, assessmentID, assessment.version ?? 0, now.timeIntervalSince1970])
         return try attempt(id, now: now)
     }
@@ -49,7 +49,7 @@ extension Vault {
         let (assessment, expiresAt) = try loadAssessment(id: row.string(0), version: row.int(1), opened: opened, now: now)
         var answers: [String: JSONValue] = [:]
         for answer in try database.rows(
-            "SELECT question_id, answer FROM responses WHERE attempt_id = ? AND state != 'dead' ORDER BY answered_at, rowid", [id])
+            "SELECT question_id, answer FROM responses WHERE attempt_id = ? AND state != \(ResponseState.dead.sql) ORDER BY answered_at, rowid", [id])
         {
             answers[answer.string(0)] = try? JSONDecoder().decode(JSONValue.self, from: Data(answer.string(1).utf8))
         }
@@ -80,10 +80,10 @@ extension Vault {
             }
             var spent = max(0, timeSpentMilliseconds)
             for pending in try database.rows(
-                "SELECT id, time_spent_ms FROM responses WHERE attempt_id = ? AND question_id = ? AND state = 'pending'", [attemptID, questionID])
+                "SELECT id, time_spent_ms FROM responses WHERE attempt_id = ? AND question_id = ? AND state = \(ResponseState.pending.sql)", [attemptID, questionID])
             {
                 spent += pending.int(1)
-                try database.execute("DELETE FROM sync_queue WHERE kind = 'response' AND ref_id = ?", [pending.string(0)])
+                try database.execute("DELETE FROM sync_queue WHERE kind = \(QueueKind.response.sql) AND ref_id = ?", [pending.string(0)])
                 try database.execute("DELETE FROM responses WHERE id = ?", [pending.string(0)])
             }
             let id = UUID().uuidString.lowercased()
@@ -91,10 +91,10 @@ extension Vault {
             try database.execute(
                 """
                 INSERT INTO responses (id, attempt_id, question_id, question_hash, answer, time_spent_ms, answered_at, state)
-                VALUES (?, ?, ?, ?, ?, ?, ?, 'pending')
+                VALUES (?, ?, ?, ?, ?, ?, ?, \(ResponseState.pending.sql))
                 """, [id, attemptID, questionID, hash, text, spent, Timestamp.string(now)])
             try database.execute(
-                "INSERT INTO sync_queue (kind, ref_id, enqueued_at) VALUES ('response', ?, ?)", [id, now.timeIntervalSince1970])
+                "INSERT INTO sync_queue (kind, ref_id, enqueued_at) VALUES (\(QueueKind.response.sql), ?, ?)", [id, now.timeIntervalSince1970])
             if let activeMilliseconds {
                 try database.execute("UPDATE attempts SET active_ms = MAX(active_ms, ?) WHERE id = ?", [activeMilliseconds, attemptID])
             }
@@ -119,7 +119,7 @@ extension Vault {
         try database.inTransaction {
             if let activeMilliseconds {
                 try database.execute(
-                    "UPDATE attempts SET active_ms = MAX(active_ms, ?) WHERE id = ? AND state = 'in_progress'", [activeMilliseconds, attemptID])
+                    "UPDATE attempts SET active_ms = MAX(active_ms, ?) WHERE id = ? AND state = \(AttemptRecord.State.inProgress.sql)", [activeMilliseconds, attemptID])
             }
             if let currentQuestion {
                 try database.execute("UPDATE attempts SET current_question = ? WHERE id = ?", [currentQuestion, attemptID])
@@ -138,9 +138,9 @@ extension Vault {
             }
             guard state == "in_progress" else { throw VaultError(.notAllowed, "This attempt was already submitted.") }
             try database.execute(
-                "UPDATE attempts SET state = 'submitted', submitted_at = ? WHERE id = ?", [now.timeIntervalSince1970, attemptID])
+                "UPDATE attempts SET state = \(AttemptRecord.State.submitted.sql), submitted_at = ? WHERE id = ?", [now.timeIntervalSince1970, attemptID])
             try database.execute(
-                "INSERT INTO sync_queue (kind, ref_id, enqueued_at) VALUES ('submission', ?, ?)", [attemptID, now.timeIntervalSince1970])
+                "INSERT INTO sync_queue (kind, ref_id, enqueued_at) VALUES (\(QueueKind.submission.sql), ?, ?)", [attemptID, now.timeIntervalSince1970])
         }
     }
 }

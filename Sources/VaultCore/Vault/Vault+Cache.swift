@@ -33,7 +33,7 @@ extension Vault {
         for row in try database.rows(
             """
             SELECT t.assessment_id, t.assessment_version, count(*) FROM responses r JOIN attempts t ON t.id = r.attempt_id
-            WHERE r.state IN ('pending', 'conflict') GROUP BY 1, 2
+            WHERE r.state IN \(ResponseState.sqlList([.pending, .conflict])) GROUP BY 1, 2
             """)
         {
             facts["\(row.string(0))@\(row.int(1))", default: VersionFacts()].pending = row.int(2)

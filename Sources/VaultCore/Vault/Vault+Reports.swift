@@ -6,10 +6,10 @@ extension Vault {
     public func status() throws -> StatusReport {
         StatusReport(
             connectivity: try meta("connectivity") ?? "unknown",
-            pendingAnswers: try database.scalarInt("SELECT count(*) FROM responses WHERE state = 'pending'"),
-            pendingSubmissions: try database.scalarInt("SELECT count(*) FROM sync_queue WHERE kind = 'submission'"),
+            pendingAnswers: try database.scalarInt("SELECT count(*) FROM responses WHERE state = \(ResponseState.pending.sql)"),
+            pendingSubmissions: try database.scalarInt("SELECT count(*) FROM sync_queue WHERE kind = \(QueueKind.submission.sql)"),
             deadLetters: try database.scalarInt("SELECT count(*) FROM dead_letters"),
-            conflicts: try database.scalarInt("SELECT count(*) FROM responses WHERE state = 'conflict'"),
+            conflicts: try database.scalarInt("SELECT count(*) FROM responses WHERE state = \(ResponseState.conflict.sql)"),
             lastSyncAt: try meta("last_sync_at"))
     }
 

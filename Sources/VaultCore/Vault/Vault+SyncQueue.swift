@@ -31,7 +31,7 @@ public struct ConflictGroup: Sendable, Equatable {
 
 public struct DeadLetter: Codable, Sendable, Equatable {
     public var id: Int
-    public var kind: String
+    public var kind: QueueKind
     public var refID: String
     public var assessmentID: String?
     public var reason: String
@@ -65,7 +65,7 @@ extension Vault {
             SELECT q.seq, q.tries, r.id, r.attempt_id, t.assessment_id, t.assessment_version, r.question_id, r.question_hash, r.answer,
                 r.time_spent_ms, r.answered_at, r.force_pending
             FROM sync_queue q CROSS JOIN responses r ON r.id = q.ref_id CROSS JOIN attempts t ON t.id = r.attempt_id
-            WHERE q.kind = 'response' AND r.state = 'pending' AND (? OR q.next_try_at <= ?)
+            WHERE q.kind = \(QueueKind.response.sql) AND r.state = \(ResponseState.pending.sql) AND (? OR q.next_try_at <= ?)
             ORDER BY q.seq LIMIT ?
             """, [ignoreBackoff, now.timeIntervalSince1970, limit]
         ).compactMap { row in
@@ -81,7 +81,7 @@ extension Vault {
             return QueuedResponse(seq: row.int(0), item: item, tries: row.int(1), encodedBytes: row.string(8).utf8.count + Self.itemOverheadBytes)
         }
         for id in unreadable {
-            try moveToDeadLetters(kind: "response", refID: id, reason: Self.unreadableAnswerReason, now: now)
+            try moveToDeadLetters(kind: .response, refID: id, reason: Self.unreadableAnswerReason, now: now)
         }
         return queued
     }
@@ -101,12 +101,12 @@ extension Vault {
             SELECT q.seq, q.tries, t.id, t.assessment_id, t.assessment_version, t.submitted_at, a.title, t.force_submit
             FROM sync_queue q JOIN attempts t ON t.id = q.ref_id
             JOIN assessments a ON a.id = t.assessment_id AND a.version = t.assessment_version
-            WHERE q.kind = 'submission' AND (? OR q.next_try_at <= ?) AND (q.last_error IS NULL OR q.last_error NOT LIKE 'conflict:%')
-                AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.attempt_id = t.id AND r.state IN ('pending', 'conflict'))
+            WHERE q.kind = \(QueueKind.submission.sql) AND (? OR q.next_try_at <= ?) AND q.state = \(QueueState.waiting.sql)
+                AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.attempt_id = t.id AND r.state IN \(ResponseState.sqlList([.pending, .conflict])))
             ORDER BY q.seq
             """, [ignoreBackoff, now.timeIntervalSince1970]
         ).map { row in
-            let ids = try database.rows("SELECT id FROM responses WHERE attempt_id = ? AND state = 'synced' ORDER BY id", [row.string(2)]).map { $0.string(0) }
+            let ids = try database.rows("SELECT id FROM responses WHERE attempt_id = ? AND state = \(ResponseState.synced.sql) ORDER BY id", [row.string(2)]).map { $0.string(0) }
             let forced = row.int(7) != 0
             let request = SubmissionRequest(
                 attemptId: row.string(2), assessmentId: row.string(3), assessmentVersion: row.int(4),
@@ -119,14 +119,14 @@ extension Vault {
     public func queueLength() throws -> Int {
         try database.scalarInt(
             """
-            SELECT (SELECT count(*) FROM sync_queue q JOIN responses r ON r.id = q.ref_id WHERE q.kind = 'response' AND r.state = 'pending')
-                 + (SELECT count(*) FROM sync_queue WHERE kind = 'submission')
+            SELECT (SELECT count(*) FROM sync_queue q JOIN responses r ON r.id = q.ref_id WHERE q.kind = \(QueueKind.response.sql) AND r.state = \(ResponseState.pending.sql))
+                 + (SELECT count(*) FROM sync_queue WHERE kind = \(QueueKind.submission.sql))
             """)
     }
 
     /// The earliest time after `now` at which a backed-off upload may be tried again (held conflicts excluded).
     public func nextRetryAt(after now: Date) throws -> Date? {
-        try database.row("SELECT min(next_try_at) FROM sync_queue WHERE next_try_at > ? AND next_try_at < 1e17", [now.timeIntervalSince1970])
+        try database.row("SELECT min(next_try_at) FROM sync_queue WHERE next_try_at > ? AND state = \(QueueState.waiting.sql)", [now.timeIntervalSince1970])
             .flatMap { $0.optionalDouble(0) }.map { Date(timeIntervalSince1970: $0) }
     }
 
@@ -134,8 +134,8 @@ extension Vault {
     public func markResponsesSynced(_ ids: [String]) throws {
         try database.inTransaction {
             for id in ids {
-                try database.execute("UPDATE responses SET state = 'synced', sync_message = NULL WHERE id = ?", [id])
-                try database.execute("DELETE FROM sync_queue WHERE kind = 'response' AND ref_id = ?", [id])
+                try database.execute("UPDATE responses SET state = \(ResponseState.synced.sql), sync_message = NULL WHERE id = ?", [id])
+                try database.execute("DELETE FROM sync_queue WHERE kind = \(QueueKind.response.sql) AND ref_id = ?", [id])
             }
         }
     }
@@ -144,8 +144,8 @@ extension Vault {
     public func markResponseConflict(_ id: String, serverVersion: Int, message: String?) throws {
         try database.inTransaction {
             try database.execute(
-                "UPDATE responses SET state = 'conflict', conflict_version = ?, sync_message = ? WHERE id = ?", [serverVersion, message, id])
-            try database.execute("DELETE FROM sync_queue WHERE kind = 'response' AND ref_id = ?", [id])
+                "UPDATE responses SET state = \(ResponseState.conflict.sql), conflict_version = ?, sync_message = ? WHERE id = ?", [serverVersion, message, id])
+            try database.execute("DELETE FROM sync_queue WHERE kind = \(QueueKind.response.sql) AND ref_id = ?", [id])
         }
     }
 
@@ -158,21 +158,21 @@ extension Vault {
             guard let row = try database.row("SELECT kind, ref_id, tries FROM sync_queue WHERE seq = ?", [seq]), row.int(2) >= maxTries else {
                 return false
             }
-            try moveToDeadLetters(kind: row.string(0), refID: row.string(1), reason: "Gave up after \(row.int(2)) tries: \(error)")
+            try moveToDeadLetters(kind: try row.state(QueueKind.self, 0), refID: row.string(1), reason: "Gave up after \(row.int(2)) tries: \(error)")
             return true
         }
     }
 
     /// Moves an answer or a submission out of the queue into the dead letters, keeping its content. Atomic: a
     /// crash never leaves an answer marked dead without its dead letter.
-    public func moveToDeadLetters(kind: String, refID: String, reason: String, now: Date = Date()) throws {
+    public func moveToDeadLetters(kind: QueueKind, refID: String, reason: String, now: Date = Date()) throws {
         try database.inTransaction { try insertDeadLetter(kind: kind, refID: refID, reason: reason, now: now) }
     }
 
-    private func insertDeadLetter(kind: String, refID: String, reason: String, now: Date) throws {
+    private func insertDeadLetter(kind: QueueKind, refID: String, reason: String, now: Date) throws {
         let payload: Data
         let assessmentID: String?
-        if kind == "response", let stored = try queuedResponseItem(refID) {
+        if kind == .response, let stored = try queuedResponseItem(refID) {
             switch stored {
             case .readable(let item):
                 payload = try CanonicalJSON.encode(item)
@@ -182,16 +182,16 @@ extension Vault {
                 payload = try CanonicalJSON.encode(["id": refID, "attempt_id": attemptID, "question_id": questionID, "answer": "unreadable"])
                 assessmentID = assessment
             }
-            try database.execute("UPDATE responses SET state = 'dead', sync_message = ? WHERE id = ?", [reason, refID])
+            try database.execute("UPDATE responses SET state = \(ResponseState.dead.sql), sync_message = ? WHERE id = ?", [reason, refID])
         } else {
             let row = try database.row("SELECT assessment_id, assessment_version FROM attempts WHERE id = ?", [refID])
             assessmentID = row?.string(0)
             payload = try CanonicalJSON.encode(["attempt_id": refID, "assessment_id": row?.string(0) ?? "", "assessment_version": "\(row?.int(1) ?? 0)"])
         }
-        try database.execute("DELETE FROM sync_queue WHERE kind = ? AND ref_id = ?", [kind, refID])
+        try database.execute("DELETE FROM sync_queue WHERE kind = ? AND ref_id = ?", [kind.rawValue, refID])
         try database.execute(
             "INSERT INTO dead_letters (kind, ref_id, assessment_id, reason, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            [kind, refID, assessmentID, reason, payload, now.timeIntervalSince1970])
+            [kind.rawValue, refID, assessmentID, reason, payload, now.timeIntervalSince1970])
     }
 
     enum StoredResponse {
@@ -218,17 +218,17 @@ extension Vault {
     /// The server's receipt: the attempt is done and its submission leaves the queue.
     public func markSubmitted(attemptID: String, receiptID: String) throws {
         try database.inTransaction {
-            try database.execute("UPDATE attempts SET state = 'synced', receipt_id = ? WHERE id = ?", [receiptID, attemptID])
-            try database.execute("DELETE FROM sync_queue WHERE kind = 'submission' AND ref_id = ?", [attemptID])
+            try database.execute("UPDATE attempts SET state = \(AttemptRecord.State.synced.sql), receipt_id = ? WHERE id = ?", [receiptID, attemptID])
+            try database.execute("DELETE FROM sync_queue WHERE kind = \(QueueKind.submission.sql) AND ref_id = ?", [attemptID])
         }
     }
 
     /// The server lacks answers we thought it had (422): they go back into the queue.
     public func requeueResponses(_ ids: [String], now: Date = Date()) throws {
         try database.inTransaction {
-            for id in ids where try database.row("SELECT 1 FROM responses WHERE id = ? AND state = 'synced'", [id]) != nil {
-                try database.execute("UPDATE responses SET state = 'pending' WHERE id = ?", [id])
-                try database.execute("INSERT OR IGNORE INTO sync_queue (kind, ref_id, enqueued_at) VALUES ('response', ?, ?)", [id, now.timeIntervalSince1970])
+            for id in ids where try database.row("SELECT 1 FROM responses WHERE id = ? AND state = \(ResponseState.synced.sql)", [id]) != nil {
+                try database.execute("UPDATE responses SET state = \(ResponseState.pending.sql) WHERE id = ?", [id])
+                try database.execute("INSERT OR IGNORE INTO sync_queue (kind, ref_id, enqueued_at) VALUES (\(QueueKind.response.sql), ?, ?)", [id, now.timeIntervalSince1970])
             }
         }
     }
@@ -239,7 +239,7 @@ extension Vault {
         for row in try database.rows(
             """
             SELECT t.assessment_id, t.assessment_version, r.conflict_version, r.question_id, r.id FROM responses r
-            JOIN attempts t ON t.id = r.attempt_id WHERE r.state = 'conflict' ORDER BY r.answered_at
+            JOIN attempts t ON t.id = r.attempt_id WHERE r.state = \(ResponseState.conflict.sql) ORDER BY r.answered_at
             """)
         {
             let id = row.string(0)
@@ -252,12 +252,15 @@ extension Vault {
             groups[id] = group
         }
         for row in try database.rows(
-            "SELECT t.id, t.assessment_id, t.assessment_version, q.last_error FROM sync_queue q JOIN attempts t ON t.id = q.ref_id WHERE q.kind = 'submission' AND q.last_error LIKE 'conflict:%'")
+            """
+            SELECT t.id, t.assessment_id, t.assessment_version, q.conflict_version FROM sync_queue q JOIN attempts t ON t.id = q.ref_id
+            WHERE q.kind = \(QueueKind.submission.sql) AND q.state = \(QueueState.heldForConflict.sql)
+            """)
         {
             let id = row.string(1)
             var group = groups[id] ?? ConflictGroup(
                 assessmentID: id, title: id, teacherContact: nil, localVersion: row.int(2),
-                serverVersion: Int(row.string(3).dropFirst("conflict:".count)) ?? 0, questionIDs: [], responseIDs: [], attemptIDs: [])
+                serverVersion: row.optionalInt(3) ?? 0, questionIDs: [], responseIDs: [], attemptIDs: [])
             group.attemptIDs.append(row.string(0))
             groups[id] = group
         }
@@ -274,19 +277,20 @@ extension Vault {
     /// A submission refused as outdated (409): held for the student's decision.
     public func markSubmissionConflict(attemptID: String, serverVersion: Int) throws {
         try database.execute(
-            "UPDATE sync_queue SET last_error = ?, next_try_at = 1e18 WHERE kind = 'submission' AND ref_id = ?", ["conflict:\(serverVersion)", attemptID])
+            "UPDATE sync_queue SET state = \(QueueState.heldForConflict.sql), conflict_version = ? WHERE kind = \(QueueKind.submission.sql) AND ref_id = ?",
+            [serverVersion, attemptID])
     }
 
     /// "Submit anyway": the conflicting answers and the submission go again with force.
     public func forceConflicts(_ group: ConflictGroup, now: Date = Date()) throws {
         try database.inTransaction {
             for id in group.responseIDs {
-                try database.execute("UPDATE responses SET state = 'pending', force_pending = 1, sync_message = NULL WHERE id = ?", [id])
-                try database.execute("INSERT OR IGNORE INTO sync_queue (kind, ref_id, enqueued_at) VALUES ('response', ?, ?)", [id, now.timeIntervalSince1970])
+                try database.execute("UPDATE responses SET state = \(ResponseState.pending.sql), force_pending = 1, sync_message = NULL WHERE id = ?", [id])
+                try database.execute("INSERT OR IGNORE INTO sync_queue (kind, ref_id, enqueued_at) VALUES (\(QueueKind.response.sql), ?, ?)", [id, now.timeIntervalSince1970])
             }
             for attempt in group.attemptIDs + (try attemptsOf(group)) {
                 try database.execute("UPDATE attempts SET force_submit = 1 WHERE id = ?", [attempt])
-                try database.execute("UPDATE sync_queue SET last_error = NULL, next_try_at = 0 WHERE kind = 'submission' AND ref_id = ?", [attempt])
+                try releaseHeldSubmission(attempt)
             }
         }
     }
@@ -295,18 +299,27 @@ extension Vault {
     public func discardConflicts(_ group: ConflictGroup) throws {
         try database.inTransaction {
             for id in group.responseIDs {
-                try database.execute("DELETE FROM sync_queue WHERE kind = 'response' AND ref_id = ?", [id])
+                try database.execute("DELETE FROM sync_queue WHERE kind = \(QueueKind.response.sql) AND ref_id = ?", [id])
                 try database.execute("DELETE FROM responses WHERE id = ?", [id])
             }
             for attempt in group.attemptIDs + (try attemptsOf(group)) {
                 try database.execute("UPDATE attempts SET force_submit = 1 WHERE id = ?", [attempt])
-                try database.execute("UPDATE sync_queue SET last_error = NULL, next_try_at = 0 WHERE kind = 'submission' AND ref_id = ?", [attempt])
+                try releaseHeldSubmission(attempt)
             }
         }
     }
 
+    /// A submission held for a conflict goes again at the next sync.
+    private func releaseHeldSubmission(_ attemptID: String) throws {
+        try database.execute(
+            """
+            UPDATE sync_queue SET state = \(QueueState.waiting.sql), conflict_version = NULL, last_error = NULL, next_try_at = 0
+            WHERE kind = \(QueueKind.submission.sql) AND ref_id = ?
+            """, [attemptID])
+    }
+
     private func attemptsOf(_ group: ConflictGroup) throws -> [String] {
-        try database.rows("SELECT id FROM attempts WHERE assessment_id = ? AND assessment_version = ? AND state = 'submitted'", [group.assessmentID, group.localVersion])
+        try database.rows("SELECT id FROM attempts WHERE assessment_id = ? AND assessment_version = ? AND state = \(AttemptRecord.State.submitted.sql)", [group.assessmentID, group.localVersion])
             .map { $0.string(0) }
     }
 
@@ -315,7 +328,7 @@ extension Vault {
     public func deadLetters() throws -> [DeadLetter] {
         try database.rows("SELECT id, kind, ref_id, assessment_id, reason, created_at, payload FROM dead_letters ORDER BY id").map { row in
             DeadLetter(
-                id: row.int(0), kind: row.string(1), refID: row.string(2), assessmentID: row.optionalString(3), reason: row.string(4),
+                id: row.int(0), kind: try row.state(QueueKind.self, 1), refID: row.string(2), assessmentID: row.optionalString(3), reason: row.string(4),
                 createdAt: Timestamp.string(epoch: row.double(5)), payload: try? JSONDecoder().decode(JSONValue.self, from: row.data(6)))
         }
     }
@@ -326,11 +339,11 @@ extension Vault {
             guard let row = try database.row("SELECT kind, ref_id FROM dead_letters WHERE id = ?", [id]) else {
                 throw VaultError(.notFound, "There is no dead letter \(id); `vault dead-letters list` shows them.")
             }
-            if row.string(0) == "response" {
+            if try row.state(QueueKind.self, 0) == .response {
                 guard try database.row("SELECT 1 FROM responses WHERE id = ?", [row.string(1)]) != nil else {
                     throw VaultError(.notFound, "The answer of dead letter \(id) is no longer in the vault.")
                 }
-                try database.execute("UPDATE responses SET state = 'pending', sync_message = NULL WHERE id = ?", [row.string(1)])
+                try database.execute("UPDATE responses SET state = \(ResponseState.pending.sql), sync_message = NULL WHERE id = ?", [row.string(1)])
             }
             try database.execute(
                 "INSERT OR IGNORE INTO sync_queue (kind, ref_id, enqueued_at) VALUES (?, ?, ?)", [row.string(0), row.string(1), now.timeIntervalSince1970])
@@ -343,7 +356,7 @@ extension Vault {
             guard let row = try database.row("SELECT kind, ref_id FROM dead_letters WHERE id = ?", [id]) else {
                 throw VaultError(.notFound, "There is no dead letter \(id); `vault dead-letters list` shows them.")
             }
-            if row.string(0) == "response" { try database.execute("DELETE FROM responses WHERE id = ? AND state = 'dead'", [row.string(1)]) }
+            if try row.state(QueueKind.self, 0) == .response { try database.execute("DELETE FROM responses WHERE id = ? AND state = \(ResponseState.dead.sql)", [row.string(1)]) }
             try database.execute("DELETE FROM dead_letters WHERE id = ?", [id])
         }
     }

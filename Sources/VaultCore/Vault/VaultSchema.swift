@@ -2,6 +2,7 @@
 /// Exported for baselines that need the same tables without a vault (benchmarks).
 public enum VaultSchemaExport {
     public static var version1: String { VaultSchema.version1 }
+    public static var latestVersion: Int { VaultSchema.migrator.latestVersion }
 }
 
 enum VaultSchema {
@@ -10,6 +11,7 @@ enum VaultSchema {
         migrator.register(1, version1)
         migrator.register(2, version2)
         migrator.register(3, version3)
+        migrator.register(4, version4)
         return migrator
     }
 
@@ -106,5 +108,15 @@ enum VaultSchema {
     static let version3 = """
         DROP INDEX responses_by_state;
         CREATE INDEX responses_by_state_attempt ON responses (state, attempt_id);
+        """
+
+    /// The queue's state as a column: a submission held for a conflict decision used to be `last_error =
+    /// 'conflict:<version>'` with `next_try_at = 1e18`; existing rows are converted.
+    static let version4 = """
+        ALTER TABLE sync_queue ADD COLUMN state TEXT NOT NULL DEFAULT 'waiting' CHECK (state IN ('waiting', 'held_for_conflict'));
+        ALTER TABLE sync_queue ADD COLUMN conflict_version INTEGER;
+        UPDATE sync_queue SET state = 'held_for_conflict', conflict_version = CAST(substr(last_error, 10) AS INTEGER),
+            last_error = NULL, next_try_at = 0
+            WHERE last_error LIKE 'conflict:%';
         """
 }

@@ -112,7 +112,7 @@ public final class SyncEngine {
             batchSize = max(1, options.batchSize)
             return batch.count
         } catch let error as ServerError {
-            try handle(error, for: batch.map { ($0.seq, $0.tries, "response", $0.item.id) })
+            try handle(error, for: batch.map { ($0.seq, $0.tries, QueueKind.response, $0.item.id) })
             return 0
         }
     }
@@ -134,17 +134,17 @@ public final class SyncEngine {
                 try vault.markResponseConflict(result.id, serverVersion: result.currentVersion ?? 0, message: result.message)
             case .gone:
                 report.gone += 1
-                try vault.moveToDeadLetters(kind: "response", refID: result.id, reason: "This assessment is no longer available.", now: now())
+                try vault.moveToDeadLetters(kind: .response, refID: result.id, reason: "This assessment is no longer available.", now: now())
             case .rejected:
                 try vault.moveToDeadLetters(
-                    kind: "response", refID: result.id, reason: "The server refused this answer: \(result.message ?? "no reason given").", now: now())
+                    kind: .response, refID: result.id, reason: "The server refused this answer: \(result.message ?? "no reason given").", now: now())
             }
         }
         try vault.markResponsesSynced(synced)
     }
 
     /// A failure of a whole request: retry later, split, stop, or give up, by the API's retry rules.
-    private func handle(_ error: ServerError, for items: [(seq: Int, tries: Int, kind: String, id: String)]) throws {
+    private func handle(_ error: ServerError, for items: [(seq: Int, tries: Int, kind: QueueKind, id: String)]) throws {
         switch error {
         case .signInExpired, .badCredentials, .forbidden:
             throw error
@@ -197,13 +197,13 @@ public final class SyncEngine {
             } catch ServerError.notFound {
                 report.gone += 1
                 try vault.moveToDeadLetters(
-                    kind: "submission", refID: submission.request.attemptId, reason: "This assessment is no longer available.", now: now())
+                    kind: .submission, refID: submission.request.attemptId, reason: "This assessment is no longer available.", now: now())
                 progressed = true
             } catch ServerError.responsesMissing(let missing) {
                 try vault.requeueResponses(missing, now: now())
                 progressed = true
             } catch let error as ServerError {
-                try handle(error, for: [(submission.seq, submission.tries, "submission", submission.request.attemptId)])
+                try handle(error, for: [(submission.seq, submission.tries, QueueKind.submission, submission.request.attemptId)])
             }
         }
         return progressed
