@@ -92,11 +92,10 @@ enum PasswordReader {
     /// A line longer than `maxLength` is refused, never cut: a cut would make a different password of it and leave
     /// its rest to be read as the next input (the new password, an answer).
     static func readLine(descriptor: Int32) throws -> SecretBytes? {
-        let buffer = SecretBytes(count: maxLength)
         var length = 0
         var sawAnything = false
         var tooLong = false
-        buffer.withUnsafeMutableBytes { bytes in
+        let buffer = SecretBytes(count: maxLength) { bytes in
             var byte: UInt8 = 0
             while true {
                 let count = Glibc.read(descriptor, &byte, 1)
@@ -118,12 +117,6 @@ enum PasswordReader {
                 .usage, "That line is longer than \(maxLength) bytes, the longest password the vault accepts. Nothing was changed; use a shorter password.")
         }
         guard sawAnything else { return nil }
-        let line = SecretBytes(count: length)
-        line.withUnsafeMutableBytes { target in
-            buffer.withUnsafeBytes { source in
-                if length > 0 { target.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[0..<length])) }
-            }
-        }
-        return line.trimmingTrailingNewlines()
+        return buffer.prefix(length).trimmingTrailingNewlines()
     }
 }

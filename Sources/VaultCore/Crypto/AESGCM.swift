@@ -51,26 +51,27 @@ public enum AESGCM {
         }
         guard let context = EVP_CIPHER_CTX_new() else { throw CryptoError(.cipherFailed, operation: "EVP_CIPHER_CTX_new") }
         defer { EVP_CIPHER_CTX_free(context) }
-        let plaintext = SecretBytes(count: box.ciphertext.count)
         var length: Int32 = 0
         var tag = box.tag
-        let ok = key.withUnsafeBytes { keyBytes -> Bool in
-            guard EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), nil, nil, nil) == 1,
-                EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(box.nonce.count), nil) == 1,
-                EVP_DecryptInit_ex(context, nil, nil, keyBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), box.nonce) == 1
-            else { return false }
-            if !associatedData.isEmpty {
-                guard EVP_DecryptUpdate(context, nil, &length, associatedData, Int32(associatedData.count)) == 1 else { return false }
-            }
-            let updated = plaintext.withUnsafeMutableBytes { output in
-                box.ciphertext.isEmpty ? 1 : EVP_DecryptUpdate(
+        var ok = false
+        // Decrypted straight into the wiped buffer; it is handed out only if the tag verified.
+        let plaintext = SecretBytes(count: box.ciphertext.count) { output in
+            ok = key.withUnsafeBytes { keyBytes -> Bool in
+                guard EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), nil, nil, nil) == 1,
+                    EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(box.nonce.count), nil) == 1,
+                    EVP_DecryptInit_ex(context, nil, nil, keyBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), box.nonce) == 1
+                else { return false }
+                if !associatedData.isEmpty {
+                    guard EVP_DecryptUpdate(context, nil, &length, associatedData, Int32(associatedData.count)) == 1 else { return false }
+                }
+                let updated = box.ciphertext.isEmpty ? 1 : EVP_DecryptUpdate(
                     context, output.baseAddress?.assumingMemoryBound(to: UInt8.self), &length,
                     box.ciphertext, Int32(box.ciphertext.count))
+                guard updated == 1, EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, 16, &tag) == 1 else { return false }
+                var finalLength: Int32 = 0
+                var scratch = [UInt8](repeating: 0, count: 16)
+                return EVP_DecryptFinal_ex(context, &scratch, &finalLength) == 1
             }
-            guard updated == 1, EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, 16, &tag) == 1 else { return false }
-            var finalLength: Int32 = 0
-            var scratch = [UInt8](repeating: 0, count: 16)
-            return EVP_DecryptFinal_ex(context, &scratch, &finalLength) == 1
         }
         guard ok else { throw CryptoError(.authenticationFailed, operation: "AES-256-GCM open") }
         return plaintext

@@ -15,9 +15,9 @@ public enum PBKDF2 {
         guard iterations > 0, iterations <= Int(Int32.max), keyLength > 0 else {
             throw CryptoError(.kdfFailed, operation: "PBKDF2 parameters")
         }
-        let output = SecretBytes(count: keyLength)
-        let status = password.withUnsafeBytes { passwordBytes in
-            output.withUnsafeMutableBytes { outputBytes in
+        var status: Int32 = 0
+        let output = SecretBytes(count: keyLength) { outputBytes in
+            status = password.withUnsafeBytes { passwordBytes in
                 PKCS5_PBKDF2_HMAC(
                     passwordBytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(passwordBytes.count),
                     salt, Int32(salt.count), Int32(iterations), hash.digest,

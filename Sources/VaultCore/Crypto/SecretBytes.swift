@@ -3,7 +3,9 @@ import Foundation
 
 /// Key material or a password in memory that is wiped with `OPENSSL_cleanse` when released.
 ///
-/// A class, so a secret is never silently copied; `description` never shows the bytes.
+/// A class, so a secret is never silently copied; `description` never shows the bytes. Its bytes are written only
+/// while it is made (`init(count:initializingWith:)`) and read-only afterwards, which is what makes sharing it
+/// across threads safe (hence `@unchecked Sendable`: the buffer is a raw pointer the compiler cannot check).
 public final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
     private let buffer: UnsafeMutableRawBufferPointer
 
@@ -23,11 +25,15 @@ public final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
+    /// `count` bytes written by `body`, the only time they can be written.
+    public convenience init(count: Int, initializingWith body: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
+        self.init(count: count)
+        try body(buffer)
+    }
+
     /// Random bytes from OpenSSL's CSPRNG.
     public static func random(count: Int) throws -> SecretBytes {
-        let secret = SecretBytes(count: count)
-        try secret.withUnsafeMutableBytes { try CryptoRandom.fill($0) }
-        return secret
+        try SecretBytes(count: count) { try CryptoRandom.fill($0) }
     }
 
     deinit {
@@ -41,10 +47,6 @@ public final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
 
     public func withUnsafeBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         try body(UnsafeRawBufferPointer(buffer))
-    }
-
-    public func withUnsafeMutableBytes<T>(_ body: (UnsafeMutableRawBufferPointer) throws -> T) rethrows -> T {
-        try body(buffer)
     }
 
     /// Constant-time comparison.
@@ -61,13 +63,17 @@ public final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
     public func trimmingTrailingNewlines() -> SecretBytes {
         var end = count
         while end > 0, buffer[end - 1] == 0x0A || buffer[end - 1] == 0x0D { end -= 1 }
-        let copy = SecretBytes(count: end)
-        copy.withUnsafeMutableBytes { destination in
-            if let target = destination.baseAddress, let source = buffer.baseAddress, end > 0 {
-                target.copyMemory(from: source, byteCount: end)
+        return prefix(end)
+    }
+
+    /// A copy of the first `length` bytes.
+    public func prefix(_ length: Int) -> SecretBytes {
+        let length = min(max(length, 0), count)
+        return SecretBytes(count: length) { destination in
+            if let target = destination.baseAddress, let source = buffer.baseAddress, length > 0 {
+                target.copyMemory(from: source, byteCount: length)
             }
         }
-        return copy
     }
 
     public var description: String { "SecretBytes(\(count) bytes, redacted)" }

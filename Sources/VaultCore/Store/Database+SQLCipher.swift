@@ -20,8 +20,7 @@ extension Database {
     /// The `x'...'` literal SQLCipher reads as a raw key with its salt, in a buffer wiped on release.
     public static func rawKeyLiteral(key: SecretBytes, salt: [UInt8]) -> SecretBytes {
         let hexDigits = Array("0123456789abcdef".utf8)
-        let literal = SecretBytes(count: 3 + 2 * (key.count + salt.count))
-        literal.withUnsafeMutableBytes { out in
+        return SecretBytes(count: 3 + 2 * (key.count + salt.count)) { out in
             var index = 0
             func put(_ byte: UInt8) { out[index] = byte; index += 1 }
             put(UInt8(ascii: "x")); put(UInt8(ascii: "'"))
@@ -31,7 +30,6 @@ extension Database {
             for byte in salt { put(hexDigits[Int(byte >> 4)]); put(hexDigits[Int(byte & 0x0F)]) }
             put(UInt8(ascii: "'"))
         }
-        return literal
     }
 
     /// Copies every table into a new database file keyed with `key` (the key-rotation path).

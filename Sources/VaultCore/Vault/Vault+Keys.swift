@@ -107,9 +107,7 @@ extension Vault {
         database = try Database(path: paths.database, encryption: .rawKey(newKey, salt: newSalt), configuration: configuration)
         let dropped = keyFile.slots.filter { $0.id != unlockedSlot }.map(\.label)
         keyFile = rotated
-        newKey.withUnsafeBytes { source in
-            dataKey.withUnsafeMutableBytes { target in target.copyMemory(from: source) }
-        }
+        dataKey = newKey
         logger.info("data key rotated", metadata: ["dropped_slots": "\(dropped.count)"])
         return dropped
     }

@@ -14,7 +14,7 @@ public final class Vault {
     public var paths: VaultPaths { directory.paths }
     public internal(set) var database: Database
     public internal(set) var keyFile: KeyFile
-    let dataKey: SecretBytes
+    var dataKey: SecretBytes
     /// The slot the password opened.
     public let unlockedSlot: Int
     let lock: VaultLock
