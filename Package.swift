@@ -84,7 +84,7 @@ let package = Package(
             dependencies: ["VaultCore", "VaultAPI", "VaultSync"]
         ),
 
-        .target(name: "VaultTestSupport", dependencies: ["VaultCore"]),
+        .target(name: "VaultTestSupport", dependencies: ["VaultCore", "VaultAPI"]),
         .testTarget(
             name: "VaultCoreTests",
             dependencies: ["VaultCore", "VaultTestSupport"],

@@ -50,7 +50,7 @@ struct CLIAdversarialTests {
 
     @Test("an answer on the command line is refused (64) with the reason; nothing is recorded; stdin works")
     func answerInCommandLine() throws {
-        let (vault, server) = try SyncCommandTests().prepared(answers: [], submit: false)
+        let (vault, server) = try CLIFixtures.prepared(answers: [], submit: false)
         defer { withExtendedLifetime(server) {} }
         let refused = try vault.unlocked(["answer", "algebra-1", "q1", "b"])
         #expect(refused.status == 64)
@@ -78,7 +78,7 @@ struct CLIAdversarialTests {
 
     @Test("logout revokes the token on the server, not only in the vault")
     func tokenLivesAfterLogout() throws {
-        let (vault, server) = try SyncCommandTests().prepared(answers: [], submit: false)
+        let (vault, server) = try CLIFixtures.prepared(answers: [], submit: false)
         defer { withExtendedLifetime(server) {} }
         func liveTokens() throws -> String {
             try Binaries.system(

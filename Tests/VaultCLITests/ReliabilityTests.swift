@@ -12,7 +12,7 @@ import Glibc
 struct ReliabilityTests {
     @Test("disk full while saving an answer: exit 74 in plain words, the vault still opens, nothing saved before is lost")
     func diskFull() throws {
-        let (vault, server) = try SyncCommandTests().prepared(answers: [("q1", "b")], submit: false)
+        let (vault, server) = try CLIFixtures.prepared(answers: [("q1", "b")], submit: false)
         defer { withExtendedLifetime(server) {} }
         let size = SecureFiles.size(vault.path + "/vault.db")
         let essay = String(repeating: "A long essay line that keeps going. ", count: 540)
@@ -34,7 +34,7 @@ struct ReliabilityTests {
 
     @Test("take and sync at once: the second waits, then says the vault is busy (75); nothing is corrupted or lost")
     func takeAndSync() throws {
-        let (vault, server) = try SyncCommandTests().prepared(answers: [("q1", "b")], submit: false)
+        let (vault, server) = try CLIFixtures.prepared(answers: [("q1", "b")], submit: false)
         defer { withExtendedLifetime(server) {} }
         let screen = try PseudoTerminal("vault", ["take", "algebra-1", "--vault", vault.path, "--password-stdin"])
         screen.send("pw-1\n")

@@ -10,27 +10,13 @@ import Glibc
 
 /// `vault sync` through the real binaries: summaries, exit codes, conflicts, crashes and a lossy network.
 struct SyncCommandTests {
-    /// A signed-in vault with algebra-1 downloaded and `answers` recorded through `vault answer`.
-    func prepared(answers: [(String, String)] = [("q1", "b"), ("q3", "true"), ("q4", "3.14")], submit: Bool = true) throws -> (CLIVault, ServerProcess) {
-        let server = try ServerProcess()
-        let vault = CLIVault()
-        try vault.initialize()
-        try vault.run(
-            ["login", "--server", server.url, "--user", "demo", "--vault", vault.path, "--password-stdin", "--server-password-stdin"],
-            stdin: "pw-1\ndemo-password\n")
-        #expect(try vault.unlocked(["download", "algebra-1"]).status == 0)
-        for (question, value) in answers { #expect(try vault.answer("algebra-1", question, value).status == 0) }
-        if submit { #expect(try vault.unlocked(["submit", "algebra-1"]).status == 0) }
-        return (vault, server)
-    }
-
     func received(_ server: ServerProcess, _ id: String = "algebra-1") throws -> ReceivedResponses {
         try JSONDecoder().decode(ReceivedResponses.self, from: Data(try server.admin(["responses", id, "--json"]).stdout.utf8))
     }
 
     @Test("sync uploads, prints the server's receipt, reports the documented JSON keys, and is a no-op the second time")
     func syncOnce() throws {
-        let (vault, server) = try prepared()
+        let (vault, server) = try CLIFixtures.prepared()
         let result = try vault.unlocked(["sync", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let json = try #require(result.json)
@@ -48,7 +34,7 @@ struct SyncCommandTests {
 
     @Test("offline at the start: exit 69 in plain words, the queue untouched")
     func offline() throws {
-        let (vault, server) = try prepared()
+        let (vault, server) = try CLIFixtures.prepared()
         server.stop()
         let result = try vault.unlocked(["sync"])
         #expect(result.status == 69)
@@ -58,7 +44,7 @@ struct SyncCommandTests {
 
     @Test("conflicts by flag: keep exits 3 and says why; submit sends them forced")
     func conflictFlags() throws {
-        let (vault, server) = try prepared()
+        let (vault, server) = try CLIFixtures.prepared()
         let changed = vault.root.file("v2.json")
         var document = try JSONDecoder().decode(Assessment.self, from: Data(contentsOf: Binaries.sampleURL("algebra-1")))
         document.questions[0].prompt = "3x = 15. What is x?"
@@ -79,7 +65,7 @@ struct SyncCommandTests {
 
     @Test("conflicts asked on a terminal: the prompt names the change and the teacher; [d] discards and downloads v2")
     func conflictPrompt() throws {
-        let (vault, server) = try prepared()
+        let (vault, server) = try CLIFixtures.prepared()
         let changed = vault.root.file("v2.json")
         var document = try JSONDecoder().decode(Assessment.self, from: Data(contentsOf: Binaries.sampleURL("algebra-1")))
         document.questions[0].prompt = "5x = 20. What is x?"
@@ -100,7 +86,7 @@ struct SyncCommandTests {
 
     @Test("a deleted assessment: 'no longer available', dead letters kept, exit 3; export warns it is not encrypted")
     func goneAndDeadLetters() throws {
-        let (vault, server) = try prepared()
+        let (vault, server) = try CLIFixtures.prepared()
         try server.admin(["delete", "algebra-1"])
         let result = try vault.unlocked(["sync"])
         #expect(result.status == 3)
@@ -125,7 +111,7 @@ struct SyncCommandTests {
     @Test("crash loop: vault sync killed with SIGKILL at random moments; afterwards the server holds every answer exactly once")
     func crashLoop() throws {
         let answers = (1...6).flatMap { _ in [("q1", "b"), ("q3", "true"), ("q4", "2.5"), ("q5", "x")] }
-        let (vault, server) = try prepared(answers: [], submit: false)
+        let (vault, server) = try CLIFixtures.prepared(answers: [], submit: false)
         // Many answers, each replacing or adding: record them straight through the library for speed.
         do {
             let opened = try Vault.open(paths: VaultPaths(directory: vault.path), password: TestVault.secret("pw-1"))
@@ -164,7 +150,7 @@ struct SyncCommandTests {
 
     @Test("through a flaky proxy that drops requests and responses, repeated syncs converge with no duplicates")
     func flakyProxy() throws {
-        let (vault, server) = try prepared(answers: [("q1", "b"), ("q2", "a,c"), ("q3", "false"), ("q4", "7"), ("q5", "coefficient")])
+        let (vault, server) = try CLIFixtures.prepared(answers: [("q1", "b"), ("q2", "a,c"), ("q3", "false"), ("q4", "7"), ("q5", "coefficient")])
         let portFile = vault.root.file("proxy-port")
         let proxy = try Binaries.start("/usr/bin/python3", [Binaries.repositoryRoot + "/scripts/flaky-proxy.py", String(server.port), portFile, "0.6", "7"])
         defer { kill(proxy.processIdentifier, SIGKILL) }
@@ -205,7 +191,7 @@ struct SyncCommandTests {
 
     @Test("sync --watch waits while the server is away and drains the queue once it is back, then exits")
     func watch() throws {
-        let (vault, server) = try prepared()
+        let (vault, server) = try CLIFixtures.prepared()
         server.stop()
         let watcher = try Binaries.start("vault", ["sync", "--watch", "--vault", vault.path, "--password-stdin"])
         let input = watcher.standardInput as! Pipe

@@ -238,7 +238,7 @@ struct AdversarialTests {
     @Test("a stored answer that does not decode is never uploaded as null: it becomes a dead letter and verify reports it")
     func undecodableAnswerUploadedAsNull() throws {
         let vault = try TestVault.create(in: directory)
-        let (document, bytes) = CacheTests.served("quiz")
+        let (document, bytes) = TestDocuments.served("quiz")
         _ = try vault.storeAssessment(document, bytes: bytes, etag: nil, diskSpace: .fixed(1 << 40))
         let attempt = try vault.openAttempt(on: "quiz")
         let responseID = try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("keep me"))

@@ -88,7 +88,7 @@ struct AttemptTests {
 
     func vaultWithQuiz(expiresIn days: Double = 7) throws -> Vault {
         let vault = try TestVault.create(in: directory)
-        let (document, bytes) = CacheTests.served("quiz", padding: 10)
+        let (document, bytes) = TestDocuments.served("quiz", padding: 10)
         _ = try vault.storeAssessment(document, bytes: bytes, etag: nil, now: Self.now.addingTimeInterval((days - 7) * 86_400), diskSpace: .fixed(1 << 40))
         return vault
     }

@@ -9,16 +9,8 @@ struct CacheTests {
     let directory = TemporaryDirectory()
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-    static func served(_ id: String, version: Int = 1, notAfter: String? = nil, padding: Int = 0) -> (Assessment, Data) {
-        var document = Assessment(
-            id: id, title: "Title \(id)", notAfter: notAfter,
-            questions: [Question(id: "q1", type: .essay, prompt: "Write. " + String(repeating: "x", count: padding))])
-        document = try! ServedDocument.hashed(document, version: version)
-        return (document, try! CanonicalJSON.encode(document))
-    }
-
     func store(_ vault: Vault, _ id: String, version: Int = 1, at: Date = now, notAfter: String? = nil, padding: Int = 0, disk: DiskSpace = .fixed(1 << 40)) throws -> StoreOutcome {
-        let (document, bytes) = Self.served(id, version: version, notAfter: notAfter, padding: padding)
+        let (document, bytes) = TestDocuments.served(id, version: version, notAfter: notAfter, padding: padding)
         return try vault.storeAssessment(document, bytes: bytes, etag: "\"\(document.contentHash!)\"", now: at, diskSpace: disk)
     }
 
@@ -41,7 +33,7 @@ struct CacheTests {
         #expect(listed.count == 1)
         #expect(listed[0].sizeBytes < listed[0].uncompressedBytes / 5)
         let loaded = try vault.loadAssessment(id: "quiz", opened: true, now: Self.now)
-        #expect(loaded.assessment == Self.served("quiz", padding: 5_000).0)
+        #expect(loaded.assessment == TestDocuments.served("quiz", padding: 5_000).0)
         #expect(vault.verify().ok)
         try vault.database.execute("UPDATE assessments SET content_hash = 'forged'", [])
         #expect(!vault.verify().ok)

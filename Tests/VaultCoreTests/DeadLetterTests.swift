@@ -10,7 +10,7 @@ struct DeadLetterTests {
     @Test("a dead letter keeps the answer's content; retry requeues it; discard removes it for good")
     func lifecycle() throws {
         let vault = try TestVault.create(in: directory)
-        let (document, bytes) = CacheTests.served("quiz")
+        let (document, bytes) = TestDocuments.served("quiz")
         _ = try vault.storeAssessment(document, bytes: bytes, etag: nil, diskSpace: .fixed(1 << 40))
         let attempt = try vault.openAttempt(on: "quiz")
         let id = try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("keep me"))
@@ -31,7 +31,7 @@ struct DeadLetterTests {
     @Test("verify reports a stored blob that no longer decompresses")
     func damagedBlob() throws {
         let vault = try TestVault.create(in: directory)
-        let (document, bytes) = CacheTests.served("quiz")
+        let (document, bytes) = TestDocuments.served("quiz")
         _ = try vault.storeAssessment(document, bytes: bytes, etag: nil, diskSpace: .fixed(1 << 40))
         try vault.database.execute("UPDATE assessments SET document = x'1f8b0800000000000003deadbeef'", [])
         let report = vault.verify()

@@ -10,7 +10,7 @@ import VaultTestSupport
 struct ConflictTests {
     /// Answers q1 (changed in v2) and q2 (unchanged) on v1, submits, then the teacher publishes v2.
     static func changed<T: Sendable>(_ body: @Sendable (LiveServer, Vault, ServerClient, AsyncHTTPTransport, String) async throws -> T) async throws -> T {
-        try await SyncEngineTests.scenario(answers: [("q1", .string("b")), ("q2", .bool(true))]) { server, vault, client, transport, attempt in
+        try await SyncScenario.run(answers: [("q1", .string("b")), ("q2", .bool(true))]) { server, vault, client, transport, attempt in
             _ = try await server.publish(SampleDocuments.quiz(prompt: "A different first question"))
             return try await body(server, vault, client, transport, attempt)
         }
@@ -19,7 +19,7 @@ struct ConflictTests {
     @Test("keep: unchanged answers go up, changed ones wait with the teacher's contact, nothing is forced")
     func keep() async throws {
         try await Self.changed { server, vault, client, transport, attempt in
-            let report = try await SyncEngineTests.engine(vault, client, transport: transport).run()
+            let report = try await SyncScenario.engine(vault, client, transport: transport).run()
             #expect(report.uploaded == 1)
             #expect(report.conflicts >= 1)
             #expect(report.needsAttention)
@@ -39,7 +39,7 @@ struct ConflictTests {
     @Test("submit anyway: the changed answers and the submission go up forced")
     func submitAnyway() async throws {
         try await Self.changed { server, vault, client, transport, attempt in
-            let report = try await SyncEngineTests.engine(vault, client, transport: transport, resolver: FixedConflictPolicy(.submit)).run()
+            let report = try await SyncScenario.engine(vault, client, transport: transport, resolver: FixedConflictPolicy(.submit)).run()
             #expect(report.conflicts == 0 && report.submitted == 1)
             let received = try #require(try await server.storage.received(assessmentID: "quiz"))
             #expect(received.responses.count == 2)
@@ -52,7 +52,7 @@ struct ConflictTests {
     @Test("discard: the changed answers are dropped, the rest goes up, and the new version is downloaded")
     func discard() async throws {
         try await Self.changed { server, vault, client, transport, _ in
-            let report = try await SyncEngineTests.engine(vault, client, transport: transport, resolver: FixedConflictPolicy(.discard)).run()
+            let report = try await SyncScenario.engine(vault, client, transport: transport, resolver: FixedConflictPolicy(.discard)).run()
             #expect(report.conflicts == 0 && report.submitted == 1)
             let received = try #require(try await server.storage.received(assessmentID: "quiz"))
             #expect(received.responses.map(\.questionId) == ["q2"])
@@ -64,12 +64,12 @@ struct ConflictTests {
 
     @Test("a submission refused as outdated (409) waits for the decision too")
     func outdatedSubmission() async throws {
-        try await SyncEngineTests.scenario(answers: [("q2", .bool(true))]) { server, vault, client, transport, _ in
+        try await SyncScenario.run(answers: [("q2", .bool(true))]) { server, vault, client, transport, _ in
             _ = try await server.publish(SampleDocuments.quiz(prompt: "Changed q1 only"))
-            let kept = try await SyncEngineTests.engine(vault, client, transport: transport).run()
+            let kept = try await SyncScenario.engine(vault, client, transport: transport).run()
             #expect(kept.uploaded == 1 && kept.submitted == 0)
             #expect(kept.conflicts == 1)
-            let forced = try await SyncEngineTests.engine(vault, client, transport: transport, resolver: FixedConflictPolicy(.submit)).run()
+            let forced = try await SyncScenario.engine(vault, client, transport: transport, resolver: FixedConflictPolicy(.submit)).run()
             #expect(forced.submitted == 1)
             #expect(try #require(try await server.storage.received(assessmentID: "quiz")).submissions.first?.forced == true)
         }
@@ -77,9 +77,9 @@ struct ConflictTests {
 
     @Test("a deleted assessment: 'no longer available', answers and submission kept as dead letters")
     func gone() async throws {
-        try await SyncEngineTests.scenario { server, vault, client, transport, _ in
+        try await SyncScenario.run { server, vault, client, transport, _ in
             _ = try await server.storage.delete(id: "quiz", now: Date())
-            let report = try await SyncEngineTests.engine(vault, client, transport: transport).run()
+            let report = try await SyncScenario.engine(vault, client, transport: transport).run()
             #expect(report.gone == 4)
             #expect(report.deadLetters == 4)
             let letters = try vault.deadLetters()
@@ -91,15 +91,15 @@ struct ConflictTests {
 
     @Test("the server lost answers it had acknowledged (422 on submit): they are sent again")
     func missingResponses() async throws {
-        try await SyncEngineTests.scenario(submit: false) { server, vault, client, transport, attempt in
-            _ = try await SyncEngineTests.engine(vault, client, transport: transport).run()
+        try await SyncScenario.run(submit: false) { server, vault, client, transport, attempt in
+            _ = try await SyncScenario.engine(vault, client, transport: transport).run()
             // The server forgets one answer (as after a restore from backup).
             let ids = try vault.database.rows("SELECT id FROM responses").map { $0.string(0) }
             try vault.submitAttempt(attempt)
             let fake = FaultInjectingTransport(inner: transport, script: [
                 .reply(status: 422, headers: [:], body: #"{"error":{"code":"responses_missing","message":"m","missing":["\#(ids[0])"]}}"#),
             ])
-            let report = try await SyncEngineTests.engine(vault, client, transport: fake).run()
+            let report = try await SyncScenario.engine(vault, client, transport: fake).run()
             #expect(report.duplicates == 1)
             #expect(report.submitted == 1)
             _ = server

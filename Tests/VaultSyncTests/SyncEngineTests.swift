@@ -8,66 +8,17 @@ import VaultTestSupport
 
 /// The sync engine against the real server over real HTTP, with faults injected in between.
 struct SyncEngineTests {
-    /// A live server with the quiz, a vault that downloaded it and answered `answers` questions in one attempt.
-    static func scenario<T: Sendable>(
-        answers: [(String, JSONValue)] = [("q1", .string("b")), ("q2", .bool(true)), ("q3", .string("A day."))], submit: Bool = true,
-        _ body: @Sendable (_ server: LiveServer, _ vault: Vault, _ client: ServerClient, _ transport: AsyncHTTPTransport, _ attempt: String) async throws -> T
-    ) async throws -> T {
-        let server = try await LiveServer()
-        _ = try await server.publish(SampleDocuments.quiz())
-        let directory = TemporaryDirectory()
-        return try await server.run { port in
-            let vault = try TestVault.create(in: directory)
-            let (client, transport) = try await LiveServer.client(port: port)
-            do {
-                _ = try await Downloader(client: client, vault: vault, diskSpace: .fixed(1 << 40)).download("quiz")
-                let attempt = try vault.openAttempt(on: "quiz")
-                for (question, answer) in answers { try vault.recordAnswer(attemptID: attempt.id, questionID: question, answer: answer) }
-                if submit { try vault.submitAttempt(attempt.id) }
-                let result = try await body(server, vault, client, transport, attempt.id)
-                await transport.shutdown()
-                return result
-            } catch {
-                await transport.shutdown()
-                throw error
-            }
-        }
-    }
-
-    static func engine(_ vault: Vault, _ client: ServerClient, transport: any HTTPTransport, sleeps: RecordedSleeps = RecordedSleeps(),
-                       resolver: any ConflictResolver = FixedConflictPolicy(.keep), configure: (inout SyncEngine.Options) -> Void = { _ in }) -> SyncEngine {
-        var options = SyncEngine.Options()
-        configure(&options)
-        let faulty = ServerClient(transport: transport, token: client.token)
-        return SyncEngine(vault: vault, client: faulty, options: options, resolver: resolver,
-                          schedule: RetrySchedule(jitter: 0), downloader: Downloader(client: faulty, vault: vault, diskSpace: .fixed(1 << 40)),
-                          now: { sleeps.now() }, sleep: { try await sleeps.sleep($0) })
-    }
-
-    /// The `SyncStopped` a run ended with, recording an issue when it ended otherwise.
-    static func stopped(_ body: () async throws -> SyncReport) async -> SyncStopped? {
-        do {
-            _ = try await body()
-            Issue.record("the run finished")
-        } catch let stopped as SyncStopped {
-            return stopped
-        } catch {
-            Issue.record("unexpected \(error)")
-        }
-        return nil
-    }
-
     @Test("everything goes up once, the submission gets a receipt, and a second run sends nothing")
     func happyPath() async throws {
-        try await Self.scenario { server, vault, client, transport, attempt in
-            let report = try await Self.engine(vault, client, transport: transport).run()
+        try await SyncScenario.run { server, vault, client, transport, attempt in
+            let report = try await SyncScenario.engine(vault, client, transport: transport).run()
             #expect(report.uploaded == 3 && report.submitted == 1 && report.remaining == 0)
             #expect(report.receipts.count == 1)
             let received = try #require(try await server.storage.received(assessmentID: "quiz"))
             #expect(received.responses.count == 3)
             #expect(received.submissions.map(\.attemptId) == [attempt])
             #expect(try vault.attempt(attempt).state == .synced)
-            let again = try await Self.engine(vault, client, transport: transport).run()
+            let again = try await SyncScenario.engine(vault, client, transport: transport).run()
             #expect(again.uploaded == 0 && again.submitted == 0)
             #expect(try vault.status().lastSyncAt != nil)
         }
@@ -75,10 +26,10 @@ struct SyncEngineTests {
 
     @Test("a response lost after the server applied it: resent, answered duplicate, stored once")
     func lostResponse() async throws {
-        try await Self.scenario { server, vault, client, transport, _ in
+        try await SyncScenario.run { server, vault, client, transport, _ in
             let faulty = FaultInjectingTransport(inner: transport, script: [.lostResponse])
             let sleeps = RecordedSleeps()
-            let report = try await Self.engine(vault, client, transport: faulty, sleeps: sleeps).run()
+            let report = try await SyncScenario.engine(vault, client, transport: faulty, sleeps: sleeps).run()
             #expect(report.duplicates == 3)
             #expect(report.uploaded == 0)
             #expect(report.submitted == 1)
@@ -89,13 +40,13 @@ struct SyncEngineTests {
 
     @Test("5xx, timeouts and 429 are retried on the schedule, honouring Retry-After")
     func retries() async throws {
-        try await Self.scenario { server, vault, client, transport, _ in
+        try await SyncScenario.run { server, vault, client, transport, _ in
             let faulty = FaultInjectingTransport(inner: transport, script: [
                 .reply(status: 503, headers: [:], body: "{}"), .timeoutBefore,
                 .reply(status: 429, headers: ["retry-after": "42"], body: "{}"),
             ])
             let sleeps = RecordedSleeps()
-            let report = try await Self.engine(vault, client, transport: faulty, sleeps: sleeps).run()
+            let report = try await SyncScenario.engine(vault, client, transport: faulty, sleeps: sleeps).run()
             #expect(report.uploaded == 3 && report.submitted == 1)
             // 1st failure: immediate; 2nd: 5 s; 3rd: 30 s, but the server asked for 42 s.
             let seconds = sleeps.waits.map { Int($0.components.seconds) }
@@ -109,11 +60,11 @@ struct SyncEngineTests {
 
     @Test("a wait longer than a minute ends the run with the work kept and the next try named")
     func longBackoff() async throws {
-        try await Self.scenario { _, vault, client, transport, _ in
+        try await SyncScenario.run { _, vault, client, transport, _ in
             let faulty = FaultInjectingTransport(inner: transport)
             faulty.rule = { _ in .reply(status: 500, headers: [:], body: "{}") }
             let sleeps = RecordedSleeps()
-            let stopped = await Self.stopped { try await Self.engine(vault, client, transport: faulty, sleeps: sleeps).run() }
+            let stopped = await SyncScenario.stopped { try await SyncScenario.engine(vault, client, transport: faulty, sleeps: sleeps).run() }
             #expect(stopped?.report.remaining == 4)
             #expect(stopped?.nextTryAt != nil)
             let pending = try vault.status().pendingAnswers
@@ -125,10 +76,10 @@ struct SyncEngineTests {
 
     @Test("after the maximum tries an upload becomes a dead letter with its content kept")
     func deadLetterAfterMaxTries() async throws {
-        try await Self.scenario(submit: false) { _, vault, client, transport, _ in
+        try await SyncScenario.run(submit: false) { _, vault, client, transport, _ in
             let faulty = FaultInjectingTransport(inner: transport)
             faulty.rule = { _ in .reply(status: 502, headers: [:], body: "") }
-            let engine = Self.engine(vault, client, transport: faulty) { options in
+            let engine = SyncScenario.engine(vault, client, transport: faulty) { options in
                 options.maxTries = 3
                 options.maxInlineWait = .seconds(3_600)
             }
@@ -140,7 +91,7 @@ struct SyncEngineTests {
             // retry puts one back in the queue; with the server healthy it goes up.
             try vault.retryDeadLetter(letters[0].id)
             faulty.rule = nil
-            let again = try await Self.engine(vault, client, transport: faulty).run()
+            let again = try await SyncScenario.engine(vault, client, transport: faulty).run()
             #expect(again.uploaded == 1 && again.deadLetters == 2)
         }
     }
@@ -148,13 +99,13 @@ struct SyncEngineTests {
     @Test("413 splits the batch until it fits")
     func splitOnTooLarge() async throws {
         let answers: [(String, JSONValue)] = [("q1", .string("b")), ("q2", .bool(false)), ("q3", .string("x"))]
-        try await Self.scenario(answers: answers, submit: false) { server, vault, client, transport, _ in
+        try await SyncScenario.run(answers: answers, submit: false) { server, vault, client, transport, _ in
             let faulty = FaultInjectingTransport(inner: transport)
             faulty.rule = { request in
                 let count = request.body.flatMap { try? Gzip.decompress($0) }.flatMap { try? JSONDecoder().decode(BatchRequest.self, from: $0) }?.responses.count ?? 0
                 return count > 1 ? .reply(status: 413, headers: [:], body: "{}") : .pass
             }
-            let report = try await Self.engine(vault, client, transport: faulty).run()
+            let report = try await SyncScenario.engine(vault, client, transport: faulty).run()
             #expect(report.uploaded == 3)
             #expect(try #require(try await server.storage.received(assessmentID: "quiz")).responses.count == 3)
         }
@@ -164,9 +115,9 @@ struct SyncEngineTests {
     func batching() async throws {
         let answers: [(String, JSONValue)] = (0..<1).map { _ in ("q3", .string(String(repeating: "long essay ", count: 300))) }
             + [("q1", .string("a")), ("q2", .bool(true))]
-        try await Self.scenario(answers: answers, submit: false) { _, vault, client, transport, _ in
+        try await SyncScenario.run(answers: answers, submit: false) { _, vault, client, transport, _ in
             let faulty = FaultInjectingTransport(inner: transport)
-            let report = try await Self.engine(vault, client, transport: faulty) { options in
+            let report = try await SyncScenario.engine(vault, client, transport: faulty) { options in
                 options.batchSize = 2
                 options.maxBatchBytes = 2_048
             }.run()
@@ -178,12 +129,12 @@ struct SyncEngineTests {
 
     @Test("401 stops the run and marks nothing; 400 keeps the content as dead letters")
     func refusals() async throws {
-        try await Self.scenario(submit: false) { _, vault, client, transport, _ in
+        try await SyncScenario.run(submit: false) { _, vault, client, transport, _ in
             let expired = FaultInjectingTransport(inner: transport, script: [.reply(status: 401, headers: [:], body: "{}")])
-            await #expect(throws: ServerError.signInExpired) { try await Self.engine(vault, client, transport: expired).run() }
+            await #expect(throws: ServerError.signInExpired) { try await SyncScenario.engine(vault, client, transport: expired).run() }
             #expect(try vault.status().pendingAnswers == 3)
             let bad = FaultInjectingTransport(inner: transport, script: [.reply(status: 400, headers: [:], body: #"{"error":{"code":"bad_request","message":"nope"}}"#)])
-            let report = try await Self.engine(vault, client, transport: bad).run()
+            let report = try await SyncScenario.engine(vault, client, transport: bad).run()
             #expect(report.deadLetters == 3)
             #expect(try vault.status().pendingAnswers == 0)
         }
@@ -191,10 +142,10 @@ struct SyncEngineTests {
 
     @Test("offline midway: the run stops, the queue is intact, nothing is counted as a try")
     func offlineMidway() async throws {
-        try await Self.scenario { _, vault, client, transport, _ in
+        try await SyncScenario.run { _, vault, client, transport, _ in
             let faulty = FaultInjectingTransport(inner: transport)
             faulty.rule = { _ in .unreachable }
-            let stopped = await Self.stopped { try await Self.engine(vault, client, transport: faulty).run() }
+            let stopped = await SyncScenario.stopped { try await SyncScenario.engine(vault, client, transport: faulty).run() }
             #expect(stopped?.reason == .offline)
             let queued = try vault.queueLength()
             let tries = try vault.database.scalarInt("SELECT max(tries) FROM sync_queue")
@@ -205,9 +156,9 @@ struct SyncEngineTests {
 
     @Test("a lying server: results that do not match the batch are not trusted")
     func lyingServer() async throws {
-        try await Self.scenario(submit: false) { _, vault, client, transport, _ in
+        try await SyncScenario.run(submit: false) { _, vault, client, transport, _ in
             let liar = FaultInjectingTransport(inner: transport, script: [.reply(status: 200, headers: [:], body: #"{"results":[{"id":"someone-else","status":"accepted"}]}"#)])
-            let report = try await Self.engine(vault, client, transport: liar).run()
+            let report = try await SyncScenario.engine(vault, client, transport: liar).run()
             #expect(report.uploaded == 0)
             #expect(report.deadLetters == 3)
             #expect(try vault.database.scalarInt("SELECT count(*) FROM responses WHERE state = 'synced'") == 0)

@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+import VaultAPI
+import VaultCore
+import VaultTestSupport
+
+struct ValidatorTests {
+    static func document(_ questions: [Question], id: String = "ok-id", title: String = "T") -> Assessment {
+        Assessment(id: id, title: title, questions: questions)
+    }
+
+    @Test("ids: a-z, 0-9 and '-' only, 1 to 64 characters", arguments: [
+        ("algebra-1", true), ("", false), ("Algebra", false), ("a_b", false), (String(repeating: "a", count: 64), true),
+        (String(repeating: "a", count: 65), false), ("سؤال", false), ("a b", false),
+    ])
+    func ids(_ id: String, _ valid: Bool) {
+        #expect(AssessmentValidator.isValidID(id) == valid)
+    }
+
+    @Test("a served document must not carry an answer key")
+    func servedKeys() {
+        let leaked = Self.document([Question(id: "q1", type: .trueFalse, prompt: "?", answerKey: [.bool(true)])])
+        #expect(throws: AssessmentValidator.Problem.self) { try AssessmentValidator.validate(leaked, requireAnswerKeyAbsent: true) }
+        #expect(throws: Never.self) { try AssessmentValidator.validate(leaked) }
+    }
+
+    @Test("choices only on choice questions; multiple-choice keys may name several, single-choice one")
+    func choiceRules() {
+        let choices = [Choice(id: "a", text: "1"), Choice(id: "b", text: "2")]
+        #expect(throws: AssessmentValidator.Problem.self) {
+            try AssessmentValidator.validate(Self.document([Question(id: "q1", type: .essay, prompt: "?", choices: choices)]))
+        }
+        #expect(throws: AssessmentValidator.Problem.self) {
+            try AssessmentValidator.validate(Self.document([Question(id: "q1", type: .singleChoice, prompt: "?", choices: choices, answerKey: [.string("a"), .string("b")])]))
+        }
+        #expect(throws: Never.self) {
+            try AssessmentValidator.validate(Self.document([Question(id: "q1", type: .multipleChoice, prompt: "?", choices: choices, answerKey: [.string("a"), .string("b")])]))
+        }
+    }
+}
