@@ -1,6 +1,6 @@
 import Foundation
 import VaultAPI
-import VaultCore
+@_spi(Testing) import VaultCore
 import VaultSync
 
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 import Foundation
 import VaultAPI
-import VaultCore
+@_spi(Testing) import VaultCore
 
 /// Eviction over 5,000 cache entries and `storage` over 100,000 answers, against a fixed 50 ms budget.
 enum ScaleBenchmarks {

@@ -1,5 +1,5 @@
 import Foundation
-import VaultCore
+@_spi(Testing) import VaultCore
 
 /// Unlock and durable answer saves: the vault against the same primitives without the vault around them.
 enum StoreBenchmarks {

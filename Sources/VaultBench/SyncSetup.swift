@@ -1,6 +1,6 @@
 import Foundation
 import VaultAPI
-import VaultCore
+@_spi(Testing) import VaultCore
 import VaultSync
 
 /// Builds the sync workload: a vault holding N pending answers, and the same answers (fresh ids) as prepared

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import VaultAPI
-import VaultCore
+@_spi(Testing) import VaultCore
 import VaultTestSupport
 
 struct AnswerParserTests {

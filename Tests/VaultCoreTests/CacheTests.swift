@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import VaultAPI
-import VaultCore
+@_spi(Testing) import VaultCore
 import VaultTestSupport
 
 /// The cache inside a real vault: storing, replacing versions, expiry, limits, disk space, manual eviction.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import VaultCore
+@_spi(Testing) import VaultCore
 import VaultTestSupport
 
 /// Flip a byte in every page and every key-file field, truncate at page boundaries: the right error class each

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import VaultCore
+@_spi(Testing) import VaultCore
 import VaultTestSupport
 
 /// No plaintext of an assessment, an answer, a token or the password in any file the vault writes, nor in TMPDIR.

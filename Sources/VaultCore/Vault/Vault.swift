@@ -12,7 +12,9 @@ public final class Vault {
     /// The open vault directory every path in `paths` goes through; held for as long as the vault is.
     let directory: VaultDirectory
     public var paths: VaultPaths { directory.paths }
-    public internal(set) var database: Database
+    /// The connection. Not part of the public API: operations span tables in one transaction through `Vault`'s
+    /// methods; only tests and the benchmark reach the schema, through `@_spi(Testing) import VaultCore`.
+    @_spi(Testing) public internal(set) var database: Database
     public internal(set) var keyFile: KeyFile
     var dataKey: SecretBytes
     /// The slot the password opened.
