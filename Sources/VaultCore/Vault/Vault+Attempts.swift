@@ -42,22 +42,19 @@ extension Vault {
     }
 
     public func attempt(_ id: String, opened: Bool = false, now: Date = Date()) throws -> AttemptRecord {
-        guard let row = try database.row(
-            "SELECT assessment_id, assessment_version, state, started_at, submitted_at, active_ms, current_question, flags FROM attempts WHERE id = ?",
-            [id])
+        guard let row = try database.row("SELECT \(AttemptRow.selection) FROM attempts WHERE id = ?", [id]).map(AttemptRow.init)
         else { throw VaultError(.notFound, "There is no attempt \(id).") }
-        let (assessment, expiresAt) = try loadAssessment(id: row.string(0), version: row.int(1), opened: opened, now: now)
+        let (assessment, expiresAt) = try loadAssessment(id: row.assessmentID, version: row.assessmentVersion, opened: opened, now: now)
         var answers: [String: JSONValue] = [:]
         for answer in try database.rows(
             "SELECT question_id, answer FROM responses WHERE attempt_id = ? AND state != \(ResponseState.dead.sql) ORDER BY answered_at, rowid", [id])
         {
-            answers[answer.string(0)] = try? JSONDecoder().decode(JSONValue.self, from: Data(answer.string(1).utf8))
+            answers[answer.string(0)] = StoredResponse.decodeAnswer(answer.string(1))
         }
         return AttemptRecord(
-            id: id, assessment: assessment, state: AttemptRecord.State(rawValue: row.string(2)) ?? .inProgress,
-            startedAt: Date(timeIntervalSince1970: row.double(3)), submittedAt: row.optionalDouble(4).map { Date(timeIntervalSince1970: $0) },
-            activeMilliseconds: row.int(5), currentQuestion: row.int(6),
-            flagged: Set(row.string(7).split(separator: ",").map(String.init)), answers: answers, expiresAt: expiresAt)
+            id: id, assessment: assessment, state: row.state, startedAt: row.startedAt, submittedAt: row.submittedAt,
+            activeMilliseconds: row.activeMilliseconds, currentQuestion: row.currentQuestion, flagged: row.flagged,
+            answers: answers, expiresAt: expiresAt)
     }
 
     /// Records one answer durably. A pending (not yet uploaded) answer to the same question is replaced under a new

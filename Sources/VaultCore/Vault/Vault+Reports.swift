@@ -56,11 +56,10 @@ extension Vault {
             if results != ["ok"] { problems.append(contentsOf: results.prefix(10).map { "Database check: \($0)" }) }
             let orphans = try database.rows("PRAGMA foreign_key_check")
             if !orphans.isEmpty { problems.append("\(orphans.count) rows refer to records that do not exist.") }
-            for row in try database.rows(
-                "SELECT r.id, r.question_id, t.assessment_id, r.answer FROM responses r JOIN attempts t ON t.id = r.attempt_id")
-            where Self.storedAnswer(row.string(3)) == nil {
+            for stored in try database.rows("SELECT \(StoredResponse.selection) FROM \(StoredResponse.fromClause)").map({ StoredResponse($0) })
+            where stored.item == nil {
                 problems.append(
-                    "The answer \(row.string(0)) to question \(row.string(1)) of \(row.string(2)) cannot be read back; it will not be uploaded.")
+                    "The answer \(stored.id) to question \(stored.questionID) of \(stored.assessmentID) cannot be read back; it will not be uploaded.")
             }
             for row in try database.rows("SELECT id, version, content_hash, document, uncompressed_bytes FROM assessments") {
                 let name = "\(row.string(0)) v\(row.int(1))"

@@ -62,23 +62,20 @@ extension Vault {
         var unreadable: [String] = []
         let queued: [QueuedResponse] = try database.rows(
             """
-            SELECT q.seq, q.tries, r.id, r.attempt_id, t.assessment_id, t.assessment_version, r.question_id, r.question_hash, r.answer,
-                r.time_spent_ms, r.answered_at, r.force_pending
+            SELECT q.seq, q.tries, \(StoredResponse.selection)
             FROM sync_queue q CROSS JOIN responses r ON r.id = q.ref_id CROSS JOIN attempts t ON t.id = r.attempt_id
             WHERE q.kind = \(QueueKind.response.sql) AND r.state = \(ResponseState.pending.sql) AND (? OR q.next_try_at <= ?)
             ORDER BY q.seq LIMIT ?
             """, [ignoreBackoff, now.timeIntervalSince1970, limit]
         ).compactMap { row in
-            guard let answer = Self.storedAnswer(row.string(8)) else {
-                unreadable.append(row.string(2))
+            let stored = StoredResponse(row, offset: 2)
+            guard let item = stored.item else {
+                unreadable.append(stored.id)
                 return nil
             }
-            let item = ResponseItem(
-                id: row.string(2), attemptId: row.string(3), assessmentId: row.string(4), assessmentVersion: row.int(5),
-                questionId: row.string(6), questionHash: row.string(7), answer: answer, timeSpentMs: row.int(9),
-                answeredAt: row.string(10), force: row.int(11) != 0)
             // The answer's stored JSON plus the fixed fields (ids, hash, timestamps) bound the encoded size.
-            return QueuedResponse(seq: row.int(0), item: item, tries: row.int(1), encodedBytes: row.string(8).utf8.count + Self.itemOverheadBytes)
+            return QueuedResponse(
+                seq: row.int(0), item: item, tries: row.int(1), encodedBytes: stored.storedAnswer.utf8.count + Self.itemOverheadBytes)
         }
         for id in unreadable {
             try moveToDeadLetters(kind: .response, refID: id, reason: Self.unreadableAnswerReason, now: now)
@@ -88,11 +85,6 @@ extension Vault {
 
     static let unreadableAnswerReason =
         "This answer could not be read back from the vault (its stored form is damaged), so it was not uploaded. Answer the question again, or show the teacher."
-
-    /// An answer as stored (canonical JSON), or nil when it does not decode.
-    static func storedAnswer(_ text: String) -> JSONValue? {
-        try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
-    }
 
     /// Submissions whose attempt has no answer left to upload, oldest first.
     public func queuedSubmissions(now: Date, ignoreBackoff: Bool) throws -> [QueuedSubmission] {
@@ -172,16 +164,15 @@ extension Vault {
     private func insertDeadLetter(kind: QueueKind, refID: String, reason: String, now: Date) throws {
         let payload: Data
         let assessmentID: String?
-        if kind == .response, let stored = try queuedResponseItem(refID) {
-            switch stored {
-            case .readable(let item):
+        if kind == .response, let stored = try storedResponse(refID) {
+            if let item = stored.item {
                 payload = try CanonicalJSON.encode(item)
-                assessmentID = item.assessmentId
-            case .unreadable(let attemptID, let assessment, let questionID):
+            } else {
                 // Never a changed copy of the answer: the dead letter names it, the damaged original stays in place.
-                payload = try CanonicalJSON.encode(["id": refID, "attempt_id": attemptID, "question_id": questionID, "answer": "unreadable"])
-                assessmentID = assessment
+                payload = try CanonicalJSON.encode(
+                    ["id": stored.id, "attempt_id": stored.attemptID, "question_id": stored.questionID, "answer": "unreadable"])
             }
+            assessmentID = stored.assessmentID
             try database.execute("UPDATE responses SET state = \(ResponseState.dead.sql), sync_message = ? WHERE id = ?", [reason, refID])
         } else {
             let row = try database.row("SELECT assessment_id, assessment_version FROM attempts WHERE id = ?", [refID])
@@ -194,25 +185,9 @@ extension Vault {
             [kind.rawValue, refID, assessmentID, reason, payload, now.timeIntervalSince1970])
     }
 
-    enum StoredResponse {
-        case readable(ResponseItem)
-        case unreadable(attemptID: String, assessmentID: String, questionID: String)
-    }
-
-    func queuedResponseItem(_ id: String) throws -> StoredResponse? {
-        try database.row(
-            """
-            SELECT r.id, r.attempt_id, t.assessment_id, t.assessment_version, r.question_id, r.question_hash, r.answer, r.time_spent_ms, r.answered_at
-            FROM responses r JOIN attempts t ON t.id = r.attempt_id WHERE r.id = ?
-            """, [id]
-        ).map { row in
-            guard let answer = Self.storedAnswer(row.string(6)) else {
-                return .unreadable(attemptID: row.string(1), assessmentID: row.string(2), questionID: row.string(4))
-            }
-            return .readable(ResponseItem(
-                id: row.string(0), attemptId: row.string(1), assessmentId: row.string(2), assessmentVersion: row.int(3), questionId: row.string(4),
-                questionHash: row.string(5), answer: answer, timeSpentMs: row.int(7), answeredAt: row.string(8)))
-        }
+    func storedResponse(_ id: String) throws -> StoredResponse? {
+        try database.row("SELECT \(StoredResponse.selection) FROM \(StoredResponse.fromClause) WHERE r.id = ?", [id])
+            .map { StoredResponse($0) }
     }
 
     /// The server's receipt: the attempt is done and its submission leaves the queue.
@@ -326,37 +301,39 @@ extension Vault {
     // MARK: Dead letters
 
     public func deadLetters() throws -> [DeadLetter] {
-        try database.rows("SELECT id, kind, ref_id, assessment_id, reason, created_at, payload FROM dead_letters ORDER BY id").map { row in
-            DeadLetter(
-                id: row.int(0), kind: try row.state(QueueKind.self, 1), refID: row.string(2), assessmentID: row.optionalString(3), reason: row.string(4),
-                createdAt: Timestamp.string(epoch: row.double(5)), payload: try? JSONDecoder().decode(JSONValue.self, from: row.data(6)))
+        try database.rows("SELECT \(DeadLetter.selection) FROM dead_letters ORDER BY id").map { try DeadLetter($0) }
+    }
+
+    private func deadLetter(_ id: Int) throws -> DeadLetter {
+        guard let row = try database.row("SELECT \(DeadLetter.selection) FROM dead_letters WHERE id = ?", [id]) else {
+            throw VaultError(.notFound, "There is no dead letter \(id); `vault dead-letters list` shows them.")
         }
+        return try DeadLetter(row)
     }
 
     /// Puts a dead letter back in the queue for the next sync.
     public func retryDeadLetter(_ id: Int, now: Date = Date()) throws {
         try database.inTransaction {
-            guard let row = try database.row("SELECT kind, ref_id FROM dead_letters WHERE id = ?", [id]) else {
-                throw VaultError(.notFound, "There is no dead letter \(id); `vault dead-letters list` shows them.")
-            }
-            if try row.state(QueueKind.self, 0) == .response {
-                guard try database.row("SELECT 1 FROM responses WHERE id = ?", [row.string(1)]) != nil else {
+            let letter = try deadLetter(id)
+            if letter.kind == .response {
+                guard try database.row("SELECT 1 FROM responses WHERE id = ?", [letter.refID]) != nil else {
                     throw VaultError(.notFound, "The answer of dead letter \(id) is no longer in the vault.")
                 }
-                try database.execute("UPDATE responses SET state = \(ResponseState.pending.sql), sync_message = NULL WHERE id = ?", [row.string(1)])
+                try database.execute("UPDATE responses SET state = \(ResponseState.pending.sql), sync_message = NULL WHERE id = ?", [letter.refID])
             }
             try database.execute(
-                "INSERT OR IGNORE INTO sync_queue (kind, ref_id, enqueued_at) VALUES (?, ?, ?)", [row.string(0), row.string(1), now.timeIntervalSince1970])
+                "INSERT OR IGNORE INTO sync_queue (kind, ref_id, enqueued_at) VALUES (?, ?, ?)",
+                [letter.kind.rawValue, letter.refID, now.timeIntervalSince1970])
             try database.execute("DELETE FROM dead_letters WHERE id = ?", [id])
         }
     }
 
     public func discardDeadLetter(_ id: Int) throws {
         try database.inTransaction {
-            guard let row = try database.row("SELECT kind, ref_id FROM dead_letters WHERE id = ?", [id]) else {
-                throw VaultError(.notFound, "There is no dead letter \(id); `vault dead-letters list` shows them.")
+            let letter = try deadLetter(id)
+            if letter.kind == .response {
+                try database.execute("DELETE FROM responses WHERE id = ? AND state = \(ResponseState.dead.sql)", [letter.refID])
             }
-            if try row.state(QueueKind.self, 0) == .response { try database.execute("DELETE FROM responses WHERE id = ? AND state = \(ResponseState.dead.sql)", [row.string(1)]) }
             try database.execute("DELETE FROM dead_letters WHERE id = ?", [id])
         }
     }

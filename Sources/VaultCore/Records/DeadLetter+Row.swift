@@ -1,0 +1,31 @@
+import Foundation
+import VaultAPI
+
+/// The `dead_letters` row: its columns, in order, and how a row becomes a `DeadLetter`.
+extension DeadLetter {
+    enum Column: Int, CaseIterable {
+        case id, kind, refID, assessmentID, reason, createdAt, payload
+        var name: String {
+            switch self {
+            case .id: "id"
+            case .kind: "kind"
+            case .refID: "ref_id"
+            case .assessmentID: "assessment_id"
+            case .reason: "reason"
+            case .createdAt: "created_at"
+            case .payload: "payload"
+            }
+        }
+    }
+
+    static let selection = Column.allCases.map(\.name).joined(separator: ", ")
+
+    init(_ row: Row) throws {
+        self.init(
+            id: row.int(Column.id.rawValue), kind: try row.state(QueueKind.self, Column.kind.rawValue),
+            refID: row.string(Column.refID.rawValue), assessmentID: row.optionalString(Column.assessmentID.rawValue),
+            reason: row.string(Column.reason.rawValue),
+            createdAt: Timestamp.string(epoch: row.double(Column.createdAt.rawValue)),
+            payload: try? JSONDecoder().decode(JSONValue.self, from: row.data(Column.payload.rawValue)))
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import VaultAPI
+
+/// One recorded answer with what an upload needs from its attempt: the columns and their order in one place, used
+/// by the sync queue and by the dead letters.
+struct StoredResponse {
+    /// The selected columns, in order; `r` is `responses`, `t` its attempt.
+    enum Column: Int, CaseIterable {
+        case id, attemptID, assessmentID, assessmentVersion, questionID, questionHash, answer, timeSpentMs, answeredAt, force
+
+        var sql: String {
+            switch self {
+            case .id: "r.id"
+            case .attemptID: "r.attempt_id"
+            case .assessmentID: "t.assessment_id"
+            case .assessmentVersion: "t.assessment_version"
+            case .questionID: "r.question_id"
+            case .questionHash: "r.question_hash"
+            case .answer: "r.answer"
+            case .timeSpentMs: "r.time_spent_ms"
+            case .answeredAt: "r.answered_at"
+            case .force: "r.force_pending"
+            }
+        }
+    }
+
+    /// `SELECT` list for these columns, placed after any columns a query puts first (`offset` of them).
+    static let selection = Column.allCases.map(\.sql).joined(separator: ", ")
+    static let fromClause = "responses r JOIN attempts t ON t.id = r.attempt_id"
+
+    let id: String
+    let attemptID: String
+    let assessmentID: String
+    let questionID: String
+    /// The answer as stored (canonical JSON text).
+    let storedAnswer: String
+    /// The upload item, or nil when the stored answer no longer decodes (it is never sent in another form).
+    let item: ResponseItem?
+
+    init(_ row: Row, offset: Int = 0) {
+        func at(_ column: Column) -> Int { offset + column.rawValue }
+        id = row.string(at(.id))
+        attemptID = row.string(at(.attemptID))
+        assessmentID = row.string(at(.assessmentID))
+        questionID = row.string(at(.questionID))
+        storedAnswer = row.string(at(.answer))
+        item = Self.decodeAnswer(storedAnswer).map { answer in
+            ResponseItem(
+                id: row.string(at(.id)), attemptId: row.string(at(.attemptID)), assessmentId: row.string(at(.assessmentID)),
+                assessmentVersion: row.int(at(.assessmentVersion)), questionId: row.string(at(.questionID)),
+                questionHash: row.string(at(.questionHash)), answer: answer, timeSpentMs: row.int(at(.timeSpentMs)),
+                answeredAt: row.string(at(.answeredAt)), force: row.int(at(.force)) != 0)
+        }
+    }
+
+    /// An answer as stored, or nil when it does not decode.
+    static func decodeAnswer(_ text: String) -> JSONValue? {
+        try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+    }
+}
