@@ -182,6 +182,11 @@ public struct SubmissionRequest: Codable, Sendable, Equatable {
     public var submittedAt: String
     public var responseIds: [String]
     public var force: Bool?
+    /// A timed attempt: when its questions were first seen, the time used, and how far the device's wall clock was
+    /// seen going back during it (0 when it never was).
+    public var startedAt: String?
+    public var timeUsedMs: Int?
+    public var clockMovedBackMs: Int?
     enum CodingKeys: String, CodingKey {
         case force
         case attemptId = "attempt_id"
@@ -189,8 +194,17 @@ public struct SubmissionRequest: Codable, Sendable, Equatable {
         case assessmentVersion = "assessment_version"
         case submittedAt = "submitted_at"
         case responseIds = "response_ids"
+        case startedAt = "started_at"
+        case timeUsedMs = "time_used_ms"
+        case clockMovedBackMs = "clock_moved_back_ms"
     }
-    public init(attemptId: String, assessmentId: String, assessmentVersion: Int, submittedAt: String, responseIds: [String], force: Bool? = nil) {
+    public init(
+        attemptId: String, assessmentId: String, assessmentVersion: Int, submittedAt: String, responseIds: [String], force: Bool? = nil,
+        startedAt: String? = nil, timeUsedMs: Int? = nil, clockMovedBackMs: Int? = nil
+    ) {
+        self.startedAt = startedAt
+        self.timeUsedMs = timeUsedMs
+        self.clockMovedBackMs = clockMovedBackMs
         self.attemptId = attemptId
         self.assessmentId = assessmentId
         self.assessmentVersion = assessmentVersion
@@ -299,15 +313,27 @@ public struct ReceivedResponses: Codable, Sendable {
         public var forced: Bool
         public var receiptId: String
         public var user: String?
+        public var startedAt: String?
+        public var timeUsedMs: Int?
+        public var clockMovedBackMs: Int?
         enum CodingKeys: String, CodingKey {
             case forced, user
+            case startedAt = "started_at"
+            case timeUsedMs = "time_used_ms"
+            case clockMovedBackMs = "clock_moved_back_ms"
             case attemptId = "attempt_id"
             case assessmentVersion = "assessment_version"
             case submittedAt = "submitted_at"
             case receiptId = "receipt_id"
         }
-        public init(attemptId: String, assessmentVersion: Int, submittedAt: String, forced: Bool, receiptId: String, user: String? = nil) {
+        public init(
+            attemptId: String, assessmentVersion: Int, submittedAt: String, forced: Bool, receiptId: String, user: String? = nil,
+            startedAt: String? = nil, timeUsedMs: Int? = nil, clockMovedBackMs: Int? = nil
+        ) {
             self.user = user
+            self.startedAt = startedAt
+            self.timeUsedMs = timeUsedMs
+            self.clockMovedBackMs = clockMovedBackMs
             self.attemptId = attemptId
             self.assessmentVersion = assessmentVersion
             self.submittedAt = submittedAt

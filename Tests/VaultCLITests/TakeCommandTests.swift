@@ -136,6 +136,36 @@ struct TakeCommandTests {
         #expect(try vault.unlocked(["take", "quick"]).status == 77)
     }
 
+    @Test("time limits hold offline: show needs --start, the clock runs between commands, an answer past the limit is refused and the attempt submitted; the teacher sees the time used")
+    func timedAcrossCommands() throws {
+        let (vault, server) = try downloaded([])
+        defer { withExtendedLifetime(server) {} }
+        let document = vault.root.file("timed.json")
+        try Data(#"{"id":"quick2","title":"Quick","time_limit_seconds":1,"questions":[{"id":"q1","type":"short_text","prompt":"First secret prompt"},{"id":"q2","type":"short_text","prompt":"Second"}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: document))
+        try server.admin(["publish", document])
+        #expect(try vault.unlocked(["download", "quick2"]).status == 0)
+        // Without --start (and no terminal to ask on) nothing is shown and no clock starts.
+        let preview = try vault.unlocked(["show", "quick2"])
+        #expect(preview.status == 0)
+        #expect(preview.stdout.contains("1 minute") == false && preview.stdout.contains("--start"))
+        #expect(!preview.stdout.contains("First secret prompt"))
+        #expect(try vault.answer("quick2", "q1", "in time").status == 0)  // the first answer starts the clock
+        Thread.sleep(forTimeInterval: 12)  // past the 1 s limit and its 10 s grace, with no command running
+        let late = try vault.answer("quick2", "q2", "too late")
+        #expect(late.status == 77)
+        #expect(late.stderr.contains("ran out") && late.stderr.contains("submitted"))
+        let show = try #require(try vault.unlocked(["show", "quick2", "--json"]).json)
+        #expect(show["attempt_state"] as? String == "submitted")
+        let answers = (show["questions"] as? [[String: Any]] ?? []).map { $0["answer"] as? String }
+        #expect(answers == ["in time", nil])
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        let received = try #require(try server.admin(["responses", "quick2", "--json"]).json)
+        let submission = try #require((received["submissions"] as? [[String: Any]])?.first)
+        #expect((submission["time_used_ms"] as? Int ?? 0) >= 11_000)
+        #expect(submission["started_at"] is String)
+    }
+
     @Test("answer validates per type (exit 65 naming what is accepted); - reads the text from stdin; submit queues")
     func answerCommand() throws {
         let (vault, server) = try downloaded(["reading-fa-en"])

@@ -61,27 +61,6 @@ struct AnswerParserTests {
     }
 }
 
-struct AttemptTimerTests {
-    @Test("active time accumulates across sessions; only the monotonic clock counts; it never goes below zero")
-    func timer() {
-        let clock = ManualClock()
-        let first = AttemptTimer(limitSeconds: 60, storedActiveMilliseconds: 0, clock: clock)
-        clock.advance(by: .seconds(20))
-        #expect(first.activeMilliseconds == 20_000)
-        #expect(first.remaining == .seconds(40))
-        // The session closes having stored 20 s; a new one starts from there, however long the pause was.
-        let second = AttemptTimer(limitSeconds: 60, storedActiveMilliseconds: first.activeMilliseconds, clock: clock)
-        #expect(second.remaining == .seconds(40))
-        clock.advance(by: .seconds(45))
-        #expect(second.isExpired)
-        #expect(second.remaining == .zero)
-        #expect(AttemptTimer<ManualClock>.format(.seconds(3_725)) == "1:02:05")
-        #expect(AttemptTimer<ManualClock>.format(.seconds(59)) == "00:59")
-        let untimed = AttemptTimer(limitSeconds: nil, storedActiveMilliseconds: 5, clock: clock)
-        #expect(untimed.remaining == nil && !untimed.isExpired)
-    }
-}
-
 struct AttemptTests {
     let directory = TemporaryDirectory()
     static let now = Date(timeIntervalSince1970: 1_800_000_000)

@@ -40,14 +40,14 @@ struct MigrationTests {
         do {
             // The sync queue as version 3 left it, holding one conflict in the old sentinel form and one plain row.
             let vault = try TestVault.open(in: directory)
-            try vault.database.execute("DROP TABLE sync_queue")
+            let id = try #require(try vault.meta("vault_id"))
+            let tables = try vault.database.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map { $0.string(0) }
+            try vault.database.execute("PRAGMA foreign_keys = OFF")
+            for table in tables { try vault.database.execute("DROP TABLE \(table)") }
+            try vault.database.execute(VaultSchemaExport.sql(upTo: 3))
+            try vault.database.execute("INSERT INTO vault_meta (key, value) VALUES ('vault_id', ?)", [id])
             try vault.database.execute(
                 """
-                CREATE TABLE sync_queue (
-                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                    kind TEXT NOT NULL CHECK (kind IN ('response', 'submission')),
-                    ref_id TEXT NOT NULL, tries INTEGER NOT NULL DEFAULT 0, next_try_at REAL NOT NULL DEFAULT 0,
-                    last_error TEXT, enqueued_at REAL NOT NULL, UNIQUE (kind, ref_id));
                 INSERT INTO sync_queue (kind, ref_id, next_try_at, last_error, enqueued_at) VALUES ('submission', 'held', 1e18, 'conflict:7', 0);
                 INSERT INTO sync_queue (kind, ref_id, next_try_at, last_error, enqueued_at) VALUES ('response', 'plain', 5, 'timed out', 0);
                 PRAGMA user_version = 3;

@@ -8,6 +8,7 @@ struct Show: ParsableCommand {
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var credentials: CredentialSources
     @Argument(help: "The assessment id.") var id: String
+    @Flag(help: "For a timed assessment not started yet: start its clock and show the questions.") var start = false
 
     struct Item: Encodable {
         let id: String
@@ -21,8 +22,22 @@ struct Show: ParsableCommand {
     func run() throws {
         let context = CommandContext(globals)
         let vault = try context.openVault(credentials)
-        let attempt = try vault.latestAttempt(on: id)
+        var attempt = try vault.latestAttempt(on: id)
         let assessment = try attempt?.assessment ?? vault.loadAssessment(id: id, opened: true).assessment
+        if let limit = assessment.timeLimitSeconds {
+            // Seeing the questions of a timed assessment starts its clock: never without the student saying so.
+            let started = attempt.map { $0.state != .inProgress || $0.time.isStarted } ?? false
+            if !started {
+                guard start || TimedStart.confirm(assessment, limitSeconds: limit, console: context.console) else {
+                    throw CommandExit(code: VaultExit.ok)
+                }
+                let open = try vault.openAttempt(on: id)
+                attempt = try vault.startClock(attemptID: open.id)
+            } else if let open = attempt, open.state == .inProgress, try vault.submitIfTimeIsUp(attemptID: open.id) {
+                attempt = try vault.attempt(open.id)
+                context.console.warn("The time for \(assessment.title) ran out, so it was submitted with the answers saved before.")
+            }
+        }
         let items = assessment.questions.map { question in
             Item(id: question.id, type: question.type.rawValue, prompt: question.prompt, choices: question.choices,
                  answer: attempt?.answers[question.id], flagged: attempt?.flagged.contains(question.id) ?? false)

@@ -17,11 +17,12 @@ final class TakeScreen<C: Clock & Sendable>: @unchecked Sendable where C.Duratio
     private let interactive: Bool
     private var attempt: AttemptRecord
     private var index: Int
-    private let timer: AttemptTimer<C>
+    private let clock: C
     private var questionShownAt: C.Instant
     private var finished = false
     private var ticker: DispatchSourceTimer?
-    private let width: Int
+    private var signals: [DispatchSourceSignal] = []
+    private var width: Int
 
     init(vault: Vault, assessmentID: String, console: Console, interactive: Bool, clock: C) throws {
         self.vault = vault
@@ -29,11 +30,18 @@ final class TakeScreen<C: Clock & Sendable>: @unchecked Sendable where C.Duratio
         self.interactive = interactive
         attempt = try vault.openAttempt(on: assessmentID)
         index = min(max(attempt.currentQuestion, 0), attempt.assessment.questions.count - 1)
-        timer = AttemptTimer(limitSeconds: attempt.assessment.timeLimitSeconds, storedActiveMilliseconds: attempt.activeMilliseconds, clock: clock)
+        self.clock = clock
         questionShownAt = clock.now
-        var size = winsize()
-        width = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col >= 40 ? Int(size.ws_col) : 80
+        width = Self.terminalWidth()
     }
+
+    private static func terminalWidth() -> Int {
+        var size = winsize()
+        return ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col >= 40 ? Int(size.ws_col) : 80
+    }
+
+    /// Where the attempt's clock stands (measured by the vault, whether this screen is open or not).
+    private var time: AttemptTimeStatus { vault.timeStatus(of: attempt) }
 
     private var question: Question { attempt.assessment.questions[index] }
     private var count: Int { attempt.assessment.questions.count }
@@ -41,32 +49,81 @@ final class TakeScreen<C: Clock & Sendable>: @unchecked Sendable where C.Duratio
     // MARK: Running
 
     func run() throws {
-        if timer.isExpired {
+        // The questions are about to be seen: a timed attempt's clock starts now (or goes on).
+        if attempt.timeLimit != nil { attempt = try vault.startClock(attemptID: attempt.id) }
+        if time.hasRunOut {
             try finishByTimer()
             return
         }
         startTicker()
-        defer { stopTicker() }
+        handleSignals()
+        defer {
+            stopTicker()
+            signals.forEach { $0.cancel() }
+        }
         out("\(attempt.assessment.title): \(count) questions. Type ? for help. Every answer is saved as you type it.")
         if attempt.answers.count > 0 { out("Resuming: \(attempt.answers.count) answered so far.") }
         draw(note: nil)
         while let line = readLine(strippingNewline: true) {
-            let done: Bool = try lock.withLock {
-                guard !finished else { return true }
-                if timer.isExpired {
-                    try finishByTimer()
-                    return true
+            do {
+                let done: Bool = try lock.withLock {
+                    guard !finished else { return true }
+                    if time.hasRunOut {
+                        try finishByTimer()
+                        return true
+                    }
+                    return try handle(line)
                 }
-                return try handle(line)
+                if done { return }
+            } catch is TakeScreenClosed {
+                return
             }
-            if done { return }
         }
         // End of input (Ctrl-D, closed pipe): everything is already saved.
         try lock.withLock {
             guard !finished else { return }
-            try vault.saveProgress(attemptID: attempt.id, activeMilliseconds: timer.activeMilliseconds, currentQuestion: index)
-            out("\nSaved. Resume with `vault take \(attempt.assessment.id)`.")
+            try vault.saveProgress(attemptID: attempt.id, currentQuestion: index)
+            out("\n" + savedMessage)
         }
+    }
+
+    private var savedMessage: String {
+        "Saved. Come back with `vault take \(attempt.assessment.id)`"
+            + (attempt.timeLimit != nil ? "; the time keeps running while you are away." : ".")
+    }
+
+    /// Ctrl-C and a closed terminal (SIGHUP) end the screen like :q: everything typed and entered is saved; the
+    /// position is saved too, and Ctrl-C exits with 130 as shells expect.
+    private func handleSignals() {
+        for (number, status) in [(SIGINT, Int32(130)), (SIGHUP, Int32(129)), (SIGTERM, Int32(143))] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: DispatchQueue(label: "take.signal"))
+            source.setEventHandler { [weak self] in
+                guard let self else { Foundation.exit(status) }
+                self.lock.withLock {
+                    if !self.finished {
+                        try? self.vault.saveProgress(attemptID: self.attempt.id, currentQuestion: self.index)
+                        if number != SIGHUP { self.out("\n" + self.savedMessage) }
+                    }
+                }
+                Foundation.exit(status)
+            }
+            source.resume()
+            signals.append(source)
+        }
+        // A resized terminal is redrawn at its new width.
+        let resize = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: DispatchQueue(label: "take.resize"))
+        signal(SIGWINCH, SIG_IGN)
+        resize.setEventHandler { [weak self] in
+            guard let self else { return }
+            self.lock.withLock {
+                guard !self.finished, self.interactive else { return }
+                self.width = Self.terminalWidth()
+                self.draw(note: nil)
+            }
+        }
+        resize.resume()
+        signals.append(resize)
     }
 
     /// Returns true when the screen should close.
@@ -87,8 +144,8 @@ final class TakeScreen<C: Clock & Sendable>: @unchecked Sendable where C.Duratio
             draw(note: review())
             return false
         case ":q", ":quit":
-            try vault.saveProgress(attemptID: attempt.id, activeMilliseconds: timer.activeMilliseconds, currentQuestion: index)
-            out("Saved. Resume with `vault take \(attempt.assessment.id)`.")
+            try vault.saveProgress(attemptID: attempt.id, currentQuestion: index)
+            out(savedMessage)
             return true
         case ":s", ":submit":
             return try confirmSubmit()
@@ -107,14 +164,14 @@ final class TakeScreen<C: Clock & Sendable>: @unchecked Sendable where C.Duratio
                 return false
             }
         }
-        try vault.saveProgress(attemptID: attempt.id, activeMilliseconds: timer.activeMilliseconds, currentQuestion: index)
+        try vault.saveProgress(attemptID: attempt.id, currentQuestion: index)
         draw(note: nil)
         return false
     }
 
     private func move(to target: Int) {
         index = min(max(target, 0), count - 1)
-        questionShownAt = timer.clock.now
+        questionShownAt = clock.now
     }
 
     private func answer(_ line: String) throws {
@@ -133,12 +190,19 @@ final class TakeScreen<C: Clock & Sendable>: @unchecked Sendable where C.Duratio
             draw(note: error.message + " Nothing was saved; try again.")
             return
         }
-        let spent = questionShownAt.duration(to: timer.clock.now)
-        try vault.recordAnswer(
-            attemptID: attempt.id, questionID: question.id, answer: value,
-            timeSpentMilliseconds: Int(spent.components.seconds * 1000), activeMilliseconds: timer.activeMilliseconds, currentQuestion: index)
+        let spent = questionShownAt.duration(to: clock.now)
+        do {
+            try vault.recordAnswer(
+                attemptID: attempt.id, questionID: question.id, answer: value,
+                timeSpentMilliseconds: spent.wholeMilliseconds, currentQuestion: index)
+        } catch let error as VaultError where error.code == .notAllowed {
+            // The vault refused it because the time ran out and it submitted the attempt: say so and close.
+            finished = true
+            out("\n" + error.message)
+            throw TakeScreenClosed()
+        }
         attempt.answers[question.id] = value
-        questionShownAt = timer.clock.now
+        questionShownAt = clock.now
         // A single answer moves on; multiple choice stays so more choices can be toggled.
         if question.type != .multipleChoice, index < count - 1 { index += 1 }
         draw(note: "Saved.")
@@ -177,7 +241,7 @@ final class TakeScreen<C: Clock & Sendable>: @unchecked Sendable where C.Duratio
             draw(note: "Not submitted.")
             return false
         }
-        try vault.saveProgress(attemptID: attempt.id, activeMilliseconds: timer.activeMilliseconds, currentQuestion: index)
+        try vault.saveProgress(attemptID: attempt.id, currentQuestion: index)
         try vault.submitAttempt(attempt.id)
         finished = true
         out("Submitted. Your answers will be uploaded with `vault sync` when you are online.")
@@ -185,8 +249,7 @@ final class TakeScreen<C: Clock & Sendable>: @unchecked Sendable where C.Duratio
     }
 
     private func finishByTimer() throws {
-        try vault.saveProgress(attemptID: attempt.id, activeMilliseconds: timer.activeMilliseconds)
-        try vault.submitAttempt(attempt.id)
+        if try vault.attempt(attempt.id).state == .inProgress { try vault.submitAttempt(attempt.id) }
         finished = true
         out("\nTime is up. Your attempt was submitted with the \(attempt.answers.count) answers you saved; it will be uploaded with `vault sync`.")
     }
@@ -212,10 +275,14 @@ final class TakeScreen<C: Clock & Sendable>: @unchecked Sendable where C.Duratio
     private func draw(note: String?) {
         var text = ""
         if interactive { text += "\u{1B}[2J\u{1B}[H" }
-        let position = "Question \(index + 1) of \(count)"
-        let clock = timer.remaining.map { "  time left \(AttemptTimer<C>.format($0))" } ?? ""
-        text += console.bold(attempt.assessment.title) + "  —  " + position + clock + "\n"
-        text += String(repeating: "─", count: min(width, 80)) + "\n"
+        let columns = min(width, 80)
+        let position = "  —  Question \(index + 1) of \(count)"
+        // The title is cut by display width (wide and right-to-left scripts), so the header fits its line.
+        let title = DisplayWidth.truncated(attempt.assessment.title, to: columns - DisplayWidth.of(position))
+        text += console.bold(title) + position + "\n"
+        // The one clock: its own line, which the ticker rewrites in place.
+        text += (time.remaining.map { Self.clockLine($0) } ?? "") + "\n"
+        text += String(repeating: "─", count: columns) + "\n"
         let flag = attempt.flagged.contains(question.id) ? " [flagged]" : ""
         text += wrap(question.prompt) + flag + "\n\n"
         let current = attempt.answers[question.id]
@@ -264,8 +331,10 @@ final class TakeScreen<C: Clock & Sendable>: @unchecked Sendable where C.Duratio
     // MARK: The countdown
 
     /// Every second: refresh the countdown; every 5 s persist active time; at zero submit and say so.
+    private static func clockLine(_ remaining: Duration) -> String { "time left \(AttemptTimeStatus.clockText(remaining))" }
+
     private func startTicker() {
-        guard timer.limit != nil || interactive else { return }
+        guard attempt.timeLimit != nil else { return }
         let source = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "take.ticker"))
         var ticks = 0
         source.schedule(deadline: .now() + 1, repeating: 1)
@@ -274,17 +343,23 @@ final class TakeScreen<C: Clock & Sendable>: @unchecked Sendable where C.Duratio
             ticks += 1
             self.lock.withLock {
                 guard !self.finished else { return }
-                if self.timer.isExpired {
-                    try? self.finishByTimer()
-                    Foundation.exit(0)
+                let time = self.time
+                if time.hasRunOut {
+                    do {
+                        try self.finishByTimer()
+                        Foundation.exit(0)
+                    } catch {
+                        // The automatic submission failed (a full disk): say so, never exit 0 silently.
+                        self.out("\nThe time ran out, but the attempt could not be submitted: \((error as? VaultError)?.message ?? "\(error)") Run `vault submit \(self.attempt.assessment.id)` once that is fixed.")
+                        Foundation.exit(74)
+                    }
                 }
                 if ticks % 5 == 0 {
-                    try? self.vault.saveProgress(attemptID: self.attempt.id, activeMilliseconds: self.timer.activeMilliseconds)
+                    try? self.vault.saveProgress(attemptID: self.attempt.id)
                 }
-                if self.interactive, let remaining = self.timer.remaining {
-                    // Save the cursor, write the countdown at the end of the first line, restore.
-                    let text = "time left \(AttemptTimer<C>.format(remaining))"
-                    FileHandle.standardOutput.write(Data("\u{1B}7\u{1B}[1;\(max(1, min(self.width, 80) - text.count))H\u{1B}[K\(text)\u{1B}8".utf8))
+                if self.interactive, let remaining = time.remaining {
+                    // Save the cursor, rewrite the clock line (line 2), restore the cursor.
+                    FileHandle.standardOutput.write(Data("\u{1B}7\u{1B}[2;1H\u{1B}[K\(Self.clockLine(remaining))\u{1B}8".utf8))
                 }
             }
         }
@@ -297,6 +372,9 @@ final class TakeScreen<C: Clock & Sendable>: @unchecked Sendable where C.Duratio
         ticker = nil
     }
 }
+
+/// Thrown when the screen closed itself (the time ran out while an answer was entered); the message was shown.
+struct TakeScreenClosed: Error {}
 
 enum TakeScreenLetters {
     static let all = (0..<26).map { String(UnicodeScalar(UInt8(97 + $0))) }

@@ -16,6 +16,10 @@ public struct AttemptRecord: Sendable {
     /// The latest answer per question id.
     public var answers: [String: JSONValue]
     public var expiresAt: Date
+    /// The clock of a timed attempt (see `AttemptTime`); unused when untimed.
+    public var time: AttemptTime
+
+    public var timeLimit: Duration? { assessment.timeLimitSeconds.map { .seconds($0) } }
 
     public var unanswered: [Question] { assessment.questions.filter { answers[$0.id] == nil } }
 }

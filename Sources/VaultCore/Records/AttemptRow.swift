@@ -4,8 +4,15 @@ import Foundation
 struct AttemptRow {
     enum Column: Int, CaseIterable {
         case assessmentID, assessmentVersion, state, startedAt, submittedAt, activeMs, currentQuestion, flags
+        case timerStartedAt, countedMs, bootID, bootCheckpointMs, lastWall, wallBackMs
         var name: String {
             switch self {
+            case .timerStartedAt: "timer_started_at"
+            case .countedMs: "counted_ms"
+            case .bootID: "boot_id"
+            case .bootCheckpointMs: "boot_checkpoint_ms"
+            case .lastWall: "last_wall_at"
+            case .wallBackMs: "wall_back_ms"
             case .assessmentID: "assessment_id"
             case .assessmentVersion: "assessment_version"
             case .state: "state"
@@ -29,6 +36,7 @@ struct AttemptRow {
     let currentQuestion: Int
     /// Question ids, stored comma-separated.
     let flagged: Set<String>
+    let time: AttemptTime
 
     init(_ row: Row) throws {
         assessmentID = row.string(Column.assessmentID.rawValue)
@@ -39,5 +47,24 @@ struct AttemptRow {
         activeMilliseconds = row.int(Column.activeMs.rawValue)
         currentQuestion = row.int(Column.currentQuestion.rawValue)
         flagged = Set(row.string(Column.flags.rawValue).split(separator: ",").map(String.init))
+        var time = AttemptTime()
+        time.startedAt = row.optionalDouble(Column.timerStartedAt.rawValue).map { Date(timeIntervalSince1970: $0) }
+        time.countedMilliseconds = row.int(Column.countedMs.rawValue)
+        time.bootID = row.optionalString(Column.bootID.rawValue)
+        time.bootCheckpointMilliseconds = row.optionalInt(Column.bootCheckpointMs.rawValue)
+        time.lastWall = row.optionalDouble(Column.lastWall.rawValue).map { Date(timeIntervalSince1970: $0) }
+        time.wallMovedBackMilliseconds = row.int(Column.wallBackMs.rawValue)
+        self.time = time
+    }
+
+    /// The columns `store` writes, as `SET` assignments.
+    static let timeAssignments =
+        "timer_started_at = ?, counted_ms = ?, boot_id = ?, boot_checkpoint_ms = ?, last_wall_at = ?, wall_back_ms = ?"
+
+    static func timeValues(_ time: AttemptTime) -> [any DatabaseValueConvertible] {
+        [
+            time.startedAt?.timeIntervalSince1970, time.countedMilliseconds, time.bootID, time.bootCheckpointMilliseconds,
+            time.lastWall?.timeIntervalSince1970, time.wallMovedBackMilliseconds,
+        ]
     }
 }

@@ -4,3 +4,10 @@ extension Duration {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }
+
+extension Duration {
+    /// Whole milliseconds, rounded down (what the vault stores).
+    public var wholeMilliseconds: Int {
+        Int(components.seconds) * 1000 + Int(components.attoseconds / 1_000_000_000_000_000)
+    }
+}

@@ -18,7 +18,7 @@ extension Vault {
         {
             throw VaultError(
                 .notAllowed,
-                "You already submitted \(assessment.title)\(done.string(0) == "synced" ? " and it was uploaded" : ""). A submitted attempt cannot be changed.")
+                "You already submitted \(assessment.title)\(try done.state(AttemptRecord.State.self, 0) == .synced ? " and it was uploaded" : ""). A submitted attempt cannot be changed.")
         }
         if expiresAt <= now {
             throw VaultError(
@@ -54,27 +54,31 @@ extension Vault {
         return AttemptRecord(
             id: id, assessment: assessment, state: row.state, startedAt: row.startedAt, submittedAt: row.submittedAt,
             activeMilliseconds: row.activeMilliseconds, currentQuestion: row.currentQuestion, flagged: row.flagged,
-            answers: answers, expiresAt: expiresAt)
+            answers: answers, expiresAt: expiresAt, time: row.time)
     }
 
     /// Records one answer durably. A pending (not yet uploaded) answer to the same question is replaced under a new
     /// id, so a copy already in flight can never overwrite it on the server; an uploaded one gets a newer answer
     /// queued beside it (the server keeps the latest by `answered_at`).
+    ///
+    /// A timed attempt past its limit (and grace) takes no more answers: it is submitted with what was saved before,
+    /// and the call throws saying so. Every save moves the attempt's clock checkpoint.
     @discardableResult
     public func recordAnswer(
         attemptID: String, questionID: String, answer: JSONValue, timeSpentMilliseconds: Int = 0,
         activeMilliseconds: Int? = nil, currentQuestion: Int? = nil, now: Date = Date()
     ) throws -> String {
-        try database.inTransaction {
+        let saved: String? = try database.inTransaction {
             guard let attempt = try database.row(
                 "SELECT assessment_id, assessment_version, state FROM attempts WHERE id = ?", [attemptID])
             else { throw VaultError(.notFound, "There is no attempt \(attemptID).") }
-            guard attempt.string(2) == "in_progress" else {
+            guard try attempt.state(AttemptRecord.State.self, 2) == .inProgress else {
                 throw VaultError(.notAllowed, "This attempt was submitted and can no longer be changed.")
             }
             guard let hash = try questionHashes(id: attempt.string(0), version: attempt.int(1))[questionID] else {
                 throw VaultError(.notFound, "The assessment has no question \(questionID).")
             }
+            if try checkpointTime(attemptID: attemptID, start: true) == .submittedAtLimit { return nil }
             var spent = max(0, timeSpentMilliseconds)
             for pending in try database.rows(
                 "SELECT id, time_spent_ms FROM responses WHERE attempt_id = ? AND question_id = ? AND state = \(ResponseState.pending.sql)", [attemptID, questionID])
@@ -100,6 +104,8 @@ extension Vault {
             }
             return id
         }
+        guard let saved else { throw Self.timeUp(try attempt(attemptID).assessment.title, answerLost: true) }
+        return saved
     }
 
     func questionHashes(id: String, version: Int) throws -> [String: String] {
@@ -114,6 +120,7 @@ extension Vault {
     /// Saves where the student is, the flags, and the active time (never decreasing).
     public func saveProgress(attemptID: String, activeMilliseconds: Int? = nil, currentQuestion: Int? = nil, flagged: Set<String>? = nil) throws {
         try database.inTransaction {
+            _ = try checkpointTime(attemptID: attemptID, start: false)
             if let activeMilliseconds {
                 try database.execute(
                     "UPDATE attempts SET active_ms = MAX(active_ms, ?) WHERE id = ? AND state = \(AttemptRecord.State.inProgress.sql)", [activeMilliseconds, attemptID])
@@ -130,14 +137,23 @@ extension Vault {
     /// Finishes the attempt and queues its submission after its answers. The attempt is read-only afterwards.
     public func submitAttempt(_ attemptID: String, now: Date = Date()) throws {
         try database.inTransaction {
-            guard let state = try database.row("SELECT state FROM attempts WHERE id = ?", [attemptID])?.string(0) else {
+            guard let state = try database.row("SELECT state FROM attempts WHERE id = ?", [attemptID]) else {
                 throw VaultError(.notFound, "There is no attempt \(attemptID).")
             }
-            guard state == "in_progress" else { throw VaultError(.notAllowed, "This attempt was already submitted.") }
-            try database.execute(
-                "UPDATE attempts SET state = \(AttemptRecord.State.submitted.sql), submitted_at = ? WHERE id = ?", [now.timeIntervalSince1970, attemptID])
-            try database.execute(
-                "INSERT INTO sync_queue (kind, ref_id, enqueued_at) VALUES (\(QueueKind.submission.sql), ?, ?)", [attemptID, now.timeIntervalSince1970])
+            guard try state.state(AttemptRecord.State.self, 0) == .inProgress else {
+                throw VaultError(.notAllowed, "This attempt was already submitted.")
+            }
+            // The last checkpoint of a timed attempt goes with it (time used, clock anomalies).
+            if try checkpointTime(attemptID: attemptID, start: false) == .submittedAtLimit { return }
+            try markSubmitted(attemptID: attemptID, at: now)
         }
+    }
+
+    /// Inside a transaction: the attempt becomes read-only and its submission is queued after its answers.
+    func markSubmitted(attemptID: String, at now: Date) throws {
+        try database.execute(
+            "UPDATE attempts SET state = \(AttemptRecord.State.submitted.sql), submitted_at = ? WHERE id = ?", [now.timeIntervalSince1970, attemptID])
+        try database.execute(
+            "INSERT INTO sync_queue (kind, ref_id, enqueued_at) VALUES (\(QueueKind.submission.sql), ?, ?)", [attemptID, now.timeIntervalSince1970])
     }
 }

@@ -90,7 +90,8 @@ extension Vault {
     public func queuedSubmissions(now: Date, ignoreBackoff: Bool) throws -> [QueuedSubmission] {
         try database.rows(
             """
-            SELECT q.seq, q.tries, t.id, t.assessment_id, t.assessment_version, t.submitted_at, a.title, t.force_submit
+            SELECT q.seq, q.tries, t.id, t.assessment_id, t.assessment_version, t.submitted_at, a.title, t.force_submit,
+                t.timer_started_at, t.counted_ms, t.wall_back_ms
             FROM sync_queue q JOIN attempts t ON t.id = q.ref_id
             JOIN assessments a ON a.id = t.assessment_id AND a.version = t.assessment_version
             WHERE q.kind = \(QueueKind.submission.sql) AND (? OR q.next_try_at <= ?) AND q.state = \(QueueState.waiting.sql)
@@ -100,9 +101,15 @@ extension Vault {
         ).map { row in
             let ids = try database.rows("SELECT id FROM responses WHERE attempt_id = ? AND state = \(ResponseState.synced.sql) ORDER BY id", [row.string(2)]).map { $0.string(0) }
             let forced = row.int(7) != 0
-            let request = SubmissionRequest(
+            var request = SubmissionRequest(
                 attemptId: row.string(2), assessmentId: row.string(3), assessmentVersion: row.int(4),
                 submittedAt: Timestamp.string(epoch: row.double(5)), responseIds: ids, force: forced ? true : nil)
+            if let started = row.optionalDouble(8) {
+                // A timed attempt: the time used at submission (the larger of wall and counted time) and the clock flag.
+                request.startedAt = Timestamp.string(epoch: started)
+                request.timeUsedMs = max(Int(((row.double(5) - started) * 1000).rounded()), row.int(9))
+                request.clockMovedBackMs = row.int(10)
+            }
             return QueuedSubmission(seq: row.int(0), request: request, tries: row.int(1), title: row.string(6))
         }
     }

@@ -23,6 +23,10 @@ public final class Vault {
     let logger: Logger
     /// Question hashes per cached version ("id@version"), decoded once: every answer save needs one.
     var questionHashCache: [String: [String: String]] = [:]
+    /// Time limits per cached version ("id@version").
+    var timeLimitCache: [String: Duration?] = [:]
+    /// The clocks timed attempts are measured with (tests inject their own).
+    public var clocks: AttemptClocks = .system
     /// Things the user should hear about that happened while opening (an interrupted rotation was finished).
     public internal(set) var notices: [String] = []
 

@@ -3,6 +3,10 @@
 public enum VaultSchemaExport {
     public static var version1: String { VaultSchema.version1 }
     public static var latestVersion: Int { VaultSchema.migrator.latestVersion }
+    /// The schema as it stood at `version` (every migration up to it), to rebuild an old vault in a test.
+    public static func sql(upTo version: Int) -> String {
+        VaultSchema.migrator.migrations.filter { $0.version <= version }.map(\.sql).joined(separator: "\n")
+    }
 }
 
 enum VaultSchema {
@@ -12,6 +16,7 @@ enum VaultSchema {
         migrator.register(2, version2)
         migrator.register(3, version3)
         migrator.register(4, version4)
+        migrator.register(5, version5)
         return migrator
     }
 
@@ -118,5 +123,15 @@ enum VaultSchema {
         UPDATE sync_queue SET state = 'held_for_conflict', conflict_version = CAST(substr(last_error, 10) AS INTEGER),
             last_error = NULL, next_try_at = 0
             WHERE last_error LIKE 'conflict:%';
+        """
+
+    /// Timed attempts measured in the core, offline, whatever command shows a question (`AttemptTime`).
+    static let version5 = """
+        ALTER TABLE attempts ADD COLUMN timer_started_at REAL;
+        ALTER TABLE attempts ADD COLUMN counted_ms INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE attempts ADD COLUMN boot_id TEXT;
+        ALTER TABLE attempts ADD COLUMN boot_checkpoint_ms INTEGER;
+        ALTER TABLE attempts ADD COLUMN last_wall_at REAL;
+        ALTER TABLE attempts ADD COLUMN wall_back_ms INTEGER NOT NULL DEFAULT 0;
         """
 }

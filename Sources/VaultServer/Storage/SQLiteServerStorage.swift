@@ -229,10 +229,12 @@ public actor SQLiteServerStorage: ServerStorage {
             try database.execute(
                 """
                 INSERT INTO submissions (attempt_id, user_name, assessment_id, assessment_version, submitted_at, forced, receipt_id,
-                    received_at, response_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    received_at, response_count, started_at, time_used_ms, clock_moved_back_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [request.attemptId, user, request.assessmentId, request.assessmentVersion, request.submittedAt,
-                 force && request.assessmentVersion != assessment.int(0), receipt.receiptId, now.timeIntervalSince1970, unique.count])
+                 force && request.assessmentVersion != assessment.int(0), receipt.receiptId, now.timeIntervalSince1970, unique.count,
+                 request.startedAt.flatMap { Timestamp.date($0) == nil ? nil : $0 }, request.timeUsedMs.map { max(0, $0) },
+                 request.clockMovedBackMs.map { max(0, $0) }])
             return .created(receipt)
         }
     }
@@ -254,12 +256,15 @@ public actor SQLiteServerStorage: ServerStorage {
                 answeredInFuture: ResponseRules.answeredInFuture(answeredAtMilliseconds: Int64(row.int(10)), receivedAt: row.double(9)))
         }
         let submissions = try database.rows(
-            "SELECT attempt_id, assessment_version, submitted_at, forced, receipt_id, user_name FROM submissions WHERE assessment_id = ? ORDER BY attempt_id",
-            [assessmentID]
+            """
+            SELECT attempt_id, assessment_version, submitted_at, forced, receipt_id, user_name, started_at, time_used_ms, clock_moved_back_ms
+            FROM submissions WHERE assessment_id = ? ORDER BY attempt_id
+            """, [assessmentID]
         ).map {
             ReceivedResponses.Submission(
                 attemptId: $0.string(0), assessmentVersion: $0.int(1), submittedAt: $0.string(2), forced: $0.int(3) != 0,
-                receiptId: $0.string(4), user: $0.string(5))
+                receiptId: $0.string(4), user: $0.string(5), startedAt: $0.optionalString(6), timeUsedMs: $0.optionalInt(7),
+                clockMovedBackMs: $0.optionalInt(8))
         }
         return ReceivedResponses(assessmentId: assessmentID, responses: responses, submissions: submissions)
     }

@@ -67,6 +67,12 @@ enum ServerSchema {
                 response_count INTEGER NOT NULL
             );
             """)
+        // A timed attempt's clock as the vault measured it, for the teacher.
+        migrator.register(2, """
+            ALTER TABLE submissions ADD COLUMN started_at TEXT;
+            ALTER TABLE submissions ADD COLUMN time_used_ms INTEGER;
+            ALTER TABLE submissions ADD COLUMN clock_moved_back_ms INTEGER;
+            """)
         return migrator
     }
 }

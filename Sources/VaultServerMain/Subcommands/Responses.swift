@@ -23,6 +23,12 @@ struct Responses: AsyncParsableCommand {
         print("\(received.responses.count) responses, \(received.submissions.count) submissions for \(id).")
         for submission in received.submissions {
             print("  \(submission.user ?? "?"): attempt \(submission.attemptId), version \(submission.assessmentVersion), receipt \(submission.receiptId)\(submission.forced ? " (forced)" : "")")
+            if let used = submission.timeUsedMs {
+                print("    timed: started \(submission.startedAt ?? "?"), used \(used / 60_000) min \(used / 1000 % 60) s")
+            }
+            if let back = submission.clockMovedBackMs, back > 0 {
+                print("    note: the device clock moved back \(back / 60_000) min \(back / 1000 % 60) s during this attempt")
+            }
         }
         let flagged = received.responses.filter { $0.answeredInFuture == true }
         for response in flagged {

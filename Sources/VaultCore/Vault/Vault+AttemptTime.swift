@@ -1,0 +1,64 @@
+import Foundation
+import VaultAPI
+
+/// Time limits, enforced here and nowhere else: the clock of a timed attempt starts the first time any command shows
+/// or answers one of its questions, and runs whether a screen is open or not.
+extension Vault {
+    /// Where `attempt` stands now.
+    public func timeStatus(of attempt: AttemptRecord) -> AttemptTimeStatus {
+        AttemptTimeStatus(
+            limit: attempt.timeLimit, used: attempt.time.used(wall: clocks.wall(), boot: clocks.boot()),
+            startedAt: attempt.time.startedAt, wallMovedBack: .milliseconds(attempt.time.wallMovedBackMilliseconds))
+    }
+
+    /// Starts the clock of a timed attempt (the questions are about to be seen) and checkpoints it. Returns the
+    /// attempt as stored, submitted already when its time had run out.
+    @discardableResult
+    public func startClock(attemptID: String) throws -> AttemptRecord {
+        let outcome = try database.inTransaction { try checkpointTime(attemptID: attemptID, start: true) }
+        let attempt = try self.attempt(attemptID)
+        if outcome == .submittedAtLimit { throw Self.timeUp(attempt.assessment.title, answerLost: false) }
+        return attempt
+    }
+
+    /// Submits an attempt whose time (and grace) has run out; true when it did.
+    @discardableResult
+    public func submitIfTimeIsUp(attemptID: String) throws -> Bool {
+        try database.inTransaction { try checkpointTime(attemptID: attemptID, start: false) } == .submittedAtLimit
+    }
+
+    enum TimeCheckpoint: Equatable { case untimed, running, submittedAtLimit }
+
+    /// Inside a transaction: moves a timed attempt's checkpoint to now (starting it when `start`), and submits it
+    /// when it is past its limit and grace.
+    func checkpointTime(attemptID: String, start: Bool) throws -> TimeCheckpoint {
+        guard let attempt = try database.row("SELECT \(AttemptRow.selection) FROM attempts WHERE id = ?", [attemptID]).map(AttemptRow.init)
+        else { throw VaultError(.notFound, "There is no attempt \(attemptID).") }
+        guard attempt.state == .inProgress, let limit = try timeLimit(assessmentID: attempt.assessmentID, version: attempt.assessmentVersion)
+        else { return .untimed }
+        let wall = clocks.wall()
+        let boot = clocks.boot()
+        let time = attempt.time.checkpointed(wall: wall, boot: boot, start: start)
+        try database.execute("UPDATE attempts SET \(AttemptRow.timeAssignments) WHERE id = ?", AttemptRow.timeValues(time) + [attemptID])
+        guard time.used(wall: wall, boot: boot) > limit + AttemptTime.grace else { return .running }
+        try markSubmitted(attemptID: attemptID, at: wall)
+        logger.notice("a timed attempt ran out of time and was submitted")
+        return .submittedAtLimit
+    }
+
+    /// The time limit of a cached version, read from its stored metadata (no document decode on every save).
+    func timeLimit(assessmentID: String, version: Int) throws -> Duration? {
+        let key = "\(assessmentID)@\(version)"
+        if let cached = timeLimitCache[key] { return cached }
+        let limit = try loadAssessment(id: assessmentID, version: version).assessment.timeLimitSeconds.map { Duration.seconds($0) }
+        timeLimitCache[key] = limit
+        return limit
+    }
+
+    static func timeUp(_ title: String, answerLost: Bool) -> VaultError {
+        VaultError(
+            .notAllowed,
+            "The time for \(title) ran out, so it was submitted with the answers saved before"
+                + (answerLost ? "; this last answer came too late and was not saved." : "."))
+    }
+}

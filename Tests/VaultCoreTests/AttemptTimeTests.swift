@@ -1,0 +1,134 @@
+import Foundation
+import Synchronization
+import Testing
+import VaultAPI
+@_spi(Testing) import VaultCore
+import VaultTestSupport
+
+/// Clocks a test moves by hand: the wall clock (which a student can set) and the boot clock (which they cannot).
+final class TestClocks: Sendable {
+    private struct State {
+        var wall = Date(timeIntervalSince1970: 1_800_000_000)
+        var boot = AttemptClocks.BootReading(bootID: "boot-1", elapsed: .seconds(1_000))
+    }
+    private let state = Mutex(State())
+
+    var clocks: AttemptClocks {
+        AttemptClocks(wall: { self.state.withLock { $0.wall } }, boot: { self.state.withLock { $0.boot } })
+    }
+
+    /// Time passing: both clocks move (a suspended laptop too: CLOCK_BOOTTIME counts suspend).
+    func pass(_ duration: Duration) {
+        state.withLock {
+            $0.wall = $0.wall.addingTimeInterval(duration.inSeconds)
+            $0.boot.elapsed += duration
+        }
+    }
+
+    /// The student sets the wall clock; the boot clock does not move.
+    func setWall(by seconds: TimeInterval) { state.withLock { $0.wall = $0.wall.addingTimeInterval(seconds) } }
+
+    /// A reboot: a new boot id, its clock from zero.
+    func reboot() { state.withLock { $0.boot = AttemptClocks.BootReading(bootID: "boot-\(UUID())", elapsed: .seconds(5)) } }
+}
+
+struct AttemptTimeTests {
+    let directory = TemporaryDirectory()
+
+    /// A vault holding a 10-minute timed quiz of two questions, measured on `clocks`.
+    func timedVault(_ clocks: TestClocks) throws -> Vault {
+        let vault = try TestVault.create(in: directory)
+        vault.clocks = clocks.clocks
+        let document = try ServedDocument.hashed(
+            Assessment(
+                id: "timed", title: "Timed Quiz", timeLimitSeconds: 600,
+                questions: [
+                    Question(id: "q1", type: .shortText, prompt: "One"), Question(id: "q2", type: .shortText, prompt: "Two"),
+                ]),
+            version: 1)
+        _ = try vault.storeAssessment(document, bytes: try CanonicalJSON.encode(document), etag: nil, diskSpace: .fixed(1 << 40))
+        return vault
+    }
+
+    @Test("the clock starts when a question is first shown or answered, not at download or when the attempt opens")
+    func startsAtFirstSight() throws {
+        let clocks = TestClocks()
+        let vault = try timedVault(clocks)
+        var attempt = try vault.openAttempt(on: "timed")
+        clocks.pass(.seconds(3_600))
+        #expect(vault.timeStatus(of: attempt).used == .zero)
+        attempt = try vault.startClock(attemptID: attempt.id)
+        clocks.pass(.seconds(60))
+        #expect(vault.timeStatus(of: attempt).used == .seconds(60))
+        #expect(vault.timeStatus(of: attempt).remaining == .seconds(540))
+    }
+
+    @Test("the time runs with no screen open: leaving and coming back gives nothing back")
+    func runsWhileAway() throws {
+        let clocks = TestClocks()
+        let vault = try timedVault(clocks)
+        let attempt = try vault.startClock(attemptID: try vault.openAttempt(on: "timed").id)
+        try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("a"))
+        clocks.pass(.seconds(300))  // the student quits, looks things up, comes back
+        let again = try vault.openAttempt(on: "timed")
+        #expect(vault.timeStatus(of: again).used == .seconds(300))
+    }
+
+    @Test("setting the wall clock back gives no time back and is recorded as an anomaly")
+    func wallClockSetBack() throws {
+        let clocks = TestClocks()
+        let vault = try timedVault(clocks)
+        let attempt = try vault.startClock(attemptID: try vault.openAttempt(on: "timed").id)
+        clocks.pass(.seconds(240))
+        clocks.setWall(by: -40 * 60)
+        try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("a"))
+        let stored = try vault.attempt(attempt.id)
+        #expect(vault.timeStatus(of: stored).used == .seconds(240))
+        #expect(vault.timeStatus(of: stored).wallMovedBack == .seconds(40 * 60))
+    }
+
+    @Test("a suspend-like gap counts (the boot clock counts suspend); a reboot keeps the wall time since the start")
+    func suspendAndReboot() throws {
+        let clocks = TestClocks()
+        let vault = try timedVault(clocks)
+        let attempt = try vault.startClock(attemptID: try vault.openAttempt(on: "timed").id)
+        clocks.pass(.seconds(100))
+        try vault.saveProgress(attemptID: attempt.id)
+        clocks.pass(.seconds(200))  // lid closed
+        #expect(vault.timeStatus(of: try vault.attempt(attempt.id)).used == .seconds(300))
+        clocks.reboot()
+        clocks.pass(.seconds(50))
+        #expect(vault.timeStatus(of: try vault.attempt(attempt.id)).used == .seconds(350))
+    }
+
+    @Test("past the limit and its grace an answer is refused, the attempt is submitted with the answers saved before")
+    func limitEnforcedInTheCore() throws {
+        let clocks = TestClocks()
+        let vault = try timedVault(clocks)
+        let attempt = try vault.startClock(attemptID: try vault.openAttempt(on: "timed").id)
+        try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("in time"))
+        clocks.pass(.seconds(605))  // within the 10 s grace: still taken
+        try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("just in time"))
+        clocks.pass(.seconds(10))
+        let error = #expect(throws: VaultError.self) {
+            try vault.recordAnswer(attemptID: attempt.id, questionID: "q2", answer: .string("too late"))
+        }
+        #expect(error?.code == .notAllowed)
+        #expect(error?.message.contains("ran out") == true)
+        let after = try vault.attempt(attempt.id)
+        #expect(after.state == .submitted)
+        #expect(after.answers == ["q1": .string("just in time")])
+        #expect(try vault.queueLength() == 2)  // the answer, then the submission
+    }
+
+    @Test("an untimed attempt has no clock")
+    func untimed() throws {
+        let vault = try TestVault.create(in: directory)
+        let (document, bytes) = TestDocuments.served("quiz")
+        _ = try vault.storeAssessment(document, bytes: bytes, etag: nil, diskSpace: .fixed(1 << 40))
+        let attempt = try vault.startClock(attemptID: try vault.openAttempt(on: "quiz").id)
+        #expect(vault.timeStatus(of: attempt).remaining == nil && !vault.timeStatus(of: attempt).isOver)
+        #expect(AttemptTimeStatus.clockText(.seconds(3_725)) == "1:02:05")
+        #expect(AttemptTimeStatus.clockText(.seconds(59)) == "00:59")
+    }
+}
