@@ -51,6 +51,38 @@ struct TakeCommandTests {
         #expect(answers.first == "b")
     }
 
+    @Test("leaving the screen: Ctrl-D saves and exits 0, Ctrl-C saves and exits 130, a closed terminal (SIGHUP) saves; nothing typed and entered is lost")
+    func leavingTheScreen() throws {
+        let (vault, server) = try downloaded(["algebra-1"])
+        defer { withExtendedLifetime(server) {} }
+        var screen = try take(vault, "algebra-1")
+        try screen.wait(for: "Question 1 of 6")
+        screen.send("b\n")
+        try screen.wait(for: "Question 2 of 6")
+        screen.send("\u{04}")  // Ctrl-D: end of input
+        try screen.wait(for: "Saved. Come back with `vault take algebra-1`")
+        #expect(screen.waitForExit() == 0)
+
+        screen = try take(vault, "algebra-1")
+        try screen.wait(for: "Question 2 of 6")
+        screen.send(">\n")
+        try screen.wait(for: "Question 3 of 6")
+        kill(screen.process.processIdentifier, SIGINT)  // what Ctrl-C sends
+        try screen.wait(for: "Saved. Come back")
+        #expect(screen.waitForExit() == 130)
+
+        screen = try take(vault, "algebra-1")
+        try screen.wait(for: "Question 3 of 6")  // the position was saved on Ctrl-C
+        screen.send("t\n")
+        try screen.wait(for: "Question 4 of 6")
+        kill(screen.process.processIdentifier, SIGHUP)
+        #expect(screen.waitForExit() == 129)
+        let show = try #require(try vault.unlocked(["show", "algebra-1", "--json"]).json)
+        let answers = (show["questions"] as? [[String: Any]] ?? []).map { $0["answer"] }
+        #expect(answers[0] as? String == "b")
+        #expect(answers[2] as? Bool == true)
+    }
+
     @Test("take on a terminal: every question type, navigation, flag, review, kill -9 and resume, submit")
     func interactive() throws {
         let (vault, server) = try downloaded()
