@@ -40,8 +40,14 @@ public struct Question: Codable, Sendable, Hashable {
     }
 
     public init(
-        id: String, type: QuestionType, prompt: String, points: Double? = nil, choices: [Choice]? = nil,
-        answerKey: [JSONValue]? = nil, tolerance: Double? = nil, maxLength: Int? = nil
+        id: String,
+        type: QuestionType,
+        prompt: String,
+        points: Double? = nil,
+        choices: [Choice]? = nil,
+        answerKey: [JSONValue]? = nil,
+        tolerance: Double? = nil,
+        maxLength: Int? = nil
     ) {
         self.id = id
         self.type = type
@@ -75,8 +81,13 @@ public struct Assessment: Codable, Sendable, Hashable {
     }
 
     public init(
-        id: String, title: String, description: String? = nil, timeLimitSeconds: Int? = nil, notAfter: String? = nil,
-        teacherContact: String? = nil, questions: [Question]
+        id: String,
+        title: String,
+        description: String? = nil,
+        timeLimitSeconds: Int? = nil,
+        notAfter: String? = nil,
+        teacherContact: String? = nil,
+        questions: [Question]
     ) {
         self.id = id
         self.title = title

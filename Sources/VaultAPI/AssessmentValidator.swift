@@ -17,7 +17,8 @@ public enum AssessmentValidator {
     }
 
     static func isValidItemID(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= 64 && id.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }
+        !id.isEmpty && id.utf8.count <= 64
+            && id.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }
     }
 
     /// Throws the first problem found, in a sentence a teacher can act on.

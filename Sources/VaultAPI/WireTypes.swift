@@ -112,8 +112,16 @@ public struct ResponseItem: Codable, Sendable, Equatable {
     }
 
     public init(
-        id: String, attemptId: String, assessmentId: String, assessmentVersion: Int, questionId: String, questionHash: String,
-        answer: JSONValue, timeSpentMs: Int, answeredAt: String, force: Bool = false
+        id: String,
+        attemptId: String,
+        assessmentId: String,
+        assessmentVersion: Int,
+        questionId: String,
+        questionHash: String,
+        answer: JSONValue,
+        timeSpentMs: Int,
+        answeredAt: String,
+        force: Bool = false
     ) {
         self.id = id
         self.attemptId = attemptId
@@ -199,8 +207,15 @@ public struct SubmissionRequest: Codable, Sendable, Equatable {
         case clockMovedBackMs = "clock_moved_back_ms"
     }
     public init(
-        attemptId: String, assessmentId: String, assessmentVersion: Int, submittedAt: String, responseIds: [String], force: Bool? = nil,
-        startedAt: String? = nil, timeUsedMs: Int? = nil, clockMovedBackMs: Int? = nil
+        attemptId: String,
+        assessmentId: String,
+        assessmentVersion: Int,
+        submittedAt: String,
+        responseIds: [String],
+        force: Bool? = nil,
+        startedAt: String? = nil,
+        timeUsedMs: Int? = nil,
+        clockMovedBackMs: Int? = nil
     ) {
         self.startedAt = startedAt
         self.timeUsedMs = timeUsedMs
@@ -290,8 +305,17 @@ public struct ReceivedResponses: Codable, Sendable {
             case answeredInFuture = "answered_in_future"
         }
         public init(
-            id: String, attemptId: String, questionId: String, assessmentVersion: Int, answer: JSONValue, answeredAt: String,
-            forced: Bool, superseded: Bool, user: String? = nil, receivedAt: String? = nil, answeredInFuture: Bool? = nil
+            id: String,
+            attemptId: String,
+            questionId: String,
+            assessmentVersion: Int,
+            answer: JSONValue,
+            answeredAt: String,
+            forced: Bool,
+            superseded: Bool,
+            user: String? = nil,
+            receivedAt: String? = nil,
+            answeredInFuture: Bool? = nil
         ) {
             self.user = user
             self.receivedAt = receivedAt
@@ -327,8 +351,15 @@ public struct ReceivedResponses: Codable, Sendable {
             case receiptId = "receipt_id"
         }
         public init(
-            attemptId: String, assessmentVersion: Int, submittedAt: String, forced: Bool, receiptId: String, user: String? = nil,
-            startedAt: String? = nil, timeUsedMs: Int? = nil, clockMovedBackMs: Int? = nil
+            attemptId: String,
+            assessmentVersion: Int,
+            submittedAt: String,
+            forced: Bool,
+            receiptId: String,
+            user: String? = nil,
+            startedAt: String? = nil,
+            timeUsedMs: Int? = nil,
+            clockMovedBackMs: Int? = nil
         ) {
             self.user = user
             self.startedAt = startedAt

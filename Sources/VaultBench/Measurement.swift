@@ -35,7 +35,8 @@ struct BenchRow {
 
 func format(_ value: Double, _ unit: String) -> String {
     switch unit {
-    case "s": value >= 1 ? String(format: "%.2f s", value) : value >= 1e-3 ? String(format: "%.2f ms", value * 1e3) : String(format: "%.1f us", value * 1e6)
+    case "s":
+        value >= 1 ? String(format: "%.2f s", value) : value >= 1e-3 ? String(format: "%.2f ms", value * 1e3) : String(format: "%.1f us", value * 1e6)
     default: String(format: "%.0f %@", value, unit)
     }
 }

@@ -51,7 +51,9 @@ enum NetworkBenchmarks {
 
     static func runChild(_ mode: String) async throws {
         let environment = ProcessInfo.processInfo.environment
-        let url = environment["BENCH_SERVER"]!, token = environment["BENCH_TOKEN"]!, directory = environment["BENCH_DIR"]!
+        let url = environment["BENCH_SERVER"]!
+        let token = environment["BENCH_TOKEN"]!
+        let directory = environment["BENCH_DIR"]!
         let transport = AsyncHTTPTransport(baseURL: url)
         defer { Task { await transport.shutdown() } }
         let client = ServerClient(transport: transport, token: token)
@@ -71,8 +73,13 @@ enum NetworkBenchmarks {
             for round in 0..<3 {
                 try await samples.timeAsync {
                     let reply = try await transport.send(
-                        HTTPRequestSpec(method: "GET", path: APIPath.assessment("bench-big"), headers: ["authorization": "Bearer \(token)", "accept-encoding": "gzip"]),
-                        maxResponseBytes: 12 * 1024 * 1024)
+                        HTTPRequestSpec(
+                            method: "GET",
+                            path: APIPath.assessment("bench-big"),
+                            headers: ["authorization": "Bearer \(token)", "accept-encoding": "gzip"]
+                        ),
+                        maxResponseBytes: 12 * 1024 * 1024
+                    )
                     let body = reply.headers["content-encoding"] == "gzip" ? try Gzip.decompress(reply.body) : reply.body
                     let path = directory + "/plain-\(round).json.gz"
                     FileManager.default.createFile(atPath: path, contents: try Gzip.compress(body))
@@ -91,10 +98,15 @@ enum NetworkBenchmarks {
             let batches = try JSONDecoder().decode([Data].self, from: Data(contentsOf: URL(fileURLWithPath: directory + "/baseline-batches.json")))
             try await samples.timeAsync {
                 for body in batches {
-                    let reply = try await transport.send(HTTPRequestSpec(
-                        method: "POST", path: APIPath.batch,
-                        headers: ["authorization": "Bearer \(token)", "content-encoding": "gzip", "content-type": "application/json"], body: body),
-                        maxResponseBytes: 4 * 1024 * 1024)
+                    let reply = try await transport.send(
+                        HTTPRequestSpec(
+                            method: "POST",
+                            path: APIPath.batch,
+                            headers: ["authorization": "Bearer \(token)", "content-encoding": "gzip", "content-type": "application/json"],
+                            body: body
+                        ),
+                        maxResponseBytes: 4 * 1024 * 1024
+                    )
                     guard reply.status == 200 else { throw BenchError("baseline batch got \(reply.status)") }
                     count += 100
                 }

@@ -9,9 +9,13 @@ enum SyncSetup {
     static let questions = 2_000
 
     static var assessment: Assessment {
-        Assessment(id: "bench-sync", title: "Sync bench", questions: (0..<questions).map {
-            Question(id: "q\($0)", type: .shortText, prompt: "Question \($0)", maxLength: 500)
-        })
+        Assessment(
+            id: "bench-sync",
+            title: "Sync bench",
+            questions: (0..<questions).map {
+                Question(id: "q\($0)", type: .shortText, prompt: "Question \($0)", maxLength: 500)
+            }
+        )
     }
 
     static func prepare(directory: String, answers: Int) throws {
@@ -24,7 +28,8 @@ enum SyncSetup {
             for attempt in 0..<attempts {
                 try vault.database.execute(
                     "INSERT INTO attempts (id, assessment_id, assessment_version, state, started_at) VALUES (?, 'bench-sync', 1, 'in_progress', 0)",
-                    ["ours-\(attempt)"])
+                    ["ours-\(attempt)"]
+                )
             }
             for index in 0..<answers {
                 let question = served.document.questions[index % questions]
@@ -34,12 +39,23 @@ enum SyncSetup {
                     """
                     INSERT INTO responses (id, attempt_id, question_id, question_hash, answer, time_spent_ms, answered_at, state)
                     VALUES (?, ?, ?, ?, ?, 1000, '2026-11-22T10:00:00.000Z', 'pending')
-                    """, [id, "ours-\(index / questions)", question.id, question.hash ?? "", "\"\(answer)\""])
+                    """,
+                    [id, "ours-\(index / questions)", question.id, question.hash ?? "", "\"\(answer)\""]
+                )
                 try vault.database.execute("INSERT INTO sync_queue (kind, ref_id, enqueued_at) VALUES ('response', ?, 0)", [id])
-                baseline.append(ResponseItem(
-                    id: "base-r\(index)", attemptId: "base-\(index / questions)", assessmentId: "bench-sync", assessmentVersion: 1,
-                    questionId: question.id, questionHash: question.hash ?? "", answer: .string(answer), timeSpentMs: 1000,
-                    answeredAt: "2026-11-22T10:00:00.000Z"))
+                baseline.append(
+                    ResponseItem(
+                        id: "base-r\(index)",
+                        attemptId: "base-\(index / questions)",
+                        assessmentId: "bench-sync",
+                        assessmentVersion: 1,
+                        questionId: question.id,
+                        questionHash: question.hash ?? "",
+                        answer: .string(answer),
+                        timeSpentMs: 1000,
+                        answeredAt: "2026-11-22T10:00:00.000Z"
+                    )
+                )
             }
         }
         let batches = try stride(from: 0, to: baseline.count, by: 100).map { start in

@@ -33,7 +33,9 @@ try server.publish(NetworkBenchmarks.bigAssessment(id: "bench-big"), directory: 
 _ = try Vault.create(paths: VaultPaths(directory: directory + "/download-vault"), password: NetworkBenchmarks.password, iterations: 1_000)
 let downloadOurs = try NetworkBenchmarks.child("download-ours", environment: environment)
 let downloadBase = try NetworkBenchmarks.child("download-baseline", environment: environment)
-rows.append(BenchRow(workload: "download + store 10 MB (loopback)", ours: downloadOurs.seconds, baseline: downloadBase.seconds, unit: "s", goal: "ratio <= 2"))
+rows.append(
+    BenchRow(workload: "download + store 10 MB (loopback)", ours: downloadOurs.seconds, baseline: downloadBase.seconds, unit: "s", goal: "ratio <= 2")
+)
 
 // 4. Sync N answers in batches of 100.
 let answerCount = quick ? 2_000 : 10_000
@@ -41,16 +43,38 @@ try server.publish(SyncSetup.assessment, directory: directory)
 try SyncSetup.prepare(directory: directory, answers: answerCount)
 let syncOurs = try NetworkBenchmarks.child("sync-ours", environment: environment)
 let syncBase = try NetworkBenchmarks.child("sync-baseline", environment: environment)
-rows.append(BenchRow(
-    workload: "sync \(answerCount) answers, batches of 100 (answers/s)", ours: Double(syncOurs.count) / syncOurs.seconds,
-    baseline: Double(syncBase.count) / syncBase.seconds, unit: "/s", goal: "baseline/ours <= 1.5"))
+rows.append(
+    BenchRow(
+        workload: "sync \(answerCount) answers, batches of 100 (answers/s)",
+        ours: Double(syncOurs.count) / syncOurs.seconds,
+        baseline: Double(syncBase.count) / syncBase.seconds,
+        unit: "/s",
+        goal: "baseline/ours <= 1.5"
+    )
+)
 
 // 5. Scale.
 rows.append(ScaleBenchmarks.eviction(entries: 5_000))
 rows.append(try ScaleBenchmarks.storage(directory: directory, answers: 100_000))
 
 // 6. Peak memory of 3 and 4, each in its own process.
-rows.append(BenchRow(workload: "peak memory, download 10 MB", ours: Double(downloadOurs.rssKiB) / 1024, baseline: Double(downloadBase.rssKiB) / 1024, unit: "MiB", goal: "bounded"))
-rows.append(BenchRow(workload: "peak memory, sync", ours: Double(syncOurs.rssKiB) / 1024, baseline: Double(syncBase.rssKiB) / 1024, unit: "MiB", goal: "bounded"))
+rows.append(
+    BenchRow(
+        workload: "peak memory, download 10 MB",
+        ours: Double(downloadOurs.rssKiB) / 1024,
+        baseline: Double(downloadBase.rssKiB) / 1024,
+        unit: "MiB",
+        goal: "bounded"
+    )
+)
+rows.append(
+    BenchRow(
+        workload: "peak memory, sync",
+        ours: Double(syncOurs.rssKiB) / 1024,
+        baseline: Double(syncBase.rssKiB) / 1024,
+        unit: "MiB",
+        goal: "bounded"
+    )
+)
 await transport.shutdown()
 printTable(rows)

@@ -7,7 +7,8 @@ struct VaultCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vault",
         abstract: "An encrypted offline vault for taking assessments.",
-        discussion: "Exit codes: 0 done, 3 needs attention, 64 usage, 65 bad data, 66 no such vault or item, 69 offline, 73 cannot create, 74 I/O, 75 try again later, 77 password or permission.",
+        discussion:
+            "Exit codes: 0 done, 3 needs attention, 64 usage, 65 bad data, 66 no such vault or item, 69 offline, 73 cannot create, 74 I/O, 75 try again later, 77 password or permission.",
         version: "0.1.0",
         subcommands: [
             Init.self, Login.self, Logout.self, Catalog.self, Download.self, List.self, Show.self, Take.self, Answer.self,

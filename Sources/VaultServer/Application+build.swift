@@ -7,15 +7,21 @@ import NIOCore
 /// Builds the router: public routes, then everything else behind the bearer token.
 /// `hashing` defaults to a pool built from the configuration; tests pass their own to count derivations.
 public func buildRouter<Storage: ServerStorage, C: Clock>(
-    storage: Storage, configuration: ServerConfiguration, logger: Logger, clock: C, hashing: PasswordHashingPool? = nil
+    storage: Storage,
+    configuration: ServerConfiguration,
+    logger: Logger,
+    clock: C,
+    hashing: PasswordHashingPool? = nil
 ) throws -> Router<VaultRequestContext> where C.Duration == Duration {
     let router = Router(context: VaultRequestContext.self)
     router.add(middleware: RequestLogger(logger: logger))
     let auth = AuthRoutes(
-        storage: storage, configuration: configuration,
+        storage: storage,
+        configuration: configuration,
         hashing: try hashing
             ?? PasswordHashingPool(threads: configuration.passwordHashingThreads, iterations: configuration.passwordIterations),
-        throttle: LoginThrottle(clock: clock, maxDelay: configuration.maxLoginDelay))
+        throttle: LoginThrottle(clock: clock, maxDelay: configuration.maxLoginDelay)
+    )
     auth.register(on: router)
     let authenticated = router.group("v1").add(middleware: BearerAuthenticator(storage: storage))
     auth.registerAuthenticated(on: authenticated)
@@ -25,7 +31,10 @@ public func buildRouter<Storage: ServerStorage, C: Clock>(
 }
 
 public func buildRouter<Storage: ServerStorage>(
-    storage: Storage, configuration: ServerConfiguration, logger: Logger, hashing: PasswordHashingPool? = nil
+    storage: Storage,
+    configuration: ServerConfiguration,
+    logger: Logger,
+    hashing: PasswordHashingPool? = nil
 ) throws -> Router<VaultRequestContext> {
     try buildRouter(storage: storage, configuration: configuration, logger: logger, clock: ContinuousClock(), hashing: hashing)
 }
@@ -33,24 +42,39 @@ public func buildRouter<Storage: ServerStorage>(
 /// The whole server. `onServerRunning` receives the bound port (useful with port 0); `clock` drives the login
 /// throttle (tests move it by hand).
 public func buildApplication<Storage: ServerStorage, C: Clock>(
-    storage: Storage, configuration: ServerConfiguration, logger: Logger, clock: C, hashing: PasswordHashingPool? = nil,
+    storage: Storage,
+    configuration: ServerConfiguration,
+    logger: Logger,
+    clock: C,
+    hashing: PasswordHashingPool? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol where C.Duration == Duration {
     Application(
         router: try buildRouter(storage: storage, configuration: configuration, logger: logger, clock: clock, hashing: hashing),
         server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1))))),
         configuration: .init(
-            address: .hostname(configuration.host, port: configuration.port), serverName: "vault-server",
-            availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
+            address: .hostname(configuration.host, port: configuration.port),
+            serverName: "vault-server",
+            availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)
+        ),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
-        logger: logger)
+        logger: logger
+    )
 }
 
 public func buildApplication<Storage: ServerStorage>(
-    storage: Storage, configuration: ServerConfiguration, logger: Logger, hashing: PasswordHashingPool? = nil,
+    storage: Storage,
+    configuration: ServerConfiguration,
+    logger: Logger,
+    hashing: PasswordHashingPool? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
     try buildApplication(
-        storage: storage, configuration: configuration, logger: logger, clock: ContinuousClock(), hashing: hashing,
-        onServerRunning: onServerRunning)
+        storage: storage,
+        configuration: configuration,
+        logger: logger,
+        clock: ContinuousClock(),
+        hashing: hashing,
+        onServerRunning: onServerRunning
+    )
 }

@@ -19,7 +19,8 @@ public enum DemoSeeder {
         for (name, password, role) in [(student.name, student.password, Role.student), (teacher.name, teacher.password, Role.teacher)] {
             if try await storage.user(named: name) == nil {
                 try await storage.createUser(
-                    PasswordHasher.makeRecord(name: name, role: role, password: SecretBytes(Array(password.utf8)), iterations: passwordIterations))
+                    PasswordHasher.makeRecord(name: name, role: role, password: SecretBytes(Array(password.utf8)), iterations: passwordIterations)
+                )
             }
         }
         for assessment in try sampleAssessments() {

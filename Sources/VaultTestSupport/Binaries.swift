@@ -28,7 +28,10 @@ public enum Binaries {
     /// Runs a program to completion with `stdin` as its input, a clean environment plus `environment`.
     @discardableResult
     public static func run(
-        _ program: String, _ arguments: [String], stdin: String = "", environment: [String: String] = [:],
+        _ program: String,
+        _ arguments: [String],
+        stdin: String = "",
+        environment: [String: String] = [:],
         timeout: Duration = .seconds(120)
     ) throws -> Result {
         let process = try start(program, arguments, environment: environment)
@@ -80,8 +83,10 @@ public enum Binaries {
         }
         process.waitUntilExit()
         return Result(
-            status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-            stderr: String(decoding: stderrData, as: UTF8.self))
+            status: process.terminationStatus,
+            stdout: String(decoding: stdoutData, as: UTF8.self),
+            stderr: String(decoding: stderrData, as: UTF8.self)
+        )
     }
 
     /// Runs a system tool found on PATH (sqlite3, sqlcipher, ...).

@@ -24,10 +24,13 @@ public final class ServerProcess: @unchecked Sendable {
         let portArgument = port == 0 ? "0" : String(port)
         let process = try Binaries.start(
             "vault-server",
-            ["serve", "--port", portArgument, "--port-file", portFile, "--data", dataDirectory, "--demo", "--password-iterations", "1000"])
+            ["serve", "--port", portArgument, "--port-file", portFile, "--data", dataDirectory, "--demo", "--password-iterations", "1000"]
+        )
         self.process = process
         for _ in 0..<200 {
-            if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let value = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            if let text = try? String(contentsOfFile: portFile, encoding: .utf8),
+                let value = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
                 port = value
                 return
             }

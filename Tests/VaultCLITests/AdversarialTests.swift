@@ -15,7 +15,9 @@ struct CLIAdversarialTests {
             let vault = CLIVault()
             let processes = try ["first", "second"].map { password in
                 let process = try Binaries.start(
-                    "vault", ["init", "--vault", vault.path, "--kdf-iterations", "1000", "--new-password-stdin"])
+                    "vault",
+                    ["init", "--vault", vault.path, "--kdf-iterations", "1000", "--new-password-stdin"]
+                )
                 let input = process.standardInput as! Pipe
                 input.fileHandleForWriting.write(Data("\(password)\n".utf8))
                 try? input.fileHandleForWriting.close()
@@ -39,7 +41,8 @@ struct CLIAdversarialTests {
         let long = "pw-1" + String(repeating: "x", count: 5_000)
         let result = try vault.run(
             ["passwd", "--vault", vault.path, "--password-stdin", "--new-password-stdin", "--kdf-iterations", "1000"],
-            stdin: long + "\nnew-pw\n")
+            stdin: long + "\nnew-pw\n"
+        )
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stderr.contains("longer than"))
         #expect(vault.snapshot() == before)
@@ -82,7 +85,8 @@ struct CLIAdversarialTests {
         defer { withExtendedLifetime(server) {} }
         func liveTokens() throws -> String {
             try Binaries.system(
-                "sqlite3", [server.dataDirectory + "/server.db", "SELECT count(*) FROM tokens WHERE expires_at > strftime('%s','now')"]
+                "sqlite3",
+                [server.dataDirectory + "/server.db", "SELECT count(*) FROM tokens WHERE expires_at > strftime('%s','now')"]
             ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         #expect(try liveTokens() == "1")

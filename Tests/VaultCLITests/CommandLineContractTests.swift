@@ -25,13 +25,19 @@ struct CommandLineContractTests {
     func vaultLocation() throws {
         let root = TemporaryDirectory("vault-loc")
         let viaHome = try Binaries.run(
-            "vault", ["init", "--kdf-iterations", "1000", "--new-password-stdin", "--json"], stdin: "p\n",
-            environment: ["VAULT_HOME": root.file("home")])
+            "vault",
+            ["init", "--kdf-iterations", "1000", "--new-password-stdin", "--json"],
+            stdin: "p\n",
+            environment: ["VAULT_HOME": root.file("home")]
+        )
         #expect(viaHome.status == 0)
         #expect(viaHome.json?["vault"] as? String == root.file("home"))
         let viaXDG = try Binaries.run(
-            "vault", ["init", "--kdf-iterations", "1000", "--new-password-stdin", "--json"], stdin: "p\n",
-            environment: ["XDG_DATA_HOME": root.file("xdg")])
+            "vault",
+            ["init", "--kdf-iterations", "1000", "--new-password-stdin", "--json"],
+            stdin: "p\n",
+            environment: ["XDG_DATA_HOME": root.file("xdg")]
+        )
         #expect(viaXDG.json?["vault"] as? String == root.file("xdg/vault"))
         #expect(SecureFiles.exists(root.file("xdg/vault/vault.key")))
     }
@@ -102,8 +108,10 @@ struct CommandLineContractTests {
         let root = TemporaryDirectory("vault-admin")
         for name in ["alice", "bob"] {
             let result = try Binaries.run(
-                "vault", ["init", "--vault", root.file("\(name)/.local/share/vault"), "--kdf-iterations", "1000", "--new-password-stdin"],
-                stdin: "p\n")
+                "vault",
+                ["init", "--vault", root.file("\(name)/.local/share/vault"), "--kdf-iterations", "1000", "--new-password-stdin"],
+                stdin: "p\n"
+            )
             #expect(result.status == 0)
         }
         let usage = try Binaries.run("vault", ["admin", "usage", "--root", root.path, "--json"])

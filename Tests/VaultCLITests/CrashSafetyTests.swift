@@ -41,10 +41,16 @@ struct CrashSafetyTests {
         var generator = SystemRandomNumberGenerator()
         var completed = 0
         // A dry run that changes the password there and back measures the window.
-        let window = try window(["passwd", "--vault", vault.path, "--password-stdin", "--new-password-stdin", "--kdf-iterations", "1000"], stdin: "pw-a\npw-a\n")
+        let window = try window(
+            ["passwd", "--vault", vault.path, "--password-stdin", "--new-password-stdin", "--kdf-iterations", "1000"],
+            stdin: "pw-a\npw-a\n"
+        )
         for trial in 0..<Self.trials {
             let next = current == "pw-a" ? "pw-b" : "pw-a"
-            let process = try Binaries.start("vault", ["passwd", "--vault", vault.path, "--password-stdin", "--new-password-stdin", "--kdf-iterations", "1000"])
+            let process = try Binaries.start(
+                "vault",
+                ["passwd", "--vault", vault.path, "--password-stdin", "--new-password-stdin", "--kdf-iterations", "1000"]
+            )
             let input = process.standardInput as! Pipe
             input.fileHandleForWriting.write(Data("\(current)\n\(next)\n".utf8))
             try? input.fileHandleForWriting.close()

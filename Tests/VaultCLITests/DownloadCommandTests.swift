@@ -11,7 +11,8 @@ struct DownloadCommandTests {
         try vault.initialize()
         let login = try vault.run(
             ["login", "--server", server.url, "--user", "demo", "--vault", vault.path, "--password-stdin", "--server-password-stdin"],
-            stdin: "pw-1\ndemo-password\n")
+            stdin: "pw-1\ndemo-password\n"
+        )
         #expect(login.status == 0, "\(login.stderr)")
         return (vault, server)
     }

@@ -40,7 +40,13 @@ struct EncryptionAtRestTests {
         let vault = root.file("v")
         let binary = Binaries.directory + "/vault"
         let result = try Binaries.run(
-            "/bin/sh", ["-c", "umask 000; printf 'p\\n' | \"$0\" init --vault \"$1\" --kdf-iterations 1000 --new-password-stdin && printf 'p\\n' | \"$0\" config set cache.ttl_days 3 --vault \"$1\" --password-stdin", binary, vault])
+            "/bin/sh",
+            [
+                "-c",
+                "umask 000; printf 'p\\n' | \"$0\" init --vault \"$1\" --kdf-iterations 1000 --new-password-stdin && printf 'p\\n' | \"$0\" config set cache.ttl_days 3 --vault \"$1\" --password-stdin",
+                binary, vault,
+            ]
+        )
         #expect(result.status == 0, "\(result.stderr)")
         var info = stat()
         stat(vault, &info)

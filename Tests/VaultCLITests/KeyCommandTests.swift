@@ -14,10 +14,16 @@ struct KeyCommandTests {
         let vault = CLIVault()
         try vault.initialize(password: "old-pw")
         let before = vault.snapshot()
-        let wrong = try vault.run(["passwd", "--vault", vault.path, "--password-stdin", "--new-password-stdin", "--kdf-iterations", "1000"], stdin: "nope\nnew-pw\n")
+        let wrong = try vault.run(
+            ["passwd", "--vault", vault.path, "--password-stdin", "--new-password-stdin", "--kdf-iterations", "1000"],
+            stdin: "nope\nnew-pw\n"
+        )
         #expect(wrong.status == 77)
         #expect(vault.snapshot() == before)
-        let changed = try vault.run(["passwd", "--vault", vault.path, "--password-stdin", "--new-password-stdin", "--kdf-iterations", "1000"], stdin: "old-pw\nnew-pw\n")
+        let changed = try vault.run(
+            ["passwd", "--vault", vault.path, "--password-stdin", "--new-password-stdin", "--kdf-iterations", "1000"],
+            stdin: "old-pw\nnew-pw\n"
+        )
         #expect(changed.status == 0)
         #expect(try vault.unlocked(["status"], password: "old-pw").status == 77)
         #expect(try vault.unlocked(["status"], password: "new-pw").status == 0)
@@ -27,7 +33,10 @@ struct KeyCommandTests {
     func slots() throws {
         let vault = CLIVault()
         try vault.initialize()
-        let added = try vault.run(["key", "add", "--label", "recovery", "--kdf-iterations", "1000", "--vault", vault.path, "--password-stdin", "--new-password-stdin"], stdin: "pw-1\nprinted-recovery-code\n")
+        let added = try vault.run(
+            ["key", "add", "--label", "recovery", "--kdf-iterations", "1000", "--vault", vault.path, "--password-stdin", "--new-password-stdin"],
+            stdin: "pw-1\nprinted-recovery-code\n"
+        )
         #expect(added.status == 0)
         let slots = try #require(try vault.unlocked(["key", "list", "--json"]).json?["slots"] as? [[String: Any]])
         #expect(slots.map { $0["label"] as? String } == ["password", "recovery"])
@@ -69,8 +78,10 @@ struct KeyCommandTests {
         let vault = CLIVault()
         try vault.initialize()
         let before = vault.snapshot()
-        for command in [["sync", "--batch-size", "0"], ["sync", "--forever"], ["download"], ["download", "a", "--all"],
-                        ["download", "Bad_ID"], ["download", "--next", "0"], ["evict"], ["answer", "x"], ["config", "get", "nope"]] {
+        for command in [
+            ["sync", "--batch-size", "0"], ["sync", "--forever"], ["download"], ["download", "a", "--all"],
+            ["download", "Bad_ID"], ["download", "--next", "0"], ["evict"], ["answer", "x"], ["config", "get", "nope"],
+        ] {
             let result = try vault.unlocked(command)
             #expect(result.status == 64, "\(command): \(result.status) \(result.stderr)")
         }
@@ -95,7 +106,10 @@ struct KeyCommandTests {
         #expect(result.status == 77)
         #expect(result.stderr.contains("vault login"))
         let server = try ServerProcess()
-        try vault.run(["login", "--server", server.url, "--user", "demo", "--vault", vault.path, "--password-stdin", "--server-password-stdin"], stdin: "pw-1\ndemo-password\n")
+        try vault.run(
+            ["login", "--server", server.url, "--user", "demo", "--vault", vault.path, "--password-stdin", "--server-password-stdin"],
+            stdin: "pw-1\ndemo-password\n"
+        )
         #expect(try vault.unlocked(["catalog"]).status == 0)
         #expect(try vault.unlocked(["logout"]).status == 0)
         #expect(try vault.unlocked(["catalog"]).status == 77)

@@ -18,8 +18,13 @@ struct ReliabilityTests {
         let essay = String(repeating: "A long essay line that keeps going. ", count: 540)
         let limitKB = size / 1024 + 2
         let result = try Binaries.run(
-            "/bin/sh", ["-c", "ulimit -f \(limitKB); exec \"$0\" answer algebra-1 q6 --vault \"$1\" --password-stdin", Binaries.directory + "/vault", vault.path],
-            stdin: "pw-1\n" + essay)
+            "/bin/sh",
+            [
+                "-c", "ulimit -f \(limitKB); exec \"$0\" answer algebra-1 q6 --vault \"$1\" --password-stdin", Binaries.directory + "/vault",
+                vault.path,
+            ],
+            stdin: "pw-1\n" + essay
+        )
         #expect(result.status == 74, "\(result.stderr)")
         #expect(result.stderr.contains("disk is full"))
         #expect(!result.stderr.contains("SQLite") && !result.stderr.contains("errno"))

@@ -100,7 +100,8 @@ struct SyncCommandTests {
         let sealed = vault.root.file("sealed.json")
         let encrypted = try vault.run(
             ["dead-letters", "export", "--encrypt", "--output", sealed, "--vault", vault.path, "--password-stdin", "--new-password-stdin"],
-            stdin: "pw-1\nteacher-share\n")
+            stdin: "pw-1\nteacher-share\n"
+        )
         #expect(encrypted.status == 0)
         #expect(!(try String(contentsOfFile: sealed, encoding: .utf8)).contains("3.14"))
         let id = try #require(letters.first?["id"] as? Int)
@@ -152,7 +153,10 @@ struct SyncCommandTests {
     func flakyProxy() throws {
         let (vault, server) = try CLIFixtures.prepared(answers: [("q1", "b"), ("q2", "a,c"), ("q3", "false"), ("q4", "7"), ("q5", "coefficient")])
         let portFile = vault.root.file("proxy-port")
-        let proxy = try Binaries.start("/usr/bin/python3", [Binaries.repositoryRoot + "/scripts/flaky-proxy.py", String(server.port), portFile, "0.6", "7"])
+        let proxy = try Binaries.start(
+            "/usr/bin/python3",
+            [Binaries.repositoryRoot + "/scripts/flaky-proxy.py", String(server.port), portFile, "0.6", "7"]
+        )
         defer { kill(proxy.processIdentifier, SIGKILL) }
         var proxyPort = 0
         for _ in 0..<100 where proxyPort == 0 {
@@ -163,9 +167,14 @@ struct SyncCommandTests {
         // Point the vault at the proxy (signing in through it may itself take a few tries).
         var signedIn = false
         for _ in 0..<30 where !signedIn {
-            signedIn = try vault.run(
-                ["login", "--server", "http://127.0.0.1:\(proxyPort)", "--user", "demo", "--vault", vault.path, "--password-stdin", "--server-password-stdin"],
-                stdin: "pw-1\ndemo-password\n").status == 0
+            signedIn =
+                try vault.run(
+                    [
+                        "login", "--server", "http://127.0.0.1:\(proxyPort)", "--user", "demo", "--vault", vault.path, "--password-stdin",
+                        "--server-password-stdin",
+                    ],
+                    stdin: "pw-1\ndemo-password\n"
+                ).status == 0
         }
         #expect(signedIn)
         var done = false

@@ -15,7 +15,8 @@ struct TakeCommandTests {
         try vault.initialize()
         try vault.run(
             ["login", "--server", server.url, "--user", "demo", "--vault", vault.path, "--password-stdin", "--server-password-stdin"],
-            stdin: "pw-1\ndemo-password\n")
+            stdin: "pw-1\ndemo-password\n"
+        )
         if !ids.isEmpty { #expect(try vault.unlocked(["download"] + ids).status == 0) }
         return (vault, server)
     }
@@ -32,17 +33,17 @@ struct TakeCommandTests {
         defer { withExtendedLifetime(server) {} }
         let screen = try take(vault, "algebra-1")
         try screen.wait(for: "Question 1 of 6")
-        screen.send("z\n")                      // single choice: no such letter
+        screen.send("z\n")  // single choice: no such letter
         try screen.wait(for: "Nothing was saved; try again.")
         screen.send(":frobnicate\n")
         try screen.wait(for: "Unknown command :frobnicate")
         screen.send("b\n")
         try screen.wait(for: "Question 2 of 6")
-        screen.send("t\n")                      // multiple choice: no such letter
+        screen.send("t\n")  // multiple choice: no such letter
         try screen.wait(for: "Type a letter from a to")
         screen.send(">\n>\n")
         try screen.wait(for: "Question 4 of 6")
-        screen.send("three\n")                  // numeric: not a number
+        screen.send("three\n")  // numeric: not a number
         try screen.wait(for: "Nothing was saved")
         screen.send(":q\n")
         #expect(screen.waitForExit() == 0)
@@ -51,7 +52,9 @@ struct TakeCommandTests {
         #expect(answers.first == "b")
     }
 
-    @Test("leaving the screen: Ctrl-D saves and exits 0, Ctrl-C saves and exits 130, a closed terminal (SIGHUP) saves; nothing typed and entered is lost")
+    @Test(
+        "leaving the screen: Ctrl-D saves and exits 0, Ctrl-C saves and exits 130, a closed terminal (SIGHUP) saves; nothing typed and entered is lost"
+    )
     func leavingTheScreen() throws {
         let (vault, server) = try downloaded(["algebra-1"])
         defer { withExtendedLifetime(server) {} }
@@ -89,17 +92,17 @@ struct TakeCommandTests {
         defer { withExtendedLifetime(server) {} }
         var screen = try take(vault, "algebra-1")
         try screen.wait(for: "Question 1 of 6")
-        screen.send("b\n")                      // single choice by letter; moves on
+        screen.send("b\n")  // single choice by letter; moves on
         try screen.wait(for: "Question 2 of 6")
-        screen.send("a\n")                      // toggles a
+        screen.send("a\n")  // toggles a
         try screen.wait(for: "[x] a) 2")
-        screen.send("c\n")                      // toggles c
+        screen.send("c\n")  // toggles c
         try screen.wait(for: "[x] c) -2")
-        screen.send("!\n")                      // flag question 2
+        screen.send("!\n")  // flag question 2
         try screen.wait(for: "Flagged for review.")
         screen.send(">\n")
         try screen.wait(for: "Question 3 of 6")
-        screen.send("maybe\n")                  // not a true/false answer: told, nothing saved
+        screen.send("maybe\n")  // not a true/false answer: told, nothing saved
         try screen.wait(for: "Accepted: true or false")
         // kill -9 after two saved answers: at most the answer being typed is lost.
         kill(screen.process.processIdentifier, SIGKILL)
@@ -152,8 +155,11 @@ struct TakeCommandTests {
         let (vault, server) = try downloaded([])
         defer { withExtendedLifetime(server) {} }
         let document = vault.root.file("timed.json")
-        try Data(#"{"id":"quick","title":"Quick","time_limit_seconds":3,"questions":[{"id":"q1","type":"true_false","prompt":"Yes?"},{"id":"q2","type":"short_text","prompt":"Name?"}]}"#.utf8)
-            .write(to: URL(fileURLWithPath: document))
+        try Data(
+            #"{"id":"quick","title":"Quick","time_limit_seconds":3,"questions":[{"id":"q1","type":"true_false","prompt":"Yes?"},{"id":"q2","type":"short_text","prompt":"Name?"}]}"#
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: document))
         try server.admin(["publish", document])
         #expect(try vault.unlocked(["download", "quick"]).status == 0)
         let screen = try take(vault, "quick")
@@ -168,13 +174,18 @@ struct TakeCommandTests {
         #expect(try vault.unlocked(["take", "quick"]).status == 77)
     }
 
-    @Test("time limits hold offline: show needs --start, the clock runs between commands, an answer past the limit is refused and the attempt submitted; the teacher sees the time used")
+    @Test(
+        "time limits hold offline: show needs --start, the clock runs between commands, an answer past the limit is refused and the attempt submitted; the teacher sees the time used"
+    )
     func timedAcrossCommands() throws {
         let (vault, server) = try downloaded([])
         defer { withExtendedLifetime(server) {} }
         let document = vault.root.file("timed.json")
-        try Data(#"{"id":"quick2","title":"Quick","time_limit_seconds":1,"questions":[{"id":"q1","type":"short_text","prompt":"First secret prompt"},{"id":"q2","type":"short_text","prompt":"Second"}]}"#.utf8)
-            .write(to: URL(fileURLWithPath: document))
+        try Data(
+            #"{"id":"quick2","title":"Quick","time_limit_seconds":1,"questions":[{"id":"q1","type":"short_text","prompt":"First secret prompt"},{"id":"q2","type":"short_text","prompt":"Second"}]}"#
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: document))
         try server.admin(["publish", document])
         #expect(try vault.unlocked(["download", "quick2"]).status == 0)
         // Without --start (and no terminal to ask on) nothing is shown and no clock starts.
@@ -233,15 +244,26 @@ struct TakeCommandTests {
         for (command, input) in commands {
             let trace = vault.root.file("trace.txt")
             let result = try Binaries.run(
-                "/usr/bin/strace", ["-f", "-qq", "-e", "trace=socket,connect", "-o", trace, Binaries.directory + "/vault"] + command + ["--vault", vault.path, "--password-stdin"],
-                stdin: "pw-1\n" + input)
+                "/usr/bin/strace",
+                ["-f", "-qq", "-e", "trace=socket,connect", "-o", trace, Binaries.directory + "/vault"] + command + [
+                    "--vault", vault.path, "--password-stdin",
+                ],
+                stdin: "pw-1\n" + input
+            )
             #expect(result.status == 0, "\(command): \(result.stderr)")
             let calls = (try? String(contentsOfFile: trace, encoding: .utf8)) ?? ""
             #expect(!calls.contains("AF_INET") && !calls.contains("AF_INET6"), "\(command) touched the network: \(calls)")
         }
         // The check can fail: a network command shows up in the same trace.
         let trace = vault.root.file("trace.txt")
-        _ = try Binaries.run("/usr/bin/strace", ["-f", "-qq", "-e", "trace=socket,connect", "-o", trace, Binaries.directory + "/vault", "catalog", "--vault", vault.path, "--password-stdin"], stdin: "pw-1\n")
+        _ = try Binaries.run(
+            "/usr/bin/strace",
+            [
+                "-f", "-qq", "-e", "trace=socket,connect", "-o", trace, Binaries.directory + "/vault", "catalog", "--vault", vault.path,
+                "--password-stdin",
+            ],
+            stdin: "pw-1\n"
+        )
         #expect(((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").contains("AF_INET"))
     }
 }

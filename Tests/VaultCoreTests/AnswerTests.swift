@@ -68,7 +68,13 @@ struct AttemptTests {
     func vaultWithQuiz(expiresIn days: Double = 7) throws -> Vault {
         let vault = try TestVault.create(in: directory)
         let (document, bytes) = TestDocuments.served("quiz", padding: 10)
-        _ = try vault.storeAssessment(document, bytes: bytes, etag: nil, now: Self.now.addingTimeInterval((days - 7) * 86_400), diskSpace: .fixed(1 << 40))
+        _ = try vault.storeAssessment(
+            document,
+            bytes: bytes,
+            etag: nil,
+            now: Self.now.addingTimeInterval((days - 7) * 86_400),
+            diskSpace: .fixed(1 << 40)
+        )
         return vault
     }
 
@@ -79,7 +85,11 @@ struct AttemptTests {
         try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("First answer"), now: Self.now)
         let reader = try Database(
             path: vault.paths.database,
-            encryption: .rawKey(SecretBytes(Hex.decode(String(vault.revealKey().literal.dropFirst(2).prefix(64)))!), salt: vault.keyFile.databaseSaltBytes))
+            encryption: .rawKey(
+                SecretBytes(Hex.decode(String(vault.revealKey().literal.dropFirst(2).prefix(64)))!),
+                salt: vault.keyFile.databaseSaltBytes
+            )
+        )
         #expect(try reader.scalarInt("SELECT count(*) FROM responses WHERE state = 'pending'") == 1)
     }
 
@@ -87,8 +97,20 @@ struct AttemptTests {
     func replace() throws {
         let vault = try vaultWithQuiz()
         let attempt = try vault.openAttempt(on: "quiz", now: Self.now)
-        let first = try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("one"), timeSpentMilliseconds: 1_000, now: Self.now)
-        let second = try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("two"), timeSpentMilliseconds: 500, now: Self.now.addingTimeInterval(1))
+        let first = try vault.recordAnswer(
+            attemptID: attempt.id,
+            questionID: "q1",
+            answer: .string("one"),
+            timeSpentMilliseconds: 1_000,
+            now: Self.now
+        )
+        let second = try vault.recordAnswer(
+            attemptID: attempt.id,
+            questionID: "q1",
+            answer: .string("two"),
+            timeSpentMilliseconds: 500,
+            now: Self.now.addingTimeInterval(1)
+        )
         #expect(first != second)
         #expect(try vault.database.scalarInt("SELECT count(*) FROM responses") == 1)
         #expect(try vault.database.scalarInt("SELECT time_spent_ms FROM responses") == 1_500)

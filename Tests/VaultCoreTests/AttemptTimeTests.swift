@@ -41,11 +41,15 @@ struct AttemptTimeTests {
         vault.clocks = clocks.clocks
         let document = try ServedDocument.hashed(
             Assessment(
-                id: "timed", title: "Timed Quiz", timeLimitSeconds: 600,
+                id: "timed",
+                title: "Timed Quiz",
+                timeLimitSeconds: 600,
                 questions: [
                     Question(id: "q1", type: .shortText, prompt: "One"), Question(id: "q2", type: .shortText, prompt: "Two"),
-                ]),
-            version: 1)
+                ]
+            ),
+            version: 1
+        )
         _ = try vault.storeAssessment(document, bytes: try CanonicalJSON.encode(document), etag: nil, diskSpace: .fixed(1 << 40))
         return vault
     }

@@ -9,7 +9,15 @@ struct CacheTests {
     let directory = TemporaryDirectory()
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-    func store(_ vault: Vault, _ id: String, version: Int = 1, at: Date = now, notAfter: String? = nil, padding: Int = 0, disk: DiskSpace = .fixed(1 << 40)) throws -> StoreOutcome {
+    func store(
+        _ vault: Vault,
+        _ id: String,
+        version: Int = 1,
+        at: Date = now,
+        notAfter: String? = nil,
+        padding: Int = 0,
+        disk: DiskSpace = .fixed(1 << 40)
+    ) throws -> StoreOutcome {
         let (document, bytes) = TestDocuments.served(id, version: version, notAfter: notAfter, padding: padding)
         return try vault.storeAssessment(document, bytes: bytes, etag: "\"\(document.contentHash!)\"", now: at, diskSpace: disk)
     }
@@ -17,11 +25,14 @@ struct CacheTests {
     func startAttempt(_ vault: Vault, _ id: String, version: Int = 1, state: String = "in_progress", pending: Bool = false) throws {
         let attempt = "att-\(id)-\(version)-\(state)"
         try vault.database.execute(
-            "INSERT INTO attempts (id, assessment_id, assessment_version, state, started_at) VALUES (?, ?, ?, ?, 0)", [attempt, id, version, state])
+            "INSERT INTO attempts (id, assessment_id, assessment_version, state, started_at) VALUES (?, ?, ?, ?, 0)",
+            [attempt, id, version, state]
+        )
         if pending {
             try vault.database.execute(
                 "INSERT INTO responses (id, attempt_id, question_id, question_hash, answer, answered_at, state) VALUES (?, ?, 'q1', 'h', '\"x\"', '2026-01-01T00:00:00.000Z', 'pending')",
-                [UUID().uuidString, attempt])
+                [UUID().uuidString, attempt]
+            )
         }
     }
 

@@ -7,8 +7,14 @@ import VaultTestSupport
 struct CanonicalJSONTests {
     @Test("the content hash does not depend on key order or whitespace in what the teacher sent")
     func keyOrder() throws {
-        let a = try JSONDecoder().decode(Assessment.self, from: Data(#"{"id":"x","title":"T","questions":[{"id":"q1","type":"essay","prompt":"P"}]}"#.utf8))
-        let b = try JSONDecoder().decode(Assessment.self, from: Data("{ \"questions\" : [ {\"prompt\":\"P\", \"type\":\"essay\", \"id\":\"q1\"} ], \"title\":\"T\", \"id\":\"x\" }".utf8))
+        let a = try JSONDecoder().decode(
+            Assessment.self,
+            from: Data(#"{"id":"x","title":"T","questions":[{"id":"q1","type":"essay","prompt":"P"}]}"#.utf8)
+        )
+        let b = try JSONDecoder().decode(
+            Assessment.self,
+            from: Data("{ \"questions\" : [ {\"prompt\":\"P\", \"type\":\"essay\", \"id\":\"q1\"} ], \"title\":\"T\", \"id\":\"x\" }".utf8)
+        )
         #expect(try CanonicalJSON.contentBytes(a) == CanonicalJSON.contentBytes(b))
         var c = a
         c.questions[0].prompt = "P2"

@@ -14,7 +14,9 @@ struct CorruptionTests {
         try vault.database.inTransaction {
             for index in 0..<60 {
                 try vault.database.execute(
-                    "INSERT INTO settings (key, value) VALUES (?, ?)", ["filler.\(index)", String(repeating: "x", count: 900)])
+                    "INSERT INTO settings (key, value) VALUES (?, ?)",
+                    ["filler.\(index)", String(repeating: "x", count: 900)]
+                )
             }
         }
         return (

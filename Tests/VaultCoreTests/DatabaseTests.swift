@@ -60,7 +60,10 @@ struct DatabaseTests {
 
     @Test("values round-trip through bound parameters; errors carry the SQL but never bound values")
     func bindingAndErrors() throws {
-        let database = try Database(path: directory.file("b.db"), encryption: .rawKey(try SecretBytes.random(count: 32), salt: try CryptoRandom.bytes(16)))
+        let database = try Database(
+            path: directory.file("b.db"),
+            encryption: .rawKey(try SecretBytes.random(count: 32), salt: try CryptoRandom.bytes(16))
+        )
         try database.execute("CREATE TABLE t (i INTEGER, r REAL, s TEXT UNIQUE, b BLOB, n TEXT)")
         let blob = Data([0, 1, 2, 255])
         try database.execute("INSERT INTO t VALUES (?, ?, ?, ?, ?)", [42, 2.5, "فارسی 🙂", blob, Optional<String>.none])
@@ -83,7 +86,10 @@ struct DatabaseTests {
 
     @Test("a failed transaction rolls back everything in it")
     func rollback() throws {
-        let database = try Database(path: directory.file("t.db"), encryption: .rawKey(try SecretBytes.random(count: 32), salt: try CryptoRandom.bytes(16)))
+        let database = try Database(
+            path: directory.file("t.db"),
+            encryption: .rawKey(try SecretBytes.random(count: 32), salt: try CryptoRandom.bytes(16))
+        )
         try database.execute("CREATE TABLE t (x INTEGER NOT NULL)")
         #expect(throws: DatabaseError.self) {
             try database.inTransaction {
@@ -96,7 +102,10 @@ struct DatabaseTests {
 
     @Test("a nested transaction is a savepoint: its failure undoes only its part; the outer commit keeps the rest")
     func nested() throws {
-        let database = try Database(path: directory.file("n.db"), encryption: .rawKey(try SecretBytes.random(count: 32), salt: try CryptoRandom.bytes(16)))
+        let database = try Database(
+            path: directory.file("n.db"),
+            encryption: .rawKey(try SecretBytes.random(count: 32), salt: try CryptoRandom.bytes(16))
+        )
         try database.execute("CREATE TABLE t (x INTEGER NOT NULL)")
         try database.inTransaction {
             try database.execute("INSERT INTO t VALUES (1)", [])
@@ -113,7 +122,10 @@ struct DatabaseTests {
 
     @Test("pragmas: temp store in memory, secure delete, foreign keys, FULL sync, rollback journal")
     func pragmas() throws {
-        let database = try Database(path: directory.file("p.db"), encryption: .rawKey(try SecretBytes.random(count: 32), salt: try CryptoRandom.bytes(16)))
+        let database = try Database(
+            path: directory.file("p.db"),
+            encryption: .rawKey(try SecretBytes.random(count: 32), salt: try CryptoRandom.bytes(16))
+        )
         #expect(try database.scalarInt("PRAGMA temp_store") == 2)
         #expect(try database.scalarInt("PRAGMA secure_delete") == 1)
         #expect(try database.scalarInt("PRAGMA foreign_keys") == 1)

@@ -8,12 +8,26 @@ struct EvictionPolicyTests {
     static func inDays(_ days: Double) -> Date { now.addingTimeInterval(days * 86_400) }
 
     static func entry(
-        _ id: String, bytes: Int = 100, downloaded: Double = 1, opened: Double? = nil, expiresIn: Double = 5,
-        open: Bool = false, unsynced: Bool = false, synced: Bool = false
+        _ id: String,
+        bytes: Int = 100,
+        downloaded: Double = 1,
+        opened: Double? = nil,
+        expiresIn: Double = 5,
+        open: Bool = false,
+        unsynced: Bool = false,
+        synced: Bool = false
     ) -> EvictionPolicy.Entry {
         EvictionPolicy.Entry(
-            id: id, version: 1, storedBytes: bytes, downloadedAt: daysAgo(downloaded), lastOpenedAt: opened.map(daysAgo),
-            expiresAt: inDays(expiresIn), hasOpenAttempt: open, hasUnsyncedWork: unsynced, hasSyncedAttempt: synced)
+            id: id,
+            version: 1,
+            storedBytes: bytes,
+            downloadedAt: daysAgo(downloaded),
+            lastOpenedAt: opened.map(daysAgo),
+            expiresAt: inDays(expiresIn),
+            hasOpenAttempt: open,
+            hasUnsyncedWork: unsynced,
+            hasSyncedAttempt: synced
+        )
     }
 
     let policy = EvictionPolicy(limits: .init(maxBytes: 1_000, maxCount: 5), now: now)
@@ -29,8 +43,16 @@ struct EvictionPolicyTests {
         TierCase(name: "expired, nothing pending", entry: entry("a", expiresIn: -1), tier: .expiredAndSynced),
         TierCase(name: "expired but answers pending", entry: entry("a", expiresIn: -1, unsynced: true), tier: nil),
         TierCase(name: "expired with an attempt in progress", entry: entry("a", expiresIn: -1, open: true), tier: nil),
-        TierCase(name: "completed, uploaded, not opened for 8 days", entry: entry("a", downloaded: 20, opened: 8, synced: true), tier: .completedNotOpenedForAWeek),
-        TierCase(name: "completed, uploaded, opened 2 days ago", entry: entry("a", downloaded: 20, opened: 2, synced: true), tier: .leastRecentlyOpened),
+        TierCase(
+            name: "completed, uploaded, not opened for 8 days",
+            entry: entry("a", downloaded: 20, opened: 8, synced: true),
+            tier: .completedNotOpenedForAWeek
+        ),
+        TierCase(
+            name: "completed, uploaded, opened 2 days ago",
+            entry: entry("a", downloaded: 20, opened: 2, synced: true),
+            tier: .leastRecentlyOpened
+        ),
         TierCase(name: "never opened, downloaded 4 days ago", entry: entry("a", downloaded: 4), tier: .neverOpenedAfterThreeDays),
         TierCase(name: "never opened, downloaded yesterday", entry: entry("a", downloaded: 1), tier: .leastRecentlyOpened),
         TierCase(name: "opened, nothing special", entry: entry("a", downloaded: 10, opened: 1), tier: .leastRecentlyOpened),
@@ -61,7 +83,9 @@ struct EvictionPolicyTests {
     func plans() {
         let entries = (0..<5).map { Self.entry("e\($0)", bytes: 150, downloaded: 10, opened: Double(10 - $0)) }
         // 750 bytes, 5 entries: a sixth needs one slot (count) and, at 400 bytes, 150 more bytes.
-        #expect(policy.plan(entries: entries, incomingBytes: 100) == .evict([.init(id: "e0", version: 1, storedBytes: 150, tier: .leastRecentlyOpened)]))
+        #expect(
+            policy.plan(entries: entries, incomingBytes: 100) == .evict([.init(id: "e0", version: 1, storedBytes: 150, tier: .leastRecentlyOpened)])
+        )
         if case .evict(let chosen) = policy.plan(entries: entries, incomingBytes: 500) {
             #expect(chosen.map(\.id) == ["e0", "e1"])
         } else {

@@ -68,7 +68,10 @@ struct FuzzTests {
 
     @Test("gzip: mangled members are refused or decoded within the caps")
     func gzip() throws {
-        let seeds = [try Gzip.compress(Data(String(repeating: "question ", count: 400).utf8)), try Gzip.compress(Data()), try Gzip.compress(Data(count: 300_000))]
+        let seeds = [
+            try Gzip.compress(Data(String(repeating: "question ", count: 400).utf8)), try Gzip.compress(Data()),
+            try Gzip.compress(Data(count: 300_000)),
+        ]
         let limits = Gzip.Limits(maxOutputBytes: 1_000_000)
         let runs = Self.fuzz(seeds, seed: 12) { input in
             if let output = try? Gzip.decompress(input, limits: limits) { #expect(output.count <= 1_000_000) }
@@ -94,7 +97,10 @@ struct FuzzTests {
     func serverResponses() throws {
         let seeds = [
             Data(#"{"results":[{"id":"a","status":"accepted"},{"id":"b","status":"conflict","current_version":2,"message":"m"}]}"#.utf8),
-            Data(#"{"receipt_id":"rcpt-1","attempt_id":"a","assessment_id":"x","assessment_version":1,"received_at":"2026-01-01T00:00:00Z","response_count":2}"#.utf8),
+            Data(
+                #"{"receipt_id":"rcpt-1","attempt_id":"a","assessment_id":"x","assessment_version":1,"received_at":"2026-01-01T00:00:00Z","response_count":2}"#
+                    .utf8
+            ),
             Data(#"{"assessments":[{"id":"a","title":"t","version":1,"content_hash":"h","size_bytes":5,"updated_at":"2026-01-01T00:00:00Z"}]}"#.utf8),
             Data(#"{"error":{"code":"c","message":"m","missing":["x"]},"current_version":3}"#.utf8),
         ]

@@ -26,8 +26,12 @@ struct KnownAnswerTests {
     func pbkdf2(index: Int) throws {
         let vector = Self.vectors.pbkdf2[index]
         let derived = try PBKDF2.derive(
-            password: SecretBytes(Array(vector.password.utf8)), salt: Array(vector.salt.utf8),
-            iterations: vector.iterations, hash: vector.hash == "sha256" ? .sha256 : .sha512, keyLength: vector.length)
+            password: SecretBytes(Array(vector.password.utf8)),
+            salt: Array(vector.salt.utf8),
+            iterations: vector.iterations,
+            hash: vector.hash == "sha256" ? .sha256 : .sha512,
+            keyLength: vector.length
+        )
         #expect(derived.withUnsafeBytes { Hex.encode($0) } == vector.expected, "\(vector.source)")
     }
 
@@ -36,8 +40,11 @@ struct KnownAnswerTests {
         let vector = Self.vectors.aes256gcm[index]
         let key = SecretBytes(Hex.decode(vector.key)!)
         let box = try AESGCM.seal(
-            SecretBytes(Hex.decode(vector.plaintext)!), key: key, nonce: Hex.decode(vector.nonce)!,
-            associatedData: Hex.decode(vector.aad)!)
+            SecretBytes(Hex.decode(vector.plaintext)!),
+            key: key,
+            nonce: Hex.decode(vector.nonce)!,
+            associatedData: Hex.decode(vector.aad)!
+        )
         #expect(Hex.encode(box.ciphertext) == vector.ciphertext, "\(vector.source)")
         #expect(Hex.encode(box.tag) == vector.tag, "\(vector.source)")
         let opened = try AESGCM.open(box, key: key, associatedData: Hex.decode(vector.aad)!)

@@ -18,7 +18,9 @@ struct MigrationTests {
         do {
             let vault = try TestVault.open(in: directory)
             let id = try #require(try vault.meta("vault_id"))
-            let tables = try vault.database.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map { $0.string(0) }
+            let tables = try vault.database.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map {
+                $0.string(0)
+            }
             try vault.database.execute("PRAGMA foreign_keys = OFF")
             for table in tables { try vault.database.execute("DROP TABLE \(table)") }
             try vault.database.execute(VaultSchemaExport.version1)
@@ -41,7 +43,9 @@ struct MigrationTests {
             // The sync queue as version 3 left it, holding one conflict in the old sentinel form and one plain row.
             let vault = try TestVault.open(in: directory)
             let id = try #require(try vault.meta("vault_id"))
-            let tables = try vault.database.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map { $0.string(0) }
+            let tables = try vault.database.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map {
+                $0.string(0)
+            }
             try vault.database.execute("PRAGMA foreign_keys = OFF")
             for table in tables { try vault.database.execute("DROP TABLE \(table)") }
             try vault.database.execute(VaultSchemaExport.sql(upTo: 3))
@@ -51,7 +55,8 @@ struct MigrationTests {
                 INSERT INTO sync_queue (kind, ref_id, next_try_at, last_error, enqueued_at) VALUES ('submission', 'held', 1e18, 'conflict:7', 0);
                 INSERT INTO sync_queue (kind, ref_id, next_try_at, last_error, enqueued_at) VALUES ('response', 'plain', 5, 'timed out', 0);
                 PRAGMA user_version = 3;
-                """)
+                """
+            )
         }
         let vault = try Vault.open(paths: paths, password: TestVault.secret(TestVault.password))
         let rows = try vault.database.rows("SELECT ref_id, state, conflict_version, next_try_at, last_error FROM sync_queue ORDER BY seq")
@@ -63,7 +68,10 @@ struct MigrationTests {
 
     @Test("migrations apply in order, each in its own transaction, and a failing one leaves the version as it was")
     func failingMigration() throws {
-        let database = try Database(path: directory.file("m.db"), encryption: .rawKey(try SecretBytes.random(count: 32), salt: try CryptoRandom.bytes(16)))
+        let database = try Database(
+            path: directory.file("m.db"),
+            encryption: .rawKey(try SecretBytes.random(count: 32), salt: try CryptoRandom.bytes(16))
+        )
         var migrator = Migrator()
         migrator.register(1, "CREATE TABLE a (x);")
         migrator.register(2, "CREATE TABLE b (x); THIS IS NOT SQL;")

@@ -21,20 +21,26 @@ struct PlaintextScanTests {
         try vault.database.inTransaction {
             try vault.database.execute(
                 "INSERT INTO account (id, server_url, user_name, token) VALUES (1, 'http://127.0.0.1:1', ?, ?)",
-                ["CANARY-SERVER-USER-aa11", "CANARY-TOKEN-55e1"])
+                ["CANARY-SERVER-USER-aa11", "CANARY-TOKEN-55e1"]
+            )
             try vault.database.execute(
                 """
                 INSERT INTO assessments (id, version, title, content_hash, question_hashes, document, compressed_bytes,
                     uncompressed_bytes, downloaded_at, expires_at, last_accessed_at)
                 VALUES ('quiz', 1, 'CANARY-ASSESSMENT-PROMPT-7f3a', 'h', '{}', ?, 1, 1, 0, 0, 0)
-                """, [document])
+                """,
+                [document]
+            )
             try vault.database.execute(
-                "INSERT INTO attempts (id, assessment_id, assessment_version, state, started_at) VALUES ('a1', 'quiz', 1, 'in_progress', 0)")
+                "INSERT INTO attempts (id, assessment_id, assessment_version, state, started_at) VALUES ('a1', 'quiz', 1, 'in_progress', 0)"
+            )
             try vault.database.execute(
                 """
                 INSERT INTO responses (id, attempt_id, question_id, question_hash, answer, answered_at, state)
                 VALUES ('r1', 'a1', 'q1', 'h', ?, '2026-01-01T00:00:00.000Z', 'pending')
-                """, ["\"CANARY-ANSWER-TEXT-91bc\""])
+                """,
+                ["\"CANARY-ANSWER-TEXT-91bc\""]
+            )
             // While the transaction is open the rollback journal exists: scan it too.
             let hits = TestVault.filesContaining(Self.canaries, in: directory.allFiles())
             #expect(hits.isEmpty, "during transaction: \(hits)")

@@ -9,10 +9,13 @@ struct ValidatorTests {
         Assessment(id: id, title: title, questions: questions)
     }
 
-    @Test("ids: a-z, 0-9 and '-' only, 1 to 64 characters", arguments: [
-        ("algebra-1", true), ("", false), ("Algebra", false), ("a_b", false), (String(repeating: "a", count: 64), true),
-        (String(repeating: "a", count: 65), false), ("سؤال", false), ("a b", false),
-    ])
+    @Test(
+        "ids: a-z, 0-9 and '-' only, 1 to 64 characters",
+        arguments: [
+            ("algebra-1", true), ("", false), ("Algebra", false), ("a_b", false), (String(repeating: "a", count: 64), true),
+            (String(repeating: "a", count: 65), false), ("سؤال", false), ("a b", false),
+        ]
+    )
     func ids(_ id: String, _ valid: Bool) {
         #expect(AssessmentValidator.isValidID(id) == valid)
     }
@@ -31,10 +34,14 @@ struct ValidatorTests {
             try AssessmentValidator.validate(Self.document([Question(id: "q1", type: .essay, prompt: "?", choices: choices)]))
         }
         #expect(throws: AssessmentValidator.Problem.self) {
-            try AssessmentValidator.validate(Self.document([Question(id: "q1", type: .singleChoice, prompt: "?", choices: choices, answerKey: [.string("a"), .string("b")])]))
+            try AssessmentValidator.validate(
+                Self.document([Question(id: "q1", type: .singleChoice, prompt: "?", choices: choices, answerKey: [.string("a"), .string("b")])])
+            )
         }
         #expect(throws: Never.self) {
-            try AssessmentValidator.validate(Self.document([Question(id: "q1", type: .multipleChoice, prompt: "?", choices: choices, answerKey: [.string("a"), .string("b")])]))
+            try AssessmentValidator.validate(
+                Self.document([Question(id: "q1", type: .multipleChoice, prompt: "?", choices: choices, answerKey: [.string("a"), .string("b")])])
+            )
         }
     }
 }

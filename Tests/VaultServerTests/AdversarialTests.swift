@@ -25,8 +25,12 @@ struct ServerAdversarialTests {
             #expect(try await api.batch([item], token: owner).map(\.status) == [.accepted])
 
             var hijack = SubmissionRequest(
-                attemptId: "victim-attempt", assessmentId: "quiz-1", assessmentVersion: 1, submittedAt: "2026-11-20T10:10:00.000Z",
-                responseIds: [])
+                attemptId: "victim-attempt",
+                assessmentId: "quiz-1",
+                assessmentVersion: 1,
+                submittedAt: "2026-11-20T10:10:00.000Z",
+                responseIds: []
+            )
             let refused = try await api.send(.post, APIPath.submissions, token: thief, json: hijack)
             #expect(refused.status == .forbidden)
             hijack.responseIds = [item.id]
@@ -54,7 +58,8 @@ struct ServerAdversarialTests {
         let hashing = try PasswordHashingPool(threads: 2, iterations: 200_000)
         harness.hashing = hashing
         try await harness.storage.updatePassword(
-            PasswordHasher.makeRecord(name: "student", role: .student, password: TestVault.secret("student-pw"), iterations: 200_000))
+            PasswordHasher.makeRecord(name: "student", role: .student, password: TestVault.secret("student-pw"), iterations: 200_000)
+        )
         try await harness.test { api in
             func attempt(_ user: String) async throws -> (derivations: Int, time: Duration) {
                 let before = hashing.derivationsRun
@@ -163,7 +168,9 @@ struct ServerAdversarialTests {
             let port = try #require(api.client.port)
             // Each request on a connection of its own: the test client's single connection would queue them.
             let login = "{\"password\":\"x\",\"user\":\"flood\"}"
-            let loginRequest = "POST /v1/auth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(login.utf8.count)\r\nConnection: close\r\n\r\n" + login
+            let loginRequest =
+                "POST /v1/auth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(login.utf8.count)\r\nConnection: close\r\n\r\n"
+                + login
             let healthRequest = "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
             let deadline = ContinuousClock.now + .seconds(3)
             // Blocking sockets on threads of their own, so they cannot starve the test's cooperative threads.
@@ -183,7 +190,9 @@ struct ServerAdversarialTests {
             while floods.contains(where: { !$0.isFinished }) { try await Task.sleep(for: .milliseconds(50)) }
             healthTimes.sort()
             #expect(!healthTimes.isEmpty)
-            print("health under a flood of 8 login loops at 600,000 rounds: p50 \(healthTimes[healthTimes.count / 2]), max \(healthTimes.last!) over \(healthTimes.count) probes")
+            print(
+                "health under a flood of 8 login loops at 600,000 rounds: p50 \(healthTimes[healthTimes.count / 2]), max \(healthTimes.last!) over \(healthTimes.count) probes"
+            )
         }
     }
 
@@ -218,7 +227,9 @@ struct ServerAdversarialTests {
         }
     }
 
-    @Test("what the server trusts: received_at and a future answered_at flagged, not_after closes new attempts, no tolerance served, id probing answers like any invalid item")
+    @Test(
+        "what the server trusts: received_at and a future answered_at flagged, not_after closes new attempts, no tolerance served, id probing answers like any invalid item"
+    )
     func trustedClientInput() async throws {
         try await ServerHarness().test { api in
             let teacher = try await api.token("teacher")
@@ -281,8 +292,13 @@ struct ServerAdversarialTests {
         let directory = TemporaryDirectory("server-umask")
         let data = directory.file("data")
         let result = try Binaries.run(
-            "/bin/sh", ["-c", "umask 000; exec \"$0\" user add kim --role teacher --data \"$1\" --password-iterations 1000", Binaries.directory + "/vault-server", data],
-            stdin: "kim-secret\n")
+            "/bin/sh",
+            [
+                "-c", "umask 000; exec \"$0\" user add kim --role teacher --data \"$1\" --password-iterations 1000",
+                Binaries.directory + "/vault-server", data,
+            ],
+            stdin: "kim-secret\n"
+        )
         #expect(result.status == 0, "\(result.stderr)")
         for name in try FileManager.default.contentsOfDirectory(atPath: data) {
             var info = stat()

@@ -52,18 +52,21 @@ struct PublishingTests {
         }
     }
 
-    @Test("invalid documents are refused with a reason, never a 500", arguments: [
-        #"{"id":"Bad ID","title":"t","questions":[{"id":"q1","type":"essay","prompt":"p"}]}"#,
-        #"{"id":"x","title":"","questions":[{"id":"q1","type":"essay","prompt":"p"}]}"#,
-        #"{"id":"x","title":"t","questions":[]}"#,
-        #"{"id":"x","title":"t","questions":[{"id":"q1","type":"single_choice","prompt":"p","choices":[{"id":"a","text":"1"}]}]}"#,
-        #"{"id":"x","title":"t","questions":[{"id":"q1","type":"single_choice","prompt":"p","choices":[{"id":"a","text":"1"},{"id":"b","text":"2"}],"answer_key":["z"]}]}"#,
-        #"{"id":"x","title":"t","questions":[{"id":"q1","type":"essay","prompt":"p"},{"id":"q1","type":"essay","prompt":"p"}]}"#,
-        #"{"id":"x","title":"t","questions":[{"id":"q1","type":"dance","prompt":"p"}]}"#,
-        #"{"id":"x","title":"t","time_limit_seconds":-5,"questions":[{"id":"q1","type":"essay","prompt":"p"}]}"#,
-        #"{"id":"x","title":"t","not_after":"tomorrow","questions":[{"id":"q1","type":"essay","prompt":"p"}]}"#,
-        #"{"id":"x","title":"t","questions":[{"id":"q1","type":"true_false","prompt":"p","answer_key":["yes"]}]}"#,
-    ])
+    @Test(
+        "invalid documents are refused with a reason, never a 500",
+        arguments: [
+            #"{"id":"Bad ID","title":"t","questions":[{"id":"q1","type":"essay","prompt":"p"}]}"#,
+            #"{"id":"x","title":"","questions":[{"id":"q1","type":"essay","prompt":"p"}]}"#,
+            #"{"id":"x","title":"t","questions":[]}"#,
+            #"{"id":"x","title":"t","questions":[{"id":"q1","type":"single_choice","prompt":"p","choices":[{"id":"a","text":"1"}]}]}"#,
+            #"{"id":"x","title":"t","questions":[{"id":"q1","type":"single_choice","prompt":"p","choices":[{"id":"a","text":"1"},{"id":"b","text":"2"}],"answer_key":["z"]}]}"#,
+            #"{"id":"x","title":"t","questions":[{"id":"q1","type":"essay","prompt":"p"},{"id":"q1","type":"essay","prompt":"p"}]}"#,
+            #"{"id":"x","title":"t","questions":[{"id":"q1","type":"dance","prompt":"p"}]}"#,
+            #"{"id":"x","title":"t","time_limit_seconds":-5,"questions":[{"id":"q1","type":"essay","prompt":"p"}]}"#,
+            #"{"id":"x","title":"t","not_after":"tomorrow","questions":[{"id":"q1","type":"essay","prompt":"p"}]}"#,
+            #"{"id":"x","title":"t","questions":[{"id":"q1","type":"true_false","prompt":"p","answer_key":["yes"]}]}"#,
+        ]
+    )
     func invalid(document: String) async throws {
         try await ServerHarness().test { api in
             let teacher = try await api.token("teacher")
@@ -81,9 +84,13 @@ struct PublishingTests {
         try await ServerHarness().test { api in
             let teacher = try await api.token("teacher")
             func document(_ count: Int) -> Assessment {
-                Assessment(id: "big", title: "Big", questions: (0..<count).map {
-                    Question(id: "q\($0)", type: .shortText, prompt: "سؤال \($0) 问题 🙂 پرسش", maxLength: 50)
-                })
+                Assessment(
+                    id: "big",
+                    title: "Big",
+                    questions: (0..<count).map {
+                        Question(id: "q\($0)", type: .shortText, prompt: "سؤال \($0) 问题 🙂 پرسش", maxLength: 50)
+                    }
+                )
             }
             #expect(try await api.publish(document(2_001), teacher: teacher).status == .unprocessableContent)
             #expect(try await api.publish(document(2_000), teacher: teacher).status == .created)

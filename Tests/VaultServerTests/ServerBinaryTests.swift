@@ -14,7 +14,10 @@ struct ServerBinaryTests {
         let root = TemporaryDirectory("vault-server-bin")
         let data = root.file("data")
         let portFile = root.file("port")
-        let server = try Binaries.start("vault-server", ["serve", "--port", "0", "--port-file", portFile, "--data", data, "--demo", "--password-iterations", "1000", "--verbose"])
+        let server = try Binaries.start(
+            "vault-server",
+            ["serve", "--port", "0", "--port-file", portFile, "--data", data, "--demo", "--password-iterations", "1000", "--verbose"]
+        )
         defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
         var port = 0
         for _ in 0..<100 where port == 0 {
@@ -23,12 +26,18 @@ struct ServerBinaryTests {
         }
         #expect(port > 0)
 
-        let added = try Binaries.run("vault-server", ["user", "add", "kim", "--role", "teacher", "--data", data, "--password-iterations", "1000"], stdin: "kim-secret\n")
+        let added = try Binaries.run(
+            "vault-server",
+            ["user", "add", "kim", "--role", "teacher", "--data", data, "--password-iterations", "1000"],
+            stdin: "kim-secret\n"
+        )
         #expect(added.status == 0, "\(added.stderr)")
         #expect(try Binaries.run("vault-server", ["user", "add", "kim", "--data", data], stdin: "x\n").status != 0)
 
         let document = root.file("doc.json")
-        try Data(#"{"id":"cli-quiz","title":"From the CLI","questions":[{"id":"q1","type":"essay","prompt":"Why?"}]}"#.utf8).write(to: URL(fileURLWithPath: document))
+        try Data(#"{"id":"cli-quiz","title":"From the CLI","questions":[{"id":"q1","type":"essay","prompt":"Why?"}]}"#.utf8).write(
+            to: URL(fileURLWithPath: document)
+        )
         let published = try Binaries.run("vault-server", ["publish", document, "--data", data])
         #expect(published.stdout == "Published cli-quiz version 1.\n")
         #expect(try Binaries.run("vault-server", ["publish", document, "--data", data]).stdout == "cli-quiz is unchanged at version 1.\n")
@@ -38,7 +47,11 @@ struct ServerBinaryTests {
         // The running server sees what the subcommands wrote, and the new teacher can sign in.
         let token = try await post(port: port, path: APIPath.token, body: #"{"user":"kim","password":"kim-secret"}"#)
         #expect(token.status == 200)
-        let catalog = try await get(port: port, path: APIPath.assessments, token: try JSONDecoder().decode(TokenResponse.self, from: token.body).token)
+        let catalog = try await get(
+            port: port,
+            path: APIPath.assessments,
+            token: try JSONDecoder().decode(TokenResponse.self, from: token.body).token
+        )
         let ids = try JSONDecoder().decode(CatalogResponse.self, from: catalog.body).assessments.map(\.id)
         #expect(ids.contains("cli-quiz") && ids.contains("algebra-1") && ids.contains("reading-fa-en"))
 

@@ -25,7 +25,9 @@ struct ServerHarness {
         configuration.tokenLifetime = tokenLifetime
         configuration.port = 0
         for (name, role) in [("student", Role.student), ("student2", Role.student), ("teacher", Role.teacher)] {
-            try await storage.createUser(PasswordHasher.makeRecord(name: name, role: role, password: SecretBytes(Array("\(name)-pw".utf8)), iterations: 1_000))
+            try await storage.createUser(
+                PasswordHasher.makeRecord(name: name, role: role, password: SecretBytes(Array("\(name)-pw".utf8)), iterations: 1_000)
+            )
         }
     }
 
@@ -52,7 +54,8 @@ struct APIClient: Sendable {
         var errorCode: String? { (try? decode(ErrorEnvelope.self))?.error.code }
     }
 
-    func send(_ method: HTTPRequest.Method, _ path: String, token: String? = nil, body: Data? = nil, headers: HTTPFields = [:]) async throws -> Reply {
+    func send(_ method: HTTPRequest.Method, _ path: String, token: String? = nil, body: Data? = nil, headers: HTTPFields = [:]) async throws -> Reply
+    {
         var headers = headers
         if let token { headers[.authorization] = "Bearer \(token)" }
         return try await client.execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(bytes: $0) }) { response in
@@ -89,23 +92,53 @@ struct APIClient: Sendable {
 enum Fixtures {
     static func quiz(id: String = "quiz-1", q1Prompt: String = "2x = 10. x = ?") -> Assessment {
         Assessment(
-            id: id, title: "Quiz", teacherContact: "t@school.example",
+            id: id,
+            title: "Quiz",
+            teacherContact: "t@school.example",
             questions: [
-                Question(id: "q1", type: .singleChoice, prompt: q1Prompt, choices: [Choice(id: "a", text: "2"), Choice(id: "b", text: "5")], answerKey: [.string("b")]),
-                Question(id: "q2", type: .multipleChoice, prompt: "Pick two", choices: [Choice(id: "a", text: "x"), Choice(id: "b", text: "y"), Choice(id: "c", text: "z")], answerKey: [.string("a"), .string("c")]),
+                Question(
+                    id: "q1",
+                    type: .singleChoice,
+                    prompt: q1Prompt,
+                    choices: [Choice(id: "a", text: "2"), Choice(id: "b", text: "5")],
+                    answerKey: [.string("b")]
+                ),
+                Question(
+                    id: "q2",
+                    type: .multipleChoice,
+                    prompt: "Pick two",
+                    choices: [Choice(id: "a", text: "x"), Choice(id: "b", text: "y"), Choice(id: "c", text: "z")],
+                    answerKey: [.string("a"), .string("c")]
+                ),
                 Question(id: "q3", type: .trueFalse, prompt: "True?", answerKey: [.bool(true)]),
                 Question(id: "q4", type: .numeric, prompt: "Pi?", answerKey: [.number(3.14)], tolerance: 0.01),
                 Question(id: "q5", type: .shortText, prompt: "Name it", maxLength: 20),
                 Question(id: "q6", type: .essay, prompt: "Explain", maxLength: 2000),
-            ])
+            ]
+        )
     }
 
     static func item(
-        _ served: Assessment, question: String, answer: JSONValue, id: String = UUID().uuidString, attempt: String = "attempt-1",
-        at time: String = "2026-11-20T10:00:00.000Z", force: Bool = false, version: Int? = nil
+        _ served: Assessment,
+        question: String,
+        answer: JSONValue,
+        id: String = UUID().uuidString,
+        attempt: String = "attempt-1",
+        at time: String = "2026-11-20T10:00:00.000Z",
+        force: Bool = false,
+        version: Int? = nil
     ) -> ResponseItem {
         ResponseItem(
-            id: id, attemptId: attempt, assessmentId: served.id, assessmentVersion: version ?? served.version ?? 1, questionId: question,
-            questionHash: served.question(question)?.hash ?? "missing", answer: answer, timeSpentMs: 1200, answeredAt: time, force: force)
+            id: id,
+            attemptId: attempt,
+            assessmentId: served.id,
+            assessmentVersion: version ?? served.version ?? 1,
+            questionId: question,
+            questionHash: served.question(question)?.hash ?? "missing",
+            answer: answer,
+            timeSpentMs: 1200,
+            answeredAt: time,
+            force: force
+        )
     }
 }

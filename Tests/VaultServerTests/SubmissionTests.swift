@@ -12,7 +12,13 @@ struct SubmissionTests {
             try await api.publish(Fixtures.quiz(), teacher: teacher)
             let served = try await api.served("quiz-1", token: student)
             let item = Fixtures.item(served, question: "q3", answer: .bool(true))
-            let request = SubmissionRequest(attemptId: "attempt-1", assessmentId: "quiz-1", assessmentVersion: 1, submittedAt: "2026-11-20T10:10:00.000Z", responseIds: [item.id])
+            let request = SubmissionRequest(
+                attemptId: "attempt-1",
+                assessmentId: "quiz-1",
+                assessmentVersion: 1,
+                submittedAt: "2026-11-20T10:10:00.000Z",
+                responseIds: [item.id]
+            )
 
             let missing = try await api.send(.post, APIPath.submissions, token: student, json: request)
             #expect(missing.status == .unprocessableContent)

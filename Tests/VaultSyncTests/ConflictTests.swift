@@ -9,7 +9,9 @@ import VaultTestSupport
 /// The assessment changed under the student's answers; the student decides, or the assessment is gone.
 struct ConflictTests {
     /// Answers q1 (changed in v2) and q2 (unchanged) on v1, submits, then the teacher publishes v2.
-    static func changed<T: Sendable>(_ body: @Sendable (LiveServer, Vault, ServerClient, AsyncHTTPTransport, String) async throws -> T) async throws -> T {
+    static func changed<T: Sendable>(
+        _ body: @Sendable (LiveServer, Vault, ServerClient, AsyncHTTPTransport, String) async throws -> T
+    ) async throws -> T {
         try await SyncScenario.run(answers: [("q1", .string("b")), ("q2", .bool(true))]) { server, vault, client, transport, attempt in
             _ = try await server.publish(SampleDocuments.quiz(prompt: "A different first question"))
             return try await body(server, vault, client, transport, attempt)
@@ -96,9 +98,12 @@ struct ConflictTests {
             // The server forgets one answer (as after a restore from backup).
             let ids = try vault.database.rows("SELECT id FROM responses").map { $0.string(0) }
             try vault.submitAttempt(attempt)
-            let fake = FaultInjectingTransport(inner: transport, script: [
-                .reply(status: 422, headers: [:], body: #"{"error":{"code":"responses_missing","message":"m","missing":["\#(ids[0])"]}}"#),
-            ])
+            let fake = FaultInjectingTransport(
+                inner: transport,
+                script: [
+                    .reply(status: 422, headers: [:], body: #"{"error":{"code":"responses_missing","message":"m","missing":["\#(ids[0])"]}}"#)
+                ]
+            )
             let report = try await SyncScenario.engine(vault, client, transport: fake).run()
             #expect(report.duplicates == 1)
             #expect(report.submitted == 1)

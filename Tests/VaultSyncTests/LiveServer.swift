@@ -16,7 +16,9 @@ struct LiveServer {
     init() async throws {
         storage = try SQLiteServerStorage(directory: directory.file("server"))
         for (name, role) in [("student", Role.student), ("teacher", Role.teacher)] {
-            try await storage.createUser(PasswordHasher.makeRecord(name: name, role: role, password: SecretBytes(Array("\(name)-pw".utf8)), iterations: 1_000))
+            try await storage.createUser(
+                PasswordHasher.makeRecord(name: name, role: role, password: SecretBytes(Array("\(name)-pw".utf8)), iterations: 1_000)
+            )
         }
     }
 
@@ -47,10 +49,21 @@ struct LiveServer {
 
 enum SampleDocuments {
     static func quiz(_ id: String = "quiz", prompt: String = "What is 2 + 3?") -> Assessment {
-        Assessment(id: id, title: "Quiz \(id)", teacherContact: "t@school.example", questions: [
-            Question(id: "q1", type: .singleChoice, prompt: prompt, choices: [Choice(id: "a", text: "4"), Choice(id: "b", text: "5")], answerKey: [.string("b")]),
-            Question(id: "q2", type: .trueFalse, prompt: "The sky is blue.", answerKey: [.bool(true)]),
-            Question(id: "q3", type: .essay, prompt: "Tell me about your day.", maxLength: 5000),
-        ])
+        Assessment(
+            id: id,
+            title: "Quiz \(id)",
+            teacherContact: "t@school.example",
+            questions: [
+                Question(
+                    id: "q1",
+                    type: .singleChoice,
+                    prompt: prompt,
+                    choices: [Choice(id: "a", text: "4"), Choice(id: "b", text: "5")],
+                    answerKey: [.string("b")]
+                ),
+                Question(id: "q2", type: .trueFalse, prompt: "The sky is blue.", answerKey: [.bool(true)]),
+                Question(id: "q3", type: .essay, prompt: "Tell me about your day.", maxLength: 5000),
+            ]
+        )
     }
 }

@@ -7,7 +7,11 @@ struct RetryScheduleTests {
     func schedule() {
         var random = SystemRandomNumberGenerator()
         let plain = RetrySchedule(jitter: 0)
-        #expect((1...7).map { plain.delay(afterFailures: $0, random: &random) } == [.zero, .seconds(5), .seconds(30), .seconds(300), .seconds(1_800), .seconds(1_800), .seconds(1_800)])
+        #expect(
+            (1...7).map { plain.delay(afterFailures: $0, random: &random) } == [
+                .zero, .seconds(5), .seconds(30), .seconds(300), .seconds(1_800), .seconds(1_800), .seconds(1_800),
+            ]
+        )
         let jittered = RetrySchedule()
         for _ in 0..<200 {
             let wait = jittered.delay(afterFailures: 3, random: &random)
@@ -18,4 +22,3 @@ struct RetryScheduleTests {
         #expect(plain.delay(afterFailures: 4, retryAfter: .seconds(60), random: &random) == .seconds(300))
     }
 }
-

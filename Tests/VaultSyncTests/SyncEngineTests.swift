@@ -41,10 +41,13 @@ struct SyncEngineTests {
     @Test("5xx, timeouts and 429 are retried on the schedule, honouring Retry-After")
     func retries() async throws {
         try await SyncScenario.run { server, vault, client, transport, _ in
-            let faulty = FaultInjectingTransport(inner: transport, script: [
-                .reply(status: 503, headers: [:], body: "{}"), .timeoutBefore,
-                .reply(status: 429, headers: ["retry-after": "42"], body: "{}"),
-            ])
+            let faulty = FaultInjectingTransport(
+                inner: transport,
+                script: [
+                    .reply(status: 503, headers: [:], body: "{}"), .timeoutBefore,
+                    .reply(status: 429, headers: ["retry-after": "42"], body: "{}"),
+                ]
+            )
             let sleeps = RecordedSleeps()
             let report = try await SyncScenario.engine(vault, client, transport: faulty, sleeps: sleeps).run()
             #expect(report.uploaded == 3 && report.submitted == 1)
@@ -102,7 +105,9 @@ struct SyncEngineTests {
         try await SyncScenario.run(answers: answers, submit: false) { server, vault, client, transport, _ in
             let faulty = FaultInjectingTransport(inner: transport)
             faulty.rule = { request in
-                let count = request.body.flatMap { try? Gzip.decompress($0) }.flatMap { try? JSONDecoder().decode(BatchRequest.self, from: $0) }?.responses.count ?? 0
+                let count =
+                    request.body.flatMap { try? Gzip.decompress($0) }.flatMap { try? JSONDecoder().decode(BatchRequest.self, from: $0) }?.responses
+                    .count ?? 0
                 return count > 1 ? .reply(status: 413, headers: [:], body: "{}") : .pass
             }
             let report = try await SyncScenario.engine(vault, client, transport: faulty).run()
@@ -113,7 +118,8 @@ struct SyncEngineTests {
 
     @Test("batches are bounded by count and by bytes")
     func batching() async throws {
-        let answers: [(String, JSONValue)] = (0..<1).map { _ in ("q3", .string(String(repeating: "long essay ", count: 300))) }
+        let answers: [(String, JSONValue)] =
+            (0..<1).map { _ in ("q3", .string(String(repeating: "long essay ", count: 300))) }
             + [("q1", .string("a")), ("q2", .bool(true))]
         try await SyncScenario.run(answers: answers, submit: false) { _, vault, client, transport, _ in
             let faulty = FaultInjectingTransport(inner: transport)
@@ -133,7 +139,10 @@ struct SyncEngineTests {
             let expired = FaultInjectingTransport(inner: transport, script: [.reply(status: 401, headers: [:], body: "{}")])
             await #expect(throws: ServerError.signInExpired) { try await SyncScenario.engine(vault, client, transport: expired).run() }
             #expect(try vault.status().pendingAnswers == 3)
-            let bad = FaultInjectingTransport(inner: transport, script: [.reply(status: 400, headers: [:], body: #"{"error":{"code":"bad_request","message":"nope"}}"#)])
+            let bad = FaultInjectingTransport(
+                inner: transport,
+                script: [.reply(status: 400, headers: [:], body: #"{"error":{"code":"bad_request","message":"nope"}}"#)]
+            )
             let report = try await SyncScenario.engine(vault, client, transport: bad).run()
             #expect(report.deadLetters == 3)
             #expect(try vault.status().pendingAnswers == 0)
@@ -157,7 +166,10 @@ struct SyncEngineTests {
     @Test("a lying server: results that do not match the batch are not trusted")
     func lyingServer() async throws {
         try await SyncScenario.run(submit: false) { _, vault, client, transport, _ in
-            let liar = FaultInjectingTransport(inner: transport, script: [.reply(status: 200, headers: [:], body: #"{"results":[{"id":"someone-else","status":"accepted"}]}"#)])
+            let liar = FaultInjectingTransport(
+                inner: transport,
+                script: [.reply(status: 200, headers: [:], body: #"{"results":[{"id":"someone-else","status":"accepted"}]}"#)]
+            )
             let report = try await SyncScenario.engine(vault, client, transport: liar).run()
             #expect(report.uploaded == 0)
             #expect(report.deadLetters == 3)

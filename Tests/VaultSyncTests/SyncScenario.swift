@@ -10,8 +10,11 @@ import VaultTestSupport
 enum SyncScenario {
     /// A live server with the quiz, a vault that downloaded it and answered `answers` questions in one attempt.
     static func run<T: Sendable>(
-        answers: [(String, JSONValue)] = [("q1", .string("b")), ("q2", .bool(true)), ("q3", .string("A day."))], submit: Bool = true,
-        _ body: @Sendable (_ server: LiveServer, _ vault: Vault, _ client: ServerClient, _ transport: AsyncHTTPTransport, _ attempt: String) async throws -> T
+        answers: [(String, JSONValue)] = [("q1", .string("b")), ("q2", .bool(true)), ("q3", .string("A day."))],
+        submit: Bool = true,
+        _ body:
+            @Sendable (_ server: LiveServer, _ vault: Vault, _ client: ServerClient, _ transport: AsyncHTTPTransport, _ attempt: String) async throws
+            -> T
     ) async throws -> T {
         let server = try await LiveServer()
         _ = try await server.publish(SampleDocuments.quiz())
@@ -34,14 +37,27 @@ enum SyncScenario {
         }
     }
 
-    static func engine(_ vault: Vault, _ client: ServerClient, transport: any HTTPTransport, sleeps: RecordedSleeps = RecordedSleeps(),
-                       resolver: any ConflictResolver = FixedConflictPolicy(.keep), configure: (inout SyncEngine.Options) -> Void = { _ in }) -> SyncEngine {
+    static func engine(
+        _ vault: Vault,
+        _ client: ServerClient,
+        transport: any HTTPTransport,
+        sleeps: RecordedSleeps = RecordedSleeps(),
+        resolver: any ConflictResolver = FixedConflictPolicy(.keep),
+        configure: (inout SyncEngine.Options) -> Void = { _ in }
+    ) -> SyncEngine {
         var options = SyncEngine.Options()
         configure(&options)
         let faulty = ServerClient(transport: transport, token: client.token)
-        return SyncEngine(vault: vault, client: faulty, options: options, resolver: resolver,
-                          schedule: RetrySchedule(jitter: 0), downloader: Downloader(client: faulty, vault: vault, diskSpace: .fixed(1 << 40)),
-                          now: { sleeps.now() }, sleep: { try await sleeps.sleep($0) })
+        return SyncEngine(
+            vault: vault,
+            client: faulty,
+            options: options,
+            resolver: resolver,
+            schedule: RetrySchedule(jitter: 0),
+            downloader: Downloader(client: faulty, vault: vault, diskSpace: .fixed(1 << 40)),
+            now: { sleeps.now() },
+            sleep: { try await sleeps.sleep($0) }
+        )
     }
 
     /// The `SyncStopped` a run ended with, recording an issue when it ended otherwise.

@@ -4,11 +4,15 @@ import VaultCore
 
 struct AdminCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "admin", abstract: "Tasks for lab administrators.", subcommands: [Usage.self])
+        commandName: "admin",
+        abstract: "Tasks for lab administrators.",
+        subcommands: [Usage.self]
+    )
 
     struct Usage: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Disk use of every vault under a directory, from file metadata only (no password, nothing decrypted).")
+            abstract: "Disk use of every vault under a directory, from file metadata only (no password, nothing decrypted)."
+        )
         @OptionGroup var globals: GlobalOptions
         @Option(help: "Where to look for vaults (default: /home).") var root = "/home"
 

@@ -12,7 +12,8 @@ struct Answer: ParsableCommand {
             shell keeps it in its history file. Single choice: a choice id; multiple choice: ids separated by commas; \
             true/false: true or false; numeric: a decimal number; short text: one line; essay: everything up to the \
             end of input (at a prompt: end with a line holding only a dot, or Ctrl-D).
-            """)
+            """
+    )
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var credentials: CredentialSources
     @Argument(help: "The assessment id.") var id: String
@@ -23,7 +24,8 @@ struct Answer: ParsableCommand {
     func validate() throws {
         guard refusedValue.isEmpty else {
             throw ValidationError(
-                "An answer is never taken from the command line: other users can see it with `ps`, and your shell keeps it in its history. Run `vault answer \(id) \(questionID)` and type the answer at the prompt, or give it on standard input.")
+                "An answer is never taken from the command line: other users can see it with `ps`, and your shell keeps it in its history. Run `vault answer \(id) \(questionID)` and type the answer at the prompt, or give it on standard input."
+            )
         }
     }
 
@@ -39,7 +41,9 @@ struct Answer: ParsableCommand {
         let text = try AnswerInput.read(for: question)
         let parsed = try AnswerParser.parse(text, for: question)
         try vault.recordAnswer(attemptID: attempt.id, questionID: questionID, answer: parsed)
-        context.console.line("Saved your answer to \(questionID). \(attempt.unanswered.filter { $0.id != questionID }.count) questions left unanswered.")
+        context.console.line(
+            "Saved your answer to \(questionID). \(attempt.unanswered.filter { $0.id != questionID }.count) questions left unanswered."
+        )
         context.console.emit(["assessment_id": id, "question_id": questionID, "attempt_id": attempt.id])
     }
 }

@@ -36,15 +36,21 @@ struct Catalog: AsyncParsableCommand {
         let entries = try await NetworkSession.with(vault: vault) { try await $0.client.catalog() }
         let cached = try vault.cachedAssessments()
         let rows = entries.map { entry in
-            Row(id: entry.id, title: entry.title, version: entry.version, sizeBytes: entry.sizeBytes,
-                downloadedVersion: cached.filter { $0.id == entry.id }.map(\.version).max())
+            Row(
+                id: entry.id,
+                title: entry.title,
+                version: entry.version,
+                sizeBytes: entry.sizeBytes,
+                downloadedVersion: cached.filter { $0.id == entry.id }.map(\.version).max()
+            )
         }
         for row in rows {
-            let mark = switch row.downloadedVersion {
-            case nil: ""
-            case row.version: context.console.green("  [downloaded]")
-            default: context.console.yellow("  [outdated: you have version \(row.downloadedVersion!)]")
-            }
+            let mark =
+                switch row.downloadedVersion {
+                case nil: ""
+                case row.version: context.console.green("  [downloaded]")
+                default: context.console.yellow("  [outdated: you have version \(row.downloadedVersion!)]")
+                }
             context.console.line("\(row.id)  \(row.title)  v\(row.version)  \(Console.bytes(row.sizeBytes))\(mark)")
         }
         if rows.isEmpty { context.console.line("The server offers no assessments right now.") }

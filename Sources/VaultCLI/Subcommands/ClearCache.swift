@@ -3,7 +3,9 @@ import VaultCore
 
 struct ClearCache: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "clear-cache", abstract: "Remove every cached assessment that holds no unsaved or unsent work.")
+        commandName: "clear-cache",
+        abstract: "Remove every cached assessment that holds no unsaved or unsent work."
+    )
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var credentials: CredentialSources
 

@@ -4,7 +4,8 @@ import VaultCore
 struct Config: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Read and change settings stored inside the vault.",
-        subcommands: [Get.self, Set.self, Unset.self, List.self])
+        subcommands: [Get.self, Set.self, Unset.self, List.self]
+    )
 
     struct Get: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print one setting.")

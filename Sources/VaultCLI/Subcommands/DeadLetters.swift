@@ -5,8 +5,11 @@ import VaultCore
 
 struct DeadLetters: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "dead-letters", abstract: "Uploads that gave up: inspect, retry, discard or export them.",
-        subcommands: [List.self, Retry.self, Discard.self, Export.self], defaultSubcommand: List.self)
+        commandName: "dead-letters",
+        abstract: "Uploads that gave up: inspect, retry, discard or export them.",
+        subcommands: [List.self, Retry.self, Discard.self, Export.self],
+        defaultSubcommand: List.self
+    )
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show every dead letter with its reason.")
@@ -55,7 +58,9 @@ struct DeadLetters: ParsableCommand {
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write the dead letters to a file to hand to a teacher.",
-            discussion: "The file is NOT encrypted unless --encrypt is given (the password comes from --new-password-stdin, $VAULT_NEW_PASSWORD_FILE or a prompt).")
+            discussion:
+                "The file is NOT encrypted unless --encrypt is given (the password comes from --new-password-stdin, $VAULT_NEW_PASSWORD_FILE or a prompt)."
+        )
         @OptionGroup var globals: GlobalOptions
         @OptionGroup var credentials: CredentialSources
         @Option(help: "Where to write.") var output = "dead-letters.json"

@@ -3,7 +3,8 @@ import VaultCore
 
 struct Evict: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Remove cached assessments; never one with an open attempt or answers not uploaded.")
+        abstract: "Remove cached assessments; never one with an open attempt or answers not uploaded."
+    )
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var credentials: CredentialSources
     @Flag(help: "Every expired assessment.") var expired = false

@@ -9,7 +9,8 @@ import Glibc
 struct Key: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Manage key slots, rotate the data key, or reveal it for inspection.",
-        subcommands: [List.self, Add.self, Remove.self, Rotate.self, Reveal.self])
+        subcommands: [List.self, Add.self, Remove.self, Rotate.self, Reveal.self]
+    )
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the key slots.")
@@ -77,7 +78,8 @@ struct Key: ParsableCommand {
     struct Rotate: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Make a new data key and re-encrypt the vault with it.",
-            discussion: "Only the slot of the password you give is kept; add other slots again afterwards.")
+            discussion: "Only the slot of the password you give is kept; add other slots again afterwards."
+        )
         @OptionGroup var globals: GlobalOptions
         @OptionGroup var credentials: CredentialSources
 
@@ -108,7 +110,8 @@ struct Key: ParsableCommand {
 
     struct Reveal: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print the raw data key so a tester can open vault.db in the stock sqlcipher shell.")
+            abstract: "Print the raw data key so a tester can open vault.db in the stock sqlcipher shell."
+        )
         @OptionGroup var globals: GlobalOptions
         @OptionGroup var credentials: CredentialSources
         @Flag(help: "Do not ask for confirmation.") var yes = false

@@ -13,7 +13,9 @@ struct List: ParsableCommand {
         for item in items {
             let expiry = item.expired ? context.console.yellow("expired") : "expires \(item.expiresAt)"
             let pending = item.pendingAnswers > 0 ? ", \(item.pendingAnswers) answers to upload" : ""
-            context.console.line("\(item.id)  \(item.title)  v\(item.version)  \(Console.bytes(item.sizeBytes))  \(expiry)  attempt: \(item.attemptState)\(pending)")
+            context.console.line(
+                "\(item.id)  \(item.title)  v\(item.version)  \(Console.bytes(item.sizeBytes))  \(expiry)  attempt: \(item.attemptState)\(pending)"
+            )
         }
         if items.isEmpty { context.console.line("Nothing downloaded yet. While online, run `vault catalog` and `vault download ID`.") }
         context.console.emit(["assessments": items])

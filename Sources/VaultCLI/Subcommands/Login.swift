@@ -7,7 +7,8 @@ import VaultSync
 struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sign in to a server; the address and token are kept inside the encrypted vault.",
-        discussion: "The server password comes from --server-password-stdin, $VAULT_SERVER_PASSWORD_FILE, or a prompt.")
+        discussion: "The server password comes from --server-password-stdin, $VAULT_SERVER_PASSWORD_FILE, or a prompt."
+    )
 
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var credentials: CredentialSources
@@ -24,14 +25,25 @@ struct Login: AsyncParsableCommand {
             throw ValidationError("Give --server URL and --user NAME the first time.")
         }
         let password = try PasswordReader.read(
-            fromStdin: serverPasswordStdin, fileVariable: "VAULT_SERVER_PASSWORD_FILE",
-            environment: ProcessInfo.processInfo.environment, prompt: "Server password for \(user): ", confirm: false,
-            flag: "--server-password-stdin")
+            fromStdin: serverPasswordStdin,
+            fileVariable: "VAULT_SERVER_PASSWORD_FILE",
+            environment: ProcessInfo.processInfo.environment,
+            prompt: "Server password for \(user): ",
+            confirm: false,
+            flag: "--server-password-stdin"
+        )
         let token = try await NetworkSession.with(vault: vault, serverURL: server) { session in
             try await session.client.signIn(user: user, password: password)
         }
-        try vault.saveAccount(Account(
-            serverURL: server, user: user, token: token.token, tokenExpiresAt: Timestamp.date(token.expiresAt), role: token.role.rawValue))
+        try vault.saveAccount(
+            Account(
+                serverURL: server,
+                user: user,
+                token: token.token,
+                tokenExpiresAt: Timestamp.date(token.expiresAt),
+                role: token.role.rawValue
+            )
+        )
         context.console.line("Signed in to \(server) as \(user).")
         context.console.emit(["server": server, "user": user, "expires_at": token.expiresAt])
     }

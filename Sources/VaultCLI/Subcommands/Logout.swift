@@ -5,7 +5,8 @@ import VaultSync
 
 struct Logout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Sign out: revoke the token on the server when it can be reached, and forget it here (answers not yet uploaded stay).")
+        abstract: "Sign out: revoke the token on the server when it can be reached, and forget it here (answers not yet uploaded stay)."
+    )
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var credentials: CredentialSources
 
@@ -21,7 +22,8 @@ struct Logout: AsyncParsableCommand {
         context.console.line(
             revoked
                 ? "Signed out; the server no longer accepts this sign-in. Your saved work stays in the vault; `vault login` signs in again."
-                : "Signed out here. The server could not be reached, so its copy of the sign-in expires by itself. Your saved work stays in the vault.")
+                : "Signed out here. The server could not be reached, so its copy of the sign-in expires by itself. Your saved work stays in the vault."
+        )
         context.console.emit(["signed_out": true, "revoked_on_server": revoked])
     }
 }

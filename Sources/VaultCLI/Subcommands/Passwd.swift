@@ -4,7 +4,8 @@ import VaultCore
 struct Passwd: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Change the vault password (re-wraps the data key; nothing is re-encrypted).",
-        discussion: "With both --password-stdin and --new-password-stdin, stdin holds the current password, then the new one.")
+        discussion: "With both --password-stdin and --new-password-stdin, stdin holds the current password, then the new one."
+    )
 
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var credentials: CredentialSources

@@ -39,8 +39,14 @@ struct Show: ParsableCommand {
             }
         }
         let items = assessment.questions.map { question in
-            Item(id: question.id, type: question.type.rawValue, prompt: question.prompt, choices: question.choices,
-                 answer: attempt?.answers[question.id], flagged: attempt?.flagged.contains(question.id) ?? false)
+            Item(
+                id: question.id,
+                type: question.type.rawValue,
+                prompt: question.prompt,
+                choices: question.choices,
+                answer: attempt?.answers[question.id],
+                flagged: attempt?.flagged.contains(question.id) ?? false
+            )
         }
         let console = context.console
         console.line(console.bold(assessment.title) + "  (version \(assessment.version ?? 0))")
@@ -48,11 +54,21 @@ struct Show: ParsableCommand {
         for (index, question) in assessment.questions.enumerated() {
             console.line("")
             console.line("\(index + 1). [\(question.id)] \(question.prompt)")
-            for (letter, choice) in zip(TakeScreenLetters.all, question.choices ?? []) { console.line("   \(letter)) \(choice.text)   (id: \(choice.id))") }
+            for (letter, choice) in zip(TakeScreenLetters.all, question.choices ?? []) {
+                console.line("   \(letter)) \(choice.text)   (id: \(choice.id))")
+            }
             let answer = attempt?.answers[question.id].map { AnswerParser.display($0, for: question) } ?? "(no answer)"
             console.line("   Answer: \(answer)\(items[index].flagged ? "  [flagged]" : "")")
         }
-        console.emit(ShowResult(id: id, title: assessment.title, version: assessment.version ?? 0, attemptState: attempt?.state.rawValue ?? "none", questions: items))
+        console.emit(
+            ShowResult(
+                id: id,
+                title: assessment.title,
+                version: assessment.version ?? 0,
+                attemptState: attempt?.state.rawValue ?? "none",
+                questions: items
+            )
+        )
     }
 
     struct ShowResult: Encodable {

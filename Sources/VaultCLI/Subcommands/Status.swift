@@ -3,7 +3,8 @@ import VaultCore
 
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Connectivity as last seen, answers waiting to upload, dead letters, conflicts, last sync.")
+        abstract: "Connectivity as last seen, answers waiting to upload, dead letters, conflicts, last sync."
+    )
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var credentials: CredentialSources
     @Flag(help: "Check the server now instead of reporting the last state seen.") var probe = false

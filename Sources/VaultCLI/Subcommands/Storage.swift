@@ -3,7 +3,8 @@ import VaultCore
 
 struct Storage: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Space used by cached assessments against the limit, and what eviction could remove.")
+        abstract: "Space used by cached assessments against the limit, and what eviction could remove."
+    )
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var credentials: CredentialSources
 

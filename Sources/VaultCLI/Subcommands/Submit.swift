@@ -17,7 +17,9 @@ struct Submit: ParsableCommand {
         }
         try vault.submitAttempt(attempt.id)
         let unanswered = attempt.unanswered.count
-        context.console.line("Submitted \(attempt.assessment.title)\(unanswered > 0 ? " with \(unanswered) questions unanswered" : ""). It will be uploaded with `vault sync` when you are online.")
+        context.console.line(
+            "Submitted \(attempt.assessment.title)\(unanswered > 0 ? " with \(unanswered) questions unanswered" : ""). It will be uploaded with `vault sync` when you are online."
+        )
         context.console.emit(SubmitResult(assessmentId: id, attemptId: attempt.id, answered: attempt.answers.count, unanswered: unanswered))
     }
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import VaultAPI
 import Logging
+import VaultAPI
 import VaultCore
 import VaultSync
 
@@ -12,7 +12,9 @@ import Glibc
 struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Upload saved answers and submissions in batches, exactly once, then refresh what changed.",
-        discussion: "Exit 0 when everything is up; 3 when a conflict or dead letter waits for you; 75 when the network stopped it midway (everything is kept and will be retried); 69 when offline.")
+        discussion:
+            "Exit 0 when everything is up; 3 when a conflict or dead letter waits for you; 75 when the network stopped it midway (everything is kept and will be retried); 69 when offline."
+    )
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var credentials: CredentialSources
     @Option(help: "What to do when an assessment changed under your answers: ask, submit, discard or keep.")
@@ -36,36 +38,63 @@ struct Sync: AsyncParsableCommand {
         options.batchSize = batchSize ?? settings.batchSize
         options.maxBatchBytes = settings.maxBatchBytes
         options.maxTries = settings.value("sync.max_tries")
-        let resolver: any ConflictResolver = switch onConflict {
-        case .ask: isatty(STDIN_FILENO) == 1 && !globals.json ? ConflictPrompt() : FixedConflictPolicy(.keep)
-        case .submit: FixedConflictPolicy(.submit)
-        case .discard: FixedConflictPolicy(.discard)
-        case .keep: FixedConflictPolicy(.keep)
-        }
+        let resolver: any ConflictResolver =
+            switch onConflict {
+            case .ask: isatty(STDIN_FILENO) == 1 && !globals.json ? ConflictPrompt() : FixedConflictPolicy(.keep)
+            case .submit: FixedConflictPolicy(.submit)
+            case .discard: FixedConflictPolicy(.discard)
+            case .keep: FixedConflictPolicy(.keep)
+            }
         let report: SyncReport
         do {
-            report = watch
-                ? try await SyncWatcher(vault: vault, options: options, resolver: resolver, console: context.console, logger: context.logger, forever: forever).run()
+            report =
+                watch
+                ? try await SyncWatcher(
+                    vault: vault,
+                    options: options,
+                    resolver: resolver,
+                    console: context.console,
+                    logger: context.logger,
+                    forever: forever
+                ).run()
                 : try await NetworkSession.with(vault: vault) { session in
-                    try await Self.syncOnce(session: session, vault: vault, options: options, resolver: resolver, console: context.console, logger: context.logger)
+                    try await Self.syncOnce(
+                        session: session,
+                        vault: vault,
+                        options: options,
+                        resolver: resolver,
+                        console: context.console,
+                        logger: context.logger
+                    )
                 }
         } catch let stopped as SyncStopped {
             SyncOutput.print(stopped.report, console: context.console)
             let when = stopped.nextTryAt.map { " The next try is due at \(Timestamp.string($0))." } ?? ""
             throw VaultError(
                 .temporary,
-                "Sync stopped before everything was uploaded: \(stopped.reason.vaultError.message) \(stopped.report.remaining) items wait in the queue and nothing was lost.\(when)")
+                "Sync stopped before everything was uploaded: \(stopped.reason.vaultError.message) \(stopped.report.remaining) items wait in the queue and nothing was lost.\(when)"
+            )
         }
         SyncOutput.print(report, console: context.console)
         if report.needsAttention { throw CommandExit(code: VaultExit.attention) }
     }
 
     static func syncOnce(
-        session: NetworkSession, vault: Vault, options: SyncEngine.Options, resolver: any ConflictResolver, console: Console, logger: Logging.Logger
+        session: NetworkSession,
+        vault: Vault,
+        options: SyncEngine.Options,
+        resolver: any ConflictResolver,
+        console: Console,
+        logger: Logging.Logger
     ) async throws -> SyncReport {
         let engine = SyncEngine(
-            vault: vault, client: session.client, options: options, resolver: resolver,
-            downloader: Downloader(client: session.client, vault: vault), logger: logger)
+            vault: vault,
+            client: session.client,
+            options: options,
+            resolver: resolver,
+            downloader: Downloader(client: session.client, vault: vault),
+            logger: logger
+        )
         let bar = ProgressBar(label: "Uploading", console: console)
         engine.progress = { done, total in bar.update(done, of: total) }
         defer { bar.finish() }

@@ -9,7 +9,9 @@ import Glibc
 struct Take: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Complete an assessment in the terminal; every answer is saved as you go.",
-        discussion: "Type an answer and press Enter. Enter alone or > goes on, < goes back, #N jumps, ! flags, :r reviews, :s submits, :q leaves (everything is kept), ? shows help. Without a terminal the same lines are read from stdin.")
+        discussion:
+            "Type an answer and press Enter. Enter alone or > goes on, < goes back, #N jumps, ! flags, :r reviews, :s submits, :q leaves (everything is kept), ? shows help. Without a terminal the same lines are read from stdin."
+    )
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var credentials: CredentialSources
     @Argument(help: "The assessment id.") var id: String

@@ -3,7 +3,8 @@ import VaultCore
 
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check the key file, every database page and every stored assessment.")
+        abstract: "Check the key file, every database page and every stored assessment."
+    )
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var credentials: CredentialSources
 

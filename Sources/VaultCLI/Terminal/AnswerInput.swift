@@ -20,7 +20,9 @@ enum AnswerInput {
         let data = try readToEnd(STDIN_FILENO)
         guard !data.isEmpty else {
             throw VaultError(
-                .usage, "No answer was given on standard input. Type it at the prompt (run the command in a terminal), or pipe it in.")
+                .usage,
+                "No answer was given on standard input. Type it at the prompt (run the command in a terminal), or pipe it in."
+            )
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw VaultError(.invalidData, "The answer on standard input is not valid UTF-8 text. Nothing was saved.")

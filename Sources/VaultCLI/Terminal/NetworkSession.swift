@@ -45,7 +45,8 @@ final class NetworkSession {
     func close() async { await transport.shutdown() }
 
     /// Runs `body` with the session, always shutting the HTTP client down.
-    static func with<T>(vault: Vault, serverURL: String? = nil, reachable: Bool = true, _ body: (NetworkSession) async throws -> T) async throws -> T {
+    static func with<T>(vault: Vault, serverURL: String? = nil, reachable: Bool = true, _ body: (NetworkSession) async throws -> T) async throws -> T
+    {
         let session = try NetworkSession(vault: vault, serverURL: serverURL)
         do {
             if reachable { try await session.requireReachable() }

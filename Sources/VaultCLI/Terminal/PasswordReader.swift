@@ -21,18 +21,33 @@ enum PasswordReader {
 
     static func current(_ options: CredentialSources, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> SecretBytes {
         try read(
-            fromStdin: options.passwordStdin, fileVariable: "VAULT_PASSWORD_FILE", environment: environment,
-            prompt: "Vault password: ", confirm: false, flag: "--password-stdin")
+            fromStdin: options.passwordStdin,
+            fileVariable: "VAULT_PASSWORD_FILE",
+            environment: environment,
+            prompt: "Vault password: ",
+            confirm: false,
+            flag: "--password-stdin"
+        )
     }
 
     static func new(_ options: CredentialSources, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> SecretBytes {
         try read(
-            fromStdin: options.newPasswordStdin, fileVariable: "VAULT_NEW_PASSWORD_FILE", environment: environment,
-            prompt: "New password: ", confirm: true, flag: "--new-password-stdin")
+            fromStdin: options.newPasswordStdin,
+            fileVariable: "VAULT_NEW_PASSWORD_FILE",
+            environment: environment,
+            prompt: "New password: ",
+            confirm: true,
+            flag: "--new-password-stdin"
+        )
     }
 
     static func read(
-        fromStdin: Bool, fileVariable: String, environment: [String: String], prompt: String, confirm: Bool, flag: String
+        fromStdin: Bool,
+        fileVariable: String,
+        environment: [String: String],
+        prompt: String,
+        confirm: Bool,
+        flag: String
     ) throws -> SecretBytes {
         if fromStdin {
             guard let line = try readLine(descriptor: STDIN_FILENO) else {
@@ -56,7 +71,8 @@ enum PasswordReader {
             if terminal >= 0 { close(terminal) }
             throw VaultError(
                 .passwordRequired,
-                "A password is needed and there is no terminal to ask for it. Use \(flag) or set \(fileVariable).")
+                "A password is needed and there is no terminal to ask for it. Use \(flag) or set \(fileVariable)."
+            )
         }
         defer { close(terminal) }
         let first = try prompted(prompt, terminal: terminal)
@@ -114,7 +130,9 @@ enum PasswordReader {
         }
         if tooLong {
             throw VaultError(
-                .usage, "That line is longer than \(maxLength) bytes, the longest password the vault accepts. Nothing was changed; use a shorter password.")
+                .usage,
+                "That line is longer than \(maxLength) bytes, the longest password the vault accepts. Nothing was changed; use a shorter password."
+            )
         }
         guard sawAnything else { return nil }
         return buffer.prefix(length).trimmingTrailingNewlines()

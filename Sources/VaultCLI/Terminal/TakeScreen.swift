@@ -59,7 +59,7 @@ final class TakeScreen<C: Clock & Sendable>: @unchecked Sendable where C.Duratio
         handleSignals()
         defer {
             stopTicker()
-            signals.forEach { $0.cancel() }
+            for source in signals { source.cancel() }
         }
         out("\(attempt.assessment.title): \(count) questions. Type ? for help. Every answer is saved as you type it.")
         if attempt.answers.count > 0 { out("Resuming: \(attempt.answers.count) answered so far.") }
@@ -193,8 +193,12 @@ final class TakeScreen<C: Clock & Sendable>: @unchecked Sendable where C.Duratio
         let spent = questionShownAt.duration(to: clock.now)
         do {
             try vault.recordAnswer(
-                attemptID: attempt.id, questionID: question.id, answer: value,
-                timeSpentMilliseconds: spent.wholeMilliseconds, currentQuestion: index)
+                attemptID: attempt.id,
+                questionID: question.id,
+                answer: value,
+                timeSpentMilliseconds: spent.wholeMilliseconds,
+                currentQuestion: index
+            )
         } catch let error as VaultError where error.code == .notAllowed {
             // The vault refused it because the time ran out and it submitted the attempt: say so and close.
             finished = true
@@ -236,7 +240,10 @@ final class TakeScreen<C: Clock & Sendable>: @unchecked Sendable where C.Duratio
 
     private func confirmSubmit() throws -> Bool {
         let unanswered = attempt.unanswered.count
-        out(unanswered > 0 ? "\(unanswered) questions are unanswered. Submit anyway? [y/N]" : "Submit now? You cannot change answers afterwards. [y/N]")
+        out(
+            unanswered > 0
+                ? "\(unanswered) questions are unanswered. Submit anyway? [y/N]" : "Submit now? You cannot change answers afterwards. [y/N]"
+        )
         guard let reply = readLine()?.trimmingCharacters(in: .whitespaces).lowercased(), reply == "y" || reply == "yes" else {
             draw(note: "Not submitted.")
             return false
@@ -269,7 +276,8 @@ final class TakeScreen<C: Clock & Sendable>: @unchecked Sendable where C.Duratio
     private func review() -> String {
         let unanswered = attempt.assessment.questions.enumerated().filter { attempt.answers[$0.element.id] == nil }.map { "\($0.offset + 1)" }
         let flagged = attempt.assessment.questions.enumerated().filter { attempt.flagged.contains($0.element.id) }.map { "\($0.offset + 1)" }
-        return "Unanswered: \(unanswered.isEmpty ? "none" : unanswered.joined(separator: ", ")). Flagged: \(flagged.isEmpty ? "none" : flagged.joined(separator: ", ")). Use #N to go there."
+        return
+            "Unanswered: \(unanswered.isEmpty ? "none" : unanswered.joined(separator: ", ")). Flagged: \(flagged.isEmpty ? "none" : flagged.joined(separator: ", ")). Use #N to go there."
     }
 
     private func draw(note: String?) {
@@ -290,7 +298,8 @@ final class TakeScreen<C: Clock & Sendable>: @unchecked Sendable where C.Duratio
         case .singleChoice, .multipleChoice:
             let selected = Set(current?.arrayValue?.compactMap(\.stringValue) ?? current?.stringValue.map { [$0] } ?? [])
             for (letter, choice) in zip(Self.letters, question.choices ?? []) {
-                let mark = question.type == .multipleChoice ? (selected.contains(choice.id) ? "[x]" : "[ ]") : (selected.contains(choice.id) ? "(*)" : "( )")
+                let mark =
+                    question.type == .multipleChoice ? (selected.contains(choice.id) ? "[x]" : "[ ]") : (selected.contains(choice.id) ? "(*)" : "( )")
                 text += "  \(mark) \(letter)) \(choice.text)\n"
             }
             text += question.type == .multipleChoice ? "\nType a letter to toggle it.\n" : "\nType a letter.\n"
@@ -350,7 +359,9 @@ final class TakeScreen<C: Clock & Sendable>: @unchecked Sendable where C.Duratio
                         Foundation.exit(0)
                     } catch {
                         // The automatic submission failed (a full disk): say so, never exit 0 silently.
-                        self.out("\nThe time ran out, but the attempt could not be submitted: \((error as? VaultError)?.message ?? "\(error)") Run `vault submit \(self.attempt.assessment.id)` once that is fixed.")
+                        self.out(
+                            "\nThe time ran out, but the attempt could not be submitted: \((error as? VaultError)?.message ?? "\(error)") Run `vault submit \(self.attempt.assessment.id)` once that is fixed."
+                        )
                         Foundation.exit(74)
                     }
                 }

@@ -14,7 +14,8 @@ enum TimedStart {
         if let description = assessment.description { console.line(description) }
         console.line(
             "\(assessment.questions.count) questions, \(minutes(limitSeconds)) to answer them. The time starts when you see "
-                + "the questions and keeps running until you submit, even if you leave.")
+                + "the questions and keeps running until you submit, even if you leave."
+        )
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             console.line("Nothing was started. To start now, run the command again with --start, or use `vault take \(assessment.id)`.")
             return false

@@ -7,7 +7,9 @@ public enum AnswerParser {
     /// question accepts.
     public static func parse(_ text: String, for question: Question) throws -> JSONValue {
         let misfit = VaultError(
-            .invalidData, "That answer does not fit question \(question.id). Accepted: \(AnswerRules.accepted(by: question)).")
+            .invalidData,
+            "That answer does not fit question \(question.id). Accepted: \(AnswerRules.accepted(by: question))."
+        )
         guard let value = candidate(text, for: question), AnswerRules.isValid(value, for: question) else { throw misfit }
         return value
     }

@@ -3,7 +3,10 @@ import VaultAPI
 
 /// An attempt with everything the screen needs: the document, current answers and flags.
 public struct AttemptRecord: Sendable {
-    public enum State: String, Sendable, Codable, CaseIterable { case inProgress = "in_progress", submitted, synced }
+    public enum State: String, Sendable, Codable, CaseIterable {
+        case inProgress = "in_progress"
+        case submitted, synced
+    }
 
     public var id: String
     public var assessment: Assessment

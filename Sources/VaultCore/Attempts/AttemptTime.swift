@@ -87,7 +87,9 @@ public struct AttemptTimeStatus: Sendable, Equatable {
     /// `mm:ss` (or `h:mm:ss`) for a countdown.
     public static func clockText(_ duration: Duration) -> String {
         let total = max(0, Int(duration.components.seconds))
-        let hours = total / 3600, minutes = (total % 3600) / 60, seconds = total % 60
+        let hours = total / 3600
+        let minutes = (total % 3600) / 60
+        let seconds = total % 60
         return hours > 0 ? String(format: "%d:%02d:%02d", hours, minutes, seconds) : String(format: "%02d:%02d", minutes, seconds)
     }
 }

@@ -20,8 +20,15 @@ public struct EvictionPolicy: Sendable {
         public var hasSyncedAttempt: Bool
 
         public init(
-            id: String, version: Int, storedBytes: Int, downloadedAt: Date, lastOpenedAt: Date?, expiresAt: Date,
-            hasOpenAttempt: Bool = false, hasUnsyncedWork: Bool = false, hasSyncedAttempt: Bool = false
+            id: String,
+            version: Int,
+            storedBytes: Int,
+            downloadedAt: Date,
+            lastOpenedAt: Date?,
+            expiresAt: Date,
+            hasOpenAttempt: Bool = false,
+            hasUnsyncedWork: Bool = false,
+            hasSyncedAttempt: Bool = false
         ) {
             self.id = id
             self.version = version

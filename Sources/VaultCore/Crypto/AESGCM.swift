@@ -9,7 +9,10 @@ public enum AESGCM {
     }
 
     public static func seal(
-        _ plaintext: SecretBytes, key: SecretBytes, nonce: [UInt8]? = nil, associatedData: [UInt8]
+        _ plaintext: SecretBytes,
+        key: SecretBytes,
+        nonce: [UInt8]? = nil,
+        associatedData: [UInt8]
     ) throws -> SealedBox {
         guard key.count == 32 else { throw CryptoError(.cipherFailed, operation: "AES-256-GCM key length") }
         let nonce = try nonce ?? CryptoRandom.bytes(12)
@@ -28,9 +31,15 @@ public enum AESGCM {
             }
             let updated = plaintext.withUnsafeBytes { input in
                 ciphertext.withUnsafeMutableBufferPointer { output in
-                    input.isEmpty ? 1 : EVP_EncryptUpdate(
-                        context, output.baseAddress, &length,
-                        input.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(input.count))
+                    input.isEmpty
+                        ? 1
+                        : EVP_EncryptUpdate(
+                            context,
+                            output.baseAddress,
+                            &length,
+                            input.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                            Int32(input.count)
+                        )
                 }
             }
             guard updated == 1 else { return false }
@@ -64,9 +73,16 @@ public enum AESGCM {
                 if !associatedData.isEmpty {
                     guard EVP_DecryptUpdate(context, nil, &length, associatedData, Int32(associatedData.count)) == 1 else { return false }
                 }
-                let updated = box.ciphertext.isEmpty ? 1 : EVP_DecryptUpdate(
-                    context, output.baseAddress?.assumingMemoryBound(to: UInt8.self), &length,
-                    box.ciphertext, Int32(box.ciphertext.count))
+                let updated =
+                    box.ciphertext.isEmpty
+                    ? 1
+                    : EVP_DecryptUpdate(
+                        context,
+                        output.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                        &length,
+                        box.ciphertext,
+                        Int32(box.ciphertext.count)
+                    )
                 guard updated == 1, EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, 16, &tag) == 1 else { return false }
                 var finalLength: Int32 = 0
                 var scratch = [UInt8](repeating: 0, count: 16)

@@ -55,19 +55,23 @@ extension KeyFileError {
         case .parametersOutOfRange(let iterations):
             VaultError(
                 .keyFileDamaged,
-                "The key file \(path) asks for \(iterations) key-derivation rounds, outside the allowed range. It is damaged or was tampered with.")
+                "The key file \(path) asks for \(iterations) key-derivation rounds, outside the allowed range. It is damaged or was tampered with."
+            )
         case .tooManySlots(let count):
             VaultError(
                 .keyFileDamaged,
-                "The key file \(path) would hold \(count) key slots; at most \(KeyFile.Limits.maxSlots) are allowed. Remove a slot with `vault key remove` first, or restore the file from a backup if you did not add them.")
+                "The key file \(path) would hold \(count) key slots; at most \(KeyFile.Limits.maxSlots) are allowed. Remove a slot with `vault key remove` first, or restore the file from a backup if you did not add them."
+            )
         case .totalCostTooHigh(let iterations):
             VaultError(
                 .keyFileDamaged,
-                "The key file \(path) would need \(iterations) key-derivation rounds over all its slots, more than the \(KeyFile.Limits.maxTotalIterations) allowed. Remove a slot or use fewer rounds.")
+                "The key file \(path) would need \(iterations) key-derivation rounds over all its slots, more than the \(KeyFile.Limits.maxTotalIterations) allowed. Remove a slot or use fewer rounds."
+            )
         case .badLabel:
             VaultError(
                 .usage,
-                "A key slot label must be 1 to \(KeyFile.Limits.maxLabelBytes) bytes of printable text. Choose a shorter label.")
+                "A key slot label must be 1 to \(KeyFile.Limits.maxLabelBytes) bytes of printable text. Choose a shorter label."
+            )
         case .wrongPassword:
             VaultError.wrongPassword
         default:

@@ -139,15 +139,28 @@ public struct KeyFile: Codable, Sendable, Equatable {
         guard total <= Limits.maxTotalIterations else { throw KeyFileError.totalCostTooHigh(iterations: total) }
         slots.append(
             try KeySlot.make(
-                id: id, label: label, dataKey: dataKey, password: password, iterations: iterations,
-                format: format, vaultID: vaultID))
+                id: id,
+                label: label,
+                dataKey: dataKey,
+                password: password,
+                iterations: iterations,
+                format: format,
+                vaultID: vaultID
+            )
+        )
         return id
     }
 
     public mutating func replaceSlot(_ id: Int, dataKey: SecretBytes, password: SecretBytes, iterations: Int) throws {
         guard let index = slots.firstIndex(where: { $0.id == id }) else { throw KeyFileError.malformed("no slot \(id)") }
         slots[index] = try KeySlot.make(
-            id: id, label: slots[index].label, dataKey: dataKey, password: password, iterations: iterations,
-            format: format, vaultID: vaultID)
+            id: id,
+            label: slots[index].label,
+            dataKey: dataKey,
+            password: password,
+            iterations: iterations,
+            format: format,
+            vaultID: vaultID
+        )
     }
 }

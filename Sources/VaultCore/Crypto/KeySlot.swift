@@ -20,15 +20,27 @@ public struct KeySlot: Codable, Sendable, Equatable {
 
     /// Wraps `dataKey` for a new slot.
     static func make(
-        id: Int, label: String, dataKey: SecretBytes, password: SecretBytes, iterations: Int,
-        format: Int, vaultID: String, createdAt: Date = Date()
+        id: Int,
+        label: String,
+        dataKey: SecretBytes,
+        password: SecretBytes,
+        iterations: Int,
+        format: Int,
+        vaultID: String,
+        createdAt: Date = Date()
     ) throws -> KeySlot {
         let kdf = KDFParameters(iterations: iterations, salt: try CryptoRandom.bytes(32))
         try kdf.validate()
         let wrappingKey = try kdf.deriveKey(from: password)
         var slot = KeySlot(
-            id: id, label: label, createdAt: Timestamp.string(createdAt), kdf: kdf,
-            nonce: "", wrappedKey: "", tag: "")
+            id: id,
+            label: label,
+            createdAt: Timestamp.string(createdAt),
+            kdf: kdf,
+            nonce: "",
+            wrappedKey: "",
+            tag: ""
+        )
         let box = try AESGCM.seal(dataKey, key: wrappingKey, associatedData: slot.associatedData(format: format, vaultID: vaultID))
         slot.nonce = Data(box.nonce).base64EncodedString()
         slot.wrappedKey = Data(box.ciphertext).base64EncodedString()
@@ -45,8 +57,10 @@ public struct KeySlot: Codable, Sendable, Equatable {
         let wrappingKey = try kdf.deriveKey(from: password)
         do {
             return try AESGCM.open(
-                .init(nonce: Array(nonce), ciphertext: Array(ciphertext), tag: Array(tag)), key: wrappingKey,
-                associatedData: associatedData(format: format, vaultID: vaultID))
+                .init(nonce: Array(nonce), ciphertext: Array(ciphertext), tag: Array(tag)),
+                key: wrappingKey,
+                associatedData: associatedData(format: format, vaultID: vaultID)
+            )
         } catch {
             throw KeyFileError.wrongPassword
         }

@@ -10,7 +10,11 @@ public enum PBKDF2 {
     }
 
     public static func derive(
-        password: SecretBytes, salt: [UInt8], iterations: Int, hash: Hash = .sha512, keyLength: Int = 32
+        password: SecretBytes,
+        salt: [UInt8],
+        iterations: Int,
+        hash: Hash = .sha512,
+        keyLength: Int = 32
     ) throws -> SecretBytes {
         guard iterations > 0, iterations <= Int(Int32.max), keyLength > 0 else {
             throw CryptoError(.kdfFailed, operation: "PBKDF2 parameters")
@@ -19,9 +23,15 @@ public enum PBKDF2 {
         let output = SecretBytes(count: keyLength) { outputBytes in
             status = password.withUnsafeBytes { passwordBytes in
                 PKCS5_PBKDF2_HMAC(
-                    passwordBytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(passwordBytes.count),
-                    salt, Int32(salt.count), Int32(iterations), hash.digest,
-                    Int32(keyLength), outputBytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
+                    passwordBytes.baseAddress?.assumingMemoryBound(to: CChar.self),
+                    Int32(passwordBytes.count),
+                    salt,
+                    Int32(salt.count),
+                    Int32(iterations),
+                    hash.digest,
+                    Int32(keyLength),
+                    outputBytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                )
             }
         }
         guard status == 1 else { throw CryptoError(.kdfFailed, operation: "PKCS5_PBKDF2_HMAC") }

@@ -21,11 +21,16 @@ public enum SecureFiles {
         }
         do {
             try FileManager.default.createDirectory(
-                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                atPath: path,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
         } catch {
             throw VaultError(
-                .cannotCreate, "Could not create the directory \(path). Check that you may write there.",
-                detail: "\(error)")
+                .cannotCreate,
+                "Could not create the directory \(path). Check that you may write there.",
+                detail: "\(error)"
+            )
         }
         chmod(path, 0o700)
     }
@@ -38,13 +43,15 @@ public enum SecureFiles {
         if (info.st_mode & S_IFMT) == S_IFLNK {
             throw VaultError(
                 .insecureFiles,
-                "\(path) is a symbolic link, which the vault refuses. Replace it with the real \(isDirectory ? "directory" : "file").")
+                "\(path) is a symbolic link, which the vault refuses. Replace it with the real \(isDirectory ? "directory" : "file")."
+            )
         }
         if info.st_mode & 0o077 != 0 {
             let mode = isDirectory ? "700" : "600"
             throw VaultError(
                 .insecureFiles,
-                "\(path) can be read by other users. Run `chmod \(mode) \(path)` and try again.")
+                "\(path) can be read by other users. Run `chmod \(mode) \(path)` and try again."
+            )
         }
     }
 
@@ -182,8 +189,10 @@ public enum SecureFiles {
         switch code {
         case ENOSPC, EDQUOT, EFBIG:
             return VaultError(
-                .diskFull, "The disk is full, so \(path) could not be written. Free some space and try again; nothing was lost.",
-                detail: "\(operation): \(reason)")
+                .diskFull,
+                "The disk is full, so \(path) could not be written. Free some space and try again; nothing was lost.",
+                detail: "\(operation): \(reason)"
+            )
         case EACCES, EPERM:
             return VaultError(.io, "Permission denied for \(path). Check who owns the vault directory.", detail: "\(operation): \(reason)")
         case ELOOP:

@@ -24,7 +24,8 @@ public final class VaultDirectory {
         if (info.st_mode & S_IFMT) == S_IFLNK {
             throw VaultError(
                 .insecureFiles,
-                "\(path) is a symbolic link, which the vault refuses because it could point anywhere. Use the real directory's path with --vault.")
+                "\(path) is a symbolic link, which the vault refuses because it could point anywhere. Use the real directory's path with --vault."
+            )
         }
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -43,7 +44,8 @@ public final class VaultDirectory {
             let owner = UserName.of(uid: info.st_uid)
             throw VaultError(
                 .insecureFiles,
-                "\(path) belongs to another user (\(owner)), so the vault refuses it. Use a directory of your own, or have it handed to you with `chown`.")
+                "\(path) belongs to another user (\(owner)), so the vault refuses it. Use a directory of your own, or have it handed to you with `chown`."
+            )
         }
         if info.st_mode & 0o077 != 0 {
             if create {

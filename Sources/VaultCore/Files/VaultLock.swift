@@ -32,12 +32,15 @@ public final class VaultLock {
             }
             if ContinuousClock.now >= deadline {
                 var probe = Self.range(start: 1)
-                let holder = fcntl(descriptor, F_GETLK, &probe) == 0 && probe.l_type != Int16(F_UNLCK) && probe.l_pid > 0
+                let holder =
+                    fcntl(descriptor, F_GETLK, &probe) == 0 && probe.l_type != Int16(F_UNLCK) && probe.l_pid > 0
                     ? Int(probe.l_pid) : nil
                 close(descriptor)
                 let who = holder.map { " (process \($0))" } ?? ""
                 throw VaultError(
-                    .busy, "The vault is in use by another vault command\(who). Wait for it to finish, then try again.")
+                    .busy,
+                    "The vault is in use by another vault command\(who). Wait for it to finish, then try again."
+                )
             }
             usleep(50_000)
         }

@@ -22,10 +22,13 @@ extension DeadLetter {
 
     init(_ row: Row) throws {
         self.init(
-            id: row.int(Column.id.rawValue), kind: try row.state(QueueKind.self, Column.kind.rawValue),
-            refID: row.string(Column.refID.rawValue), assessmentID: row.optionalString(Column.assessmentID.rawValue),
+            id: row.int(Column.id.rawValue),
+            kind: try row.state(QueueKind.self, Column.kind.rawValue),
+            refID: row.string(Column.refID.rawValue),
+            assessmentID: row.optionalString(Column.assessmentID.rawValue),
             reason: row.string(Column.reason.rawValue),
             createdAt: Timestamp.string(epoch: row.double(Column.createdAt.rawValue)),
-            payload: try? JSONDecoder().decode(JSONValue.self, from: row.data(Column.payload.rawValue)))
+            payload: try? JSONDecoder().decode(JSONValue.self, from: row.data(Column.payload.rawValue))
+        )
     }
 }

@@ -46,10 +46,17 @@ struct StoredResponse {
         storedAnswer = row.string(at(.answer))
         item = Self.decodeAnswer(storedAnswer).map { answer in
             ResponseItem(
-                id: row.string(at(.id)), attemptId: row.string(at(.attemptID)), assessmentId: row.string(at(.assessmentID)),
-                assessmentVersion: row.int(at(.assessmentVersion)), questionId: row.string(at(.questionID)),
-                questionHash: row.string(at(.questionHash)), answer: answer, timeSpentMs: row.int(at(.timeSpentMs)),
-                answeredAt: row.string(at(.answeredAt)), force: row.int(at(.force)) != 0)
+                id: row.string(at(.id)),
+                attemptId: row.string(at(.attemptID)),
+                assessmentId: row.string(at(.assessmentID)),
+                assessmentVersion: row.int(at(.assessmentVersion)),
+                questionId: row.string(at(.questionID)),
+                questionHash: row.string(at(.questionHash)),
+                answer: answer,
+                timeSpentMs: row.int(at(.timeSpentMs)),
+                answeredAt: row.string(at(.answeredAt)),
+                force: row.int(at(.force)) != 0
+            )
         }
     }
 

@@ -22,12 +22,22 @@ extension Database {
         let hexDigits = Array("0123456789abcdef".utf8)
         return SecretBytes(count: 3 + 2 * (key.count + salt.count)) { out in
             var index = 0
-            func put(_ byte: UInt8) { out[index] = byte; index += 1 }
-            put(UInt8(ascii: "x")); put(UInt8(ascii: "'"))
-            key.withUnsafeBytes { keyBytes in
-                for byte in keyBytes { put(hexDigits[Int(byte >> 4)]); put(hexDigits[Int(byte & 0x0F)]) }
+            func put(_ byte: UInt8) {
+                out[index] = byte
+                index += 1
             }
-            for byte in salt { put(hexDigits[Int(byte >> 4)]); put(hexDigits[Int(byte & 0x0F)]) }
+            put(UInt8(ascii: "x"))
+            put(UInt8(ascii: "'"))
+            key.withUnsafeBytes { keyBytes in
+                for byte in keyBytes {
+                    put(hexDigits[Int(byte >> 4)])
+                    put(hexDigits[Int(byte & 0x0F)])
+                }
+            }
+            for byte in salt {
+                put(hexDigits[Int(byte >> 4)])
+                put(hexDigits[Int(byte & 0x0F)])
+            }
             put(UInt8(ascii: "'"))
         }
     }

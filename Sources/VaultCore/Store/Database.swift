@@ -112,7 +112,11 @@ public final class Database {
             let message = errorMessage.map { String(cString: $0) }
             sqlite3_free(errorMessage)
             throw DatabaseError(
-                resultCode: ResultCode(rawValue: extendedCode(code)), message: message, sql: sql, systemErrno: sqlite3_system_errno(handle))
+                resultCode: ResultCode(rawValue: extendedCode(code)),
+                message: message,
+                sql: sql,
+                systemErrno: sqlite3_system_errno(handle)
+            )
         }
     }
 
@@ -178,7 +182,9 @@ public final class Database {
         DatabaseError(
             resultCode: ResultCode(rawValue: extendedCode(code)),
             message: String(cString: sqlite3_errmsg(handle)),
-            sql: sql, systemErrno: sqlite3_system_errno(handle))
+            sql: sql,
+            systemErrno: sqlite3_system_errno(handle)
+        )
     }
 
     private func extendedCode(_ code: Int32) -> Int32 {

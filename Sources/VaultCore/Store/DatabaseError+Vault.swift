@@ -9,7 +9,11 @@ extension DatabaseError {
 
     public var vaultError: VaultError {
         if isDiskFull {
-            return VaultError(.diskFull, "The disk is full, so the change could not be saved. Free some space and try again; everything saved before is intact.", detail: description)
+            return VaultError(
+                .diskFull,
+                "The disk is full, so the change could not be saved. Free some space and try again; everything saved before is intact.",
+                detail: description
+            )
         }
         return switch resultCode.primaryResultCode {
         case .SQLITE_CORRUPT, .SQLITE_NOTADB:

@@ -7,8 +7,11 @@ extension Vault {
     /// Where `attempt` stands now.
     public func timeStatus(of attempt: AttemptRecord) -> AttemptTimeStatus {
         AttemptTimeStatus(
-            limit: attempt.timeLimit, used: attempt.time.used(wall: clocks.wall(), boot: clocks.boot()),
-            startedAt: attempt.time.startedAt, wallMovedBack: .milliseconds(attempt.time.wallMovedBackMilliseconds))
+            limit: attempt.timeLimit,
+            used: attempt.time.used(wall: clocks.wall(), boot: clocks.boot()),
+            startedAt: attempt.time.startedAt,
+            wallMovedBack: .milliseconds(attempt.time.wallMovedBackMilliseconds)
+        )
     }
 
     /// Starts the clock of a timed attempt (the questions are about to be seen) and checkpoints it. Returns the
@@ -59,6 +62,7 @@ extension Vault {
         VaultError(
             .notAllowed,
             "The time for \(title) ran out, so it was submitted with the answers saved before"
-                + (answerLost ? "; this last answer came too late and was not saved." : "."))
+                + (answerLost ? "; this last answer came too late and was not saved." : ".")
+        )
     }
 }

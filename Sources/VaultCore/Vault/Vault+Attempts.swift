@@ -7,23 +7,26 @@ extension Vault {
     /// An expired copy, or one past its `not_after`, cannot start a new attempt; an open one can always be finished.
     public func openAttempt(on assessmentID: String, now: Date = Date()) throws -> AttemptRecord {
         if let existing = try database.row(
-            "SELECT id FROM attempts WHERE assessment_id = ? AND state = \(AttemptRecord.State.inProgress.sql) ORDER BY started_at DESC LIMIT 1", [assessmentID])
-        {
+            "SELECT id FROM attempts WHERE assessment_id = ? AND state = \(AttemptRecord.State.inProgress.sql) ORDER BY started_at DESC LIMIT 1",
+            [assessmentID]
+        ) {
             return try attempt(existing.string(0), opened: true, now: now)
         }
         let (assessment, expiresAt) = try loadAssessment(id: assessmentID, opened: true, now: now)
         if let done = try database.row(
             "SELECT state FROM attempts WHERE assessment_id = ? AND assessment_version = ? AND state != \(AttemptRecord.State.inProgress.sql) LIMIT 1",
-            [assessmentID, assessment.version ?? 0])
-        {
+            [assessmentID, assessment.version ?? 0]
+        ) {
             throw VaultError(
                 .notAllowed,
-                "You already submitted \(assessment.title)\(try done.state(AttemptRecord.State.self, 0) == .synced ? " and it was uploaded" : ""). A submitted attempt cannot be changed.")
+                "You already submitted \(assessment.title)\(try done.state(AttemptRecord.State.self, 0) == .synced ? " and it was uploaded" : ""). A submitted attempt cannot be changed."
+            )
         }
         if expiresAt <= now {
             throw VaultError(
                 .notAllowed,
-                "Your copy of \(assessment.title) has expired, so a new attempt cannot start. Download it again when you are online.")
+                "Your copy of \(assessment.title) has expired, so a new attempt cannot start. Download it again when you are online."
+            )
         }
         if let notAfter = assessment.notAfter.flatMap(Timestamp.date), notAfter <= now {
             throw VaultError(.notAllowed, "\(assessment.title) closed on \(assessment.notAfter!); no new attempt can start.")
@@ -31,7 +34,8 @@ extension Vault {
         let id = UUID().uuidString.lowercased()
         try database.execute(
             "INSERT INTO attempts (id, assessment_id, assessment_version, state, started_at) VALUES (?, ?, ?, \(AttemptRecord.State.inProgress.sql), ?)",
-            [id, assessmentID, assessment.version ?? 0, now.timeIntervalSince1970])
+            [id, assessmentID, assessment.version ?? 0, now.timeIntervalSince1970]
+        )
         return try attempt(id, now: now)
     }
 
@@ -47,14 +51,24 @@ extension Vault {
         let (assessment, expiresAt) = try loadAssessment(id: row.assessmentID, version: row.assessmentVersion, opened: opened, now: now)
         var answers: [String: JSONValue] = [:]
         for answer in try database.rows(
-            "SELECT question_id, answer FROM responses WHERE attempt_id = ? AND state != \(ResponseState.dead.sql) ORDER BY answered_at, rowid", [id])
-        {
+            "SELECT question_id, answer FROM responses WHERE attempt_id = ? AND state != \(ResponseState.dead.sql) ORDER BY answered_at, rowid",
+            [id]
+        ) {
             answers[answer.string(0)] = StoredResponse.decodeAnswer(answer.string(1))
         }
         return AttemptRecord(
-            id: id, assessment: assessment, state: row.state, startedAt: row.startedAt, submittedAt: row.submittedAt,
-            activeMilliseconds: row.activeMilliseconds, currentQuestion: row.currentQuestion, flagged: row.flagged,
-            answers: answers, expiresAt: expiresAt, time: row.time)
+            id: id,
+            assessment: assessment,
+            state: row.state,
+            startedAt: row.startedAt,
+            submittedAt: row.submittedAt,
+            activeMilliseconds: row.activeMilliseconds,
+            currentQuestion: row.currentQuestion,
+            flagged: row.flagged,
+            answers: answers,
+            expiresAt: expiresAt,
+            time: row.time
+        )
     }
 
     /// Records one answer durably. A pending (not yet uploaded) answer to the same question is replaced under a new
@@ -65,12 +79,20 @@ extension Vault {
     /// and the call throws saying so. Every save moves the attempt's clock checkpoint.
     @discardableResult
     public func recordAnswer(
-        attemptID: String, questionID: String, answer: JSONValue, timeSpentMilliseconds: Int = 0,
-        activeMilliseconds: Int? = nil, currentQuestion: Int? = nil, now: Date = Date()
+        attemptID: String,
+        questionID: String,
+        answer: JSONValue,
+        timeSpentMilliseconds: Int = 0,
+        activeMilliseconds: Int? = nil,
+        currentQuestion: Int? = nil,
+        now: Date = Date()
     ) throws -> String {
         let saved: String? = try database.inTransaction {
-            guard let attempt = try database.row(
-                "SELECT assessment_id, assessment_version, state FROM attempts WHERE id = ?", [attemptID])
+            guard
+                let attempt = try database.row(
+                    "SELECT assessment_id, assessment_version, state FROM attempts WHERE id = ?",
+                    [attemptID]
+                )
             else { throw VaultError(.notFound, "There is no attempt \(attemptID).") }
             guard try attempt.state(AttemptRecord.State.self, 2) == .inProgress else {
                 throw VaultError(.notAllowed, "This attempt was submitted and can no longer be changed.")
@@ -81,8 +103,9 @@ extension Vault {
             if try checkpointTime(attemptID: attemptID, start: true) == .submittedAtLimit { return nil }
             var spent = max(0, timeSpentMilliseconds)
             for pending in try database.rows(
-                "SELECT id, time_spent_ms FROM responses WHERE attempt_id = ? AND question_id = ? AND state = \(ResponseState.pending.sql)", [attemptID, questionID])
-            {
+                "SELECT id, time_spent_ms FROM responses WHERE attempt_id = ? AND question_id = ? AND state = \(ResponseState.pending.sql)",
+                [attemptID, questionID]
+            ) {
                 spent += pending.int(1)
                 try database.execute("DELETE FROM sync_queue WHERE kind = \(QueueKind.response.sql) AND ref_id = ?", [pending.string(0)])
                 try database.execute("DELETE FROM responses WHERE id = ?", [pending.string(0)])
@@ -93,9 +116,13 @@ extension Vault {
                 """
                 INSERT INTO responses (id, attempt_id, question_id, question_hash, answer, time_spent_ms, answered_at, state)
                 VALUES (?, ?, ?, ?, ?, ?, ?, \(ResponseState.pending.sql))
-                """, [id, attemptID, questionID, hash, text, spent, Timestamp.string(now)])
+                """,
+                [id, attemptID, questionID, hash, text, spent, Timestamp.string(now)]
+            )
             try database.execute(
-                "INSERT INTO sync_queue (kind, ref_id, enqueued_at) VALUES (\(QueueKind.response.sql), ?, ?)", [id, now.timeIntervalSince1970])
+                "INSERT INTO sync_queue (kind, ref_id, enqueued_at) VALUES (\(QueueKind.response.sql), ?, ?)",
+                [id, now.timeIntervalSince1970]
+            )
             if let activeMilliseconds {
                 try database.execute("UPDATE attempts SET active_ms = MAX(active_ms, ?) WHERE id = ?", [activeMilliseconds, attemptID])
             }
@@ -123,7 +150,9 @@ extension Vault {
             _ = try checkpointTime(attemptID: attemptID, start: false)
             if let activeMilliseconds {
                 try database.execute(
-                    "UPDATE attempts SET active_ms = MAX(active_ms, ?) WHERE id = ? AND state = \(AttemptRecord.State.inProgress.sql)", [activeMilliseconds, attemptID])
+                    "UPDATE attempts SET active_ms = MAX(active_ms, ?) WHERE id = ? AND state = \(AttemptRecord.State.inProgress.sql)",
+                    [activeMilliseconds, attemptID]
+                )
             }
             if let currentQuestion {
                 try database.execute("UPDATE attempts SET current_question = ? WHERE id = ?", [currentQuestion, attemptID])
@@ -152,8 +181,12 @@ extension Vault {
     /// Inside a transaction: the attempt becomes read-only and its submission is queued after its answers.
     func markSubmitted(attemptID: String, at now: Date) throws {
         try database.execute(
-            "UPDATE attempts SET state = \(AttemptRecord.State.submitted.sql), submitted_at = ? WHERE id = ?", [now.timeIntervalSince1970, attemptID])
+            "UPDATE attempts SET state = \(AttemptRecord.State.submitted.sql), submitted_at = ? WHERE id = ?",
+            [now.timeIntervalSince1970, attemptID]
+        )
         try database.execute(
-            "INSERT INTO sync_queue (kind, ref_id, enqueued_at) VALUES (\(QueueKind.submission.sql), ?, ?)", [attemptID, now.timeIntervalSince1970])
+            "INSERT INTO sync_queue (kind, ref_id, enqueued_at) VALUES (\(QueueKind.submission.sql), ?, ?)",
+            [attemptID, now.timeIntervalSince1970]
+        )
     }
 }

@@ -34,8 +34,8 @@ extension Vault {
             """
             SELECT t.assessment_id, t.assessment_version, count(*) FROM responses r JOIN attempts t ON t.id = r.attempt_id
             WHERE r.state IN \(ResponseState.sqlList([.pending, .conflict])) GROUP BY 1, 2
-            """)
-        {
+            """
+        ) {
             facts["\(row.string(0))@\(row.int(1))", default: VersionFacts()].pending = row.int(2)
         }
         return facts
@@ -50,11 +50,16 @@ extension Vault {
         try database.rows("SELECT id, version, compressed_bytes, downloaded_at, opened_at, expires_at FROM assessments").map { row in
             let fact = facts["\(row.string(0))@\(row.int(1))"] ?? VersionFacts()
             return EvictionPolicy.Entry(
-                id: row.string(0), version: row.int(1), storedBytes: row.int(2),
+                id: row.string(0),
+                version: row.int(1),
+                storedBytes: row.int(2),
                 downloadedAt: Date(timeIntervalSince1970: row.double(3)),
                 lastOpenedAt: row.optionalDouble(4).map { Date(timeIntervalSince1970: $0) },
                 expiresAt: Date(timeIntervalSince1970: row.double(5)),
-                hasOpenAttempt: fact.open, hasUnsyncedWork: fact.submitted || fact.pending > 0, hasSyncedAttempt: fact.synced)
+                hasOpenAttempt: fact.open,
+                hasUnsyncedWork: fact.submitted || fact.pending > 0,
+                hasSyncedAttempt: fact.synced
+            )
         }
     }
 
@@ -72,7 +77,11 @@ extension Vault {
     /// Stores a verified, served document (gzip-compressed), making room first. Older versions of the same
     /// assessment are dropped unless an attempt on them is open or not yet uploaded.
     public func storeAssessment(
-        _ assessment: Assessment, bytes: Data, etag: String?, now: Date = Date(), diskSpace: DiskSpace = .system
+        _ assessment: Assessment,
+        bytes: Data,
+        etag: String?,
+        now: Date = Date(),
+        diskSpace: DiskSpace = .system
     ) throws -> StoreOutcome {
         let settings = try settings()
         guard let version = assessment.version, let contentHash = assessment.contentHash else {
@@ -86,7 +95,8 @@ extension Vault {
         guard free >= 2 * compressed.count + 1_000_000 else {
             throw VaultError(
                 .diskFull,
-                "There is not enough free disk space to store \(assessment.title) (\(compressed.count / 1000) KB needed twice over). Free some space and try again; nothing was changed.")
+                "There is not enough free disk space to store \(assessment.title) (\(compressed.count / 1000) KB needed twice over). Free some space and try again; nothing was changed."
+            )
         }
         let ttl = TimeInterval(settings.ttlDays) * 24 * 3600
         var expires = now.addingTimeInterval(ttl)
@@ -107,7 +117,8 @@ extension Vault {
             case .cannotFit:
                 throw VaultError(
                     .cannotCreate,
-                    "The offline cache is full of work that is not uploaded yet, so \(assessment.title) cannot be stored. Sync, or raise cache.max_bytes / cache.max_assessments, then try again.")
+                    "The offline cache is full of work that is not uploaded yet, so \(assessment.title) cannot be stored. Sync, or raise cache.max_bytes / cache.max_assessments, then try again."
+                )
             }
             for candidate in evicted { try deleteCached(id: candidate.id, version: candidate.version) }
             for old in replaceable { try deleteCached(id: old.id, version: old.version) }
@@ -118,8 +129,11 @@ extension Vault {
                     uncompressed_bytes, etag, downloaded_at, expires_at, last_accessed_at, opened_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
                 """,
-                [assessment.id, version, assessment.title, contentHash, hashText, compressed, compressed.count, bytes.count, etag,
-                 now.timeIntervalSince1970, expires.timeIntervalSince1970, now.timeIntervalSince1970])
+                [
+                    assessment.id, version, assessment.title, contentHash, hashText, compressed, compressed.count, bytes.count, etag,
+                    now.timeIntervalSince1970, expires.timeIntervalSince1970, now.timeIntervalSince1970,
+                ]
+            )
             return StoreOutcome(evicted: evicted, replacedVersions: replaceable.map(\.version), expiresAt: expires)
         }
     }
@@ -129,14 +143,16 @@ extension Vault {
         let ttl = TimeInterval(try settings().ttlDays) * 24 * 3600
         try database.execute(
             "UPDATE assessments SET downloaded_at = ?, expires_at = MIN(expires_at + (? - downloaded_at), ?) WHERE id = ? AND version = ?",
-            [now.timeIntervalSince1970, now.timeIntervalSince1970, now.timeIntervalSince1970 + ttl, id, version])
+            [now.timeIntervalSince1970, now.timeIntervalSince1970, now.timeIntervalSince1970 + ttl, id, version]
+        )
     }
 
     private func deleteCached(id: String, version: Int) throws {
         // Attempts already uploaded go with their assessment; their answers were acknowledged by the server.
         try database.execute(
             "DELETE FROM responses WHERE attempt_id IN (SELECT id FROM attempts WHERE assessment_id = ? AND assessment_version = ?)",
-            [id, version])
+            [id, version]
+        )
         try database.execute("DELETE FROM attempts WHERE assessment_id = ? AND assessment_version = ?", [id, version])
         try database.execute("DELETE FROM assessments WHERE id = ? AND version = ?", [id, version])
     }
@@ -155,15 +171,28 @@ extension Vault {
         ).map { row in
             let fact = facts["\(row.string(0))@\(row.int(2))"] ?? VersionFacts()
             return CachedAssessment(
-                id: row.string(0), title: row.string(1), version: row.int(2), sizeBytes: row.int(3), uncompressedBytes: row.int(4),
-                downloadedAt: Timestamp.string(epoch: row.double(5)), expiresAt: Timestamp.string(epoch: row.double(6)),
-                lastAccessedAt: Timestamp.string(epoch: row.double(7)), attemptState: fact.latestState ?? "none",
-                pendingAnswers: fact.pending, expired: row.double(6) <= now.timeIntervalSince1970)
+                id: row.string(0),
+                title: row.string(1),
+                version: row.int(2),
+                sizeBytes: row.int(3),
+                uncompressedBytes: row.int(4),
+                downloadedAt: Timestamp.string(epoch: row.double(5)),
+                expiresAt: Timestamp.string(epoch: row.double(6)),
+                lastAccessedAt: Timestamp.string(epoch: row.double(7)),
+                attemptState: fact.latestState ?? "none",
+                pendingAnswers: fact.pending,
+                expired: row.double(6) <= now.timeIntervalSince1970
+            )
         }
     }
 
     /// Decompresses (under the caps) and decodes a cached document; `opened` records that the student looked at it.
-    public func loadAssessment(id: String, version: Int? = nil, opened: Bool = false, now: Date = Date()) throws -> (assessment: Assessment, expiresAt: Date) {
+    public func loadAssessment(
+        id: String,
+        version: Int? = nil,
+        opened: Bool = false,
+        now: Date = Date()
+    ) throws -> (assessment: Assessment, expiresAt: Date) {
         let row: Row?
         if let version {
             row = try database.row("SELECT document, version, expires_at FROM assessments WHERE id = ? AND version = ?", [id, version])
@@ -182,10 +211,13 @@ extension Vault {
         if opened {
             try database.execute(
                 "UPDATE assessments SET last_accessed_at = ?, opened_at = ? WHERE id = ? AND version = ?",
-                [now.timeIntervalSince1970, now.timeIntervalSince1970, id, row.int(1)])
+                [now.timeIntervalSince1970, now.timeIntervalSince1970, id, row.int(1)]
+            )
         } else {
             try database.execute(
-                "UPDATE assessments SET last_accessed_at = ? WHERE id = ? AND version = ?", [now.timeIntervalSince1970, id, row.int(1)])
+                "UPDATE assessments SET last_accessed_at = ? WHERE id = ? AND version = ?",
+                [now.timeIntervalSince1970, id, row.int(1)]
+            )
         }
         return (assessment, Date(timeIntervalSince1970: row.double(2)))
     }

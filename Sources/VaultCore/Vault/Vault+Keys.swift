@@ -95,8 +95,14 @@ extension Vault {
         var rotated = KeyFile(vaultID: keyFile.vaultID, databaseSalt: newSalt, cipherPageSize: keyFile.cipherPageSize)
         rotated.slots = [
             try KeySlot.make(
-                id: current.id, label: current.label, dataKey: newKey, password: password,
-                iterations: iterations ?? current.kdf.iterations, format: rotated.format, vaultID: rotated.vaultID)
+                id: current.id,
+                label: current.label,
+                dataKey: newKey,
+                password: password,
+                iterations: iterations ?? current.kdf.iterations,
+                format: rotated.format,
+                vaultID: rotated.vaultID
+            )
         ]
         try SecureFiles.atomicWrite(try rotated.encoded(), to: paths.rotatingKeyFile)
         // Commit point: vault.db is the new file. An interruption after it is finished by the next open.

@@ -10,7 +10,8 @@ extension Vault {
             pendingSubmissions: try database.scalarInt("SELECT count(*) FROM sync_queue WHERE kind = \(QueueKind.submission.sql)"),
             deadLetters: try database.scalarInt("SELECT count(*) FROM dead_letters"),
             conflicts: try database.scalarInt("SELECT count(*) FROM responses WHERE state = \(ResponseState.conflict.sql)"),
-            lastSyncAt: try meta("last_sync_at"))
+            lastSyncAt: try meta("last_sync_at")
+        )
     }
 
     /// Sizes per cached assessment, whether eviction may remove each, and the order it would take.
@@ -23,9 +24,16 @@ extension Vault {
         let entries = listed.map { item in
             let fact = facts.first { $0.id == item.id && $0.version == item.version }
             return StorageReport.Entry(
-                id: item.id, version: item.version, title: item.title, storedBytes: item.sizeBytes,
-                uncompressedBytes: item.uncompressedBytes, lastAccessedAt: item.lastAccessedAt, expiresAt: item.expiresAt,
-                pendingAnswers: item.pendingAnswers, evictable: fact.map { policy.tier(of: $0) != nil } ?? false)
+                id: item.id,
+                version: item.version,
+                title: item.title,
+                storedBytes: item.sizeBytes,
+                uncompressedBytes: item.uncompressedBytes,
+                lastAccessedAt: item.lastAccessedAt,
+                expiresAt: item.expiresAt,
+                pendingAnswers: item.pendingAnswers,
+                evictable: fact.map { policy.tier(of: $0) != nil } ?? false
+            )
         }
         let next = policy.order(facts).map {
             StorageReport.NextEviction(id: $0.id, version: $0.version, storedBytes: $0.storedBytes, reason: $0.tier.description)
@@ -33,10 +41,14 @@ extension Vault {
         let fileBytes = ((try? FileManager.default.contentsOfDirectory(atPath: paths.root)) ?? [])
             .reduce(0) { $0 + SecureFiles.size(paths.root + "/" + $1) }
         return StorageReport(
-            usedBytes: entries.reduce(0) { $0 + $1.storedBytes }, limitBytes: settings.maxCacheBytes,
-            maxAssessments: settings.maxAssessments, fileBytes: fileBytes,
+            usedBytes: entries.reduce(0) { $0 + $1.storedBytes },
+            limitBytes: settings.maxCacheBytes,
+            maxAssessments: settings.maxAssessments,
+            fileBytes: fileBytes,
             pendingAnswers: versions.values.reduce(0) { $0 + $1.pending },
-            assessments: entries, nextEvictions: next)
+            assessments: entries,
+            nextEvictions: next
+        )
     }
 
     /// Checks the key file, every database page (each page's HMAC is verified as it is read) and every stored blob.
@@ -59,7 +71,8 @@ extension Vault {
             for stored in try database.rows("SELECT \(StoredResponse.selection) FROM \(StoredResponse.fromClause)").map({ StoredResponse($0) })
             where stored.item == nil {
                 problems.append(
-                    "The answer \(stored.id) to question \(stored.questionID) of \(stored.assessmentID) cannot be read back; it will not be uploaded.")
+                    "The answer \(stored.id) to question \(stored.questionID) of \(stored.assessmentID) cannot be read back; it will not be uploaded."
+                )
             }
             for row in try database.rows("SELECT id, version, content_hash, document, uncompressed_bytes FROM assessments") {
                 let name = "\(row.string(0)) v\(row.int(1))"

@@ -17,7 +17,9 @@ extension Vault {
         }
         guard let value = Int(text.replacingOccurrences(of: "_", with: "")), key.range.contains(value) else {
             throw VaultError(
-                .usage, "\(name) takes a whole number from \(key.range.lowerBound) to \(key.range.upperBound).")
+                .usage,
+                "\(name) takes a whole number from \(key.range.lowerBound) to \(key.range.upperBound)."
+            )
         }
         try database.inTransaction {
             try database.execute("DELETE FROM settings WHERE key = ?", [name])

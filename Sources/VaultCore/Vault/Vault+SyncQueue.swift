@@ -66,7 +66,8 @@ extension Vault {
             FROM sync_queue q CROSS JOIN responses r ON r.id = q.ref_id CROSS JOIN attempts t ON t.id = r.attempt_id
             WHERE q.kind = \(QueueKind.response.sql) AND r.state = \(ResponseState.pending.sql) AND (? OR q.next_try_at <= ?)
             ORDER BY q.seq LIMIT ?
-            """, [ignoreBackoff, now.timeIntervalSince1970, limit]
+            """,
+            [ignoreBackoff, now.timeIntervalSince1970, limit]
         ).compactMap { row in
             let stored = StoredResponse(row, offset: 2)
             guard let item = stored.item else {
@@ -75,7 +76,11 @@ extension Vault {
             }
             // The answer's stored JSON plus the fixed fields (ids, hash, timestamps) bound the encoded size.
             return QueuedResponse(
-                seq: row.int(0), item: item, tries: row.int(1), encodedBytes: stored.storedAnswer.utf8.count + Self.itemOverheadBytes)
+                seq: row.int(0),
+                item: item,
+                tries: row.int(1),
+                encodedBytes: stored.storedAnswer.utf8.count + Self.itemOverheadBytes
+            )
         }
         for id in unreadable {
             try moveToDeadLetters(kind: .response, refID: id, reason: Self.unreadableAnswerReason, now: now)
@@ -97,13 +102,22 @@ extension Vault {
             WHERE q.kind = \(QueueKind.submission.sql) AND (? OR q.next_try_at <= ?) AND q.state = \(QueueState.waiting.sql)
                 AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.attempt_id = t.id AND r.state IN \(ResponseState.sqlList([.pending, .conflict])))
             ORDER BY q.seq
-            """, [ignoreBackoff, now.timeIntervalSince1970]
+            """,
+            [ignoreBackoff, now.timeIntervalSince1970]
         ).map { row in
-            let ids = try database.rows("SELECT id FROM responses WHERE attempt_id = ? AND state = \(ResponseState.synced.sql) ORDER BY id", [row.string(2)]).map { $0.string(0) }
+            let ids = try database.rows(
+                "SELECT id FROM responses WHERE attempt_id = ? AND state = \(ResponseState.synced.sql) ORDER BY id",
+                [row.string(2)]
+            ).map { $0.string(0) }
             let forced = row.int(7) != 0
             var request = SubmissionRequest(
-                attemptId: row.string(2), assessmentId: row.string(3), assessmentVersion: row.int(4),
-                submittedAt: Timestamp.string(epoch: row.double(5)), responseIds: ids, force: forced ? true : nil)
+                attemptId: row.string(2),
+                assessmentId: row.string(3),
+                assessmentVersion: row.int(4),
+                submittedAt: Timestamp.string(epoch: row.double(5)),
+                responseIds: ids,
+                force: forced ? true : nil
+            )
             if let started = row.optionalDouble(8) {
                 // A timed attempt: the time used at submission (the larger of wall and counted time) and the clock flag.
                 request.startedAt = Timestamp.string(epoch: started)
@@ -120,13 +134,17 @@ extension Vault {
             """
             SELECT (SELECT count(*) FROM sync_queue q JOIN responses r ON r.id = q.ref_id WHERE q.kind = \(QueueKind.response.sql) AND r.state = \(ResponseState.pending.sql))
                  + (SELECT count(*) FROM sync_queue WHERE kind = \(QueueKind.submission.sql))
-            """)
+            """
+        )
     }
 
     /// The earliest time after `now` at which a backed-off upload may be tried again (held conflicts excluded).
     public func nextRetryAt(after now: Date) throws -> Date? {
-        try database.row("SELECT min(next_try_at) FROM sync_queue WHERE next_try_at > ? AND state = \(QueueState.waiting.sql)", [now.timeIntervalSince1970])
-            .flatMap { $0.optionalDouble(0) }.map { Date(timeIntervalSince1970: $0) }
+        try database.row(
+            "SELECT min(next_try_at) FROM sync_queue WHERE next_try_at > ? AND state = \(QueueState.waiting.sql)",
+            [now.timeIntervalSince1970]
+        )
+        .flatMap { $0.optionalDouble(0) }.map { Date(timeIntervalSince1970: $0) }
     }
 
     /// The server acknowledged these answers (accepted, duplicate or superseded).
@@ -143,7 +161,9 @@ extension Vault {
     public func markResponseConflict(_ id: String, serverVersion: Int, message: String?) throws {
         try database.inTransaction {
             try database.execute(
-                "UPDATE responses SET state = \(ResponseState.conflict.sql), conflict_version = ?, sync_message = ? WHERE id = ?", [serverVersion, message, id])
+                "UPDATE responses SET state = \(ResponseState.conflict.sql), conflict_version = ?, sync_message = ? WHERE id = ?",
+                [serverVersion, message, id]
+            )
             try database.execute("DELETE FROM sync_queue WHERE kind = \(QueueKind.response.sql) AND ref_id = ?", [id])
         }
     }
@@ -153,7 +173,9 @@ extension Vault {
     public func recordFailure(seq: Int, error: String, nextTryAt: Date, maxTries: Int) throws -> Bool {
         try database.inTransaction {
             try database.execute(
-                "UPDATE sync_queue SET tries = tries + 1, next_try_at = ?, last_error = ? WHERE seq = ?", [nextTryAt.timeIntervalSince1970, error, seq])
+                "UPDATE sync_queue SET tries = tries + 1, next_try_at = ?, last_error = ? WHERE seq = ?",
+                [nextTryAt.timeIntervalSince1970, error, seq]
+            )
             guard let row = try database.row("SELECT kind, ref_id, tries FROM sync_queue WHERE seq = ?", [seq]), row.int(2) >= maxTries else {
                 return false
             }
@@ -184,12 +206,15 @@ extension Vault {
         } else {
             let row = try database.row("SELECT assessment_id, assessment_version FROM attempts WHERE id = ?", [refID])
             assessmentID = row?.string(0)
-            payload = try CanonicalJSON.encode(["attempt_id": refID, "assessment_id": row?.string(0) ?? "", "assessment_version": "\(row?.int(1) ?? 0)"])
+            payload = try CanonicalJSON.encode([
+                "attempt_id": refID, "assessment_id": row?.string(0) ?? "", "assessment_version": "\(row?.int(1) ?? 0)",
+            ])
         }
         try database.execute("DELETE FROM sync_queue WHERE kind = ? AND ref_id = ?", [kind.rawValue, refID])
         try database.execute(
             "INSERT INTO dead_letters (kind, ref_id, assessment_id, reason, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            [kind.rawValue, refID, assessmentID, reason, payload, now.timeIntervalSince1970])
+            [kind.rawValue, refID, assessmentID, reason, payload, now.timeIntervalSince1970]
+        )
     }
 
     func storedResponse(_ id: String) throws -> StoredResponse? {
@@ -200,7 +225,10 @@ extension Vault {
     /// The server's receipt: the attempt is done and its submission leaves the queue.
     public func markSubmitted(attemptID: String, receiptID: String) throws {
         try database.inTransaction {
-            try database.execute("UPDATE attempts SET state = \(AttemptRecord.State.synced.sql), receipt_id = ? WHERE id = ?", [receiptID, attemptID])
+            try database.execute(
+                "UPDATE attempts SET state = \(AttemptRecord.State.synced.sql), receipt_id = ? WHERE id = ?",
+                [receiptID, attemptID]
+            )
             try database.execute("DELETE FROM sync_queue WHERE kind = \(QueueKind.submission.sql) AND ref_id = ?", [attemptID])
         }
     }
@@ -210,7 +238,10 @@ extension Vault {
         try database.inTransaction {
             for id in ids where try database.row("SELECT 1 FROM responses WHERE id = ? AND state = \(ResponseState.synced.sql)", [id]) != nil {
                 try database.execute("UPDATE responses SET state = \(ResponseState.pending.sql) WHERE id = ?", [id])
-                try database.execute("INSERT OR IGNORE INTO sync_queue (kind, ref_id, enqueued_at) VALUES (\(QueueKind.response.sql), ?, ?)", [id, now.timeIntervalSince1970])
+                try database.execute(
+                    "INSERT OR IGNORE INTO sync_queue (kind, ref_id, enqueued_at) VALUES (\(QueueKind.response.sql), ?, ?)",
+                    [id, now.timeIntervalSince1970]
+                )
             }
         }
     }
@@ -222,12 +253,21 @@ extension Vault {
             """
             SELECT t.assessment_id, t.assessment_version, r.conflict_version, r.question_id, r.id FROM responses r
             JOIN attempts t ON t.id = r.attempt_id WHERE r.state = \(ResponseState.conflict.sql) ORDER BY r.answered_at
-            """)
-        {
+            """
+        ) {
             let id = row.string(0)
-            var group = groups[id] ?? ConflictGroup(
-                assessmentID: id, title: id, teacherContact: nil, localVersion: row.int(1), serverVersion: row.optionalInt(2) ?? 0,
-                questionIDs: [], responseIDs: [], attemptIDs: [])
+            var group =
+                groups[id]
+                ?? ConflictGroup(
+                    assessmentID: id,
+                    title: id,
+                    teacherContact: nil,
+                    localVersion: row.int(1),
+                    serverVersion: row.optionalInt(2) ?? 0,
+                    questionIDs: [],
+                    responseIDs: [],
+                    attemptIDs: []
+                )
             if !group.questionIDs.contains(row.string(3)) { group.questionIDs.append(row.string(3)) }
             group.responseIDs.append(row.string(4))
             group.serverVersion = max(group.serverVersion, row.optionalInt(2) ?? 0)
@@ -237,12 +277,21 @@ extension Vault {
             """
             SELECT t.id, t.assessment_id, t.assessment_version, q.conflict_version FROM sync_queue q JOIN attempts t ON t.id = q.ref_id
             WHERE q.kind = \(QueueKind.submission.sql) AND q.state = \(QueueState.heldForConflict.sql)
-            """)
-        {
+            """
+        ) {
             let id = row.string(1)
-            var group = groups[id] ?? ConflictGroup(
-                assessmentID: id, title: id, teacherContact: nil, localVersion: row.int(2),
-                serverVersion: row.optionalInt(3) ?? 0, questionIDs: [], responseIDs: [], attemptIDs: [])
+            var group =
+                groups[id]
+                ?? ConflictGroup(
+                    assessmentID: id,
+                    title: id,
+                    teacherContact: nil,
+                    localVersion: row.int(2),
+                    serverVersion: row.optionalInt(3) ?? 0,
+                    questionIDs: [],
+                    responseIDs: [],
+                    attemptIDs: []
+                )
             group.attemptIDs.append(row.string(0))
             groups[id] = group
         }
@@ -260,15 +309,22 @@ extension Vault {
     public func markSubmissionConflict(attemptID: String, serverVersion: Int) throws {
         try database.execute(
             "UPDATE sync_queue SET state = \(QueueState.heldForConflict.sql), conflict_version = ? WHERE kind = \(QueueKind.submission.sql) AND ref_id = ?",
-            [serverVersion, attemptID])
+            [serverVersion, attemptID]
+        )
     }
 
     /// "Submit anyway": the conflicting answers and the submission go again with force.
     public func forceConflicts(_ group: ConflictGroup, now: Date = Date()) throws {
         try database.inTransaction {
             for id in group.responseIDs {
-                try database.execute("UPDATE responses SET state = \(ResponseState.pending.sql), force_pending = 1, sync_message = NULL WHERE id = ?", [id])
-                try database.execute("INSERT OR IGNORE INTO sync_queue (kind, ref_id, enqueued_at) VALUES (\(QueueKind.response.sql), ?, ?)", [id, now.timeIntervalSince1970])
+                try database.execute(
+                    "UPDATE responses SET state = \(ResponseState.pending.sql), force_pending = 1, sync_message = NULL WHERE id = ?",
+                    [id]
+                )
+                try database.execute(
+                    "INSERT OR IGNORE INTO sync_queue (kind, ref_id, enqueued_at) VALUES (\(QueueKind.response.sql), ?, ?)",
+                    [id, now.timeIntervalSince1970]
+                )
             }
             for attempt in group.attemptIDs + (try attemptsOf(group)) {
                 try database.execute("UPDATE attempts SET force_submit = 1 WHERE id = ?", [attempt])
@@ -297,12 +353,17 @@ extension Vault {
             """
             UPDATE sync_queue SET state = \(QueueState.waiting.sql), conflict_version = NULL, last_error = NULL, next_try_at = 0
             WHERE kind = \(QueueKind.submission.sql) AND ref_id = ?
-            """, [attemptID])
+            """,
+            [attemptID]
+        )
     }
 
     private func attemptsOf(_ group: ConflictGroup) throws -> [String] {
-        try database.rows("SELECT id FROM attempts WHERE assessment_id = ? AND assessment_version = ? AND state = \(AttemptRecord.State.submitted.sql)", [group.assessmentID, group.localVersion])
-            .map { $0.string(0) }
+        try database.rows(
+            "SELECT id FROM attempts WHERE assessment_id = ? AND assessment_version = ? AND state = \(AttemptRecord.State.submitted.sql)",
+            [group.assessmentID, group.localVersion]
+        )
+        .map { $0.string(0) }
     }
 
     // MARK: Dead letters
@@ -330,7 +391,8 @@ extension Vault {
             }
             try database.execute(
                 "INSERT OR IGNORE INTO sync_queue (kind, ref_id, enqueued_at) VALUES (?, ?, ?)",
-                [letter.kind.rawValue, letter.refID, now.timeIntervalSince1970])
+                [letter.kind.rawValue, letter.refID, now.timeIntervalSince1970]
+            )
             try database.execute("DELETE FROM dead_letters WHERE id = ?", [id])
         }
     }

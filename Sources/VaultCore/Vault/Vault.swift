@@ -1,6 +1,6 @@
 import Foundation
-import VaultAPI
 import Logging
+import VaultAPI
 
 #if canImport(Glibc)
 import Glibc
@@ -31,7 +31,12 @@ public final class Vault {
     public internal(set) var notices: [String] = []
 
     init(
-        directory: VaultDirectory, database: Database, keyFile: KeyFile, dataKey: SecretBytes, slot: Int, lock: VaultLock,
+        directory: VaultDirectory,
+        database: Database,
+        keyFile: KeyFile,
+        dataKey: SecretBytes,
+        slot: Int,
+        lock: VaultLock,
         logger: Logger
     ) {
         self.directory = directory
@@ -51,7 +56,9 @@ public final class Vault {
     /// empty encrypted database at the current schema. Refuses to touch an existing vault, also when another
     /// `init` races this one.
     public static func create(
-        paths requested: VaultPaths, password: SecretBytes, iterations: Int = KDFParameters.defaultIterations,
+        paths requested: VaultPaths,
+        password: SecretBytes,
+        iterations: Int = KDFParameters.defaultIterations,
         logger: Logger = .disabled
     ) throws -> Vault {
         SecureFiles.restrictUmask()
@@ -59,7 +66,8 @@ public final class Vault {
         guard (KDFParameters.iterationFloor...KDFParameters.iterationCeiling).contains(iterations) else {
             throw VaultError(
                 .usage,
-                "The iteration count must be between \(KDFParameters.iterationFloor) and \(KDFParameters.iterationCeiling).")
+                "The iteration count must be between \(KDFParameters.iterationFloor) and \(KDFParameters.iterationCeiling)."
+            )
         }
         let existing = VaultError(.vaultExists, "A vault already exists in \(requested.directory). It was left untouched.")
         if SecureFiles.exists(requested.keyFile) || SecureFiles.exists(requested.database) { throw existing }
@@ -87,7 +95,9 @@ public final class Vault {
             try VaultSchema.migrator.migrate(database)
             try database.execute("INSERT INTO vault_meta (key, value) VALUES ('vault_id', ?)", [vaultID])
             try database.execute(
-                "INSERT INTO vault_meta (key, value) VALUES ('created_at', ?)", [Timestamp.string(Date())])
+                "INSERT INTO vault_meta (key, value) VALUES ('created_at', ?)",
+                [Timestamp.string(Date())]
+            )
             database.close()
             try SecureFiles.fsyncFile(staging)
             try SecureFiles.createNew(try keyFile.encoded(), at: paths.keyFile)
@@ -101,8 +111,14 @@ public final class Vault {
         let database = try Database(path: paths.database, encryption: .rawKey(dataKey, salt: salt), configuration: configuration)
         logger.info("created vault", metadata: ["vault_id": "\(vaultID)", "iterations": "\(iterations)"])
         return Vault(
-            directory: directory, database: database, keyFile: keyFile, dataKey: dataKey, slot: slot, lock: lock,
-            logger: logger)
+            directory: directory,
+            database: database,
+            keyFile: keyFile,
+            dataKey: dataKey,
+            slot: slot,
+            lock: lock,
+            logger: logger
+        )
     }
 
     // MARK: Opening
@@ -111,7 +127,9 @@ public final class Vault {
     /// database apart, and modifies no file in any of those cases (an interrupted `init` or `key rotate` is
     /// finished first, whatever the password: see `VaultRecovery`).
     public static func open(
-        paths requested: VaultPaths, password: SecretBytes, logger: Logger = .disabled,
+        paths requested: VaultPaths,
+        password: SecretBytes,
+        logger: Logger = .disabled,
         lockWait: Duration = .seconds(3)
     ) throws -> Vault {
         SecureFiles.restrictUmask()
@@ -127,7 +145,8 @@ public final class Vault {
         guard SecureFiles.exists(paths.keyFile) || SecureFiles.exists(paths.rotatingKeyFile) else {
             throw VaultError(
                 .keyFileDamaged,
-                "The key file \(named.keyFile) is missing, so the vault cannot be opened. Restore it from a backup.")
+                "The key file \(named.keyFile) is missing, so the vault cannot be opened. Restore it from a backup."
+            )
         }
         let lock = try VaultLock(path: paths.lock, wait: lockWait)
         let recovery = try VaultRecovery.finishInterruptedWrites(paths: paths, logger: logger)
@@ -151,22 +170,31 @@ public final class Vault {
             var configuration = DatabaseConfiguration()
             configuration.cipherPageSize = keyFile.cipherPageSize
             database = try Database(
-                path: paths.database, encryption: .rawKey(unlocked.key, salt: keyFile.databaseSaltBytes),
-                configuration: configuration)
+                path: paths.database,
+                encryption: .rawKey(unlocked.key, salt: keyFile.databaseSaltBytes),
+                configuration: configuration
+            )
             try VaultSchema.migrator.migrate(database)
             let storedID = try database.row("SELECT value FROM vault_meta WHERE key = 'vault_id'")?.string(0)
             guard storedID == keyFile.vaultID else {
                 throw VaultError(
                     .keyFileMismatch,
-                    "The key file \(named.keyFile) belongs to another vault. Put back this vault's own key file.")
+                    "The key file \(named.keyFile) belongs to another vault. Put back this vault's own key file."
+                )
             }
         } catch let error as DatabaseError {
             throw mapOpenError(error, paths: named)
         }
         removeStaleTemporaryFiles(paths)
         let vault = Vault(
-            directory: directory, database: database, keyFile: keyFile, dataKey: unlocked.key, slot: unlocked.slotID,
-            lock: lock, logger: logger)
+            directory: directory,
+            database: database,
+            keyFile: keyFile,
+            dataKey: unlocked.key,
+            slot: unlocked.slotID,
+            lock: lock,
+            logger: logger
+        )
         vault.notices = recovery.notices
         return vault
     }
@@ -201,7 +229,8 @@ public final class Vault {
         if differing >= 8 {
             throw VaultError(
                 .keyFileMismatch,
-                "The key file \(named.keyFile) does not belong to the database \(named.database). Put back this vault's own key file.")
+                "The key file \(named.keyFile) does not belong to the database \(named.database). Put back this vault's own key file."
+            )
         }
         if differing > 0 {
             throw VaultError(.databaseDamaged, "The vault database \(named.database) has a damaged header. Restore it from a backup.")

@@ -56,12 +56,15 @@ public struct VaultError: Error, Sendable, CustomStringConvertible, Equatable {
 
 extension VaultError {
     static let wrongPassword = VaultError(
-        .wrongPassword, "The password is not correct. Nothing was changed; try again.")
+        .wrongPassword,
+        "The password is not correct. Nothing was changed; try again."
+    )
 
     static func databaseDamaged(_ path: String, _ error: Error) -> VaultError {
         VaultError(
             .databaseDamaged,
             "The vault database \(path) is damaged or has been tampered with. Restore it from a backup.",
-            detail: "\(error)")
+            detail: "\(error)"
+        )
     }
 }

@@ -27,7 +27,8 @@ enum VaultRecovery {
             let kept = current.slots.map { "slot \($0.id) (\"\($0.label)\")" }.joined(separator: ", ")
             return VaultError(
                 .wrongPassword,
-                "An interrupted key rotation was finished, and it kept only \(kept). The password you typed opened slot \(oldSlot.id) (\"\(oldSlot.label)\"), which the rotation dropped. Open the vault with the password of \(kept), then add this one again with `vault key add`.")
+                "An interrupted key rotation was finished, and it kept only \(kept). The password you typed opened slot \(oldSlot.id) (\"\(oldSlot.label)\"), which the rotation dropped. Open the vault with the password of \(kept), then add this one again with `vault key add`."
+            )
         }
     }
 
@@ -68,7 +69,8 @@ enum VaultRecovery {
                         ? ""
                         : " It kept only the slot it was started with, so these slots were removed: "
                             + dropped.map { "\($0.id) (\"\($0.label)\")" }.joined(separator: ", ")
-                            + ". Add them again with `vault key add`."))
+                            + ". Add them again with `vault key add`.")
+            )
             return outcome
         }
 

@@ -10,15 +10,27 @@ public struct VaultSettings: Sendable {
     }
 
     public static let keys: [Key] = [
-        Key(name: "cache.max_bytes", defaultValue: 500 * 1_000_000, range: 1_000_000...100_000_000_000,
-            help: "most bytes of cached assessments (compressed)"),
+        Key(
+            name: "cache.max_bytes",
+            defaultValue: 500 * 1_000_000,
+            range: 1_000_000...100_000_000_000,
+            help: "most bytes of cached assessments (compressed)"
+        ),
         Key(name: "cache.max_assessments", defaultValue: 50, range: 1...10_000, help: "most cached assessments"),
         Key(name: "cache.ttl_days", defaultValue: 7, range: 1...365, help: "days a download stays valid"),
-        Key(name: "cache.max_document_bytes", defaultValue: 10 * 1024 * 1024, range: 1024...(10 * 1024 * 1024),
-            help: "largest accepted assessment, uncompressed"),
+        Key(
+            name: "cache.max_document_bytes",
+            defaultValue: 10 * 1024 * 1024,
+            range: 1024...(10 * 1024 * 1024),
+            help: "largest accepted assessment, uncompressed"
+        ),
         Key(name: "sync.batch_size", defaultValue: 10, range: 1...500, help: "answers per upload batch"),
-        Key(name: "sync.max_batch_bytes", defaultValue: 256 * 1024, range: 1024...(8 * 1024 * 1024),
-            help: "most bytes per upload batch"),
+        Key(
+            name: "sync.max_batch_bytes",
+            defaultValue: 256 * 1024,
+            range: 1024...(8 * 1024 * 1024),
+            help: "most bytes per upload batch"
+        ),
         Key(name: "sync.max_tries", defaultValue: 6, range: 1...100, help: "tries before an upload becomes a dead letter"),
         Key(name: "download.prefetch", defaultValue: 0, range: 0...50, help: "next assessments fetched ahead by sync"),
     ]

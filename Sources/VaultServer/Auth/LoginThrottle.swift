@@ -48,7 +48,8 @@ public actor LoginThrottle<C: Clock> where C.Duration == Duration {
         let waits = keys.compactMap { records[$0.value]?.blockedUntil }.filter { $0 > now }.map { now.duration(to: $0) }
         if let wait = waits.max() { return wait }
         for key in keys {
-            var record = records[key.value].flatMap { $0.lastFailure.duration(to: now) < window ? $0 : nil }
+            var record =
+                records[key.value].flatMap { $0.lastFailure.duration(to: now) < window ? $0 : nil }
                 ?? Record(lastFailure: now)
             record.failures += 1
             record.lastFailure = now

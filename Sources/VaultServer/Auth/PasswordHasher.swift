@@ -8,7 +8,12 @@ public enum PasswordHasher {
         let salt = try CryptoRandom.bytes(16)
         let hash = try PBKDF2.derive(password: password, salt: salt, iterations: iterations, hash: .sha256)
         return UserRecord(
-            name: name, role: role, passwordHash: hash.withUnsafeBytes { Hex.encode($0) }, salt: Hex.encode(salt), iterations: iterations)
+            name: name,
+            role: role,
+            passwordHash: hash.withUnsafeBytes { Hex.encode($0) },
+            salt: Hex.encode(salt),
+            iterations: iterations
+        )
     }
 
     /// Constant-time check of a password against a stored record.

@@ -21,7 +21,11 @@ public final class PasswordHashingPool: Sendable {
         pool.start()
         self.iterations = iterations
         dummy = try PasswordHasher.makeRecord(
-            name: "", role: .student, password: SecretBytes(try CryptoRandom.bytes(16)), iterations: iterations)
+            name: "",
+            role: .student,
+            password: SecretBytes(try CryptoRandom.bytes(16)),
+            iterations: iterations
+        )
     }
 
     deinit { try? pool.syncShutdownGracefully() }

@@ -31,5 +31,9 @@ public struct APIError: HTTPResponseError, Sendable {
         APIError(.notFound, code: "not_found", message: "There is no assessment \(id); it may have been deleted.")
     }
     static func badRequest(_ message: String) -> APIError { APIError(.badRequest, code: "bad_request", message: message) }
-    static let tooLarge = APIError(.contentTooLarge, code: "too_large", message: "The request is larger than the server accepts; send it in smaller parts.")
+    static let tooLarge = APIError(
+        .contentTooLarge,
+        code: "too_large",
+        message: "The request is larger than the server accepts; send it in smaller parts."
+    )
 }

@@ -26,6 +26,8 @@ struct RequestLogger<Context: RequestContext>: RouterMiddleware {
 
     private func log(_ request: Request, _ path: String, _ status: Int, _ start: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - start
-        logger.info("\(request.method) \(path) \(status) \(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)ms")
+        logger.info(
+            "\(request.method) \(path) \(status) \(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)ms"
+        )
     }
 }

@@ -15,7 +15,8 @@ struct AssessmentRoutes<Storage: ServerStorage> {
             let id = try context.parameters.require("id")
             guard let served = try await storage.served(id: id) else { throw APIError.notFound(id) }
             let etag = "\"\(served.contentHash)\""
-            if let match = request.headers[.ifNoneMatch], match.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }).contains(etag) {
+            if let match = request.headers[.ifNoneMatch], match.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }).contains(etag)
+            {
                 return Response(status: .notModified, headers: [.eTag: etag])
             }
             return try JSONBody.response(bytes: served.bytes, request: request, headers: [.eTag: etag])

@@ -45,7 +45,8 @@ enum JSONBody {
         }
     }
 
-    static func response<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok, request: Request, headers: HTTPFields = [:]) throws -> Response {
+    static func response<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok, request: Request, headers: HTTPFields = [:]) throws -> Response
+    {
         try response(bytes: CanonicalJSON.encode(value), status: status, request: request, headers: headers)
     }
 

@@ -36,7 +36,11 @@ struct ResponseRoutes<Storage: ServerStorage> {
             case .gone:
                 throw APIError(.notFound, code: "gone", message: "This assessment is no longer available.")
             case .missingResponses(let missing):
-                var error = APIError(.unprocessableContent, code: "responses_missing", message: "Some answers of this attempt have not arrived yet; upload them first.")
+                var error = APIError(
+                    .unprocessableContent,
+                    code: "responses_missing",
+                    message: "Some answers of this attempt have not arrived yet; upload them first."
+                )
                 error.missing = missing
                 throw error
             case .forbidden(let message):

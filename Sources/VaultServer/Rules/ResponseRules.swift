@@ -28,7 +28,11 @@ public enum ResponseRules {
     /// Supersede is decided afterwards, against the stored answers of the same attempt and question.
     public static func judge(_ item: ResponseItem, answeredVersion: Assessment?, current: Assessment) -> ItemResult {
         guard let answeredVersion, let question = answeredVersion.question(item.questionId) else {
-            return ItemResult(id: item.id, status: .rejected, message: "Question \(item.questionId) is not part of version \(item.assessmentVersion).")
+            return ItemResult(
+                id: item.id,
+                status: .rejected,
+                message: "Question \(item.questionId) is not part of version \(item.assessmentVersion)."
+            )
         }
         guard question.hash == item.questionHash else {
             return ItemResult(id: item.id, status: .rejected, message: "The question hash does not match version \(item.assessmentVersion).")
@@ -43,8 +47,11 @@ public enum ResponseRules {
             let now = current.question(item.questionId)
             if now?.hash != item.questionHash {
                 return ItemResult(
-                    id: item.id, status: .conflict, currentVersion: current.version,
-                    message: now == nil ? "The question was removed in the new version." : "The question changed in the new version.")
+                    id: item.id,
+                    status: .conflict,
+                    currentVersion: current.version,
+                    message: now == nil ? "The question was removed in the new version." : "The question changed in the new version."
+                )
             }
         }
         return ItemResult(id: item.id, status: .accepted, currentVersion: current.version)

@@ -27,18 +27,27 @@ public actor SQLiteServerStorage: ServerStorage {
         }
         try database.execute(
             "INSERT INTO users (name, role, password_hash, salt, iterations, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            [user.name, user.role.rawValue, user.passwordHash, user.salt, user.iterations, Date().timeIntervalSince1970])
+            [user.name, user.role.rawValue, user.passwordHash, user.salt, user.iterations, Date().timeIntervalSince1970]
+        )
     }
 
     public func user(named name: String) throws -> UserRecord? {
         try database.row("SELECT name, role, password_hash, salt, iterations FROM users WHERE name = ?", [name]).map {
-            UserRecord(name: $0.string(0), role: Role(rawValue: $0.string(1)) ?? .student, passwordHash: $0.string(2), salt: $0.string(3), iterations: $0.int(4))
+            UserRecord(
+                name: $0.string(0),
+                role: Role(rawValue: $0.string(1)) ?? .student,
+                passwordHash: $0.string(2),
+                salt: $0.string(3),
+                iterations: $0.int(4)
+            )
         }
     }
 
     public func storeToken(hash: String, user: String, expiresAt: Date) throws {
         try database.execute(
-            "INSERT INTO tokens (token_hash, user_name, expires_at) VALUES (?, ?, ?)", [hash, user, expiresAt.timeIntervalSince1970])
+            "INSERT INTO tokens (token_hash, user_name, expires_at) VALUES (?, ?, ?)",
+            [hash, user, expiresAt.timeIntervalSince1970]
+        )
     }
 
     public func tokenOwner(hash: String, now: Date) throws -> (user: String, role: Role)? {
@@ -51,7 +60,8 @@ public actor SQLiteServerStorage: ServerStorage {
     public func updatePassword(_ user: UserRecord) throws {
         try database.execute(
             "UPDATE users SET password_hash = ?, salt = ?, iterations = ? WHERE name = ?",
-            [user.passwordHash, user.salt, user.iterations, user.name])
+            [user.passwordHash, user.salt, user.iterations, user.name]
+        )
     }
 
     public func revokeToken(hash: String) throws {
@@ -71,7 +81,9 @@ public actor SQLiteServerStorage: ServerStorage {
             if let existing {
                 let version = existing.int(0)
                 let current = try database.row(
-                    "SELECT source, content_hash FROM assessment_versions WHERE id = ? AND version = ?", [assessment.id, version])
+                    "SELECT source, content_hash FROM assessment_versions WHERE id = ? AND version = ?",
+                    [assessment.id, version]
+                )
                 if existing.int(1) == 0, let current, current.data(0) == source {
                     return PublishResponse(id: assessment.id, version: version, contentHash: current.string(1), changed: false)
                 }
@@ -81,15 +93,18 @@ public actor SQLiteServerStorage: ServerStorage {
             if existing == nil {
                 try database.execute(
                     "INSERT INTO assessments (id, current_version, deleted, updated_at) VALUES (?, ?, 0, ?)",
-                    [assessment.id, version, now.timeIntervalSince1970])
+                    [assessment.id, version, now.timeIntervalSince1970]
+                )
             } else {
                 try database.execute(
                     "UPDATE assessments SET current_version = ?, deleted = 0, updated_at = ? WHERE id = ?",
-                    [version, now.timeIntervalSince1970, assessment.id])
+                    [version, now.timeIntervalSince1970, assessment.id]
+                )
             }
             try database.execute(
                 "INSERT INTO assessment_versions (id, version, source, served, content_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                [assessment.id, version, source, served.bytes, served.contentHash, now.timeIntervalSince1970])
+                [assessment.id, version, source, served.bytes, served.contentHash, now.timeIntervalSince1970]
+            )
             return PublishResponse(id: assessment.id, version: version, contentHash: served.contentHash, changed: true)
         }
     }
@@ -109,8 +124,14 @@ public actor SQLiteServerStorage: ServerStorage {
         ).compactMap { row in
             guard let document = try? document(id: row.string(0), version: row.int(2), bytes: row.data(1)) else { return nil }
             return CatalogEntry(
-                id: row.string(0), title: document.title, version: row.int(2), contentHash: row.string(3),
-                sizeBytes: row.data(1).count, updatedAt: Timestamp.string(epoch: row.double(4)), notAfter: document.notAfter)
+                id: row.string(0),
+                title: document.title,
+                version: row.int(2),
+                contentHash: row.string(3),
+                sizeBytes: row.data(1).count,
+                updatedAt: Timestamp.string(epoch: row.double(4)),
+                notAfter: document.notAfter
+            )
         }
     }
 
@@ -119,7 +140,8 @@ public actor SQLiteServerStorage: ServerStorage {
             """
             SELECT v.served, v.content_hash FROM assessments a
             JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version WHERE a.id = ? AND a.deleted = 0
-            """, [id]
+            """,
+            [id]
         ).map { ($0.data(0), $0.string(1)) }
     }
 
@@ -167,26 +189,39 @@ public actor SQLiteServerStorage: ServerStorage {
         // Last write wins by answered_at (ties broken by id) per attempt and question.
         let latest = try database.row(
             "SELECT id, answered_at_ms FROM responses WHERE attempt_id = ? AND question_id = ? AND superseded = 0",
-            [item.attemptId, item.questionId])
+            [item.attemptId, item.questionId]
+        )
         var superseded = false
         if let latest {
             let theirs = (Int64(latest.int(1)), latest.string(0))
             if theirs > (milliseconds, item.id) {
                 superseded = true
-                result = ItemResult(id: item.id, status: .superseded, currentVersion: result.currentVersion, message: "A later answer to this question is already stored.")
+                result = ItemResult(
+                    id: item.id,
+                    status: .superseded,
+                    currentVersion: result.currentVersion,
+                    message: "A later answer to this question is already stored."
+                )
             } else {
                 try database.execute("UPDATE responses SET superseded = 1 WHERE id = ?", [latest.string(0)])
             }
         }
-        try database.execute("INSERT OR IGNORE INTO attempts (id, user_name, assessment_id) VALUES (?, ?, ?)", [item.attemptId, user, item.assessmentId])
+        try database.execute(
+            "INSERT OR IGNORE INTO attempts (id, user_name, assessment_id) VALUES (?, ?, ?)",
+            [item.attemptId, user, item.assessmentId]
+        )
         let answer = String(decoding: try CanonicalJSON.encode(item.answer), as: UTF8.self)
         try database.execute(
             """
             INSERT INTO responses (id, user_name, attempt_id, assessment_id, assessment_version, question_id, answer, answered_at,
                 answered_at_ms, time_spent_ms, forced, superseded, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
-            [item.id, user, item.attemptId, item.assessmentId, item.assessmentVersion, item.questionId, answer, item.answeredAt,
-             milliseconds, max(0, item.timeSpentMs), item.force && item.assessmentVersion != current.version, superseded, now.timeIntervalSince1970])
+            [
+                item.id, user, item.attemptId, item.assessmentId, item.assessmentVersion, item.questionId, answer, item.answeredAt,
+                milliseconds, max(0, item.timeSpentMs), item.force && item.assessmentVersion != current.version, superseded,
+                now.timeIntervalSince1970,
+            ]
+        )
         return result
     }
 
@@ -199,11 +234,18 @@ public actor SQLiteServerStorage: ServerStorage {
             if let owner, owner != user { return .forbidden("This attempt belongs to someone else, so it cannot be submitted from this account.") }
             if let existing = try database.row(
                 "SELECT user_name, receipt_id, assessment_id, assessment_version, received_at, response_count FROM submissions WHERE attempt_id = ?",
-                [request.attemptId])
-            {
-                return .repeated(SubmissionReceipt(
-                    receiptId: existing.string(1), attemptId: request.attemptId, assessmentId: existing.string(2),
-                    assessmentVersion: existing.int(3), receivedAt: Timestamp.string(epoch: existing.double(4)), responseCount: existing.int(5)))
+                [request.attemptId]
+            ) {
+                return .repeated(
+                    SubmissionReceipt(
+                        receiptId: existing.string(1),
+                        attemptId: request.attemptId,
+                        assessmentId: existing.string(2),
+                        assessmentVersion: existing.int(3),
+                        receivedAt: Timestamp.string(epoch: existing.double(4)),
+                        responseCount: existing.int(5)
+                    )
+                )
             }
             guard let assessment = try database.row("SELECT current_version, deleted FROM assessments WHERE id = ?", [request.assessmentId]),
                 assessment.int(1) == 0
@@ -222,19 +264,29 @@ public actor SQLiteServerStorage: ServerStorage {
                 return .rejected("This attempt has no answers of yours on the server, so there is nothing to submit. Upload its answers first.")
             }
             let receipt = SubmissionReceipt(
-                receiptId: "rcpt-" + Hex.encode(try CryptoRandom.bytes(8)), attemptId: request.attemptId,
-                assessmentId: request.assessmentId, assessmentVersion: request.assessmentVersion,
-                receivedAt: Timestamp.string(now), responseCount: unique.count)
-            try database.execute("INSERT OR IGNORE INTO attempts (id, user_name, assessment_id) VALUES (?, ?, ?)", [request.attemptId, user, request.assessmentId])
+                receiptId: "rcpt-" + Hex.encode(try CryptoRandom.bytes(8)),
+                attemptId: request.attemptId,
+                assessmentId: request.assessmentId,
+                assessmentVersion: request.assessmentVersion,
+                receivedAt: Timestamp.string(now),
+                responseCount: unique.count
+            )
+            try database.execute(
+                "INSERT OR IGNORE INTO attempts (id, user_name, assessment_id) VALUES (?, ?, ?)",
+                [request.attemptId, user, request.assessmentId]
+            )
             try database.execute(
                 """
                 INSERT INTO submissions (attempt_id, user_name, assessment_id, assessment_version, submitted_at, forced, receipt_id,
                     received_at, response_count, started_at, time_used_ms, clock_moved_back_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                [request.attemptId, user, request.assessmentId, request.assessmentVersion, request.submittedAt,
-                 force && request.assessmentVersion != assessment.int(0), receipt.receiptId, now.timeIntervalSince1970, unique.count,
-                 request.startedAt.flatMap { Timestamp.date($0) == nil ? nil : $0 }, request.timeUsedMs.map { max(0, $0) },
-                 request.clockMovedBackMs.map { max(0, $0) }])
+                [
+                    request.attemptId, user, request.assessmentId, request.assessmentVersion, request.submittedAt,
+                    force && request.assessmentVersion != assessment.int(0), receipt.receiptId, now.timeIntervalSince1970, unique.count,
+                    request.startedAt.flatMap { Timestamp.date($0) == nil ? nil : $0 }, request.timeUsedMs.map { max(0, $0) },
+                    request.clockMovedBackMs.map { max(0, $0) },
+                ]
+            )
             return .created(receipt)
         }
     }
@@ -246,25 +298,41 @@ public actor SQLiteServerStorage: ServerStorage {
             SELECT id, attempt_id, question_id, assessment_version, answer, answered_at, forced, superseded, user_name, received_at,
                 answered_at_ms FROM responses
             WHERE assessment_id = ? ORDER BY attempt_id, question_id, answered_at_ms, id
-            """, [assessmentID]
+            """,
+            [assessmentID]
         ).map { row in
             ReceivedResponses.Response(
-                id: row.string(0), attemptId: row.string(1), questionId: row.string(2), assessmentVersion: row.int(3),
+                id: row.string(0),
+                attemptId: row.string(1),
+                questionId: row.string(2),
+                assessmentVersion: row.int(3),
                 answer: (try? JSONDecoder().decode(JSONValue.self, from: Data(row.string(4).utf8))) ?? .null,
-                answeredAt: row.string(5), forced: row.int(6) != 0, superseded: row.int(7) != 0, user: row.string(8),
+                answeredAt: row.string(5),
+                forced: row.int(6) != 0,
+                superseded: row.int(7) != 0,
+                user: row.string(8),
                 receivedAt: Timestamp.string(epoch: row.double(9)),
-                answeredInFuture: ResponseRules.answeredInFuture(answeredAtMilliseconds: Int64(row.int(10)), receivedAt: row.double(9)))
+                answeredInFuture: ResponseRules.answeredInFuture(answeredAtMilliseconds: Int64(row.int(10)), receivedAt: row.double(9))
+            )
         }
         let submissions = try database.rows(
             """
             SELECT attempt_id, assessment_version, submitted_at, forced, receipt_id, user_name, started_at, time_used_ms, clock_moved_back_ms
             FROM submissions WHERE assessment_id = ? ORDER BY attempt_id
-            """, [assessmentID]
+            """,
+            [assessmentID]
         ).map {
             ReceivedResponses.Submission(
-                attemptId: $0.string(0), assessmentVersion: $0.int(1), submittedAt: $0.string(2), forced: $0.int(3) != 0,
-                receiptId: $0.string(4), user: $0.string(5), startedAt: $0.optionalString(6), timeUsedMs: $0.optionalInt(7),
-                clockMovedBackMs: $0.optionalInt(8))
+                attemptId: $0.string(0),
+                assessmentVersion: $0.int(1),
+                submittedAt: $0.string(2),
+                forced: $0.int(3) != 0,
+                receiptId: $0.string(4),
+                user: $0.string(5),
+                startedAt: $0.optionalString(6),
+                timeUsedMs: $0.optionalInt(7),
+                clockMovedBackMs: $0.optionalInt(8)
+            )
         }
         return ReceivedResponses(assessmentId: assessmentID, responses: responses, submissions: submissions)
     }

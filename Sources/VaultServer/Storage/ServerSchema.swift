@@ -4,7 +4,9 @@ import VaultCore
 enum ServerSchema {
     static var migrator: Migrator {
         var migrator = Migrator()
-        migrator.register(1, """
+        migrator.register(
+            1,
+            """
             CREATE TABLE users (
                 name TEXT PRIMARY KEY NOT NULL,
                 role TEXT NOT NULL CHECK (role IN ('student', 'teacher')),
@@ -66,13 +68,17 @@ enum ServerSchema {
                 received_at REAL NOT NULL,
                 response_count INTEGER NOT NULL
             );
-            """)
+            """
+        )
         // A timed attempt's clock as the vault measured it, for the teacher.
-        migrator.register(2, """
+        migrator.register(
+            2,
+            """
             ALTER TABLE submissions ADD COLUMN started_at TEXT;
             ALTER TABLE submissions ADD COLUMN time_used_ms INTEGER;
             ALTER TABLE submissions ADD COLUMN clock_moved_back_ms INTEGER;
-            """)
+            """
+        )
         return migrator
     }
 }

@@ -22,7 +22,9 @@ struct Responses: AsyncParsableCommand {
         }
         print("\(received.responses.count) responses, \(received.submissions.count) submissions for \(id).")
         for submission in received.submissions {
-            print("  \(submission.user ?? "?"): attempt \(submission.attemptId), version \(submission.assessmentVersion), receipt \(submission.receiptId)\(submission.forced ? " (forced)" : "")")
+            print(
+                "  \(submission.user ?? "?"): attempt \(submission.attemptId), version \(submission.assessmentVersion), receipt \(submission.receiptId)\(submission.forced ? " (forced)" : "")"
+            )
             if let used = submission.timeUsedMs {
                 print("    timed: started \(submission.startedAt ?? "?"), used \(used / 60_000) min \(used / 1000 % 60) s")
             }
@@ -32,7 +34,9 @@ struct Responses: AsyncParsableCommand {
         }
         let flagged = received.responses.filter { $0.answeredInFuture == true }
         for response in flagged {
-            print("  note: \(response.user ?? "?")'s answer to \(response.questionId) says it was given at \(response.answeredAt), after it arrived (\(response.receivedAt ?? "?")): the device clock was ahead.")
+            print(
+                "  note: \(response.user ?? "?")'s answer to \(response.questionId) says it was given at \(response.answeredAt), after it arrived (\(response.receivedAt ?? "?")): the device clock was ahead."
+            )
         }
     }
 }

@@ -21,7 +21,9 @@ struct UserCommand: AsyncParsableCommand {
             }
             let storage = try options.storage()
             do {
-                try await storage.createUser(PasswordHasher.makeRecord(name: name, role: role, password: password, iterations: options.passwordIterations))
+                try await storage.createUser(
+                    PasswordHasher.makeRecord(name: name, role: role, password: password, iterations: options.passwordIterations)
+                )
             } catch let error as StorageError {
                 throw ValidationError(error.message)
             }

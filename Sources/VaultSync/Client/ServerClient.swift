@@ -127,8 +127,13 @@ public struct ServerClient: Sendable {
     // MARK: Plumbing
 
     func send(
-        _ method: String, _ path: String, headers: [String: String] = [:], body: Data? = nil, authenticated: Bool = true,
-        maxBytes: Int, progress: (@Sendable (Int, Int?) -> Void)? = nil
+        _ method: String,
+        _ path: String,
+        headers: [String: String] = [:],
+        body: Data? = nil,
+        authenticated: Bool = true,
+        maxBytes: Int,
+        progress: (@Sendable (Int, Int?) -> Void)? = nil
     ) async throws -> HTTPReply {
         var headers = headers
         headers["accept"] = "application/json"
@@ -140,7 +145,11 @@ public struct ServerClient: Sendable {
         }
         let reply: HTTPReply
         do {
-            reply = try await transport.send(HTTPRequestSpec(method: method, path: path, headers: headers, body: body), maxResponseBytes: maxBytes, progress: progress)
+            reply = try await transport.send(
+                HTTPRequestSpec(method: method, path: path, headers: headers, body: body),
+                maxResponseBytes: maxBytes,
+                progress: progress
+            )
         } catch let error as TransportError {
             switch error {
             case .unreachable: throw ServerError.offline

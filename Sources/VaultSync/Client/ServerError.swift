@@ -32,7 +32,10 @@ public enum ServerError: Error, Sendable, Equatable {
     public var vaultError: VaultError {
         switch self {
         case .offline:
-            VaultError(.offline, "This needs an internet connection and the server cannot be reached. Your work is saved and fully available offline; try again when you are online.")
+            VaultError(
+                .offline,
+                "This needs an internet connection and the server cannot be reached. Your work is saved and fully available offline; try again when you are online."
+            )
         case .degraded:
             VaultError(.temporary, "The server is reachable but not answering properly right now. Your work is saved; try again in a few minutes.")
         case .signInExpired:

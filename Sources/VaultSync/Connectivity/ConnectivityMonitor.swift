@@ -40,4 +40,3 @@ public struct HealthProbe: ConnectivityMonitor {
         }
     }
 }
-

@@ -35,8 +35,13 @@ public final class SyncEngine {
     private var failedThisRun = false
 
     public init(
-        vault: Vault, client: ServerClient, options: Options = .init(), resolver: any ConflictResolver = FixedConflictPolicy(.keep),
-        schedule: RetrySchedule = .init(), downloader: Downloader? = nil, logger: Logger = .disabled,
+        vault: Vault,
+        client: ServerClient,
+        options: Options = .init(),
+        resolver: any ConflictResolver = FixedConflictPolicy(.keep),
+        schedule: RetrySchedule = .init(),
+        downloader: Downloader? = nil,
+        logger: Logger = .disabled,
         now: @escaping @Sendable () -> Date = Date.init,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
@@ -137,7 +142,11 @@ public final class SyncEngine {
                 try vault.moveToDeadLetters(kind: .response, refID: result.id, reason: "This assessment is no longer available.", now: now())
             case .rejected:
                 try vault.moveToDeadLetters(
-                    kind: .response, refID: result.id, reason: "The server refused this answer: \(result.message ?? "no reason given").", now: now())
+                    kind: .response,
+                    refID: result.id,
+                    reason: "The server refused this answer: \(result.message ?? "no reason given").",
+                    now: now()
+                )
             }
         }
         try vault.markResponsesSynced(synced)
@@ -167,7 +176,11 @@ public final class SyncEngine {
             for item in items {
                 let wait = schedule.delay(afterFailures: item.tries + 1, retryAfter: retryAfter, random: &random)
                 let gaveUp = try vault.recordFailure(
-                    seq: item.seq, error: error.vaultError.message, nextTryAt: failedAt.addingTimeInterval(wait.inSeconds), maxTries: options.maxTries)
+                    seq: item.seq,
+                    error: error.vaultError.message,
+                    nextTryAt: failedAt.addingTimeInterval(wait.inSeconds),
+                    maxTries: options.maxTries
+                )
                 if gaveUp { logger.notice("an upload became a dead letter", metadata: ["kind": "\(item.kind)"]) }
             }
         default:
@@ -197,7 +210,11 @@ public final class SyncEngine {
             } catch ServerError.notFound {
                 report.gone += 1
                 try vault.moveToDeadLetters(
-                    kind: .submission, refID: submission.request.attemptId, reason: "This assessment is no longer available.", now: now())
+                    kind: .submission,
+                    refID: submission.request.attemptId,
+                    reason: "This assessment is no longer available.",
+                    now: now()
+                )
                 progressed = true
             } catch ServerError.responsesMissing(let missing) {
                 try vault.requeueResponses(missing, now: now())
@@ -241,7 +258,9 @@ public final class SyncEngine {
         var refreshed: [String] = []
         for entry in catalog {
             let mine = cached.filter { $0.id == entry.id }
-            guard let newest = mine.map(\.version).max(), newest < entry.version, !mine.contains(where: { $0.attemptState == "in_progress" }) else { continue }
+            guard let newest = mine.map(\.version).max(), newest < entry.version, !mine.contains(where: { $0.attemptState == "in_progress" }) else {
+                continue
+            }
             if case .stored? = try? await downloader.download(entry.id) { refreshed.append(entry.id) }
         }
         return refreshed

@@ -14,7 +14,12 @@ public final class AsyncHTTPTransport: HTTPTransport {
     private let client: HTTPClient
     private let requestTimeout: TimeAmount
 
-    public init(baseURL: String, connectTimeout: Duration = .seconds(5), readTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(120)) {
+    public init(
+        baseURL: String,
+        connectTimeout: Duration = .seconds(5),
+        readTimeout: Duration = .seconds(30),
+        requestTimeout: Duration = .seconds(120)
+    ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .init(connect: Self.amount(connectTimeout), read: Self.amount(readTimeout))
