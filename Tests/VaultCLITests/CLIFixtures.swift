@@ -5,11 +5,8 @@ import VaultTestSupport
 
 /// Shared fixtures of the CLI suites.
 enum CLIFixtures {
-    /// A signed-in vault with algebra-1 downloaded and `answers` recorded through `vault answer`.
-    static func prepared(
-        answers: [(String, String)] = [("q1", "b"), ("q3", "true"), ("q4", "3.14")],
-        submit: Bool = true
-    ) throws -> (CLIVault, ServerProcess) {
+    /// A vault signed in to a fresh demo server, with `ids` downloaded (none when empty).
+    static func downloaded(_ ids: [String] = ["--all"]) throws -> (CLIVault, ServerProcess) {
         let server = try ServerProcess()
         let vault = CLIVault()
         try vault.initialize()
@@ -17,7 +14,16 @@ enum CLIFixtures {
             ["login", "--server", server.url, "--user", "demo", "--vault", vault.path, "--password-stdin", "--server-password-stdin"],
             stdin: "pw-1\ndemo-password\n"
         )
-        #expect(try vault.unlocked(["download", "algebra-1"]).status == 0)
+        if !ids.isEmpty { #expect(try vault.unlocked(["download"] + ids).status == 0) }
+        return (vault, server)
+    }
+
+    /// A signed-in vault with algebra-1 downloaded and `answers` recorded through `vault answer`.
+    static func prepared(
+        answers: [(String, String)] = [("q1", "b"), ("q3", "true"), ("q4", "3.14")],
+        submit: Bool = true
+    ) throws -> (CLIVault, ServerProcess) {
+        let (vault, server) = try downloaded(["algebra-1"])
         for (question, value) in answers { #expect(try vault.answer("algebra-1", question, value).status == 0) }
         if submit { #expect(try vault.unlocked(["submit", "algebra-1"]).status == 0) }
         return (vault, server)

@@ -9,17 +9,7 @@ import Glibc
 
 /// `take` on a real pseudo-terminal, plus `answer`, `show` and `submit`, all against the demo samples.
 struct TakeCommandTests {
-    func downloaded(_ ids: [String] = ["--all"]) throws -> (CLIVault, ServerProcess) {
-        let server = try ServerProcess()
-        let vault = CLIVault()
-        try vault.initialize()
-        try vault.run(
-            ["login", "--server", server.url, "--user", "demo", "--vault", vault.path, "--password-stdin", "--server-password-stdin"],
-            stdin: "pw-1\ndemo-password\n"
-        )
-        if !ids.isEmpty { #expect(try vault.unlocked(["download"] + ids).status == 0) }
-        return (vault, server)
-    }
+    func downloaded(_ ids: [String] = ["--all"]) throws -> (CLIVault, ServerProcess) { try CLIFixtures.downloaded(ids) }
 
     func take(_ vault: CLIVault, _ id: String) throws -> PseudoTerminal {
         let terminal = try PseudoTerminal("vault", ["take", id, "--vault", vault.path, "--password-stdin"])

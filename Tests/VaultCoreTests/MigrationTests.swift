@@ -7,6 +7,21 @@ import VaultTestSupport
 struct MigrationTests {
     let directory = TemporaryDirectory()
 
+    /// Rebuilds the test vault's database exactly as schema `version` left it (its tables, its vault id), then lets
+    /// `fill` add the rows that version would hold.
+    func rebuild(atVersion version: Int, _ fill: (Database) throws -> Void) throws {
+        let vault = try TestVault.open(in: directory)
+        let id = try #require(try vault.meta("vault_id"))
+        let tables = try vault.database.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            .map { $0.string(0) }
+        try vault.database.execute("PRAGMA foreign_keys = OFF")
+        for table in tables { try vault.database.execute("DROP TABLE \(table)") }
+        try vault.database.execute(VaultSchemaExport.sql(upTo: version))
+        try vault.database.execute("INSERT INTO vault_meta (key, value) VALUES ('vault_id', ?)", [id])
+        try fill(vault.database)
+        try vault.database.execute("PRAGMA user_version = \(version)")
+    }
+
     @Test("a vault at schema version 1 is migrated on open, keeping its rows")
     func upgradeFromVersionOne() throws {
         let paths = VaultPaths(directory: directory.file("vault"))
@@ -15,18 +30,8 @@ struct MigrationTests {
             try vault.setSetting("cache.ttl_days", to: "4")
         }
         // Rebuild the database exactly as release 1 left it: the version-1 schema and its rows.
-        do {
-            let vault = try TestVault.open(in: directory)
-            let id = try #require(try vault.meta("vault_id"))
-            let tables = try vault.database.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map {
-                $0.string(0)
-            }
-            try vault.database.execute("PRAGMA foreign_keys = OFF")
-            for table in tables { try vault.database.execute("DROP TABLE \(table)") }
-            try vault.database.execute(VaultSchemaExport.version1)
-            try vault.database.execute("INSERT INTO vault_meta (key, value) VALUES ('vault_id', ?)", [id])
-            try vault.database.execute("INSERT INTO settings (key, value) VALUES ('cache.ttl_days', '4')", [])
-            try vault.database.execute("PRAGMA user_version = 1")
+        try rebuild(atVersion: 1) { database in
+            try database.execute("INSERT INTO settings (key, value) VALUES ('cache.ttl_days', '4')", [])
         }
         let reopened = try Vault.open(paths: paths, password: TestVault.secret(TestVault.password))
         #expect(try reopened.database.scalarInt("PRAGMA user_version") == VaultSchemaExport.latestVersion)
@@ -39,22 +44,12 @@ struct MigrationTests {
     func heldConflictSentinelConverted() throws {
         let paths = VaultPaths(directory: directory.file("vault"))
         do { _ = try TestVault.create(in: directory) }
-        do {
-            // The sync queue as version 3 left it, holding one conflict in the old sentinel form and one plain row.
-            let vault = try TestVault.open(in: directory)
-            let id = try #require(try vault.meta("vault_id"))
-            let tables = try vault.database.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map {
-                $0.string(0)
-            }
-            try vault.database.execute("PRAGMA foreign_keys = OFF")
-            for table in tables { try vault.database.execute("DROP TABLE \(table)") }
-            try vault.database.execute(VaultSchemaExport.sql(upTo: 3))
-            try vault.database.execute("INSERT INTO vault_meta (key, value) VALUES ('vault_id', ?)", [id])
-            try vault.database.execute(
+        // The sync queue as version 3 left it, holding one conflict in the old sentinel form and one plain row.
+        try rebuild(atVersion: 3) { database in
+            try database.execute(
                 """
                 INSERT INTO sync_queue (kind, ref_id, next_try_at, last_error, enqueued_at) VALUES ('submission', 'held', 1e18, 'conflict:7', 0);
                 INSERT INTO sync_queue (kind, ref_id, next_try_at, last_error, enqueued_at) VALUES ('response', 'plain', 5, 'timed out', 0);
-                PRAGMA user_version = 3;
                 """
             )
         }

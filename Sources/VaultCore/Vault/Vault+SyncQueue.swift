@@ -29,6 +29,22 @@ public struct ConflictGroup: Sendable, Equatable {
     public var attemptIDs: [String]
 }
 
+extension ConflictGroup {
+    /// A group with nothing in it yet; the title and contact are filled from the cached document.
+    init(assessmentID: String, localVersion: Int, serverVersion: Int) {
+        self.init(
+            assessmentID: assessmentID,
+            title: assessmentID,
+            teacherContact: nil,
+            localVersion: localVersion,
+            serverVersion: serverVersion,
+            questionIDs: [],
+            responseIDs: [],
+            attemptIDs: []
+        )
+    }
+}
+
 public struct DeadLetter: Codable, Sendable, Equatable {
     public var id: Int
     public var kind: QueueKind
@@ -256,18 +272,7 @@ extension Vault {
             """
         ) {
             let id = row.string(0)
-            var group =
-                groups[id]
-                ?? ConflictGroup(
-                    assessmentID: id,
-                    title: id,
-                    teacherContact: nil,
-                    localVersion: row.int(1),
-                    serverVersion: row.optionalInt(2) ?? 0,
-                    questionIDs: [],
-                    responseIDs: [],
-                    attemptIDs: []
-                )
+            var group = groups[id] ?? ConflictGroup(assessmentID: id, localVersion: row.int(1), serverVersion: row.optionalInt(2) ?? 0)
             if !group.questionIDs.contains(row.string(3)) { group.questionIDs.append(row.string(3)) }
             group.responseIDs.append(row.string(4))
             group.serverVersion = max(group.serverVersion, row.optionalInt(2) ?? 0)
@@ -280,18 +285,7 @@ extension Vault {
             """
         ) {
             let id = row.string(1)
-            var group =
-                groups[id]
-                ?? ConflictGroup(
-                    assessmentID: id,
-                    title: id,
-                    teacherContact: nil,
-                    localVersion: row.int(2),
-                    serverVersion: row.optionalInt(3) ?? 0,
-                    questionIDs: [],
-                    responseIDs: [],
-                    attemptIDs: []
-                )
+            var group = groups[id] ?? ConflictGroup(assessmentID: id, localVersion: row.int(2), serverVersion: row.optionalInt(3) ?? 0)
             group.attemptIDs.append(row.string(0))
             groups[id] = group
         }
