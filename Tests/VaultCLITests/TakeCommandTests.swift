@@ -199,6 +199,30 @@ struct TakeCommandTests {
         #expect(submission["started_at"] is String)
     }
 
+    @Test(
+        "what a person reads: list and storage in aligned columns with headers, dates relative and local, never a raw timestamp; admin usage with owner and totals"
+    )
+    func readableOutput() throws {
+        let (vault, server) = try downloaded(["algebra-1", "reading-fa-en"])
+        defer { withExtendedLifetime(server) {} }
+        let isoTimestamp = try Regex(#"\d{4}-\d\d-\d\dT\d\d:\d\d"#)
+        for command in [["list"], ["storage"], ["status"]] {
+            let output = try vault.unlocked(command).stdout
+            #expect(!output.contains(isoTimestamp), "\(command): \(output)")
+        }
+        let list = try vault.unlocked(["list"]).stdout.split(separator: "\n").map(String.init)
+        #expect(list.first?.hasPrefix("ID") == true && list.first?.contains("EXPIRES") == true)
+        #expect(list.dropFirst().allSatisfy { $0.contains("in 7 days") || $0.contains("in 6 days") }, "\(list)")
+        // Columns line up: the version column starts at the same place in the header and every row (the titles, one
+        // of them Farsi, are one column per character, so characters count columns here).
+        let starts = list.map { line in
+            line.firstRange(of: line == list[0] ? "  VER" : "  v1 ").map { line.distance(from: line.startIndex, to: $0.lowerBound) }
+        }
+        #expect(starts.count == 3 && !starts.contains(nil) && Set(starts).count == 1, "\(list)")
+        let usage = try vault.run(["admin", "usage", "--root", vault.root.path]).stdout
+        #expect(usage.contains("OWNER") && usage.contains("Total: 1 vault"))
+    }
+
     @Test("answer validates per type (exit 65 naming what is accepted); - reads the text from stdin; submit queues")
     func answerCommand() throws {
         let (vault, server) = try downloaded(["reading-fa-en"])

@@ -18,12 +18,23 @@ struct AdminCommand: ParsableCommand {
 
         func run() throws {
             let context = CommandContext(globals)
-            let vaults = try VaultUsageScanner.scan(root: root)
-            for vault in vaults {
-                context.console.line("\(vault.path)  \(Console.bytes(vault.bytes))  \(vault.files) files  changed \(vault.modifiedAt)")
+            let report = try VaultUsageScanner.report(root: root)
+            var table = TextTable(["VAULT", "OWNER", "SIZE", "FILES", "LAST CHANGE"], flexible: 0)
+            for vault in report.vaults {
+                table.add([vault.path, vault.owner, Console.bytes(vault.bytes), "\(vault.files)", ReadableDate.relative(vault.modifiedAt)])
             }
-            if vaults.isEmpty { context.console.line("No vaults found under \(root).") }
-            context.console.emit(["vaults": vaults])
+            if !report.vaults.isEmpty {
+                for line in table.render() { context.console.line(line) }
+                context.console.line(
+                    "Total: \(report.vaults.count) vault\(report.vaults.count == 1 ? "" : "s"), \(Console.bytes(report.totalBytes)), \(report.totalFiles) files."
+                )
+            } else {
+                context.console.line("No vaults found under \(root).")
+            }
+            for skipped in report.unreadable {
+                context.console.line("Not read: \(skipped.path) (\(skipped.reason)).")
+            }
+            context.console.emit(report)
         }
     }
 }

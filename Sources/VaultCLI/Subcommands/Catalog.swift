@@ -44,15 +44,17 @@ struct Catalog: AsyncParsableCommand {
                 downloadedVersion: cached.filter { $0.id == entry.id }.map(\.version).max()
             )
         }
+        var table = TextTable(["ID", "TITLE", "VER", "SIZE", "ON THIS DEVICE"], flexible: 1)
         for row in rows {
             let mark =
                 switch row.downloadedVersion {
-                case nil: ""
-                case row.version: context.console.green("  [downloaded]")
-                default: context.console.yellow("  [outdated: you have version \(row.downloadedVersion!)]")
+                case nil: "-"
+                case row.version: "downloaded"
+                default: "outdated (you have v\(row.downloadedVersion!))"
                 }
-            context.console.line("\(row.id)  \(row.title)  v\(row.version)  \(Console.bytes(row.sizeBytes))\(mark)")
+            table.add([row.id, row.title, "v\(row.version)", Console.bytes(row.sizeBytes), mark])
         }
+        if !rows.isEmpty { for line in table.render() { context.console.line(line) } }
         if rows.isEmpty { context.console.line("The server offers no assessments right now.") }
         context.console.emit(["assessments": rows])
     }

@@ -19,9 +19,11 @@ struct DeadLetters: ParsableCommand {
         func run() throws {
             let context = CommandContext(globals)
             let letters = try context.openVault(credentials).deadLetters()
+            var table = TextTable(["ID", "KIND", "ASSESSMENT", "WHEN", "REASON"], flexible: 4)
             for letter in letters {
-                context.console.line("\(letter.id)  \(letter.kind)  \(letter.assessmentID ?? "-")  \(letter.createdAt)  \(letter.reason)")
+                table.add(["\(letter.id)", letter.kind.rawValue, letter.assessmentID ?? "-", ReadableDate.relative(letter.createdAt), letter.reason])
             }
+            if !letters.isEmpty { for line in table.render(width: .max) { context.console.line(line) } }
             if letters.isEmpty { context.console.line("No dead letters: every upload either went through or is still queued.") }
             context.console.emit(["dead_letters": letters])
         }

@@ -10,13 +10,15 @@ struct List: ParsableCommand {
         let context = CommandContext(globals)
         let vault = try context.openVault(credentials)
         let items = try vault.cachedAssessments()
+        var table = TextTable(["ID", "TITLE", "VER", "SIZE", "EXPIRES", "ATTEMPT"], flexible: 1)
         for item in items {
-            let expiry = item.expired ? context.console.yellow("expired") : "expires \(item.expiresAt)"
-            let pending = item.pendingAnswers > 0 ? ", \(item.pendingAnswers) answers to upload" : ""
-            context.console.line(
-                "\(item.id)  \(item.title)  v\(item.version)  \(Console.bytes(item.sizeBytes))  \(expiry)  attempt: \(item.attemptState)\(pending)"
-            )
+            let expiry = item.expired ? "expired" : ReadableDate.relative(item.expiresAt)
+            let attempt =
+                item.attemptState.replacingOccurrences(of: "_", with: " ")
+                + (item.pendingAnswers > 0 ? ", \(item.pendingAnswers) to upload" : "")
+            table.add([item.id, item.title, "v\(item.version)", Console.bytes(item.sizeBytes), expiry, attempt])
         }
+        if !items.isEmpty { for line in table.render() { context.console.line(line) } }
         if items.isEmpty { context.console.line("Nothing downloaded yet. While online, run `vault catalog` and `vault download ID`.") }
         context.console.emit(["assessments": items])
     }

@@ -23,7 +23,7 @@ struct Status: AsyncParsableCommand {
         console.line("Submissions waiting to upload: \(report.pendingSubmissions)")
         console.line("Dead letters: \(report.deadLetters)")
         console.line("Conflicts to decide: \(report.conflicts)")
-        console.line("Last sync: \(report.lastSyncAt ?? "never")")
+        console.line("Last sync: \(report.lastSyncAt.map { ReadableDate.relative($0) } ?? "never")")
         console.emit(report)
         if report.deadLetters > 0 || report.conflicts > 0 { throw CommandExit(code: VaultExit.attention) }
     }

@@ -18,10 +18,12 @@ struct Storage: ParsableCommand {
         console.line("Assessments: \(report.assessments.count) of at most \(report.maxAssessments)")
         console.line("Vault files on disk: \(Console.bytes(report.fileBytes))")
         console.line("Answers not yet uploaded: \(report.pendingAnswers) (never evicted, no size limit)")
+        var table = TextTable(["ID", "VER", "STORED", "EXPIRES", "EVICTION"], flexible: 0)
         for entry in report.assessments {
-            let note = entry.evictable ? "can be evicted" : "kept: work in progress or not uploaded"
-            console.line("  \(entry.id) v\(entry.version)  \(Console.bytes(entry.storedBytes))  expires \(entry.expiresAt)  \(note)")
+            let note = entry.evictable ? "can be evicted" : "kept (unsent work)"
+            table.add([entry.id, "v\(entry.version)", Console.bytes(entry.storedBytes), ReadableDate.relative(entry.expiresAt), note])
         }
+        if !report.assessments.isEmpty { for line in table.render() { console.line(line) } }
         if let first = report.nextEvictions.first {
             console.line("Eviction would remove next: \(first.id) v\(first.version) (\(first.reason)).")
         } else if !report.assessments.isEmpty {
