@@ -27,6 +27,10 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         .systemLibrary(
+            name: "CKeyutils",
+            providers: [.apt(["libkeyutils-dev"])]
+        ),
+        .systemLibrary(
             name: "CZlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
@@ -35,7 +39,7 @@ let package = Package(
         .target(
             name: "VaultCore",
             dependencies: [
-                "CSQLCipher", "COpenSSL", "CZlib", "VaultAPI",
+                "CSQLCipher", "COpenSSL", "CZlib", "CKeyutils", "VaultAPI",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

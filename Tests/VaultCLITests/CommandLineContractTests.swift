@@ -16,7 +16,13 @@ struct CommandLineContractTests {
         #expect(before.status == 0 && after.status == 0)
         #expect(before.stdout == after.stdout)
         let json = try #require(after.json)
-        #expect(Set(json.keys) == ["connectivity", "pending_answers", "pending_submissions", "dead_letters", "conflicts", "last_sync_at"])
+        // The documented keys (cli.md: more may be added; these are the ones added since, also documented).
+        #expect(
+            Set(json.keys)
+                == [
+                    "connectivity", "pending_answers", "pending_submissions", "dead_letters", "conflicts", "last_sync_at",
+                    "unlocked_until", "session_keyring",
+                ])
         #expect(json["last_sync_at"] is NSNull)
         #expect(json["connectivity"] as? String == "unknown")
     }

@@ -19,7 +19,7 @@ struct Key: ParsableCommand {
 
         func run() throws {
             let context = CommandContext(globals)
-            let vault = try context.openVault(credentials)
+            let vault = try context.openVault(credentials, allowSession: false)
             let slots = vault.keyFile.slots.map {
                 SlotInfo(id: $0.id, label: $0.label, createdAt: $0.createdAt, kdf: $0.kdf.algorithm.rawValue, iterations: $0.kdf.iterations)
             }
@@ -52,7 +52,7 @@ struct Key: ParsableCommand {
 
         func run() throws {
             let context = CommandContext(globals)
-            let vault = try context.openVault(credentials)
+            let vault = try context.openVault(credentials, allowSession: false)
             let password = try PasswordReader.new(credentials)
             let id = try vault.addSlot(label: label, password: password, iterations: kdf.iterations())
             context.console.line("Added key slot \(id) (\(label)).")
@@ -68,7 +68,7 @@ struct Key: ParsableCommand {
 
         func run() throws {
             let context = CommandContext(globals)
-            let vault = try context.openVault(credentials)
+            let vault = try context.openVault(credentials, allowSession: false)
             try vault.removeSlot(slot)
             context.console.line("Removed key slot \(slot).")
             context.console.emit(["removed": slot])
@@ -118,7 +118,7 @@ struct Key: ParsableCommand {
 
         func run() throws {
             let context = CommandContext(globals)
-            let vault = try context.openVault(credentials)
+            let vault = try context.openVault(credentials, allowSession: false)
             if !yes { try confirm() }
             let (literal, pageSize) = vault.revealKey()
             let pragmas = ["PRAGMA key = \"\(literal)\";", "PRAGMA cipher_page_size = \(pageSize);"]

@@ -14,7 +14,7 @@ struct Passwd: ParsableCommand {
 
     func run() throws {
         let context = CommandContext(globals)
-        let vault = try context.openVault(credentials)
+        let vault = try context.openVault(credentials, allowSession: false)
         let newPassword = try PasswordReader.new(credentials)
         let current = vault.keyFile.slots.first { $0.id == vault.unlockedSlot }
         try vault.changePassword(to: newPassword, iterations: kdf.iterations(keeping: current?.kdf.iterations))

@@ -1,4 +1,5 @@
 import ArgumentParser
+import VaultAPI
 import VaultCore
 
 struct Status: AsyncParsableCommand {
@@ -24,6 +25,12 @@ struct Status: AsyncParsableCommand {
         console.line("Dead letters: \(report.deadLetters)")
         console.line("Conflicts to decide: \(report.conflicts)")
         console.line("Last sync: \(report.lastSyncAt.map { ReadableDate.relative($0) } ?? "never")")
+        if let until = report.unlockedUntil.flatMap(Timestamp.date) {
+            let place = report.sessionKeyring == SessionKeyring.Keyring.loginSession.rawValue ? "login session" : "user keyring"
+            console.line("Unlocked until \(ReadableDate.clock(until)) (key in your \(place)); `vault lock` locks it now.")
+        } else {
+            console.line("Locked: commands ask for the password (`vault unlock` keeps it open for a while).")
+        }
         console.emit(report)
         if report.deadLetters > 0 || report.conflicts > 0 { throw CommandExit(code: VaultExit.attention) }
     }

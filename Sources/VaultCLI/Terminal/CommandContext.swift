@@ -18,13 +18,21 @@ struct CommandContext {
         self.logger = logger
     }
 
-    /// Reads the password from its source and unlocks the vault.
-    func openVault(_ credentials: CredentialSources) throws -> Vault {
+    /// Unlocks the vault: with the session key `vault unlock` left in the kernel keyring when there is one and no
+    /// password source was named (a password on stdin is always read, so what follows it stays in place), else with
+    /// the password from its source. Commands that change keys pass `allowSession: false`.
+    func openVault(_ credentials: CredentialSources, allowSession: Bool = true) throws -> Vault {
         guard SecureFiles.exists(paths.keyFile) || SecureFiles.exists(paths.database) else {
             throw VaultError(.noVault, "There is no vault in \(paths.directory). Create one with `vault init`.")
         }
-        let password = try PasswordReader.current(credentials)
-        let vault = try Vault.open(paths: paths, password: password, logger: logger)
+        let vault: Vault
+        if allowSession, !credentials.passwordStdin, PasswordReader.fileVariableUnset(),
+            let unlocked = try Vault.openWithSessionKey(paths: paths, logger: logger)
+        {
+            vault = unlocked
+        } else {
+            vault = try Vault.open(paths: paths, password: try PasswordReader.current(credentials), logger: logger)
+        }
         // What opening finished on the user's behalf (an interrupted key rotation) is said, on stderr.
         for notice in vault.notices { console.warn(notice) }
         return vault

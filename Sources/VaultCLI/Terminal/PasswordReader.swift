@@ -30,6 +30,11 @@ enum PasswordReader {
         )
     }
 
+    /// True when `$VAULT_PASSWORD_FILE` names no password file.
+    static func fileVariableUnset(environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        environment["VAULT_PASSWORD_FILE"]?.isEmpty ?? true
+    }
+
     static func new(_ options: CredentialSources, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> SecretBytes {
         try read(
             fromStdin: options.newPasswordStdin,

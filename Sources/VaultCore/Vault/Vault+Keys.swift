@@ -13,12 +13,21 @@ extension Vault {
     /// Re-wraps the data key of the slot that was unlocked under `newPassword`. Nothing is re-encrypted.
     public func changePassword(to newPassword: SecretBytes, iterations: Int) throws {
         guard !newPassword.isEmpty else { throw VaultError(.usage, "The new password is empty. Choose a password of at least one character.") }
+        let slot = try passwordSlot()
         var updated = keyFile
         try mappingKeyFileErrors {
-            try updated.replaceSlot(unlockedSlot, dataKey: dataKey, password: newPassword, iterations: iterations)
+            try updated.replaceSlot(slot, dataKey: dataKey, password: newPassword, iterations: iterations)
             try writeKeyFile(updated)
         }
-        logger.info("password changed", metadata: ["slot": "\(unlockedSlot)"])
+        logger.info("password changed", metadata: ["slot": "\(slot)"])
+    }
+
+    /// The slot the password opened. Changing keys needs the password itself, never a session key.
+    func passwordSlot() throws -> Int {
+        guard let slot = unlockedSlot else {
+            throw VaultError(.notAllowed, "Changing the vault's keys needs its password. Run the command again and type the password.")
+        }
+        return slot
     }
 
     /// Adds a slot that opens the vault with another password (for example a printed recovery key).
@@ -63,6 +72,11 @@ extension Vault {
         keyFile = file
     }
 
+    /// Keeps the data key in the kernel keyring for `duration` (`vault unlock`), so later commands need no password.
+    public func unlockSession(for duration: Duration) throws -> SessionKeyring.Info {
+        try SessionKeyring.store(dataKey, vaultID: vaultID, for: duration)
+    }
+
     /// The raw key and salt as the `x'...'` value the stock `sqlcipher` shell accepts with `PRAGMA key`.
     public func revealKey() -> (literal: String, cipherPageSize: Int) {
         let literal = Database.rawKeyLiteral(key: dataKey, salt: keyFile.databaseSaltBytes)
@@ -76,6 +90,7 @@ extension Vault {
     /// the removed slots are returned so the user can add them again.
     @discardableResult
     public func rotateKey(password: SecretBytes, iterations: Int? = nil) throws -> [String] {
+        let slot = try passwordSlot()
         let newKey = try SecretBytes.random(count: 32)
         let newSalt = try CryptoRandom.bytes(16)
         unlink(paths.rotatingDatabase)
@@ -89,7 +104,7 @@ extension Vault {
         try SecureFiles.fsyncFile(paths.rotatingDatabase)
         try proveRotatedDatabase(key: newKey, salt: newSalt)
 
-        guard let current = keyFile.slots.first(where: { $0.id == unlockedSlot }) else {
+        guard let current = keyFile.slots.first(where: { $0.id == slot }) else {
             throw VaultError(.keyFileDamaged, "The key slot in use disappeared from the key file.")
         }
         var rotated = KeyFile(vaultID: keyFile.vaultID, databaseSalt: newSalt, cipherPageSize: keyFile.cipherPageSize)
@@ -111,7 +126,7 @@ extension Vault {
         var configuration = DatabaseConfiguration()
         configuration.cipherPageSize = rotated.cipherPageSize
         database = try Database(path: paths.database, encryption: .rawKey(newKey, salt: newSalt), configuration: configuration)
-        let dropped = keyFile.slots.filter { $0.id != unlockedSlot }.map(\.label)
+        let dropped = keyFile.slots.filter { $0.id != slot }.map(\.label)
         keyFile = rotated
         dataKey = newKey
         logger.info("data key rotated", metadata: ["dropped_slots": "\(dropped.count)"])

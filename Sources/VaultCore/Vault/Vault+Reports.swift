@@ -4,13 +4,16 @@ import VaultAPI
 /// Local figures for `status`, `storage` and `verify`. No network on any of these paths.
 extension Vault {
     public func status() throws -> StatusReport {
-        StatusReport(
+        let session = SessionKeyring.info(vaultID: vaultID)
+        return StatusReport(
             connectivity: try meta("connectivity") ?? "unknown",
             pendingAnswers: try database.scalarInt("SELECT count(*) FROM responses WHERE state = \(ResponseState.pending.sql)"),
             pendingSubmissions: try database.scalarInt("SELECT count(*) FROM sync_queue WHERE kind = \(QueueKind.submission.sql)"),
             deadLetters: try database.scalarInt("SELECT count(*) FROM dead_letters"),
             conflicts: try database.scalarInt("SELECT count(*) FROM responses WHERE state = \(ResponseState.conflict.sql)"),
-            lastSyncAt: try meta("last_sync_at")
+            lastSyncAt: try meta("last_sync_at"),
+            unlockedUntil: session.map { Timestamp.string($0.expiresAt) },
+            sessionKeyring: session?.keyring.rawValue
         )
     }
 

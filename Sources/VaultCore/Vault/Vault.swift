@@ -18,7 +18,19 @@ public final class Vault {
     public internal(set) var keyFile: KeyFile
     var dataKey: SecretBytes
     /// The slot the password opened.
-    public let unlockedSlot: Int
+    /// How the data key was obtained.
+    public let unlockedBy: Unlock
+
+    /// The slot the password opened; nil when a session key (`vault unlock`) opened the vault.
+    public var unlockedSlot: Int? {
+        if case .password(let slot) = unlockedBy { return slot }
+        return nil
+    }
+
+    public enum Unlock: Sendable, Equatable {
+        case password(slot: Int)
+        case sessionKey
+    }
     let lock: VaultLock
     let logger: Logger
     /// Question hashes per cached version ("id@version"), decoded once: every answer save needs one.
@@ -35,7 +47,7 @@ public final class Vault {
         database: Database,
         keyFile: KeyFile,
         dataKey: SecretBytes,
-        slot: Int,
+        unlock: Unlock,
         lock: VaultLock,
         logger: Logger
     ) {
@@ -43,7 +55,7 @@ public final class Vault {
         self.database = database
         self.keyFile = keyFile
         self.dataKey = dataKey
-        self.unlockedSlot = slot
+        self.unlockedBy = unlock
         self.lock = lock
         self.logger = logger
     }
@@ -115,7 +127,7 @@ public final class Vault {
             database: database,
             keyFile: keyFile,
             dataKey: dataKey,
-            slot: slot,
+            unlock: .password(slot: slot),
             lock: lock,
             logger: logger
         )
@@ -132,6 +144,35 @@ public final class Vault {
         logger: Logger = .disabled,
         lockWait: Duration = .seconds(3)
     ) throws -> Vault {
+        guard let vault = try open(paths: requested, with: .password(password), logger: logger, lockWait: lockWait) else {
+            throw VaultError.wrongPassword
+        }
+        return vault
+    }
+
+    /// Opens the vault with the data key `vault unlock` left in the kernel keyring, without a password; nil when
+    /// there is no valid session key for this vault (or the one there does not open it: it is ignored).
+    public static func openWithSessionKey(
+        paths requested: VaultPaths,
+        logger: Logger = .disabled,
+        lockWait: Duration = .seconds(3)
+    ) throws -> Vault? {
+        guard SecureFiles.exists(requested.keyFile) else { return nil }
+        return try open(paths: requested, with: .sessionKey, logger: logger, lockWait: lockWait)
+    }
+
+    /// The id of the vault at `paths`, read from its key file (plain text; no password needed).
+    public static func vaultID(paths requested: VaultPaths) throws -> String {
+        let directory = try VaultDirectory(requested, create: false)
+        return try loadKeyFile(directory.paths.keyFile).vaultID
+    }
+
+    enum Credential {
+        case password(SecretBytes)
+        case sessionKey
+    }
+
+    private static func open(paths requested: VaultPaths, with credential: Credential, logger: Logger, lockWait: Duration) throws -> Vault? {
         SecureFiles.restrictUmask()
         // A staged database alone is an init that never reached its commit point (the key file): no vault.
         guard SecureFiles.exists(requested.directory),
@@ -154,13 +195,21 @@ public final class Vault {
         try SecureFiles.checkPrivate(paths.database, isDirectory: false)
 
         let keyFile = try loadKeyFile(paths.keyFile)
-        let unlocked: (key: SecretBytes, slotID: Int)
-        do {
-            unlocked = try keyFile.unlock(password: password)
-        } catch {
-            logger.notice("unlock refused: no slot accepted the password")
-            if let dropped = recovery.droppedSlotError(password: password, current: keyFile) { throw dropped }
-            throw VaultError.wrongPassword
+        let key: SecretBytes
+        let unlock: Unlock
+        switch credential {
+        case .password(let password):
+            do {
+                let unlocked = try keyFile.unlock(password: password)
+                (key, unlock) = (unlocked.key, .password(slot: unlocked.slotID))
+            } catch {
+                logger.notice("unlock refused: no slot accepted the password")
+                if let dropped = recovery.droppedSlotError(password: password, current: keyFile) { throw dropped }
+                throw VaultError.wrongPassword
+            }
+        case .sessionKey:
+            guard let session = SessionKeyring.load(vaultID: keyFile.vaultID) else { return nil }
+            (key, unlock) = (session.key, .sessionKey)
         }
         disableCoreDumps()
         try checkDatabaseBelongs(to: keyFile, paths: paths)
@@ -171,7 +220,7 @@ public final class Vault {
             configuration.cipherPageSize = keyFile.cipherPageSize
             database = try Database(
                 path: paths.database,
-                encryption: .rawKey(unlocked.key, salt: keyFile.databaseSaltBytes),
+                encryption: .rawKey(key, salt: keyFile.databaseSaltBytes),
                 configuration: configuration
             )
             try VaultSchema.migrator.migrate(database)
@@ -183,6 +232,8 @@ public final class Vault {
                 )
             }
         } catch let error as DatabaseError {
+            // A session key that does not open the database (the vault was rotated since) is ignored, not damage.
+            if unlock == .sessionKey, error.resultCode.primaryResultCode == .SQLITE_NOTADB { return nil }
             throw mapOpenError(error, paths: named)
         }
         removeStaleTemporaryFiles(paths)
@@ -190,8 +241,8 @@ public final class Vault {
             directory: directory,
             database: database,
             keyFile: keyFile,
-            dataKey: unlocked.key,
-            slot: unlocked.slotID,
+            dataKey: key,
+            unlock: unlock,
             lock: lock,
             logger: logger
         )

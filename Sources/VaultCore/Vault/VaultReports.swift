@@ -8,9 +8,14 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var deadLetters: Int
     public var conflicts: Int
     public var lastSyncAt: String?
+    /// Until when `vault unlock` keeps the vault open without a password, and in which keyring (null when locked).
+    public var unlockedUntil: String?
+    public var sessionKeyring: String?
 
     enum CodingKeys: String, CodingKey {
         case connectivity
+        case unlockedUntil = "unlocked_until"
+        case sessionKeyring = "session_keyring"
         case pendingAnswers = "pending_answers"
         case pendingSubmissions = "pending_submissions"
         case deadLetters = "dead_letters"
@@ -27,6 +32,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
         try container.encode(deadLetters, forKey: .deadLetters)
         try container.encode(conflicts, forKey: .conflicts)
         try container.encode(lastSyncAt, forKey: .lastSyncAt)
+        try container.encode(unlockedUntil, forKey: .unlockedUntil)
+        try container.encode(sessionKeyring, forKey: .sessionKeyring)
     }
 }
 

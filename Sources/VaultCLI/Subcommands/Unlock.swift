@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import VaultAPI
+import VaultCore
+
+struct Unlock: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Keep the vault unlocked for a while, so commands need no password (the key stays in the kernel keyring).",
+        discussion: """
+            The unwrapped data key is kept in the kernel's key retention service (the login session keyring, or the \\
+            user keyring where there is none), readable by this user only, until it expires or `vault lock`. It never \\
+            touches a file or an environment variable. Commands that change keys still ask for the password.
+            """
+    )
+    @OptionGroup var globals: GlobalOptions
+    @OptionGroup var credentials: CredentialSources
+    @Option(name: .customLong("for"), help: "How long: 30s, 15m, 2h (at most 12h).") var duration = "15m"
+
+    func validate() throws {
+        guard let seconds = Self.seconds(duration), (1...12 * 3600).contains(seconds) else {
+            throw ValidationError("--for takes a duration such as 30s, 15m or 2h, up to 12h.")
+        }
+    }
+
+    func run() throws {
+        let context = CommandContext(globals)
+        let vault = try context.openVault(credentials, allowSession: false)
+        let info = try vault.unlockSession(for: .seconds(Self.seconds(duration) ?? 900))
+        let place = info.keyring == .loginSession ? "your login session" : "your user keyring"
+        context.console.line(
+            "The vault stays unlocked until \(ReadableDate.clock(info.expiresAt)) (key kept in \(place)). `vault lock` locks it now."
+        )
+        context.console.emit(["unlocked_until": Timestamp.string(info.expiresAt), "keyring": info.keyring.rawValue])
+    }
+
+    static func seconds(_ text: String) -> Int? {
+        guard let unit = text.last, let number = Int(text.dropLast()), number > 0 else { return Int(text) }
+        switch unit {
+        case "s": return number
+        case "m": return number * 60
+        case "h": return number * 3600
+        default: return nil
+        }
+    }
+}
+
+struct Lock: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Forget the session key `vault unlock` kept: the next command asks for the password.")
+    @OptionGroup var globals: GlobalOptions
+
+    func run() throws {
+        let context = CommandContext(globals)
+        // The vault id is in the key file, in plain text: locking needs no password.
+        let vaultID = try Vault.vaultID(paths: context.paths)
+        let removed = SessionKeyring.remove(vaultID: vaultID)
+        context.console.line(removed ? "Locked: the next command asks for the password." : "The vault was not unlocked.")
+        context.console.emit(["locked": true, "was_unlocked": removed])
+    }
+}
