@@ -22,7 +22,8 @@ struct CommandLineContractTests {
                 == [
                     "connectivity", "pending_answers", "pending_submissions", "dead_letters", "conflicts", "last_sync_at",
                     "unlocked_until", "session_keyring",
-                ])
+                ]
+        )
         #expect(json["last_sync_at"] is NSNull)
         #expect(json["connectivity"] as? String == "unknown")
     }

@@ -246,6 +246,31 @@ struct TakeCommandTests {
         #expect(show.stdout.contains("روستای ما کوچک است."))
     }
 
+    @Test("reads do not write: show and list make no fsync (strace), an answer makes its durable commit")
+    func readsDoNotWrite() throws {
+        let (vault, server) = try downloaded(["algebra-1"])
+        defer { withExtendedLifetime(server) {} }
+        #expect(try vault.answer("algebra-1", "q1", "b").status == 0)  // an attempt exists, as during a test
+        func syncs(_ command: [String], input: String = "") throws -> Int {
+            let trace = vault.root.file("fsync.txt")
+            let result = try Binaries.run(
+                "/usr/bin/strace",
+                ["-f", "-qq", "-e", "trace=fsync,fdatasync", "-o", trace, Binaries.directory + "/vault"] + command + [
+                    "--vault", vault.path, "--password-stdin",
+                ],
+                stdin: "pw-1\n" + input
+            )
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            let calls = (try? String(contentsOfFile: trace, encoding: .utf8)) ?? ""
+            return calls.split(separator: "\n").filter { $0.contains("fsync(") || $0.contains("fdatasync(") }.count
+        }
+        #expect(try syncs(["show", "algebra-1"]) == 0)
+        #expect(try syncs(["list"]) == 0)
+        #expect(try syncs(["status"]) == 0)
+        // The check can fail: a write does fsync.
+        #expect(try syncs(["answer", "algebra-1", "q2"], input: "a\n") > 0)
+    }
+
     @Test("offline-capable commands never open a network connection (strace shows no inet socket)")
     func noNetwork() throws {
         let (vault, server) = try downloaded(["algebra-1"])

@@ -43,7 +43,7 @@ struct CacheTests {
         let listed = try vault.cachedAssessments(now: Self.now)
         #expect(listed.count == 1)
         #expect(listed[0].sizeBytes < listed[0].uncompressedBytes / 5)
-        let loaded = try vault.loadAssessment(id: "quiz", opened: true, now: Self.now)
+        let loaded = try vault.loadAssessment(id: "quiz", now: Self.now)
         #expect(loaded.assessment == TestDocuments.served("quiz", padding: 5_000).0)
         #expect(vault.verify().ok)
         try vault.database.execute("UPDATE assessments SET content_hash = 'forged'", [])

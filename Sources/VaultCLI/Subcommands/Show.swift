@@ -23,7 +23,7 @@ struct Show: ParsableCommand {
         let context = CommandContext(globals)
         let vault = try context.openVault(credentials)
         var attempt = try vault.latestAttempt(on: id)
-        let assessment = try attempt?.assessment ?? vault.loadAssessment(id: id, opened: true).assessment
+        let assessment = try attempt?.assessment ?? vault.loadAssessment(id: id).assessment
         if let limit = assessment.timeLimitSeconds {
             // Seeing the questions of a timed assessment starts its clock: never without the student saying so.
             let started = attempt.map { $0.state != .inProgress || $0.time.isStarted } ?? false

@@ -10,9 +10,9 @@ extension Vault {
             "SELECT id FROM attempts WHERE assessment_id = ? AND state = \(AttemptRecord.State.inProgress.sql) ORDER BY started_at DESC LIMIT 1",
             [assessmentID]
         ) {
-            return try attempt(existing.string(0), opened: true, now: now)
+            return try attempt(existing.string(0), now: now)
         }
-        let (assessment, expiresAt) = try loadAssessment(id: assessmentID, opened: true, now: now)
+        let (assessment, expiresAt) = try loadAssessment(id: assessmentID, now: now)
         if let done = try database.row(
             "SELECT state FROM attempts WHERE assessment_id = ? AND assessment_version = ? AND state != \(AttemptRecord.State.inProgress.sql) LIMIT 1",
             [assessmentID, assessment.version ?? 0]
@@ -32,10 +32,13 @@ extension Vault {
             throw VaultError(.notAllowed, "\(assessment.title) closed on \(assessment.notAfter!); no new attempt can start.")
         }
         let id = UUID().uuidString.lowercased()
-        try database.execute(
-            "INSERT INTO attempts (id, assessment_id, assessment_version, state, started_at) VALUES (?, ?, ?, \(AttemptRecord.State.inProgress.sql), ?)",
-            [id, assessmentID, assessment.version ?? 0, now.timeIntervalSince1970]
-        )
+        try database.inTransaction {
+            try database.execute(
+                "INSERT INTO attempts (id, assessment_id, assessment_version, state, started_at) VALUES (?, ?, ?, \(AttemptRecord.State.inProgress.sql), ?)",
+                [id, assessmentID, assessment.version ?? 0, now.timeIntervalSince1970]
+            )
+            try recordAccess(id: assessmentID, version: assessment.version ?? 0, now: now)
+        }
         return try attempt(id, now: now)
     }
 
@@ -45,10 +48,10 @@ extension Vault {
             .map { try attempt($0.string(0), now: now) }
     }
 
-    public func attempt(_ id: String, opened: Bool = false, now: Date = Date()) throws -> AttemptRecord {
+    public func attempt(_ id: String, now: Date = Date()) throws -> AttemptRecord {
         guard let row = try database.row("SELECT \(AttemptRow.selection) FROM attempts WHERE id = ?", [id]).map(AttemptRow.init)
         else { throw VaultError(.notFound, "There is no attempt \(id).") }
-        let (assessment, expiresAt) = try loadAssessment(id: row.assessmentID, version: row.assessmentVersion, opened: opened, now: now)
+        let (assessment, expiresAt) = try loadAssessment(id: row.assessmentID, version: row.assessmentVersion, now: now)
         var answers: [String: JSONValue] = [:]
         for answer in try database.rows(
             "SELECT question_id, answer FROM responses WHERE attempt_id = ? AND state != \(ResponseState.dead.sql) ORDER BY answered_at, rowid",
@@ -101,6 +104,7 @@ extension Vault {
                 throw VaultError(.notFound, "The assessment has no question \(questionID).")
             }
             if try checkpointTime(attemptID: attemptID, start: true) == .submittedAtLimit { return nil }
+            try recordAccess(id: attempt.string(0), version: attempt.int(1), now: now)
             var spent = max(0, timeSpentMilliseconds)
             for pending in try database.rows(
                 "SELECT id, time_spent_ms FROM responses WHERE attempt_id = ? AND question_id = ? AND state = \(ResponseState.pending.sql)",

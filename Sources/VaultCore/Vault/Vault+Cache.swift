@@ -187,10 +187,12 @@ extension Vault {
     }
 
     /// Decompresses (under the caps) and decodes a cached document; `opened` records that the student looked at it.
+    ///
+    /// A read only: it writes nothing (no commit, no fsync). Access for the eviction order is recorded where work
+    /// is written anyway: when an attempt starts and with every answer saved (`recordAccess`).
     public func loadAssessment(
         id: String,
         version: Int? = nil,
-        opened: Bool = false,
         now: Date = Date()
     ) throws -> (assessment: Assessment, expiresAt: Date) {
         let row: Row?
@@ -208,18 +210,16 @@ extension Vault {
         } catch {
             throw VaultError(.databaseDamaged, "The stored copy of \(id) is damaged. Download it again when online.", detail: "\(error)")
         }
-        if opened {
-            try database.execute(
-                "UPDATE assessments SET last_accessed_at = ?, opened_at = ? WHERE id = ? AND version = ?",
-                [now.timeIntervalSince1970, now.timeIntervalSince1970, id, row.int(1)]
-            )
-        } else {
-            try database.execute(
-                "UPDATE assessments SET last_accessed_at = ? WHERE id = ? AND version = ?",
-                [now.timeIntervalSince1970, id, row.int(1)]
-            )
-        }
         return (assessment, Date(timeIntervalSince1970: row.double(2)))
+    }
+
+    /// Marks a cached version used (and opened) for the eviction order. Called inside the transactions that write
+    /// work anyway (an attempt starting, an answer saved), so recording access costs no commit of its own.
+    func recordAccess(id: String, version: Int, now: Date) throws {
+        try database.execute(
+            "UPDATE assessments SET last_accessed_at = ?, opened_at = coalesce(opened_at, ?) WHERE id = ? AND version = ?",
+            [now.timeIntervalSince1970, now.timeIntervalSince1970, id, version]
+        )
     }
 
     /// Manual cleanup. Never removes an assessment with an open attempt or work not yet uploaded; says why.
