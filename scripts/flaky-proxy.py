@@ -4,6 +4,7 @@
 Usage: flaky-proxy.py TARGET_PORT PORT_FILE DROP_RATE SEED
 Each connection is, at random: passed through; cut before the request reaches the server; or cut after the
 server answered, so the client never sees a response the server applied. Stops after 10 minutes at most.
+Every loss is counted in PORT_FILE.drops ("before" or "after", one line each), so a test can show traffic was lost.
 """
 import random, socket, sys, threading, time
 
@@ -11,12 +12,18 @@ target_port, port_file, drop_rate, seed = int(sys.argv[1]), sys.argv[2], float(s
 rng = random.Random(seed)
 lock = threading.Lock()
 
+def record(kind):
+    with lock:
+        with open(port_file + ".drops", "a") as handle:
+            handle.write(kind + "\n")
+
 def pipe(client):
     with lock:
         roll = rng.random()
     try:
         if roll < drop_rate / 2:
             client.close()  # cut before the server sees anything
+            record("before")
             return
         upstream = socket.create_connection(("127.0.0.1", target_port), timeout=10)
         lose_response = roll < drop_rate
@@ -44,6 +51,7 @@ def pipe(client):
                 pass
             client.close()
             upstream.close()
+            record("after")
             return
         forward(upstream, client)
         client.close()
