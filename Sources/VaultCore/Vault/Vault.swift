@@ -73,6 +73,22 @@ public final class Vault {
         iterations: Int = KDFParameters.defaultIterations,
         logger: Logger = .disabled
     ) throws -> Vault {
+        try create(paths: requested, password: password, iterations: iterations, logger: logger, encrypted: true)
+    }
+
+    /// The same vault with its database left unkeyed: only for the benchmark's baseline (the product's own code
+    /// paths, minus the encryption). Never reachable from the CLI; such a vault cannot be opened again.
+    @_spi(Testing) public static func createUnencryptedForBenchmark(paths: VaultPaths) throws -> Vault {
+        try create(paths: paths, password: SecretBytes(Array("unencrypted".utf8)), iterations: 1_000, logger: .disabled, encrypted: false)
+    }
+
+    private static func create(
+        paths requested: VaultPaths,
+        password: SecretBytes,
+        iterations: Int,
+        logger: Logger,
+        encrypted: Bool
+    ) throws -> Vault {
         SecureFiles.restrictUmask()
         guard !password.isEmpty else { throw VaultError(.usage, "The password is empty. Choose a password of at least one character.") }
         guard (KDFParameters.iterationFloor...KDFParameters.iterationCeiling).contains(iterations) else {
@@ -103,7 +119,11 @@ public final class Vault {
         let staging = paths.stagingDatabase
         unlink(staging)
         do {
-            let database = try Database(path: staging, encryption: .rawKey(dataKey, salt: salt), configuration: configuration)
+            let database = try Database(
+                path: staging,
+                encryption: encrypted ? .rawKey(dataKey, salt: salt) : .plaintext,
+                configuration: configuration
+            )
             try VaultSchema.migrator.migrate(database)
             try database.execute("INSERT INTO vault_meta (key, value) VALUES ('vault_id', ?)", [vaultID])
             try database.execute(
@@ -120,7 +140,11 @@ public final class Vault {
         }
         try SecureFiles.rename(staging, to: paths.database)
 
-        let database = try Database(path: paths.database, encryption: .rawKey(dataKey, salt: salt), configuration: configuration)
+        let database = try Database(
+            path: paths.database,
+            encryption: encrypted ? .rawKey(dataKey, salt: salt) : .plaintext,
+            configuration: configuration
+        )
         logger.info("created vault", metadata: ["vault_id": "\(vaultID)", "iterations": "\(iterations)"])
         return Vault(
             directory: directory,
