@@ -1,10 +1,16 @@
 import Foundation
 import Testing
+import VaultAPI
 import VaultCore
 import VaultTestSupport
 
 /// Shared fixtures of the CLI suites.
 enum CLIFixtures {
+    /// What the server received for an assessment (the teacher's view), through `vault-server responses --json`.
+    static func received(_ server: ServerProcess, _ id: String = "algebra-1") throws -> ReceivedResponses {
+        try JSONDecoder().decode(ReceivedResponses.self, from: Data(try server.admin(["responses", id, "--json"]).stdout.utf8))
+    }
+
     /// A vault signed in to a fresh demo server, with `ids` downloaded (none when empty).
     static func downloaded(_ ids: [String] = ["--all"]) throws -> (CLIVault, ServerProcess) {
         let server = try ServerProcess()

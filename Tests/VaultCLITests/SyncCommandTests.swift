@@ -11,7 +11,7 @@ import Glibc
 /// `vault sync` through the real binaries: summaries, exit codes, conflicts, crashes and a lossy network.
 struct SyncCommandTests {
     func received(_ server: ServerProcess, _ id: String = "algebra-1") throws -> ReceivedResponses {
-        try JSONDecoder().decode(ReceivedResponses.self, from: Data(try server.admin(["responses", id, "--json"]).stdout.utf8))
+        try CLIFixtures.received(server, id)
     }
 
     @Test("sync uploads, prints the server's receipt, reports the documented JSON keys, and is a no-op the second time")

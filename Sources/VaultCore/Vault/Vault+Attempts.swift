@@ -104,7 +104,6 @@ extension Vault {
                 throw VaultError(.notFound, "The assessment has no question \(questionID).")
             }
             if try checkpointTime(attemptID: attemptID, start: true) == .submittedAtLimit { return nil }
-            try recordAccess(id: attempt.string(0), version: attempt.int(1), now: now)
             var spent = max(0, timeSpentMilliseconds)
             for pending in try database.rows(
                 "SELECT id, time_spent_ms FROM responses WHERE attempt_id = ? AND question_id = ? AND state = \(ResponseState.pending.sql)",

@@ -188,8 +188,9 @@ extension Vault {
 
     /// Decompresses (under the caps) and decodes a cached document; `opened` records that the student looked at it.
     ///
-    /// A read only: it writes nothing (no commit, no fsync). Access for the eviction order is recorded where work
-    /// is written anyway: when an attempt starts and with every answer saved (`recordAccess`).
+    /// A read only: it writes nothing (no commit, no fsync). Access for the eviction order is recorded when an
+    /// attempt starts (`recordAccess`), inside that transaction; not per answer, because the row holds the
+    /// compressed document and rewriting it with every answer doubled the cost of a save (measured).
     public func loadAssessment(
         id: String,
         version: Int? = nil,
@@ -213,8 +214,8 @@ extension Vault {
         return (assessment, Date(timeIntervalSince1970: row.double(2)))
     }
 
-    /// Marks a cached version used (and opened) for the eviction order. Called inside the transactions that write
-    /// work anyway (an attempt starting, an answer saved), so recording access costs no commit of its own.
+    /// Marks a cached version used (and opened) for the eviction order. Called inside the transaction that starts an
+    /// attempt, so recording access costs no commit of its own.
     func recordAccess(id: String, version: Int, now: Date) throws {
         try database.execute(
             "UPDATE assessments SET last_accessed_at = ?, opened_at = coalesce(opened_at, ?) WHERE id = ? AND version = ?",

@@ -58,6 +58,14 @@ extension Vault {
         logger.info("key slot removed", metadata: ["slot": "\(id)"])
     }
 
+    /// Runs `body` with the vault alone (no other command using it), then shares it again: what replaces the key
+    /// file or the database must not run beside an open connection of another command.
+    func alone<T>(_ body: () throws -> T) throws -> T {
+        try lock.set(.exclusive)
+        defer { try? lock.set(.shared) }
+        return try body()
+    }
+
     /// A key file limit hit while changing slots, as the plain sentence naming this vault's key file.
     func mappingKeyFileErrors<T>(_ body: () throws -> T) throws -> T {
         do {
@@ -68,7 +76,7 @@ extension Vault {
     }
 
     func writeKeyFile(_ file: KeyFile) throws {
-        try SecureFiles.atomicWrite(try file.encoded(), to: paths.keyFile)
+        try alone { try SecureFiles.atomicWrite(try file.encoded(), to: paths.keyFile) }
         keyFile = file
     }
 
@@ -91,6 +99,9 @@ extension Vault {
     @discardableResult
     public func rotateKey(password: SecretBytes, iterations: Int? = nil) throws -> [String] {
         let slot = try passwordSlot()
+        // The database file is replaced: no other command may hold a connection to the old one meanwhile.
+        try lock.set(.exclusive)
+        defer { try? lock.set(.shared) }
         let newKey = try SecretBytes.random(count: 32)
         let newSalt = try CryptoRandom.bytes(16)
         unlink(paths.rotatingDatabase)

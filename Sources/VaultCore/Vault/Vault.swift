@@ -152,7 +152,7 @@ public final class Vault {
             keyFile: keyFile,
             dataKey: dataKey,
             unlock: .password(slot: slot),
-            lock: lock,
+            lock: try lock.downgraded(),
             logger: logger
         )
     }
@@ -213,7 +213,10 @@ public final class Vault {
                 "The key file \(named.keyFile) is missing, so the vault cannot be opened. Restore it from a backup."
             )
         }
-        let lock = try VaultLock(path: paths.lock, wait: lockWait)
+        // Shared: other commands may use the vault meanwhile. Finishing an interrupted write replaces files, so it
+        // waits to have the vault alone (no rotation can start while anyone holds it shared, so the check holds).
+        let lock = try VaultLock(path: paths.lock, wait: lockWait, mode: .shared)
+        if VaultRecovery.hasInterruptedWrites(paths: paths) { try lock.set(.exclusive, wait: lockWait) }
         let recovery = try VaultRecovery.finishInterruptedWrites(paths: paths, logger: logger)
         try SecureFiles.checkPrivate(paths.keyFile, isDirectory: false)
         try SecureFiles.checkPrivate(paths.database, isDirectory: false)
@@ -247,7 +250,10 @@ public final class Vault {
                 encryption: .rawKey(key, salt: keyFile.databaseSaltBytes),
                 configuration: configuration
             )
-            try VaultSchema.migrator.migrate(database)
+            if try database.scalarInt("PRAGMA user_version") < VaultSchema.migrator.latestVersion {
+                try lock.set(.exclusive, wait: lockWait)  // a schema change waits to have the vault alone
+                try VaultSchema.migrator.migrate(database)
+            }
             let storedID = try database.row("SELECT value FROM vault_meta WHERE key = 'vault_id'")?.string(0)
             guard storedID == keyFile.vaultID else {
                 throw VaultError(
@@ -267,7 +273,7 @@ public final class Vault {
             keyFile: keyFile,
             dataKey: key,
             unlock: unlock,
-            lock: lock,
+            lock: try lock.downgraded(),
             logger: logger
         )
         vault.notices = recovery.notices

@@ -32,6 +32,12 @@ enum VaultRecovery {
         }
     }
 
+    /// Whether a crash left something to finish (then opening needs the vault alone).
+    static func hasInterruptedWrites(paths: VaultPaths) -> Bool {
+        SecureFiles.exists(paths.rotatingKeyFile) || SecureFiles.exists(paths.rotatingDatabase)
+            || (SecureFiles.exists(paths.stagingDatabase) && !SecureFiles.exists(paths.database))
+    }
+
     static func finishInterruptedWrites(paths: VaultPaths, logger: Logger) throws -> Outcome {
         try finishInterruptedInit(paths: paths, logger: logger)
         return try finishInterruptedRotation(paths: paths, logger: logger)
