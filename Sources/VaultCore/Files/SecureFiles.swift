@@ -99,7 +99,9 @@ public enum SecureFiles {
     }
 
     /// Places `data` at `path` only if nothing is there yet (`link()` never replaces): of two processes creating
-    /// the same file at once, exactly one succeeds and the other gets `.vaultExists`.
+    /// the same file at once, exactly one succeeds and the other gets `.vaultExists`. When it returns, the file is
+    /// in place; the directory is not synced here: the caller's next rename in the same directory syncs both (and a
+    /// failure to sync must not be mistaken for the file not being there: after a commit point that matters).
     public static func createNew(_ data: Data, at path: String) throws {
         let temporary = try writeTemporary(data, beside: path)
         defer { unlink(temporary) }
@@ -109,7 +111,6 @@ public enum SecureFiles {
             }
             throw ioError("create", path)
         }
-        try syncDirectory(of: path)
     }
 
     /// A fully written, fsynced private file next to `path` (same directory, so a rename or link stays atomic).

@@ -134,10 +134,13 @@ public final class Vault {
             try SecureFiles.fsyncFile(staging)
             try SecureFiles.createNew(try keyFile.encoded(), at: paths.keyFile)
         } catch {
+            // Before the commit point (the key file in place): the staged database is a copy being built.
             unlink(staging)
             if let error = error as? DatabaseError { throw error.vaultError }
             throw error
         }
+        // Past the commit point nothing is removed: if this rename (or its directory sync) fails, the staged
+        // database stays and the next open finishes the creation.
         try SecureFiles.rename(staging, to: paths.database)
 
         let database = try Database(
