@@ -23,6 +23,18 @@ final class CLIVault: @unchecked Sendable {
         try unlocked(["answer", id, question], password: password, extraInput: value + "\n")
     }
 
+    /// `vault <arguments> --vault DIR --password-stdin` under strace recording the system calls `calls`; the result and
+    /// the trace.
+    func traced(_ arguments: [String], calls: String, input: String = "") throws -> (Binaries.Result, String) {
+        let trace = root.file("trace-\(UUID().uuidString).txt")
+        let result = try Binaries.run(
+            "/usr/bin/strace",
+            ["-f", "-qq", "-e", "trace=\(calls)", "-o", trace, Binaries.directory + "/vault"] + arguments + ["--vault", path, "--password-stdin"],
+            stdin: "pw-1\n" + input
+        )
+        return (result, (try? String(contentsOfFile: trace, encoding: .utf8)) ?? "")
+    }
+
     @discardableResult
     func initialize(password: String = "pw-1") throws -> Binaries.Result {
         try run(["init", "--vault", path, "--kdf-iterations", "1000", "--new-password-stdin"], stdin: password + "\n")

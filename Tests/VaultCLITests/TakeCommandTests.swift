@@ -252,17 +252,9 @@ struct TakeCommandTests {
         defer { withExtendedLifetime(server) {} }
         #expect(try vault.answer("algebra-1", "q1", "b").status == 0)  // an attempt exists, as during a test
         func syncs(_ command: [String], input: String = "") throws -> Int {
-            let trace = vault.root.file("fsync.txt")
-            let result = try Binaries.run(
-                "/usr/bin/strace",
-                ["-f", "-qq", "-e", "trace=fsync,fdatasync", "-o", trace, Binaries.directory + "/vault"] + command + [
-                    "--vault", vault.path, "--password-stdin",
-                ],
-                stdin: "pw-1\n" + input
-            )
+            let (result, trace) = try vault.traced(command, calls: "fsync,fdatasync", input: input)
             #expect(result.status == 0, "\(command): \(result.stderr)")
-            let calls = (try? String(contentsOfFile: trace, encoding: .utf8)) ?? ""
-            return calls.split(separator: "\n").filter { $0.contains("fsync(") || $0.contains("fdatasync(") }.count
+            return trace.split(separator: "\n").filter { $0.contains("fsync(") || $0.contains("fdatasync(") }.count
         }
         #expect(try syncs(["show", "algebra-1"]) == 0)
         #expect(try syncs(["list"]) == 0)
@@ -281,16 +273,8 @@ struct TakeCommandTests {
             (["submit", "algebra-1"], ""), (["key", "list"], ""), (["evict", "--expired"], ""),
         ]
         for (command, input) in commands {
-            let trace = vault.root.file("trace.txt")
-            let result = try Binaries.run(
-                "/usr/bin/strace",
-                ["-f", "-qq", "-e", "trace=socket,connect", "-o", trace, Binaries.directory + "/vault"] + command + [
-                    "--vault", vault.path, "--password-stdin",
-                ],
-                stdin: "pw-1\n" + input
-            )
+            let (result, calls) = try vault.traced(command, calls: "socket,connect", input: input)
             #expect(result.status == 0, "\(command): \(result.stderr)")
-            let calls = (try? String(contentsOfFile: trace, encoding: .utf8)) ?? ""
             #expect(!calls.contains("AF_INET") && !calls.contains("AF_INET6"), "\(command) touched the network: \(calls)")
         }
         // The check can fail: a network command shows up in the same trace.
