@@ -23,14 +23,15 @@ final class CLIVault: @unchecked Sendable {
         try unlocked(["answer", id, question], password: password, extraInput: value + "\n")
     }
 
-    /// `vault <arguments> --vault DIR --password-stdin` under strace recording the system calls `calls`; the result and
-    /// the trace.
-    func traced(_ arguments: [String], calls: String, input: String = "") throws -> (Binaries.Result, String) {
+    /// `vault <arguments> --vault DIR --password-stdin` under strace recording the system calls `calls` (buffers in
+    /// full hex); the result and the trace. Without `password`, no password source is named (a session key is used).
+    func traced(_ arguments: [String], calls: String, input: String = "", password: Bool = true) throws -> (Binaries.Result, String) {
         let trace = root.file("trace-\(UUID().uuidString).txt")
         let result = try Binaries.run(
             "/usr/bin/strace",
-            ["-f", "-qq", "-e", "trace=\(calls)", "-o", trace, Binaries.directory + "/vault"] + arguments + ["--vault", path, "--password-stdin"],
-            stdin: "pw-1\n" + input
+            ["-f", "-qq", "-xx", "-s", "65536", "-e", "trace=\(calls)", "-o", trace, Binaries.directory + "/vault"] + arguments
+                + ["--vault", path] + (password ? ["--password-stdin"] : []),
+            stdin: (password ? "pw-1\n" : "") + input
         )
         return (result, (try? String(contentsOfFile: trace, encoding: .utf8)) ?? "")
     }

@@ -73,6 +73,17 @@ struct SessionKeyTests {
             let data = FileManager.default.contents(atPath: file) ?? Data()
             #expect(data.range(of: keyBytes) == nil && data.range(of: Data(keyHex.utf8)) == nil, "\(file)")
         }
+        // Not written anywhere, not put in any environment: every write and exec of `unlock` and of a command that
+        // uses the session key, traced with full hex buffers.
+        let hexKey = keyBytes.map { String(format: "\\x%02x", $0) }.joined()
+        for command in [["unlock", "--for", "1m"], ["list"]] {
+            // `list` names no password source: it opens with the session key.
+            let (result, trace) = try vault.traced(command, calls: "write,pwrite64,writev,execve,add_key", password: command[0] == "unlock")
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            let writes = trace.split(separator: "\n").filter { !$0.contains("add_key(") }.joined(separator: "\n")
+            #expect(!writes.contains(hexKey) && !writes.contains(keyHex), "\(command) wrote the session key somewhere")
+            if command == ["unlock", "--for", "1m"] { #expect(trace.contains("add_key(")) }
+        }
         let id = try vaultID(vault)
         let serial = try Binaries.system("keyctl", ["search", "@u", "user", "vault:\(id)"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(!serial.isEmpty)
