@@ -15,6 +15,8 @@ public struct ServerConfiguration: Sendable {
     public var maxRequestBytes = APIPath.maxRequestBytes
     /// Most items in one batch.
     public var maxBatchItems = 500
+    /// Batch and submission requests handled at once; past it, 429 with `Retry-After` (bounds buffered bodies too).
+    public var maxUploadsInFlight = 64
     /// A connection that sends nothing (a partial request included) for this long is closed.
     public var idleTimeout: Duration = .seconds(30)
     /// Connections open at once; past it new ones wait in the kernel's backlog.

@@ -8,7 +8,8 @@ struct ResponseRoutes<Storage: ServerStorage> {
     let configuration: ServerConfiguration
 
     func register(on group: RouterGroup<VaultRequestContext>) {
-        group.post("responses/batch") { request, context in
+        let uploads = group.group().add(middleware: BatchAdmission(limit: configuration.maxUploadsInFlight))
+        uploads.post("responses/batch") { request, context in
             let user = try context.user ?? { throw APIError.unauthorized }()
             let batch = try await JSONBody.decode(BatchRequest.self, from: request, limit: configuration.maxRequestBytes)
             guard batch.responses.count <= configuration.maxBatchItems else {
@@ -21,7 +22,7 @@ struct ResponseRoutes<Storage: ServerStorage> {
             let results = try await storage.recordBatch(batch.responses, user: user, now: Date())
             return try JSONBody.response(BatchResponse(results: results), request: request)
         }
-        group.post("submissions") { request, context in
+        uploads.post("submissions") { request, context in
             let user = try context.user ?? { throw APIError.unauthorized }()
             let submission = try await JSONBody.decode(SubmissionRequest.self, from: request, limit: 4 * 1024 * 1024)
             switch try await storage.submit(submission, user: user, now: Date()) {

@@ -1,0 +1,82 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+import VaultAPI
+import VaultCore
+import VaultServer
+import VaultTestSupport
+
+/// The real SQLite store, with every batch held for a while: so that requests are surely in flight together.
+struct SlowStorage: ServerStorage {
+    let base: SQLiteServerStorage
+    let delay: Duration
+
+    func createUser(_ user: UserRecord) async throws { try await base.createUser(user) }
+    func user(named name: String) async throws -> UserRecord? { try await base.user(named: name) }
+    func storeToken(hash: String, user: String, expiresAt: Date) async throws {
+        try await base.storeToken(hash: hash, user: user, expiresAt: expiresAt)
+    }
+    func tokenOwner(hash: String, now: Date) async throws -> (user: String, role: Role)? { try await base.tokenOwner(hash: hash, now: now) }
+    func updatePassword(_ user: UserRecord) async throws { try await base.updatePassword(user) }
+    func revokeToken(hash: String) async throws { try await base.revokeToken(hash: hash) }
+    func purgeExpiredTokens(now: Date) async throws { try await base.purgeExpiredTokens(now: now) }
+    func publish(_ assessment: Assessment, now: Date) async throws -> PublishResponse { try await base.publish(assessment, now: now) }
+    func delete(id: String, now: Date) async throws -> Bool { try await base.delete(id: id, now: now) }
+    func catalog() async throws -> [CatalogEntry] { try await base.catalog() }
+    func served(id: String) async throws -> (bytes: Data, contentHash: String)? { try await base.served(id: id) }
+    func recordBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult] {
+        try await Task.sleep(for: delay)
+        return try await base.recordBatch(items, user: user, now: now)
+    }
+    func submit(_ request: SubmissionRequest, user: String, now: Date) async throws -> SubmissionOutcome {
+        try await base.submit(request, user: user, now: now)
+    }
+    func received(assessmentID: String) async throws -> ReceivedResponses? { try await base.received(assessmentID: assessmentID) }
+}
+
+struct BackpressureTests {
+    @Test("a flood of batches beyond the bound gets 429 with Retry-After at once; retrying converges with every answer stored once")
+    func floodGets429() async throws {
+        let harness = try await ServerHarness()
+        var configuration = harness.configuration
+        configuration.maxUploadsInFlight = 2
+        let storage = SlowStorage(base: harness.storage, delay: .milliseconds(400))
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let app = try buildApplication(storage: storage, configuration: configuration, logger: logger)
+        try await app.test(.router) { client in
+            let api = APIClient(client: client)
+            let teacher = try await api.token("teacher")
+            let student = try await api.token("student")
+            try await api.publish(Fixtures.quiz(), teacher: teacher)
+            let served = try await api.served("quiz-1", token: student)
+            let batches = (0..<6).map { index in
+                [Fixtures.item(served, question: "q3", answer: .bool(index % 2 == 0), attempt: "attempt-\(index)")]
+            }
+            // All six at once: two are admitted, the others are told to come back, without waiting in a queue.
+            let first = try await withThrowingTaskGroup(of: (Int, APIClient.Reply).self) { group in
+                for (index, batch) in batches.enumerated() {
+                    group.addTask { (index, try await api.send(.post, APIPath.batch, token: student, json: BatchRequest(responses: batch))) }
+                }
+                return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+            }
+            let refused = first.filter { $0.value.status == .tooManyRequests }
+            #expect(first.values.filter { $0.status == .ok }.count == 2)
+            #expect(refused.count == 4)
+            #expect(refused.values.allSatisfy { $0.headers[.retryAfter] == "1" && $0.errorCode == "busy" })
+            // A client honouring Retry-After sends the refused ones again; everything is stored exactly once.
+            for index in refused.keys.sorted() {
+                let reply = try await api.send(.post, APIPath.batch, token: student, json: BatchRequest(responses: batches[index]))
+                #expect(reply.status == .ok)
+            }
+            for batch in batches {
+                let again = try await api.send(.post, APIPath.batch, token: student, json: BatchRequest(responses: batch))
+                #expect(try again.decode(BatchResponse.self).results.map(\.status) == [.duplicate])
+            }
+            let received = try await api.send(.get, APIPath.responses("quiz-1"), token: teacher).decode(ReceivedResponses.self)
+            #expect(received.responses.count == 6)
+        }
+    }
+}
