@@ -55,11 +55,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The server's rules, independent of any storage backend: what is accepted, superseded, outdated or
+        // refused, and how a teacher's document becomes the served one. Pure functions over values.
+        .target(name: "VaultRules", dependencies: ["VaultCore", "VaultAPI"]),
         // The reference server as a library: routes, storage, auth; buildApplication(...).
         .target(
             name: "VaultServer",
             dependencies: [
-                "VaultCore", "VaultAPI",
+                "VaultCore", "VaultAPI", "VaultRules",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -91,13 +94,13 @@ let package = Package(
         .target(name: "VaultTestSupport", dependencies: ["VaultCore", "VaultAPI"]),
         .testTarget(
             name: "VaultCoreTests",
-            dependencies: ["VaultCore", "VaultTestSupport"],
+            dependencies: ["VaultCore", "VaultTestSupport", "CZlib"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "VaultServerTests",
             dependencies: [
-                "VaultServer", "VaultAPI", "VaultCore", "VaultTestSupport",
+                "VaultServer", "VaultRules", "VaultAPI", "VaultCore", "VaultTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

@@ -73,9 +73,13 @@ struct FuzzTests {
             try Gzip.compress(Data(count: 300_000)),
         ]
         let limits = Gzip.Limits(maxOutputBytes: 1_000_000)
+        var decoded = 0
         let runs = Self.fuzz(seeds, seed: 12) { input in
-            if let output = try? Gzip.decompress(input, limits: limits) { #expect(output.count <= 1_000_000) }
+            #expect(throws: Never.self) { try GzipTests.requireGzipContract(input, limits: limits) }
+            if (try? Gzip.decompress(input, limits: limits)) != nil { decoded += 1 }
         }
+        // Mutants that still decode must exist, or the contract above was never exercised on output.
+        #expect(decoded > 0)
         #expect(runs > 100)
     }
 
@@ -104,13 +108,38 @@ struct FuzzTests {
             Data(#"{"assessments":[{"id":"a","title":"t","version":1,"content_hash":"h","size_bytes":5,"updated_at":"2026-01-01T00:00:00Z"}]}"#.utf8),
             Data(#"{"error":{"code":"c","message":"m","missing":["x"]},"current_version":3}"#.utf8),
         ]
+        var decoded = 0
         let runs = Self.fuzz(seeds, seed: 14) { input in
-            _ = try? JSONDecoder().decode(BatchResponse.self, from: input)
-            _ = try? JSONDecoder().decode(SubmissionReceipt.self, from: input)
-            _ = try? JSONDecoder().decode(CatalogResponse.self, from: input)
+            decoded += Self.stableRoundTrip(ItemResult.self, input) + Self.stableRoundTrip(SubmissionReceipt.self, input)
+            decoded += Self.stableRoundTrip(CatalogEntry.self, input) + Self.stableRoundTrip(JSONValue.self, input)
+            if let batch = try? JSONDecoder().decode(BatchResponse.self, from: input) {
+                for result in batch.results { decoded += Self.stableRoundTrip(ItemResult.self, try! Self.encoder.encode(result)) }
+            }
+            if let catalog = try? JSONDecoder().decode(CatalogResponse.self, from: input) {
+                for entry in catalog.assessments { decoded += Self.stableRoundTrip(CatalogEntry.self, try! Self.encoder.encode(entry)) }
+            }
             _ = try? JSONDecoder().decode(ErrorEnvelope.self, from: input)
-            _ = try? JSONDecoder().decode(JSONValue.self, from: input)
         }
         #expect(runs > 100)
+        #expect(decoded > 0)
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// A reply either fails to decode, or re-encodes to JSON that decodes to the same value and the same bytes.
+    /// Returns 1 when it decoded (so a run can show the property was exercised).
+    static func stableRoundTrip<T: Codable & Equatable>(_ type: T.Type, _ data: Data) -> Int {
+        guard let value = try? JSONDecoder().decode(T.self, from: data) else { return 0 }
+        #expect(throws: Never.self, "\(T.self)") {
+            let first = try encoder.encode(value)
+            let again = try JSONDecoder().decode(T.self, from: first)
+            #expect(again == value)
+            #expect(try encoder.encode(again) == first)
+        }
+        return 1
     }
 }

@@ -1,3 +1,4 @@
+import CZlib
 import Foundation
 import Testing
 import VaultCore
@@ -77,7 +78,26 @@ struct GzipTests {
         var generator = SeededGenerator(seed: UInt64(seed + 1))
         var data = Data([0x1F, 0x8B, 0x08, 0, 0, 0, 0, 0, 0, 0x03])
         data.append(contentsOf: (0..<(16 + seed * 37)).map { _ in UInt8.random(in: 0...255, using: &generator) })
-        _ = try? Gzip.decompress(data)
+        try Self.requireGzipContract(data, limits: Gzip.Limits(maxOutputBytes: 64 * 1024))
+        // And what we compress comes back exactly.
+        #expect(try Gzip.decompress(try Gzip.compress(data)) == data)
+    }
+
+    /// The decoder's contract for any input: a typed `Gzip.Failure`, or output within the cap that is exactly what
+    /// the member's trailer says (CRC-32 and length, computed here with zlib's `crc32`, not by the decoder).
+    static func requireGzipContract(_ data: Data, limits: Gzip.Limits) throws {
+        let output: Data
+        do {
+            output = try Gzip.decompress(data, limits: limits)
+        } catch is Gzip.Failure {
+            return
+        }
+        #expect(output.count <= limits.maxOutputBytes)
+        let trailer = data.suffix(8).map(UInt32.init)
+        let crc = trailer[0] | trailer[1] << 8 | trailer[2] << 16 | trailer[3] << 24
+        let size = trailer[4] | trailer[5] << 8 | trailer[6] << 16 | trailer[7] << 24
+        #expect(output.withUnsafeBytes { UInt32(crc32(0, $0.bindMemory(to: Bytef.self).baseAddress, uInt($0.count))) } == crc)
+        #expect(UInt32(truncatingIfNeeded: output.count) == size)
     }
 }
 

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 import VaultAPI
 import VaultCore
+import VaultRules
 import VaultServer
 import VaultTestSupport
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VaultAPI
 import VaultCore
+import VaultRules
 import VaultServer
 
 /// The per-item rules as pure functions.

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import VaultAPI
+import VaultRules
 
 /// Catalog, download (with ETag), publish, delete and the teacher's view of what came back.
 struct AssessmentRoutes<Storage: ServerStorage> {

@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultRules
 
 /// The embedded store: one SQLite file in the data directory, one connection owned by this actor.
 ///
