@@ -27,8 +27,15 @@ enum NetworkBenchmarks {
     /// Runs one child workload and returns its figures.
     static func child(_ mode: String, environment: [String: String]) throws -> (seconds: Double, rssKiB: Int, count: Int) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["--child", mode]
+        // `VAULT_BENCH_PROFILE=sync-ours scripts/bench --quick` records that child under `perf` (call graphs) into
+        // perf-sync-ours.data, for `perf report -i perf-sync-ours.data --no-children`.
+        if ProcessInfo.processInfo.environment["VAULT_BENCH_PROFILE"] == mode {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/perf")
+            process.arguments = ["record", "-q", "-F", "4000", "-g", "-o", "perf-\(mode).data", CommandLine.arguments[0], "--child", mode]
+        } else {
+            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+            process.arguments = ["--child", mode]
+        }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let pipe = Pipe()
         process.standardOutput = pipe

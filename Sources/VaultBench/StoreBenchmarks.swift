@@ -60,6 +60,7 @@ enum StoreBenchmarks {
                 fsync(descriptor)
             }
         }
+        floorMedian = floor.median
         return (
             BenchRow(
                 workload: "recordAnswer p50 (encrypted vs unkeyed)",
@@ -83,5 +84,37 @@ enum StoreBenchmarks {
                 goal: "journal DELETE: 3 fsyncs a commit"
             )
         )
+    }
+
+    /// The fsync floor measured by `answerSave`, reused by the journal-mode rows.
+    nonisolated(unsafe) static var floorMedian = 0.0
+
+    /// `recordAnswer` p50 on an encrypted vault under each rollback-journal mode, and WAL (one connection only:
+    /// security.md), each beside the physical floor: which mode comes closest to one fsync.
+    static func journalModes(directory: String, count: Int) throws -> [BenchRow] {
+        let (document, bytes) = try BenchServing.served(SyncSetup.assessment)
+        let answer = JSONValue.string("an answer of ordinary length, a sentence or two typed by a student")
+        return try ["DELETE", "TRUNCATE", "PERSIST", "WAL"].map { mode in
+            let vault = try Vault.create(
+                paths: VaultPaths(directory: directory + "/journal-\(mode)"),
+                password: SecretBytes(Array("pw".utf8)),
+                iterations: 1_000
+            )
+            _ = try vault.database.rows("PRAGMA journal_mode = \(mode)")
+            _ = try vault.storeAssessment(document, bytes: bytes, etag: nil, diskSpace: .fixed(1 << 40))
+            let attempt = try vault.openAttempt(on: document.id).id
+            var samples = Samples()
+            for index in 0..<count {
+                let question = document.questions[index % document.questions.count].id
+                try samples.time { try vault.recordAnswer(attemptID: attempt, questionID: question, answer: answer) }
+            }
+            return BenchRow(
+                workload: "recordAnswer p50, journal \(mode) vs one fsync",
+                ours: samples.median,
+                baseline: floorMedian,
+                unit: "s",
+                goal: mode == "DELETE" ? "the vault's mode" : "-"
+            )
+        }
     }
 }

@@ -21,6 +21,7 @@ let saves = try StoreBenchmarks.answerSave(directory: directory, count: quick ? 
 rows.append(saves.p50)
 rows.append(saves.p99)
 rows.append(saves.floor)
+rows.append(contentsOf: try StoreBenchmarks.journalModes(directory: directory, count: quick ? 200 : 1_000))
 
 let server = try BenchServer(directory: directory)
 defer { server.stop() }

@@ -40,3 +40,15 @@ struct DeadLetterTests {
         #expect(throws: VaultError.self) { _ = try vault.loadAssessment(id: "quiz") }
     }
 }
+
+struct SyncQueuePlanTests {
+    @Test("reading a batch walks the queue in seq order from the cursor: no index on kind, no sort of the whole queue")
+    func batchQueryPlan() throws {
+        let directory = TemporaryDirectory()
+        let vault = try TestVault.create(in: directory)
+        let plan = try vault.database.rows("EXPLAIN QUERY PLAN " + Vault.queuedResponsesSQL, [0, true, 0, 100]).map { $0.string(3) }
+        // SQLite 3.15 chose the (kind, ref_id) unique index here and sorted the queue for every batch: quadratic.
+        #expect(plan.first?.contains("sync_queue") == true && plan.first?.contains("INTEGER PRIMARY KEY") == true, "\(plan)")
+        #expect(!plan.contains { $0.contains("TEMP B-TREE") || $0.contains("sqlite_autoindex_sync_queue") }, "\(plan)")
+    }
+}

@@ -35,4 +35,11 @@ extension Vault {
     public func setMeta(_ key: String, _ value: String) throws {
         try database.execute("INSERT OR REPLACE INTO vault_meta (key, value) VALUES (?, ?)", [key, value])
     }
+
+    /// Several facts in one commit (one durable write instead of one each).
+    public func setMeta(_ values: [String: String]) throws {
+        try database.inTransaction {
+            for (key, value) in values.sorted(by: { $0.key < $1.key }) { try setMeta(key, value) }
+        }
+    }
 }

@@ -74,16 +74,12 @@ extension Vault {
     ///
     /// An answer whose stored JSON no longer decodes is never sent in another form: it becomes a dead letter with a
     /// message saying so, and `verify` reports it.
-    public func queuedResponses(now: Date, ignoreBackoff: Bool, limit: Int = 10_000) throws -> [QueuedResponse] {
+    /// `afterSeq`: only queue entries after this one (the sync engine reads the next batch while one is in flight).
+    public func queuedResponses(now: Date, ignoreBackoff: Bool, limit: Int = 10_000, afterSeq: Int = 0) throws -> [QueuedResponse] {
         var unreadable: [String] = []
         let queued: [QueuedResponse] = try database.rows(
-            """
-            SELECT q.seq, q.tries, \(StoredResponse.selection)
-            FROM sync_queue q CROSS JOIN responses r ON r.id = q.ref_id CROSS JOIN attempts t ON t.id = r.attempt_id
-            WHERE q.kind = \(QueueKind.response.sql) AND r.state = \(ResponseState.pending.sql) AND (? OR q.next_try_at <= ?)
-            ORDER BY q.seq LIMIT ?
-            """,
-            [ignoreBackoff, now.timeIntervalSince1970, limit]
+            Self.queuedResponsesSQL,
+            [afterSeq, ignoreBackoff, now.timeIntervalSince1970, limit]
         ).compactMap { row in
             let stored = StoredResponse(row, offset: 2)
             guard let item = stored.item else {
@@ -103,6 +99,16 @@ extension Vault {
         }
         return queued
     }
+
+    /// `+q.kind` keeps SQLite 3.15 from driving the query by the `(kind, ref_id)` unique index: it did, and then
+    /// sorted the whole queue by `seq` for every batch (a 10,000-answer sync spent 0.8 s of its 1.1 s here). The
+    /// plan is checked by a test.
+    @_spi(Testing) public static let queuedResponsesSQL = """
+        SELECT q.seq, q.tries, \(StoredResponse.selection)
+        FROM sync_queue q CROSS JOIN responses r ON r.id = q.ref_id CROSS JOIN attempts t ON t.id = r.attempt_id
+        WHERE q.seq > ? AND +q.kind = \(QueueKind.response.sql) AND r.state = \(ResponseState.pending.sql) AND (? OR q.next_try_at <= ?)
+        ORDER BY q.seq LIMIT ?
+        """
 
     static let unreadableAnswerReason =
         "This answer could not be read back from the vault (its stored form is damaged), so it was not uploaded. Answer the question again, or show the teacher."
@@ -165,13 +171,19 @@ extension Vault {
 
     /// The server acknowledged these answers (accepted, duplicate or superseded).
     public func markResponsesSynced(_ ids: [String]) throws {
+        // Two statements per chunk of ids, not two per id: a batch of 100 is settled in one short transaction.
         try database.inTransaction {
-            for id in ids {
-                try database.execute("UPDATE responses SET state = \(ResponseState.synced.sql), sync_message = NULL WHERE id = ?", [id])
-                try database.execute("DELETE FROM sync_queue WHERE kind = \(QueueKind.response.sql) AND ref_id = ?", [id])
+            for start in stride(from: 0, to: ids.count, by: Self.idsPerStatement) {
+                let chunk = Array(ids[start..<min(start + Self.idsPerStatement, ids.count)])
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                try database.execute("UPDATE responses SET state = \(ResponseState.synced.sql), sync_message = NULL WHERE id IN (\(marks))", chunk)
+                try database.execute("DELETE FROM sync_queue WHERE kind = \(QueueKind.response.sql) AND ref_id IN (\(marks))", chunk)
             }
         }
     }
+
+    /// Under SQLite's default limit of 999 host parameters.
+    static let idsPerStatement = 100
 
     /// The assessment changed under this answer: it waits for the student's decision, out of the queue.
     public func markResponseConflict(_ id: String, serverVersion: Int, message: String?) throws {

@@ -68,11 +68,7 @@ public final class SyncEngine {
         while rounds < 1_000 {
             rounds += 1
             if failedThisRun { ignoreBackoff = false }
-            if let sent = try await uploadNextBatch(ignoreBackoff: ignoreBackoff) {
-                done += sent
-                progress?(min(total, done), total)
-                continue
-            }
+            if try await uploadReadyAnswers(ignoreBackoff: ignoreBackoff, done: &done, total: total) { continue }
             if try await submitReady(ignoreBackoff: ignoreBackoff) { continue }
             if try await resolveConflicts() { continue }
             // Nothing could go now. Items waiting for their backoff: wait here if it is short, else stop.
@@ -87,8 +83,7 @@ public final class SyncEngine {
             ignoreBackoff = false
         }
         if let downloader { report.refreshed = await refreshOutdated(downloader) }
-        try vault.setMeta("last_sync_at", Timestamp.string(now()))
-        try vault.setMeta("connectivity", "online")
+        try vault.setMeta(["last_sync_at": Timestamp.string(now()), "connectivity": "online"])
         return finish()
     }
 
@@ -101,23 +96,65 @@ public final class SyncEngine {
 
     // MARK: Answers
 
-    /// Sends one batch and returns how many items it settled (0 when it failed); nil when nothing was ready.
-    private func uploadNextBatch(ignoreBackoff: Bool) async throws -> Int? {
-        let queued = try vault.queuedResponses(now: now(), ignoreBackoff: ignoreBackoff, limit: batchSize)
-        guard !queued.isEmpty else { return nil }
+    /// Sends every answer that is ready, two batches in flight: while the server stores one batch, the vault
+    /// settles the batch before it and reads the next, so the client's bookkeeping overlaps the server's work
+    /// instead of adding to it. Returns false when nothing was ready.
+    ///
+    /// Exactly once is unaffected: a batch is marked synced only on the server's word, and an in-flight batch
+    /// abandoned by a failure stays pending and is resent (the server answers `duplicate`).
+    private func uploadReadyAnswers(ignoreBackoff: Bool, done: inout Int, total: Int) async throws -> Bool {
+        var cursor = 0
+        var inFlight: InFlightBatch?
+        defer { inFlight?.task.cancel() }
+        var sentAny = false
+        while true {
+            let next = try nextBatch(after: cursor, ignoreBackoff: ignoreBackoff)
+            var started: InFlightBatch?
+            if let last = next.last {
+                cursor = last.seq
+                let client = client
+                let items = next.map(\.item)
+                started = InFlightBatch(batch: next, task: Task { try await client.uploadBatch(items) })
+                sentAny = true
+            }
+            if let previous = inFlight {
+                inFlight = started
+                done += try await settle(previous)
+                progress?(min(total, done), total)
+            } else {
+                inFlight = started
+            }
+            if started == nil { break }
+        }
+        return sentAny
+    }
+
+    private struct InFlightBatch {
+        let batch: [QueuedResponse]
+        let task: Task<[ItemResult], any Error>
+    }
+
+    /// The next batch after queue entry `cursor`, cut to the byte limit.
+    private func nextBatch(after cursor: Int, ignoreBackoff: Bool) throws -> [QueuedResponse] {
+        let queued = try vault.queuedResponses(now: now(), ignoreBackoff: ignoreBackoff, limit: batchSize, afterSeq: cursor)
         var batch: [QueuedResponse] = []
         var bytes = 0
         for item in queued where batch.isEmpty || bytes + item.encodedBytes <= options.maxBatchBytes {
             batch.append(item)
             bytes += item.encodedBytes
         }
+        return batch
+    }
+
+    /// Applies a batch's results, or its failure; returns how many items it settled (0 when it failed).
+    private func settle(_ flight: InFlightBatch) async throws -> Int {
         do {
-            let results = try await client.uploadBatch(batch.map(\.item))
-            try apply(results, for: batch)
+            let results = try await flight.task.value
+            try apply(results, for: flight.batch)
             batchSize = max(1, options.batchSize)
-            return batch.count
+            return flight.batch.count
         } catch let error as ServerError {
-            try handle(error, for: batch.map { ($0.seq, $0.tries, QueueKind.response, $0.item.id) })
+            try handle(error, for: flight.batch.map { ($0.seq, $0.tries, QueueKind.response, $0.item.id) })
             return 0
         }
     }
