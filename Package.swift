@@ -15,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.21.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // C libraries: each a system-library target holding only module.modulemap and shim.h.
@@ -65,13 +67,25 @@ let package = Package(
                 "VaultCore", "VaultAPI", "VaultRules",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.copy("Samples")]
+        ),
+        // The PostgreSQL backend of the server's storage (postgres-nio, pooled): a district's deployment, several
+        // `vault-server` processes on one database.
+        .target(
+            name: "VaultServerPostgres",
+            dependencies: [
+                "VaultServer", "VaultRules", "VaultAPI", "VaultCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .executableTarget(
             name: "VaultServerMain",
             dependencies: [
-                "VaultServer", "VaultAPI", "VaultCore",
+                "VaultServer", "VaultServerPostgres", "VaultAPI", "VaultCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
@@ -100,7 +114,7 @@ let package = Package(
         .testTarget(
             name: "VaultServerTests",
             dependencies: [
-                "VaultServer", "VaultRules", "VaultAPI", "VaultCore", "VaultTestSupport",
+                "VaultServer", "VaultServerPostgres", "VaultRules", "VaultAPI", "VaultCore", "VaultTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

@@ -19,3 +19,37 @@ public enum AssessmentPublisher {
         return try CanonicalJSON.encode(source)
     }
 }
+
+/// Versioning on publish: the version grows only when the teacher's content changed (or the assessment was
+/// deleted and comes back).
+public enum PublishPlan {
+    public struct NewVersion: Sendable {
+        public var number: Int
+        public var served: Data
+        public var contentHash: String
+    }
+
+    /// `head` and `currentSource` (the stored source and content hash of the current version) as read in the
+    /// publishing transaction.
+    public static func decide(
+        _ assessment: Assessment,
+        source: Data,
+        head: AssessmentHead?,
+        currentSource: (source: Data, contentHash: String)?
+    ) throws -> (response: PublishResponse, newVersion: NewVersion?) {
+        if let head, !head.deleted, let currentSource, currentSource.source == source {
+            return (PublishResponse(id: assessment.id, version: head.currentVersion, contentHash: currentSource.contentHash, changed: false), nil)
+        }
+        let number = (head?.currentVersion ?? 0) + 1
+        let served = try AssessmentPublisher.serve(assessment, version: number)
+        return (
+            PublishResponse(id: assessment.id, version: number, contentHash: served.contentHash, changed: true),
+            NewVersion(number: number, served: served.bytes, contentHash: served.contentHash)
+        )
+    }
+}
+
+/// Receipt ids: random, so they reveal nothing and cannot be guessed.
+public enum Receipts {
+    public static func newID() throws -> String { "rcpt-" + Hex.encode(try CryptoRandom.bytes(8)) }
+}

@@ -48,7 +48,7 @@ public func buildApplication<Storage: ServerStorage, C: Clock>(
     clock: C,
     hashing: PasswordHashingPool? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-) throws -> some ApplicationProtocol where C.Duration == Duration {
+) throws -> Application<RouterResponder<VaultRequestContext>> where C.Duration == Duration {
     Application(
         router: try buildRouter(storage: storage, configuration: configuration, logger: logger, clock: clock, hashing: hashing),
         server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1))))),
@@ -57,6 +57,8 @@ public func buildApplication<Storage: ServerStorage, C: Clock>(
             serverName: "vault-server",
             availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)
         ),
+        // The store runs as a service: its pool lives until graceful shutdown.
+        services: [storage],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
@@ -68,7 +70,7 @@ public func buildApplication<Storage: ServerStorage>(
     logger: Logger,
     hashing: PasswordHashingPool? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-) throws -> some ApplicationProtocol {
+) throws -> Application<RouterResponder<VaultRequestContext>> {
     try buildApplication(
         storage: storage,
         configuration: configuration,

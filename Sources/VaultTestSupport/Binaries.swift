@@ -61,17 +61,19 @@ public enum Binaries {
     public static func finish(_ process: Process, timeout: Duration = .seconds(120)) throws -> Result {
         let output = process.standardOutput as! Pipe
         let errors = process.standardError as! Pipe
-        // Read both pipes concurrently so a chatty child never blocks on a full pipe.
+        // Read both pipes concurrently so a chatty child never blocks on a full pipe. The readers are threads of
+        // their own: blocking dispatch's global pool (which Swift concurrency shares) can starve it when tests
+        // run processes in parallel.
         nonisolated(unsafe) var stdoutData = Data()
         nonisolated(unsafe) var stderrData = Data()
         let group = DispatchGroup()
         group.enter()
-        DispatchQueue.global().async {
+        Thread.detachNewThread {
             stdoutData = output.fileHandleForReading.readDataToEndOfFile()
             group.leave()
         }
         group.enter()
-        DispatchQueue.global().async {
+        Thread.detachNewThread {
             stderrData = errors.fileHandleForReading.readDataToEndOfFile()
             group.leave()
         }
@@ -91,7 +93,9 @@ public enum Binaries {
 
     /// Runs a system tool found on PATH (sqlite3, sqlcipher, ...).
     public static func system(_ name: String, _ arguments: [String], stdin: String = "") throws -> Result {
-        for directory in ["/usr/bin", "/bin", "/usr/local/bin"] where FileManager.default.isExecutableFile(atPath: "\(directory)/\(name)") {
+        if name.hasPrefix("/") { return try run(name, arguments, stdin: stdin) }
+        for directory in ["/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin", "/sbin"]
+        where FileManager.default.isExecutableFile(atPath: "\(directory)/\(name)") {
             return try run("\(directory)/\(name)", arguments, stdin: stdin)
         }
         throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: name])
@@ -99,6 +103,13 @@ public enum Binaries {
 }
 
 extension Binaries {
+    /// `body` (which runs processes and waits for them) on a thread of its own, off Swift's cooperative pool.
+    public static func offPool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Swift.Result { try body() }) }
+        }
+    }
+
     /// The package's root directory (for scripts and samples).
     public static var repositoryRoot: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path

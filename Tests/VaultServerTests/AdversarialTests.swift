@@ -14,9 +14,9 @@ import Glibc
 
 /// Every attack of the hostile review (issue "Trust") against the server, each named after the attack.
 struct ServerAdversarialTests {
-    @Test("a student cannot submit another student's attempt, not even with no responses; the owner's submission still works")
-    func submissionHijack() async throws {
-        try await ServerHarness().test { api in
+    @Test("a student cannot submit another student's attempt, not even with no responses; the owner's submission still works", arguments: Backend.all)
+    func submissionHijack(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
             let teacher = try await api.token("teacher")
             let owner = try await api.token("student")
             let thief = try await api.token("student2")
@@ -50,9 +50,9 @@ struct ServerAdversarialTests {
         }
     }
 
-    @Test("login timing: an unknown name runs a full derivation like a known one, so names cannot be enumerated")
-    func userEnumerationByTiming() async throws {
-        var harness = try await ServerHarness()
+    @Test("login timing: an unknown name runs a full derivation like a known one, so names cannot be enumerated", arguments: Backend.all)
+    func userEnumerationByTiming(backend: Backend) async throws {
+        var harness = try await ServerHarness(backend)
         harness.configuration.passwordIterations = 200_000
         harness.configuration.freeLoginFailures = 100
         harness.configuration.freeLoginFailuresPerAddress = 100
@@ -84,9 +84,12 @@ struct ServerAdversarialTests {
         }
     }
 
-    @Test("failed logins are throttled per name with 429 and a growing Retry-After; old failures are forgotten; a success clears the name")
-    func passwordGuessing() async throws {
-        var harness = try await ServerHarness()
+    @Test(
+        "failed logins are throttled per name with 429 and a growing Retry-After; old failures are forgotten; a success clears the name",
+        arguments: Backend.all
+    )
+    func passwordGuessing(backend: Backend) async throws {
+        var harness = try await ServerHarness(backend)
         harness.configuration.freeLoginFailures = 3
         let clock = harness.clock
         try await harness.test { api in
@@ -119,9 +122,9 @@ struct ServerAdversarialTests {
         }
     }
 
-    @Test("a burst of parallel guesses is counted as it starts: past the free failures the rest get 429 without a derivation")
-    func parallelGuessBurst() async throws {
-        var harness = try await ServerHarness()
+    @Test("a burst of parallel guesses is counted as it starts: past the free failures the rest get 429 without a derivation", arguments: Backend.all)
+    func parallelGuessBurst(backend: Backend) async throws {
+        var harness = try await ServerHarness(backend)
         harness.configuration.freeLoginFailures = 3
         let hashing = try PasswordHashingPool(threads: 2, iterations: 1_000)
         harness.hashing = hashing
@@ -138,9 +141,9 @@ struct ServerAdversarialTests {
         }
     }
 
-    @Test("one address: many students' typos stay below the address's limit; a flood from it is throttled")
-    func guessingAcrossNames() async throws {
-        var harness = try await ServerHarness()
+    @Test("one address: many students' typos stay below the address's limit; a flood from it is throttled", arguments: Backend.all)
+    func guessingAcrossNames(backend: Backend) async throws {
+        var harness = try await ServerHarness(backend)
         harness.configuration.freeLoginFailures = 2
         harness.configuration.freeLoginFailuresPerAddress = 6
         try await harness.test { api in
@@ -159,9 +162,9 @@ struct ServerAdversarialTests {
         }
     }
 
-    @Test("a login flood runs on the hashing pool: health keeps answering while 8 clients log in at 600,000 rounds")
-    func loginFloodBlocksEventLoop() async throws {
-        var harness = try await ServerHarness()
+    @Test("a login flood runs on the hashing pool: health keeps answering while 8 clients log in at 600,000 rounds", arguments: Backend.all)
+    func loginFloodBlocksEventLoop(backend: Backend) async throws {
+        var harness = try await ServerHarness(backend)
         harness.configuration.passwordIterations = 600_000
         harness.configuration.freeLoginFailures = 1_000_000
         harness.configuration.freeLoginFailuresPerAddress = 1_000_000
@@ -197,9 +200,9 @@ struct ServerAdversarialTests {
         }
     }
 
-    @Test("older password hashes are raised to the current cost at the next successful login")
-    func weakStoredHash() async throws {
-        var harness = try await ServerHarness()
+    @Test("older password hashes are raised to the current cost at the next successful login", arguments: Backend.all)
+    func weakStoredHash(backend: Backend) async throws {
+        var harness = try await ServerHarness(backend)
         harness.configuration.passwordIterations = 2_000
         let storage = harness.storage
         try await harness.test { api in
@@ -210,9 +213,9 @@ struct ServerAdversarialTests {
         }
     }
 
-    @Test("logout revokes the token on the server; expired tokens are purged")
-    func tokenReuseAfterLogout() async throws {
-        let harness = try await ServerHarness()
+    @Test("logout revokes the token on the server; expired tokens are purged", arguments: Backend.all)
+    func tokenReuseAfterLogout(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
         try await harness.test { api in
             let token = try await api.token("student")
             #expect(try await api.send(.get, APIPath.assessments, token: token).status == .ok)
@@ -229,10 +232,11 @@ struct ServerAdversarialTests {
     }
 
     @Test(
-        "what the server trusts: received_at and a future answered_at flagged, not_after closes new attempts, no tolerance served, id probing answers like any invalid item"
+        "what the server trusts: received_at and a future answered_at flagged, not_after closes new attempts, no tolerance served, id probing answers like any invalid item",
+        arguments: Backend.all
     )
-    func trustedClientInput() async throws {
-        try await ServerHarness().test { api in
+    func trustedClientInput(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
             let teacher = try await api.token("teacher")
             let student = try await api.token("student")
             try await api.publish(Fixtures.quiz(), teacher: teacher)
@@ -268,9 +272,9 @@ struct ServerAdversarialTests {
         }
     }
 
-    @Test("a stalled connection (a partial request) is closed after the idle timeout; the server keeps answering")
-    func slowloris() async throws {
-        var harness = try await ServerHarness()
+    @Test("a stalled connection (a partial request) is closed after the idle timeout; the server keeps answering", arguments: Backend.all)
+    func slowloris(backend: Backend) async throws {
+        var harness = try await ServerHarness(backend)
         harness.configuration.idleTimeout = .seconds(1)
         try await harness.test(.live) { api in
             let port = try #require(api.client.port)

@@ -4,18 +4,18 @@ import VaultAPI
 import VaultServer
 
 struct AuthAndRoleTests {
-    @Test("health needs no token")
-    func health() async throws {
-        try await ServerHarness().test { api in
+    @Test("health needs no token", arguments: Backend.all)
+    func health(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
             let reply = try await api.send(.get, APIPath.health)
             #expect(reply.status == .ok)
             #expect(try reply.decode(HealthResponse.self) == HealthResponse())
         }
     }
 
-    @Test("tokens: issued for the right password, 401 otherwise, and never for malformed bodies")
-    func tokens() async throws {
-        try await ServerHarness().test { api in
+    @Test("tokens: issued for the right password, 401 otherwise, and never for malformed bodies", arguments: Backend.all)
+    func tokens(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
             let good = try await api.send(.post, APIPath.token, json: TokenRequest(user: "student", password: "student-pw"))
             #expect(good.status == .ok)
             let token = try good.decode(TokenResponse.self)
@@ -29,15 +29,15 @@ struct AuthAndRoleTests {
         }
     }
 
-    @Test("routes behind the token refuse a missing, unknown or expired one")
-    func bearer() async throws {
-        try await ServerHarness().test { api in
+    @Test("routes behind the token refuse a missing, unknown or expired one", arguments: Backend.all)
+    func bearer(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
             #expect(try await api.send(.get, APIPath.assessments).status == .unauthorized)
             #expect(try await api.send(.get, APIPath.assessments, token: "vt_" + String(repeating: "0", count: 64)).status == .unauthorized)
             let token = try await api.token("student")
             #expect(try await api.send(.get, APIPath.assessments, token: token).status == .ok)
         }
-        try await ServerHarness(tokenLifetime: -1).test { api in
+        try await ServerHarness(backend, tokenLifetime: -1).test { api in
             let expired = try await api.token("student")
             let reply = try await api.send(.get, APIPath.assessments, token: expired)
             #expect(reply.status == .unauthorized)
@@ -45,9 +45,9 @@ struct AuthAndRoleTests {
         }
     }
 
-    @Test("teacher-only routes answer 403 to students")
-    func roles() async throws {
-        try await ServerHarness().test { api in
+    @Test("teacher-only routes answer 403 to students", arguments: Backend.all)
+    func roles(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
             let student = try await api.token("student")
             let teacher = try await api.token("teacher")
             #expect(try await api.publish(Fixtures.quiz(), teacher: student).status == .forbidden)

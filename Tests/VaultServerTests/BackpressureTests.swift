@@ -5,12 +5,13 @@ import Logging
 import Testing
 import VaultAPI
 import VaultCore
+import VaultRules
 import VaultServer
 import VaultTestSupport
 
 /// The real SQLite store, with every batch held for a while: so that requests are surely in flight together.
 struct SlowStorage: ServerStorage {
-    let base: SQLiteServerStorage
+    let base: any ServerStorage
     let delay: Duration
 
     func createUser(_ user: UserRecord) async throws { try await base.createUser(user) }
@@ -34,12 +35,16 @@ struct SlowStorage: ServerStorage {
         try await base.submit(request, user: user, now: now)
     }
     func received(assessmentID: String) async throws -> ReceivedResponses? { try await base.received(assessmentID: assessmentID) }
+    func run() async throws { try await base.run() }
 }
 
 struct BackpressureTests {
-    @Test("a flood of batches beyond the bound gets 429 with Retry-After at once; retrying converges with every answer stored once")
-    func floodGets429() async throws {
-        let harness = try await ServerHarness()
+    @Test(
+        "a flood of batches beyond the bound gets 429 with Retry-After at once; retrying converges with every answer stored once",
+        arguments: Backend.all
+    )
+    func floodGets429(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
         var configuration = harness.configuration
         configuration.maxUploadsInFlight = 2
         let storage = SlowStorage(base: harness.storage, delay: .milliseconds(400))

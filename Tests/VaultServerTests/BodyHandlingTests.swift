@@ -5,9 +5,9 @@ import VaultCore
 import VaultServer
 
 struct BodyHandlingTests {
-    @Test("gzip request bodies are read; gzip responses are sent when accepted")
-    func gzip() async throws {
-        try await ServerHarness().test { api in
+    @Test("gzip request bodies are read; gzip responses are sent when accepted", arguments: Backend.all)
+    func gzip(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
             let teacher = try await api.token("teacher")
             let body = try Gzip.compress(try CanonicalJSON.encode(Fixtures.quiz()))
             let published = try await api.send(.put, APIPath.assessment("quiz-1"), token: teacher, body: body, headers: [.contentEncoding: "gzip"])
@@ -21,9 +21,9 @@ struct BodyHandlingTests {
         }
     }
 
-    @Test("oversized bodies and gzip bombs get 413; broken gzip and unknown encodings get 4xx; nothing is stored")
-    func hostileBodies() async throws {
-        try await ServerHarness().test { api in
+    @Test("oversized bodies and gzip bombs get 413; broken gzip and unknown encodings get 4xx; nothing is stored", arguments: Backend.all)
+    func hostileBodies(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
             let teacher = try await api.token("teacher")
             let student = try await api.token("student")
             let huge = Data(repeating: 0x20, count: 13 * 1024 * 1024)
@@ -64,9 +64,9 @@ struct BodyHandlingTests {
         }
     }
 
-    @Test("over a real socket: concurrent identical batches store exactly one copy")
-    func concurrentBatchesLive() async throws {
-        let harness = try await ServerHarness()
+    @Test("over a real socket: concurrent identical batches store exactly one copy", arguments: Backend.all)
+    func concurrentBatchesLive(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
         try await harness.test(.live) { api in
             let teacher = try await api.token("teacher")
             let student = try await api.token("student")

@@ -5,9 +5,9 @@ import VaultCore
 import VaultServer
 
 struct PublishingTests {
-    @Test("versions grow only with content; hashes are canonical; answer keys are never served")
-    func versioning() async throws {
-        try await ServerHarness().test { api in
+    @Test("versions grow only with content; hashes are canonical; answer keys are never served", arguments: Backend.all)
+    func versioning(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
             let teacher = try await api.token("teacher")
             let student = try await api.token("student")
             let first = try await api.publish(Fixtures.quiz(), teacher: teacher)
@@ -35,9 +35,9 @@ struct PublishingTests {
         }
     }
 
-    @Test("ETag and If-None-Match give 304; a new version gives a new ETag")
-    func etags() async throws {
-        try await ServerHarness().test { api in
+    @Test("ETag and If-None-Match give 304; a new version gives a new ETag", arguments: Backend.all)
+    func etags(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
             let teacher = try await api.token("teacher")
             try await api.publish(Fixtures.quiz(), teacher: teacher)
             let first = try await api.send(.get, APIPath.assessment("quiz-1"), token: teacher)
@@ -79,9 +79,9 @@ struct PublishingTests {
         }
     }
 
-    @Test("a 2,001-question document is refused; 2,000 with every script is accepted")
-    func limits() async throws {
-        try await ServerHarness().test { api in
+    @Test("a 2,001-question document is refused; 2,000 with every script is accepted", arguments: Backend.all)
+    func limits(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
             let teacher = try await api.token("teacher")
             func document(_ count: Int) -> Assessment {
                 Assessment(
@@ -99,9 +99,9 @@ struct PublishingTests {
         }
     }
 
-    @Test("delete makes the assessment 404 and drops it from the catalog; republishing revives it at a new version")
-    func deletion() async throws {
-        try await ServerHarness().test { api in
+    @Test("delete makes the assessment 404 and drops it from the catalog; republishing revives it at a new version", arguments: Backend.all)
+    func deletion(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
             let teacher = try await api.token("teacher")
             try await api.publish(Fixtures.quiz(), teacher: teacher)
             #expect(try await api.send(.delete, APIPath.assessment("quiz-1"), token: teacher).status == .noContent)

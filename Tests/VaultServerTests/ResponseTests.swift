@@ -4,9 +4,9 @@ import VaultAPI
 import VaultServer
 
 struct ResponseTests {
-    @Test("accepted, then duplicate on resend; a repeated batch yields the same results again")
-    func idempotentBatches() async throws {
-        try await ServerHarness().test { api in
+    @Test("accepted, then duplicate on resend; a repeated batch yields the same results again", arguments: Backend.all)
+    func idempotentBatches(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
             let teacher = try await api.token("teacher")
             let student = try await api.token("student")
             try await api.publish(Fixtures.quiz(), teacher: teacher)
@@ -30,9 +30,9 @@ struct ResponseTests {
         }
     }
 
-    @Test("last write wins by answered_at, whatever the arrival order; superseded rows are kept and marked")
-    func supersede() async throws {
-        try await ServerHarness().test { api in
+    @Test("last write wins by answered_at, whatever the arrival order; superseded rows are kept and marked", arguments: Backend.all)
+    func supersede(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
             let teacher = try await api.token("teacher")
             let student = try await api.token("student")
             try await api.publish(Fixtures.quiz(), teacher: teacher)
@@ -50,9 +50,9 @@ struct ResponseTests {
         }
     }
 
-    @Test("a changed question is a conflict unless forced; unchanged questions of the old version are accepted")
-    func conflicts() async throws {
-        try await ServerHarness().test { api in
+    @Test("a changed question is a conflict unless forced; unchanged questions of the old version are accepted", arguments: Backend.all)
+    func conflicts(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
             let teacher = try await api.token("teacher")
             let student = try await api.token("student")
             try await api.publish(Fixtures.quiz(), teacher: teacher)
@@ -73,9 +73,9 @@ struct ResponseTests {
         }
     }
 
-    @Test("answers to a deleted assessment are gone; answers of the wrong shape are rejected with a reason")
-    func goneAndRejected() async throws {
-        try await ServerHarness().test { api in
+    @Test("answers to a deleted assessment are gone; answers of the wrong shape are rejected with a reason", arguments: Backend.all)
+    func goneAndRejected(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
             let teacher = try await api.token("teacher")
             let student = try await api.token("student")
             try await api.publish(Fixtures.quiz(), teacher: teacher)
@@ -96,9 +96,9 @@ struct ResponseTests {
         }
     }
 
-    @Test("another student cannot reuse an attempt or a response id")
-    func ownership() async throws {
-        try await ServerHarness().test { api in
+    @Test("another student cannot reuse an attempt or a response id", arguments: Backend.all)
+    func ownership(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
             let teacher = try await api.token("teacher")
             let alice = try await api.token("student")
             let bob = try await api.token("student2")

@@ -74,9 +74,9 @@ struct ResponseRulesTests {
 }
 
 struct ServerEdgeTests {
-    @Test("unknown assessment: 404 with a JSON envelope; an id in the body that differs from the path: 400")
-    func edges() async throws {
-        try await ServerHarness().test { api in
+    @Test("unknown assessment: 404 with a JSON envelope; an id in the body that differs from the path: 400", arguments: Backend.all)
+    func edges(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
             let teacher = try await api.token("teacher")
             let missing = try await api.send(.get, APIPath.assessment("nope"), token: teacher)
             #expect(missing.status == .notFound && missing.errorCode == "not_found")
@@ -86,9 +86,9 @@ struct ServerEdgeTests {
         }
     }
 
-    @Test("a token expires when its lifetime says, and the response says when")
-    func tokenExpiry() async throws {
-        try await ServerHarness(tokenLifetime: 120).test { api in
+    @Test("a token expires when its lifetime says, and the response says when", arguments: Backend.all)
+    func tokenExpiry(backend: Backend) async throws {
+        try await ServerHarness(backend, tokenLifetime: 120).test { api in
             let reply = try await api.send(.post, APIPath.token, json: TokenRequest(user: "student", password: "student-pw"))
             let token = try reply.decode(TokenResponse.self)
             let expires = try #require(Timestamp.date(token.expiresAt))

@@ -7,20 +7,53 @@ import Testing
 import VaultAPI
 import VaultCore
 import VaultServer
+import VaultServerPostgres
 import VaultTestSupport
 
-/// A server on a temporary data directory with a student and a teacher, passwords hashed with low iterations.
+/// The storage backends every server test runs against: the embedded SQLite store, and PostgreSQL on a throwaway
+/// cluster (`PostgresCluster`). Without PostgreSQL installed the PostgreSQL cases are left out, loudly; where the
+/// run requires it (`VAULT_REQUIRE_POSTGRES=1`, set by scripts/test) they stay in and fail.
+enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite, postgres
+
+    var testDescription: String { rawValue }
+
+    static let all: [Backend] = {
+        if let why = PostgresCluster.unavailableReason, !PostgresCluster.required {
+            FileHandle.standardError.write(
+                Data("\n*** WARNING: the PostgreSQL conformance cases are NOT running: \(why). Install postgresql to run them. ***\n\n".utf8)
+            )
+            return [.sqlite]
+        }
+        return allCases
+    }()
+
+    /// A new, empty store of this kind.
+    func makeStorage(directory: TemporaryDirectory) async throws -> any ServerStorage {
+        switch self {
+        case .sqlite:
+            return try SQLiteServerStorage(directory: directory.file("data"))
+        case .postgres:
+            let cluster = try await PostgresCluster.shared()
+            return try await PostgresServerStorage(location: PostgresLocation(url: try await cluster.createDatabase()))
+        }
+    }
+}
+
+/// A server on a temporary store with a student and a teacher, passwords hashed with low iterations.
 struct ServerHarness {
     let directory = TemporaryDirectory("vault-server")
-    let storage: SQLiteServerStorage
+    let backend: Backend
+    let storage: any ServerStorage
     var configuration = ServerConfiguration()
     /// When set, the server verifies passwords on this pool (tests count its derivations).
     var hashing: PasswordHashingPool?
     /// The clock of the login throttle (tests move it by hand).
     var clock = ManualClock()
 
-    init(tokenLifetime: TimeInterval = 3600) async throws {
-        storage = try SQLiteServerStorage(directory: directory.file("data"))
+    init(_ backend: Backend = .sqlite, tokenLifetime: TimeInterval = 3600) async throws {
+        self.backend = backend
+        storage = try await backend.makeStorage(directory: directory)
         configuration.passwordIterations = 1_000
         configuration.tokenLifetime = tokenLifetime
         configuration.port = 0
@@ -31,7 +64,7 @@ struct ServerHarness {
         }
     }
 
-    func application() throws -> some ApplicationProtocol {
+    func application() throws -> Application<RouterResponder<VaultRequestContext>> {
         var logger = Logger(label: "test-server")
         logger.logLevel = .critical
         return try buildApplication(storage: storage, configuration: configuration, logger: logger, clock: clock, hashing: hashing)

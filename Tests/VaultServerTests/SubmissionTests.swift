@@ -4,9 +4,12 @@ import VaultAPI
 import VaultServer
 
 struct SubmissionTests {
-    @Test("201 with a receipt, then 200 with the same receipt; 422 when answers are missing; 409 outdated unless forced; 404 gone")
-    func submissions() async throws {
-        try await ServerHarness().test { api in
+    @Test(
+        "201 with a receipt, then 200 with the same receipt; 422 when answers are missing; 409 outdated unless forced; 404 gone",
+        arguments: Backend.all
+    )
+    func submissions(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
             let teacher = try await api.token("teacher")
             let student = try await api.token("student")
             try await api.publish(Fixtures.quiz(), teacher: teacher)

@@ -1,298 +1,341 @@
 import Foundation
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
 import VaultAPI
 import VaultCore
 import VaultRules
 
-/// The embedded store: one SQLite file in the data directory, one connection owned by this actor.
+/// The embedded store: one SQLite file in the data directory, one connection, used on a thread of its own (never
+/// on an event loop or the cooperative pool).
 ///
-/// The actor serializes requests inside the process (so two identical batches at once store one copy) and
-/// `BEGIN IMMEDIATE` transactions serialize it against the `vault-server` subcommands in other processes.
-public actor SQLiteServerStorage: ServerStorage {
-    private let database: Database
-    private var documents: [String: Assessment] = [:]
+/// Exactly once does not depend on this process: every write is a `BEGIN IMMEDIATE` transaction (one writer at a
+/// time across processes, so the facts a rule reads cannot change before its writes commit), and the response id
+/// and the submitted attempt are unique keys.
+public final class SQLiteServerStorage: ServerStorage {
+    private struct State: ~Copyable {
+        let database: Database
+        /// Served versions are immutable: decoded once and kept.
+        var documents: [DocumentKey: Assessment] = [:]
+    }
+
+    private let state: Mutex<State>
+    private let thread: NIOThreadPool
 
     public init(directory: String) throws {
         try SecureFiles.createDirectory(directory)
         var configuration = DatabaseConfiguration()
         configuration.synchronous = "NORMAL"
         configuration.busyTimeoutMilliseconds = 10_000
-        database = try Database(path: directory + "/server.db", encryption: .plaintext, configuration: configuration)
+        let database = try Database(path: directory + "/server.db", encryption: .plaintext, configuration: configuration)
         try ServerSchema.migrator.migrate(database)
+        state = Mutex(State(database: database))
+        thread = NIOThreadPool(numberOfThreads: 1)
+        thread.start()
     }
+
+    /// Runs `body` with the connection on the store's own thread.
+    private func onDatabase<T: Sendable>(_ body: @escaping @Sendable (Database, inout [DocumentKey: Assessment]) throws -> T) async throws -> T {
+        try await thread.runIfActive {
+            try self.state.withLock { state in try body(state.database, &state.documents) }
+        }
+    }
+
+    /// Keeps the store until graceful shutdown. Its thread stops with the store (the subcommands use a store
+    /// without running it as a service).
+    public func run() async throws {
+        try? await gracefulShutdown()
+    }
+
+    deinit { thread.shutdownGracefully { _ in } }
 
     // MARK: Users and tokens
 
-    public func createUser(_ user: UserRecord) throws {
-        guard try database.row("SELECT 1 FROM users WHERE name = ?", [user.name]) == nil else {
-            throw StorageError("A user called \(user.name) already exists.")
+    public func createUser(_ user: UserRecord) async throws {
+        try await onDatabase { database, _ in
+            try database.inTransaction {
+                guard try database.row("SELECT 1 FROM users WHERE name = ?", [user.name]) == nil else { throw StorageError.userExists(user.name) }
+                try database.execute(
+                    "INSERT INTO users (name, role, password_hash, salt, iterations, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    [user.name, user.role.rawValue, user.passwordHash, user.salt, user.iterations, Date().timeIntervalSince1970]
+                )
+            }
         }
-        try database.execute(
-            "INSERT INTO users (name, role, password_hash, salt, iterations, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            [user.name, user.role.rawValue, user.passwordHash, user.salt, user.iterations, Date().timeIntervalSince1970]
-        )
     }
 
-    public func user(named name: String) throws -> UserRecord? {
-        try database.row("SELECT name, role, password_hash, salt, iterations FROM users WHERE name = ?", [name]).map {
-            UserRecord(
-                name: $0.string(0),
-                role: Role(rawValue: $0.string(1)) ?? .student,
-                passwordHash: $0.string(2),
-                salt: $0.string(3),
-                iterations: $0.int(4)
+    public func user(named name: String) async throws -> UserRecord? {
+        try await onDatabase { database, _ in
+            try database.row("SELECT name, role, password_hash, salt, iterations FROM users WHERE name = ?", [name]).map {
+                UserRecord(
+                    name: $0.string(0),
+                    role: Role(rawValue: $0.string(1)) ?? .student,
+                    passwordHash: $0.string(2),
+                    salt: $0.string(3),
+                    iterations: $0.int(4)
+                )
+            }
+        }
+    }
+
+    public func storeToken(hash: String, user: String, expiresAt: Date) async throws {
+        try await onDatabase { database, _ in
+            try database.execute(
+                "INSERT INTO tokens (token_hash, user_name, expires_at) VALUES (?, ?, ?)",
+                [hash, user, expiresAt.timeIntervalSince1970]
             )
         }
     }
 
-    public func storeToken(hash: String, user: String, expiresAt: Date) throws {
-        try database.execute(
-            "INSERT INTO tokens (token_hash, user_name, expires_at) VALUES (?, ?, ?)",
-            [hash, user, expiresAt.timeIntervalSince1970]
-        )
+    public func tokenOwner(hash: String, now: Date) async throws -> (user: String, role: Role)? {
+        try await onDatabase { database, _ in
+            try database.row(
+                "SELECT u.name, u.role FROM tokens t JOIN users u ON u.name = t.user_name WHERE t.token_hash = ? AND t.expires_at > ?",
+                [hash, now.timeIntervalSince1970]
+            ).map { ($0.string(0), Role(rawValue: $0.string(1)) ?? .student) }
+        }
     }
 
-    public func tokenOwner(hash: String, now: Date) throws -> (user: String, role: Role)? {
-        try database.row(
-            "SELECT u.name, u.role FROM tokens t JOIN users u ON u.name = t.user_name WHERE t.token_hash = ? AND t.expires_at > ?",
-            [hash, now.timeIntervalSince1970]
-        ).map { ($0.string(0), Role(rawValue: $0.string(1)) ?? .student) }
+    public func updatePassword(_ user: UserRecord) async throws {
+        try await onDatabase { database, _ in
+            try database.execute(
+                "UPDATE users SET password_hash = ?, salt = ?, iterations = ? WHERE name = ?",
+                [user.passwordHash, user.salt, user.iterations, user.name]
+            )
+        }
     }
 
-    public func updatePassword(_ user: UserRecord) throws {
-        try database.execute(
-            "UPDATE users SET password_hash = ?, salt = ?, iterations = ? WHERE name = ?",
-            [user.passwordHash, user.salt, user.iterations, user.name]
-        )
+    public func revokeToken(hash: String) async throws {
+        try await onDatabase { database, _ in try database.execute("DELETE FROM tokens WHERE token_hash = ?", [hash]) }
     }
 
-    public func revokeToken(hash: String) throws {
-        try database.execute("DELETE FROM tokens WHERE token_hash = ?", [hash])
-    }
-
-    public func purgeExpiredTokens(now: Date) throws {
-        try database.execute("DELETE FROM tokens WHERE expires_at <= ?", [now.timeIntervalSince1970])
+    public func purgeExpiredTokens(now: Date) async throws {
+        try await onDatabase { database, _ in try database.execute("DELETE FROM tokens WHERE expires_at <= ?", [now.timeIntervalSince1970]) }
     }
 
     // MARK: Assessments
 
-    public func publish(_ assessment: Assessment, now: Date) throws -> PublishResponse {
+    public func publish(_ assessment: Assessment, now: Date) async throws -> PublishResponse {
         let source = try AssessmentPublisher.sourceBytes(assessment)
-        return try database.inTransaction {
-            let existing = try database.row("SELECT current_version, deleted FROM assessments WHERE id = ?", [assessment.id])
-            if let existing {
-                let version = existing.int(0)
-                let current = try database.row(
-                    "SELECT source, content_hash FROM assessment_versions WHERE id = ? AND version = ?",
-                    [assessment.id, version]
-                )
-                if existing.int(1) == 0, let current, current.data(0) == source {
-                    return PublishResponse(id: assessment.id, version: version, contentHash: current.string(1), changed: false)
+        return try await onDatabase { database, _ in
+            try database.inTransaction {
+                let existing = try database.row("SELECT current_version, deleted FROM assessments WHERE id = ?", [assessment.id])
+                let current = try existing.flatMap {
+                    try database.row("SELECT source, content_hash FROM assessment_versions WHERE id = ? AND version = ?", [assessment.id, $0.int(0)])
                 }
-            }
-            let version = (existing?.int(0) ?? 0) + 1
-            let served = try AssessmentPublisher.serve(assessment, version: version)
-            if existing == nil {
+                let head = existing.map { AssessmentHead(currentVersion: $0.int(0), deleted: $0.int(1) != 0) }
+                let plan = try PublishPlan.decide(assessment, source: source, head: head, currentSource: current.map { ($0.data(0), $0.string(1)) })
+                guard let version = plan.newVersion else { return plan.response }
+                if existing == nil {
+                    try database.execute(
+                        "INSERT INTO assessments (id, current_version, deleted, updated_at) VALUES (?, ?, 0, ?)",
+                        [assessment.id, version.number, now.timeIntervalSince1970]
+                    )
+                } else {
+                    try database.execute(
+                        "UPDATE assessments SET current_version = ?, deleted = 0, updated_at = ? WHERE id = ?",
+                        [version.number, now.timeIntervalSince1970, assessment.id]
+                    )
+                }
                 try database.execute(
-                    "INSERT INTO assessments (id, current_version, deleted, updated_at) VALUES (?, ?, 0, ?)",
-                    [assessment.id, version, now.timeIntervalSince1970]
+                    "INSERT INTO assessment_versions (id, version, source, served, content_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    [assessment.id, version.number, source, version.served, version.contentHash, now.timeIntervalSince1970]
                 )
-            } else {
-                try database.execute(
-                    "UPDATE assessments SET current_version = ?, deleted = 0, updated_at = ? WHERE id = ?",
-                    [version, now.timeIntervalSince1970, assessment.id]
-                )
+                return plan.response
             }
-            try database.execute(
-                "INSERT INTO assessment_versions (id, version, source, served, content_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                [assessment.id, version, source, served.bytes, served.contentHash, now.timeIntervalSince1970]
-            )
-            return PublishResponse(id: assessment.id, version: version, contentHash: served.contentHash, changed: true)
         }
     }
 
-    public func delete(id: String, now: Date) throws -> Bool {
-        try database.execute("UPDATE assessments SET deleted = 1, updated_at = ? WHERE id = ? AND deleted = 0", [now.timeIntervalSince1970, id])
-        return database.changes > 0
-    }
-
-    public func catalog() throws -> [CatalogEntry] {
-        try database.rows(
-            """
-            SELECT a.id, v.served, a.current_version, v.content_hash, a.updated_at FROM assessments a
-            JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version
-            WHERE a.deleted = 0 ORDER BY a.id
-            """
-        ).compactMap { row in
-            guard let document = try? document(id: row.string(0), version: row.int(2), bytes: row.data(1)) else { return nil }
-            return CatalogEntry(
-                id: row.string(0),
-                title: document.title,
-                version: row.int(2),
-                contentHash: row.string(3),
-                sizeBytes: row.data(1).count,
-                updatedAt: Timestamp.string(epoch: row.double(4)),
-                notAfter: document.notAfter
-            )
+    public func delete(id: String, now: Date) async throws -> Bool {
+        try await onDatabase { database, _ in
+            try database.execute("UPDATE assessments SET deleted = 1, updated_at = ? WHERE id = ? AND deleted = 0", [now.timeIntervalSince1970, id])
+            return database.changes > 0
         }
     }
 
-    public func served(id: String) throws -> (bytes: Data, contentHash: String)? {
-        try database.row(
-            """
-            SELECT v.served, v.content_hash FROM assessments a
-            JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version WHERE a.id = ? AND a.deleted = 0
-            """,
-            [id]
-        ).map { ($0.data(0), $0.string(1)) }
+    public func catalog() async throws -> [CatalogEntry] {
+        try await onDatabase { database, documents in
+            try database.rows(
+                """
+                SELECT a.id, v.served, a.current_version, v.content_hash, a.updated_at FROM assessments a
+                JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version
+                WHERE a.deleted = 0 ORDER BY a.id
+                """
+            ).compactMap { row in
+                let key = DocumentKey(id: row.string(0), version: row.int(2))
+                guard let document = Self.decoded(key, bytes: row.data(1), cache: &documents) else { return nil }
+                return CatalogEntry(
+                    id: key.id,
+                    title: document.title,
+                    version: key.version,
+                    contentHash: row.string(3),
+                    sizeBytes: row.data(1).count,
+                    updatedAt: Timestamp.string(epoch: row.double(4)),
+                    notAfter: document.notAfter
+                )
+            }
+        }
     }
 
-    /// A served version, decoded once and kept.
-    private func document(id: String, version: Int, bytes: Data? = nil) throws -> Assessment? {
-        let key = "\(id)@\(version)"
-        if let cached = documents[key] { return cached }
-        guard let data = try bytes ?? database.row("SELECT served FROM assessment_versions WHERE id = ? AND version = ?", [id, version])?.data(0)
-        else { return nil }
-        let decoded = try JSONDecoder().decode(Assessment.self, from: data)
-        documents[key] = decoded
+    public func served(id: String) async throws -> (bytes: Data, contentHash: String)? {
+        try await onDatabase { database, _ in
+            try database.row(
+                """
+                SELECT v.served, v.content_hash FROM assessments a
+                JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version WHERE a.id = ? AND a.deleted = 0
+                """,
+                [id]
+            ).map { ($0.data(0), $0.string(1)) }
+        }
+    }
+
+    /// A served version, decoded once and kept (versions never change once published).
+    static func decoded(_ key: DocumentKey, bytes: Data, cache: inout [DocumentKey: Assessment]) -> Assessment? {
+        if let cached = cache[key] { return cached }
+        guard let decoded = try? JSONDecoder().decode(Assessment.self, from: bytes) else { return nil }
+        cache[key] = decoded
         return decoded
     }
 
     // MARK: Responses
 
-    public func recordBatch(_ items: [ResponseItem], user: String, now: Date) throws -> [ItemResult] {
-        try database.inTransaction {
-            try items.map { try record($0, user: user, now: now) }
+    public func recordBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult] {
+        try await onDatabase { database, documents in
+            try database.inTransaction {
+                let facts = try Self.facts(for: items, database: database, documents: &documents)
+                let plan = BatchPlan.decide(items, user: user, now: now, facts: facts)
+                try Self.apply(plan.writes, now: now, database: database)
+                return plan.results
+            }
         }
     }
 
-    private func record(_ item: ResponseItem, user: String, now: Date) throws -> ItemResult {
-        if let stored = try database.row("SELECT user_name FROM responses WHERE id = ?", [item.id]) {
-            // Another user's id answers like any invalid item, so ids cannot be probed.
-            guard stored.string(0) == user else { return ResponseRules.invalid(item) }
-            return ItemResult(id: item.id, status: .duplicate)
+    /// The facts `BatchPlan` needs, read inside the batch's transaction.
+    private static func facts(for items: [ResponseItem], database: Database, documents: inout [DocumentKey: Assessment]) throws -> BatchFacts {
+        let needs = BatchPlan.needs(items)
+        var facts = BatchFacts()
+        for id in needs.responseIDs {
+            if let row = try database.row("SELECT user_name FROM responses WHERE id = ?", [id]) { facts.storedResponses[id] = row.string(0) }
         }
-        guard let assessment = try database.row("SELECT current_version, deleted FROM assessments WHERE id = ?", [item.assessmentId]),
-            assessment.int(1) == 0, let current = try document(id: item.assessmentId, version: assessment.int(0))
-        else {
-            return ItemResult(id: item.id, status: .gone, message: "This assessment is no longer available.")
-        }
-        let owner = try database.row("SELECT user_name, assessment_id FROM attempts WHERE id = ?", [item.attemptId])
-        if let owner, owner.string(0) != user || owner.string(1) != item.assessmentId {
-            return ItemResult(id: item.id, status: .rejected, message: "This attempt belongs to someone else or another assessment.")
-        }
-        if owner == nil, let closed = ResponseRules.closedForNewAttempts(current, now: now) {
-            return ItemResult(id: item.id, status: .rejected, message: closed)
-        }
-        let answered = item.assessmentVersion >= 1 ? try document(id: item.assessmentId, version: item.assessmentVersion) : nil
-        var result = ResponseRules.judge(item, answeredVersion: answered, current: current)
-        guard result.status == .accepted, let milliseconds = Timestamp.milliseconds(item.answeredAt) else { return result }
-
-        // Last write wins by answered_at (ties broken by id) per attempt and question.
-        let latest = try database.row(
-            "SELECT id, answered_at_ms FROM responses WHERE attempt_id = ? AND question_id = ? AND superseded = 0",
-            [item.attemptId, item.questionId]
-        )
-        var superseded = false
-        if let latest {
-            let theirs = (Int64(latest.int(1)), latest.string(0))
-            if theirs > (milliseconds, item.id) {
-                superseded = true
-                result = ItemResult(
-                    id: item.id,
-                    status: .superseded,
-                    currentVersion: result.currentVersion,
-                    message: "A later answer to this question is already stored."
-                )
-            } else {
-                try database.execute("UPDATE responses SET superseded = 1 WHERE id = ?", [latest.string(0)])
+        for id in needs.assessmentIDs {
+            if let row = try database.row("SELECT current_version, deleted FROM assessments WHERE id = ?", [id]) {
+                facts.assessments[id] = AssessmentHead(currentVersion: row.int(0), deleted: row.int(1) != 0)
             }
         }
-        try database.execute(
-            "INSERT OR IGNORE INTO attempts (id, user_name, assessment_id) VALUES (?, ?, ?)",
-            [item.attemptId, user, item.assessmentId]
-        )
-        let answer = String(decoding: try CanonicalJSON.encode(item.answer), as: UTF8.self)
-        try database.execute(
-            """
-            INSERT INTO responses (id, user_name, attempt_id, assessment_id, assessment_version, question_id, answer, answered_at,
-                answered_at_ms, time_spent_ms, forced, superseded, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-                item.id, user, item.attemptId, item.assessmentId, item.assessmentVersion, item.questionId, answer, item.answeredAt,
-                milliseconds, max(0, item.timeSpentMs), item.force && item.assessmentVersion != current.version, superseded,
-                now.timeIntervalSince1970,
-            ]
-        )
-        return result
+        for key in BatchPlan.documentKeys(items, heads: facts.assessments) {
+            if documents[key] == nil,
+                let row = try database.row("SELECT served FROM assessment_versions WHERE id = ? AND version = ?", [key.id, key.version])
+            {
+                _ = decoded(key, bytes: row.data(0), cache: &documents)
+            }
+            facts.documents[key] = documents[key]
+        }
+        for id in needs.attemptIDs {
+            if let row = try database.row("SELECT user_name, assessment_id FROM attempts WHERE id = ?", [id]) {
+                facts.attempts[id] = AttemptOwner(user: row.string(0), assessmentID: row.string(1))
+            }
+        }
+        for slot in needs.slots {
+            if let row = try database.row(
+                "SELECT id, answered_at_ms FROM responses WHERE attempt_id = ? AND question_id = ? AND superseded = 0",
+                [slot.attemptID, slot.questionID]
+            ) {
+                facts.latest[slot] = LatestAnswer(responseID: row.string(0), answeredAtMilliseconds: Int64(row.int(1)))
+            }
+        }
+        return facts
+    }
+
+    private static func apply(_ writes: BatchWrites, now: Date, database: Database) throws {
+        for id in writes.superseded { try database.execute("UPDATE responses SET superseded = 1 WHERE id = ?", [id]) }
+        for attempt in writes.attempts {
+            try database.execute(
+                "INSERT OR IGNORE INTO attempts (id, user_name, assessment_id) VALUES (?, ?, ?)",
+                [attempt.id, attempt.user, attempt.assessmentID]
+            )
+        }
+        for response in writes.responses {
+            try database.execute(
+                """
+                INSERT INTO responses (id, user_name, attempt_id, assessment_id, assessment_version, question_id, answer, answered_at,
+                    answered_at_ms, time_spent_ms, forced, superseded, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    response.id, response.user, response.attemptID, response.assessmentID, response.assessmentVersion, response.questionID,
+                    response.answer, response.answeredAt, response.answeredAtMilliseconds, response.timeSpentMilliseconds, response.forced,
+                    response.superseded, now.timeIntervalSince1970,
+                ]
+            )
+        }
     }
 
     // MARK: Submissions
 
-    public func submit(_ request: SubmissionRequest, user: String, now: Date) throws -> SubmissionOutcome {
-        try database.inTransaction {
-            // An attempt belongs to the user who first uploaded an answer to it; only they may submit it.
-            let owner = try database.row("SELECT user_name FROM attempts WHERE id = ?", [request.attemptId])?.string(0)
-            if let owner, owner != user { return .forbidden("This attempt belongs to someone else, so it cannot be submitted from this account.") }
-            if let existing = try database.row(
-                "SELECT user_name, receipt_id, assessment_id, assessment_version, received_at, response_count FROM submissions WHERE attempt_id = ?",
-                [request.attemptId]
-            ) {
-                return .repeated(
-                    SubmissionReceipt(
-                        receiptId: existing.string(1),
-                        attemptId: request.attemptId,
-                        assessmentId: existing.string(2),
-                        assessmentVersion: existing.int(3),
-                        receivedAt: Timestamp.string(epoch: existing.double(4)),
-                        responseCount: existing.int(5)
-                    )
+    public func submit(_ request: SubmissionRequest, user: String, now: Date) async throws -> SubmissionOutcome {
+        let receiptID = try Receipts.newID()
+        return try await onDatabase { database, _ in
+            try database.inTransaction {
+                let existing = try database.row(
+                    """
+                    SELECT attempt_id, user_name, assessment_id, assessment_version, submitted_at, forced, receipt_id, received_at,
+                        response_count, started_at, time_used_ms, clock_moved_back_ms FROM submissions WHERE attempt_id = ?
+                    """,
+                    [request.attemptId]
+                ).map(Self.submission)
+                var responses: [String: (attemptID: String, user: String)] = [:]
+                for id in Set(request.responseIds) {
+                    if let row = try database.row("SELECT attempt_id, user_name FROM responses WHERE id = ?", [id]) {
+                        responses[id] = (row.string(0), row.string(1))
+                    }
+                }
+                let facts = SubmissionFacts(
+                    attemptOwner: try database.row("SELECT user_name FROM attempts WHERE id = ?", [request.attemptId])?.string(0),
+                    existing: existing,
+                    head: try database.row("SELECT current_version, deleted FROM assessments WHERE id = ?", [request.assessmentId]).map {
+                        AssessmentHead(currentVersion: $0.int(0), deleted: $0.int(1) != 0)
+                    },
+                    responses: responses
                 )
+                let plan = SubmissionPlan.decide(request, user: user, now: now, facts: facts, receiptID: receiptID)
+                if let record = plan.record {
+                    try database.execute(
+                        """
+                        INSERT INTO submissions (attempt_id, user_name, assessment_id, assessment_version, submitted_at, forced, receipt_id,
+                            received_at, response_count, started_at, time_used_ms, clock_moved_back_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                        [
+                            record.attemptID, record.user, record.assessmentID, record.assessmentVersion, record.submittedAt, record.forced,
+                            record.receiptID, record.receivedAt, record.responseCount, record.startedAt, record.timeUsedMilliseconds,
+                            record.clockMovedBackMilliseconds,
+                        ]
+                    )
+                }
+                return plan.outcome
             }
-            guard let assessment = try database.row("SELECT current_version, deleted FROM assessments WHERE id = ?", [request.assessmentId]),
-                assessment.int(1) == 0
-            else { return .gone }
-            guard Timestamp.milliseconds(request.submittedAt) != nil else { return .rejected("submitted_at must be an RFC 3339 timestamp.") }
-            let force = request.force ?? false
-            if request.assessmentVersion != assessment.int(0), !force { return .outdated(currentVersion: assessment.int(0)) }
-            let unique = Array(Set(request.responseIds))
-            var missing: [String] = []
-            for id in unique.sorted() {
-                let row = try database.row("SELECT attempt_id, user_name FROM responses WHERE id = ?", [id])
-                if row == nil || row?.string(0) != request.attemptId || row?.string(1) != user { missing.append(id) }
-            }
-            if !missing.isEmpty { return .missingResponses(missing) }
-            guard owner != nil, !unique.isEmpty else {
-                return .rejected("This attempt has no answers of yours on the server, so there is nothing to submit. Upload its answers first.")
-            }
-            let receipt = SubmissionReceipt(
-                receiptId: "rcpt-" + Hex.encode(try CryptoRandom.bytes(8)),
-                attemptId: request.attemptId,
-                assessmentId: request.assessmentId,
-                assessmentVersion: request.assessmentVersion,
-                receivedAt: Timestamp.string(now),
-                responseCount: unique.count
-            )
-            try database.execute(
-                "INSERT OR IGNORE INTO attempts (id, user_name, assessment_id) VALUES (?, ?, ?)",
-                [request.attemptId, user, request.assessmentId]
-            )
-            try database.execute(
-                """
-                INSERT INTO submissions (attempt_id, user_name, assessment_id, assessment_version, submitted_at, forced, receipt_id,
-                    received_at, response_count, started_at, time_used_ms, clock_moved_back_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    request.attemptId, user, request.assessmentId, request.assessmentVersion, request.submittedAt,
-                    force && request.assessmentVersion != assessment.int(0), receipt.receiptId, now.timeIntervalSince1970, unique.count,
-                    request.startedAt.flatMap { Timestamp.date($0) == nil ? nil : $0 }, request.timeUsedMs.map { max(0, $0) },
-                    request.clockMovedBackMs.map { max(0, $0) },
-                ]
-            )
-            return .created(receipt)
         }
     }
 
-    public func received(assessmentID: String) throws -> ReceivedResponses? {
+    private static func submission(_ row: Row) -> SubmissionRecord {
+        SubmissionRecord(
+            attemptID: row.string(0),
+            user: row.string(1),
+            assessmentID: row.string(2),
+            assessmentVersion: row.int(3),
+            submittedAt: row.string(4),
+            forced: row.int(5) != 0,
+            receiptID: row.string(6),
+            receivedAt: row.double(7),
+            responseCount: row.int(8),
+            startedAt: row.optionalString(9),
+            timeUsedMilliseconds: row.optionalInt(10),
+            clockMovedBackMilliseconds: row.optionalInt(11)
+        )
+    }
+
+    public func received(assessmentID: String) async throws -> ReceivedResponses? {
+        try await onDatabase { database, _ in try Self.received(assessmentID: assessmentID, database: database) }
+    }
+
+    private static func received(assessmentID: String, database: Database) throws -> ReceivedResponses? {
         guard try database.row("SELECT 1 FROM assessments WHERE id = ?", [assessmentID]) != nil else { return nil }
         let responses = try database.rows(
             """

@@ -1,5 +1,7 @@
 import Foundation
+import ServiceLifecycle
 import VaultAPI
+import VaultRules
 
 /// A user account; the password is stored only as a salted PBKDF2 hash.
 public struct UserRecord: Sendable, Equatable {
@@ -8,11 +10,28 @@ public struct UserRecord: Sendable, Equatable {
     public var passwordHash: String
     public var salt: String
     public var iterations: Int
+
+    public init(name: String, role: Role, passwordHash: String, salt: String, iterations: Int) {
+        self.name = name
+        self.role = role
+        self.passwordHash = passwordHash
+        self.salt = salt
+        self.iterations = iterations
+    }
 }
 
-/// Where the server keeps everything. Each method is atomic; the SQLite implementation is the default, and a
-/// PostgreSQL one can follow behind the same protocol.
-public protocol ServerStorage: Sendable {
+/// Where the server keeps everything: the embedded SQLite store (the default) or PostgreSQL (a district's several
+/// server processes on one database).
+///
+/// The rules (duplicate, ownership, gone, outdated, supersede, receipts) are not here: they are `BatchPlan` and
+/// `SubmissionPlan` (VaultRules), pure functions over facts a store reads. A store offers each of them one
+/// transaction that reads the facts, runs the rules and writes the outcome, with serializable isolation (SQLite:
+/// `BEGIN IMMEDIATE`, one writer at a time across processes; PostgreSQL: `SERIALIZABLE`, retried on a
+/// serialization failure) and unique keys on the response id and the submitted attempt. Exactly once follows
+/// from those, in one process or many.
+///
+/// A store is a service: `run()` keeps its connections (a pool for PostgreSQL) until graceful shutdown.
+public protocol ServerStorage: Service {
     func createUser(_ user: UserRecord) async throws
     func user(named name: String) async throws -> UserRecord?
     func storeToken(hash: String, user: String, expiresAt: Date) async throws
@@ -31,25 +50,33 @@ public protocol ServerStorage: Sendable {
     /// The served bytes and hash of the current version, or nil when unknown or deleted.
     func served(id: String) async throws -> (bytes: Data, contentHash: String)?
 
+    /// One transaction: `BatchPlan` over the facts read inside it, its writes applied in it.
     func recordBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult]
+    /// One transaction: `SubmissionPlan` over the facts read inside it.
     func submit(_ request: SubmissionRequest, user: String, now: Date) async throws -> SubmissionOutcome
     func received(assessmentID: String) async throws -> ReceivedResponses?
 }
 
-/// What `POST /v1/submissions` answers.
-public enum SubmissionOutcome: Sendable, Equatable {
-    case created(SubmissionReceipt)
-    case repeated(SubmissionReceipt)
-    case outdated(currentVersion: Int)
-    case gone
-    case missingResponses([String])
-    /// The attempt is another user's.
-    case forbidden(String)
-    case rejected(String)
-}
+/// Why a store could not do what was asked. Messages name the thing, never a password or an answer.
+public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `user add` for a name that is taken.
+    case userExists(String)
+    /// The database cannot be reached or refused us (PostgreSQL down, bad credentials, a full disk).
+    case unavailable(String)
+    /// A transaction kept losing to concurrent ones past its retries.
+    case tooMuchContention
+    /// What is stored cannot be read back (a damaged row).
+    case damaged(String)
+    /// A `--database` value that is not usable.
+    case badLocation(String)
 
-public struct StorageError: Error, Sendable, CustomStringConvertible {
-    public let message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+    public var description: String {
+        switch self {
+        case .userExists(let name): "A user called \(name) already exists."
+        case .unavailable(let why): "The database is not available: \(why)."
+        case .tooMuchContention: "The database is too busy right now; try again."
+        case .damaged(let what): "Stored data cannot be read: \(what)."
+        case .badLocation(let why): why
+        }
+    }
 }

@@ -19,7 +19,7 @@ struct Serve: AsyncParsableCommand {
         SecureFiles.restrictUmask()
         var logger = Logger(label: "vault-server")
         logger.logLevel = verbose ? .info : .notice
-        let storage = try options.storage()
+        let storage = try await options.storage(logger: logger)
         if demo { try await DemoSeeder.seed(storage, passwordIterations: options.passwordIterations) }
         var configuration = ServerConfiguration()
         configuration.host = host

@@ -19,13 +19,13 @@ struct UserCommand: AsyncParsableCommand {
             guard let password = readPasswordLine(), !password.isEmpty else {
                 throw ValidationError("Give the password on the first line of standard input.")
             }
-            let storage = try options.storage()
+            let storage = try await options.storage()
             do {
                 try await storage.createUser(
                     PasswordHasher.makeRecord(name: name, role: role, password: password, iterations: options.passwordIterations)
                 )
             } catch let error as StorageError {
-                throw ValidationError(error.message)
+                throw ValidationError(error.description)
             }
             print("Added \(role.rawValue) \(name).")
         }

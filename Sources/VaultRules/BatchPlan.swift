@@ -1,0 +1,212 @@
+import Foundation
+import VaultAPI
+import VaultCore
+
+/// An assessment's head row: which version is current, and whether it was deleted.
+public struct AssessmentHead: Sendable, Equatable {
+    public var currentVersion: Int
+    public var deleted: Bool
+    public init(currentVersion: Int, deleted: Bool) {
+        self.currentVersion = currentVersion
+        self.deleted = deleted
+    }
+}
+
+/// One published version of an assessment.
+public struct DocumentKey: Hashable, Sendable {
+    public var id: String
+    public var version: Int
+    public init(id: String, version: Int) {
+        self.id = id
+        self.version = version
+    }
+}
+
+/// One question of one attempt: where "the latest answer wins" is decided.
+public struct AnswerSlot: Hashable, Sendable, Comparable {
+    public var attemptID: String
+    public var questionID: String
+    public init(attemptID: String, questionID: String) {
+        self.attemptID = attemptID
+        self.questionID = questionID
+    }
+    public static func < (a: AnswerSlot, b: AnswerSlot) -> Bool { (a.attemptID, a.questionID) < (b.attemptID, b.questionID) }
+}
+
+/// The answer that currently wins a slot.
+public struct LatestAnswer: Sendable, Equatable {
+    public var responseID: String
+    public var answeredAtMilliseconds: Int64
+    public init(responseID: String, answeredAtMilliseconds: Int64) {
+        self.responseID = responseID
+        self.answeredAtMilliseconds = answeredAtMilliseconds
+    }
+}
+
+/// Who an attempt belongs to: the user who first uploaded an answer to it, on which assessment.
+public struct AttemptOwner: Sendable, Equatable {
+    public var user: String
+    public var assessmentID: String
+    public init(user: String, assessmentID: String) {
+        self.user = user
+        self.assessmentID = assessmentID
+    }
+}
+
+/// What the store holds that a batch's rules depend on, read inside the batch's transaction with a constant number
+/// of queries (whatever the batch's size) by `BatchPlan.needs`.
+public struct BatchFacts: Sendable {
+    /// Response ids of the batch that are already stored, with their owner.
+    public var storedResponses: [String: String] = [:]
+    public var assessments: [String: AssessmentHead] = [:]
+    /// Served documents for the current and the answered versions the batch names.
+    public var documents: [DocumentKey: Assessment] = [:]
+    public var attempts: [String: AttemptOwner] = [:]
+    /// The current winner of each slot the batch touches.
+    public var latest: [AnswerSlot: LatestAnswer] = [:]
+    public init() {}
+}
+
+/// What the batch changes, written in the same transaction with a constant number of statements.
+public struct BatchWrites: Sendable, Equatable {
+    public struct Attempt: Sendable, Equatable {
+        public var id: String
+        public var user: String
+        public var assessmentID: String
+    }
+    public struct Response: Sendable, Equatable {
+        public var id: String
+        public var user: String
+        public var attemptID: String
+        public var assessmentID: String
+        public var assessmentVersion: Int
+        public var questionID: String
+        /// The canonical JSON of the answer.
+        public var answer: String
+        public var answeredAt: String
+        public var answeredAtMilliseconds: Int64
+        public var timeSpentMilliseconds: Int
+        public var forced: Bool
+        public var superseded: Bool
+    }
+    public var attempts: [Attempt] = []
+    public var responses: [Response] = []
+    /// Stored responses that lose their slot to an answer of this batch.
+    public var superseded: [String] = []
+    public var isEmpty: Bool { attempts.isEmpty && responses.isEmpty && superseded.isEmpty }
+}
+
+/// The per-batch rules of API v1, independent of any storage: duplicate, ownership, gone, closed, outdated
+/// (conflict), invalid, and supersede by `answered_at` (ties broken by id). The store reads `BatchFacts`, calls
+/// `decide`, and writes `BatchWrites` in one transaction whose isolation makes the read and the write one step
+/// (serializable; see docs/architecture.md): exactly once follows from that and the unique key on the response id.
+public enum BatchPlan {
+    /// The keys a store must read for `items`. Documents follow once the heads are known (`documentKeys`).
+    public struct Needs: Sendable {
+        public var responseIDs: [String]
+        public var assessmentIDs: [String]
+        public var attemptIDs: [String]
+        public var slots: [AnswerSlot]
+    }
+
+    public static func needs(_ items: [ResponseItem]) -> Needs {
+        Needs(
+            responseIDs: Array(Set(items.map(\.id))).sorted(),
+            assessmentIDs: Array(Set(items.map(\.assessmentId))).sorted(),
+            attemptIDs: Array(Set(items.map(\.attemptId))).sorted(),
+            slots: Array(Set(items.map { AnswerSlot(attemptID: $0.attemptId, questionID: $0.questionId) })).sorted()
+        )
+    }
+
+    /// The documents the rules need once the heads are read: each current version and each answered version.
+    public static func documentKeys(_ items: [ResponseItem], heads: [String: AssessmentHead]) -> Set<DocumentKey> {
+        var keys = Set<DocumentKey>()
+        for item in items {
+            guard let head = heads[item.assessmentId], !head.deleted else { continue }
+            keys.insert(DocumentKey(id: item.assessmentId, version: head.currentVersion))
+            if item.assessmentVersion >= 1 { keys.insert(DocumentKey(id: item.assessmentId, version: item.assessmentVersion)) }
+        }
+        return keys
+    }
+
+    /// Results in the order of `items`, and what to write. Items are judged in order, each seeing what the ones
+    /// before it did (an id twice in one batch is a duplicate the second time; a slot answered twice keeps the
+    /// later answer).
+    public static func decide(_ items: [ResponseItem], user: String, now: Date, facts: BatchFacts) -> (results: [ItemResult], writes: BatchWrites) {
+        var facts = facts
+        var writes = BatchWrites()
+        var results: [ItemResult] = []
+        results.reserveCapacity(items.count)
+        for item in items {
+            results.append(decide(item, user: user, now: now, facts: &facts, writes: &writes))
+        }
+        return (results, writes)
+    }
+
+    private static func decide(_ item: ResponseItem, user: String, now: Date, facts: inout BatchFacts, writes: inout BatchWrites) -> ItemResult {
+        if let owner = facts.storedResponses[item.id] {
+            // Another user's id answers like any invalid item, so ids cannot be probed.
+            guard owner == user else { return ResponseRules.invalid(item) }
+            return ItemResult(id: item.id, status: .duplicate)
+        }
+        guard let head = facts.assessments[item.assessmentId], !head.deleted,
+            let current = facts.documents[DocumentKey(id: item.assessmentId, version: head.currentVersion)]
+        else {
+            return ItemResult(id: item.id, status: .gone, message: "This assessment is no longer available.")
+        }
+        let owner = facts.attempts[item.attemptId]
+        if let owner, owner.user != user || owner.assessmentID != item.assessmentId {
+            return ItemResult(id: item.id, status: .rejected, message: "This attempt belongs to someone else or another assessment.")
+        }
+        if owner == nil, let closed = ResponseRules.closedForNewAttempts(current, now: now) {
+            return ItemResult(id: item.id, status: .rejected, message: closed)
+        }
+        let answered = item.assessmentVersion >= 1 ? facts.documents[DocumentKey(id: item.assessmentId, version: item.assessmentVersion)] : nil
+        var result = ResponseRules.judge(item, answeredVersion: answered, current: current)
+        guard result.status == .accepted, let milliseconds = Timestamp.milliseconds(item.answeredAt),
+            let answer = try? CanonicalJSON.encode(item.answer)
+        else { return result }
+
+        // Last write wins by answered_at (ties broken by id) per attempt and question.
+        let slot = AnswerSlot(attemptID: item.attemptId, questionID: item.questionId)
+        var superseded = false
+        if let latest = facts.latest[slot] {
+            if (latest.answeredAtMilliseconds, latest.responseID) > (milliseconds, item.id) {
+                superseded = true
+                result = ItemResult(
+                    id: item.id,
+                    status: .superseded,
+                    currentVersion: result.currentVersion,
+                    message: "A later answer to this question is already stored."
+                )
+            } else if let index = writes.responses.firstIndex(where: { $0.id == latest.responseID }) {
+                writes.responses[index].superseded = true
+            } else {
+                writes.superseded.append(latest.responseID)
+            }
+        }
+        if !superseded { facts.latest[slot] = LatestAnswer(responseID: item.id, answeredAtMilliseconds: milliseconds) }
+        if owner == nil {
+            facts.attempts[item.attemptId] = AttemptOwner(user: user, assessmentID: item.assessmentId)
+            writes.attempts.append(.init(id: item.attemptId, user: user, assessmentID: item.assessmentId))
+        }
+        facts.storedResponses[item.id] = user
+        writes.responses.append(
+            .init(
+                id: item.id,
+                user: user,
+                attemptID: item.attemptId,
+                assessmentID: item.assessmentId,
+                assessmentVersion: item.assessmentVersion,
+                questionID: item.questionId,
+                answer: String(decoding: answer, as: UTF8.self),
+                answeredAt: item.answeredAt,
+                answeredAtMilliseconds: milliseconds,
+                timeSpentMilliseconds: max(0, item.timeSpentMs),
+                forced: item.force && item.assessmentVersion != current.version,
+                superseded: superseded
+            )
+        )
+        return result
+    }
+}

@@ -1,0 +1,123 @@
+import Logging
+import PostgresNIO
+import VaultServer
+
+/// The PostgreSQL schema, versioned like the SQLite one: each version a list of statements, applied once, in a
+/// transaction that holds an advisory lock, so processes starting together take turns and none sees half a schema.
+enum PostgresSchema {
+    static let versions: [[String]] = [
+        // Version 1: the tables of SQLite schema v2, with PostgreSQL types; integers are BIGINT throughout.
+        [
+            """
+            CREATE TABLE users (
+                name TEXT PRIMARY KEY,
+                role TEXT NOT NULL CHECK (role IN ('student', 'teacher')),
+                password_hash TEXT NOT NULL,
+                salt TEXT NOT NULL,
+                iterations BIGINT NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE tokens (
+                token_hash TEXT PRIMARY KEY,
+                user_name TEXT NOT NULL REFERENCES users (name) ON DELETE CASCADE,
+                expires_at DOUBLE PRECISION NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE assessments (
+                id TEXT PRIMARY KEY,
+                current_version BIGINT NOT NULL,
+                deleted BOOLEAN NOT NULL,
+                updated_at DOUBLE PRECISION NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE assessment_versions (
+                id TEXT NOT NULL,
+                version BIGINT NOT NULL,
+                source BYTEA NOT NULL,
+                served BYTEA NOT NULL,
+                content_hash TEXT NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (id, version)
+            )
+            """,
+            """
+            CREATE TABLE attempts (
+                id TEXT PRIMARY KEY,
+                user_name TEXT NOT NULL,
+                assessment_id TEXT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE responses (
+                id TEXT PRIMARY KEY,
+                user_name TEXT NOT NULL,
+                attempt_id TEXT NOT NULL,
+                assessment_id TEXT NOT NULL,
+                assessment_version BIGINT NOT NULL,
+                question_id TEXT NOT NULL,
+                answer TEXT NOT NULL,
+                answered_at TEXT NOT NULL,
+                answered_at_ms BIGINT NOT NULL,
+                time_spent_ms BIGINT NOT NULL,
+                forced BOOLEAN NOT NULL,
+                superseded BOOLEAN NOT NULL,
+                received_at DOUBLE PRECISION NOT NULL
+            )
+            """,
+            // At most one current answer per attempt and question, whatever runs concurrently.
+            "CREATE UNIQUE INDEX responses_one_current ON responses (attempt_id, question_id) WHERE NOT superseded",
+            "CREATE INDEX responses_by_assessment ON responses (assessment_id)",
+            """
+            CREATE TABLE submissions (
+                attempt_id TEXT PRIMARY KEY,
+                user_name TEXT NOT NULL,
+                assessment_id TEXT NOT NULL,
+                assessment_version BIGINT NOT NULL,
+                submitted_at TEXT NOT NULL,
+                forced BOOLEAN NOT NULL,
+                receipt_id TEXT NOT NULL UNIQUE,
+                received_at DOUBLE PRECISION NOT NULL,
+                response_count BIGINT NOT NULL,
+                started_at TEXT,
+                time_used_ms BIGINT,
+                clock_moved_back_ms BIGINT
+            )
+            """,
+            "CREATE INDEX submissions_by_assessment ON submissions (assessment_id)",
+        ]
+    ]
+
+    static var latestVersion: Int { versions.count }
+
+    /// Any number to share among processes of one deployment: the key of the migration lock.
+    static let lockKey: Int64 = 0x7661_756C_7473
+
+    static func migrate(_ client: PostgresClient, logger: Logger) async throws {
+        try await client.withConnection { connection in
+            try await connection.query("BEGIN", logger: logger)
+            do {
+                try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
+                try await connection.query("CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)", logger: logger)
+                var current = 0
+                for try await version in try await connection.query("SELECT max(version) FROM schema_version", logger: logger).decode(Int?.self) {
+                    current = version ?? 0
+                }
+                guard current <= latestVersion else {
+                    throw StorageError.unavailable("its schema is version \(current), newer than this vault-server knows; upgrade vault-server")
+                }
+                for (index, statements) in versions.enumerated() where index + 1 > current {
+                    for statement in statements { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+                    try await connection.query("INSERT INTO schema_version (version) VALUES (\(index + 1))", logger: logger)
+                }
+                try await connection.query("COMMIT", logger: logger)
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+}

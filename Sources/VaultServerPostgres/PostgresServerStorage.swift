@@ -1,0 +1,529 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+import VaultAPI
+import VaultCore
+import VaultRules
+import VaultServer
+
+/// The PostgreSQL store: a pooled `PostgresClient`, any number of `vault-server` processes on one database.
+///
+/// Every write that depends on what it reads (a batch, a submission, a publish) is one `SERIALIZABLE` transaction,
+/// retried when PostgreSQL reports a serialization failure, a deadlock or a unique-key violation: the outcome is
+/// that of some serial order of the transactions, whichever process ran them. The unique keys (response id,
+/// submitted attempt, and at most one current answer per attempt and question) hold even if a rule were wrong.
+/// A batch costs a constant number of round trips: arrays and `unnest`, never one statement per item.
+public final class PostgresServerStorage: ServerStorage {
+    let client: PostgresClient
+    let location: PostgresLocation
+    let logger: Logger
+    private let runner: Task<Void, Never>
+    /// Served versions are immutable once published: decoded once per process and kept.
+    private let documents = Mutex<[DocumentKey: Assessment]>([:])
+    static let maxTries = 30
+
+    /// Connects, and brings the schema to the current version (several processes starting at once take turns on
+    /// an advisory lock). Fails with a plain sentence when the database cannot be reached within `connectTimeout`.
+    public init(
+        location: PostgresLocation,
+        logger: Logger = Logger(label: "vault-server.postgres"),
+        connectTimeout: Duration = .seconds(15)
+    )
+        async throws
+    {
+        var configuration = PostgresClient.Configuration(
+            host: location.host,
+            port: location.port,
+            username: location.user,
+            password: location.password(),
+            database: location.database,
+            tls: .disable
+        )
+        configuration.options.maximumConnections = 16
+        configuration.options.connectTimeout = .seconds(10)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.location = location
+        self.logger = logger
+        runner = Task { await client.run() }
+        do {
+            try await Self.within(connectTimeout) { try await PostgresSchema.migrate(client, logger: logger) }
+        } catch {
+            runner.cancel()
+            throw Self.storageError(error, location: location)
+        }
+    }
+
+    deinit { runner.cancel() }
+
+    /// Keeps the pool until graceful shutdown, then closes it.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        runner.cancel()
+    }
+
+    /// Runs `body`, or fails once `limit` has passed.
+    static func within<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else {
+                throw StorageError.unavailable("no answer within \(Int(limit.inSeconds)) s")
+            }
+            return value
+        }
+    }
+
+    /// A typed error with a plain reason; PostgreSQL's own message where there is one (never a password: none is
+    /// ever in a URL we accept, and a password file's content is never part of an error).
+    static func storageError(_ error: any Error, location: PostgresLocation) -> StorageError {
+        if let error = error as? StorageError {
+            if case .unavailable(let why) = error { return .unavailable("\(location): \(why)") }
+            return error
+        }
+        if let error = error as? PSQLError {
+            let message = error.serverInfo?[.message] ?? "\(error.code)"
+            return .unavailable("\(location): \(message)")
+        }
+        return .unavailable("\(location): \(error)")
+    }
+
+    static func sqlState(_ error: any Error) -> String? {
+        (error as? PSQLError)?.serverInfo?[.sqlState]
+    }
+
+    /// One serializable transaction, retried on a serialization failure (40001), a deadlock (40P01) or a unique
+    /// violation (23505: another process stored the same key first; the retry reads it and answers accordingly).
+    func serializable<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        for attempt in 0..<Self.maxTries {
+            do {
+                return try await client.withConnection { connection in
+                    try await connection.query("BEGIN ISOLATION LEVEL SERIALIZABLE", logger: self.logger)
+                    do {
+                        let result = try await body(connection)
+                        try await connection.query("COMMIT", logger: self.logger)
+                        return result
+                    } catch {
+                        _ = try? await connection.query("ROLLBACK", logger: self.logger)
+                        throw error
+                    }
+                }
+            } catch  where ["40001", "40P01", "23505"].contains(Self.sqlState(error)) {
+                try await Task.sleep(for: .microseconds(Int.random(in: 100...(1_000 << min(attempt, 6)))))
+            } catch let error as StorageError {
+                throw error
+            } catch {
+                throw Self.storageError(error, location: location)
+            }
+        }
+        throw StorageError.tooMuchContention
+    }
+
+    /// A single statement outside an explicit transaction.
+    func plain<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
+        do {
+            return try await body(client)
+        } catch let error as StorageError {
+            throw error
+        } catch {
+            throw Self.storageError(error, location: location)
+        }
+    }
+
+    // MARK: Users and tokens
+
+    public func createUser(_ user: UserRecord) async throws {
+        do {
+            try await plain { client in
+                try await client.query(
+                    """
+                    INSERT INTO users (name, role, password_hash, salt, iterations, created_at)
+                    VALUES (\(user.name), \(user.role.rawValue), \(user.passwordHash), \(user.salt), \(user.iterations), \(Date().timeIntervalSince1970))
+                    """,
+                    logger: self.logger
+                )
+            }
+        } catch {
+            throw Self.sqlState(error) == "23505" ? StorageError.userExists(user.name) : error
+        }
+    }
+
+    public func user(named name: String) async throws -> UserRecord? {
+        try await plain { client in
+            let rows = try await client.query(
+                "SELECT name, role, password_hash, salt, iterations FROM users WHERE name = \(name)",
+                logger: self.logger
+            )
+            for try await (name, role, hash, salt, iterations) in rows.decode((String, String, String, String, Int).self) {
+                return UserRecord(name: name, role: Role(rawValue: role) ?? .student, passwordHash: hash, salt: salt, iterations: iterations)
+            }
+            return nil
+        }
+    }
+
+    public func storeToken(hash: String, user: String, expiresAt: Date) async throws {
+        try await plain { client in
+            try await client.query(
+                "INSERT INTO tokens (token_hash, user_name, expires_at) VALUES (\(hash), \(user), \(expiresAt.timeIntervalSince1970))",
+                logger: self.logger
+            )
+        }
+    }
+
+    public func tokenOwner(hash: String, now: Date) async throws -> (user: String, role: Role)? {
+        try await plain { client in
+            let rows = try await client.query(
+                """
+                SELECT u.name, u.role FROM tokens t JOIN users u ON u.name = t.user_name
+                WHERE t.token_hash = \(hash) AND t.expires_at > \(now.timeIntervalSince1970)
+                """,
+                logger: self.logger
+            )
+            for try await (name, role) in rows.decode((String, String).self) { return (name, Role(rawValue: role) ?? .student) }
+            return nil
+        }
+    }
+
+    public func updatePassword(_ user: UserRecord) async throws {
+        try await plain { client in
+            try await client.query(
+                "UPDATE users SET password_hash = \(user.passwordHash), salt = \(user.salt), iterations = \(user.iterations) WHERE name = \(user.name)",
+                logger: self.logger
+            )
+        }
+    }
+
+    public func revokeToken(hash: String) async throws {
+        try await plain { client in try await client.query("DELETE FROM tokens WHERE token_hash = \(hash)", logger: self.logger) }
+    }
+
+    public func purgeExpiredTokens(now: Date) async throws {
+        try await plain { client in
+            try await client.query("DELETE FROM tokens WHERE expires_at <= \(now.timeIntervalSince1970)", logger: self.logger)
+        }
+    }
+
+    // MARK: Assessments
+
+    public func publish(_ assessment: Assessment, now: Date) async throws -> PublishResponse {
+        let source = try AssessmentPublisher.sourceBytes(assessment)
+        return try await serializable { connection in
+            var head: AssessmentHead?
+            let heads = try await connection.query(
+                "SELECT current_version, deleted FROM assessments WHERE id = \(assessment.id)",
+                logger: self.logger
+            )
+            for try await (version, deleted) in heads.decode((Int, Bool).self) { head = AssessmentHead(currentVersion: version, deleted: deleted) }
+            var current: (source: Data, contentHash: String)?
+            if let head {
+                let rows = try await connection.query(
+                    "SELECT source, content_hash FROM assessment_versions WHERE id = \(assessment.id) AND version = \(head.currentVersion)",
+                    logger: self.logger
+                )
+                for try await (source, hash) in rows.decode((Data, String).self) { current = (source, hash) }
+            }
+            let plan = try PublishPlan.decide(assessment, source: source, head: head, currentSource: current)
+            guard let version = plan.newVersion else { return plan.response }
+            let at = now.timeIntervalSince1970
+            try await connection.query(
+                """
+                INSERT INTO assessments (id, current_version, deleted, updated_at) VALUES (\(assessment.id), \(version.number), false, \(at))
+                ON CONFLICT (id) DO UPDATE SET current_version = EXCLUDED.current_version, deleted = false, updated_at = EXCLUDED.updated_at
+                """,
+                logger: self.logger
+            )
+            try await connection.query(
+                """
+                INSERT INTO assessment_versions (id, version, source, served, content_hash, created_at)
+                VALUES (\(assessment.id), \(version.number), \(source), \(version.served), \(version.contentHash), \(at))
+                """,
+                logger: self.logger
+            )
+            return plan.response
+        }
+    }
+
+    public func delete(id: String, now: Date) async throws -> Bool {
+        try await plain { client in
+            let rows = try await client.query(
+                "UPDATE assessments SET deleted = true, updated_at = \(now.timeIntervalSince1970) WHERE id = \(id) AND NOT deleted RETURNING id",
+                logger: self.logger
+            )
+            for try await _ in rows.decode(String.self) { return true }
+            return false
+        }
+    }
+
+    public func catalog() async throws -> [CatalogEntry] {
+        let rows = try await plain { client in
+            let rows = try await client.query(
+                """
+                SELECT a.id, v.served, a.current_version, v.content_hash, a.updated_at FROM assessments a
+                JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version
+                WHERE NOT a.deleted ORDER BY a.id
+                """,
+                logger: self.logger
+            )
+            var result: [(String, Data, Int, String, Double)] = []
+            for try await row in rows.decode((String, Data, Int, String, Double).self) { result.append(row) }
+            return result
+        }
+        return rows.compactMap { id, served, version, hash, updated in
+            guard let document = decoded(DocumentKey(id: id, version: version), bytes: served) else { return nil }
+            return CatalogEntry(
+                id: id,
+                title: document.title,
+                version: version,
+                contentHash: hash,
+                sizeBytes: served.count,
+                updatedAt: Timestamp.string(epoch: updated),
+                notAfter: document.notAfter
+            )
+        }
+    }
+
+    public func served(id: String) async throws -> (bytes: Data, contentHash: String)? {
+        try await plain { client in
+            let rows = try await client.query(
+                """
+                SELECT v.served, v.content_hash FROM assessments a
+                JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version WHERE a.id = \(id) AND NOT a.deleted
+                """,
+                logger: self.logger
+            )
+            for try await (served, hash) in rows.decode((Data, String).self) { return (served, hash) }
+            return nil
+        }
+    }
+
+    private func decoded(_ key: DocumentKey, bytes: Data) -> Assessment? {
+        if let cached = documents.withLock({ $0[key] }) { return cached }
+        guard let document = try? JSONDecoder().decode(Assessment.self, from: bytes) else { return nil }
+        documents.withLock { $0[key] = document }
+        return document
+    }
+
+    // MARK: Responses
+
+    public func recordBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult] {
+        try await serializable { connection in
+            let facts = try await self.facts(for: items, on: connection)
+            let plan = BatchPlan.decide(items, user: user, now: now, facts: facts)
+            try await self.apply(plan.writes, now: now, on: connection)
+            return plan.results
+        }
+    }
+
+    /// The facts `BatchPlan` needs: five queries whatever the batch's size (four when every document is cached).
+    private func facts(for items: [ResponseItem], on connection: PostgresConnection) async throws -> BatchFacts {
+        let needs = BatchPlan.needs(items)
+        var facts = BatchFacts()
+        let stored = try await connection.query("SELECT id, user_name FROM responses WHERE id = ANY(\(needs.responseIDs))", logger: logger)
+        for try await (id, owner) in stored.decode((String, String).self) { facts.storedResponses[id] = owner }
+        let heads = try await connection.query(
+            "SELECT id, current_version, deleted FROM assessments WHERE id = ANY(\(needs.assessmentIDs))",
+            logger: logger
+        )
+        for try await (id, version, deleted) in heads.decode((String, Int, Bool).self) {
+            facts.assessments[id] = AssessmentHead(currentVersion: version, deleted: deleted)
+        }
+        let keys = BatchPlan.documentKeys(items, heads: facts.assessments)
+        let missing = documents.withLock { cache in keys.filter { cache[$0] == nil } }
+        if !missing.isEmpty {
+            let rows = try await connection.query(
+                """
+                SELECT v.id, v.version, v.served FROM assessment_versions v
+                JOIN unnest(\(missing.map(\.id))::text[], \(missing.map(\.version))::bigint[]) AS k(id, version)
+                ON v.id = k.id AND v.version = k.version
+                """,
+                logger: logger
+            )
+            for try await (id, version, served) in rows.decode((String, Int, Data).self) {
+                _ = decoded(DocumentKey(id: id, version: version), bytes: served)
+            }
+        }
+        documents.withLock { cache in for key in keys { facts.documents[key] = cache[key] } }
+        let attempts = try await connection.query(
+            "SELECT id, user_name, assessment_id FROM attempts WHERE id = ANY(\(needs.attemptIDs))",
+            logger: logger
+        )
+        for try await (id, owner, assessment) in attempts.decode((String, String, String).self) {
+            facts.attempts[id] = AttemptOwner(user: owner, assessmentID: assessment)
+        }
+        let latest = try await connection.query(
+            """
+            SELECT r.attempt_id, r.question_id, r.id, r.answered_at_ms FROM responses r
+            JOIN unnest(\(needs.slots.map(\.attemptID))::text[], \(needs.slots.map(\.questionID))::text[]) AS s(attempt_id, question_id)
+            ON r.attempt_id = s.attempt_id AND r.question_id = s.question_id
+            WHERE NOT r.superseded
+            """,
+            logger: logger
+        )
+        for try await (attempt, question, id, answeredAt) in latest.decode((String, String, String, Int64).self) {
+            facts.latest[AnswerSlot(attemptID: attempt, questionID: question)] = LatestAnswer(responseID: id, answeredAtMilliseconds: answeredAt)
+        }
+        return facts
+    }
+
+    /// At most three statements: supersede, new attempts, new responses.
+    private func apply(_ writes: BatchWrites, now: Date, on connection: PostgresConnection) async throws {
+        if !writes.superseded.isEmpty {
+            try await connection.query("UPDATE responses SET superseded = true WHERE id = ANY(\(writes.superseded))", logger: logger)
+        }
+        if !writes.attempts.isEmpty {
+            let attempts = writes.attempts
+            try await connection.query(
+                """
+                INSERT INTO attempts (id, user_name, assessment_id)
+                SELECT * FROM unnest(\(attempts.map(\.id))::text[], \(attempts.map(\.user))::text[], \(attempts.map(\.assessmentID))::text[])
+                """,
+                logger: logger
+            )
+        }
+        guard !writes.responses.isEmpty else { return }
+        let r = writes.responses
+        let receivedAt = Array(repeating: now.timeIntervalSince1970, count: r.count)
+        try await connection.query(
+            """
+            INSERT INTO responses (id, user_name, attempt_id, assessment_id, assessment_version, question_id, answer, answered_at,
+                answered_at_ms, time_spent_ms, forced, superseded, received_at)
+            SELECT * FROM unnest(\(r.map(\.id))::text[], \(r.map(\.user))::text[], \(r.map(\.attemptID))::text[],
+                \(r.map(\.assessmentID))::text[], \(r.map(\.assessmentVersion))::bigint[], \(r.map(\.questionID))::text[],
+                \(r.map(\.answer))::text[], \(r.map(\.answeredAt))::text[], \(r.map(\.answeredAtMilliseconds))::bigint[],
+                \(r.map(\.timeSpentMilliseconds))::bigint[], \(r.map(\.forced))::boolean[], \(r.map(\.superseded))::boolean[],
+                \(receivedAt)::double precision[])
+            """,
+            logger: logger
+        )
+    }
+
+    // MARK: Submissions
+
+    public func submit(_ request: SubmissionRequest, user: String, now: Date) async throws -> SubmissionOutcome {
+        let receiptID = try Receipts.newID()
+        return try await serializable { connection in
+            var owner: String?
+            for try await name in try await connection.query(
+                "SELECT user_name FROM attempts WHERE id = \(request.attemptId)",
+                logger: self.logger
+            ).decode(String.self) { owner = name }
+            var existing: SubmissionRecord?
+            let rows = try await connection.query(
+                """
+                SELECT attempt_id, user_name, assessment_id, assessment_version, submitted_at, forced, receipt_id, received_at,
+                    response_count, started_at, time_used_ms, clock_moved_back_ms FROM submissions WHERE attempt_id = \(request.attemptId)
+                """,
+                logger: self.logger
+            )
+            for try await row in rows.decode((String, String, String, Int, String, Bool, String, Double, Int, String?, Int?, Int?).self) {
+                existing = SubmissionRecord(
+                    attemptID: row.0,
+                    user: row.1,
+                    assessmentID: row.2,
+                    assessmentVersion: row.3,
+                    submittedAt: row.4,
+                    forced: row.5,
+                    receiptID: row.6,
+                    receivedAt: row.7,
+                    responseCount: row.8,
+                    startedAt: row.9,
+                    timeUsedMilliseconds: row.10,
+                    clockMovedBackMilliseconds: row.11
+                )
+            }
+            var head: AssessmentHead?
+            for try await (version, deleted) in try await connection.query(
+                "SELECT current_version, deleted FROM assessments WHERE id = \(request.assessmentId)",
+                logger: self.logger
+            ).decode((Int, Bool).self) { head = AssessmentHead(currentVersion: version, deleted: deleted) }
+            var responses: [String: (attemptID: String, user: String)] = [:]
+            for try await (id, attempt, owner) in try await connection.query(
+                "SELECT id, attempt_id, user_name FROM responses WHERE id = ANY(\(Array(Set(request.responseIds))))",
+                logger: self.logger
+            ).decode((String, String, String).self) { responses[id] = (attempt, owner) }
+            let facts = SubmissionFacts(attemptOwner: owner, existing: existing, head: head, responses: responses)
+            let plan = SubmissionPlan.decide(request, user: user, now: now, facts: facts, receiptID: receiptID)
+            if let record = plan.record {
+                try await connection.query(
+                    """
+                    INSERT INTO submissions (attempt_id, user_name, assessment_id, assessment_version, submitted_at, forced, receipt_id,
+                        received_at, response_count, started_at, time_used_ms, clock_moved_back_ms)
+                    VALUES (\(record.attemptID), \(record.user), \(record.assessmentID), \(record.assessmentVersion), \(record.submittedAt),
+                        \(record.forced), \(record.receiptID), \(record.receivedAt), \(record.responseCount), \(record.startedAt),
+                        \(record.timeUsedMilliseconds), \(record.clockMovedBackMilliseconds))
+                    """,
+                    logger: self.logger
+                )
+            }
+            return plan.outcome
+        }
+    }
+
+    public func received(assessmentID: String) async throws -> ReceivedResponses? {
+        try await plain { client in
+            var known = false
+            for try await _ in try await client.query("SELECT id FROM assessments WHERE id = \(assessmentID)", logger: self.logger).decode(
+                String.self
+            ) {
+                known = true
+            }
+            guard known else { return nil }
+            var responses: [ReceivedResponses.Response] = []
+            let rows = try await client.query(
+                """
+                SELECT id, attempt_id, question_id, assessment_version, answer, answered_at, forced, superseded, user_name, received_at,
+                    answered_at_ms FROM responses
+                WHERE assessment_id = \(assessmentID) ORDER BY attempt_id, question_id, answered_at_ms, id
+                """,
+                logger: self.logger
+            )
+            for try await row in rows.decode((String, String, String, Int, String, String, Bool, Bool, String, Double, Int64).self) {
+                responses.append(
+                    ReceivedResponses.Response(
+                        id: row.0,
+                        attemptId: row.1,
+                        questionId: row.2,
+                        assessmentVersion: row.3,
+                        answer: (try? JSONDecoder().decode(JSONValue.self, from: Data(row.4.utf8))) ?? .null,
+                        answeredAt: row.5,
+                        forced: row.6,
+                        superseded: row.7,
+                        user: row.8,
+                        receivedAt: Timestamp.string(epoch: row.9),
+                        answeredInFuture: ResponseRules.answeredInFuture(answeredAtMilliseconds: row.10, receivedAt: row.9)
+                    )
+                )
+            }
+            var submissions: [ReceivedResponses.Submission] = []
+            let submitted = try await client.query(
+                """
+                SELECT attempt_id, assessment_version, submitted_at, forced, receipt_id, user_name, started_at, time_used_ms, clock_moved_back_ms
+                FROM submissions WHERE assessment_id = \(assessmentID) ORDER BY attempt_id
+                """,
+                logger: self.logger
+            )
+            for try await row in submitted.decode((String, Int, String, Bool, String, String, String?, Int?, Int?).self) {
+                submissions.append(
+                    ReceivedResponses.Submission(
+                        attemptId: row.0,
+                        assessmentVersion: row.1,
+                        submittedAt: row.2,
+                        forced: row.3,
+                        receiptId: row.4,
+                        user: row.5,
+                        startedAt: row.6,
+                        timeUsedMs: row.7,
+                        clockMovedBackMs: row.8
+                    )
+                )
+            }
+            return ReceivedResponses(assessmentId: assessmentID, responses: responses, submissions: submissions)
+        }
+    }
+}
