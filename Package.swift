@@ -104,6 +104,14 @@ let package = Package(
             name: "VaultBench",
             dependencies: ["VaultCore", "VaultAPI", "VaultSync"]
         ),
+        // scripts/load: seeds a server's store, drives it with concurrent students, measures the raw engine.
+        .executableTarget(
+            name: "VaultLoad",
+            dependencies: [
+                "VaultServer", "VaultServerPostgres", "VaultCore", "VaultAPI",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
 
         .target(name: "VaultTestSupport", dependencies: ["VaultCore", "VaultAPI"]),
         .testTarget(

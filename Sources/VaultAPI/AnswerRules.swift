@@ -39,7 +39,7 @@ public enum AnswerRules {
             return answer.numberValue?.isFinite ?? false
         case .shortText, .essay:
             guard let text = answer.stringValue else { return false }
-            return !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty && text.count <= maxLength(of: question)
+            return text.contains { !$0.isWhitespace } && text.count <= maxLength(of: question)
         }
     }
 

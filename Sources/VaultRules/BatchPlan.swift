@@ -137,13 +137,24 @@ public enum BatchPlan {
         var writes = BatchWrites()
         var results: [ItemResult] = []
         results.reserveCapacity(items.count)
+        // Each document's questions by id, once per batch (a batch of n answers would otherwise scan n times).
+        let questions = facts.documents.mapValues { document in
+            Dictionary(document.questions.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        }
         for item in items {
-            results.append(decide(item, user: user, now: now, facts: &facts, writes: &writes))
+            results.append(decide(item, user: user, now: now, facts: &facts, questions: questions, writes: &writes))
         }
         return (results, writes)
     }
 
-    private static func decide(_ item: ResponseItem, user: String, now: Date, facts: inout BatchFacts, writes: inout BatchWrites) -> ItemResult {
+    private static func decide(
+        _ item: ResponseItem,
+        user: String,
+        now: Date,
+        facts: inout BatchFacts,
+        questions: [DocumentKey: [String: Question]],
+        writes: inout BatchWrites
+    ) -> ItemResult {
         if let owner = facts.storedResponses[item.id] {
             // Another user's id answers like any invalid item, so ids cannot be probed.
             guard owner == user else { return ResponseRules.invalid(item) }
@@ -161,8 +172,13 @@ public enum BatchPlan {
         if owner == nil, let closed = ResponseRules.closedForNewAttempts(current, now: now) {
             return ItemResult(id: item.id, status: .rejected, message: closed)
         }
-        let answered = item.assessmentVersion >= 1 ? facts.documents[DocumentKey(id: item.assessmentId, version: item.assessmentVersion)] : nil
-        var result = ResponseRules.judge(item, answeredVersion: answered, current: current)
+        let answered = item.assessmentVersion >= 1 ? questions[DocumentKey(id: item.assessmentId, version: item.assessmentVersion)] : nil
+        var result = ResponseRules.judge(
+            item,
+            answeredQuestion: answered?[item.questionId],
+            currentVersion: current.version,
+            currentQuestion: questions[DocumentKey(id: item.assessmentId, version: head.currentVersion)]?[item.questionId]
+        )
         guard result.status == .accepted, let milliseconds = Timestamp.milliseconds(item.answeredAt),
             let answer = try? CanonicalJSON.encode(item.answer)
         else { return result }

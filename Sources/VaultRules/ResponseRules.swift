@@ -27,7 +27,24 @@ public enum ResponseRules {
     /// Decides accepted / conflict / rejected for an item whose id is new and whose assessment exists.
     /// Supersede is decided afterwards, against the stored answers of the same attempt and question.
     public static func judge(_ item: ResponseItem, answeredVersion: Assessment?, current: Assessment) -> ItemResult {
-        guard let answeredVersion, let question = answeredVersion.question(item.questionId) else {
+        judge(
+            item,
+            answeredQuestion: answeredVersion?.question(item.questionId),
+            currentVersion: current.version,
+            currentQuestion: current.question(item.questionId)
+        )
+    }
+
+    /// The same rules over the questions themselves (a batch looks them up in an index, not by scanning).
+    public static func judge(
+        _ item: ResponseItem,
+        answeredQuestion: Question?,
+        currentVersion: Int?,
+        currentQuestion: @autoclosure () -> Question?
+    )
+        -> ItemResult
+    {
+        guard let question = answeredQuestion else {
             return ItemResult(
                 id: item.id,
                 status: .rejected,
@@ -43,17 +60,17 @@ public enum ResponseRules {
         guard Timestamp.milliseconds(item.answeredAt) != nil else {
             return ItemResult(id: item.id, status: .rejected, message: "answered_at must be an RFC 3339 timestamp.")
         }
-        if item.assessmentVersion != current.version, !item.force {
-            let now = current.question(item.questionId)
+        if item.assessmentVersion != currentVersion, !item.force {
+            let now = currentQuestion()
             if now?.hash != item.questionHash {
                 return ItemResult(
                     id: item.id,
                     status: .conflict,
-                    currentVersion: current.version,
+                    currentVersion: currentVersion,
                     message: now == nil ? "The question was removed in the new version." : "The question changed in the new version."
                 )
             }
         }
-        return ItemResult(id: item.id, status: .accepted, currentVersion: current.version)
+        return ItemResult(id: item.id, status: .accepted, currentVersion: currentVersion)
     }
 }

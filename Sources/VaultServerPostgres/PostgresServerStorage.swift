@@ -98,13 +98,25 @@ public final class PostgresServerStorage: ServerStorage {
         (error as? PSQLError)?.serverInfo?[.sqlState]
     }
 
-    /// One serializable transaction, retried on a serialization failure (40001), a deadlock (40P01) or a unique
-    /// violation (23505: another process stored the same key first; the retry reads it and answers accordingly).
-    func serializable<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    /// How much a transaction is isolated from concurrent ones (see docs/architecture.md for which rule needs what).
+    enum Isolation: String {
+        /// Every read sees one snapshot and PostgreSQL aborts what could not have run one after the other.
+        case serializable = "SERIALIZABLE"
+        /// Each statement sees what was committed before it; the invariants are kept by unique keys and row locks,
+        /// and a unique violation sends the whole transaction round again.
+        case readCommitted = "READ COMMITTED"
+    }
+
+    /// One transaction, retried on a serialization failure (40001), a deadlock (40P01) or a unique violation (23505:
+    /// another process stored the same key first; the retry reads it and answers accordingly).
+    func transaction<T: Sendable>(
+        _ isolation: Isolation = .serializable,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
         for attempt in 0..<Self.maxTries {
             do {
                 return try await client.withConnection { connection in
-                    try await connection.query("BEGIN ISOLATION LEVEL SERIALIZABLE", logger: self.logger)
+                    try await connection.query(PostgresQuery(unsafeSQL: "BEGIN ISOLATION LEVEL \(isolation.rawValue)"), logger: self.logger)
                     do {
                         let result = try await body(connection)
                         try await connection.query("COMMIT", logger: self.logger)
@@ -213,7 +225,7 @@ public final class PostgresServerStorage: ServerStorage {
 
     public func publish(_ assessment: Assessment, now: Date) async throws -> PublishResponse {
         let source = try AssessmentPublisher.sourceBytes(assessment)
-        return try await serializable { connection in
+        return try await transaction { connection in
             var head: AssessmentHead?
             let heads = try await connection.query(
                 "SELECT current_version, deleted FROM assessments WHERE id = \(assessment.id)",
@@ -311,8 +323,13 @@ public final class PostgresServerStorage: ServerStorage {
 
     // MARK: Responses
 
+    /// READ COMMITTED: every race a batch can lose ends in a unique violation, and the retry reads the winner. Two
+    /// stores of one response id collide on its primary key; two current answers of one (attempt, question) on
+    /// `responses_one_current`; two owners of one attempt on its primary key. The assessment heads are read `FOR SHARE`,
+    /// so a publish or delete waits for the batch (and the batch never stores against a version that was replaced
+    /// under it).
     public func recordBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult] {
-        try await serializable { connection in
+        try await transaction(.readCommitted) { connection in
             let facts = try await self.facts(for: items, on: connection)
             let plan = BatchPlan.decide(items, user: user, now: now, facts: facts)
             try await self.apply(plan.writes, now: now, on: connection)
@@ -327,7 +344,7 @@ public final class PostgresServerStorage: ServerStorage {
         let stored = try await connection.query("SELECT id, user_name FROM responses WHERE id = ANY(\(needs.responseIDs))", logger: logger)
         for try await (id, owner) in stored.decode((String, String).self) { facts.storedResponses[id] = owner }
         let heads = try await connection.query(
-            "SELECT id, current_version, deleted FROM assessments WHERE id = ANY(\(needs.assessmentIDs))",
+            "SELECT id, current_version, deleted FROM assessments WHERE id = ANY(\(needs.assessmentIDs)) FOR SHARE",
             logger: logger
         )
         for try await (id, version, deleted) in heads.decode((String, Int, Bool).self) {
@@ -407,7 +424,7 @@ public final class PostgresServerStorage: ServerStorage {
 
     public func submit(_ request: SubmissionRequest, user: String, now: Date) async throws -> SubmissionOutcome {
         let receiptID = try Receipts.newID()
-        return try await serializable { connection in
+        return try await transaction { connection in
             var owner: String?
             for try await name in try await connection.query(
                 "SELECT user_name FROM attempts WHERE id = \(request.attemptId)",

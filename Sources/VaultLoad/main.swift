@@ -1,0 +1,276 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Synchronization
+import VaultAPI
+import VaultCore
+import VaultServer
+import VaultServerPostgres
+
+// `VaultLoad` is scripts/load's engine (run that script, not this):
+//   seed (--data DIR | --database URL) [--users N]      users load-0…, the 100-question load-quiz
+//   drive --port P [--users N] [--concurrency C] [--seconds S]
+//                                                        C students at once, each batch a new attempt of 100 answers
+//   raw-sqlite [--seconds S]                             the same rows inserted through our SQLite wrapper
+// Every figure comes from the product's own code: the real server over loopback, the real store.
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+func option(_ name: String, _ fallback: String? = nil) -> String? {
+    guard let index = arguments.firstIndex(of: "--\(name)"), index + 1 < arguments.count else { return fallback }
+    return arguments[index + 1]
+}
+let users = Int(option("users", "1000")!)!
+let questionsPerBatch = 100
+let password = "load-password"
+
+enum LoadFixture {
+    static let assessmentID = "load-quiz"
+
+    static var assessment: Assessment {
+        Assessment(
+            id: assessmentID,
+            title: "Load",
+            questions: (1...questionsPerBatch).map { Question(id: "q\($0)", type: .shortText, prompt: "Question \($0)?", maxLength: 200) }
+        )
+    }
+}
+
+func seed() async throws {
+    let storage: any ServerStorage
+    if let url = option("database") {
+        storage = try await PostgresServerStorage(location: PostgresLocation(url: url))
+    } else {
+        storage = try SQLiteServerStorage(directory: option("data", "./load-data")!)
+    }
+    _ = try await storage.publish(LoadFixture.assessment, now: Date())
+    for index in 0..<users {
+        try await storage.createUser(
+            PasswordHasher.makeRecord(name: "load-\(index)", role: .student, password: SecretBytes(Array(password.utf8)), iterations: 1_000)
+        )
+    }
+    print("seeded \(users) students and \(LoadFixture.assessmentID)")
+}
+
+/// Latencies of every batch, and what the server said about their items.
+final class Tally: Sendable {
+    private struct State {
+        var latencies: [Double] = []
+        var accepted = 0
+        var failedBatches = 0
+        var throttled = 0
+    }
+    private let state = Mutex(State())
+
+    func record(seconds: Double, accepted: Int) {
+        state.withLock {
+            $0.latencies.append(seconds)
+            $0.accepted += accepted
+        }
+    }
+    func failed() { state.withLock { $0.failedBatches += 1 } }
+    func throttle() { state.withLock { $0.throttled += 1 } }
+    var snapshot: (latencies: [Double], accepted: Int, failed: Int, throttled: Int) {
+        state.withLock { ($0.latencies, $0.accepted, $0.failedBatches, $0.throttled) }
+    }
+}
+
+func drive() async throws {
+    let port = Int(option("port")!)!
+    let concurrency = Int(option("concurrency", "16")!)!
+    let seconds = Double(option("seconds", "15")!)!
+    let base = "http://127.0.0.1:\(port)"
+    var configuration = HTTPClient.Configuration()
+    configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency)
+    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+
+    let api = LoadClient(client: client, base: base)
+    @Sendable func send(
+        _ method: HTTPMethod,
+        _ path: String,
+        token: String? = nil,
+        body: Data? = nil
+    ) async throws -> (HTTPResponseStatus, ByteBuffer) {
+        try await api.send(method, path, token: token, body: body)
+    }
+
+    // Every student signs in first (not timed): 16 at a time.
+    let shared = Shared(users: users)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for lane in 0..<concurrency {
+            group.addTask {
+                for index in stride(from: lane, to: users, by: concurrency) {
+                    let body = try JSONEncoder().encode(TokenRequest(user: "load-\(index)", password: password))
+                    let (status, reply) = try await send(.POST, APIPath.token, body: body)
+                    guard status == .ok else { throw LoadError("load-\(index) could not sign in (\(status)); run seed first") }
+                    let token = try JSONDecoder().decode(TokenResponse.self, from: Data(buffer: reply)).token
+                    shared.tokens.withLock { $0[index] = token }
+                }
+            }
+        }
+        try await group.waitForAll()
+    }
+    let (status, document) = try await send(.GET, APIPath.assessment(LoadFixture.assessmentID), token: shared.tokens.withLock { $0[0] })
+    guard status == .ok else { throw LoadError("the load assessment is not served (\(status)); run seed first") }
+    let served = try JSONDecoder().decode(Assessment.self, from: Data(buffer: document))
+
+    // One batch body, encoded once by our wire types; each batch swaps in a fresh attempt id (item ids follow it).
+    let marker = "ATTEMPTMARKER"
+    let template = String(
+        decoding: try CanonicalJSON.encode(
+            BatchRequest(
+                responses: served.questions.map { question in
+                    ResponseItem(
+                        id: "\(marker)-\(question.id)",
+                        attemptId: marker,
+                        assessmentId: served.id,
+                        assessmentVersion: served.version ?? 1,
+                        questionId: question.id,
+                        questionHash: question.hash ?? "",
+                        answer: .string("an answer of a usual length for a short text question"),
+                        timeSpentMs: 20_000,
+                        answeredAt: "2026-11-20T10:00:00.000Z"
+                    )
+                }
+            )
+        ),
+        as: UTF8.self
+    )
+    let accepted = Array(#""status":"accepted""#.utf8)
+    let tally = Tally()
+    let run = UUID().uuidString.prefix(8)
+    let start = ContinuousClock.now
+    let deadline = start + .milliseconds(Int(seconds * 1000))
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for _ in 0..<concurrency {
+            group.addTask {
+                while ContinuousClock.now < deadline {
+                    let number = shared.sequence.add(1, ordering: .relaxed).oldValue
+                    let user = number % users
+                    let body = Data(template.replacingOccurrences(of: marker, with: "load-\(run)-\(number)").utf8)
+                    let token = shared.tokens.withLock { $0[user] }
+                    let began = ContinuousClock.now
+                    let (status, reply) = try await send(.POST, APIPath.batch, token: token, body: body)
+                    let elapsed = ContinuousClock.now - began
+                    switch status {
+                    case .ok:
+                        let bytes = Array(buffer: reply)
+                        var count = 0
+                        var index = bytes.startIndex
+                        while let found = bytes[index...].firstRange(of: accepted) {
+                            count += 1
+                            index = found.upperBound
+                        }
+                        tally.record(seconds: Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds), accepted: count)
+                    case .tooManyRequests: tally.throttle()
+                    default: tally.failed()
+                    }
+                }
+            }
+        }
+        try await group.waitForAll()
+    }
+    let wall = ContinuousClock.now - start
+    try await client.shutdown()
+    let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
+    let result = tally.snapshot
+    let sorted = result.latencies.sorted()
+    func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] * 1000 }
+    let line: [String: Any] = [
+        "answers_per_second": Int(Double(result.accepted) / wallSeconds),
+        "batches": sorted.count,
+        "answers_accepted": result.accepted,
+        "answers_expected": sorted.count * questionsPerBatch,
+        "p50_ms": (percentile(0.50) * 10).rounded() / 10,
+        "p99_ms": (percentile(0.99) * 10).rounded() / 10,
+        "failed_batches": result.failed,
+        "throttled_batches": result.throttled,
+        "concurrency": concurrency,
+        "users": users,
+        "seconds": (wallSeconds * 10).rounded() / 10,
+    ]
+    print(String(decoding: try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]), as: UTF8.self))
+}
+
+/// The engine's own rate for the same rows: the server's INSERT, through our wrapper, 100 rows per transaction, with
+/// the server's settings, in one process (SQLite has one writer); each transaction records its attempt as the server does.
+func rawSQLite() throws {
+    let seconds = Double(option("seconds", "10")!)!
+    let directory = NSTemporaryDirectory() + "vault-load-raw-\(getpid())"
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    _ = try SQLiteServerStorage(directory: directory)  // the server's schema, indexes included
+    var configuration = DatabaseConfiguration()
+    configuration.synchronous = "NORMAL"
+    let database = try Database(path: directory + "/server.db", encryption: .plaintext, configuration: configuration)
+    let insert = """
+        INSERT INTO responses (id, user_name, attempt_id, assessment_id, assessment_version, question_id, answer, answered_at,
+            answered_at_ms, time_spent_ms, forced, superseded, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+    let answer = #""an answer of a usual length for a short text question""#
+    let start = ContinuousClock.now
+    let deadline = start + .milliseconds(Int(seconds * 1000))
+    var rows = 0
+    while ContinuousClock.now < deadline {
+        try database.inTransaction {
+            let attempt = "raw-attempt-\(rows / questionsPerBatch)"
+            try database.execute(
+                "INSERT OR IGNORE INTO attempts (id, user_name, assessment_id) VALUES (?, ?, ?)",
+                [attempt, "load-0", LoadFixture.assessmentID]
+            )
+            for question in 1...questionsPerBatch {
+                try database.execute(
+                    insert,
+                    [
+                        "raw-\(rows)", "load-0", attempt, LoadFixture.assessmentID, 1,
+                        "q\(question)", answer, "2026-11-20T10:00:00.000Z", 1_763_632_800_000, 20_000, false, false, Date().timeIntervalSince1970,
+                    ]
+                )
+                rows += 1
+            }
+        }
+    }
+    let wall = ContinuousClock.now - start
+    let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
+    print(#"{"raw_sqlite_rows_per_second":\#(Int(Double(rows) / wallSeconds)),"rows":\#(rows)}"#)
+}
+
+/// What the students' tasks share: their tokens, and the number of the next batch.
+final class Shared: Sendable {
+    let tokens: Mutex<[String]>
+    let sequence = Atomic<Int>(0)
+    init(users: Int) { tokens = Mutex([String](repeating: "", count: users)) }
+}
+
+struct LoadClient: Sendable {
+    let client: HTTPClient
+    let base: String
+
+    func send(_ method: HTTPMethod, _ path: String, token: String?, body: Data?) async throws -> (HTTPResponseStatus, ByteBuffer) {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = method
+        request.headers.add(name: "Content-Type", value: "application/json")
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        let response = try await client.execute(request, timeout: .seconds(60))
+        return (response.status, try await response.body.collect(upTo: 16 << 20))
+    }
+}
+
+struct LoadError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+do {
+    switch arguments.first {
+    case "seed": try await seed()
+    case "drive": try await drive()
+    case "raw-sqlite": try rawSQLite()
+    default:
+        FileHandle.standardError.write(Data("usage: VaultLoad seed|drive|raw-sqlite [options] (run scripts/load)\n".utf8))
+        exit(64)
+    }
+} catch {
+    FileHandle.standardError.write(Data("VaultLoad: \(error)\n".utf8))
+    exit(1)
+}
