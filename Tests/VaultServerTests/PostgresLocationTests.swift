@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+import VaultServer
+import VaultServerPostgres
+import VaultTestSupport
+
+struct PostgresLocationTests {
+    @Test("a database URL is parsed; one with a password is refused, and the refusal never repeats the password")
+    func urls() throws {
+        let location = try PostgresLocation(url: "postgres://vault@db.school.example:6543/district")
+        #expect(location == PostgresLocation(host: "db.school.example", port: 6543, user: "vault", database: "district"))
+        #expect(try PostgresLocation(url: "postgresql://kim@localhost/vault").port == 5432)
+        for bad in ["postgres://vault:hunter2-secret@db/x", "postgres://db/x", "postgres://vault@db", "mysql://vault@db/x", "postgres://vault@/x"] {
+            #expect(throws: StorageError.self) { try PostgresLocation(url: bad) }
+            do {
+                _ = try PostgresLocation(url: bad)
+            } catch {
+                #expect(!"\(error)".contains("hunter2"))
+            }
+        }
+        #expect(location.description == "postgres://vault@db.school.example:6543/district")
+    }
+
+    @Test("the password comes from PGPASSFILE: first matching line, * wildcards, escaped colons; none without a match")
+    func passwordFile() throws {
+        let directory = TemporaryDirectory("pgpass")
+        let file = directory.file("pgpass")
+        try Data(
+            """
+            # comment
+            other.example:5432:district:vault:wrong
+            db.school.example:*:district:vault:pa\\:ss\\\\word
+            *:*:*:vault:fallback
+
+            """.utf8
+        ).write(to: URL(fileURLWithPath: file))
+        let location = PostgresLocation(host: "db.school.example", port: 6543, user: "vault", database: "district")
+        #expect(location.password(environment: ["PGPASSFILE": file]) == "pa:ss\\word")
+        var elsewhere = location
+        elsewhere.host = "replica.example"
+        #expect(elsewhere.password(environment: ["PGPASSFILE": file]) == "fallback")
+        var stranger = location
+        stranger.user = "kim"
+        #expect(stranger.password(environment: ["PGPASSFILE": file]) == nil)
+        #expect(location.password(environment: ["PGPASSFILE": directory.file("missing")]) == nil)
+    }
+
+    @Test("vault-server refuses a password in --database and in VAULT_SERVER_DATABASE_URL, without echoing it")
+    func binaryRefusesPasswordInURL() throws {
+        let url = "postgres://vault:hunter2-secret@127.0.0.1:1/x"
+        for (arguments, environment) in [
+            (["user", "add", "kim", "--database", url], [String: String]()), (["responses", "quiz", "--json"], ["VAULT_SERVER_DATABASE_URL": url]),
+        ] {
+            let result = try Binaries.run("vault-server", arguments, stdin: "kim-pw\n", environment: environment)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("password file"))
+            #expect(!result.stderr.contains("hunter2") && !result.stdout.contains("hunter2"))
+        }
+    }
+}
