@@ -17,6 +17,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.21.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Ed25519 and X25519 (receipts, the hand-in key): typed keys over BoringSSL with prefixed symbols, already in
+        // the build through postgres-nio. Everything else (PBKDF2, AES-GCM of the vault, SHA-256) stays on OpenSSL.
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // C libraries: each a system-library target holding only module.modulemap and shim.h.
@@ -43,6 +46,7 @@ let package = Package(
             dependencies: [
                 "CSQLCipher", "COpenSSL", "CZlib", "CKeyutils", "VaultAPI",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The wire contract shared by client and server: Codable + Sendable values only.

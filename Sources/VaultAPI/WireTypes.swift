@@ -236,7 +236,10 @@ public struct SubmissionReceipt: Codable, Sendable, Equatable {
     public var assessmentVersion: Int
     public var receivedAt: String
     public var responseCount: Int
+    /// The receipt as a statement signed by the server's key (nil only from a server older than receipts).
+    public var signed: SignedReceipt?
     enum CodingKeys: String, CodingKey {
+        case signed
         case receiptId = "receipt_id"
         case attemptId = "attempt_id"
         case assessmentId = "assessment_id"
@@ -244,7 +247,16 @@ public struct SubmissionReceipt: Codable, Sendable, Equatable {
         case receivedAt = "received_at"
         case responseCount = "response_count"
     }
-    public init(receiptId: String, attemptId: String, assessmentId: String, assessmentVersion: Int, receivedAt: String, responseCount: Int) {
+    public init(
+        receiptId: String,
+        attemptId: String,
+        assessmentId: String,
+        assessmentVersion: Int,
+        receivedAt: String,
+        responseCount: Int,
+        signed: SignedReceipt? = nil
+    ) {
+        self.signed = signed
         self.receiptId = receiptId
         self.attemptId = attemptId
         self.assessmentId = assessmentId
@@ -393,6 +405,7 @@ public enum APIPath {
     public static let assessments = "/v1/assessments"
     public static let batch = "/v1/responses/batch"
     public static let submissions = "/v1/submissions"
+    public static let serverKey = "/v1/server-key"
     public static func assessment(_ id: String) -> String { "/v1/assessments/\(id)" }
     public static func responses(_ id: String) -> String { "/v1/assessments/\(id)/responses" }
     /// Largest request body the server accepts, after decompression.

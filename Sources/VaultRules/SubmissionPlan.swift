@@ -4,8 +4,8 @@ import VaultCore
 
 /// What `POST /v1/submissions` answers.
 public enum SubmissionOutcome: Sendable, Equatable {
-    case created(SubmissionReceipt)
-    case repeated(SubmissionReceipt)
+    case created(SubmissionRecord)
+    case repeated(SubmissionRecord)
     case outdated(currentVersion: Int)
     case gone
     case missingResponses([String])
@@ -28,6 +28,8 @@ public struct SubmissionRecord: Sendable, Equatable {
     public var startedAt: String?
     public var timeUsedMilliseconds: Int?
     public var clockMovedBackMilliseconds: Int?
+    /// The signed statement, once issued (a submission stored before receipts were signed has none yet).
+    public var signedReceipt: SignedReceipt?
 
     public init(
         attemptID: String,
@@ -41,8 +43,10 @@ public struct SubmissionRecord: Sendable, Equatable {
         responseCount: Int,
         startedAt: String? = nil,
         timeUsedMilliseconds: Int? = nil,
-        clockMovedBackMilliseconds: Int? = nil
+        clockMovedBackMilliseconds: Int? = nil,
+        signedReceipt: SignedReceipt? = nil
     ) {
+        self.signedReceipt = signedReceipt
         self.attemptID = attemptID
         self.user = user
         self.assessmentID = assessmentID
@@ -64,7 +68,8 @@ public struct SubmissionRecord: Sendable, Equatable {
             assessmentId: assessmentID,
             assessmentVersion: assessmentVersion,
             receivedAt: Timestamp.string(epoch: receivedAt),
-            responseCount: responseCount
+            responseCount: responseCount,
+            signed: signedReceipt
         )
     }
 }
@@ -98,7 +103,7 @@ public enum SubmissionPlan {
         if let owner = facts.attemptOwner, owner != user {
             return (.forbidden("This attempt belongs to someone else, so it cannot be submitted from this account."), nil)
         }
-        if let existing = facts.existing { return (.repeated(existing.receipt), nil) }
+        if let existing = facts.existing { return (.repeated(existing), nil) }
         guard let head = facts.head, !head.deleted else { return (.gone, nil) }
         guard Timestamp.milliseconds(request.submittedAt) != nil else { return (.rejected("submitted_at must be an RFC 3339 timestamp."), nil) }
         let force = request.force ?? false
@@ -126,6 +131,66 @@ public enum SubmissionPlan {
             timeUsedMilliseconds: request.timeUsedMs.map { max(0, $0) },
             clockMovedBackMilliseconds: request.clockMovedBackMs.map { max(0, $0) }
         )
-        return (.created(record.receipt), record)
+        return (.created(record), record)
+    }
+}
+
+/// What a receipt states besides the submission record, read from the store when it is issued.
+public struct ReceiptMaterial: Sendable, Equatable {
+    public struct Answer: Sendable, Equatable {
+        public var responseID: String
+        public var questionID: String
+        /// The answer's canonical JSON, as stored.
+        public var answer: String
+        public init(responseID: String, questionID: String, answer: String) {
+            self.responseID = responseID
+            self.questionID = questionID
+            self.answer = answer
+        }
+    }
+    /// The content hash of the submitted version.
+    public var contentHash: String
+    /// The attempt's current answers (the latest per question).
+    public var answers: [Answer]
+    public init(contentHash: String, answers: [Answer]) {
+        self.contentHash = contentHash
+        self.answers = answers
+    }
+}
+
+public enum ReceiptRules {
+    /// The statement a receipt for `record` makes: every current answer of the attempt by its hash, in question order.
+    public static func statement(for record: SubmissionRecord, material: ReceiptMaterial, fingerprint: String) -> ReceiptStatement {
+        ReceiptStatement(
+            receiptId: record.receiptID,
+            keyFingerprint: fingerprint,
+            user: record.user,
+            attemptId: record.attemptID,
+            assessmentId: record.assessmentID,
+            assessmentVersion: record.assessmentVersion,
+            contentHash: material.contentHash,
+            submittedAt: record.submittedAt,
+            receivedAt: Timestamp.string(epoch: record.receivedAt),
+            timeUsedMs: record.timeUsedMilliseconds,
+            clockMovedBackMs: record.clockMovedBackMilliseconds,
+            forced: record.forced,
+            responses: material.answers.sorted { ($0.questionID, $0.responseID) < ($1.questionID, $1.responseID) }.map {
+                ReceiptStatement.Response(
+                    responseId: $0.responseID,
+                    questionId: $0.questionID,
+                    answerSha256: answerDigest(canonicalAnswer: Data($0.answer.utf8))
+                )
+            }
+        )
+    }
+}
+
+extension SignedReceipt {
+    /// The receipt as a store keeps it (canonical JSON text).
+    public var storedText: String { String(decoding: (try? CanonicalJSON.encode(self)) ?? Data(), as: UTF8.self) }
+
+    public init?(storedText: String) {
+        guard let value = try? JSONDecoder().decode(SignedReceipt.self, from: Data(storedText.utf8)) else { return nil }
+        self = value
     }
 }

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import VaultAPI
 
 /// Builds the router: public routes, then everything else behind the bearer token.
 /// `hashing` defaults to a pool built from the configuration; tests pass their own to count derivations.
@@ -26,7 +27,11 @@ public func buildRouter<Storage: ServerStorage, C: Clock>(
     let authenticated = router.group("v1").add(middleware: BearerAuthenticator(storage: storage))
     auth.registerAuthenticated(on: authenticated)
     AssessmentRoutes(storage: storage, configuration: configuration).register(on: authenticated)
-    ResponseRoutes(storage: storage, configuration: configuration).register(on: authenticated)
+    let receipts = ReceiptIssuer(storage: storage)
+    router.get(RouterPath(APIPath.serverKey)) { request, _ in
+        try JSONBody.response(try await receipts.identity().publicKey.response, request: request)
+    }
+    ResponseRoutes(storage: storage, configuration: configuration, receipts: receipts).register(on: authenticated)
     return router
 }
 

@@ -88,7 +88,12 @@ enum PostgresSchema {
             )
             """,
             "CREATE INDEX submissions_by_assessment ON submissions (assessment_id)",
-        ]
+        ],
+        // Receipts signed by the server's identity, which every process of a deployment reads from here.
+        [
+            "CREATE TABLE server_keys (id INTEGER PRIMARY KEY CHECK (id = 1), material BYTEA NOT NULL)",
+            "ALTER TABLE submissions ADD COLUMN signed_receipt TEXT",
+        ],
     ]
 
     static var latestVersion: Int { versions.count }

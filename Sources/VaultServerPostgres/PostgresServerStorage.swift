@@ -434,11 +434,12 @@ public final class PostgresServerStorage: ServerStorage {
             let rows = try await connection.query(
                 """
                 SELECT attempt_id, user_name, assessment_id, assessment_version, submitted_at, forced, receipt_id, received_at,
-                    response_count, started_at, time_used_ms, clock_moved_back_ms FROM submissions WHERE attempt_id = \(request.attemptId)
+                    response_count, started_at, time_used_ms, clock_moved_back_ms, signed_receipt FROM submissions
+                WHERE attempt_id = \(request.attemptId)
                 """,
                 logger: self.logger
             )
-            for try await row in rows.decode((String, String, String, Int, String, Bool, String, Double, Int, String?, Int?, Int?).self) {
+            for try await row in rows.decode((String, String, String, Int, String, Bool, String, Double, Int, String?, Int?, Int?, String?).self) {
                 existing = SubmissionRecord(
                     attemptID: row.0,
                     user: row.1,
@@ -451,7 +452,8 @@ public final class PostgresServerStorage: ServerStorage {
                     responseCount: row.8,
                     startedAt: row.9,
                     timeUsedMilliseconds: row.10,
-                    clockMovedBackMilliseconds: row.11
+                    clockMovedBackMilliseconds: row.11,
+                    signedReceipt: row.12.flatMap(SignedReceipt.init(storedText:))
                 )
             }
             var head: AssessmentHead?
@@ -541,6 +543,59 @@ public final class PostgresServerStorage: ServerStorage {
                 )
             }
             return ReceivedResponses(assessmentId: assessmentID, responses: responses, submissions: submissions)
+        }
+    }
+
+    // MARK: Identity and receipts
+
+    public func serverIdentityMaterial(generate: @Sendable () -> Data) async throws -> Data {
+        let fresh = generate()
+        return try await transaction { connection in
+            try await connection.query("INSERT INTO server_keys (id, material) VALUES (1, \(fresh)) ON CONFLICT (id) DO NOTHING", logger: self.logger)
+            for try await material in try await connection.query("SELECT material FROM server_keys WHERE id = 1", logger: self.logger).decode(
+                Data.self
+            ) {
+                return material
+            }
+            throw StorageError.damaged("the server key")
+        }
+    }
+
+    public func receiptMaterial(attemptID: String) async throws -> ReceiptMaterial? {
+        try await transaction { connection in
+            var contentHash: String?
+            for try await hash in try await connection.query(
+                """
+                SELECT v.content_hash FROM submissions s JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
+                WHERE s.attempt_id = \(attemptID)
+                """,
+                logger: self.logger
+            ).decode(String.self) { contentHash = hash }
+            guard let contentHash else { return nil }
+            var answers: [ReceiptMaterial.Answer] = []
+            for try await (id, question, answer) in try await connection.query(
+                "SELECT id, question_id, answer FROM responses WHERE attempt_id = \(attemptID) AND NOT superseded",
+                logger: self.logger
+            ).decode((String, String, String).self) {
+                answers.append(ReceiptMaterial.Answer(responseID: id, questionID: question, answer: answer))
+            }
+            return ReceiptMaterial(contentHash: contentHash, answers: answers)
+        }
+    }
+
+    public func attachReceipt(attemptID: String, signed: SignedReceipt) async throws -> SignedReceipt {
+        try await transaction { connection in
+            try await connection.query(
+                "UPDATE submissions SET signed_receipt = \(signed.storedText) WHERE attempt_id = \(attemptID) AND signed_receipt IS NULL",
+                logger: self.logger
+            )
+            for try await stored in try await connection.query(
+                "SELECT signed_receipt FROM submissions WHERE attempt_id = \(attemptID)",
+                logger: self.logger
+            ).decode(String?.self) {
+                return stored.flatMap(SignedReceipt.init(storedText:)) ?? signed
+            }
+            return signed
         }
     }
 }

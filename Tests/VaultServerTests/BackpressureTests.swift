@@ -36,6 +36,11 @@ struct SlowStorage: ServerStorage {
     }
     func received(assessmentID: String) async throws -> ReceivedResponses? { try await base.received(assessmentID: assessmentID) }
     func run() async throws { try await base.run() }
+    func serverIdentityMaterial(generate: @Sendable () -> Data) async throws -> Data { try await base.serverIdentityMaterial(generate: generate) }
+    func receiptMaterial(attemptID: String) async throws -> ReceiptMaterial? { try await base.receiptMaterial(attemptID: attemptID) }
+    func attachReceipt(attemptID: String, signed: SignedReceipt) async throws -> SignedReceipt {
+        try await base.attachReceipt(attemptID: attemptID, signed: signed)
+    }
 }
 
 struct BackpressureTests {

@@ -6,6 +6,7 @@ import VaultAPI
 struct ResponseRoutes<Storage: ServerStorage> {
     let storage: Storage
     let configuration: ServerConfiguration
+    let receipts: ReceiptIssuer
 
     func register(on group: RouterGroup<VaultRequestContext>) {
         let uploads = group.group().add(middleware: BatchAdmission(limit: configuration.maxUploadsInFlight))
@@ -26,10 +27,10 @@ struct ResponseRoutes<Storage: ServerStorage> {
             let user = try context.user ?? { throw APIError.unauthorized }()
             let submission = try await JSONBody.decode(SubmissionRequest.self, from: request, limit: 4 * 1024 * 1024)
             switch try await storage.submit(submission, user: user, now: Date()) {
-            case .created(let receipt):
-                return try JSONBody.response(receipt, status: .created, request: request)
-            case .repeated(let receipt):
-                return try JSONBody.response(receipt, request: request)
+            case .created(let record):
+                return try JSONBody.response(try await receipts.receipt(for: record), status: .created, request: request)
+            case .repeated(let record):
+                return try JSONBody.response(try await receipts.receipt(for: record), request: request)
             case .outdated(let version):
                 var error = APIError(.conflict, code: "version_conflict", message: "The assessment changed since this attempt started.")
                 error.currentVersion = version

@@ -277,7 +277,7 @@ public final class SQLiteServerStorage: ServerStorage {
                 let existing = try database.row(
                     """
                     SELECT attempt_id, user_name, assessment_id, assessment_version, submitted_at, forced, receipt_id, received_at,
-                        response_count, started_at, time_used_ms, clock_moved_back_ms FROM submissions WHERE attempt_id = ?
+                        response_count, started_at, time_used_ms, clock_moved_back_ms, signed_receipt FROM submissions WHERE attempt_id = ?
                     """,
                     [request.attemptId]
                 ).map(Self.submission)
@@ -327,8 +327,56 @@ public final class SQLiteServerStorage: ServerStorage {
             responseCount: row.int(8),
             startedAt: row.optionalString(9),
             timeUsedMilliseconds: row.optionalInt(10),
-            clockMovedBackMilliseconds: row.optionalInt(11)
+            clockMovedBackMilliseconds: row.optionalInt(11),
+            signedReceipt: row.optionalString(12).flatMap(SignedReceipt.init(storedText:))
         )
+    }
+
+    // MARK: Identity and receipts
+
+    public func serverIdentityMaterial(generate: @Sendable () -> Data) async throws -> Data {
+        let fresh = generate()
+        return try await onDatabase { database, _ in
+            try database.inTransaction {
+                try database.execute("INSERT OR IGNORE INTO server_keys (id, material) VALUES (1, ?)", [fresh])
+                guard let row = try database.row("SELECT material FROM server_keys WHERE id = 1") else {
+                    throw StorageError.damaged("the server key")
+                }
+                return row.data(0)
+            }
+        }
+    }
+
+    public func receiptMaterial(attemptID: String) async throws -> ReceiptMaterial? {
+        try await onDatabase { database, _ in
+            guard
+                let row = try database.row(
+                    """
+                    SELECT v.content_hash FROM submissions s JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
+                    WHERE s.attempt_id = ?
+                    """,
+                    [attemptID]
+                )
+            else { return nil }
+            let answers = try database.rows(
+                "SELECT id, question_id, answer FROM responses WHERE attempt_id = ? AND superseded = 0",
+                [attemptID]
+            ).map { ReceiptMaterial.Answer(responseID: $0.string(0), questionID: $0.string(1), answer: $0.string(2)) }
+            return ReceiptMaterial(contentHash: row.string(0), answers: answers)
+        }
+    }
+
+    public func attachReceipt(attemptID: String, signed: SignedReceipt) async throws -> SignedReceipt {
+        try await onDatabase { database, _ in
+            try database.inTransaction {
+                try database.execute(
+                    "UPDATE submissions SET signed_receipt = ? WHERE attempt_id = ? AND signed_receipt IS NULL",
+                    [signed.storedText, attemptID]
+                )
+                let stored = try database.row("SELECT signed_receipt FROM submissions WHERE attempt_id = ?", [attemptID])?.optionalString(0)
+                return stored.flatMap(SignedReceipt.init(storedText:)) ?? signed
+            }
+        }
     }
 
     public func received(assessmentID: String) async throws -> ReceivedResponses? {

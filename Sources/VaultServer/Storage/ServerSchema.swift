@@ -79,6 +79,14 @@ enum ServerSchema {
             ALTER TABLE submissions ADD COLUMN clock_moved_back_ms INTEGER;
             """
         )
+        // Receipts signed by the server's identity, which every process of a deployment reads from here.
+        migrator.register(
+            3,
+            """
+            CREATE TABLE server_keys (id INTEGER PRIMARY KEY NOT NULL CHECK (id = 1), material BLOB NOT NULL);
+            ALTER TABLE submissions ADD COLUMN signed_receipt TEXT;
+            """
+        )
         return migrator
     }
 }

@@ -55,6 +55,14 @@ public protocol ServerStorage: Service {
     /// One transaction: `SubmissionPlan` over the facts read inside it.
     func submit(_ request: SubmissionRequest, user: String, now: Date) async throws -> SubmissionOutcome
     func received(assessmentID: String) async throws -> ReceivedResponses?
+
+    /// The server's identity (`ServerIdentity.material`), made by `generate` when none is stored. Whichever process
+    /// asks first stores it (insert if absent, then read), so every process of a deployment reads the same.
+    func serverIdentityMaterial(generate: @Sendable () -> Data) async throws -> Data
+    /// The content hash of the submitted version and the attempt's current answers; nil when it was not submitted.
+    func receiptMaterial(attemptID: String) async throws -> ReceiptMaterial?
+    /// Stores `signed` as the attempt's receipt unless one is stored already; returns the stored one.
+    func attachReceipt(attemptID: String, signed: SignedReceipt) async throws -> SignedReceipt
 }
 
 /// Why a store could not do what was asked. Messages name the thing, never a password or an answer.

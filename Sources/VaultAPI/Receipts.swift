@@ -1,0 +1,110 @@
+import Foundation
+
+/// `GET /v1/server-key`: the server's public keys (raw 32-byte Ed25519 and X25519 keys, base64) and their short
+/// fingerprint, which a vault pins at login.
+public struct ServerKeyResponse: Codable, Sendable, Equatable {
+    public var signingKey: String
+    public var agreementKey: String
+    public var fingerprint: String
+    enum CodingKeys: String, CodingKey {
+        case fingerprint
+        case signingKey = "signing_key"
+        case agreementKey = "agreement_key"
+    }
+    public init(signingKey: String, agreementKey: String, fingerprint: String) {
+        self.signingKey = signingKey
+        self.agreementKey = agreementKey
+        self.fingerprint = fingerprint
+    }
+}
+
+/// What a signed receipt states. No answer text: each answer is named by the SHA-256 of its canonical JSON.
+public struct ReceiptStatement: Codable, Sendable, Equatable {
+    public struct Response: Codable, Sendable, Equatable {
+        public var responseId: String
+        public var questionId: String
+        public var answerSha256: String
+        enum CodingKeys: String, CodingKey {
+            case responseId = "response_id"
+            case questionId = "question_id"
+            case answerSha256 = "answer_sha256"
+        }
+        public init(responseId: String, questionId: String, answerSha256: String) {
+            self.responseId = responseId
+            self.questionId = questionId
+            self.answerSha256 = answerSha256
+        }
+    }
+
+    public static let format = "vault-receipt-v1"
+    public var format: String
+    public var receiptId: String
+    public var keyFingerprint: String
+    public var user: String
+    public var attemptId: String
+    public var assessmentId: String
+    public var assessmentVersion: Int
+    public var contentHash: String
+    public var submittedAt: String
+    public var receivedAt: String
+    public var timeUsedMs: Int?
+    public var clockMovedBackMs: Int?
+    public var forced: Bool
+    public var responses: [Response]
+
+    enum CodingKeys: String, CodingKey {
+        case format, user, forced, responses
+        case receiptId = "receipt_id"
+        case keyFingerprint = "key_fingerprint"
+        case attemptId = "attempt_id"
+        case assessmentId = "assessment_id"
+        case assessmentVersion = "assessment_version"
+        case contentHash = "content_hash"
+        case submittedAt = "submitted_at"
+        case receivedAt = "received_at"
+        case timeUsedMs = "time_used_ms"
+        case clockMovedBackMs = "clock_moved_back_ms"
+    }
+
+    public init(
+        receiptId: String,
+        keyFingerprint: String,
+        user: String,
+        attemptId: String,
+        assessmentId: String,
+        assessmentVersion: Int,
+        contentHash: String,
+        submittedAt: String,
+        receivedAt: String,
+        timeUsedMs: Int?,
+        clockMovedBackMs: Int?,
+        forced: Bool,
+        responses: [Response]
+    ) {
+        format = Self.format
+        self.receiptId = receiptId
+        self.keyFingerprint = keyFingerprint
+        self.user = user
+        self.attemptId = attemptId
+        self.assessmentId = assessmentId
+        self.assessmentVersion = assessmentVersion
+        self.contentHash = contentHash
+        self.submittedAt = submittedAt
+        self.receivedAt = receivedAt
+        self.timeUsedMs = timeUsedMs
+        self.clockMovedBackMs = clockMovedBackMs
+        self.forced = forced
+        self.responses = responses
+    }
+}
+
+/// A statement and the server's Ed25519 signature over its exact bytes (the canonical JSON, carried as a string so
+/// that no re-encoding can change what was signed). This is the file `vault receipts export` writes.
+public struct SignedReceipt: Codable, Sendable, Equatable {
+    public var statement: String
+    public var signature: String
+    public init(statement: String, signature: String) {
+        self.statement = statement
+        self.signature = signature
+    }
+}
