@@ -76,10 +76,9 @@ struct DownloadCommandTests {
     @Test("a revoked or expired token: 'Your sign-in has expired. Run `vault login`.' and exit 77")
     func expiredToken() throws {
         let (vault, server) = try signedIn()
-        // A fresh server data directory knows no tokens: as if the token were revoked.
-        server.stop()
-        try FileManager.default.removeItem(atPath: server.dataDirectory)
-        try server.start()
+        // The server forgets every token: as if ours were revoked.
+        let revoked = try Binaries.system("sqlite3", [server.dataDirectory + "/server.db", "DELETE FROM tokens"])
+        #expect(revoked.status == 0, "\(revoked.stderr)")
         let result = try vault.unlocked(["catalog"])
         #expect(result.status == 77)
         #expect(result.stderr == "vault: Your sign-in has expired. Run `vault login`.\n")
@@ -89,6 +88,43 @@ struct DownloadCommandTests {
         let wrong = try vault.run(["login", "--vault", vault.path, "--password-stdin", "--server-password-stdin"], stdin: "pw-1\nnope\n")
         #expect(wrong.status == 77)
         #expect(!wrong.stderr.contains("401"))
+    }
+
+    @Test("a server whose key changed (another server at the same address): every network command stops, login too, until --accept-new-server-key")
+    func serverKeyChanged() throws {
+        let (vault, server) = try signedIn()
+        let again = try vault.run(
+            ["login", "--vault", vault.path, "--password-stdin", "--server-password-stdin", "--json"],
+            stdin: "pw-1\ndemo-password\n"
+        )
+        let pinned = try #require(again.json?["server_key"] as? String, "\(again.stderr)")
+        // A fresh data directory: a new server identity at the same address.
+        server.stop()
+        try FileManager.default.removeItem(atPath: server.dataDirectory)
+        try server.start()
+        let before = vault.snapshot()
+        for command in [["catalog"], ["download", "algebra-1"], ["sync"]] {
+            let result = try vault.unlocked(command)
+            #expect(result.status == 77, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("The server's key has changed") && result.stderr.contains(pinned))
+            #expect(result.stderr.contains("--accept-new-server-key"))
+        }
+        #expect(vault.snapshot()["vault.key"] == before["vault.key"])
+        let refused = try vault.run(["login", "--vault", vault.path, "--password-stdin", "--server-password-stdin"], stdin: "pw-1\ndemo-password\n")
+        #expect(refused.status == 77 && refused.stderr.contains("The server's key has changed"))
+        let wrongPin = try vault.run(
+            ["login", "--vault", vault.path, "--password-stdin", "--server-password-stdin", "--server-key", pinned],
+            stdin: "pw-1\ndemo-password\n"
+        )
+        #expect(wrongPin.status == 77 && wrongPin.stderr.contains("is not the one you gave"))
+        let accepted = try vault.run(
+            ["login", "--vault", vault.path, "--password-stdin", "--server-password-stdin", "--accept-new-server-key", "--json"],
+            stdin: "pw-1\ndemo-password\n"
+        )
+        #expect(accepted.status == 0, "\(accepted.stderr)")
+        let fresh = try #require(accepted.json?["server_key"] as? String)
+        #expect(fresh != pinned)
+        #expect(try vault.unlocked(["catalog"]).status == 0)
     }
 
     @Test("evict and clear-cache through the CLI")

@@ -98,6 +98,8 @@ struct ConflictTests {
             // The server forgets one answer (as after a restore from backup).
             let ids = try vault.database.rows("SELECT id FROM responses").map { $0.string(0) }
             try vault.submitAttempt(attempt)
+            // The key is pinned first (as at login), so the scripted 422 is the submission's.
+            try vault.pinServerKey(try await client.serverKey(), serverURL: "")
             let fake = FaultInjectingTransport(
                 inner: transport,
                 script: [

@@ -16,6 +16,9 @@ struct Login: AsyncParsableCommand {
     @Option(help: "Your user name on the server (default: the one used last).") var user: String?
     @Flag(help: "Read the server password from a line of stdin (after the vault password when both are there).")
     var serverPasswordStdin = false
+    @Option(help: "The server key fingerprint your teacher gave you; sign-in stops if the server's differs.") var serverKey: String?
+    @Flag(help: "Accept a server key that differs from the one this vault pinned (only when your teacher confirms it).")
+    var acceptNewServerKey = false
 
     func run() async throws {
         let context = CommandContext(globals)
@@ -32,9 +35,26 @@ struct Login: AsyncParsableCommand {
             confirm: false,
             flag: "--server-password-stdin"
         )
-        let token = try await NetworkSession.with(vault: vault, serverURL: server) { session in
-            try await session.client.signIn(user: user, password: password)
+        let pinned = try vault.pinnedServerKey()
+        let (token, key) = try await NetworkSession.with(vault: vault, serverURL: server, pinnedKey: false) { session in
+            let key = try await session.client.serverKey()
+            do {
+                _ = try ServerPublicKey(key)
+            } catch {
+                throw VaultError(.invalidData, "The server's key is not valid, so this vault will not sign in to it.")
+            }
+            if let serverKey, serverKey.lowercased() != key.fingerprint {
+                throw VaultError(
+                    .notAllowed,
+                    "The server's key (\(key.fingerprint)) is not the one you gave (\(serverKey)). Nothing was sent; check the address and the fingerprint."
+                )
+            }
+            if let pinned, pinned.key != key, !acceptNewServerKey, serverKey == nil {
+                throw NetworkSession.keyChanged(pinned: pinned.key.fingerprint, served: key.fingerprint)
+            }
+            return (try await session.client.signIn(user: user, password: password), key)
         }
+        try vault.pinServerKey(key, serverURL: server)
         try vault.saveAccount(
             Account(
                 serverURL: server,
@@ -45,6 +65,7 @@ struct Login: AsyncParsableCommand {
             )
         )
         context.console.line("Signed in to \(server) as \(user).")
-        context.console.emit(["server": server, "user": user, "expires_at": token.expiresAt])
+        context.console.line("Server key: \(key.fingerprint)\(pinned?.key == key ? "" : " (pinned now; ask your teacher to confirm it)")")
+        context.console.emit(["server": server, "user": user, "expires_at": token.expiresAt, "server_key": key.fingerprint])
     }
 }

@@ -34,6 +34,28 @@ final class NetworkSession {
         }
     }
 
+    /// Stops when the server presents keys other than the pinned ones (like SSH's "host key changed"); a vault
+    /// signed in before keys were pinned pins them now (trust on first use).
+    func verifyServerKey() async throws {
+        let served = try await client.serverKey()
+        guard let pinned = try vault.pinnedServerKey() else {
+            try vault.pinServerKey(served, serverURL: transport.baseURL)
+            return
+        }
+        guard pinned.key == served else { throw Self.keyChanged(pinned: pinned.key.fingerprint, served: served.fingerprint) }
+    }
+
+    static func keyChanged(pinned: String, served: String) -> VaultError {
+        VaultError(
+            .notAllowed,
+            """
+            The server's key has changed since this vault first saw it (pinned \(pinned), now \(served)). Someone may be \
+            pretending to be your school's server, so nothing was sent. If your teacher confirms the new key, run \
+            `vault login --accept-new-server-key`.
+            """
+        )
+    }
+
     /// Maps a failure to the plain message; a 401 forgets the stored token so `status` reflects it.
     func translate(_ error: Error) -> Error {
         guard let serverError = error as? ServerError else { return error }
@@ -45,11 +67,18 @@ final class NetworkSession {
     func close() async { await transport.shutdown() }
 
     /// Runs `body` with the session, always shutting the HTTP client down.
-    static func with<T>(vault: Vault, serverURL: String? = nil, reachable: Bool = true, _ body: (NetworkSession) async throws -> T) async throws -> T
-    {
+    /// `pinnedKey`: check the server's key against the pinned one first (every command but `login`, which pins).
+    static func with<T>(
+        vault: Vault,
+        serverURL: String? = nil,
+        reachable: Bool = true,
+        pinnedKey: Bool = true,
+        _ body: (NetworkSession) async throws -> T
+    ) async throws -> T {
         let session = try NetworkSession(vault: vault, serverURL: serverURL)
         do {
             if reachable { try await session.requireReachable() }
+            if reachable, pinnedKey { try await session.verifyServerKey() }
             let result = try await body(session)
             await session.close()
             return result

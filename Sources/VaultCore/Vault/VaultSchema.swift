@@ -17,6 +17,7 @@ enum VaultSchema {
         migrator.register(3, version3)
         migrator.register(4, version4)
         migrator.register(5, version5)
+        migrator.register(6, version6)
         return migrator
     }
 
@@ -133,5 +134,24 @@ enum VaultSchema {
         ALTER TABLE attempts ADD COLUMN boot_checkpoint_ms INTEGER;
         ALTER TABLE attempts ADD COLUMN last_wall_at REAL;
         ALTER TABLE attempts ADD COLUMN wall_back_ms INTEGER NOT NULL DEFAULT 0;
+        """
+
+    /// The pinned server key (trust on first use) and the signed receipts of submitted attempts.
+    static let version6 = """
+        CREATE TABLE server_key (
+            id INTEGER PRIMARY KEY NOT NULL CHECK (id = 1),
+            server_url TEXT NOT NULL,
+            signing_key TEXT NOT NULL,
+            agreement_key TEXT NOT NULL,
+            fingerprint TEXT NOT NULL
+        );
+        CREATE TABLE receipts (
+            receipt_id TEXT PRIMARY KEY NOT NULL,
+            attempt_id TEXT NOT NULL,
+            assessment_id TEXT NOT NULL,
+            received_at TEXT NOT NULL,
+            signed TEXT NOT NULL
+        );
+        CREATE INDEX receipts_by_assessment ON receipts (assessment_id);
         """
 }

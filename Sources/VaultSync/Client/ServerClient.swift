@@ -22,6 +22,12 @@ public struct ServerClient: Sendable {
         _ = try decode(HealthResponse.self, reply, expecting: [200])
     }
 
+    /// The server's public keys (no token needed).
+    public func serverKey() async throws -> ServerKeyResponse {
+        let reply = try await send("GET", APIPath.serverKey, authenticated: false, maxBytes: 64 * 1024)
+        return try decode(ServerKeyResponse.self, reply, expecting: [200])
+    }
+
     public func signIn(user: String, password: SecretBytes) async throws -> TokenResponse {
         let body = try Self.tokenRequestBody(user: user, password: password)
         let reply = try await send("POST", APIPath.token, body: body, authenticated: false, maxBytes: 64 * 1024)

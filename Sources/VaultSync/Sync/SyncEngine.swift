@@ -233,11 +233,22 @@ public final class SyncEngine {
     private func submitReady(ignoreBackoff: Bool) async throws -> Bool {
         let ready = try vault.queuedSubmissions(now: now(), ignoreBackoff: ignoreBackoff)
         guard !ready.isEmpty else { return false }
+        // Receipts are verified against the pinned key; a vault that has none yet pins the server's now (trust on
+        // first use, as `vault login` does).
+        if try vault.pinnedServerKey() == nil {
+            let key = try await client.serverKey()
+            do {
+                try vault.pinServerKey(key, serverURL: "")
+            } catch {
+                throw ServerError.badResponse("the server's key is not valid")
+            }
+        }
         var progressed = false
         for submission in ready {
             do {
                 let receipt = try await client.submit(submission.request)
-                try vault.markSubmitted(attemptID: submission.request.attemptId, receiptID: receipt.receiptId)
+                // Verified against the pinned key before anything is marked: a bad receipt is a hostile server.
+                try vault.acceptReceipt(receipt, attemptID: submission.request.attemptId)
                 report.submitted += 1
                 report.receipts.append(receipt.receiptId)
                 progressed = true

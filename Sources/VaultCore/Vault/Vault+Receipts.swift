@@ -1,0 +1,120 @@
+import Foundation
+import VaultAPI
+
+/// A signed receipt kept in the vault, with what it states (verified when it arrived).
+public struct StoredReceipt: Sendable, Equatable {
+    public var signed: SignedReceipt
+    public var statement: ReceiptStatement
+}
+
+/// What checking a receipt against this vault found.
+public struct ReceiptCheck: Sendable, Equatable {
+    public var statement: ReceiptStatement
+    /// Questions whose answer in the receipt is not the one this vault holds (nil when the vault has no such attempt).
+    public var mismatchedQuestions: [String]?
+}
+
+extension Vault {
+    // MARK: The pinned server key
+
+    public func pinnedServerKey() throws -> (serverURL: String, key: ServerKeyResponse)? {
+        try database.row("SELECT server_url, signing_key, agreement_key, fingerprint FROM server_key WHERE id = 1").map {
+            ($0.string(0), ServerKeyResponse(signingKey: $0.string(1), agreementKey: $0.string(2), fingerprint: $0.string(3)))
+        }
+    }
+
+    /// Pins `key` (replacing any pinned one: only `login` calls this, after the user accepted a change).
+    public func pinServerKey(_ key: ServerKeyResponse, serverURL: String) throws {
+        _ = try ServerPublicKey(key)
+        try database.inTransaction {
+            try database.execute("DELETE FROM server_key WHERE id = 1", [])
+            try database.execute(
+                "INSERT INTO server_key (id, server_url, signing_key, agreement_key, fingerprint) VALUES (1, ?, ?, ?, ?)",
+                [serverURL, key.signingKey, key.agreementKey, key.fingerprint]
+            )
+        }
+    }
+
+    /// The pinned key, ready to verify with; a plain error when none is pinned.
+    public func serverPublicKey() throws -> ServerPublicKey {
+        guard let pinned = try pinnedServerKey() else {
+            throw VaultError(.notAllowed, "This vault has no server key yet. Run `vault login` while online.")
+        }
+        return try ServerPublicKey(pinned.key)
+    }
+
+    // MARK: Receipts
+
+    /// Verifies `receipt` for `attemptID` against the pinned key; marks the attempt submitted and keeps the receipt,
+    /// in one transaction. A receipt that does not verify changes nothing.
+    public func acceptReceipt(_ receipt: SubmissionReceipt, attemptID: String) throws {
+        let key = try serverPublicKey()
+        guard let signed = receipt.signed else {
+            throw VaultError(.temporary, "The server sent a receipt without a signature, so nothing was marked as handed in. Try again later.")
+        }
+        let statement: ReceiptStatement
+        do {
+            statement = try key.verify(signed)
+        } catch let error as ReceiptError {
+            throw VaultError(.invalidData, "The server's receipt does not check out (\(error)), so nothing was marked as handed in.")
+        }
+        guard statement.attemptId == attemptID, statement.receiptId == receipt.receiptId else {
+            throw VaultError(.invalidData, "The server's receipt is for another attempt, so nothing was marked as handed in.")
+        }
+        try database.inTransaction {
+            try markSubmitted(attemptID: attemptID, receiptID: receipt.receiptId)
+            try database.execute(
+                "INSERT OR REPLACE INTO receipts (receipt_id, attempt_id, assessment_id, received_at, signed) VALUES (?, ?, ?, ?, ?)",
+                [statement.receiptId, statement.attemptId, statement.assessmentId, statement.receivedAt, signed.storedJSON]
+            )
+        }
+    }
+
+    /// Receipts, newest first; `id` narrows to a receipt id or an assessment id.
+    public func receipts(matching id: String? = nil) throws -> [StoredReceipt] {
+        let rows =
+            if let id {
+                try database.rows(
+                    "SELECT signed FROM receipts WHERE receipt_id = ? OR assessment_id = ? ORDER BY received_at DESC, receipt_id",
+                    [id, id]
+                )
+            } else {
+                try database.rows("SELECT signed FROM receipts ORDER BY received_at DESC, receipt_id")
+            }
+        return rows.compactMap { row in
+            guard let signed = try? JSONDecoder().decode(SignedReceipt.self, from: Data(row.string(0).utf8)),
+                let statement = try? JSONDecoder().decode(ReceiptStatement.self, from: Data(signed.statement.utf8))
+            else { return nil }
+            return StoredReceipt(signed: signed, statement: statement)
+        }
+    }
+
+    /// Checks a receipt from anywhere: the signature against the pinned key, then each answer it names against the
+    /// answer this vault holds for that question.
+    public func check(_ receipt: SignedReceipt) throws -> ReceiptCheck {
+        let statement: ReceiptStatement
+        do {
+            statement = try serverPublicKey().verify(receipt)
+        } catch let error as ReceiptError {
+            throw VaultError(.invalidData, "Not a valid receipt of this vault's server: \(error)")
+        }
+        guard try database.row("SELECT 1 FROM attempts WHERE id = ?", [statement.attemptId]) != nil else {
+            return ReceiptCheck(statement: statement, mismatchedQuestions: nil)
+        }
+        var held: [String: String] = [:]
+        for row in try database.rows(
+            "SELECT question_id, answer FROM responses WHERE attempt_id = ? AND state != \(ResponseState.dead.sql) ORDER BY answered_at, rowid",
+            [statement.attemptId]
+        ) {
+            let answer = StoredResponse.decodeAnswer(row.string(1))
+            held[row.string(0)] = answerDigest(canonicalAnswer: (try? CanonicalJSON.encode(answer)) ?? Data())
+        }
+        let mismatched = statement.responses.filter { held[$0.questionId] != $0.answerSha256 }.map(\.questionId)
+        return ReceiptCheck(statement: statement, mismatchedQuestions: mismatched)
+    }
+}
+
+extension SignedReceipt {
+    /// The receipt file's content (and what the vault keeps): canonical JSON.
+    public var storedJSON: String { String(decoding: (try? CanonicalJSON.encode(self)) ?? Data(), as: UTF8.self) }
+}
