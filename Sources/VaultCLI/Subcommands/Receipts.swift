@@ -6,7 +6,7 @@ import VaultCore
 struct Receipts: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Signed receipts of what you handed in: list them, export one for a teacher, check one (offline).",
-        subcommands: [List.self, Export.self, Verify.self],
+        subcommands: [List.self, Export.self, Verify.self, Import.self],
         defaultSubcommand: List.self
     )
 
@@ -99,6 +99,26 @@ struct Receipts: ParsableCommand {
                     "The receipt names other answers than this vault holds for \(mismatched.joined(separator: ", ")): the server recorded something else."
                 )
             }
+        }
+    }
+
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Attach the receipt a teacher's import wrote for your hand-in file: the attempt counts as handed in, and sync sends nothing more for it."
+        )
+        @OptionGroup var globals: GlobalOptions
+        @OptionGroup var credentials: CredentialSources
+        @Argument(help: "The receipt file.") var file: String
+
+        func run() throws {
+            let context = CommandContext(globals)
+            guard let bytes = FileManager.default.contents(atPath: file), bytes.count <= 1 << 20,
+                let receipt = try? JSONDecoder().decode(SignedReceipt.self, from: bytes)
+            else { throw VaultError(.invalidData, "\(file) is not a receipt file.") }
+            let statement = try context.openVault(credentials).importReceipt(receipt)
+            context.console.line("Receipt \(statement.receiptId) attached: \(statement.assessmentId) is handed in.")
+            context.console.emit(["receipt_id": statement.receiptId, "attempt_id": statement.attemptId])
         }
     }
 }

@@ -25,6 +25,9 @@ public struct ServerIdentity: Sendable {
         }
     }
 
+    /// The X25519 private key hand-in files are opened with.
+    var agreementKey: Curve25519.KeyAgreement.PrivateKey { agreement }
+
     /// What the store keeps (secret: never logged, never served).
     public var material: Data { signing.rawRepresentation + agreement.rawRepresentation }
 

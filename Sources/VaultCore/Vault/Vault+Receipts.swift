@@ -61,13 +61,75 @@ extension Vault {
         guard statement.attemptId == attemptID, statement.receiptId == receipt.receiptId else {
             throw VaultError(.invalidData, "The server's receipt is for another attempt, so nothing was marked as handed in.")
         }
+        try keep(signed, statement: statement)
+    }
+
+    /// Marks the attempt handed in and keeps its receipt, in one transaction.
+    private func keep(_ signed: SignedReceipt, statement: ReceiptStatement) throws {
         try database.inTransaction {
-            try markSubmitted(attemptID: attemptID, receiptID: receipt.receiptId)
+            try markSubmitted(attemptID: statement.attemptId, receiptID: statement.receiptId)
             try database.execute(
                 "INSERT OR REPLACE INTO receipts (receipt_id, attempt_id, assessment_id, received_at, signed) VALUES (?, ?, ?, ?, ?)",
                 [statement.receiptId, statement.attemptId, statement.assessmentId, statement.receivedAt, signed.storedJSON]
             )
         }
+    }
+
+    // MARK: Hand-in without a network
+
+    /// The hand-in file of a submitted attempt (`id`: the attempt, or the assessment's latest attempt): its answers
+    /// and submission as a sync would send them, encrypted to the pinned server key.
+    public func handInFile(_ id: String) throws -> (file: Data, attemptID: String) {
+        let key = try serverPublicKey()
+        guard let user = try account()?.user else {
+            throw VaultError(.notAllowed, "This vault is not signed in to a server yet, so it does not know whose hand-in this is.")
+        }
+        guard
+            let attempt = try database.row(
+                "SELECT id, submitted_at FROM attempts WHERE id = ? OR assessment_id = ? ORDER BY started_at DESC LIMIT 1",
+                [id, id]
+            )
+        else { throw VaultError(.notFound, "There is no attempt on \(id) in this vault.") }
+        guard attempt.optionalDouble(1) != nil else {
+            throw VaultError(.notAllowed, "This attempt has not been submitted yet. Run `vault submit \(id)` first, then make the hand-in file.")
+        }
+        let attemptID = attempt.string(0)
+        let request = try submissionRequest(attemptID: attemptID, responses: [.pending, .synced, .conflict])
+        let items = try database.rows(
+            "SELECT \(StoredResponse.selection) FROM \(StoredResponse.fromClause) WHERE r.attempt_id = ? AND r.state != \(ResponseState.dead.sql) ORDER BY r.answered_at, r.rowid",
+            [attemptID]
+        ).compactMap { StoredResponse($0).item }
+        let payload = HandInPayload(user: user, responses: items, submission: request)
+        return (try HandInFile.seal(try CanonicalJSON.encode(payload), to: key), attemptID)
+    }
+
+    /// Attaches a receipt the teacher's import wrote: verified against the pinned key and against this vault's
+    /// answers, then the attempt is handed in and its answers acknowledged, so the next sync sends nothing for it.
+    @discardableResult
+    public func importReceipt(_ signed: SignedReceipt) throws -> ReceiptStatement {
+        let check = try check(signed)
+        guard let mismatched = check.mismatchedQuestions else {
+            throw VaultError(.notFound, "This receipt is for an attempt this vault does not hold.")
+        }
+        guard mismatched.isEmpty else {
+            throw VaultError(
+                .invalidData,
+                "The receipt names other answers than this vault holds for \(mismatched.joined(separator: ", ")), so it was not attached."
+            )
+        }
+        let statement = check.statement
+        try database.inTransaction {
+            try database.execute(
+                "UPDATE responses SET state = \(ResponseState.synced.sql) WHERE attempt_id = ? AND state IN \(ResponseState.sqlList([.pending, .conflict]))",
+                [statement.attemptId]
+            )
+            try database.execute(
+                "DELETE FROM sync_queue WHERE kind = \(QueueKind.response.sql) AND ref_id IN (SELECT id FROM responses WHERE attempt_id = ?)",
+                [statement.attemptId]
+            )
+            try keep(signed, statement: statement)
+        }
+        return statement
     }
 
     /// Receipts, newest first; `id` narrows to a receipt id or an assessment id.

@@ -117,8 +117,7 @@ extension Vault {
     public func queuedSubmissions(now: Date, ignoreBackoff: Bool) throws -> [QueuedSubmission] {
         try database.rows(
             """
-            SELECT q.seq, q.tries, t.id, t.assessment_id, t.assessment_version, t.submitted_at, a.title, t.force_submit,
-                t.timer_started_at, t.counted_ms, t.wall_back_ms
+            SELECT q.seq, q.tries, t.id, a.title
             FROM sync_queue q JOIN attempts t ON t.id = q.ref_id
             JOIN assessments a ON a.id = t.assessment_id AND a.version = t.assessment_version
             WHERE q.kind = \(QueueKind.submission.sql) AND (? OR q.next_try_at <= ?) AND q.state = \(QueueState.waiting.sql)
@@ -127,27 +126,47 @@ extension Vault {
             """,
             [ignoreBackoff, now.timeIntervalSince1970]
         ).map { row in
-            let ids = try database.rows(
-                "SELECT id FROM responses WHERE attempt_id = ? AND state = \(ResponseState.synced.sql) ORDER BY id",
-                [row.string(2)]
-            ).map { $0.string(0) }
-            let forced = row.int(7) != 0
-            var request = SubmissionRequest(
-                attemptId: row.string(2),
-                assessmentId: row.string(3),
-                assessmentVersion: row.int(4),
-                submittedAt: Timestamp.string(epoch: row.double(5)),
-                responseIds: ids,
-                force: forced ? true : nil
+            QueuedSubmission(
+                seq: row.int(0),
+                request: try submissionRequest(attemptID: row.string(2), responses: [.synced]),
+                tries: row.int(1),
+                title: row.string(3)
             )
-            if let started = row.optionalDouble(8) {
-                // A timed attempt: the time used at submission (the larger of wall and counted time) and the clock flag.
-                request.startedAt = Timestamp.string(epoch: started)
-                request.timeUsedMs = max(Int(((row.double(5) - started) * 1000).rounded()), row.int(9))
-                request.clockMovedBackMs = row.int(10)
-            }
-            return QueuedSubmission(seq: row.int(0), request: request, tries: row.int(1), title: row.string(6))
         }
+    }
+
+    /// The submission of a submitted attempt, naming its answers in `responses` states (the one place a
+    /// `SubmissionRequest` is made: sync and the hand-in file send the same).
+    func submissionRequest(attemptID: String, responses: [ResponseState]) throws -> SubmissionRequest {
+        guard
+            let row = try database.row(
+                """
+                SELECT id, assessment_id, assessment_version, submitted_at, force_submit, timer_started_at, counted_ms, wall_back_ms
+                FROM attempts WHERE id = ? AND submitted_at IS NOT NULL
+                """,
+                [attemptID]
+            )
+        else { throw VaultError(.notAllowed, "This attempt has not been submitted yet. Run `vault submit` first.") }
+        let ids = try database.rows(
+            "SELECT id FROM responses WHERE attempt_id = ? AND state IN \(ResponseState.sqlList(responses)) ORDER BY id",
+            [attemptID]
+        ).map { $0.string(0) }
+        let forced = row.int(4) != 0
+        var request = SubmissionRequest(
+            attemptId: row.string(0),
+            assessmentId: row.string(1),
+            assessmentVersion: row.int(2),
+            submittedAt: Timestamp.string(epoch: row.double(3)),
+            responseIds: ids,
+            force: forced ? true : nil
+        )
+        if let started = row.optionalDouble(5) {
+            // A timed attempt: the time used at submission (the larger of wall and counted time) and the clock flag.
+            request.startedAt = Timestamp.string(epoch: started)
+            request.timeUsedMs = max(Int(((row.double(3) - started) * 1000).rounded()), row.int(6))
+            request.clockMovedBackMs = row.int(7)
+        }
+        return request
     }
 
     /// Every queued upload, backoff or not.

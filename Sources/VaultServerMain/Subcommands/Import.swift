@@ -1,0 +1,68 @@
+import ArgumentParser
+import Foundation
+import VaultAPI
+import VaultCore
+import VaultRules
+import VaultServer
+
+struct Import: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Import students' hand-in files: their answers and submissions go in as a sync would send them, exactly once.",
+        discussion: """
+            A hand-in file names its student; import only files a student gave you. Importing twice, after a sync, or \
+            syncing after an import stores nothing twice. Each receipt is written to --receipts DIR for the student \
+            (`vault receipts import FILE`).
+            """
+    )
+    @OptionGroup var options: DataOptions
+    @Argument(help: "Hand-in files (from `vault hand-in`).") var files: [String]
+    @Option(help: "Write each signed receipt here, as RECEIPT_ID.json.") var receipts: String?
+
+    func run() async throws {
+        let storage = try await options.storage()
+        let issuer = ReceiptIssuer(storage: storage)
+        let identity = try await issuer.identity()
+        if let receipts { try SecureFiles.createDirectory(receipts) }
+        var failed = 0
+        for file in files {
+            do {
+                let payload = try Self.open(file, identity: identity)
+                guard try await storage.user(named: payload.user) != nil else {
+                    throw ValidationError("it names \(payload.user), who has no account here")
+                }
+                let results = try await storage.recordBatch(payload.responses, user: payload.user, now: Date())
+                let refused = results.filter { ![.accepted, .duplicate, .superseded].contains($0.status) }
+                let record: SubmissionRecord
+                switch try await storage.submit(payload.submission, user: payload.user, now: Date()) {
+                case .created(let created), .repeated(let created): record = created
+                case .outdated(let version): throw ValidationError("the assessment is at version \(version) now; the student answered an older one")
+                case .gone: throw ValidationError("the assessment is no longer available")
+                case .missingResponses(let missing): throw ValidationError("\(missing.count) answers could not be stored")
+                case .forbidden(let message), .rejected(let message): throw ValidationError(message)
+                }
+                let receipt = try await issuer.receipt(for: record)
+                if let receipts, let signed = receipt.signed {
+                    try SecureFiles.atomicWrite(Data(signed.storedJSON.utf8), to: "\(receipts)/\(receipt.receiptId).json")
+                }
+                let skipped = refused.isEmpty ? "" : " (\(refused.count) answers refused: \(refused.compactMap(\.message).first ?? "invalid"))"
+                print("\(file): \(payload.user), \(record.assessmentID) version \(record.assessmentVersion), receipt \(receipt.receiptId)\(skipped).")
+            } catch {
+                failed += 1
+                FileHandle.standardError.write(Data("\(file): not imported: \(error)\n".utf8))
+            }
+        }
+        if failed > 0 { throw ExitCode(65) }
+    }
+
+    /// Reads a hand-in file with its size checked first (memory stays bounded whatever the file).
+    static func open(_ file: String, identity: ServerIdentity) throws -> HandInPayload {
+        let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? nil
+        guard let size else { throw ValidationError("the file cannot be read") }
+        guard size <= HandInFile.maxBytes else { throw HandInError.tooLarge }
+        guard let bytes = FileManager.default.contents(atPath: file) else { throw ValidationError("the file cannot be read") }
+        let plaintext = try HandInFile.open(bytes, with: identity)
+        guard let payload = try? JSONDecoder().decode(HandInPayload.self, from: plaintext) else { throw HandInError.damaged }
+        guard payload.responses.allSatisfy({ $0.attemptId == payload.submission.attemptId }) else { throw HandInError.damaged }
+        return payload
+    }
+}

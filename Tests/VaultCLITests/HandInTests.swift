@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+import VaultAPI
+import VaultTestSupport
+
+/// `vault hand-in` → `vault-server import` → `vault receipts import`, with the real binaries and a real server.
+struct HandInTests {
+    let server: ServerProcess
+    init() throws { server = try ServerProcess() }
+
+    func signedInVault() throws -> CLIVault {
+        let vault = CLIVault()
+        try vault.initialize()
+        let login = try vault.run(
+            ["login", "--server", server.url, "--user", "demo", "--vault", vault.path, "--password-stdin", "--server-password-stdin"],
+            stdin: "pw-1\ndemo-password\n"
+        )
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(try vault.unlocked(["download", "algebra-1"]).status == 0)
+        return vault
+    }
+
+    func answerAll(_ vault: CLIVault, essay: String) throws {
+        for (question, value) in [("q1", "b"), ("q2", "a,c"), ("q3", "true"), ("q4", "3.14"), ("q5", "coefficient"), ("q6", essay)] {
+            let saved = try vault.answer("algebra-1", question, value)
+            #expect(saved.status == 0, "\(question): \(saved.stderr)")
+        }
+    }
+
+    func importFiles(_ files: [String], data: String? = nil, receipts: String) throws -> Binaries.Result {
+        try Binaries.run("vault-server", ["import"] + files + ["--data", data ?? server.dataDirectory, "--receipts", receipts])
+    }
+
+    func storedCounts() throws -> (responses: Int, submissions: Int) {
+        let result = try Binaries.run("vault-server", ["responses", "algebra-1", "--json", "--data", server.dataDirectory])
+        let received = try JSONDecoder().decode(ReceivedResponses.self, from: Data(result.stdout.utf8))
+        return (received.responses.count, received.submissions.count)
+    }
+
+    @Test(
+        "hand-in, import twice, attach the receipt: stored once, and the next sync sends nothing; an unsubmitted attempt is refused; the file holds no answer"
+    )
+    func handInRoundTrip() throws {
+        let vault = try signedInVault()
+        let canary = "CANARY-\(UUID().uuidString)"
+        try answerAll(vault, essay: canary)
+        let file = vault.root.file("hand-in.vault")
+        let early = try vault.unlocked(["hand-in", "algebra-1", "--out", file])
+        #expect(early.status == 77 && early.stderr.contains("has not been submitted yet"))
+        #expect(!FileManager.default.fileExists(atPath: file))
+
+        #expect(try vault.unlocked(["submit", "algebra-1"]).status == 0)
+        let made = try vault.unlocked(["hand-in", "algebra-1", "--out", file])
+        #expect(made.status == 0, "\(made.stderr)")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.hasPrefix("vault-hand-in-v1\n"))
+        for secret in [canary, "coefficient", "algebra-1", "\"user\""] { #expect(!text.contains(secret), "\(secret) in plaintext") }
+
+        let receipts = vault.root.file("receipts")
+        let first = try importFiles([file], receipts: receipts)
+        #expect(first.status == 0, "\(first.stderr)")
+        let again = try importFiles([file], receipts: receipts)
+        #expect(again.status == 0 && again.stdout == first.stdout, "importing twice gives the same receipt")
+        #expect(try storedCounts() == (6, 1))
+        let written = try FileManager.default.contentsOfDirectory(atPath: receipts)
+        #expect(written.count == 1)
+
+        let attached = try vault.unlocked(["receipts", "import", receipts + "/" + written[0]])
+        #expect(attached.status == 0, "\(attached.stderr)")
+        let sync = try vault.unlocked(["sync", "--json"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.json?["uploaded"] as? Int == 0 && sync.json?["submitted"] as? Int == 0, "\(sync.stdout)")
+        #expect(try storedCounts() == (6, 1))
+        #expect(try vault.unlocked(["receipts", "algebra-1"]).stdout.contains(written[0].replacingOccurrences(of: ".json", with: "")))
+    }
+
+    @Test("sync first, then import the same attempt's hand-in: the same receipt, nothing stored twice")
+    func syncThenImport() throws {
+        let vault = try signedInVault()
+        try answerAll(vault, essay: "Add three, divide by four.")
+        #expect(try vault.unlocked(["submit", "algebra-1"]).status == 0)
+        let file = vault.root.file("hand-in.vault")
+        #expect(try vault.unlocked(["hand-in", "algebra-1", "--out", file]).status == 0)
+        let synced = try vault.unlocked(["sync", "--json"])
+        #expect(synced.status == 0, "\(synced.stderr)")
+        let receiptID = try #require((synced.json?["receipts"] as? [String])?.first, "\(synced.stdout)")
+        let imported = try importFiles([file], receipts: vault.root.file("receipts"))
+        #expect(imported.status == 0 && imported.stdout.contains(receiptID), "\(imported.stdout)\(imported.stderr)")
+        #expect(try storedCounts() == (6, 1))
+    }
+
+    @Test("a flipped byte, a truncated file, a file for another server, an oversized file: refused in a sentence, nothing stored")
+    func hostileFiles() throws {
+        let vault = try signedInVault()
+        try answerAll(vault, essay: "Because.")
+        #expect(try vault.unlocked(["submit", "algebra-1"]).status == 0)
+        let file = vault.root.file("hand-in.vault")
+        #expect(try vault.unlocked(["hand-in", "algebra-1", "--out", file]).status == 0)
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: file)))
+        let receipts = vault.root.file("receipts")
+
+        let flippedFile = vault.root.file("flipped.vault")
+        var flipped = bytes
+        let position = "vault-hand-in-v1\n".utf8.count + 60
+        flipped[position] = flipped[position] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        try Data(flipped).write(to: URL(fileURLWithPath: flippedFile))
+        let truncatedFile = vault.root.file("truncated.vault")
+        try Data(bytes.prefix(bytes.count / 2)).write(to: URL(fileURLWithPath: truncatedFile))
+        let hugeFile = vault.root.file("huge.vault")
+        bytes = Array("vault-hand-in-v1\n".utf8) + Array(repeating: UInt8(ascii: "A"), count: 17 * 1024 * 1024)
+        try Data(bytes).write(to: URL(fileURLWithPath: hugeFile))
+
+        for (name, expected) in [
+            (flippedFile, "was changed, cut short, or made for another server"), (truncatedFile, "cut short"),
+            (hugeFile, "far larger than any hand-in"),
+        ] {
+            let result = try importFiles([name], receipts: receipts)
+            #expect(result.status == 65, "\(name): \(result.stderr)")
+            #expect(result.stderr.contains(expected), "\(name): \(result.stderr)")
+        }
+        // Another server: a fresh store has an identity of its own.
+        let other = TemporaryDirectory("other-server")
+        let elsewhere = try importFiles([file], data: other.file("data"), receipts: receipts)
+        #expect(elsewhere.status == 65 && elsewhere.stderr.contains("made for another server"), "\(elsewhere.stderr)")
+        #expect(try storedCounts() == (0, 0))
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: receipts))?.isEmpty ?? true)
+    }
+}
