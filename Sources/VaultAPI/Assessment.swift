@@ -30,6 +30,9 @@ public struct Question: Codable, Sendable, Hashable {
     public var answerKey: [JSONValue]?
     public var tolerance: Double?
     public var maxLength: Int?
+    /// Short text: the answers that score (compared case-folded, trimmed, whitespace collapsed, Unicode NFC). Grading
+    /// data: never served.
+    public var acceptedAnswers: [String]?
     /// Set by the server: SHA-256 of the canonical served question.
     public var hash: String?
 
@@ -37,6 +40,7 @@ public struct Question: Codable, Sendable, Hashable {
         case id, type, prompt, points, choices, tolerance, hash
         case answerKey = "answer_key"
         case maxLength = "max_length"
+        case acceptedAnswers = "accepted_answers"
     }
 
     public init(
@@ -47,8 +51,10 @@ public struct Question: Codable, Sendable, Hashable {
         choices: [Choice]? = nil,
         answerKey: [JSONValue]? = nil,
         tolerance: Double? = nil,
-        maxLength: Int? = nil
+        maxLength: Int? = nil,
+        acceptedAnswers: [String]? = nil
     ) {
+        self.acceptedAnswers = acceptedAnswers
         self.id = id
         self.type = type
         self.prompt = prompt
@@ -71,6 +77,8 @@ public struct Assessment: Codable, Sendable, Hashable {
     public var questions: [Question]
     public var version: Int?
     public var contentHash: String?
+    /// When students see their results: at submission, or once the teacher releases them (the default).
+    public var results: ResultsRelease?
 
     enum CodingKeys: String, CodingKey {
         case id, title, description, questions, version
@@ -78,6 +86,7 @@ public struct Assessment: Codable, Sendable, Hashable {
         case notAfter = "not_after"
         case teacherContact = "teacher_contact"
         case contentHash = "content_hash"
+        case results
     }
 
     public init(
@@ -106,7 +115,14 @@ public struct Assessment: Codable, Sendable, Hashable {
         for index in copy.questions.indices {
             copy.questions[index].answerKey = nil
             copy.questions[index].tolerance = nil
+            copy.questions[index].acceptedAnswers = nil
         }
         return copy
     }
+}
+
+/// When an assessment's results reach its students.
+public enum ResultsRelease: String, Codable, Sendable, Hashable {
+    case onSubmit = "on_submit"
+    case afterRelease = "after_release"
 }

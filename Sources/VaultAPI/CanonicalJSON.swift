@@ -13,6 +13,7 @@ public enum CanonicalJSON {
         var copy = question
         copy.hash = nil
         copy.answerKey = nil
+        copy.acceptedAnswers = nil
         return try encode(copy)
     }
 

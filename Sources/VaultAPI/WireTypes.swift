@@ -406,6 +406,7 @@ public enum APIPath {
     public static let batch = "/v1/responses/batch"
     public static let submissions = "/v1/submissions"
     public static let serverKey = "/v1/server-key"
+    public static let results = "/v1/results"
     public static func assessment(_ id: String) -> String { "/v1/assessments/\(id)" }
     public static func responses(_ id: String) -> String { "/v1/assessments/\(id)/responses" }
     /// Largest request body the server accepts, after decompression.

@@ -12,6 +12,9 @@ struct VaultServerCommand: AsyncParsableCommand {
         commandName: "vault-server",
         abstract: "The reference assessment server for `vault`.",
         version: "0.1.0",
-        subcommands: [Serve.self, UserCommand.self, Publish.self, Delete.self, Responses.self, KeyCommand.self, ReceiptsCommand.self, Import.self]
+        subcommands: [
+            Serve.self, UserCommand.self, Publish.self, Delete.self, Responses.self, KeyCommand.self, ReceiptsCommand.self, Import.self, Grade.self,
+            Release.self,
+        ]
     )
 }

@@ -94,6 +94,18 @@ enum PostgresSchema {
             "CREATE TABLE server_keys (id INTEGER PRIMARY KEY CHECK (id = 1), material BYTEA NOT NULL)",
             "ALTER TABLE submissions ADD COLUMN signed_receipt TEXT",
         ],
+        // Results: the teacher's grades and the release of an assessment's results.
+        [
+            """
+            CREATE TABLE grades (
+                attempt_id TEXT NOT NULL REFERENCES submissions (attempt_id),
+                question_id TEXT NOT NULL,
+                points DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (attempt_id, question_id)
+            )
+            """,
+            "ALTER TABLE assessments ADD COLUMN released_at DOUBLE PRECISION",
+        ],
     ]
 
     static var latestVersion: Int { versions.count }

@@ -598,4 +598,100 @@ public final class PostgresServerStorage: ServerStorage {
             return signed
         }
     }
+
+    // MARK: Results
+
+    public func resultInputs(user: String?, assessmentID: String?) async throws -> [ResultInput] {
+        try await transaction(.readCommitted) { connection in
+            var inputs: [ResultInput] = []
+            let rows = try await connection.query(
+                """
+                SELECT s.attempt_id, s.user_name, s.assessment_id, s.assessment_version, s.submitted_at, s.forced, s.receipt_id,
+                    s.received_at, s.response_count, s.time_used_ms, s.clock_moved_back_ms, v.source, a.released_at IS NOT NULL
+                FROM submissions s
+                JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
+                JOIN assessments a ON a.id = s.assessment_id
+                WHERE (\(user)::text IS NULL OR s.user_name = \(user)) AND (\(assessmentID)::text IS NULL OR s.assessment_id = \(assessmentID))
+                    AND NOT a.deleted
+                ORDER BY s.assessment_id, s.user_name, s.attempt_id
+                """,
+                logger: self.logger
+            )
+            var found: [(SubmissionRecord, Data, Bool)] = []
+            for try await row in rows.decode((String, String, String, Int, String, Bool, String, Double, Int, Int?, Int?, Data, Bool).self) {
+                found.append(
+                    (
+                        SubmissionRecord(
+                            attemptID: row.0,
+                            user: row.1,
+                            assessmentID: row.2,
+                            assessmentVersion: row.3,
+                            submittedAt: row.4,
+                            forced: row.5,
+                            receiptID: row.6,
+                            receivedAt: row.7,
+                            responseCount: row.8,
+                            timeUsedMilliseconds: row.9,
+                            clockMovedBackMilliseconds: row.10
+                        ), row.11, row.12
+                    )
+                )
+            }
+            for (record, source, released) in found {
+                guard let document = try? JSONDecoder().decode(Assessment.self, from: source) else { continue }
+                var answers: [String: JSONValue] = [:]
+                for try await (question, answer) in try await connection.query(
+                    "SELECT question_id, answer FROM responses WHERE attempt_id = \(record.attemptID) AND NOT superseded",
+                    logger: self.logger
+                ).decode((String, String).self) {
+                    answers[question] = try? JSONDecoder().decode(JSONValue.self, from: Data(answer.utf8))
+                }
+                var grades: [String: Double] = [:]
+                for try await (question, points) in try await connection.query(
+                    "SELECT question_id, points FROM grades WHERE attempt_id = \(record.attemptID)",
+                    logger: self.logger
+                ).decode((String, Double).self) { grades[question] = points }
+                inputs.append(ResultInput(record: record, document: document, answers: answers, grades: grades, released: released))
+            }
+            return inputs
+        }
+    }
+
+    public func grade(attemptID: String, questionID: String, points: Double) async throws -> Bool {
+        try await transaction { connection in
+            var source: Data?
+            for try await bytes in try await connection.query(
+                """
+                SELECT v.source FROM submissions s JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
+                WHERE s.attempt_id = \(attemptID)
+                """,
+                logger: self.logger
+            ).decode(Data.self) { source = bytes }
+            guard let source, let document = try? JSONDecoder().decode(Assessment.self, from: source), document.question(questionID) != nil else {
+                return false
+            }
+            try await connection.query(
+                """
+                INSERT INTO grades (attempt_id, question_id, points) VALUES (\(attemptID), \(questionID), \(points))
+                ON CONFLICT (attempt_id, question_id) DO UPDATE SET points = EXCLUDED.points
+                """,
+                logger: self.logger
+            )
+            return true
+        }
+    }
+
+    public func release(assessmentID: String, now: Date) async throws -> Bool {
+        try await transaction { connection in
+            try await connection.query(
+                "UPDATE assessments SET released_at = \(now.timeIntervalSince1970) WHERE id = \(assessmentID) AND NOT deleted AND released_at IS NULL",
+                logger: self.logger
+            )
+            for try await _ in try await connection.query(
+                "SELECT 1 FROM assessments WHERE id = \(assessmentID) AND NOT deleted",
+                logger: self.logger
+            ).decode(Int32.self) { return true }
+            return false
+        }
+    }
 }

@@ -18,6 +18,7 @@ enum VaultSchema {
         migrator.register(4, version4)
         migrator.register(5, version5)
         migrator.register(6, version6)
+        migrator.register(7, version7)
         return migrator
     }
 
@@ -153,5 +154,15 @@ enum VaultSchema {
             signed TEXT NOT NULL
         );
         CREATE INDEX receipts_by_assessment ON receipts (assessment_id);
+        """
+
+    /// Results fetched after sync (scores, and correct answers once released), kept for offline viewing.
+    static let version7 = """
+        CREATE TABLE results (
+            attempt_id TEXT PRIMARY KEY NOT NULL,
+            assessment_id TEXT NOT NULL,
+            fetched_at REAL NOT NULL,
+            result TEXT NOT NULL
+        );
         """
 }

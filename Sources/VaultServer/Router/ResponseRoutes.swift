@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import VaultAPI
+import VaultRules
 
 /// Batched, idempotent answer upload and submissions with receipts.
 struct ResponseRoutes<Storage: ServerStorage> {
@@ -22,6 +23,15 @@ struct ResponseRoutes<Storage: ServerStorage> {
             }
             let results = try await storage.recordBatch(batch.responses, user: user, now: Date())
             return try JSONBody.response(BatchResponse(results: results), request: request)
+        }
+        group.get("results") { request, context in
+            let user = try context.user ?? { throw APIError.unauthorized }()
+            // Scores once the assessment shows them at submission or the teacher released them; correct answers only
+            // after release (`AttemptResult` leaves them out before).
+            let visible = try await storage.resultInputs(user: user, assessmentID: nil).filter { input in
+                input.released || input.document.results == .onSubmit
+            }
+            return try JSONBody.response(ResultsResponse(results: visible.map(\.result)), request: request)
         }
         uploads.post("submissions") { request, context in
             let user = try context.user ?? { throw APIError.unauthorized }()

@@ -332,6 +332,75 @@ public final class SQLiteServerStorage: ServerStorage {
         )
     }
 
+    // MARK: Results
+
+    static let submissionColumns = """
+        s.attempt_id, s.user_name, s.assessment_id, s.assessment_version, s.submitted_at, s.forced, s.receipt_id, s.received_at,
+        s.response_count, s.started_at, s.time_used_ms, s.clock_moved_back_ms, s.signed_receipt
+        """
+
+    public func resultInputs(user: String?, assessmentID: String?) async throws -> [ResultInput] {
+        try await onDatabase { database, _ in
+            try database.rows(
+                """
+                SELECT \(Self.submissionColumns), v.source, a.released_at FROM submissions s
+                JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
+                JOIN assessments a ON a.id = s.assessment_id
+                WHERE (?1 IS NULL OR s.user_name = ?1) AND (?2 IS NULL OR s.assessment_id = ?2) AND a.deleted = 0
+                ORDER BY s.assessment_id, s.user_name, s.attempt_id
+                """,
+                [user, assessmentID]
+            ).compactMap { row -> ResultInput? in
+                let record = Self.submission(row)
+                guard let document = try? JSONDecoder().decode(Assessment.self, from: row.data(13)) else { return nil }
+                var answers: [String: JSONValue] = [:]
+                for answer in try database.rows(
+                    "SELECT question_id, answer FROM responses WHERE attempt_id = ? AND superseded = 0",
+                    [record.attemptID]
+                ) {
+                    answers[answer.string(0)] = try? JSONDecoder().decode(JSONValue.self, from: Data(answer.string(1).utf8))
+                }
+                var grades: [String: Double] = [:]
+                for grade in try database.rows("SELECT question_id, points FROM grades WHERE attempt_id = ?", [record.attemptID]) {
+                    grades[grade.string(0)] = grade.double(1)
+                }
+                return ResultInput(record: record, document: document, answers: answers, grades: grades, released: row.optionalDouble(14) != nil)
+            }
+        }
+    }
+
+    public func grade(attemptID: String, questionID: String, points: Double) async throws -> Bool {
+        try await onDatabase { database, _ in
+            try database.inTransaction {
+                guard
+                    let row = try database.row(
+                        """
+                        SELECT v.source FROM submissions s JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
+                        WHERE s.attempt_id = ?
+                        """,
+                        [attemptID]
+                    ),
+                    let document = try? JSONDecoder().decode(Assessment.self, from: row.data(0)), document.question(questionID) != nil
+                else { return false }
+                try database.execute(
+                    "INSERT OR REPLACE INTO grades (attempt_id, question_id, points) VALUES (?, ?, ?)",
+                    [attemptID, questionID, points]
+                )
+                return true
+            }
+        }
+    }
+
+    public func release(assessmentID: String, now: Date) async throws -> Bool {
+        try await onDatabase { database, _ in
+            try database.execute(
+                "UPDATE assessments SET released_at = ? WHERE id = ? AND deleted = 0 AND released_at IS NULL",
+                [now.timeIntervalSince1970, assessmentID]
+            )
+            return try database.row("SELECT 1 FROM assessments WHERE id = ? AND deleted = 0", [assessmentID]) != nil
+        }
+    }
+
     // MARK: Identity and receipts
 
     public func serverIdentityMaterial(generate: @Sendable () -> Data) async throws -> Data {

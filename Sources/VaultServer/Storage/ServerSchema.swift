@@ -87,6 +87,19 @@ enum ServerSchema {
             ALTER TABLE submissions ADD COLUMN signed_receipt TEXT;
             """
         )
+        // Results: the teacher's grades and the release of an assessment's results.
+        migrator.register(
+            4,
+            """
+            CREATE TABLE grades (
+                attempt_id TEXT NOT NULL REFERENCES submissions (attempt_id),
+                question_id TEXT NOT NULL,
+                points REAL NOT NULL,
+                PRIMARY KEY (attempt_id, question_id)
+            );
+            ALTER TABLE assessments ADD COLUMN released_at REAL;
+            """
+        )
         return migrator
     }
 }

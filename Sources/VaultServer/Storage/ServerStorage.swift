@@ -63,6 +63,14 @@ public protocol ServerStorage: Service {
     func receiptMaterial(attemptID: String) async throws -> ReceiptMaterial?
     /// Stores `signed` as the attempt's receipt unless one is stored already; returns the stored one.
     func attachReceipt(attemptID: String, signed: SignedReceipt) async throws -> SignedReceipt
+
+    /// What the results of submitted attempts are computed from, narrowed to a user and/or an assessment.
+    func resultInputs(user: String?, assessmentID: String?) async throws -> [ResultInput]
+    /// The teacher's points for a question of a submitted attempt (over the automatic ones); false when the attempt
+    /// was not submitted or its version has no such question.
+    func grade(attemptID: String, questionID: String, points: Double) async throws -> Bool
+    /// Releases an assessment's results (scores and correct answers) to its students; false when there is none.
+    func release(assessmentID: String, now: Date) async throws -> Bool
 }
 
 /// Why a store could not do what was asked. Messages name the thing, never a password or an answer.

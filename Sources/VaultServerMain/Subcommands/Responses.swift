@@ -13,7 +13,12 @@ struct Responses: AsyncParsableCommand {
     @Flag var json = false
 
     func run() async throws {
-        guard let received = try await options.storage().received(assessmentID: id) else { throw ValidationError("There is no assessment \(id).") }
+        let storage = try await options.storage()
+        guard let received = try await storage.received(assessmentID: id) else { throw ValidationError("There is no assessment \(id).") }
+        let results = Dictionary(
+            try await storage.resultInputs(user: nil, assessmentID: id).map { ($0.record.attemptID, $0.result) },
+            uniquingKeysWith: { first, _ in first }
+        )
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
@@ -25,6 +30,10 @@ struct Responses: AsyncParsableCommand {
             print(
                 "  \(submission.user ?? "?"): attempt \(submission.attemptId), version \(submission.assessmentVersion), receipt \(submission.receiptId)\(submission.forced ? " (forced)" : "")"
             )
+            if let result = results[submission.attemptId] {
+                let waiting = result.pending > 0 ? ", \(result.pending) waiting for grading (`vault-server grade`)" : ""
+                print("    score: \(Points.text(result.score)) of \(Points.text(result.maxScore))\(waiting)")
+            }
             if let used = submission.timeUsedMs {
                 print("    timed: started \(submission.startedAt ?? "?"), used \(used / 60_000) min \(used / 1000 % 60) s")
             }
@@ -38,5 +47,12 @@ struct Responses: AsyncParsableCommand {
                 "  note: \(response.user ?? "?")'s answer to \(response.questionId) says it was given at \(response.answeredAt), after it arrived (\(response.receivedAt ?? "?")): the device clock was ahead."
             )
         }
+    }
+}
+
+enum Points {
+    /// 2 rather than 2.0; 1.5 stays 1.5.
+    static func text(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(format: "%.2f", value)
     }
 }

@@ -22,6 +22,12 @@ public struct ServerClient: Sendable {
         _ = try decode(HealthResponse.self, reply, expecting: [200])
     }
 
+    /// Results of the caller's submitted attempts that the server shows now.
+    public func results() async throws -> [AttemptResult] {
+        let reply = try await send("GET", APIPath.results, maxBytes: 8 * 1024 * 1024)
+        return try decode(ResultsResponse.self, reply, expecting: [200]).results
+    }
+
     /// The server's public keys (no token needed).
     public func serverKey() async throws -> ServerKeyResponse {
         let reply = try await send("GET", APIPath.serverKey, authenticated: false, maxBytes: 64 * 1024)

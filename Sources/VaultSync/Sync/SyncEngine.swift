@@ -83,8 +83,22 @@ public final class SyncEngine {
             ignoreBackoff = false
         }
         if let downloader { report.refreshed = await refreshOutdated(downloader) }
+        await fetchResults()
         try vault.setMeta(["last_sync_at": Timestamp.string(now()), "connectivity": "online"])
         return finish()
+    }
+
+    /// Results of handed-in attempts, kept for offline viewing. Best effort: a failure here never fails the sync
+    /// (the answers are up); the next sync tries again.
+    private func fetchResults() async {
+        guard (try? vault.receipts().isEmpty) == false else { return }
+        do {
+            let results = try await client.results()
+            try vault.saveResults(results, now: now())
+            report.results = results.count
+        } catch {
+            logger.info("results not fetched", metadata: ["reason": "\(error)"])
+        }
     }
 
     private func finish() -> SyncReport {

@@ -12,9 +12,11 @@ public struct SyncReport: Codable, Sendable, Equatable {
     public var submitted = 0
     public var receipts: [String] = []
     public var refreshed: [String] = []
+    /// Results of handed-in attempts the server showed (kept in the vault).
+    public var results = 0
 
     enum CodingKeys: String, CodingKey {
-        case uploaded, duplicates, superseded, conflicts, gone, remaining, submitted, receipts, refreshed
+        case uploaded, duplicates, superseded, conflicts, gone, remaining, submitted, receipts, refreshed, results
         case deadLetters = "dead_letters"
     }
 

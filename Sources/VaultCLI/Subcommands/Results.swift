@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import VaultAPI
+import VaultCore
+
+struct Results: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract:
+            "Your results: score, points per question, and the correct answers once your teacher released them (offline; `vault sync` fetches them)."
+    )
+    @OptionGroup var globals: GlobalOptions
+    @OptionGroup var credentials: CredentialSources
+    @Argument(help: "An assessment id or an attempt id.") var id: String?
+
+    func run() throws {
+        let context = CommandContext(globals)
+        let results = try context.openVault(credentials).results(matching: id)
+        if results.isEmpty {
+            context.console.line(
+                "No results yet. They arrive with `vault sync` once you handed in and your teacher shows them (at submission or when released)."
+            )
+        }
+        for result in results {
+            let waiting = result.pending > 0 ? "; \(result.pending) answers wait for your teacher" : ""
+            context.console.line(
+                "\(result.assessmentId) (version \(result.assessmentVersion)): \(Self.points(result.score)) of \(Self.points(result.maxScore)) points\(waiting)."
+            )
+            for question in result.questions {
+                let points = question.points.map { "\(Self.points($0))/\(Self.points(question.maxPoints))" } ?? "waiting"
+                let correct = question.correctAnswer.map { "  correct: " + $0.map(Self.answerText).joined(separator: ", ") } ?? ""
+                context.console.line("  \(question.questionId)  \(points)\(correct)")
+            }
+            if !result.released { context.console.line("  Correct answers are shown once your teacher releases the results.") }
+        }
+        context.console.emit(["results": results])
+    }
+
+    static func points(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(format: "%.2f", value)
+    }
+
+    static func answerText(_ value: JSONValue) -> String {
+        switch value {
+        case .string(let text): text
+        case .bool(let flag): flag ? "true" : "false"
+        case .number(let number): points(number)
+        default: String(decoding: (try? CanonicalJSON.encode(value)) ?? Data(), as: UTF8.self)
+        }
+    }
+}
