@@ -100,7 +100,7 @@ public struct ReceiptStatement: Codable, Sendable, Equatable {
 
 /// A statement and the server's Ed25519 signature over its exact bytes (the canonical JSON, carried as a string so
 /// that no re-encoding can change what was signed). This is the file `vault receipts export` writes.
-public struct SignedReceipt: Codable, Sendable, Equatable {
+public struct SignedReceipt: Codable, Sendable, Hashable {
     public var statement: String
     public var signature: String
     public init(statement: String, signature: String) {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultAPI
+import VaultCore
 import VaultTestSupport
 
 #if canImport(Glibc)
@@ -109,11 +110,19 @@ struct MultiProcessTests {
             requests += ports.map { Curl.Request(port: $0, method: "POST", path: APIPath.submissions, token: token, body: body) }
         }
         let receipts = try await Curl.all(requests)
+        // One identity for the deployment: every process serves the same key (made by whichever asked first).
+        let keys = try await Curl.all(ports.map { Curl.Request(port: $0, method: "GET", path: APIPath.serverKey) })
+        let servedKeys = try keys.map { try JSONDecoder().decode(ServerKeyResponse.self, from: $0.body) }
+        #expect(Set(servedKeys.map(\.fingerprint)).count == 1)
+        let pinned = try ServerPublicKey(servedKeys[0])
         for (index, attempt) in submitted.enumerated() {
             let replies = receipts[(index * 3)..<(index * 3 + 3)]
             #expect(replies.map(\.status).sorted() == [200, 200, 201], "\(attempt): \(replies.map { String(decoding: $0.body, as: UTF8.self) })")
-            let ids = Set(try replies.map { try JSONDecoder().decode(SubmissionReceipt.self, from: $0.body).receiptId })
-            #expect(ids.count == 1, "\(attempt) got receipts \(ids)")
+            let decoded = try replies.map { try JSONDecoder().decode(SubmissionReceipt.self, from: $0.body) }
+            #expect(Set(decoded.map(\.receiptId)).count == 1, "\(attempt) got receipts \(decoded.map(\.receiptId))")
+            // Signed once and stored: the same bytes from every process, verifying with the key pinned from process 0.
+            #expect(Set(decoded.map(\.signed)).count == 1)
+            for receipt in decoded { #expect(try pinned.verify(try #require(receipt.signed)).attemptId == attempt) }
         }
 
         // What the database holds, read with psql, not through our code.

@@ -90,6 +90,17 @@ extension Vault {
                     problems.append("Assessment \(name): \(error)")
                 }
             }
+            // Every kept receipt: still signed by the pinned key, and naming the answers this vault holds.
+            for receipt in try receipts() {
+                let name = "Receipt \(receipt.statement.receiptId) (\(receipt.statement.assessmentId))"
+                do {
+                    if let mismatched = try check(receipt.signed).mismatchedQuestions, !mismatched.isEmpty {
+                        problems.append("\(name) names other answers than this vault holds for \(mismatched.joined(separator: ", ")).")
+                    }
+                } catch let error as VaultError {
+                    problems.append("\(name): \(error.message)")
+                }
+            }
         } catch {
             problems.append("The database is damaged or was tampered with: \(error)")
         }
