@@ -79,6 +79,13 @@ public struct Assessment: Codable, Sendable, Hashable {
     public var contentHash: String?
     /// When students see their results: at submission, or once the teacher releases them (the default).
     public var results: ResultsRelease?
+    /// A sealed exam: downloadable ahead, readable only with the start code (or, online, after `opens_at`).
+    public var sealed: Bool?
+    public var opensAt: String?
+    /// On a sealed served document: how many questions the ciphertext holds (the questions list is empty).
+    public var questionCount: Int?
+    /// On a sealed served document: the questions, encrypted, and the key wrapped under the start code.
+    public var sealedContent: SealedContent?
 
     enum CodingKeys: String, CodingKey {
         case id, title, description, questions, version
@@ -86,7 +93,10 @@ public struct Assessment: Codable, Sendable, Hashable {
         case notAfter = "not_after"
         case teacherContact = "teacher_contact"
         case contentHash = "content_hash"
-        case results
+        case results, sealed
+        case opensAt = "opens_at"
+        case questionCount = "question_count"
+        case sealedContent = "sealed_content"
     }
 
     public init(
@@ -125,4 +135,52 @@ public struct Assessment: Codable, Sendable, Hashable {
 public enum ResultsRelease: String, Codable, Sendable, Hashable {
     case onSubmit = "on_submit"
     case afterRelease = "after_release"
+}
+
+/// The sealed part of a served document. `ciphertext`: AES-256-GCM (nonce | ciphertext | tag, base64) of the canonical
+/// JSON of the served questions, with `id|version|content_hash` as associated data; `content_hash` is the hash of the
+/// document as it reads once unsealed. `signature`: the server's Ed25519 signature over the canonical JSON of the
+/// sealed document without it, so a changed ciphertext or header is refused at download, before any code is typed.
+public struct SealedContent: Codable, Sendable, Hashable {
+    public var ciphertext: String
+    public var wrappedKey: WrappedKey
+    public var signature: String?
+    enum CodingKeys: String, CodingKey {
+        case ciphertext, signature
+        case wrappedKey = "wrapped_key"
+    }
+    public init(ciphertext: String, wrappedKey: WrappedKey, signature: String? = nil) {
+        self.ciphertext = ciphertext
+        self.wrappedKey = wrappedKey
+        self.signature = signature
+    }
+}
+
+/// The content key wrapped under a key derived from the start code (PBKDF2-HMAC-SHA512, `iterations`, `salt`), as
+/// AES-256-GCM (nonce | ciphertext | tag, base64) with `id|version` as associated data.
+public struct WrappedKey: Codable, Sendable, Hashable {
+    public var salt: String
+    public var iterations: Int
+    public var sealed: String
+    public init(salt: String, iterations: Int, sealed: String) {
+        self.salt = salt
+        self.iterations = iterations
+        self.sealed = sealed
+    }
+}
+
+/// `GET /v1/assessments/{id}/key`: a sealed version's content key, to an authenticated student once `opens_at` passed.
+public struct SealedKeyResponse: Codable, Sendable, Equatable {
+    public var id: String
+    public var version: Int
+    public var contentKey: String
+    enum CodingKeys: String, CodingKey {
+        case id, version
+        case contentKey = "content_key"
+    }
+    public init(id: String, version: Int, contentKey: String) {
+        self.id = id
+        self.version = version
+        self.contentKey = contentKey
+    }
 }

@@ -280,13 +280,17 @@ public struct ErrorEnvelope: Codable, Sendable, Error {
     }
     public var error: Body
     public var currentVersion: Int?
+    /// On a 403 for a sealed exam's key: when it opens.
+    public var opensAt: String?
     enum CodingKeys: String, CodingKey {
         case error
         case currentVersion = "current_version"
+        case opensAt = "opens_at"
     }
-    public init(code: String, message: String, currentVersion: Int? = nil, missing: [String]? = nil) {
+    public init(code: String, message: String, currentVersion: Int? = nil, missing: [String]? = nil, opensAt: String? = nil) {
         error = Body(code: code, message: message, missing: missing)
         self.currentVersion = currentVersion
+        self.opensAt = opensAt
     }
 }
 
@@ -408,6 +412,7 @@ public enum APIPath {
     public static let serverKey = "/v1/server-key"
     public static let results = "/v1/results"
     public static func assessment(_ id: String) -> String { "/v1/assessments/\(id)" }
+    public static func sealedKey(_ id: String) -> String { "/v1/assessments/\(id)/key" }
     public static func responses(_ id: String) -> String { "/v1/assessments/\(id)/responses" }
     /// Largest request body the server accepts, after decompression.
     public static let maxRequestBytes = 12 * 1024 * 1024

@@ -194,3 +194,25 @@ extension SignedReceipt {
         self = value
     }
 }
+
+/// A sealed version's secrets, kept by the server: the content key, the start code, and the key wrapped under it.
+public struct SealingMaterial: Sendable, Equatable {
+    public var contentKey: Data
+    public var startCode: String
+    public var wrappedKey: WrappedKey
+    public init(contentKey: Data, startCode: String, wrappedKey: WrappedKey) {
+        self.contentKey = contentKey
+        self.startCode = startCode
+        self.wrappedKey = wrappedKey
+    }
+}
+
+extension SealingMaterial {
+    /// The wrapped key as a store keeps it (canonical JSON).
+    public var wrappedKeyText: String { String(decoding: (try? CanonicalJSON.encode(wrappedKey)) ?? Data(), as: UTF8.self) }
+
+    public init?(stored contentKey: Data, code: String, wrapped: String) {
+        guard let wrappedKey = try? JSONDecoder().decode(WrappedKey.self, from: Data(wrapped.utf8)) else { return nil }
+        self.init(contentKey: contentKey, startCode: code, wrappedKey: wrappedKey)
+    }
+}

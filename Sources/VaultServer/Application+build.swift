@@ -26,8 +26,9 @@ public func buildRouter<Storage: ServerStorage, C: Clock>(
     auth.register(on: router)
     let authenticated = router.group("v1").add(middleware: BearerAuthenticator(storage: storage))
     auth.registerAuthenticated(on: authenticated)
-    AssessmentRoutes(storage: storage, configuration: configuration).register(on: authenticated)
     let receipts = ReceiptIssuer(storage: storage)
+    let sealed = SealedExams(storage: storage, receipts: receipts, iterations: configuration.sealIterations)
+    AssessmentRoutes(storage: storage, configuration: configuration, sealed: sealed).register(on: authenticated)
     router.get(RouterPath(APIPath.serverKey)) { request, _ in
         try JSONBody.response(try await receipts.identity().publicKey.response, request: request)
     }

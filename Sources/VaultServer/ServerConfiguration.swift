@@ -27,6 +27,10 @@ public struct ServerConfiguration: Sendable {
     public var freeLoginFailures = 5
     public var freeLoginFailuresPerAddress = 50
     public var maxLoginDelay: Duration = .seconds(15 * 60)
+    /// PBKDF2-HMAC-SHA512 rounds that wrap a sealed exam's key under its start code (tests lower it explicitly).
+    public var sealIterations = 1_000_000
+    /// The wall clock that decides whether a sealed exam has opened (`opens_at`); tests move it by hand.
+    public var now: @Sendable () -> Date = { Date() }
 
     public init() {}
 }

@@ -19,6 +19,8 @@ struct DataOptions: ParsableArguments {
     var database: String?
     /// PBKDF2 rounds for new password hashes; tests lower it explicitly, never by default.
     @Option(help: .hidden) var passwordIterations = ServerConfiguration().passwordIterations
+    /// PBKDF2 rounds that wrap a sealed exam's key under its start code; tests lower it explicitly.
+    @Option(help: .hidden) var sealIterations = ServerConfiguration().sealIterations
 
     /// The PostgreSQL location, from --database or the environment; nil for the embedded store.
     func postgresLocation() throws -> PostgresLocation? {

@@ -106,6 +106,19 @@ enum PostgresSchema {
             """,
             "ALTER TABLE assessments ADD COLUMN released_at DOUBLE PRECISION",
         ],
+        // Sealed exams: per version, the content key, the start code and the key wrapped under it.
+        [
+            """
+            CREATE TABLE sealing (
+                assessment_id TEXT NOT NULL,
+                version BIGINT NOT NULL,
+                content_key BYTEA NOT NULL,
+                start_code TEXT NOT NULL,
+                wrapped_key TEXT NOT NULL,
+                PRIMARY KEY (assessment_id, version)
+            )
+            """
+        ],
     ]
 
     static var latestVersion: Int { versions.count }

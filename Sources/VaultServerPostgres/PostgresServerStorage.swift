@@ -694,4 +694,38 @@ public final class PostgresServerStorage: ServerStorage {
             return false
         }
     }
+
+    // MARK: Sealed exams
+
+    public func sealing(assessmentID: String, version: Int) async throws -> SealingMaterial? {
+        try await transaction(.readCommitted) { connection in
+            for try await (key, code, wrapped) in try await connection.query(
+                "SELECT content_key, start_code, wrapped_key FROM sealing WHERE assessment_id = \(assessmentID) AND version = \(version)",
+                logger: self.logger
+            ).decode((Data, String, String).self) {
+                return SealingMaterial(stored: key, code: code, wrapped: wrapped)
+            }
+            return nil
+        }
+    }
+
+    public func storeSealing(assessmentID: String, version: Int, material: SealingMaterial) async throws -> SealingMaterial {
+        try await transaction { connection in
+            try await connection.query(
+                """
+                INSERT INTO sealing (assessment_id, version, content_key, start_code, wrapped_key)
+                VALUES (\(assessmentID), \(version), \(material.contentKey), \(material.startCode), \(material.wrappedKeyText))
+                ON CONFLICT (assessment_id, version) DO NOTHING
+                """,
+                logger: self.logger
+            )
+            for try await (key, code, wrapped) in try await connection.query(
+                "SELECT content_key, start_code, wrapped_key FROM sealing WHERE assessment_id = \(assessmentID) AND version = \(version)",
+                logger: self.logger
+            ).decode((Data, String, String).self) {
+                return SealingMaterial(stored: key, code: code, wrapped: wrapped) ?? material
+            }
+            return material
+        }
+    }
 }

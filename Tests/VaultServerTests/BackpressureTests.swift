@@ -48,6 +48,12 @@ struct SlowStorage: ServerStorage {
         try await base.grade(attemptID: attemptID, questionID: questionID, points: points)
     }
     func release(assessmentID: String, now: Date) async throws -> Bool { try await base.release(assessmentID: assessmentID, now: now) }
+    func sealing(assessmentID: String, version: Int) async throws -> SealingMaterial? {
+        try await base.sealing(assessmentID: assessmentID, version: version)
+    }
+    func storeSealing(assessmentID: String, version: Int, material: SealingMaterial) async throws -> SealingMaterial {
+        try await base.storeSealing(assessmentID: assessmentID, version: version, material: material)
+    }
 }
 
 struct BackpressureTests {

@@ -35,6 +35,9 @@ public struct ServerIdentity: Sendable {
         ServerPublicKey(signing: signing.publicKey, agreement: agreement.publicKey)
     }
 
+    /// An Ed25519 signature over `bytes`.
+    public func signature(for bytes: Data) throws -> Data { Data(try signing.signature(for: bytes)) }
+
     /// Signs `statement` (its canonical JSON is what is signed, and what the receipt carries).
     public func sign(_ statement: ReceiptStatement) throws -> SignedReceipt {
         let bytes = try CanonicalJSON.encode(statement)
@@ -84,6 +87,8 @@ public struct ServerPublicKey: Sendable, Equatable {
             String(hex[hex.index(hex.startIndex, offsetBy: offset)..<hex.index(hex.startIndex, offsetBy: offset + 4)])
         }.joined(separator: "-")
     }
+
+    public func isValidSignature(_ signature: Data, for bytes: Data) -> Bool { signing.isValidSignature(signature, for: bytes) }
 
     /// The statement of `receipt` when its signature is this key's over its exact bytes and it names this key.
     public func verify(_ receipt: SignedReceipt) throws -> ReceiptStatement {

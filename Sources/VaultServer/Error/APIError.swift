@@ -9,6 +9,7 @@ public struct APIError: HTTPResponseError, Sendable {
     public let message: String
     public var currentVersion: Int?
     public var missing: [String]?
+    public var opensAt: String?
     public var headers: HTTPFields = [:]
 
     public init(_ status: HTTPResponse.Status, code: String, message: String) {
@@ -18,7 +19,7 @@ public struct APIError: HTTPResponseError, Sendable {
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let envelope = ErrorEnvelope(code: code, message: message, currentVersion: currentVersion, missing: missing)
+        let envelope = ErrorEnvelope(code: code, message: message, currentVersion: currentVersion, missing: missing, opensAt: opensAt)
         var headers = self.headers
         headers[.contentType] = "application/json; charset=utf-8"
         let data = (try? CanonicalJSON.encode(envelope)) ?? Data()

@@ -7,6 +7,7 @@ import VaultRules
 struct AssessmentRoutes<Storage: ServerStorage> {
     let storage: Storage
     let configuration: ServerConfiguration
+    let sealed: SealedExams
 
     func register(on group: RouterGroup<VaultRequestContext>) {
         group.get("assessments") { request, _ in
@@ -20,7 +21,30 @@ struct AssessmentRoutes<Storage: ServerStorage> {
             {
                 return Response(status: .notModified, headers: [.eTag: etag])
             }
-            return try JSONBody.response(bytes: served.bytes, request: request, headers: [.eTag: etag])
+            // A sealed exam never leaves with its questions readable.
+            let bytes = SealedExams.isSealed(served.bytes) ? try await sealed.sealedBytes(served.bytes) : served.bytes
+            return try JSONBody.response(bytes: bytes, request: request, headers: [.eTag: etag])
+        }
+        group.get("assessments/:id/key") { request, context in
+            let id = try context.parameters.require("id")
+            guard let served = try await storage.served(id: id) else { throw APIError.notFound(id) }
+            guard SealedExams.isSealed(served.bytes) else {
+                throw APIError(.notFound, code: "not_sealed", message: "This assessment is not sealed; it has no key.")
+            }
+            let document = try JSONDecoder().decode(Assessment.self, from: served.bytes)
+            guard let opensAt = document.opensAt, let opens = Timestamp.date(opensAt) else {
+                throw APIError(.forbidden, code: "not_open", message: "This exam opens with the start code from the person running it.")
+            }
+            guard configuration.now() >= opens else {
+                var error = APIError(.forbidden, code: "not_open", message: "This exam opens at \(opensAt).")
+                error.opensAt = opensAt
+                throw error
+            }
+            let material = try await sealed.material(id: id, version: document.version ?? 1)
+            return try JSONBody.response(
+                SealedKeyResponse(id: id, version: document.version ?? 1, contentKey: material.contentKey.base64EncodedString()),
+                request: request
+            )
         }
         group.put("assessments/:id") { request, context in
             try requireTeacher(context)

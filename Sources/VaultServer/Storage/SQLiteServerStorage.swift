@@ -401,6 +401,34 @@ public final class SQLiteServerStorage: ServerStorage {
         }
     }
 
+    // MARK: Sealed exams
+
+    public func sealing(assessmentID: String, version: Int) async throws -> SealingMaterial? {
+        try await onDatabase { database, _ in
+            try database.row(
+                "SELECT content_key, start_code, wrapped_key FROM sealing WHERE assessment_id = ? AND version = ?",
+                [assessmentID, version]
+            ).flatMap { row in
+                SealingMaterial(stored: row.data(0), code: row.string(1), wrapped: row.string(2))
+            }
+        }
+    }
+
+    public func storeSealing(assessmentID: String, version: Int, material: SealingMaterial) async throws -> SealingMaterial {
+        try await onDatabase { database, _ in
+            try database.inTransaction {
+                try database.execute(
+                    "INSERT OR IGNORE INTO sealing (assessment_id, version, content_key, start_code, wrapped_key) VALUES (?, ?, ?, ?, ?)",
+                    [assessmentID, version, material.contentKey, material.startCode, material.wrappedKeyText]
+                )
+                return try database.row(
+                    "SELECT content_key, start_code, wrapped_key FROM sealing WHERE assessment_id = ? AND version = ?",
+                    [assessmentID, version]
+                ).flatMap { SealingMaterial(stored: $0.data(0), code: $0.string(1), wrapped: $0.string(2)) } ?? material
+            }
+        }
+    }
+
     // MARK: Identity and receipts
 
     public func serverIdentityMaterial(generate: @Sendable () -> Data) async throws -> Data {

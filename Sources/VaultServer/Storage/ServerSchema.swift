@@ -100,6 +100,20 @@ enum ServerSchema {
             ALTER TABLE assessments ADD COLUMN released_at REAL;
             """
         )
+        // Sealed exams: per version, the content key, the start code and the key wrapped under it.
+        migrator.register(
+            5,
+            """
+            CREATE TABLE sealing (
+                assessment_id TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                content_key BLOB NOT NULL,
+                start_code TEXT NOT NULL,
+                wrapped_key TEXT NOT NULL,
+                PRIMARY KEY (assessment_id, version)
+            );
+            """
+        )
         return migrator
     }
 }

@@ -71,6 +71,11 @@ public protocol ServerStorage: Service {
     func grade(attemptID: String, questionID: String, points: Double) async throws -> Bool
     /// Releases an assessment's results (scores and correct answers) to its students; false when there is none.
     func release(assessmentID: String, now: Date) async throws -> Bool
+
+    /// The sealing of a published version, or nil before it was made.
+    func sealing(assessmentID: String, version: Int) async throws -> SealingMaterial?
+    /// Stores `material` unless the version has one already (another process was first); returns the stored one.
+    func storeSealing(assessmentID: String, version: Int, material: SealingMaterial) async throws -> SealingMaterial
 }
 
 /// Why a store could not do what was asked. Messages name the thing, never a password or an answer.

@@ -25,6 +25,7 @@ struct Serve: AsyncParsableCommand {
         configuration.host = host
         configuration.port = port
         configuration.passwordIterations = options.passwordIterations
+        configuration.sealIterations = options.sealIterations
         let portFile = self.portFile
         let app = try buildApplication(storage: storage, configuration: configuration, logger: logger) { port in
             if let portFile { try? SecureFiles.atomicWrite(Data("\(port)\n".utf8), to: portFile) }
