@@ -24,7 +24,10 @@ public final class ServerProcess: @unchecked Sendable {
         let portArgument = port == 0 ? "0" : String(port)
         let process = try Binaries.start(
             "vault-server",
-            ["serve", "--port", portArgument, "--port-file", portFile, "--data", dataDirectory, "--demo", "--password-iterations", "1000"]
+            [
+                "serve", "--port", portArgument, "--port-file", portFile, "--data", dataDirectory, "--demo", "--password-iterations", "1000",
+                "--seal-iterations", "1000",
+            ]
         )
         self.process = process
         for _ in 0..<200 {

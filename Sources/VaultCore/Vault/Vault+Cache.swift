@@ -194,7 +194,8 @@ extension Vault {
     public func loadAssessment(
         id: String,
         version: Int? = nil,
-        now: Date = Date()
+        now: Date = Date(),
+        allowSealed: Bool = false
     ) throws -> (assessment: Assessment, expiresAt: Date) {
         let row: Row?
         if let version {
@@ -210,6 +211,14 @@ extension Vault {
             assessment = try JSONDecoder().decode(Assessment.self, from: try Gzip.decompress(row.data(0)))
         } catch {
             throw VaultError(.databaseDamaged, "The stored copy of \(id) is damaged. Download it again when online.", detail: "\(error)")
+        }
+        if allowSealed { return (assessment, Date(timeIntervalSince1970: row.double(2))) }
+        guard assessment.sealedContent == nil else {
+            let opens = assessment.opensAt.flatMap(Timestamp.date).map { " It opens \(Sealing.readable($0)), or earlier with the start code." } ?? ""
+            throw VaultError(
+                .notAllowed,
+                "\(assessment.title) is a sealed exam: its questions open with the start code from the person running it.\(opens) Run `vault unseal \(id)` to type the code (or `vault unseal \(id) --online` once it has opened)."
+            )
         }
         return (assessment, Date(timeIntervalSince1970: row.double(2)))
     }

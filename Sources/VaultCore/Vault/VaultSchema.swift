@@ -19,6 +19,7 @@ enum VaultSchema {
         migrator.register(5, version5)
         migrator.register(6, version6)
         migrator.register(7, version7)
+        migrator.register(8, version8)
         return migrator
     }
 
@@ -163,6 +164,17 @@ enum VaultSchema {
             assessment_id TEXT NOT NULL,
             fetched_at REAL NOT NULL,
             result TEXT NOT NULL
+        );
+        """
+
+    /// Sealed exams: the content key once unsealed (never the start code), and when.
+    static let version8 = """
+        CREATE TABLE sealed_keys (
+            assessment_id TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            content_key BLOB NOT NULL,
+            unsealed_at REAL NOT NULL,
+            PRIMARY KEY (assessment_id, version)
         );
         """
 }

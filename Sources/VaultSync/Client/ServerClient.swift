@@ -28,6 +28,13 @@ public struct ServerClient: Sendable {
         return try decode(ResultsResponse.self, reply, expecting: [200]).results
     }
 
+    /// A sealed exam's content key, once it has opened (403 before: `ServerError.refused` with the server's sentence).
+    public func sealedKey(_ id: String) async throws -> SealedKeyResponse {
+        let reply = try await send("GET", APIPath.sealedKey(id), maxBytes: 64 * 1024)
+        if reply.status == 404 { throw ServerError.notFound(id) }
+        return try decode(SealedKeyResponse.self, reply, expecting: [200])
+    }
+
     /// The server's public keys (no token needed).
     public func serverKey() async throws -> ServerKeyResponse {
         let reply = try await send("GET", APIPath.serverKey, authenticated: false, maxBytes: 64 * 1024)
@@ -98,12 +105,12 @@ public struct ServerClient: Sendable {
             throw ServerError.badResponse("the assessment has the wrong id or no version")
         }
         if document.sealed == true {
-            // The server side of sealed exams exists (issue 16); storing and unsealing in the vault does not yet.
-            throw ServerError.refused(
-                status: 0,
-                message:
-                    "\(id) is a sealed exam that opens with a start code; this version of vault cannot store sealed exams yet. Ask your teacher for another way to take it."
-            )
+            // Sealed: no questions to check yet. The signature is checked against the pinned key before storing
+            // (Downloader); the content hash and question hashes once unsealed (`Sealing.unseal`).
+            guard document.questions.isEmpty, (document.questionCount ?? 0) > 0, document.sealedContent != nil else {
+                throw ServerError.badResponse("the sealed assessment is not in the sealed form")
+            }
+            return .document(document, bytes: body, etag: reply.headers["etag"])
         }
         do {
             try AssessmentValidator.validate(document, requireAnswerKeyAbsent: true)
@@ -180,7 +187,9 @@ public struct ServerClient: Sendable {
         }
         switch reply.status {
         case 401 where authenticated: throw ServerError.signInExpired
-        case 403: throw ServerError.forbidden
+        case 403:
+            if let envelope = try? decodeEnvelope(reply), envelope.error.code == "not_open" { throw ServerError.notOpenYet(envelope.error.message) }
+            throw ServerError.forbidden
         case 413: throw ServerError.tooLarge
         case 429: throw ServerError.rateLimited(retryAfter: reply.headers["retry-after"].flatMap(Int.init).map { .seconds(max(0, min($0, 3600))) })
         case 500...599: throw ServerError.serverFailure(status: reply.status)

@@ -27,6 +27,8 @@ public enum ServerError: Error, Sendable, Equatable {
     case refused(status: Int, message: String)
     /// The server answered something that is not what the contract says (malformed, oversized, wrong hash).
     case badResponse(String)
+    /// A sealed exam that has not opened yet (the server's sentence says when).
+    case notOpenYet(String)
 
     /// The plain sentence and exit class for the CLI. No HTTP codes.
     public var vaultError: VaultError {
@@ -58,6 +60,8 @@ public enum ServerError: Error, Sendable, Equatable {
             VaultError(.temporary, "Some answers have not reached the server yet; they will be sent first.")
         case .refused(_, let message):
             VaultError(.invalidData, "The server refused the request: \(message)")
+        case .notOpenYet(let message):
+            VaultError(.notAllowed, "\(message) Until then it opens only with the start code from the person running it.")
         case .badResponse(let why):
             VaultError(.invalidData, "The server sent something unexpected (\(why)). Nothing was changed.")
         }

@@ -33,6 +33,13 @@ public struct Downloader {
             try vault.refreshCached(id: id, version: cached.version, now: now())
             return .alreadyCurrent(id: id, version: cached.version)
         case .document(let document, let bytes, let etag):
+            if document.sealed == true {
+                do {
+                    try Sealing.verifySignature(document, key: try vault.serverPublicKey())
+                } catch let error as SealingError {
+                    throw ServerError.badResponse("the sealed exam is not signed by this vault's server (\(error))")
+                }
+            }
             let outcome = try vault.storeAssessment(document, bytes: bytes, etag: etag, now: now(), diskSpace: diskSpace)
             return .stored(id: id, version: document.version ?? 0, evicted: outcome.evicted.map(\.id), expiresAt: outcome.expiresAt)
         }

@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import VaultAPI
+import VaultCore
+import VaultSync
+
+struct Unseal: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Open a downloaded sealed exam with the start code the person running it reads out (or, online, once it has opened).",
+        discussion: "The code comes from --start-code-stdin, $VAULT_START_CODE_FILE, or a prompt. It is never stored; a wrong code changes nothing."
+    )
+    @OptionGroup var globals: GlobalOptions
+    @OptionGroup var credentials: CredentialSources
+    @Argument(help: "The assessment id.") var id: String
+    @Flag(help: "Read the start code from a line of stdin (after the vault password when both are there).") var startCodeStdin = false
+    @Flag(help: "Ask the server for the key instead of a code (works once the exam's opening time has passed).") var online = false
+
+    func run() async throws {
+        let context = CommandContext(globals)
+        let vault = try context.openVault(credentials)
+        guard try vault.isSealed(id) else {
+            context.console.line("\(id) is not sealed (or already unsealed); it is ready to take.")
+            return
+        }
+        let document: Assessment
+        if online {
+            let key = try await NetworkSession.with(vault: vault) { session in try await session.client.sealedKey(id) }
+            guard let contentKey = Data(base64Encoded: key.contentKey) else {
+                throw VaultError(.invalidData, "The server's key for \(id) is not a key.")
+            }
+            document = try vault.unseal(id, contentKey: contentKey)
+        } else {
+            let code = try PasswordReader.read(
+                fromStdin: startCodeStdin,
+                fileVariable: "VAULT_START_CODE_FILE",
+                environment: ProcessInfo.processInfo.environment,
+                prompt: "Start code for \(id): ",
+                confirm: false,
+                flag: "--start-code-stdin"
+            )
+            let text = code.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+            document = try vault.unseal(id, startCode: text)
+        }
+        let limit = document.timeLimitSeconds.map { " You have \($0 / 60) minutes once you start it." } ?? ""
+        context.console.line("\(document.title) is open: \(document.questions.count) questions.\(limit) `vault take \(id)` to begin.")
+        context.console.emit(["unsealed": id])
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import VaultAPI
+
+extension Sealing {
+    /// "Mon 1 Dec 09:00" in the user's time zone.
+    public static func readable(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "EEE d MMM HH:mm"
+        return formatter.string(from: date)
+    }
+}
+
+extension Vault {
+    /// Unseals a downloaded sealed exam with the start code (or with the content key the server gives once it has
+    /// opened): the questions are decrypted and checked against the content hash, the readable document replaces the
+    /// sealed one and the content key is kept, all inside the encrypted vault. The code itself is never stored. A
+    /// wrong code changes nothing.
+    @discardableResult
+    public func unseal(_ id: String, startCode: String? = nil, contentKey: Data? = nil, now: Date = Date()) throws -> Assessment {
+        let (sealed, _) = try loadAssessment(id: id, now: now, allowSealed: true)
+        guard let content = sealed.sealedContent, let version = sealed.version else {
+            throw VaultError(.notAllowed, "\(sealed.title) is not sealed; it is ready to take.")
+        }
+        let key: Data
+        do {
+            if let contentKey {
+                key = contentKey
+            } else if let startCode {
+                key = try Sealing.unwrap(content.wrappedKey, code: startCode, id: sealed.id, version: version)
+            } else {
+                throw VaultError(.usage, "Give the start code.")
+            }
+        } catch let error as SealingError {
+            throw VaultError(error == .wrongCode ? .notAllowed : .invalidData, error.description)
+        }
+        let document: Assessment
+        do {
+            document = try Sealing.unseal(sealed, contentKey: key)
+        } catch let error as SealingError {
+            throw VaultError(.invalidData, error == .damaged ? SealingError.damaged.description : "That key does not open this exam.")
+        }
+        let bytes = try CanonicalJSON.encode(document)
+        let compressed = try Gzip.compress(bytes)
+        let hashes = Dictionary(uniqueKeysWithValues: document.questions.map { ($0.id, $0.hash ?? "") })
+        try database.inTransaction {
+            try database.execute(
+                """
+                UPDATE assessments SET document = ?, compressed_bytes = ?, uncompressed_bytes = ?, question_hashes = ?
+                WHERE id = ? AND version = ?
+                """,
+                [compressed, compressed.count, bytes.count, String(decoding: try CanonicalJSON.encode(hashes), as: UTF8.self), id, version]
+            )
+            try database.execute(
+                "INSERT OR REPLACE INTO sealed_keys (assessment_id, version, content_key, unsealed_at) VALUES (?, ?, ?, ?)",
+                [id, version, key, now.timeIntervalSince1970]
+            )
+        }
+        return document
+    }
+
+    /// Sealed exams downloaded and not yet unsealed.
+    public func isSealed(_ id: String) throws -> Bool {
+        try loadAssessment(id: id, allowSealed: true).assessment.sealedContent != nil
+    }
+}

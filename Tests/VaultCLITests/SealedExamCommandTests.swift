@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+import VaultAPI
+import VaultTestSupport
+
+/// A sealed exam through the real binaries: published, downloaded ahead, unreadable until the start code.
+struct SealedExamCommandTests {
+    static let canary = "CANARY-SEALED-CLI"
+
+    @Test(
+        "download ahead; show and answer refuse with a sentence; wrong codes x3 change nothing; the right code opens it; the canary is on screen only then"
+    )
+    func sealedFromPublishToUnseal() throws {
+        let server = try ServerProcess()
+        let data = ["--data", server.dataDirectory]
+        let document = server.directory.file("sealed.json")
+        try Data(
+            """
+            {"id":"final-exam","title":"Final exam","sealed":true,"opens_at":"2030-06-01T09:00:00Z","time_limit_seconds":1800,
+             "questions":[{"id":"q1","type":"single_choice","prompt":"\(Self.canary) pick one","choices":[{"id":"a","text":"\(Self.canary) A"},{"id":"b","text":"B"}],"answer_key":["a"]},
+                          {"id":"q2","type":"essay","prompt":"\(Self.canary) explain"}]}
+            """.utf8
+        ).write(to: URL(fileURLWithPath: document))
+        #expect(try Binaries.run("vault-server", ["publish", document] + data).status == 0)
+
+        let vault = CLIVault()
+        try vault.initialize()
+        let login = try vault.run(
+            ["login", "--server", server.url, "--user", "demo", "--vault", vault.path, "--password-stdin", "--server-password-stdin"],
+            stdin: "pw-1\ndemo-password\n"
+        )
+        #expect(login.status == 0, "\(login.stderr)")
+        let downloaded = try vault.unlocked(["download", "final-exam"])
+        #expect(downloaded.status == 0, "\(downloaded.stderr)")
+
+        for command in [["show", "final-exam"], ["answer", "final-exam", "q1"]] {
+            let refused = try vault.unlocked(command, extraInput: "a\n")
+            #expect(refused.status == 77, "\(command): \(refused.stderr)")
+            #expect(refused.stderr.contains("sealed exam") && refused.stderr.contains("vault unseal final-exam"))
+            #expect(!refused.stdout.contains(Self.canary) && !refused.stderr.contains(Self.canary))
+        }
+        let before = vault.snapshot()
+        for wrong in ["AAAA-BBBB-CCCC", "nonsense", "K7Q2-M9X4-PT3R"] {
+            let result = try vault.unlocked(["unseal", "final-exam", "--start-code-stdin"], extraInput: wrong + "\n")
+            #expect(result.status == 77, "\(result.stderr)")
+            #expect(result.stderr.contains("start code is not right"))
+        }
+        #expect(vault.snapshot() == before, "a wrong code changes nothing")
+        // Online before opens_at: the server says when it opens.
+        let early = try vault.unlocked(["unseal", "final-exam", "--online"])
+        #expect(early.status != 0 && early.stderr.contains("2030-06-01"), "\(early.stderr)")
+
+        let code = try Binaries.run("vault-server", ["start-code", "final-exam", "--seal-iterations", "1000"] + data)
+        let startCode = try #require(code.stdout.split(separator: " ").last).trimmingCharacters(in: .whitespacesAndNewlines)
+        let opened = try vault.unlocked(["unseal", "final-exam", "--start-code-stdin"], extraInput: startCode.lowercased() + "\n")
+        #expect(opened.status == 0, "\(opened.stderr)")
+        #expect(opened.stdout.contains("2 questions") && opened.stdout.contains("30 minutes"))
+        let shown = try vault.unlocked(["show", "final-exam", "--start"])
+        #expect(shown.status == 0 && shown.stdout.contains(Self.canary), "\(shown.stdout)\(shown.stderr)")
+        #expect(try vault.answer("final-exam", "q1", "a").status == 0)
+        // The canary is nowhere in the vault's files or in TMPDIR (everything at rest is encrypted).
+        for (name, bytes) in vault.snapshot() { #expect(bytes.range(of: Data(Self.canary.utf8)) == nil, "\(name)") }
+        #expect(try vault.unlocked(["verify"]).status == 0)
+    }
+}
