@@ -119,6 +119,17 @@ enum PostgresSchema {
             )
             """
         ],
+        // Extra time for students entitled to it: per assessment, or '*' for every timed assessment.
+        [
+            """
+            CREATE TABLE accommodations (
+                assessment_id TEXT NOT NULL,
+                user_name TEXT NOT NULL REFERENCES users (name),
+                extra_minutes INTEGER NOT NULL,
+                PRIMARY KEY (assessment_id, user_name)
+            )
+            """
+        ],
     ]
 
     static var latestVersion: Int { versions.count }

@@ -728,4 +728,31 @@ public final class PostgresServerStorage: ServerStorage {
             return material
         }
     }
+
+    // MARK: Accommodations
+
+    public func setAccommodation(assessmentID: String?, user: String, extraMinutes: Int) async throws {
+        try await transaction(.readCommitted) { connection in
+            try await connection.query(
+                """
+                INSERT INTO accommodations (assessment_id, user_name, extra_minutes) VALUES (\(assessmentID ?? "*"), \(user), \(extraMinutes))
+                ON CONFLICT (assessment_id, user_name) DO UPDATE SET extra_minutes = EXCLUDED.extra_minutes
+                """,
+                logger: self.logger
+            )
+        }
+    }
+
+    public func extraMinutes(assessmentID: String, user: String) async throws -> Int {
+        try await transaction(.readCommitted) { connection in
+            for try await minutes in try await connection.query(
+                """
+                SELECT extra_minutes FROM accommodations WHERE user_name = \(user) AND assessment_id IN (\(assessmentID), '*')
+                ORDER BY assessment_id = '*' LIMIT 1
+                """,
+                logger: self.logger
+            ).decode(Int.self) { return minutes }
+            return 0
+        }
+    }
 }

@@ -54,6 +54,12 @@ struct SlowStorage: ServerStorage {
     func storeSealing(assessmentID: String, version: Int, material: SealingMaterial) async throws -> SealingMaterial {
         try await base.storeSealing(assessmentID: assessmentID, version: version, material: material)
     }
+    func setAccommodation(assessmentID: String?, user: String, extraMinutes: Int) async throws {
+        try await base.setAccommodation(assessmentID: assessmentID, user: user, extraMinutes: extraMinutes)
+    }
+    func extraMinutes(assessmentID: String, user: String) async throws -> Int {
+        try await base.extraMinutes(assessmentID: assessmentID, user: user)
+    }
 }
 
 struct BackpressureTests {

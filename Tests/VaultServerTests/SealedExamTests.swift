@@ -102,3 +102,38 @@ struct SealedExamTests {
         }
     }
 }
+
+struct AccommodationTests {
+    @Test(
+        "extra time: the same exam served with each student's own time limit, each a valid document; a per-assessment setting beats the default",
+        arguments: Backend.all
+    )
+    func extraTime(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        try await harness.test { api in
+            let teacher = try await api.token("teacher")
+            var quiz = Fixtures.quiz()
+            quiz.timeLimitSeconds = 1_800
+            try await api.publish(quiz, teacher: teacher)
+            var other = Fixtures.quiz(id: "quiz-2")
+            other.timeLimitSeconds = 600
+            try await api.publish(other, teacher: teacher)
+            try await harness.storage.setAccommodation(assessmentID: nil, user: "student2", extraMinutes: 10)
+            try await harness.storage.setAccommodation(assessmentID: "quiz-1", user: "student2", extraMinutes: 15)
+
+            let student = try await api.token("student")
+            let student2 = try await api.token("student2")
+            let plain = try await api.send(.get, APIPath.assessment("quiz-1"), token: student)
+            let extended = try await api.send(.get, APIPath.assessment("quiz-1"), token: student2)
+            let plainDocument = try plain.decode(Assessment.self)
+            let extendedDocument = try extended.decode(Assessment.self)
+            #expect(plainDocument.timeLimitSeconds == 1_800 && extendedDocument.timeLimitSeconds == 2_700)
+            try ServedDocument.verify(plainDocument)
+            try ServedDocument.verify(extendedDocument)
+            #expect(plain.headers[.eTag] != extended.headers[.eTag])
+            #expect(plainDocument.questions.map(\.hash) == extendedDocument.questions.map(\.hash), "answers stay valid across limits")
+            #expect(try await api.served("quiz-2", token: student2).timeLimitSeconds == 1_200)
+            #expect(try await api.served("quiz-2", token: student).timeLimitSeconds == 600)
+        }
+    }
+}

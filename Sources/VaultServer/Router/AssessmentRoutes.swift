@@ -15,7 +15,12 @@ struct AssessmentRoutes<Storage: ServerStorage> {
         }
         group.get("assessments/:id") { request, context in
             let id = try context.parameters.require("id")
-            guard let served = try await storage.served(id: id) else { throw APIError.notFound(id) }
+            guard var served = try await storage.served(id: id) else { throw APIError.notFound(id) }
+            // A student entitled to extra time gets a document of their own: their time limit, its own content hash.
+            if let user = context.user, Accommodations.isTimed(served.bytes) {
+                let extra = try await storage.extraMinutes(assessmentID: id, user: user)
+                if extra > 0 { served = try Accommodations.withExtraTime(served.bytes, minutes: extra) }
+            }
             let etag = "\"\(served.contentHash)\""
             if let match = request.headers[.ifNoneMatch], match.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }).contains(etag)
             {

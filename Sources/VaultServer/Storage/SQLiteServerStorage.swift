@@ -429,6 +429,29 @@ public final class SQLiteServerStorage: ServerStorage {
         }
     }
 
+    // MARK: Accommodations
+
+    public func setAccommodation(assessmentID: String?, user: String, extraMinutes: Int) async throws {
+        try await onDatabase { database, _ in
+            try database.execute(
+                "INSERT OR REPLACE INTO accommodations (assessment_id, user_name, extra_minutes) VALUES (?, ?, ?)",
+                [assessmentID ?? "*", user, extraMinutes]
+            )
+        }
+    }
+
+    public func extraMinutes(assessmentID: String, user: String) async throws -> Int {
+        try await onDatabase { database, _ in
+            try database.row(
+                """
+                SELECT extra_minutes FROM accommodations WHERE user_name = ? AND assessment_id IN (?, '*')
+                ORDER BY assessment_id = '*' LIMIT 1
+                """,
+                [user, assessmentID]
+            )?.int(0) ?? 0
+        }
+    }
+
     // MARK: Identity and receipts
 
     public func serverIdentityMaterial(generate: @Sendable () -> Data) async throws -> Data {

@@ -114,6 +114,18 @@ enum ServerSchema {
             );
             """
         )
+        // Extra time for students entitled to it: per assessment, or '*' for every timed assessment.
+        migrator.register(
+            6,
+            """
+            CREATE TABLE accommodations (
+                assessment_id TEXT NOT NULL,
+                user_name TEXT NOT NULL REFERENCES users (name),
+                extra_minutes INTEGER NOT NULL,
+                PRIMARY KEY (assessment_id, user_name)
+            );
+            """
+        )
         return migrator
     }
 }

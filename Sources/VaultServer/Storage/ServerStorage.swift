@@ -76,6 +76,11 @@ public protocol ServerStorage: Service {
     func sealing(assessmentID: String, version: Int) async throws -> SealingMaterial?
     /// Stores `material` unless the version has one already (another process was first); returns the stored one.
     func storeSealing(assessmentID: String, version: Int, material: SealingMaterial) async throws -> SealingMaterial
+
+    /// Extra minutes for `user` on `assessmentID` (nil: the user's default for every timed assessment).
+    func setAccommodation(assessmentID: String?, user: String, extraMinutes: Int) async throws
+    /// The extra minutes `user` has on `assessmentID`: its own setting, else the user's default, else 0.
+    func extraMinutes(assessmentID: String, user: String) async throws -> Int
 }
 
 /// Why a store could not do what was asked. Messages name the thing, never a password or an answer.

@@ -34,6 +34,9 @@ struct Responses: AsyncParsableCommand {
                 let waiting = result.pending > 0 ? ", \(result.pending) waiting for grading (`vault-server grade`)" : ""
                 print("    score: \(Points.text(result.score)) of \(Points.text(result.maxScore))\(waiting)")
             }
+            if let user = submission.user, let extra = try? await storage.extraMinutes(assessmentID: id, user: user), extra > 0 {
+                print("    extra time: \(extra) min")
+            }
             if let used = submission.timeUsedMs {
                 print("    timed: started \(submission.startedAt ?? "?"), used \(used / 60_000) min \(used / 1000 % 60) s")
             }
