@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import VaultCore
 import VaultTestSupport
 
@@ -10,6 +11,17 @@ final class CLIVault: @unchecked Sendable {
     @discardableResult
     func run(_ arguments: [String], stdin: String = "", environment: [String: String] = [:]) throws -> Binaries.Result {
         try Binaries.run("vault", arguments, stdin: stdin, environment: environment)
+    }
+
+    /// `vault login` to `server` as the demo student (vault password pw-1); the login's result.
+    @discardableResult
+    func signIn(to server: ServerProcess) throws -> Binaries.Result {
+        let login = try run(
+            ["login", "--server", server.url, "--user", "demo", "--vault", path, "--password-stdin", "--server-password-stdin"],
+            stdin: "pw-1\ndemo-password\n"
+        )
+        #expect(login.status == 0, "\(login.stderr)")
+        return login
     }
 
     /// `vault <arguments> --vault DIR --password-stdin`, the password on stdin.

@@ -9,11 +9,7 @@ struct DownloadCommandTests {
         let server = try ServerProcess()
         let vault = CLIVault()
         try vault.initialize()
-        let login = try vault.run(
-            ["login", "--server", server.url, "--user", "demo", "--vault", vault.path, "--password-stdin", "--server-password-stdin"],
-            stdin: "pw-1\ndemo-password\n"
-        )
-        #expect(login.status == 0, "\(login.stderr)")
+        try vault.signIn(to: server)
         return (vault, server)
     }
 

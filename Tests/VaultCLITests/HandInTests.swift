@@ -11,11 +11,7 @@ struct HandInTests {
     func signedInVault() throws -> CLIVault {
         let vault = CLIVault()
         try vault.initialize()
-        let login = try vault.run(
-            ["login", "--server", server.url, "--user", "demo", "--vault", vault.path, "--password-stdin", "--server-password-stdin"],
-            stdin: "pw-1\ndemo-password\n"
-        )
-        #expect(login.status == 0, "\(login.stderr)")
+        try vault.signIn(to: server)
         #expect(try vault.unlocked(["download", "algebra-1"]).status == 0)
         return vault
     }

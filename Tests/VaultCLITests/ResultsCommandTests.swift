@@ -10,11 +10,7 @@ struct ResultsCommandTests {
         let server = try ServerProcess()
         let vault = CLIVault()
         try vault.initialize()
-        let login = try vault.run(
-            ["login", "--server", server.url, "--user", "demo", "--vault", vault.path, "--password-stdin", "--server-password-stdin"],
-            stdin: "pw-1\ndemo-password\n"
-        )
-        #expect(login.status == 0, "\(login.stderr)")
+        try vault.signIn(to: server)
         #expect(try vault.unlocked(["download", "algebra-1"]).status == 0)
         for (question, value) in [("q1", "b"), ("q2", "a"), ("q6", "Add three, then divide by four.")] {
             #expect(try vault.answer("algebra-1", question, value).status == 0)

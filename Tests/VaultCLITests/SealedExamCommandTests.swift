@@ -25,11 +25,7 @@ struct SealedExamCommandTests {
 
         let vault = CLIVault()
         try vault.initialize()
-        let login = try vault.run(
-            ["login", "--server", server.url, "--user", "demo", "--vault", vault.path, "--password-stdin", "--server-password-stdin"],
-            stdin: "pw-1\ndemo-password\n"
-        )
-        #expect(login.status == 0, "\(login.stderr)")
+        try vault.signIn(to: server)
         let downloaded = try vault.unlocked(["download", "final-exam"])
         #expect(downloaded.status == 0, "\(downloaded.stderr)")
 

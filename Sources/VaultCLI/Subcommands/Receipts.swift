@@ -10,6 +10,15 @@ struct Receipts: ParsableCommand {
         defaultSubcommand: List.self
     )
 
+    /// A receipt file (`receipts export`, or a teacher's import): at most 1 MiB, a signed receipt.
+    static func read(_ file: String) throws -> SignedReceipt {
+        let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? nil
+        guard let size, size <= 1 << 20, let bytes = FileManager.default.contents(atPath: file),
+            let receipt = try? JSONDecoder().decode(SignedReceipt.self, from: bytes)
+        else { throw VaultError(.invalidData, "\(file) is not a receipt file.") }
+        return receipt
+    }
+
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show receipts (ID: a receipt id or an assessment id).")
         @OptionGroup var globals: GlobalOptions
@@ -78,10 +87,7 @@ struct Receipts: ParsableCommand {
 
         func run() throws {
             let context = CommandContext(globals)
-            guard let bytes = FileManager.default.contents(atPath: file), bytes.count <= 1 << 20,
-                let receipt = try? JSONDecoder().decode(SignedReceipt.self, from: bytes)
-            else { throw VaultError(.invalidData, "\(file) is not a receipt file.") }
-            let check = try context.openVault(credentials).check(receipt)
+            let check = try context.openVault(credentials).check(try Receipts.read(file))
             let statement = check.statement
             context.console.line("Valid receipt \(statement.receiptId), signed by the server key \(statement.keyFingerprint).")
             context.console.line(
@@ -113,10 +119,7 @@ struct Receipts: ParsableCommand {
 
         func run() throws {
             let context = CommandContext(globals)
-            guard let bytes = FileManager.default.contents(atPath: file), bytes.count <= 1 << 20,
-                let receipt = try? JSONDecoder().decode(SignedReceipt.self, from: bytes)
-            else { throw VaultError(.invalidData, "\(file) is not a receipt file.") }
-            let statement = try context.openVault(credentials).importReceipt(receipt)
+            let statement = try context.openVault(credentials).importReceipt(try Receipts.read(file))
             context.console.line("Receipt \(statement.receiptId) attached: \(statement.assessmentId) is handed in.")
             context.console.emit(["receipt_id": statement.receiptId, "attempt_id": statement.attemptId])
         }
