@@ -48,11 +48,16 @@ struct SealedExamCommandTests {
 
         let code = try Binaries.run("vault-server", ["start-code", "final-exam", "--seal-iterations", "1000"] + data)
         let startCode = try #require(code.stdout.split(separator: " ").last).trimmingCharacters(in: .whitespacesAndNewlines)
-        let opened = try vault.unlocked(["unseal", "final-exam", "--start-code-stdin"], extraInput: startCode.lowercased() + "\n")
-        #expect(opened.status == 0, "\(opened.stderr)")
-        #expect(opened.stdout.contains("2 questions") && opened.stdout.contains("30 minutes"))
-        let shown = try vault.unlocked(["show", "final-exam", "--start"])
-        #expect(shown.status == 0 && shown.stdout.contains(Self.canary), "\(shown.stdout)\(shown.stderr)")
+        // `show` asks for the code itself: a wrong one changes nothing, the proctor's opens the exam and shows it.
+        let beforeShow = vault.snapshot()
+        let wrongShow = try vault.unlocked(["show", "final-exam", "--start", "--start-code-stdin"], extraInput: "AAAA-BBBB-CCCC\n")
+        #expect(wrongShow.status == 77 && !wrongShow.stdout.contains(Self.canary))
+        #expect(vault.snapshot() == beforeShow)
+        let shown = try vault.unlocked(["show", "final-exam", "--start", "--start-code-stdin"], extraInput: startCode.lowercased() + "\n")
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout.contains("is open: 2 questions") && shown.stdout.contains(Self.canary), "\(shown.stdout)")
+        let again = try vault.unlocked(["unseal", "final-exam", "--start-code-stdin"], extraInput: startCode + "\n")
+        #expect(again.status == 0 && again.stdout.contains("not sealed (or already unsealed)"))
         #expect(try vault.answer("final-exam", "q1", "a").status == 0)
         // The canary is nowhere in the vault's files or in TMPDIR (everything at rest is encrypted).
         for (name, bytes) in vault.snapshot() { #expect(bytes.range(of: Data(Self.canary.utf8)) == nil, "\(name)") }

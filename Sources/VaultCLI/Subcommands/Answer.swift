@@ -16,6 +16,7 @@ struct Answer: ParsableCommand {
     )
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var credentials: CredentialSources
+    @OptionGroup var startCode: StartCodeSource
     @Argument(help: "The assessment id.") var id: String
     @Argument(help: "The question id.") var questionID: String
     /// Only so that an answer typed here is refused with a reason instead of a generic usage error.
@@ -32,6 +33,7 @@ struct Answer: ParsableCommand {
     func run() throws {
         let context = CommandContext(globals)
         let vault = try context.openVault(credentials)
+        try startCode.unsealIfSealed(vault, id: id, console: context.console)
         let attempt = try vault.openAttempt(on: id)
         guard let question = attempt.assessment.question(questionID) else {
             let ids = attempt.assessment.questions.map(\.id).joined(separator: ", ")

@@ -7,6 +7,7 @@ struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "The questions, with the answers of the current attempt.")
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var credentials: CredentialSources
+    @OptionGroup var startCode: StartCodeSource
     @Argument(help: "The assessment id.") var id: String
     @Flag(help: "For a timed assessment not started yet: start its clock and show the questions.") var start = false
 
@@ -22,6 +23,7 @@ struct Show: ParsableCommand {
     func run() throws {
         let context = CommandContext(globals)
         let vault = try context.openVault(credentials)
+        try startCode.unsealIfSealed(vault, id: id, console: context.console)
         var attempt = try vault.latestAttempt(on: id)
         let assessment = try attempt?.assessment ?? vault.loadAssessment(id: id).assessment
         if let limit = assessment.timeLimitSeconds {

@@ -14,12 +14,14 @@ struct Take: ParsableCommand {
     )
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var credentials: CredentialSources
+    @OptionGroup var startCode: StartCodeSource
     @Argument(help: "The assessment id.") var id: String
     @Flag(help: "Plain output for scripts: no screen clearing, no live countdown.") var nonInteractive = false
 
     func run() throws {
         let context = CommandContext(globals)
         let vault = try context.openVault(credentials)
+        try startCode.unsealIfSealed(vault, id: id, console: context.console)
         let interactive = !nonInteractive && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         let screen = try TakeScreen(vault: vault, assessmentID: id, console: context.console, interactive: interactive, clock: ContinuousClock())
         try screen.run()

@@ -12,7 +12,7 @@ struct Unseal: AsyncParsableCommand {
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var credentials: CredentialSources
     @Argument(help: "The assessment id.") var id: String
-    @Flag(help: "Read the start code from a line of stdin (after the vault password when both are there).") var startCodeStdin = false
+    @OptionGroup var startCode: StartCodeSource
     @Flag(help: "Ask the server for the key instead of a code (works once the exam's opening time has passed).") var online = false
 
     func run() async throws {
@@ -30,16 +30,7 @@ struct Unseal: AsyncParsableCommand {
             }
             document = try vault.unseal(id, contentKey: contentKey)
         } else {
-            let code = try PasswordReader.read(
-                fromStdin: startCodeStdin,
-                fileVariable: "VAULT_START_CODE_FILE",
-                environment: ProcessInfo.processInfo.environment,
-                prompt: "Start code for \(id): ",
-                confirm: false,
-                flag: "--start-code-stdin"
-            )
-            let text = code.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-            document = try vault.unseal(id, startCode: text)
+            document = try vault.unseal(id, startCode: try startCode.read(for: id))
         }
         let limit = document.timeLimitSeconds.map { " You have \($0 / 60) minutes once you start it." } ?? ""
         context.console.line("\(document.title) is open: \(document.questions.count) questions.\(limit) `vault take \(id)` to begin.")

@@ -1,0 +1,35 @@
+import ArgumentParser
+import Foundation
+import VaultCore
+
+/// Where a sealed exam's start code comes from, for `take`, `show`, `answer` and `unseal`: `--start-code-stdin`,
+/// `$VAULT_START_CODE_FILE`, or a no-echo prompt on a terminal. The code is never stored.
+struct StartCodeSource: ParsableArguments {
+    @Flag(help: "Read a sealed exam's start code from a line of stdin (after the vault password).") var startCodeStdin = false
+
+    static let fileVariable = "VAULT_START_CODE_FILE"
+
+    /// Whether a code can be asked for at all (otherwise a sealed exam is refused with a sentence naming `vault unseal`).
+    var available: Bool {
+        startCodeStdin || ProcessInfo.processInfo.environment[Self.fileVariable] != nil || isatty(STDIN_FILENO) != 0
+    }
+
+    func read(for id: String) throws -> String {
+        let code = try PasswordReader.read(
+            fromStdin: startCodeStdin,
+            fileVariable: Self.fileVariable,
+            environment: ProcessInfo.processInfo.environment,
+            prompt: "Start code for \(id): ",
+            confirm: false,
+            flag: "--start-code-stdin"
+        )
+        return code.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Unseals `id` first when it is a downloaded sealed exam and a code can be had; a wrong code stops here (77).
+    func unsealIfSealed(_ vault: Vault, id: String, console: Console) throws {
+        guard (try? vault.isSealed(id)) == true, available else { return }
+        let document = try vault.unseal(id, startCode: try read(for: id))
+        console.line("\(document.title) is open: \(document.questions.count) questions.")
+    }
+}
