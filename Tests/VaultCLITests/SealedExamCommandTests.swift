@@ -28,6 +28,9 @@ struct SealedExamCommandTests {
         try vault.signIn(to: server)
         let downloaded = try vault.unlocked(["download", "final-exam"])
         #expect(downloaded.status == 0, "\(downloaded.stderr)")
+        let listed = try vault.unlocked(["list"])
+        #expect(listed.stdout.contains("sealed: opens") && listed.stdout.contains("or with the start code"), "\(listed.stdout)")
+        #expect(!listed.stdout.contains(Self.canary))
 
         for command in [["show", "final-exam"], ["answer", "final-exam", "q1"]] {
             let refused = try vault.unlocked(command, extraInput: "a\n")
@@ -56,6 +59,7 @@ struct SealedExamCommandTests {
         let shown = try vault.unlocked(["show", "final-exam", "--start", "--start-code-stdin"], extraInput: startCode.lowercased() + "\n")
         #expect(shown.status == 0, "\(shown.stderr)")
         #expect(shown.stdout.contains("is open: 2 questions") && shown.stdout.contains(Self.canary), "\(shown.stdout)")
+        #expect(!(try vault.unlocked(["list"]).stdout.contains("sealed")))
         let again = try vault.unlocked(["unseal", "final-exam", "--start-code-stdin"], extraInput: startCode + "\n")
         #expect(again.status == 0 && again.stdout.contains("not sealed (or already unsealed)"))
         #expect(try vault.answer("final-exam", "q1", "a").status == 0)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import VaultAPI
 import VaultCore
 
 struct List: ParsableCommand {
@@ -13,9 +14,12 @@ struct List: ParsableCommand {
         var table = TextTable(["ID", "TITLE", "VER", "SIZE", "EXPIRES", "ATTEMPT"], flexible: 1)
         for item in items {
             let expiry = item.expired ? "expired" : ReadableDate.relative(item.expiresAt)
+            let opens = item.opensAt.flatMap(Timestamp.date).map { "sealed: opens \(Sealing.readable($0)) or with the start code" }
             let attempt =
-                item.attemptState.replacingOccurrences(of: "_", with: " ")
-                + (item.pendingAnswers > 0 ? ", \(item.pendingAnswers) to upload" : "")
+                item.sealed
+                ? opens ?? "sealed: opens with the start code"
+                : item.attemptState.replacingOccurrences(of: "_", with: " ")
+                    + (item.pendingAnswers > 0 ? ", \(item.pendingAnswers) to upload" : "")
             table.add([item.id, item.title, "v\(item.version)", Console.bytes(item.sizeBytes), expiry, attempt])
         }
         if !items.isEmpty { for line in table.render() { context.console.line(line) } }

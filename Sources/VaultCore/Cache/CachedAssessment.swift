@@ -13,9 +13,13 @@ public struct CachedAssessment: Codable, Sendable, Equatable {
     public var attemptState: String
     public var pendingAnswers: Int
     public var expired: Bool
+    /// Downloaded sealed and not opened yet (its questions are unreadable until the start code).
+    public var sealed = false
+    public var opensAt: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, title, version, expired
+        case id, title, version, expired, sealed
+        case opensAt = "opens_at"
         case sizeBytes = "size_bytes"
         case uncompressedBytes = "uncompressed_bytes"
         case downloadedAt = "downloaded_at"

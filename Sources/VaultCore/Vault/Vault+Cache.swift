@@ -126,12 +126,13 @@ extension Vault {
             try database.execute(
                 """
                 INSERT INTO assessments (id, version, title, content_hash, question_hashes, document, compressed_bytes,
-                    uncompressed_bytes, etag, downloaded_at, expires_at, last_accessed_at, opened_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+                    uncompressed_bytes, etag, downloaded_at, expires_at, last_accessed_at, opened_at, sealed, opens_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)
                 """,
                 [
                     assessment.id, version, assessment.title, contentHash, hashText, compressed, compressed.count, bytes.count, etag,
-                    now.timeIntervalSince1970, expires.timeIntervalSince1970, now.timeIntervalSince1970,
+                    now.timeIntervalSince1970, expires.timeIntervalSince1970, now.timeIntervalSince1970, assessment.sealedContent != nil,
+                    assessment.opensAt,
                 ]
             )
             return StoreOutcome(evicted: evicted, replacedVersions: replaceable.map(\.version), expiresAt: expires)
@@ -165,7 +166,7 @@ extension Vault {
     func cachedAssessments(now: Date, facts: [String: VersionFacts]) throws -> [CachedAssessment] {
         try database.rows(
             """
-            SELECT id, title, version, compressed_bytes, uncompressed_bytes, downloaded_at, expires_at, last_accessed_at
+            SELECT id, title, version, compressed_bytes, uncompressed_bytes, downloaded_at, expires_at, last_accessed_at, sealed, opens_at
             FROM assessments ORDER BY id, version DESC
             """
         ).map { row in
@@ -181,7 +182,9 @@ extension Vault {
                 lastAccessedAt: Timestamp.string(epoch: row.double(7)),
                 attemptState: fact.latestState ?? "none",
                 pendingAnswers: fact.pending,
-                expired: row.double(6) <= now.timeIntervalSince1970
+                expired: row.double(6) <= now.timeIntervalSince1970,
+                sealed: row.int(8) != 0,
+                opensAt: row.optionalString(9)
             )
         }
     }

@@ -46,7 +46,7 @@ extension Vault {
         try database.inTransaction {
             try database.execute(
                 """
-                UPDATE assessments SET document = ?, compressed_bytes = ?, uncompressed_bytes = ?, question_hashes = ?
+                UPDATE assessments SET document = ?, compressed_bytes = ?, uncompressed_bytes = ?, question_hashes = ?, sealed = 0
                 WHERE id = ? AND version = ?
                 """,
                 [compressed, compressed.count, bytes.count, String(decoding: try CanonicalJSON.encode(hashes), as: UTF8.self), id, version]

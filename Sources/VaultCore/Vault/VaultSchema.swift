@@ -20,6 +20,7 @@ enum VaultSchema {
         migrator.register(6, version6)
         migrator.register(7, version7)
         migrator.register(8, version8)
+        migrator.register(9, version9)
         return migrator
     }
 
@@ -176,5 +177,11 @@ enum VaultSchema {
             unsealed_at REAL NOT NULL,
             PRIMARY KEY (assessment_id, version)
         );
+        """
+
+    /// A stored copy that is still sealed, and when it opens, for `list` (the document itself stays unreadable).
+    static let version9 = """
+        ALTER TABLE assessments ADD COLUMN sealed INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE assessments ADD COLUMN opens_at TEXT;
         """
 }
