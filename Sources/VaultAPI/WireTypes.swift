@@ -195,8 +195,11 @@ public struct SubmissionRequest: Codable, Sendable, Equatable {
     public var startedAt: String?
     public var timeUsedMs: Int?
     public var clockMovedBackMs: Int?
+    /// A sealed exam: when the student unsealed it.
+    public var unsealedAt: String?
     enum CodingKeys: String, CodingKey {
         case force
+        case unsealedAt = "unsealed_at"
         case attemptId = "attempt_id"
         case assessmentId = "assessment_id"
         case assessmentVersion = "assessment_version"
@@ -356,8 +359,10 @@ public struct ReceivedResponses: Codable, Sendable {
         public var startedAt: String?
         public var timeUsedMs: Int?
         public var clockMovedBackMs: Int?
+        public var unsealedAt: String?
         enum CodingKeys: String, CodingKey {
             case forced, user
+            case unsealedAt = "unsealed_at"
             case startedAt = "started_at"
             case timeUsedMs = "time_used_ms"
             case clockMovedBackMs = "clock_moved_back_ms"
@@ -375,8 +380,10 @@ public struct ReceivedResponses: Codable, Sendable {
             user: String? = nil,
             startedAt: String? = nil,
             timeUsedMs: Int? = nil,
-            clockMovedBackMs: Int? = nil
+            clockMovedBackMs: Int? = nil,
+            unsealedAt: String? = nil
         ) {
+            self.unsealedAt = unsealedAt
             self.user = user
             self.startedAt = startedAt
             self.timeUsedMs = timeUsedMs

@@ -30,6 +30,8 @@ public struct SubmissionRecord: Sendable, Equatable {
     public var clockMovedBackMilliseconds: Int?
     /// The signed statement, once issued (a submission stored before receipts were signed has none yet).
     public var signedReceipt: SignedReceipt?
+    /// A sealed exam: when the student unsealed it.
+    public var unsealedAt: String?
 
     public init(
         attemptID: String,
@@ -44,9 +46,11 @@ public struct SubmissionRecord: Sendable, Equatable {
         startedAt: String? = nil,
         timeUsedMilliseconds: Int? = nil,
         clockMovedBackMilliseconds: Int? = nil,
-        signedReceipt: SignedReceipt? = nil
+        signedReceipt: SignedReceipt? = nil,
+        unsealedAt: String? = nil
     ) {
         self.signedReceipt = signedReceipt
+        self.unsealedAt = unsealedAt
         self.attemptID = attemptID
         self.user = user
         self.assessmentID = assessmentID
@@ -129,7 +133,8 @@ public enum SubmissionPlan {
             responseCount: unique.count,
             startedAt: request.startedAt.flatMap { Timestamp.date($0) == nil ? nil : $0 },
             timeUsedMilliseconds: request.timeUsedMs.map { max(0, $0) },
-            clockMovedBackMilliseconds: request.clockMovedBackMs.map { max(0, $0) }
+            clockMovedBackMilliseconds: request.clockMovedBackMs.map { max(0, $0) },
+            unsealedAt: request.unsealedAt.flatMap { Timestamp.date($0) == nil ? nil : $0 }
         )
         return (.created(record), record)
     }

@@ -130,6 +130,8 @@ enum PostgresSchema {
             )
             """
         ],
+        // A sealed exam's submission says when the student unsealed it.
+        ["ALTER TABLE submissions ADD COLUMN unsealed_at TEXT"],
     ]
 
     static var latestVersion: Int { versions.count }

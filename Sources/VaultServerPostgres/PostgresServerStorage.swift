@@ -472,10 +472,10 @@ public final class PostgresServerStorage: ServerStorage {
                 try await connection.query(
                     """
                     INSERT INTO submissions (attempt_id, user_name, assessment_id, assessment_version, submitted_at, forced, receipt_id,
-                        received_at, response_count, started_at, time_used_ms, clock_moved_back_ms)
+                        received_at, response_count, started_at, time_used_ms, clock_moved_back_ms, unsealed_at)
                     VALUES (\(record.attemptID), \(record.user), \(record.assessmentID), \(record.assessmentVersion), \(record.submittedAt),
                         \(record.forced), \(record.receiptID), \(record.receivedAt), \(record.responseCount), \(record.startedAt),
-                        \(record.timeUsedMilliseconds), \(record.clockMovedBackMilliseconds))
+                        \(record.timeUsedMilliseconds), \(record.clockMovedBackMilliseconds), \(record.unsealedAt))
                     """,
                     logger: self.logger
                 )
@@ -522,12 +522,13 @@ public final class PostgresServerStorage: ServerStorage {
             var submissions: [ReceivedResponses.Submission] = []
             let submitted = try await client.query(
                 """
-                SELECT attempt_id, assessment_version, submitted_at, forced, receipt_id, user_name, started_at, time_used_ms, clock_moved_back_ms
+                SELECT attempt_id, assessment_version, submitted_at, forced, receipt_id, user_name, started_at, time_used_ms, clock_moved_back_ms,
+                    unsealed_at
                 FROM submissions WHERE assessment_id = \(assessmentID) ORDER BY attempt_id
                 """,
                 logger: self.logger
             )
-            for try await row in submitted.decode((String, Int, String, Bool, String, String, String?, Int?, Int?).self) {
+            for try await row in submitted.decode((String, Int, String, Bool, String, String, String?, Int?, Int?, String?).self) {
                 submissions.append(
                     ReceivedResponses.Submission(
                         attemptId: row.0,
@@ -538,7 +539,8 @@ public final class PostgresServerStorage: ServerStorage {
                         user: row.5,
                         startedAt: row.6,
                         timeUsedMs: row.7,
-                        clockMovedBackMs: row.8
+                        clockMovedBackMs: row.8,
+                        unsealedAt: row.9
                     )
                 )
             }

@@ -66,5 +66,12 @@ struct SealedExamCommandTests {
         // The canary is nowhere in the vault's files or in TMPDIR (everything at rest is encrypted).
         for (name, bytes) in vault.snapshot() { #expect(bytes.range(of: Data(Self.canary.utf8)) == nil, "\(name)") }
         #expect(try vault.unlocked(["verify"]).status == 0)
+        // Handed in: the teacher sees when it was unsealed.
+        #expect(try vault.answer("final-exam", "q2", "Because.").status == 0)
+        #expect(try vault.unlocked(["submit", "final-exam"]).status == 0)
+        let synced = try vault.unlocked(["sync"])
+        #expect(synced.status == 0, "\(synced.stderr)")
+        let view = try Binaries.run("vault-server", ["responses", "final-exam"] + data)
+        #expect(view.stdout.contains("unsealed at 20"), "\(view.stdout)")
     }
 }

@@ -160,6 +160,12 @@ extension Vault {
             responseIds: ids,
             force: forced ? true : nil
         )
+        if let unsealed = try database.row(
+            "SELECT unsealed_at FROM sealed_keys WHERE assessment_id = ? AND version = ?",
+            [request.assessmentId, request.assessmentVersion]
+        ) {
+            request.unsealedAt = Timestamp.string(epoch: unsealed.double(0))
+        }
         if let started = row.optionalDouble(5) {
             // A timed attempt: the time used at submission (the larger of wall and counted time) and the clock flag.
             request.startedAt = Timestamp.string(epoch: started)

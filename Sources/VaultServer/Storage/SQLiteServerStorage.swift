@@ -300,12 +300,13 @@ public final class SQLiteServerStorage: ServerStorage {
                     try database.execute(
                         """
                         INSERT INTO submissions (attempt_id, user_name, assessment_id, assessment_version, submitted_at, forced, receipt_id,
-                            received_at, response_count, started_at, time_used_ms, clock_moved_back_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            received_at, response_count, started_at, time_used_ms, clock_moved_back_ms, unsealed_at)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                         [
                             record.attemptID, record.user, record.assessmentID, record.assessmentVersion, record.submittedAt, record.forced,
                             record.receiptID, record.receivedAt, record.responseCount, record.startedAt, record.timeUsedMilliseconds,
-                            record.clockMovedBackMilliseconds,
+                            record.clockMovedBackMilliseconds, record.unsealedAt,
                         ]
                     )
                 }
@@ -529,7 +530,8 @@ public final class SQLiteServerStorage: ServerStorage {
         }
         let submissions = try database.rows(
             """
-            SELECT attempt_id, assessment_version, submitted_at, forced, receipt_id, user_name, started_at, time_used_ms, clock_moved_back_ms
+            SELECT attempt_id, assessment_version, submitted_at, forced, receipt_id, user_name, started_at, time_used_ms, clock_moved_back_ms,
+                unsealed_at
             FROM submissions WHERE assessment_id = ? ORDER BY attempt_id
             """,
             [assessmentID]
@@ -543,7 +545,8 @@ public final class SQLiteServerStorage: ServerStorage {
                 user: $0.string(5),
                 startedAt: $0.optionalString(6),
                 timeUsedMs: $0.optionalInt(7),
-                clockMovedBackMs: $0.optionalInt(8)
+                clockMovedBackMs: $0.optionalInt(8),
+                unsealedAt: $0.optionalString(9)
             )
         }
         return ReceivedResponses(assessmentId: assessmentID, responses: responses, submissions: submissions)

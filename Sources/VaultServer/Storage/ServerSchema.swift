@@ -126,6 +126,8 @@ enum ServerSchema {
             );
             """
         )
+        // A sealed exam's submission says when the student unsealed it.
+        migrator.register(7, "ALTER TABLE submissions ADD COLUMN unsealed_at TEXT;")
         return migrator
     }
 }

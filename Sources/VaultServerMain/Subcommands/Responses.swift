@@ -37,6 +37,7 @@ struct Responses: AsyncParsableCommand {
             if let user = submission.user, let extra = try? await storage.extraMinutes(assessmentID: id, user: user), extra > 0 {
                 print("    extra time: \(extra) min")
             }
+            if let unsealed = submission.unsealedAt { print("    unsealed at \(unsealed)") }
             if let used = submission.timeUsedMs {
                 print("    timed: started \(submission.startedAt ?? "?"), used \(used / 60_000) min \(used / 1000 % 60) s")
             }
