@@ -32,7 +32,7 @@ struct Unseal: AsyncParsableCommand {
         } else {
             document = try vault.unseal(id, startCode: try startCode.read(for: id))
         }
-        let limit = document.timeLimitSeconds.map { " You have \($0 / 60) minutes once you start it." } ?? ""
+        let limit = document.timeLimitSeconds.map { " Your \($0 / 60) minutes have started." } ?? ""
         context.console.line("\(document.title) is open: \(document.questions.count) questions.\(limit) `vault take \(id)` to begin.")
         context.console.emit(["unsealed": id])
     }

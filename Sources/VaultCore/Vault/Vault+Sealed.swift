@@ -15,7 +15,7 @@ extension Vault {
     /// Unseals a downloaded sealed exam with the start code (or with the content key the server gives once it has
     /// opened): the questions are decrypted and checked against the content hash, the readable document replaces the
     /// sealed one and the content key is kept, all inside the encrypted vault. The code itself is never stored. A
-    /// wrong code changes nothing.
+    /// wrong code changes nothing. A timed exam's clock starts at the unsealing.
     @discardableResult
     public func unseal(_ id: String, startCode: String? = nil, contentKey: Data? = nil, now: Date = Date()) throws -> Assessment {
         let (sealed, _) = try loadAssessment(id: id, now: now, allowSealed: true)
@@ -56,6 +56,8 @@ extension Vault {
                 [id, version, key, now.timeIntervalSince1970]
             )
         }
+        // A timed exam's clock starts now, at the unsealing (not at the download).
+        if document.timeLimitSeconds != nil { try startClock(attemptID: try openAttempt(on: id, now: now).id) }
         return document
     }
 
