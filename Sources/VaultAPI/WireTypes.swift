@@ -46,14 +46,30 @@ public struct CatalogEntry: Codable, Sendable, Equatable {
     public var sizeBytes: Int
     public var updatedAt: String
     public var notAfter: String?
+    /// A sealed exam (its questions open with the start code) and when it opens.
+    public var sealed: Bool?
+    public var opensAt: String?
     enum CodingKeys: String, CodingKey {
-        case id, title, version
+        case id, title, version, sealed
         case contentHash = "content_hash"
         case sizeBytes = "size_bytes"
         case updatedAt = "updated_at"
         case notAfter = "not_after"
+        case opensAt = "opens_at"
     }
-    public init(id: String, title: String, version: Int, contentHash: String, sizeBytes: Int, updatedAt: String, notAfter: String?) {
+    public init(
+        id: String,
+        title: String,
+        version: Int,
+        contentHash: String,
+        sizeBytes: Int,
+        updatedAt: String,
+        notAfter: String?,
+        sealed: Bool? = nil,
+        opensAt: String? = nil
+    ) {
+        self.sealed = sealed
+        self.opensAt = opensAt
         self.id = id
         self.title = title
         self.version = version

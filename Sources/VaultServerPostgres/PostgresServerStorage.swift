@@ -295,7 +295,9 @@ public final class PostgresServerStorage: ServerStorage {
                 contentHash: hash,
                 sizeBytes: served.count,
                 updatedAt: Timestamp.string(epoch: updated),
-                notAfter: document.notAfter
+                notAfter: document.notAfter,
+                sealed: document.sealed,
+                opensAt: document.opensAt
             )
         }
     }

@@ -18,7 +18,7 @@ struct DownloadCommandTests {
         let (vault, server) = try signedIn()
         let catalog = try #require(try vault.unlocked(["catalog", "--json"]).json?["assessments"] as? [[String: Any]])
         #expect(catalog.map { $0["id"] as? String } == ["algebra-1", "reading-fa-en", "science-timed"])
-        #expect(Set(catalog[0].keys) == ["id", "title", "version", "size_bytes", "downloaded_version"])
+        #expect(Set(catalog[0].keys) == ["id", "title", "version", "size_bytes", "downloaded_version", "sealed"])
         #expect(catalog[0]["downloaded_version"] is NSNull)
 
         let download = try vault.unlocked(["download", "algebra-1"])

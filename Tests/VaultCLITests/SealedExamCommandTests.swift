@@ -26,6 +26,8 @@ struct SealedExamCommandTests {
         let vault = CLIVault()
         try vault.initialize()
         try vault.signIn(to: server)
+        let catalog = try vault.unlocked(["catalog"])
+        #expect(catalog.stdout.contains("sealed: opens") && !catalog.stdout.contains(Self.canary), "\(catalog.stdout)")
         let downloaded = try vault.unlocked(["download", "final-exam"])
         #expect(downloaded.status == 0, "\(downloaded.stderr)")
         let listed = try vault.unlocked(["list"])

@@ -15,10 +15,13 @@ struct Catalog: AsyncParsableCommand {
         let version: Int
         let sizeBytes: Int
         let downloadedVersion: Int?
+        let sealed: Bool
+        let opensAt: String?
         enum CodingKeys: String, CodingKey {
             case id, title, version
             case sizeBytes = "size_bytes"
             case downloadedVersion = "downloaded_version"
+            case sealed
         }
         func encode(to encoder: Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
@@ -27,6 +30,7 @@ struct Catalog: AsyncParsableCommand {
             try container.encode(version, forKey: .version)
             try container.encode(sizeBytes, forKey: .sizeBytes)
             try container.encode(downloadedVersion, forKey: .downloadedVersion)
+            try container.encode(sealed, forKey: .sealed)
         }
     }
 
@@ -41,7 +45,9 @@ struct Catalog: AsyncParsableCommand {
                 title: entry.title,
                 version: entry.version,
                 sizeBytes: entry.sizeBytes,
-                downloadedVersion: cached.filter { $0.id == entry.id }.map(\.version).max()
+                downloadedVersion: cached.filter { $0.id == entry.id }.map(\.version).max(),
+                sealed: entry.sealed == true,
+                opensAt: entry.opensAt
             )
         }
         var table = TextTable(["ID", "TITLE", "VER", "SIZE", "ON THIS DEVICE"], flexible: 1)
@@ -52,7 +58,12 @@ struct Catalog: AsyncParsableCommand {
                 case row.version: "downloaded"
                 default: "outdated (you have v\(row.downloadedVersion!))"
                 }
-            table.add([row.id, row.title, "v\(row.version)", Console.bytes(row.sizeBytes), mark])
+            let title =
+                row.sealed
+                ? row.title + " (sealed: opens " + (row.opensAt.flatMap(Timestamp.date).map { Sealing.readable($0) + " or " } ?? "")
+                    + "with the start code)"
+                : row.title
+            table.add([row.id, title, "v\(row.version)", Console.bytes(row.sizeBytes), mark])
         }
         if !rows.isEmpty { for line in table.render() { context.console.line(line) } }
         if rows.isEmpty { context.console.line("The server offers no assessments right now.") }

@@ -170,7 +170,9 @@ public final class SQLiteServerStorage: ServerStorage {
                     contentHash: row.string(3),
                     sizeBytes: row.data(1).count,
                     updatedAt: Timestamp.string(epoch: row.double(4)),
-                    notAfter: document.notAfter
+                    notAfter: document.notAfter,
+                    sealed: document.sealed,
+                    opensAt: document.opensAt
                 )
             }
         }
