@@ -13,7 +13,11 @@ public final class ServerProcess: @unchecked Sendable {
     public var dataDirectory: String { directory.file("data") }
     public var url: String { "http://127.0.0.1:\(port)" }
 
-    public init() throws {
+    /// Logs every request line to stderr (returned by `stop()`); only for short tests: nothing drains it meanwhile.
+    public let verbose: Bool
+
+    public init(verbose: Bool = false) throws {
+        self.verbose = verbose
         try start()
     }
 
@@ -27,7 +31,7 @@ public final class ServerProcess: @unchecked Sendable {
             [
                 "serve", "--port", portArgument, "--port-file", portFile, "--data", dataDirectory, "--demo", "--password-iterations", "1000",
                 "--seal-iterations", "1000",
-            ]
+            ] + (verbose ? ["--verbose"] : [])
         )
         self.process = process
         for _ in 0..<200 {
@@ -42,12 +46,14 @@ public final class ServerProcess: @unchecked Sendable {
         throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: portFile])
     }
 
-    /// Stops the server (SIGTERM, then SIGKILL) and waits for it.
-    public func stop() {
-        guard let process, process.isRunning else { return }
+    /// Stops the server (SIGTERM, then SIGKILL) and waits for it; what it wrote to stderr.
+    @discardableResult
+    public func stop() -> String {
+        guard let process, process.isRunning else { return "" }
         kill(process.processIdentifier, SIGTERM)
-        _ = try? Binaries.finish(process, timeout: .seconds(10))
+        let result = try? Binaries.finish(process, timeout: .seconds(10))
         self.process = nil
+        return result?.stderr ?? ""
     }
 
     /// Runs a `vault-server` admin subcommand against this server's data.

@@ -11,7 +11,7 @@ struct SealedExamCommandTests {
         "download ahead; show and answer refuse with a sentence; wrong codes x3 change nothing; the right code opens it; the canary is on screen only then"
     )
     func sealedFromPublishToUnseal() throws {
-        let server = try ServerProcess()
+        let server = try ServerProcess(verbose: true)
         let data = ["--data", server.dataDirectory]
         let document = server.directory.file("sealed.json")
         try Data(
@@ -78,5 +78,9 @@ struct SealedExamCommandTests {
         #expect(synced.status == 0, "\(synced.stderr)")
         let view = try Binaries.run("vault-server", ["responses", "final-exam"] + data)
         #expect(view.stdout.contains("unsealed at 20"), "\(view.stdout)")
+        // The server's log has the requests, never a question or the code.
+        let log = server.stop()
+        #expect(log.contains("GET /v1/assessments/final-exam 200"), "\(log)")
+        #expect(!log.contains(Self.canary) && !log.contains(startCode))
     }
 }
