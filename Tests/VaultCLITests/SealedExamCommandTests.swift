@@ -68,7 +68,20 @@ struct SealedExamCommandTests {
         let again = try vault.unlocked(["unseal", "final-exam", "--start-code-stdin"], extraInput: startCode + "\n")
         #expect(again.status == 0 && again.stdout.contains("not sealed (or already unsealed)"))
         #expect(try vault.answer("final-exam", "q1", "a").status == 0)
-        // The canary is nowhere in the vault's files or in TMPDIR (everything at rest is encrypted).
+        // Commands that show and save it write nothing readable to their TMPDIR.
+        let tmp = TemporaryDirectory("sealed-tmp")
+        for command in [["show", "final-exam"], ["answer", "final-exam", "q2"]] {
+            let result = try vault.run(
+                command + ["--vault", vault.path, "--password-stdin"],
+                stdin: "pw-1\nAn essay.\n",
+                environment: ["TMPDIR": tmp.path]
+            )
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+        }
+        for file in TemporaryDirectoryFiles.all(tmp.path) {
+            #expect(FileManager.default.contents(atPath: file).map { $0.range(of: Data(Self.canary.utf8)) == nil } ?? true, "\(file)")
+        }
+        // The canary is nowhere in the vault's files (everything at rest is encrypted).
         for (name, bytes) in vault.snapshot() { #expect(bytes.range(of: Data(Self.canary.utf8)) == nil, "\(name)") }
         #expect(try vault.unlocked(["verify"]).status == 0)
         // Handed in: the teacher sees when it was unsealed.
