@@ -137,3 +137,18 @@ struct AccommodationTests {
         }
     }
 }
+
+struct NotSealedTests {
+    @Test("an assessment that only quotes \"sealed\":true in a question is served as it is, readable, and has no key", arguments: Backend.all)
+    func quotingIsNotSealing(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
+            let teacher = try await api.token("teacher")
+            let student = try await api.token("student")
+            try await api.publish(Fixtures.quiz(q1Prompt: #"Is the JSON "sealed":true valid?"#), teacher: teacher)
+            let served = try await api.served("quiz-1", token: student)
+            #expect(served.sealedContent == nil && served.questions.count == 6)
+            try ServedDocument.verify(served)
+            #expect(try await api.send(.get, APIPath.sealedKey("quiz-1"), token: student).status == .notFound)
+        }
+    }
+}

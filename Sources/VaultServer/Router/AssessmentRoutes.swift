@@ -27,16 +27,15 @@ struct AssessmentRoutes<Storage: ServerStorage> {
                 return Response(status: .notModified, headers: [.eTag: etag])
             }
             // A sealed exam never leaves with its questions readable.
-            let bytes = SealedExams.isSealed(served.bytes) ? try await sealed.sealedBytes(served.bytes) : served.bytes
+            let bytes = try await sealed.downloadBytes(served.bytes)
             return try JSONBody.response(bytes: bytes, request: request, headers: [.eTag: etag])
         }
         group.get("assessments/:id/key") { request, context in
             let id = try context.parameters.require("id")
             guard let served = try await storage.served(id: id) else { throw APIError.notFound(id) }
-            guard SealedExams.isSealed(served.bytes) else {
+            guard let document = try SealedExams.sealedDocument(served.bytes) else {
                 throw APIError(.notFound, code: "not_sealed", message: "This assessment is not sealed; it has no key.")
             }
-            let document = try JSONDecoder().decode(Assessment.self, from: served.bytes)
             guard let opensAt = document.opensAt, let opens = Timestamp.date(opensAt) else {
                 throw APIError(.forbidden, code: "not_open", message: "This exam opens with the start code from the person running it.")
             }

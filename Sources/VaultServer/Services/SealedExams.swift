@@ -17,9 +17,17 @@ public final class SealedExams: Sendable {
         self.iterations = iterations
     }
 
-    /// True for served bytes of a sealed assessment (canonical JSON: a cheap check before any decoding).
-    public static func isSealed(_ served: Data) -> Bool {
+    /// Served bytes that may be a sealed assessment (canonical JSON: a cheap check before any decoding; a question
+    /// quoting the text can match too, so the decoded document decides).
+    public static func mayBeSealed(_ served: Data) -> Bool {
         served.firstRange(of: Data(#""sealed":true"#.utf8)) != nil
+    }
+
+    /// The decoded document when it is sealed, else nil.
+    public static func sealedDocument(_ served: Data) throws -> Assessment? {
+        guard mayBeSealed(served) else { return nil }
+        let document = try JSONDecoder().decode(Assessment.self, from: served)
+        return document.sealed == true ? document : nil
     }
 
     /// The version's sealing, made on first use (the PBKDF2 wrap runs on NIO's blocking pool, not an event loop).
@@ -35,9 +43,10 @@ public final class SealedExams: Sendable {
         return try await storage.storeSealing(assessmentID: id, version: version, material: fresh)
     }
 
-    /// What a student downloads: no question text, the questions as one ciphertext, signed by the server.
-    public func sealedBytes(_ served: Data) async throws -> Data {
-        let document = try JSONDecoder().decode(Assessment.self, from: served)
+    /// What a student downloads: no question text, the questions as one ciphertext, signed by the server (served
+    /// bytes of an assessment that is not sealed come back as they are).
+    public func downloadBytes(_ served: Data) async throws -> Data {
+        guard let document = try Self.sealedDocument(served) else { return served }
         let material = try await material(id: document.id, version: document.version ?? 1)
         let sealed = try Sealing.seal(
             document,

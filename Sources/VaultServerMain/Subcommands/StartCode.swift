@@ -14,8 +14,9 @@ struct StartCode: AsyncParsableCommand {
     func run() async throws {
         let storage = try await options.storage()
         guard let served = try await storage.served(id: id) else { throw ValidationError("There is no assessment \(id).") }
-        guard SealedExams.isSealed(served.bytes) else { throw ValidationError("\(id) is not sealed; it needs no start code.") }
-        let document = try JSONDecoder().decode(Assessment.self, from: served.bytes)
+        guard let document = try SealedExams.sealedDocument(served.bytes) else {
+            throw ValidationError("\(id) is not sealed; it needs no start code.")
+        }
         let exams = SealedExams(storage: storage, receipts: ReceiptIssuer(storage: storage), iterations: options.sealIterations)
         let material = try await exams.material(id: id, version: document.version ?? 1)
         print("Start code for \(id) version \(document.version ?? 1): \(material.startCode)")
