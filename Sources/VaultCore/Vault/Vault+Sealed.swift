@@ -40,6 +40,12 @@ extension Vault {
         } catch let error as SealingError {
             throw VaultError(.invalidData, error == .damaged ? SealingError.damaged.description : "That key does not open this exam.")
         }
+        // The same format rules as any download (answer keys absent, bounds), now that the questions can be read.
+        do {
+            try AssessmentValidator.validate(document, requireAnswerKeyAbsent: true)
+        } catch {
+            throw VaultError(.invalidData, "The unsealed exam breaks the format rules (\(error)); it was not stored.")
+        }
         let bytes = try CanonicalJSON.encode(document)
         let compressed = try Gzip.compress(bytes)
         let hashes = Dictionary(uniqueKeysWithValues: document.questions.map { ($0.id, $0.hash ?? "") })
