@@ -108,3 +108,13 @@ public struct SignedReceipt: Codable, Sendable, Hashable {
         self.signature = signature
     }
 }
+
+extension SignedReceipt {
+    /// The receipt as canonical JSON text: what a store keeps, what the vault keeps, and the file a student exports.
+    public var storedText: String { String(decoding: (try? CanonicalJSON.encode(self)) ?? Data(), as: UTF8.self) }
+
+    public init?(storedText: String) {
+        guard let value = try? JSONDecoder().decode(SignedReceipt.self, from: Data(storedText.utf8)) else { return nil }
+        self = value
+    }
+}

@@ -69,3 +69,10 @@ public struct AttemptResult: Codable, Sendable, Equatable {
         self.questions = questions
     }
 }
+
+extension AttemptResult {
+    /// Points as people write them: 2 rather than 2.0; 1.5 stays 1.5.
+    public static func pointsText(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(format: "%.2f", value)
+    }
+}

@@ -190,16 +190,6 @@ public enum ReceiptRules {
     }
 }
 
-extension SignedReceipt {
-    /// The receipt as a store keeps it (canonical JSON text).
-    public var storedText: String { String(decoding: (try? CanonicalJSON.encode(self)) ?? Data(), as: UTF8.self) }
-
-    public init?(storedText: String) {
-        guard let value = try? JSONDecoder().decode(SignedReceipt.self, from: Data(storedText.utf8)) else { return nil }
-        self = value
-    }
-}
-
 /// A sealed version's secrets, kept by the server: the content key, the start code, and the key wrapped under it.
 public struct SealingMaterial: Sendable, Equatable {
     public var contentKey: Data

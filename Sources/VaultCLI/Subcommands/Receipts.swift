@@ -62,7 +62,7 @@ struct Receipts: ParsableCommand {
             guard let receipt = try context.openVault(credentials).receipts(matching: id).first else {
                 throw VaultError(.notFound, "There is no receipt for \(id) in this vault.")
             }
-            try SecureFiles.atomicWrite(Data(receipt.signed.storedJSON.utf8), to: out)
+            try SecureFiles.atomicWrite(Data(receipt.signed.storedText.utf8), to: out)
             context.console.line("Wrote receipt \(receipt.statement.receiptId) to \(out).")
             context.console.emit(["receipt_id": receipt.statement.receiptId, "file": out])
         }

@@ -23,10 +23,10 @@ struct Results: ParsableCommand {
         for result in results {
             let waiting = result.pending > 0 ? "; \(result.pending) answers wait for your teacher" : ""
             context.console.line(
-                "\(result.assessmentId) (version \(result.assessmentVersion)): \(Self.points(result.score)) of \(Self.points(result.maxScore)) points\(waiting)."
+                "\(result.assessmentId) (version \(result.assessmentVersion)): \(AttemptResult.pointsText(result.score)) of \(AttemptResult.pointsText(result.maxScore)) points\(waiting)."
             )
             for question in result.questions {
-                let points = question.points.map { "\(Self.points($0))/\(Self.points(question.maxPoints))" } ?? "waiting"
+                let points = question.points.map { "\(AttemptResult.pointsText($0))/\(AttemptResult.pointsText(question.maxPoints))" } ?? "waiting"
                 let correct = question.correctAnswer.map { "  correct: " + $0.map(Self.answerText).joined(separator: ", ") } ?? ""
                 context.console.line("  \(question.questionId)  \(points)\(correct)")
             }
@@ -35,15 +35,11 @@ struct Results: ParsableCommand {
         context.console.emit(["results": results])
     }
 
-    static func points(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(format: "%.2f", value)
-    }
-
     static func answerText(_ value: JSONValue) -> String {
         switch value {
         case .string(let text): text
         case .bool(let flag): flag ? "true" : "false"
-        case .number(let number): points(number)
+        case .number(let number): number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
         default: String(decoding: (try? CanonicalJSON.encode(value)) ?? Data(), as: UTF8.self)
         }
     }

@@ -48,17 +48,23 @@ extension Vault {
             .map { try attempt($0.string(0), now: now) }
     }
 
+    /// The latest answer to each question of an attempt (dead letters left out).
+    func currentAnswers(attemptID: String) throws -> [String: JSONValue] {
+        var answers: [String: JSONValue] = [:]
+        for answer in try database.rows(
+            "SELECT question_id, answer FROM responses WHERE attempt_id = ? AND state != \(ResponseState.dead.sql) ORDER BY answered_at, rowid",
+            [attemptID]
+        ) {
+            answers[answer.string(0)] = StoredResponse.decodeAnswer(answer.string(1))
+        }
+        return answers
+    }
+
     public func attempt(_ id: String, now: Date = Date()) throws -> AttemptRecord {
         guard let row = try database.row("SELECT \(AttemptRow.selection) FROM attempts WHERE id = ?", [id]).map(AttemptRow.init)
         else { throw VaultError(.notFound, "There is no attempt \(id).") }
         let (assessment, expiresAt) = try loadAssessment(id: row.assessmentID, version: row.assessmentVersion, now: now)
-        var answers: [String: JSONValue] = [:]
-        for answer in try database.rows(
-            "SELECT question_id, answer FROM responses WHERE attempt_id = ? AND state != \(ResponseState.dead.sql) ORDER BY answered_at, rowid",
-            [id]
-        ) {
-            answers[answer.string(0)] = StoredResponse.decodeAnswer(answer.string(1))
-        }
+        let answers = try currentAnswers(attemptID: id)
         return AttemptRecord(
             id: id,
             assessment: assessment,

@@ -70,7 +70,7 @@ extension Vault {
             try markSubmitted(attemptID: statement.attemptId, receiptID: statement.receiptId)
             try database.execute(
                 "INSERT OR REPLACE INTO receipts (receipt_id, attempt_id, assessment_id, received_at, signed) VALUES (?, ?, ?, ?, ?)",
-                [statement.receiptId, statement.attemptId, statement.assessmentId, statement.receivedAt, signed.storedJSON]
+                [statement.receiptId, statement.attemptId, statement.assessmentId, statement.receivedAt, signed.storedText]
             )
         }
     }
@@ -132,6 +132,11 @@ extension Vault {
         return statement
     }
 
+    /// Whether any attempt of this vault was handed in with a receipt (one cheap query, for every sync).
+    public func hasReceipts() throws -> Bool {
+        try database.row("SELECT 1 FROM receipts LIMIT 1") != nil
+    }
+
     /// Receipts, newest first; `id` narrows to a receipt id or an assessment id.
     public func receipts(matching id: String? = nil) throws -> [StoredReceipt] {
         let rows =
@@ -144,7 +149,7 @@ extension Vault {
                 try database.rows("SELECT signed FROM receipts ORDER BY received_at DESC, receipt_id")
             }
         return rows.compactMap { row in
-            guard let signed = try? JSONDecoder().decode(SignedReceipt.self, from: Data(row.string(0).utf8)),
+            guard let signed = SignedReceipt(storedText: row.string(0)),
                 let statement = try? JSONDecoder().decode(ReceiptStatement.self, from: Data(signed.statement.utf8))
             else { return nil }
             return StoredReceipt(signed: signed, statement: statement)
@@ -163,20 +168,10 @@ extension Vault {
         guard try database.row("SELECT 1 FROM attempts WHERE id = ?", [statement.attemptId]) != nil else {
             return ReceiptCheck(statement: statement, mismatchedQuestions: nil)
         }
-        var held: [String: String] = [:]
-        for row in try database.rows(
-            "SELECT question_id, answer FROM responses WHERE attempt_id = ? AND state != \(ResponseState.dead.sql) ORDER BY answered_at, rowid",
-            [statement.attemptId]
-        ) {
-            let answer = StoredResponse.decodeAnswer(row.string(1))
-            held[row.string(0)] = answerDigest(canonicalAnswer: (try? CanonicalJSON.encode(answer)) ?? Data())
+        let held = try currentAnswers(attemptID: statement.attemptId).mapValues { answer in
+            answerDigest(canonicalAnswer: (try? CanonicalJSON.encode(answer)) ?? Data())
         }
         let mismatched = statement.responses.filter { held[$0.questionId] != $0.answerSha256 }.map(\.questionId)
         return ReceiptCheck(statement: statement, mismatchedQuestions: mismatched)
     }
-}
-
-extension SignedReceipt {
-    /// The receipt file's content (and what the vault keeps): canonical JSON.
-    public var storedJSON: String { String(decoding: (try? CanonicalJSON.encode(self)) ?? Data(), as: UTF8.self) }
 }

@@ -277,10 +277,7 @@ public final class SQLiteServerStorage: ServerStorage {
         return try await onDatabase { database, _ in
             try database.inTransaction {
                 let existing = try database.row(
-                    """
-                    SELECT attempt_id, user_name, assessment_id, assessment_version, submitted_at, forced, receipt_id, received_at,
-                        response_count, started_at, time_used_ms, clock_moved_back_ms, signed_receipt FROM submissions WHERE attempt_id = ?
-                    """,
+                    "SELECT \(Self.submissionColumns) FROM submissions s WHERE s.attempt_id = ?",
                     [request.attemptId]
                 ).map(Self.submission)
                 var responses: [String: (attemptID: String, user: String)] = [:]
@@ -337,6 +334,7 @@ public final class SQLiteServerStorage: ServerStorage {
 
     // MARK: Results
 
+    /// The columns `submission(_:)` reads, in its order (`s` is `submissions`).
     static let submissionColumns = """
         s.attempt_id, s.user_name, s.assessment_id, s.assessment_version, s.submitted_at, s.forced, s.receipt_id, s.received_at,
         s.response_count, s.started_at, s.time_used_ms, s.clock_moved_back_ms, s.signed_receipt

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VaultAPI
 import VaultServer
 
 struct Grade: AsyncParsableCommand {
@@ -18,6 +19,6 @@ struct Grade: AsyncParsableCommand {
         guard try await storage.resultInputs(user: nil, assessmentID: id).contains(where: { $0.record.attemptID == attempt }),
             try await storage.grade(attemptID: attempt, questionID: question, points: points)
         else { throw ValidationError("Attempt \(attempt) of \(id) was not submitted, or has no question \(question).") }
-        print("Gave \(Points.text(points)) points to \(question) of attempt \(attempt).")
+        print("Gave \(AttemptResult.pointsText(points)) points to \(question) of attempt \(attempt).")
     }
 }

@@ -42,7 +42,7 @@ struct Import: AsyncParsableCommand {
                 }
                 let receipt = try await issuer.receipt(for: record)
                 if let receipts, let signed = receipt.signed {
-                    try SecureFiles.atomicWrite(Data(signed.storedJSON.utf8), to: "\(receipts)/\(receipt.receiptId).json")
+                    try SecureFiles.atomicWrite(Data(signed.storedText.utf8), to: "\(receipts)/\(receipt.receiptId).json")
                 }
                 let skipped = refused.isEmpty ? "" : " (\(refused.count) answers refused: \(refused.compactMap(\.message).first ?? "invalid"))"
                 print("\(file): \(payload.user), \(record.assessmentID) version \(record.assessmentVersion), receipt \(receipt.receiptId)\(skipped).")

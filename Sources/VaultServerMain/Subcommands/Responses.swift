@@ -32,7 +32,7 @@ struct Responses: AsyncParsableCommand {
             )
             if let result = results[submission.attemptId] {
                 let waiting = result.pending > 0 ? ", \(result.pending) waiting for grading (`vault-server grade`)" : ""
-                print("    score: \(Points.text(result.score)) of \(Points.text(result.maxScore))\(waiting)")
+                print("    score: \(AttemptResult.pointsText(result.score)) of \(AttemptResult.pointsText(result.maxScore))\(waiting)")
             }
             if let user = submission.user, let extra = try? await storage.extraMinutes(assessmentID: id, user: user), extra > 0 {
                 print("    extra time: \(extra) min")
@@ -51,12 +51,5 @@ struct Responses: AsyncParsableCommand {
                 "  note: \(response.user ?? "?")'s answer to \(response.questionId) says it was given at \(response.answeredAt), after it arrived (\(response.receivedAt ?? "?")): the device clock was ahead."
             )
         }
-    }
-}
-
-enum Points {
-    /// 2 rather than 2.0; 1.5 stays 1.5.
-    static func text(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(format: "%.2f", value)
     }
 }

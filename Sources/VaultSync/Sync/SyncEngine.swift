@@ -91,7 +91,7 @@ public final class SyncEngine {
     /// Results of handed-in attempts, kept for offline viewing. Best effort: a failure here never fails the sync
     /// (the answers are up); the next sync tries again.
     private func fetchResults() async {
-        guard (try? vault.receipts().isEmpty) == false else { return }
+        guard (try? vault.hasReceipts()) == true else { return }
         do {
             let results = try await client.results()
             try vault.saveResults(results, now: now())
