@@ -58,14 +58,14 @@ struct Catalog: AsyncParsableCommand {
                 case row.version: "downloaded"
                 default: "outdated (you have v\(row.downloadedVersion!))"
                 }
-            let title =
-                row.sealed
-                ? row.title + " (sealed: opens " + (row.opensAt.flatMap(Timestamp.date).map { Sealing.readable($0) + " or " } ?? "")
-                    + "with the start code)"
-                : row.title
+            let title = row.sealed ? row.title + " (sealed)" : row.title
             table.add([row.id, title, "v\(row.version)", Console.bytes(row.sizeBytes), mark])
         }
         if !rows.isEmpty { for line in table.render() { context.console.line(line) } }
+        // When a sealed exam opens, on a line of its own (in the table it would be cut on a terminal).
+        for row in rows where row.sealed {
+            context.console.line(StartCodeSource.sealedLine(id: row.id, opensAt: row.opensAt))
+        }
         if rows.isEmpty { context.console.line("The server offers no assessments right now.") }
         context.console.emit(["assessments": rows])
     }

@@ -14,15 +14,18 @@ struct List: ParsableCommand {
         var table = TextTable(["ID", "TITLE", "VER", "SIZE", "EXPIRES", "ATTEMPT"], flexible: 1)
         for item in items {
             let expiry = item.expired ? "expired" : ReadableDate.relative(item.expiresAt)
-            let opens = item.opensAt.flatMap(Timestamp.date).map { "sealed: opens \(Sealing.readable($0)) or with the start code" }
             let attempt =
                 item.sealed
-                ? opens ?? "sealed: opens with the start code"
+                ? "sealed"
                 : item.attemptState.replacingOccurrences(of: "_", with: " ")
                     + (item.pendingAnswers > 0 ? ", \(item.pendingAnswers) to upload" : "")
             table.add([item.id, item.title, "v\(item.version)", Console.bytes(item.sizeBytes), expiry, attempt])
         }
         if !items.isEmpty { for line in table.render() { context.console.line(line) } }
+        // When a sealed exam opens, on a line of its own: in the table it would squeeze the titles on a terminal.
+        for item in items where item.sealed {
+            context.console.line(StartCodeSource.sealedLine(id: item.id, opensAt: item.opensAt))
+        }
         if items.isEmpty { context.console.line("Nothing downloaded yet. While online, run `vault catalog` and `vault download ID`.") }
         context.console.emit(["assessments": items])
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VaultAPI
 import VaultCore
 
 /// Where a sealed exam's start code comes from, for `take`, `show`, `answer` and `unseal`: `--start-code-stdin`,
@@ -31,5 +32,13 @@ struct StartCodeSource: ParsableArguments {
         guard (try? vault.isSealed(id)) == true, available else { return }
         let document = try vault.unseal(id, startCode: try read(for: id))
         console.line("\(document.title) is open: \(document.questions.count) questions.")
+    }
+}
+
+extension StartCodeSource {
+    /// "final-exam is sealed: opens Sat 1 Jun 09:00 or with the start code." (catalog and list, below their tables).
+    static func sealedLine(id: String, opensAt: String?) -> String {
+        let opens = opensAt.flatMap(Timestamp.date).map { "opens \(Sealing.readable($0)) or with the start code" }
+        return "\(id) is sealed: \(opens ?? "it opens with the start code")."
     }
 }
