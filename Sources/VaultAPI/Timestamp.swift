@@ -14,12 +14,67 @@ public enum Timestamp {
 
     /// The instant, to the millisecond (the contract's precision; the parser's binary fraction is rounded away).
     public static func date(_ text: String) -> Date? {
+        if let milliseconds = plainMilliseconds(text) { return Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
         guard let parsed = (try? withMilliseconds.parse(text)) ?? (try? withoutMilliseconds.parse(text)) else { return nil }
         return Date(timeIntervalSince1970: (parsed.timeIntervalSince1970 * 1000).rounded() / 1000)
     }
 
     /// Milliseconds since 1970, rounded, or nil when `text` is not RFC 3339.
     public static func milliseconds(_ text: String) -> Int64? {
-        date(text).map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
+        plainMilliseconds(text) ?? date(text).map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
+    }
+
+    /// The form this contract writes (`2026-11-20T10:00:00.000Z`, also without the fraction or with an offset such
+    /// as `+05:30`) read without a formatter, for a valid date and time between the years 1900 and 9999; nil for
+    /// anything else, which the format styles then judge. `TimestampTests` compares the two on many instants.
+    static func plainMilliseconds(_ text: String) -> Int64? {
+        let count = text.utf8.count
+        guard count == 20 || count == 24 || count == 25 || count == 29 else { return nil }
+        return text.utf8.withContiguousStorageIfAvailable { b -> Int64? in
+            func number(_ at: Int, _ length: Int) -> Int? {
+                var value = 0
+                for offset in at..<(at + length) {
+                    let digit = b[offset] &- UInt8(ascii: "0")
+                    guard digit < 10 else { return nil }
+                    value = value * 10 + Int(digit)
+                }
+                return value
+            }
+            guard b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] == UInt8(ascii: "T"), b[13] == UInt8(ascii: ":"),
+                b[16] == UInt8(ascii: ":"),
+                let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
+                let minute = number(14, 2), let second = number(17, 2),
+                (1900...9999).contains(year), (1...12).contains(month), hour < 24, minute < 60, second < 60
+            else { return nil }
+            let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+            let monthDays = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+            guard (1...monthDays).contains(day) else { return nil }
+            var position = 19
+            var millisecond = 0
+            if b[position] == UInt8(ascii: ".") {
+                guard let fraction = number(position + 1, 3) else { return nil }
+                millisecond = fraction
+                position += 4
+            }
+            var offsetMinutes = 0
+            switch (b[position], count - position) {
+            case (UInt8(ascii: "Z"), 1): break
+            case (UInt8(ascii: "+"), 6), (UInt8(ascii: "-"), 6):
+                guard b[position + 3] == UInt8(ascii: ":"), let offsetHour = number(position + 1, 2),
+                    let offsetMinute = number(position + 4, 2), offsetHour < 24, offsetMinute < 60
+                else { return nil }
+                offsetMinutes = (offsetHour * 60 + offsetMinute) * (b[position] == UInt8(ascii: "+") ? 1 : -1)
+            default: return nil
+            }
+            // Days since 1970-01-01 in the proleptic Gregorian calendar (the civil-from-days algorithm, inverted).
+            let y = month <= 2 ? year - 1 : year
+            let era = y / 400
+            let yearOfEra = y - era * 400
+            let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+            let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+            let days = era * 146_097 + dayOfEra - 719_468
+            let seconds = ((days * 24 + hour) * 60 + minute) * 60 + second - offsetMinutes * 60
+            return Int64(seconds) * 1000 + Int64(millisecond)
+        } ?? nil
     }
 }

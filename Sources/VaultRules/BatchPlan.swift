@@ -180,7 +180,7 @@ public enum BatchPlan {
             currentQuestion: questions[DocumentKey(id: item.assessmentId, version: head.currentVersion)]?[item.questionId]
         )
         guard result.status == .accepted, let milliseconds = Timestamp.milliseconds(item.answeredAt),
-            let answer = try? CanonicalJSON.encode(item.answer)
+            let answer = try? CanonicalJSON.text(item.answer)
         else { return result }
 
         // Last write wins by answered_at (ties broken by id) per attempt and question.
@@ -215,7 +215,7 @@ public enum BatchPlan {
                 assessmentID: item.assessmentId,
                 assessmentVersion: item.assessmentVersion,
                 questionID: item.questionId,
-                answer: String(decoding: answer, as: UTF8.self),
+                answer: answer,
                 answeredAt: item.answeredAt,
                 answeredAtMilliseconds: milliseconds,
                 timeSpentMilliseconds: max(0, item.timeSpentMs),

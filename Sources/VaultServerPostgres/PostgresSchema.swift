@@ -132,6 +132,16 @@ enum PostgresSchema {
         ],
         // A sealed exam's submission says when the student unsealed it.
         ["ALTER TABLE submissions ADD COLUMN unsealed_at TEXT"],
+        // Identifiers compare byte by byte: they are opaque, and a database created with a language's collation (even
+        // C.UTF-8) would otherwise run the locale's string comparison for every key of every index a batch touches.
+        [
+            """
+            ALTER TABLE responses ALTER COLUMN id TYPE TEXT COLLATE "C", ALTER COLUMN attempt_id TYPE TEXT COLLATE "C",
+                ALTER COLUMN question_id TYPE TEXT COLLATE "C", ALTER COLUMN assessment_id TYPE TEXT COLLATE "C"
+            """,
+            #"ALTER TABLE attempts ALTER COLUMN id TYPE TEXT COLLATE "C""#,
+            #"ALTER TABLE assessments ALTER COLUMN id TYPE TEXT COLLATE "C""#,
+        ],
     ]
 
     static var latestVersion: Int { versions.count }

@@ -41,7 +41,9 @@ public final class PostgresServerStorage: ServerStorage {
             database: location.database,
             tls: .disable
         )
-        configuration.options.maximumConnections = 16
+        // Eight connections keep a database on a small machine busy (more only queue inside it: `scripts/load` measured
+        // 4, 8 and 16 within noise of each other) and let a dozen processes share PostgreSQL's default 100 connections.
+        configuration.options.maximumConnections = 8
         configuration.options.connectTimeout = .seconds(10)
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
@@ -339,19 +341,14 @@ public final class PostgresServerStorage: ServerStorage {
         }
     }
 
-    /// The facts `BatchPlan` needs: five queries whatever the batch's size (four when every document is cached).
+    /// The facts `BatchPlan` needs in one round trip whatever the batch's size (two when a document is not yet
+    /// cached): see `BatchStatements.Facts`.
     private func facts(for items: [ResponseItem], on connection: PostgresConnection) async throws -> BatchFacts {
-        let needs = BatchPlan.needs(items)
         var facts = BatchFacts()
-        let stored = try await connection.query("SELECT id, user_name FROM responses WHERE id = ANY(\(needs.responseIDs))", logger: logger)
-        for try await (id, owner) in stored.decode((String, String).self) { facts.storedResponses[id] = owner }
-        let heads = try await connection.query(
-            "SELECT id, current_version, deleted FROM assessments WHERE id = ANY(\(needs.assessmentIDs)) FOR SHARE",
-            logger: logger
+        try await BatchStatements.Facts.read(
+            connection.execute(BatchStatements.Facts(needs: BatchPlan.needs(items)), logger: logger),
+            into: &facts
         )
-        for try await (id, version, deleted) in heads.decode((String, Int, Bool).self) {
-            facts.assessments[id] = AssessmentHead(currentVersion: version, deleted: deleted)
-        }
         let keys = BatchPlan.documentKeys(items, heads: facts.assessments)
         let missing = documents.withLock { cache in keys.filter { cache[$0] == nil } }
         if !missing.isEmpty {
@@ -368,58 +365,19 @@ public final class PostgresServerStorage: ServerStorage {
             }
         }
         documents.withLock { cache in for key in keys { facts.documents[key] = cache[key] } }
-        let attempts = try await connection.query(
-            "SELECT id, user_name, assessment_id FROM attempts WHERE id = ANY(\(needs.attemptIDs))",
-            logger: logger
-        )
-        for try await (id, owner, assessment) in attempts.decode((String, String, String).self) {
-            facts.attempts[id] = AttemptOwner(user: owner, assessmentID: assessment)
-        }
-        let latest = try await connection.query(
-            """
-            SELECT r.attempt_id, r.question_id, r.id, r.answered_at_ms FROM responses r
-            JOIN unnest(\(needs.slots.map(\.attemptID))::text[], \(needs.slots.map(\.questionID))::text[]) AS s(attempt_id, question_id)
-            ON r.attempt_id = s.attempt_id AND r.question_id = s.question_id
-            WHERE NOT r.superseded
-            """,
-            logger: logger
-        )
-        for try await (attempt, question, id, answeredAt) in latest.decode((String, String, String, Int64).self) {
-            facts.latest[AnswerSlot(attemptID: attempt, questionID: question)] = LatestAnswer(responseID: id, answeredAtMilliseconds: answeredAt)
-        }
         return facts
     }
 
-    /// At most three statements: supersede, new attempts, new responses.
+    /// One statement for the new attempts and responses; a second only when the batch supersedes stored answers,
+    /// which must lose their slot before the new current answers take it (`responses_one_current`).
     private func apply(_ writes: BatchWrites, now: Date, on connection: PostgresConnection) async throws {
         if !writes.superseded.isEmpty {
             try await connection.query("UPDATE responses SET superseded = true WHERE id = ANY(\(writes.superseded))", logger: logger)
         }
-        if !writes.attempts.isEmpty {
-            let attempts = writes.attempts
-            try await connection.query(
-                """
-                INSERT INTO attempts (id, user_name, assessment_id)
-                SELECT * FROM unnest(\(attempts.map(\.id))::text[], \(attempts.map(\.user))::text[], \(attempts.map(\.assessmentID))::text[])
-                """,
-                logger: logger
-            )
-        }
-        guard !writes.responses.isEmpty else { return }
-        let r = writes.responses
-        let receivedAt = Array(repeating: now.timeIntervalSince1970, count: r.count)
-        try await connection.query(
-            """
-            INSERT INTO responses (id, user_name, attempt_id, assessment_id, assessment_version, question_id, answer, answered_at,
-                answered_at_ms, time_spent_ms, forced, superseded, received_at)
-            SELECT * FROM unnest(\(r.map(\.id))::text[], \(r.map(\.user))::text[], \(r.map(\.attemptID))::text[],
-                \(r.map(\.assessmentID))::text[], \(r.map(\.assessmentVersion))::bigint[], \(r.map(\.questionID))::text[],
-                \(r.map(\.answer))::text[], \(r.map(\.answeredAt))::text[], \(r.map(\.answeredAtMilliseconds))::bigint[],
-                \(r.map(\.timeSpentMilliseconds))::bigint[], \(r.map(\.forced))::boolean[], \(r.map(\.superseded))::boolean[],
-                \(receivedAt)::double precision[])
-            """,
-            logger: logger
-        )
+        guard !writes.responses.isEmpty || !writes.attempts.isEmpty else { return }
+        // Read to the end (the statement returns no rows); PostgresNIO's command-tag variant of `execute` traps on a
+        // prepared statement's stream, so it is not used.
+        for try await _ in try await connection.execute(BatchStatements.Insert(writes: writes, now: now), logger: logger) {}
     }
 
     // MARK: Submissions

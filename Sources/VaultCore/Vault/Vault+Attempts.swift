@@ -120,7 +120,7 @@ extension Vault {
                 try database.execute("DELETE FROM responses WHERE id = ?", [pending.string(0)])
             }
             let id = UUID().uuidString.lowercased()
-            let text = String(decoding: try CanonicalJSON.encode(answer), as: UTF8.self)
+            let text = try CanonicalJSON.text(answer)
             try database.execute(
                 """
                 INSERT INTO responses (id, attempt_id, question_id, question_hash, answer, time_spent_ms, answered_at, state)

@@ -26,6 +26,7 @@ enum JSONBody {
                 throw APIError.badRequest("The request body is not valid gzip.")
             }
         }
+        if let fast = T.self as? any FastJSONDecodable.Type, let value = fast.fastDecode(data) as? T { return value }
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch let error as DecodingError {

@@ -22,7 +22,7 @@ struct ResponseRoutes<Storage: ServerStorage> {
                 throw APIError.badRequest("Every response needs its own id of at most 100 characters.")
             }
             let results = try await storage.recordBatch(batch.responses, user: user, now: Date())
-            return try JSONBody.response(BatchResponse(results: results), request: request)
+            return try JSONBody.response(bytes: CanonicalJSON.encode(results: BatchResponse(results: results)), request: request)
         }
         group.get("results") { request, context in
             let user = try context.user ?? { throw APIError.unauthorized }()

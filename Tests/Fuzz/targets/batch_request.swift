@@ -37,8 +37,18 @@ func fixture(q1Prompt: String) -> Assessment {
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     if count == 0, ProcessInfo.processInfo.environment["FUZZ_PRINT_SEED"] != nil { printSeed() }
-    guard let batch = try? JSONDecoder().decode(BatchRequest.self, from: Data(bytes: start, count: count)) else { return 0 }
+    let data = Data(bytes: start, count: count)
+    let decoded = try? JSONDecoder().decode(BatchRequest.self, from: data)
+    // The server's hand reader either steps aside or reads exactly what JSONDecoder reads.
+    if let fast = JSONReader.batchRequest(data) {
+        require(decoded?.responses == fast.responses, "the hand-written batch reader disagrees with JSONDecoder")
+    }
+    guard let batch = decoded else { return 0 }
     for item in batch.responses {
+        require(
+            (try? CanonicalJSON.text(item.answer)) == (try? CanonicalJSON.encode(item.answer)).map { String(decoding: $0, as: UTF8.self) },
+            "an answer's canonical text differs from JSONEncoder's"
+        )
         let answered = item.assessmentVersion == 1 ? v1 : item.assessmentVersion == 2 ? v2 : nil
         let result = ResponseRules.judge(item, answeredVersion: answered, current: v2)
         require(result.id == item.id, "a result under another id")

@@ -1,0 +1,300 @@
+import Foundation
+
+/// A strict reader for the one body the server reads thousands of times a second: `BatchRequest`.
+///
+/// It decides nothing on its own. It returns the value `JSONDecoder` would return, or nil whenever the body holds
+/// anything it does not handle the same way for certain (a malformed body, a missing or duplicated field, a number
+/// that is not a plain integer where an integer belongs, an invalid UTF-8 sequence or escape); the caller then runs
+/// `JSONDecoder`, which stays the one place that explains what is wrong with a body. The fuzz target
+/// `batch_request` and `JSONReaderTests` check that whenever this returns a value, `JSONDecoder` returns the same.
+public struct JSONReader {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    /// `BatchRequest` from `data`, or nil: then decode with `JSONDecoder`.
+    public static func batchRequest(_ data: Data) -> BatchRequest? {
+        data.withUnsafeBytes { raw in
+            var reader = JSONReader(raw.bindMemory(to: UInt8.self))
+            guard let batch = reader.batchRequest() else { return nil }
+            reader.skipWhitespace()
+            return reader.index == reader.bytes.count ? batch : nil
+        }
+    }
+
+    // MARK: The batch
+
+    private mutating func batchRequest() -> BatchRequest? {
+        var responses: [ResponseItem]?
+        let complete = object { key, reader in
+            guard key == "responses" else { return reader.skipValue() }
+            guard responses == nil, let items = reader.array({ reader in reader.responseItem() }) else { return false }
+            responses = items
+            return true
+        }
+        guard complete, let responses else { return nil }
+        return BatchRequest(responses: responses)
+    }
+
+    private mutating func responseItem() -> ResponseItem? {
+        var id: String?
+        var attemptID: String?
+        var assessmentID: String?
+        var version: Int?
+        var questionID: String?
+        var questionHash: String?
+        var answer: JSONValue?
+        var timeSpent: Int??
+        var answeredAt: String?
+        var force: Bool??
+        let complete = object { key, reader in
+            // Every field at most once: with a key twice JSONDecoder's choice would have to be copied, so it decides.
+            func take<T>(_ slot: inout T?, _ read: (inout JSONReader) -> T?) -> Bool {
+                guard slot == nil, let value = read(&reader) else { return false }
+                slot = value
+                return true
+            }
+            switch key {
+            case "id": return take(&id) { $0.string() }
+            case "attempt_id": return take(&attemptID) { $0.string() }
+            case "assessment_id": return take(&assessmentID) { $0.string() }
+            case "assessment_version": return take(&version) { $0.integer() }
+            case "question_id": return take(&questionID) { $0.string() }
+            case "question_hash": return take(&questionHash) { $0.string() }
+            case "answer": return take(&answer) { $0.value() }
+            case "time_spent_ms": return take(&timeSpent) { $0.null() ? .some(nil) : $0.integer().map { .some($0) } }
+            case "answered_at": return take(&answeredAt) { $0.string() }
+            case "force": return take(&force) { $0.null() ? .some(nil) : $0.boolean().map { .some($0) } }
+            default: return reader.skipValue()
+            }
+        }
+        guard complete, let id, let attemptID, let assessmentID, let version, let questionID, let questionHash, let answer,
+            let answeredAt
+        else { return nil }
+        return ResponseItem(
+            id: id,
+            attemptId: attemptID,
+            assessmentId: assessmentID,
+            assessmentVersion: version,
+            questionId: questionID,
+            questionHash: questionHash,
+            answer: answer,
+            timeSpentMs: (timeSpent ?? nil) ?? 0,
+            answeredAt: answeredAt,
+            force: (force ?? nil) ?? false
+        )
+    }
+
+    // MARK: JSON
+
+    private static let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+
+    private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func consume(_ byte: UInt8) -> Bool {
+        skipWhitespace()
+        guard current == byte else { return false }
+        index += 1
+        return true
+    }
+
+    private mutating func literal(_ text: StaticString) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard index + count <= bytes.count else { return false }
+        for offset in 0..<count where bytes[index + offset] != text.utf8Start[offset] { return false }
+        index += count
+        return true
+    }
+
+    /// `{ "key": value, … }`, handing each key to `member`, which reads the value; false when anything is off.
+    private mutating func object(_ member: (String, inout JSONReader) -> Bool) -> Bool {
+        guard consume(UInt8(ascii: "{")) else { return false }
+        if consume(UInt8(ascii: "}")) { return true }
+        var seen = Set<String>()
+        repeat {
+            skipWhitespace()
+            guard let key = string(), seen.insert(key).inserted, consume(UInt8(ascii: ":")) else { return false }
+            skipWhitespace()
+            guard member(key, &self) else { return false }
+        } while consume(UInt8(ascii: ","))
+        return consume(UInt8(ascii: "}"))
+    }
+
+    private mutating func array<T>(_ element: (inout JSONReader) -> T?) -> [T]? {
+        guard consume(UInt8(ascii: "[")) else { return nil }
+        var elements: [T] = []
+        if consume(UInt8(ascii: "]")) { return elements }
+        repeat {
+            skipWhitespace()
+            guard let value = element(&self) else { return nil }
+            elements.append(value)
+        } while consume(UInt8(ascii: ","))
+        return consume(UInt8(ascii: "]")) ? elements : nil
+    }
+
+    private mutating func null() -> Bool { current == UInt8(ascii: "n") && literal("null") }
+
+    private mutating func boolean() -> Bool? {
+        if current == UInt8(ascii: "t") { return literal("true") ? true : nil }
+        if current == UInt8(ascii: "f") { return literal("false") ? false : nil }
+        return nil
+    }
+
+    /// A plain integer (`-?(0|[1-9][0-9]*)`, at most 18 digits): the only form read here; anything else goes to
+    /// `JSONDecoder`.
+    private mutating func integer() -> Int? {
+        var position = index
+        let negative = position < bytes.count && bytes[position] == UInt8(ascii: "-")
+        if negative { position += 1 }
+        let digitsStart = position
+        var value = 0
+        while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) {
+            value = value * 10 + Int(bytes[position] - UInt8(ascii: "0"))
+            position += 1
+        }
+        let digits = position - digitsStart
+        guard (1...18).contains(digits), digits == 1 || bytes[digitsStart] != UInt8(ascii: "0") else { return nil }
+        if position < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[position]) { return nil }
+        index = position
+        return negative ? -value : value
+    }
+
+    /// A JSON number as `Double`, in JSON's grammar and finite.
+    private mutating func number() -> Double? {
+        let start = index
+        var position = index
+        func digits() -> Int {
+            let begin = position
+            while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) { position += 1 }
+            return position - begin
+        }
+        if position < bytes.count, bytes[position] == UInt8(ascii: "-") { position += 1 }
+        let integerStart = position
+        let integerDigits = digits()
+        guard integerDigits > 0, integerDigits == 1 || bytes[integerStart] != UInt8(ascii: "0") else { return nil }
+        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+            position += 1
+            guard digits() > 0 else { return nil }
+        }
+        if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+            position += 1
+            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
+            guard digits() > 0 else { return nil }
+        }
+        guard position - start <= 64, let value = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)),
+            value.isFinite
+        else { return nil }
+        index = position
+        return value
+    }
+
+    /// A string, unescaped; nil for a raw control character, a bad escape, a lone surrogate or invalid UTF-8.
+    private mutating func string() -> String? {
+        guard current == Self.quote else { return nil }
+        let start = index + 1
+        var position = start
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == Self.quote {
+                index = position + 1
+                return String(validating: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+            }
+            if byte == Self.backslash { break }
+            guard byte >= 0x20 else { return nil }
+            position += 1
+        }
+        // Escapes: the slow way from the first one on.
+        var scalars = [UInt8](UnsafeBufferPointer(rebasing: bytes[start..<position]))
+        while position < bytes.count {
+            let byte = bytes[position]
+            position += 1
+            switch byte {
+            case Self.quote:
+                index = position
+                return String(validating: scalars, as: UTF8.self)
+            case Self.backslash:
+                guard position < bytes.count else { return nil }
+                let escape = bytes[position]
+                position += 1
+                switch escape {
+                case Self.quote, Self.backslash, UInt8(ascii: "/"): scalars.append(escape)
+                case UInt8(ascii: "b"): scalars.append(0x08)
+                case UInt8(ascii: "f"): scalars.append(0x0C)
+                case UInt8(ascii: "n"): scalars.append(0x0A)
+                case UInt8(ascii: "r"): scalars.append(0x0D)
+                case UInt8(ascii: "t"): scalars.append(0x09)
+                case UInt8(ascii: "u"):
+                    guard let unit = hex4(at: &position) else { return nil }
+                    var scalar: Unicode.Scalar?
+                    if (0xD800...0xDBFF).contains(unit) {
+                        guard position + 1 < bytes.count, bytes[position] == Self.backslash, bytes[position + 1] == UInt8(ascii: "u")
+                        else { return nil }
+                        position += 2
+                        guard let low = hex4(at: &position), (0xDC00...0xDFFF).contains(low) else { return nil }
+                        scalar = Unicode.Scalar(0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00))
+                    } else {
+                        scalar = Unicode.Scalar(unit)
+                    }
+                    guard let scalar else { return nil }
+                    scalars.append(contentsOf: Array(String(Character(scalar)).utf8))
+                default: return nil
+                }
+            default:
+                guard byte >= 0x20 else { return nil }
+                scalars.append(byte)
+            }
+        }
+        return nil
+    }
+
+    private func hex4(at position: inout Int) -> UInt16? {
+        guard position + 4 <= bytes.count else { return nil }
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            let byte = bytes[position]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt16(digit)
+            position += 1
+        }
+        return value
+    }
+
+    /// Any value, as `JSONValue` decodes it.
+    private mutating func value(depth: Int = 0) -> JSONValue? {
+        guard depth < 32, let byte = current else { return nil }
+        switch byte {
+        case Self.quote: return string().map(JSONValue.string)
+        case UInt8(ascii: "n"): return null() ? .null : nil
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return boolean().map(JSONValue.bool)
+        case UInt8(ascii: "["): return array { $0.value(depth: depth + 1) }.map(JSONValue.array)
+        case UInt8(ascii: "{"):
+            var members: [String: JSONValue] = [:]
+            let complete = object { key, reader in
+                guard let value = reader.value(depth: depth + 1) else { return false }
+                members[key] = value
+                return true
+            }
+            return complete ? .object(members) : nil
+        default: return number().map(JSONValue.number)
+        }
+    }
+
+    /// Passes over a value of a field nobody reads, checking it is well formed.
+    private mutating func skipValue() -> Bool { value() != nil }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+
+@testable import VaultAPI
+
+/// The server's hand-written paths for a batch (reading the body, the canonical answer, the results, timestamps)
+/// must give exactly what the Foundation paths they stand beside give; where they cannot, they must step aside.
+struct WireFastPathTests {
+    static let batch = #"""
+        { "responses" : [
+          {"id":"r1","attempt_id":"a1","assessment_id":"quiz","assessment_version":3,"question_id":"q1",
+           "question_hash":"h1","answer":"b","time_spent_ms":1200,"answered_at":"2026-11-20T10:00:00.000Z"},
+          {"answered_at":"2026-11-20T10:00:01Z","force":true,"answer":["a","c"],"question_hash":"h2","question_id":"q2",
+           "assessment_version":1,"assessment_id":"quiz","attempt_id":"a1","id":"r2","time_spent_ms":null,
+           "extra":{"nested":[1,2.5,{"x":null}],"s":"\u00e9"}},
+          {"id":"r3","attempt_id":"a1","assessment_id":"quiz","assessment_version":1,"question_id":"q3","question_hash":"h3",
+           "answer":-2.5e-3,"answered_at":"2026-11-20T10:00:02.000+05:30","force":null},
+          {"id":"r4","attempt_id":"a1","assessment_id":"quiz","assessment_version":1,"question_id":"q4","question_hash":"h4",
+           "answer":"Line one\nline \"two\" \\ tab\t/slash \ud83d\ude00 \u0041 فارسی","answered_at":"2026-11-20T10:00:03.000Z"},
+          {"id":"r5","attempt_id":"a1","assessment_id":"quiz","assessment_version":1,"question_id":"q5","question_hash":"h5",
+           "answer":{"b":true,"a":[0,-0,1e3,123456789012345678]},"answered_at":"2026-11-20T10:00:04.000Z","time_spent_ms":-7},
+          {"id":"r6","attempt_id":"a1","assessment_id":"quiz","assessment_version":1,"question_id":"q6","question_hash":"h6",
+           "answer":null,"answered_at":"2026-11-20T10:00:05.000Z","time_spent_ms":0,"force":false}
+        ], "client": "vault 1.0" }
+        """#
+
+    @Test("a batch read by hand equals what JSONDecoder reads: escapes, surrogate pairs, numbers, nulls, unknown fields")
+    func sameAsDecoder() throws {
+        let data = Data(Self.batch.utf8)
+        let fast = try #require(JSONReader.batchRequest(data))
+        let slow = try JSONDecoder().decode(BatchRequest.self, from: data)
+        #expect(fast.responses == slow.responses)
+        #expect(fast.responses.count == 6)
+        #expect(fast.responses[1].timeSpentMs == 0 && fast.responses[1].force)
+        #expect(fast.responses[3].answer == .string("Line one\nline \"two\" \\ tab\t/slash 😀 A فارسی"))
+    }
+
+    @Test(
+        "what the reader does not handle for certain goes to JSONDecoder",
+        arguments: [
+            #"{"responses":[],"responses":[]}"#,  // a key twice
+            #"{"responses":[{"id":"r1"}]}"#,  // fields missing
+            #"{"responses":[{"id":"r","id":"s","attempt_id":"a","assessment_id":"x","assessment_version":1,"question_id":"q","question_hash":"h","answer":1,"answered_at":"t"}]}"#,
+            #"{"responses":[{"id":"r","attempt_id":"a","assessment_id":"x","assessment_version":1.0,"question_id":"q","question_hash":"h","answer":1,"answered_at":"t"}]}"#,
+            #"{"responses":[{"id":"r","attempt_id":"a","assessment_id":"x","assessment_version":01,"question_id":"q","question_hash":"h","answer":1,"answered_at":"t"}]}"#,
+            #"{"responses":[{"id":"\ud800","attempt_id":"a","assessment_id":"x","assessment_version":1,"question_id":"q","question_hash":"h","answer":1,"answered_at":"t"}]}"#,
+            "{\"responses\":[{\"id\":\"a\tb\"}]}",  // a raw control character
+            #"{"responses":[]} x"#,  // something after the body
+            #"{"responses":[1e999]}"#,
+            #"{"responses":[],}"#,
+            "",
+        ]
+    )
+    func declines(_ body: String) {
+        #expect(JSONReader.batchRequest(Data(body.utf8)) == nil)
+    }
+
+    @Test("invalid UTF-8 inside a string goes to JSONDecoder")
+    func invalidUTF8() {
+        var bytes = Array(#"{"responses":[{"id":""#.utf8)
+        bytes += [0xC3, 0x28]
+        bytes += Array(
+            #"","attempt_id":"a","assessment_id":"x","assessment_version":1,"question_id":"q","question_hash":"h","answer":1,"answered_at":"t"}]}"#
+                .utf8
+        )
+        #expect(JSONReader.batchRequest(Data(bytes)) == nil)
+    }
+
+    @Test("20,000 mutated bodies: whenever the reader returns a batch, JSONDecoder returns the same one")
+    func mutations() throws {
+        var random = SeededRandom(seed: 0x5eed)
+        let original = Array(Self.batch.utf8)
+        let alphabet = Array(#"{}[]",:\ 0123456789.eE+-tfnulrsa"#.utf8) + [0x00, 0x1F, 0x7F, 0xC3, 0xFF]
+        var agreed = 0
+        for _ in 0..<20_000 {
+            var bytes = original
+            for _ in 0...random.next(upTo: 3) {
+                let at = random.next(upTo: bytes.count)
+                switch random.next(upTo: 3) {
+                case 0: bytes[at] = alphabet[random.next(upTo: alphabet.count)]
+                case 1: bytes.remove(at: at)
+                default: bytes.insert(alphabet[random.next(upTo: alphabet.count)], at: at)
+                }
+            }
+            let data = Data(bytes)
+            guard let fast = JSONReader.batchRequest(data) else { continue }
+            let slow = try? JSONDecoder().decode(BatchRequest.self, from: data)
+            #expect(slow?.responses == fast.responses, "disagreement on \(String(decoding: bytes, as: UTF8.self))")
+            agreed += 1
+        }
+        #expect(agreed > 1_000)
+    }
+
+    @Test("an answer's canonical text is JSONEncoder's canonical bytes")
+    func canonicalAnswers() throws {
+        let values: [JSONValue] = [
+            .null, .bool(true), .bool(false), .string(""), .string("plain"), .string("a/b"), .string("quote \" and \\"),
+            .string("line\nfeed\ttab\u{1}\u{1F}"), .string("é 😀 فارسی"), .number(0), .number(-0.0), .number(42), .number(-17),
+            .number(999_999_999_999_999), .number(1e15), .number(3.14), .number(-2.5e-3), .number(1e300),
+            .array([]), .array([.string("a"), .number(2), .bool(false), .null, .array([.string("x/y")])]),
+            .object(["b": .number(1), "a": .string("z"), "B": .null, "a10": .bool(true), "a2": .array([])]),
+        ]
+        for value in values {
+            #expect(try CanonicalJSON.text(value) == String(decoding: CanonicalJSON.encode(value), as: UTF8.self))
+        }
+    }
+
+    @Test("a batch's results written by hand are JSONEncoder's canonical bytes")
+    func canonicalResults() throws {
+        var random = SeededRandom(seed: 7)
+        let texts = ["r1", "a/b", "quote \"x\"", "tab\there", "é 😀", "", "This assessment is no longer available."]
+        for _ in 0..<200 {
+            let results = (0..<random.next(upTo: 6)).map { _ in
+                ItemResult(
+                    id: texts[random.next(upTo: texts.count)],
+                    status: ItemStatus.allCases[random.next(upTo: ItemStatus.allCases.count)],
+                    currentVersion: random.next(upTo: 2) == 0 ? nil : random.next(upTo: 100),
+                    message: random.next(upTo: 2) == 0 ? nil : texts[random.next(upTo: texts.count)]
+                )
+            }
+            let response = BatchResponse(results: results)
+            #expect(try CanonicalJSON.encode(results: response) == CanonicalJSON.encode(response))
+        }
+    }
+
+    @Test("timestamps read by hand are the instants the ISO 8601 format styles read, and impossible ones are left to them")
+    func timestamps() throws {
+        let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        let plain = Date.ISO8601FormatStyle()
+        var random = SeededRandom(seed: 1970)
+        for _ in 0..<5_000 {
+            // Any millisecond from 1900 to 9999.
+            let milliseconds = Int64(random.next(upTo: 255_000_000_000_000)) - 2_208_988_800_000
+            let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+            // The formatter may write the millisecond below (binary fractions); what counts is reading the same text.
+            let text = withFraction.format(date)
+            let read = try withFraction.parse(text)
+            #expect(Timestamp.plainMilliseconds(text) == Int64((read.timeIntervalSince1970 * 1000).rounded()), "\(text)")
+            let whole = plain.format(date)
+            let parsed = try plain.parse(whole)
+            #expect(Timestamp.plainMilliseconds(whole) == Int64((parsed.timeIntervalSince1970 * 1000).rounded()), "\(whole)")
+        }
+        for (text, expected) in [
+            ("2026-11-20T10:00:00.000+05:30", "2026-11-20T04:30:00.000Z"), ("2024-02-29T23:59:59.999-01:00", "2024-03-01T00:59:59.999Z"),
+        ] {
+            let parsed = try withFraction.parse(expected)
+            #expect(Timestamp.plainMilliseconds(text) == Int64((parsed.timeIntervalSince1970 * 1000).rounded()))
+        }
+        for impossible in [
+            "2025-02-29T10:00:00.000Z", "2026-13-01T10:00:00.000Z", "2026-11-20T24:00:00.000Z", "2026-11-20T10:60:00Z",
+            "2026-11-20T10:00:60Z", "2026-11-20t10:00:00Z", "2026-11-20T10:00:00.00Z", "2026-11-20T10:00:00.000+5:30",
+            "1899-12-31T23:59:59Z", "2026-11-20 10:00:00Z", "２026-11-20T10:00:00Z",
+        ] {
+            #expect(Timestamp.plainMilliseconds(impossible) == nil, "\(impossible)")
+        }
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a failure repeats.
+struct SeededRandom {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next(upTo bound: Int) -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        return bound <= 1 ? 0 : Int(z % UInt64(bound))
+    }
+}
