@@ -27,16 +27,35 @@ public struct JSONReader {
 
     private mutating func batchRequest() -> BatchRequest? {
         var responses: [ResponseItem]?
-        let complete = object { key, reader in
-            guard key == "responses" else { return reader.skipValue() }
-            guard responses == nil, let items = reader.array({ reader in reader.responseItem() }) else { return false }
-            responses = items
-            return true
+        guard consume(UInt8(ascii: "{")) else { return nil }
+        if !consume(UInt8(ascii: "}")) {
+            repeat {
+                guard let key = key() else { return nil }
+                if Self.matches(key, "responses") {
+                    guard responses == nil, let items = responseItems() else { return nil }
+                    responses = items
+                } else {
+                    guard skipValue() else { return nil }
+                }
+            } while consume(UInt8(ascii: ","))
+            guard consume(UInt8(ascii: "}")) else { return nil }
         }
-        guard complete, let responses else { return nil }
-        return BatchRequest(responses: responses)
+        return responses.map(BatchRequest.init(responses:))
     }
 
+    private mutating func responseItems() -> [ResponseItem]? {
+        guard consume(UInt8(ascii: "[")) else { return nil }
+        var items: [ResponseItem] = []
+        if consume(UInt8(ascii: "]")) { return items }
+        repeat {
+            guard let item = responseItem() else { return nil }
+            items.append(item)
+        } while consume(UInt8(ascii: ","))
+        return consume(UInt8(ascii: "]")) ? items : nil
+    }
+
+    /// One item. Every known field at most once: with a key twice JSONDecoder's choice would have to be copied, so
+    /// it decides.
     private mutating func responseItem() -> ResponseItem? {
         var id: String?
         var attemptID: String?
@@ -45,32 +64,61 @@ public struct JSONReader {
         var questionID: String?
         var questionHash: String?
         var answer: JSONValue?
-        var timeSpent: Int??
+        var timeSpent: Int?
+        var timeSpentSeen = false
         var answeredAt: String?
-        var force: Bool??
-        let complete = object { key, reader in
-            // Every field at most once: with a key twice JSONDecoder's choice would have to be copied, so it decides.
-            func take<T>(_ slot: inout T?, _ read: (inout JSONReader) -> T?) -> Bool {
-                guard slot == nil, let value = read(&reader) else { return false }
-                slot = value
-                return true
-            }
-            switch key {
-            case "id": return take(&id) { $0.string() }
-            case "attempt_id": return take(&attemptID) { $0.string() }
-            case "assessment_id": return take(&assessmentID) { $0.string() }
-            case "assessment_version": return take(&version) { $0.integer() }
-            case "question_id": return take(&questionID) { $0.string() }
-            case "question_hash": return take(&questionHash) { $0.string() }
-            case "answer": return take(&answer) { $0.value() }
-            case "time_spent_ms": return take(&timeSpent) { $0.null() ? .some(nil) : $0.integer().map { .some($0) } }
-            case "answered_at": return take(&answeredAt) { $0.string() }
-            case "force": return take(&force) { $0.null() ? .some(nil) : $0.boolean().map { .some($0) } }
-            default: return reader.skipValue()
-            }
+        var force: Bool?
+        var forceSeen = false
+        guard consume(UInt8(ascii: "{")) else { return nil }
+        if !consume(UInt8(ascii: "}")) {
+            repeat {
+                guard let key = key() else { return nil }
+                switch key.count {
+                case 2 where Self.matches(key, "id"):
+                    guard id == nil, let value = string() else { return nil }
+                    id = value
+                case 10 where Self.matches(key, "attempt_id"):
+                    guard attemptID == nil, let value = string() else { return nil }
+                    attemptID = value
+                case 13 where Self.matches(key, "assessment_id"):
+                    guard assessmentID == nil, let value = string() else { return nil }
+                    assessmentID = value
+                case 18 where Self.matches(key, "assessment_version"):
+                    guard version == nil, let value = integer() else { return nil }
+                    version = value
+                case 11 where Self.matches(key, "question_id"):
+                    guard questionID == nil, let value = string() else { return nil }
+                    questionID = value
+                case 13 where Self.matches(key, "question_hash"):
+                    guard questionHash == nil, let value = string() else { return nil }
+                    questionHash = value
+                case 6 where Self.matches(key, "answer"):
+                    guard answer == nil, let value = value() else { return nil }
+                    answer = value
+                case 13 where Self.matches(key, "time_spent_ms"):
+                    guard !timeSpentSeen else { return nil }
+                    timeSpentSeen = true
+                    if !null() {
+                        guard let value = integer() else { return nil }
+                        timeSpent = value
+                    }
+                case 11 where Self.matches(key, "answered_at"):
+                    guard answeredAt == nil, let value = string() else { return nil }
+                    answeredAt = value
+                case 5 where Self.matches(key, "force"):
+                    guard !forceSeen else { return nil }
+                    forceSeen = true
+                    if !null() {
+                        guard let value = boolean() else { return nil }
+                        force = value
+                    }
+                default:
+                    guard skipValue() else { return nil }
+                }
+            } while consume(UInt8(ascii: ","))
+            guard consume(UInt8(ascii: "}")) else { return nil }
         }
-        guard complete, let id, let attemptID, let assessmentID, let version, let questionID, let questionHash, let answer,
-            let answeredAt
+        guard let id, let attemptID, let assessmentID, let version, let questionID, let questionHash, let answer, let answeredAt
         else { return nil }
         return ResponseItem(
             id: id,
@@ -80,10 +128,38 @@ public struct JSONReader {
             questionId: questionID,
             questionHash: questionHash,
             answer: answer,
-            timeSpentMs: (timeSpent ?? nil) ?? 0,
+            timeSpentMs: timeSpent ?? 0,
             answeredAt: answeredAt,
-            force: (force ?? nil) ?? false
+            force: force ?? false
         )
+    }
+
+    /// A member's key in plain ASCII without escapes, then its colon; nil for anything else (a key with an escape
+    /// or beyond ASCII is rare enough to leave to JSONDecoder, which also judges its UTF-8).
+    private mutating func key() -> Slice<UnsafeBufferPointer<UInt8>>? {
+        skipWhitespace()
+        guard current == Self.quote else { return nil }
+        let start = index + 1
+        var position = start
+        while position < bytes.count, bytes[position] != Self.quote {
+            guard bytes[position] != Self.backslash, (0x20..<0x80).contains(bytes[position]) else { return nil }
+            position += 1
+        }
+        guard position < bytes.count else { return nil }
+        index = position + 1
+        guard consume(UInt8(ascii: ":")) else { return nil }
+        skipWhitespace()
+        return bytes[start..<position]
+    }
+
+    private static func matches(_ key: Slice<UnsafeBufferPointer<UInt8>>, _ name: StaticString) -> Bool {
+        guard key.count == name.utf8CodeUnitCount else { return false }
+        var offset = 0
+        for byte in key {
+            guard byte == name.utf8Start[offset] else { return false }
+            offset += 1
+        }
+        return true
     }
 
     // MARK: JSON
@@ -114,20 +190,6 @@ public struct JSONReader {
         for offset in 0..<count where bytes[index + offset] != text.utf8Start[offset] { return false }
         index += count
         return true
-    }
-
-    /// `{ "key": value, … }`, handing each key to `member`, which reads the value; false when anything is off.
-    private mutating func object(_ member: (String, inout JSONReader) -> Bool) -> Bool {
-        guard consume(UInt8(ascii: "{")) else { return false }
-        if consume(UInt8(ascii: "}")) { return true }
-        var seen = Set<String>()
-        repeat {
-            skipWhitespace()
-            guard let key = string(), seen.insert(key).inserted, consume(UInt8(ascii: ":")) else { return false }
-            skipWhitespace()
-            guard member(key, &self) else { return false }
-        } while consume(UInt8(ascii: ","))
-        return consume(UInt8(ascii: "}"))
     }
 
     private mutating func array<T>(_ element: (inout JSONReader) -> T?) -> [T]? {
@@ -284,13 +346,17 @@ public struct JSONReader {
         case UInt8(ascii: "t"), UInt8(ascii: "f"): return boolean().map(JSONValue.bool)
         case UInt8(ascii: "["): return array { $0.value(depth: depth + 1) }.map(JSONValue.array)
         case UInt8(ascii: "{"):
+            index += 1
             var members: [String: JSONValue] = [:]
-            let complete = object { key, reader in
-                guard let value = reader.value(depth: depth + 1) else { return false }
+            if consume(UInt8(ascii: "}")) { return .object(members) }
+            repeat {
+                skipWhitespace()
+                guard let key = string(), members[key] == nil, consume(UInt8(ascii: ":")) else { return nil }
+                skipWhitespace()
+                guard let value = value(depth: depth + 1) else { return nil }
                 members[key] = value
-                return true
-            }
-            return complete ? .object(members) : nil
+            } while consume(UInt8(ascii: ","))
+            return consume(UInt8(ascii: "}")) ? .object(members) : nil
         default: return number().map(JSONValue.number)
         }
     }

@@ -192,15 +192,12 @@ public final class PostgresServerStorage: ServerStorage {
 
     public func tokenOwner(hash: String, now: Date) async throws -> (user: String, role: Role)? {
         try await plain { client in
-            let rows = try await client.query(
-                """
-                SELECT u.name, u.role FROM tokens t JOIN users u ON u.name = t.user_name
-                WHERE t.token_hash = \(hash) AND t.expires_at > \(now.timeIntervalSince1970)
-                """,
-                logger: self.logger
-            )
-            for try await (name, role) in rows.decode((String, String).self) { return (name, Role(rawValue: role) ?? .student) }
-            return nil
+            // Read to the end: the pool takes the connection back when the rows are finished.
+            var owner: (user: String, role: Role)?
+            for try await (name, role) in try await client.execute(HotStatements.TokenOwner(hash: hash, now: now), logger: self.logger) {
+                owner = (name, Role(rawValue: role) ?? .student)
+            }
+            return owner
         }
     }
 
@@ -342,11 +339,11 @@ public final class PostgresServerStorage: ServerStorage {
     }
 
     /// The facts `BatchPlan` needs in one round trip whatever the batch's size (two when a document is not yet
-    /// cached): see `BatchStatements.Facts`.
+    /// cached): see `HotStatements.BatchFacts`.
     private func facts(for items: [ResponseItem], on connection: PostgresConnection) async throws -> BatchFacts {
         var facts = BatchFacts()
-        try await BatchStatements.Facts.read(
-            connection.execute(BatchStatements.Facts(needs: BatchPlan.needs(items)), logger: logger),
+        try await HotStatements.BatchFacts.read(
+            connection.execute(HotStatements.BatchFacts(needs: BatchPlan.needs(items)), logger: logger),
             into: &facts
         )
         let keys = BatchPlan.documentKeys(items, heads: facts.assessments)
@@ -377,7 +374,7 @@ public final class PostgresServerStorage: ServerStorage {
         guard !writes.responses.isEmpty || !writes.attempts.isEmpty else { return }
         // Read to the end (the statement returns no rows); PostgresNIO's command-tag variant of `execute` traps on a
         // prepared statement's stream, so it is not used.
-        for try await _ in try await connection.execute(BatchStatements.Insert(writes: writes, now: now), logger: logger) {}
+        for try await _ in try await connection.execute(HotStatements.BatchInsert(writes: writes, now: now), logger: logger) {}
     }
 
     // MARK: Submissions

@@ -55,6 +55,26 @@ struct WireFastPathTests {
         #expect(JSONReader.batchRequest(Data(body.utf8)) == nil)
     }
 
+    @Test(
+        "an unknown field twice, a key with an escape, a field of another type: the reader agrees with JSONDecoder or steps aside",
+        arguments: [
+            #"{"responses":[],"x":1,"x":2}"#,
+            #"{"responses":[{"id":"r","attempt_id":"a","assessment_id":"x","assessment_version":1,"question_id":"q","question_hash":"h","answer":1,"answered_at":"t","x":1,"x":{}}]}"#,
+            #"{"responses":[{"id":"r","attempt_id":"a","assessment_id":"x","assessment_version":1,"question_id":"q","question_hash":"h","answer":1,"answered_at":"t"}]}"#,
+            #"{"responses":[{"id":7,"attempt_id":"a","assessment_id":"x","assessment_version":1,"question_id":"q","question_hash":"h","answer":1,"answered_at":"t"}]}"#,
+            #"{"responses":[{"id":"r","attempt_id":"a","assessment_id":"x","assessment_version":1,"question_id":"q","question_hash":"h","answer":{"k":1,"k":2},"answered_at":"t"}]}"#,
+            #"{"responses":[{"id":"r","attempt_id":"a","assessment_id":"x","assessment_version":-0,"question_id":"q","question_hash":"h","answer":[],"answered_at":"t","force":1}]}"#,
+            #"{"responses":{}}"#,
+            #"{"responses":null}"#,
+            #"[]"#,
+        ]
+    )
+    func agreesOrStepsAside(_ body: String) {
+        let data = Data(body.utf8)
+        guard let fast = JSONReader.batchRequest(data) else { return }
+        #expect((try? JSONDecoder().decode(BatchRequest.self, from: data))?.responses == fast.responses)
+    }
+
     @Test("invalid UTF-8 inside a string goes to JSONDecoder")
     func invalidUTF8() {
         var bytes = Array(#"{"responses":[{"id":""#.utf8)

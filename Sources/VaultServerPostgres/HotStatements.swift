@@ -2,17 +2,39 @@ import Foundation
 import PostgresNIO
 import VaultRules
 
-/// The two statements of every batch, prepared once per connection: PostgreSQL parses and plans them once, not on
-/// every batch (planning the four-way read cost more than running it).
-enum BatchStatements {
-    /// The kinds of row `Facts` returns.
+/// The statements every upload runs (the token check, a batch's read and its write), prepared once per connection:
+/// PostgreSQL parses and plans them once, not on every request (planning the four-way read cost more than running it).
+enum HotStatements {
+    /// Who holds an unexpired token.
+    struct TokenOwner: PostgresPreparedStatement {
+        static let name = "vault_token_owner_v1"
+        static let sql = """
+            SELECT u.name, u.role FROM tokens t JOIN users u ON u.name = t.user_name
+            WHERE t.token_hash = $1::text AND t.expires_at > $2::double precision
+            """
+        typealias Row = (String, String)
+
+        let hash: String
+        let now: Date
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 2)
+            bindings.append(hash)
+            bindings.append(now.timeIntervalSince1970)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+    }
+
+    /// The kinds of row `BatchFacts` returns.
     enum Kind: Int {
         case head = 1, stored, attempt, latest
     }
 
     /// Stored responses, assessment heads (`FOR SHARE`, so a publish or delete waits for the batch), attempt owners
     /// and the current answer of each slot, as rows tagged by kind: four reads, one round trip.
-    struct Facts: PostgresPreparedStatement {
+    struct BatchFacts: PostgresPreparedStatement {
         static let name = "vault_batch_facts_v1"
         static let sql = """
             WITH heads AS (SELECT id, current_version, deleted FROM assessments WHERE id = ANY($1::text[]) FOR SHARE)
@@ -41,7 +63,7 @@ enum BatchStatements {
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
 
         /// Reads the rows into `facts`.
-        static func read(_ rows: some AsyncSequence<Row, any Error>, into facts: inout BatchFacts) async throws {
+        static func read(_ rows: some AsyncSequence<Row, any Error>, into facts: inout VaultRules.BatchFacts) async throws {
             for try await (kind, a, b, c, number, flag) in rows {
                 switch (Kind(rawValue: kind), b, c, number, flag) {
                 case (.head, _, _, let version?, let deleted?): facts.assessments[a] = AssessmentHead(currentVersion: Int(version), deleted: deleted)
@@ -56,7 +78,7 @@ enum BatchStatements {
     }
 
     /// The batch's new attempts and responses in one statement (its supersede, when there is one, runs before it).
-    struct Insert: PostgresPreparedStatement {
+    struct BatchInsert: PostgresPreparedStatement {
         static let name = "vault_batch_insert_v1"
         static let sql = """
             WITH new_attempts AS (
