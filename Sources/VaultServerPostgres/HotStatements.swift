@@ -29,7 +29,10 @@ enum HotStatements {
 
     /// The kinds of row `BatchFacts` returns.
     enum Kind: Int {
-        case head = 1, stored, attempt, latest
+        case head = 1
+        case stored
+        case attempt
+        case latest
     }
 
     /// Stored responses, assessment heads (`FOR SHARE`, so a publish or delete waits for the batch), attempt owners
