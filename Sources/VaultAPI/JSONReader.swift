@@ -221,6 +221,9 @@ public struct JSONReader {
         let digitsStart = position
         var value = 0
         while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) {
+            // Past 18 digits it is JSONDecoder's to judge; stopping here also keeps `value` from overflowing (the
+            // fuzz target found a hostile body of 40 digits that trapped).
+            guard position - digitsStart < 18 else { return nil }
             value = value * 10 + Int(bytes[position] - UInt8(ascii: "0"))
             position += 1
         }

@@ -52,7 +52,7 @@ public enum Timestamp {
             var position = 19
             var millisecond = 0
             if b[position] == UInt8(ascii: ".") {
-                guard let fraction = number(position + 1, 3) else { return nil }
+                guard count - position >= 5, let fraction = number(position + 1, 3) else { return nil }
                 millisecond = fraction
                 position += 4
             }

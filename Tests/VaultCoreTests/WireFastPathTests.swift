@@ -47,6 +47,9 @@ struct WireFastPathTests {
             "{\"responses\":[{\"id\":\"a\tb\"}]}",  // a raw control character
             #"{"responses":[]} x"#,  // something after the body
             #"{"responses":[1e999]}"#,
+            // Found by the fuzz target: a long run of digits where an integer belongs overflowed the reader (a trap).
+            #"{"responses":[{"id":"r","attempt_id":"a","assessment_id":"x","assessment_version":1234567890123456789012345678901234567890,"question_id":"q","question_hash":"h","answer":1,"answered_at":"t"}]}"#,
+            #"{"responses":[{"id":"r","attempt_id":"a","assessment_id":"x","assessment_version":1,"question_id":"q","question_hash":"h","answer":1,"answered_at":"t","time_spent_ms":-9999999999999999999}]}"#,
             #"{"responses":[],}"#,
             "",
         ]
@@ -170,6 +173,9 @@ struct WireFastPathTests {
             "2025-02-29T10:00:00.000Z", "2026-13-01T10:00:00.000Z", "2026-11-20T24:00:00.000Z", "2026-11-20T10:60:00Z",
             "2026-11-20T10:00:60Z", "2026-11-20t10:00:00Z", "2026-11-20T10:00:00.00Z", "2026-11-20T10:00:00.000+5:30",
             "1899-12-31T23:59:59Z", "2026-11-20 10:00:00Z", "２026-11-20T10:00:00Z",
+            // A fraction with nothing after it, at each length the reader considers (none may read past the end).
+            "2026-11-20T10:00:00.", "2026-11-20T10:00:00.1234", "2026-11-20T10:00:00.12345", "2026-11-20T10:00:00.000+05:3",
+            "2026-11-20T10:00:00.000Z+05:30",
         ] {
             #expect(Timestamp.plainMilliseconds(impossible) == nil, "\(impossible)")
         }
