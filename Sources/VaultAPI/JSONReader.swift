@@ -6,7 +6,7 @@ import Foundation
 /// anything it does not handle the same way for certain (a malformed body, a missing or duplicated field, a number
 /// that is not a plain integer where an integer belongs, an invalid UTF-8 sequence or escape); the caller then runs
 /// `JSONDecoder`, which stays the one place that explains what is wrong with a body. The fuzz target
-/// `batch_request` and `JSONReaderTests` check that whenever this returns a value, `JSONDecoder` returns the same.
+/// `batch_request` and `WireFastPathTests` check that whenever this returns a value, `JSONDecoder` returns the same.
 public struct JSONReader {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
@@ -32,7 +32,7 @@ public struct JSONReader {
             repeat {
                 guard let key = key() else { return nil }
                 if Self.matches(key, "responses") {
-                    guard responses == nil, let items = responseItems() else { return nil }
+                    guard responses == nil, let items = array({ $0.responseItem() }) else { return nil }
                     responses = items
                 } else {
                     guard skipValue() else { return nil }
@@ -43,19 +43,33 @@ public struct JSONReader {
         return responses.map(BatchRequest.init(responses:))
     }
 
-    private mutating func responseItems() -> [ResponseItem]? {
-        guard consume(UInt8(ascii: "[")) else { return nil }
-        var items: [ResponseItem] = []
-        if consume(UInt8(ascii: "]")) { return items }
-        repeat {
-            guard let item = responseItem() else { return nil }
-            items.append(item)
-        } while consume(UInt8(ascii: ","))
-        return consume(UInt8(ascii: "]")) ? items : nil
+    /// The fields of a `ResponseItem` by their wire names.
+    private enum Field: Int, CaseIterable {
+        case id, attemptID, assessmentID, assessmentVersion, questionID, questionHash, answer, timeSpent, answeredAt, force
+
+        var name: StaticString {
+            switch self {
+            case .id: "id"
+            case .attemptID: "attempt_id"
+            case .assessmentID: "assessment_id"
+            case .assessmentVersion: "assessment_version"
+            case .questionID: "question_id"
+            case .questionHash: "question_hash"
+            case .answer: "answer"
+            case .timeSpent: "time_spent_ms"
+            case .answeredAt: "answered_at"
+            case .force: "force"
+            }
+        }
+
+        init?(_ key: Slice<UnsafeBufferPointer<UInt8>>) {
+            guard let field = Self.allCases.first(where: { JSONReader.matches(key, $0.name) }) else { return nil }
+            self = field
+        }
     }
 
     /// One item. Every known field at most once: with a key twice JSONDecoder's choice would have to be copied, so
-    /// it decides.
+    /// it decides. `time_spent_ms` and `force` may be null, as `decodeIfPresent` allows.
     private mutating func responseItem() -> ResponseItem? {
         var id: String?
         var attemptID: String?
@@ -65,56 +79,33 @@ public struct JSONReader {
         var questionHash: String?
         var answer: JSONValue?
         var timeSpent: Int?
-        var timeSpentSeen = false
         var answeredAt: String?
         var force: Bool?
-        var forceSeen = false
+        var seen = 0
         guard consume(UInt8(ascii: "{")) else { return nil }
         if !consume(UInt8(ascii: "}")) {
             repeat {
                 guard let key = key() else { return nil }
-                switch key.count {
-                case 2 where Self.matches(key, "id"):
-                    guard id == nil, let value = string() else { return nil }
-                    id = value
-                case 10 where Self.matches(key, "attempt_id"):
-                    guard attemptID == nil, let value = string() else { return nil }
-                    attemptID = value
-                case 13 where Self.matches(key, "assessment_id"):
-                    guard assessmentID == nil, let value = string() else { return nil }
-                    assessmentID = value
-                case 18 where Self.matches(key, "assessment_version"):
-                    guard version == nil, let value = integer() else { return nil }
-                    version = value
-                case 11 where Self.matches(key, "question_id"):
-                    guard questionID == nil, let value = string() else { return nil }
-                    questionID = value
-                case 13 where Self.matches(key, "question_hash"):
-                    guard questionHash == nil, let value = string() else { return nil }
-                    questionHash = value
-                case 6 where Self.matches(key, "answer"):
-                    guard answer == nil, let value = value() else { return nil }
-                    answer = value
-                case 13 where Self.matches(key, "time_spent_ms"):
-                    guard !timeSpentSeen else { return nil }
-                    timeSpentSeen = true
-                    if !null() {
-                        guard let value = integer() else { return nil }
-                        timeSpent = value
-                    }
-                case 11 where Self.matches(key, "answered_at"):
-                    guard answeredAt == nil, let value = string() else { return nil }
-                    answeredAt = value
-                case 5 where Self.matches(key, "force"):
-                    guard !forceSeen else { return nil }
-                    forceSeen = true
-                    if !null() {
-                        guard let value = boolean() else { return nil }
-                        force = value
-                    }
-                default:
+                guard let field = Field(key) else {
                     guard skipValue() else { return nil }
+                    continue
                 }
+                guard seen & (1 << field.rawValue) == 0 else { return nil }
+                seen |= 1 << field.rawValue
+                let read: Bool
+                switch field {
+                case .id: read = Self.set(&id, string())
+                case .attemptID: read = Self.set(&attemptID, string())
+                case .assessmentID: read = Self.set(&assessmentID, string())
+                case .assessmentVersion: read = Self.set(&version, integer())
+                case .questionID: read = Self.set(&questionID, string())
+                case .questionHash: read = Self.set(&questionHash, string())
+                case .answer: read = Self.set(&answer, value())
+                case .timeSpent: read = null() || Self.set(&timeSpent, integer())
+                case .answeredAt: read = Self.set(&answeredAt, string())
+                case .force: read = null() || Self.set(&force, boolean())
+                }
+                guard read else { return nil }
             } while consume(UInt8(ascii: ","))
             guard consume(UInt8(ascii: "}")) else { return nil }
         }
@@ -132,6 +123,12 @@ public struct JSONReader {
             answeredAt: answeredAt,
             force: force ?? false
         )
+    }
+
+    /// Stores a value that was read; false when it could not be.
+    private static func set<T>(_ slot: inout T?, _ value: T?) -> Bool {
+        slot = value
+        return value != nil
     }
 
     /// A member's key in plain ASCII without escapes, then its colon; nil for anything else (a key with an escape
@@ -229,7 +226,12 @@ public struct JSONReader {
         }
         let digits = position - digitsStart
         guard (1...18).contains(digits), digits == 1 || bytes[digitsStart] != UInt8(ascii: "0") else { return nil }
-        if position < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[position]) { return nil }
+        if position < bytes.count {
+            switch bytes[position] {
+            case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return nil
+            default: break
+            }
+        }
         index = position
         return negative ? -value : value
     }
@@ -311,7 +313,7 @@ public struct JSONReader {
                         scalar = Unicode.Scalar(unit)
                     }
                     guard let scalar else { return nil }
-                    scalars.append(contentsOf: Array(String(Character(scalar)).utf8))
+                    UTF8.encode(scalar) { scalars.append($0) }
                 default: return nil
                 }
             default:
