@@ -84,6 +84,8 @@ public struct Assessment: Codable, Sendable, Hashable {
     public var opensAt: String?
     /// On a sealed served document: how many questions the ciphertext holds (the questions list is empty).
     public var questionCount: Int?
+    /// How many submitted attempts a student may make (nil: 1).
+    public var attempts: Int?
     /// On a sealed served document: the questions, encrypted, and the key wrapped under the start code.
     public var sealedContent: SealedContent?
 
@@ -93,7 +95,7 @@ public struct Assessment: Codable, Sendable, Hashable {
         case notAfter = "not_after"
         case teacherContact = "teacher_contact"
         case contentHash = "content_hash"
-        case results, sealed
+        case results, sealed, attempts
         case opensAt = "opens_at"
         case questionCount = "question_count"
         case sealedContent = "sealed_content"
@@ -118,6 +120,11 @@ public struct Assessment: Codable, Sendable, Hashable {
     }
 
     public func question(_ id: String) -> Question? { questions.first { $0.id == id } }
+
+    /// Submitted attempts a student may make.
+    public var attemptLimit: Int { attempts ?? 1 }
+    /// How many questions the document has, sealed or not.
+    public var totalQuestions: Int { questionCount ?? questions.count }
 
     /// What students get: no grading data (answer keys, numeric tolerances).
     public var served: Assessment {

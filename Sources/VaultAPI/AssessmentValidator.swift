@@ -33,6 +33,9 @@ public enum AssessmentValidator {
         if let limit = assessment.timeLimitSeconds, limit < 1 || limit > 7 * 24 * 3600 {
             try fail("time_limit_seconds must be between 1 and 604800.")
         }
+        if let attempts = assessment.attempts, attempts < 1 || attempts > 100 {
+            try fail("attempts must be between 1 and 100.")
+        }
         if let notAfter = assessment.notAfter, Timestamp.date(notAfter) == nil {
             try fail("not_after must be an RFC 3339 date such as 2026-12-31T23:59:59Z.")
         }

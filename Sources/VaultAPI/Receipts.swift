@@ -98,6 +98,12 @@ public struct ReceiptStatement: Codable, Sendable, Equatable {
     }
 }
 
+/// One answer named by its response id, question id and the SHA-256 of its canonical JSON: what a submission lists
+/// and what a receipt states, so the two sets can be compared.
+public typealias SubmittedAnswer = ReceiptStatement.Response
+
+extension ReceiptStatement.Response: Hashable {}
+
 /// A statement and the server's Ed25519 signature over its exact bytes (the canonical JSON, carried as a string so
 /// that no re-encoding can change what was signed). This is the file `vault receipts export` writes.
 public struct SignedReceipt: Codable, Sendable, Hashable {
@@ -118,3 +124,14 @@ extension SignedReceipt {
         self = value
     }
 }
+
+/// What the teacher's view marks on a submission.
+public enum SubmissionFlag: String, Sendable, Codable, CaseIterable, Equatable {
+    /// A timed assessment whose submission says nothing of when it started or how long it took.
+    case timeMissing = "time_missing"
+    /// The time used is above the limit, the student's extra time and the grace.
+    case overTime = "over_time"
+    /// The student already has another attempt on this assessment (a second try, or a vault restored from a copy).
+    case secondAttempt = "second_attempt"
+}
+

@@ -213,8 +213,11 @@ public struct SubmissionRequest: Codable, Sendable, Equatable {
     public var clockMovedBackMs: Int?
     /// A sealed exam: when the student unsealed it.
     public var unsealedAt: String?
+    /// The attempt's current answers as the vault holds them (one per question): the server refuses a submission
+    /// whose set differs from what it holds, and the receipt names exactly this set.
+    public var answers: [SubmittedAnswer]?
     enum CodingKeys: String, CodingKey {
-        case force
+        case force, answers
         case unsealedAt = "unsealed_at"
         case attemptId = "attempt_id"
         case assessmentId = "assessment_id"
@@ -234,11 +237,13 @@ public struct SubmissionRequest: Codable, Sendable, Equatable {
         force: Bool? = nil,
         startedAt: String? = nil,
         timeUsedMs: Int? = nil,
-        clockMovedBackMs: Int? = nil
+        clockMovedBackMs: Int? = nil,
+        answers: [SubmittedAnswer]? = nil
     ) {
         self.startedAt = startedAt
         self.timeUsedMs = timeUsedMs
         self.clockMovedBackMs = clockMovedBackMs
+        self.answers = answers
         self.attemptId = attemptId
         self.assessmentId = assessmentId
         self.assessmentVersion = assessmentVersion
@@ -376,8 +381,10 @@ public struct ReceivedResponses: Codable, Sendable {
         public var timeUsedMs: Int?
         public var clockMovedBackMs: Int?
         public var unsealedAt: String?
+        /// What the teacher should look at: time data missing or over the limit, a second attempt.
+        public var flags: [SubmissionFlag]?
         enum CodingKeys: String, CodingKey {
-            case forced, user
+            case forced, user, flags
             case unsealedAt = "unsealed_at"
             case startedAt = "started_at"
             case timeUsedMs = "time_used_ms"
@@ -397,8 +404,10 @@ public struct ReceivedResponses: Codable, Sendable {
             startedAt: String? = nil,
             timeUsedMs: Int? = nil,
             clockMovedBackMs: Int? = nil,
-            unsealedAt: String? = nil
+            unsealedAt: String? = nil,
+            flags: [SubmissionFlag]? = nil
         ) {
+            self.flags = flags
             self.unsealedAt = unsealedAt
             self.user = user
             self.startedAt = startedAt

@@ -6,9 +6,17 @@ import VaultCore
 public enum SubmissionOutcome: Sendable, Equatable {
     case created(SubmissionRecord)
     case repeated(SubmissionRecord)
+    /// A submission repeated after answers its receipt left out arrived: the receipt is signed again over the
+    /// complete set (same receipt id).
+    case amended(SubmissionRecord)
     case outdated(currentVersion: Int)
     case gone
     case missingResponses([String])
+    /// The answers the submission lists are stored, but the attempt's current set on the server is another one
+    /// (the response ids that differ, from either side).
+    case answerSetDiffers([String])
+    /// The student has used every attempt the assessment allows.
+    case noAttemptsLeft(String)
     /// The attempt is another user's.
     case forbidden(String)
     case rejected(String)
@@ -32,6 +40,7 @@ public struct SubmissionRecord: Sendable, Equatable {
     public var signedReceipt: SignedReceipt?
     /// A sealed exam: when the student unsealed it.
     public var unsealedAt: String?
+    public var flags: [SubmissionFlag]
 
     public init(
         attemptID: String,
@@ -47,7 +56,8 @@ public struct SubmissionRecord: Sendable, Equatable {
         timeUsedMilliseconds: Int? = nil,
         clockMovedBackMilliseconds: Int? = nil,
         signedReceipt: SignedReceipt? = nil,
-        unsealedAt: String? = nil
+        unsealedAt: String? = nil,
+        flags: [SubmissionFlag] = []
     ) {
         self.signedReceipt = signedReceipt
         self.unsealedAt = unsealedAt
@@ -63,6 +73,7 @@ public struct SubmissionRecord: Sendable, Equatable {
         self.startedAt = startedAt
         self.timeUsedMilliseconds = timeUsedMilliseconds
         self.clockMovedBackMilliseconds = clockMovedBackMilliseconds
+        self.flags = flags
     }
 
     public var receipt: SubmissionReceipt {
@@ -76,49 +87,137 @@ public struct SubmissionRecord: Sendable, Equatable {
             signed: signedReceipt
         )
     }
+
+    /// The flags as a store keeps them (a comma-separated list of the enum's words).
+    public var flagsText: String { flags.map(\.rawValue).joined(separator: ",") }
+
+    /// Flags read back from a store; a word this server does not know means the row was damaged.
+    public static func flags(stored text: String?) throws -> [SubmissionFlag] {
+        guard let text, !text.isEmpty else { return [] }
+        return try text.split(separator: ",").map { word in
+            guard let flag = SubmissionFlag(rawValue: String(word)) else { throw SubmissionFlagError(word: String(word)) }
+            return flag
+        }
+    }
+}
+
+/// A stored flag this server does not know.
+public struct SubmissionFlagError: Error, Sendable, CustomStringConvertible {
+    public var word: String
+    public var description: String { "a submission flag this server does not know (\(word))" }
 }
 
 /// What the store holds that a submission's rules depend on.
 public struct SubmissionFacts: Sendable {
-    public var attemptOwner: String?
+    /// Who the attempt belongs to and on which assessment (nil when no answer of it was ever stored).
+    public var attempt: AttemptOwner?
     public var existing: SubmissionRecord?
     public var head: AssessmentHead?
     /// The named responses that are stored: id → (attempt, user).
     public var responses: [String: (attemptID: String, user: String)]
-    public init(attemptOwner: String?, existing: SubmissionRecord?, head: AssessmentHead?, responses: [String: (attemptID: String, user: String)]) {
-        self.attemptOwner = attemptOwner
+    /// The attempt's current answers on the server (one per question: superseded ones left out).
+    public var held: [ReceiptMaterial.Answer]
+    /// The served document of the submitted version (nil when that version is unknown).
+    public var document: Assessment?
+    /// The user's other attempts on this assessment: submitted, and all that hold an answer.
+    public var otherSubmittedAttempts: Int
+    public var otherAttempts: Int
+    /// The user's extra minutes on this assessment.
+    public var extraMinutes: Int
+
+    public init(
+        attempt: AttemptOwner?,
+        existing: SubmissionRecord?,
+        head: AssessmentHead?,
+        responses: [String: (attemptID: String, user: String)],
+        held: [ReceiptMaterial.Answer] = [],
+        document: Assessment? = nil,
+        otherSubmittedAttempts: Int = 0,
+        otherAttempts: Int = 0,
+        extraMinutes: Int = 0
+    ) {
+        self.attempt = attempt
         self.existing = existing
         self.head = head
         self.responses = responses
+        self.held = held
+        self.document = document
+        self.otherSubmittedAttempts = otherSubmittedAttempts
+        self.otherAttempts = otherAttempts
+        self.extraMinutes = extraMinutes
+    }
+
+    /// Every response id the rules look up: the named ones and those of the listed answers.
+    public static func lookedUpIDs(_ request: SubmissionRequest) -> [String] {
+        Array(Set(request.responseIds + (request.answers ?? []).map(\.responseId))).sorted()
     }
 }
 
-/// The submission rules: one receipt per attempt, only its owner submits, every named answer must be stored.
+/// What a store writes for a submission.
+public enum SubmissionWrite: Sendable, Equatable {
+    /// A new submission (under a unique key on the attempt: a concurrent submission of the same attempt makes the
+    /// insert fail, and the store retries, then finds it).
+    case insert(SubmissionRecord)
+    /// The stored submission's answer count changes and its receipt is signed again (its stored one is cleared).
+    case amend(SubmissionRecord)
+}
+
+/// The submission rules: one receipt per attempt, only its owner submits, within the attempts the assessment allows,
+/// and only when the answers the vault lists are exactly the attempt's current answers on the server.
 public enum SubmissionPlan {
-    /// The outcome, and the record to insert when it is `.created` (under a unique key on the attempt: a
-    /// concurrent submission of the same attempt makes the insert fail, and the store retries, then finds it).
+    /// More answers than this in one submission is refused before any store work (the largest assessment's size).
+    public static let maxListedAnswers = AssessmentValidator.maxQuestions
+
     public static func decide(
         _ request: SubmissionRequest,
         user: String,
         now: Date,
         facts: SubmissionFacts,
         receiptID: String
-    ) -> (outcome: SubmissionOutcome, record: SubmissionRecord?) {
-        if let owner = facts.attemptOwner, owner != user {
+    ) -> (outcome: SubmissionOutcome, write: SubmissionWrite?) {
+        if let owner = facts.attempt, owner.user != user {
             return (.forbidden("This attempt belongs to someone else, so it cannot be submitted from this account."), nil)
         }
-        if let existing = facts.existing { return (.repeated(existing), nil) }
+        if let attempt = facts.attempt, attempt.assessmentID != request.assessmentId {
+            return (.rejected("This attempt belongs to another assessment, so it cannot be submitted for \(request.assessmentId)."), nil)
+        }
+        guard let listed = request.answers else {
+            return (.rejected("A submission must list the attempt's answers (response id, question id and answer hash)."), nil)
+        }
+        if let existing = facts.existing {
+            guard existing.assessmentID == request.assessmentId else {
+                return (.rejected("This attempt belongs to another assessment, so it cannot be submitted for \(request.assessmentId)."), nil)
+            }
+            guard let signed = existing.signedReceipt, let stated = try? JSONDecoder().decode(ReceiptStatement.self, from: Data(signed.statement.utf8)),
+                Set(stated.responses) != Set(listed)
+            else { return (.repeated(existing), nil) }
+            // The vault holds answers the receipt left out: once they are all stored, the receipt is signed again.
+            if let refused = setProblem(request, listed: listed, user: user, facts: facts) { return (refused, nil) }
+            var amended = existing
+            amended.responseCount = listed.count
+            amended.signedReceipt = nil
+            return (.amended(amended), .amend(amended))
+        }
         guard let head = facts.head, !head.deleted else { return (.gone, nil) }
         guard Timestamp.milliseconds(request.submittedAt) != nil else { return (.rejected("submitted_at must be an RFC 3339 timestamp."), nil) }
         let force = request.force ?? false
         if request.assessmentVersion != head.currentVersion, !force { return (.outdated(currentVersion: head.currentVersion), nil) }
-        let unique = Array(Set(request.responseIds)).sorted()
-        let missing = unique.filter { id in
-            guard let stored = facts.responses[id] else { return true }
-            return stored.attemptID != request.attemptId || stored.user != user
+        if let document = facts.document, listed.count > document.totalQuestions || request.responseIds.count > document.totalQuestions {
+            return (.rejected("This submission lists more answers than the assessment has questions."), nil)
         }
-        if !missing.isEmpty { return (.missingResponses(missing), nil) }
-        guard facts.attemptOwner != nil, !unique.isEmpty else {
+        if let document = facts.document, facts.otherSubmittedAttempts >= document.attemptLimit {
+            let limit = document.attemptLimit
+            return (
+                .noAttemptsLeft(
+                    limit == 1
+                        ? "This assessment allows one attempt, and yours is already handed in. Your answers are kept; ask your teacher."
+                        : "This assessment allows \(limit) attempts, and you have handed in all of them. Your answers are kept; ask your teacher."
+                ),
+                nil
+            )
+        }
+        if let refused = setProblem(request, listed: listed, user: user, facts: facts) { return (refused, nil) }
+        guard facts.attempt != nil, !listed.isEmpty else {
             return (.rejected("This attempt has no answers of yours on the server, so there is nothing to submit. Upload its answers first."), nil)
         }
         let record = SubmissionRecord(
@@ -130,13 +229,56 @@ public enum SubmissionPlan {
             forced: force && request.assessmentVersion != head.currentVersion,
             receiptID: receiptID,
             receivedAt: (now.timeIntervalSince1970 * 1000).rounded() / 1000,
-            responseCount: unique.count,
+            responseCount: listed.count,
             startedAt: request.startedAt.flatMap { Timestamp.date($0) == nil ? nil : $0 },
             timeUsedMilliseconds: request.timeUsedMs.map { max(0, $0) },
             clockMovedBackMilliseconds: request.clockMovedBackMs.map { max(0, $0) },
-            unsealedAt: request.unsealedAt.flatMap { Timestamp.date($0) == nil ? nil : $0 }
+            unsealedAt: request.unsealedAt.flatMap { Timestamp.date($0) == nil ? nil : $0 },
+            flags: flags(request, facts: facts)
         )
-        return (.created(record), record)
+        return (.created(record), .insert(record))
+    }
+
+    /// Why the listed answers are not the attempt's current set on the server, or nil when they are: ids that were
+    /// never stored (the vault sends them again), then any other difference.
+    static func setProblem(_ request: SubmissionRequest, listed: [SubmittedAnswer], user: String, facts: SubmissionFacts) -> SubmissionOutcome? {
+        guard Set(listed.map(\.responseId)).count == listed.count, Set(listed.map(\.questionId)).count == listed.count else {
+            return .rejected("A submission lists each answer once, one per question.")
+        }
+        let named = Set(request.responseIds + listed.map(\.responseId)).sorted()
+        let missing = named.filter { id in
+            guard let stored = facts.responses[id] else { return true }
+            return stored.attemptID != request.attemptId || stored.user != user
+        }
+        if !missing.isEmpty { return .missingResponses(missing) }
+        let held = Set(facts.held.map(\.digest))
+        let claimed = Set(listed)
+        guard held == claimed else {
+            return .answerSetDiffers(Set(held.symmetricDifference(claimed).map(\.responseId)).sorted())
+        }
+        return nil
+    }
+
+    /// What the teacher's view should notice about a new submission.
+    static func flags(_ request: SubmissionRequest, facts: SubmissionFacts) -> [SubmissionFlag] {
+        var flags: [SubmissionFlag] = []
+        if let limit = facts.document?.timeLimitSeconds {
+            if request.startedAt.flatMap(Timestamp.date) == nil || request.timeUsedMs == nil {
+                flags.append(.timeMissing)
+            } else if let used = request.timeUsedMs {
+                let allowed = Int64(limit + facts.extraMinutes * 60) * 1000 + Int64(AttemptTime.grace.inSeconds * 1000)
+                if Int64(used) > allowed { flags.append(.overTime) }
+            }
+        }
+        if facts.otherAttempts > 0 { flags.append(.secondAttempt) }
+        return flags
+    }
+}
+
+extension ReceiptMaterial.Answer {
+    /// The answer as a receipt states it and a submission lists it.
+    public var digest: SubmittedAnswer {
+        SubmittedAnswer(responseId: responseID, questionId: questionID, answerSha256: answerDigest(canonicalAnswer: Data(answer.utf8)))
     }
 }
 
@@ -179,13 +321,7 @@ public enum ReceiptRules {
             timeUsedMs: record.timeUsedMilliseconds,
             clockMovedBackMs: record.clockMovedBackMilliseconds,
             forced: record.forced,
-            responses: material.answers.sorted { ($0.questionID, $0.responseID) < ($1.questionID, $1.responseID) }.map {
-                ReceiptStatement.Response(
-                    responseId: $0.responseID,
-                    questionId: $0.questionID,
-                    answerSha256: answerDigest(canonicalAnswer: Data($0.answer.utf8))
-                )
-            }
+            responses: material.answers.sorted { ($0.questionID, $0.responseID) < ($1.questionID, $1.responseID) }.map(\.digest)
         )
     }
 }

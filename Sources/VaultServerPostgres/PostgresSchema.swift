@@ -142,6 +142,19 @@ enum PostgresSchema {
             #"ALTER TABLE attempts ALTER COLUMN id TYPE TEXT COLLATE "C""#,
             #"ALTER TABLE assessments ALTER COLUMN id TYPE TEXT COLLATE "C""#,
         ],
+        // What the teacher's view marks on a submission, and the vaults' signing keys (hand-in files).
+        [
+            "ALTER TABLE submissions ADD COLUMN flags TEXT NOT NULL DEFAULT ''",
+            """
+            CREATE TABLE device_keys (
+                user_name TEXT NOT NULL REFERENCES users (name),
+                public_key TEXT NOT NULL,
+                fingerprint TEXT NOT NULL,
+                registered_at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (user_name, public_key)
+            )
+            """,
+        ],
     ]
 
     static var latestVersion: Int { versions.count }

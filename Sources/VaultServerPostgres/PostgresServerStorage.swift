@@ -338,6 +338,12 @@ public final class PostgresServerStorage: ServerStorage {
         }
     }
 
+    public func judgeBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult] {
+        try await transaction(.readCommitted) { connection in
+            BatchPlan.decide(items, user: user, now: now, facts: try await self.facts(for: items, on: connection)).results
+        }
+    }
+
     /// The facts `BatchPlan` needs in one round trip whatever the batch's size (two when a document is not yet
     /// cached): see `HotStatements.BatchFacts`.
     private func facts(for items: [ResponseItem], on connection: PostgresConnection) async throws -> BatchFacts {
@@ -381,22 +387,25 @@ public final class PostgresServerStorage: ServerStorage {
 
     public func submit(_ request: SubmissionRequest, user: String, now: Date) async throws -> SubmissionOutcome {
         let receiptID = try Receipts.newID()
+        let extraMinutes = try await extraMinutes(assessmentID: request.assessmentId, user: user)
         return try await transaction { connection in
-            var owner: String?
-            for try await name in try await connection.query(
-                "SELECT user_name FROM attempts WHERE id = \(request.attemptId)",
+            var attempt: AttemptOwner?
+            for try await (name, assessment) in try await connection.query(
+                "SELECT user_name, assessment_id FROM attempts WHERE id = \(request.attemptId)",
                 logger: self.logger
-            ).decode(String.self) { owner = name }
+            ).decode((String, String).self) { attempt = AttemptOwner(user: name, assessmentID: assessment) }
             var existing: SubmissionRecord?
             let rows = try await connection.query(
                 """
                 SELECT attempt_id, user_name, assessment_id, assessment_version, submitted_at, forced, receipt_id, received_at,
-                    response_count, started_at, time_used_ms, clock_moved_back_ms, signed_receipt FROM submissions
+                    response_count, started_at, time_used_ms, clock_moved_back_ms, signed_receipt, unsealed_at, flags FROM submissions
                 WHERE attempt_id = \(request.attemptId)
                 """,
                 logger: self.logger
             )
-            for try await row in rows.decode((String, String, String, Int, String, Bool, String, Double, Int, String?, Int?, Int?, String?).self) {
+            for try await row in rows.decode(
+                (String, String, String, Int, String, Bool, String, Double, Int, String?, Int?, Int?, String?, String?, String).self
+            ) {
                 existing = SubmissionRecord(
                     attemptID: row.0,
                     user: row.1,
@@ -410,7 +419,9 @@ public final class PostgresServerStorage: ServerStorage {
                     startedAt: row.9,
                     timeUsedMilliseconds: row.10,
                     clockMovedBackMilliseconds: row.11,
-                    signedReceipt: row.12.flatMap(SignedReceipt.init(storedText:))
+                    signedReceipt: row.12.flatMap(SignedReceipt.init(storedText:)),
+                    unsealedAt: row.13,
+                    flags: try SubmissionRecord.flags(stored: row.14)
                 )
             }
             var head: AssessmentHead?
@@ -420,25 +431,70 @@ public final class PostgresServerStorage: ServerStorage {
             ).decode((Int, Bool).self) { head = AssessmentHead(currentVersion: version, deleted: deleted) }
             var responses: [String: (attemptID: String, user: String)] = [:]
             for try await (id, attempt, owner) in try await connection.query(
-                "SELECT id, attempt_id, user_name FROM responses WHERE id = ANY(\(Array(Set(request.responseIds))))",
+                "SELECT id, attempt_id, user_name FROM responses WHERE id = ANY(\(SubmissionFacts.lookedUpIDs(request)))",
                 logger: self.logger
             ).decode((String, String, String).self) { responses[id] = (attempt, owner) }
-            let facts = SubmissionFacts(attemptOwner: owner, existing: existing, head: head, responses: responses)
+            let key = DocumentKey(id: request.assessmentId, version: request.assessmentVersion)
+            var document: Assessment?
+            for try await served in try await connection.query(
+                "SELECT served FROM assessment_versions WHERE id = \(key.id) AND version = \(key.version)",
+                logger: self.logger
+            ).decode(Data.self) { document = self.decoded(key, bytes: served) }
+            var counts = (submitted: 0, attempts: 0)
+            for try await (submitted, attempts) in try await connection.query(
+                """
+                SELECT (SELECT count(*) FROM submissions WHERE user_name = \(user) AND assessment_id = \(request.assessmentId)
+                            AND attempt_id <> \(request.attemptId)),
+                       (SELECT count(*) FROM attempts WHERE user_name = \(user) AND assessment_id = \(request.assessmentId)
+                            AND id <> \(request.attemptId))
+                """,
+                logger: self.logger
+            ).decode((Int, Int).self) { counts = (submitted, attempts) }
+            let facts = SubmissionFacts(
+                attempt: attempt,
+                existing: existing,
+                head: head,
+                responses: responses,
+                held: try await Self.currentAnswers(attemptID: request.attemptId, on: connection, logger: self.logger),
+                document: document,
+                otherSubmittedAttempts: counts.submitted,
+                otherAttempts: counts.attempts,
+                extraMinutes: extraMinutes
+            )
             let plan = SubmissionPlan.decide(request, user: user, now: now, facts: facts, receiptID: receiptID)
-            if let record = plan.record {
+            switch plan.write {
+            case .insert(let record):
                 try await connection.query(
                     """
                     INSERT INTO submissions (attempt_id, user_name, assessment_id, assessment_version, submitted_at, forced, receipt_id,
-                        received_at, response_count, started_at, time_used_ms, clock_moved_back_ms, unsealed_at)
+                        received_at, response_count, started_at, time_used_ms, clock_moved_back_ms, unsealed_at, flags)
                     VALUES (\(record.attemptID), \(record.user), \(record.assessmentID), \(record.assessmentVersion), \(record.submittedAt),
                         \(record.forced), \(record.receiptID), \(record.receivedAt), \(record.responseCount), \(record.startedAt),
-                        \(record.timeUsedMilliseconds), \(record.clockMovedBackMilliseconds), \(record.unsealedAt))
+                        \(record.timeUsedMilliseconds), \(record.clockMovedBackMilliseconds), \(record.unsealedAt), \(record.flagsText))
                     """,
                     logger: self.logger
                 )
+            case .amend(let record):
+                try await connection.query(
+                    "UPDATE submissions SET response_count = \(record.responseCount), signed_receipt = NULL WHERE attempt_id = \(record.attemptID)",
+                    logger: self.logger
+                )
+            case nil: break
             }
             return plan.outcome
         }
+    }
+
+    /// The attempt's current answers (superseded ones left out): what a receipt states and a submission must list.
+    static func currentAnswers(attemptID: String, on connection: PostgresConnection, logger: Logger) async throws -> [ReceiptMaterial.Answer] {
+        var answers: [ReceiptMaterial.Answer] = []
+        for try await (id, question, answer) in try await connection.query(
+            "SELECT id, question_id, answer FROM responses WHERE attempt_id = \(attemptID) AND NOT superseded",
+            logger: logger
+        ).decode((String, String, String).self) {
+            answers.append(ReceiptMaterial.Answer(responseID: id, questionID: question, answer: answer))
+        }
+        return answers
     }
 
     public func received(assessmentID: String) async throws -> ReceivedResponses? {
@@ -480,12 +536,12 @@ public final class PostgresServerStorage: ServerStorage {
             let submitted = try await client.query(
                 """
                 SELECT attempt_id, assessment_version, submitted_at, forced, receipt_id, user_name, started_at, time_used_ms, clock_moved_back_ms,
-                    unsealed_at
+                    unsealed_at, flags
                 FROM submissions WHERE assessment_id = \(assessmentID) ORDER BY attempt_id
                 """,
                 logger: self.logger
             )
-            for try await row in submitted.decode((String, Int, String, Bool, String, String, String?, Int?, Int?, String?).self) {
+            for try await row in submitted.decode((String, Int, String, Bool, String, String, String?, Int?, Int?, String?, String).self) {
                 submissions.append(
                     ReceivedResponses.Submission(
                         attemptId: row.0,
@@ -497,7 +553,8 @@ public final class PostgresServerStorage: ServerStorage {
                         startedAt: row.6,
                         timeUsedMs: row.7,
                         clockMovedBackMs: row.8,
-                        unsealedAt: row.9
+                        unsealedAt: row.9,
+                        flags: try SubmissionRecord.flags(stored: row.10)
                     )
                 )
             }
@@ -531,14 +588,10 @@ public final class PostgresServerStorage: ServerStorage {
                 logger: self.logger
             ).decode(String.self) { contentHash = hash }
             guard let contentHash else { return nil }
-            var answers: [ReceiptMaterial.Answer] = []
-            for try await (id, question, answer) in try await connection.query(
-                "SELECT id, question_id, answer FROM responses WHERE attempt_id = \(attemptID) AND NOT superseded",
-                logger: self.logger
-            ).decode((String, String, String).self) {
-                answers.append(ReceiptMaterial.Answer(responseID: id, questionID: question, answer: answer))
-            }
-            return ReceiptMaterial(contentHash: contentHash, answers: answers)
+            return ReceiptMaterial(
+                contentHash: contentHash,
+                answers: try await Self.currentAnswers(attemptID: attemptID, on: connection, logger: self.logger)
+            )
         }
     }
 

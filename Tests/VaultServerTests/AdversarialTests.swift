@@ -42,7 +42,7 @@ struct ServerAdversarialTests {
             empty.responseIds = []
             #expect(try await api.send(.post, APIPath.submissions, token: thief, json: empty).status == .unprocessableContent)
 
-            var mine = hijack
+            var mine = hijack.listing([item])
             mine.responseIds = [item.id]
             #expect(try await api.send(.post, APIPath.submissions, token: owner, json: mine).status == .created)
             let received = try await api.send(.get, APIPath.responses("quiz-1"), token: teacher).decode(ReceivedResponses.self)

@@ -31,6 +31,9 @@ struct SlowStorage: ServerStorage {
         try await Task.sleep(for: delay)
         return try await base.recordBatch(items, user: user, now: now)
     }
+    func judgeBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult] {
+        try await base.judgeBatch(items, user: user, now: now)
+    }
     func submit(_ request: SubmissionRequest, user: String, now: Date) async throws -> SubmissionOutcome {
         try await base.submit(request, user: user, now: now)
     }

@@ -105,7 +105,7 @@ struct MultiProcessTests {
                 assessmentVersion: served.version ?? 1,
                 submittedAt: "2026-11-20T10:10:00.000Z",
                 responseIds: [first[index].id, early[index].id, late[index].id]
-            )
+            ).listing([first[index], early[index], late[index]])
             let body = String(decoding: try CanonicalJSON.encode(submission), as: UTF8.self)
             requests += ports.map { Curl.Request(port: $0, method: "POST", path: APIPath.submissions, token: token, body: body) }
         }

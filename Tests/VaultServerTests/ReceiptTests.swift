@@ -38,7 +38,7 @@ struct ReceiptTests {
                 responseIds: [first.id, later.id, text.id],
                 timeUsedMs: 600_000,
                 clockMovedBackMs: 0
-            )
+            ).listing([first, later, text])
             let created = try await api.send(.post, APIPath.submissions, token: student, json: request)
             #expect(created.status == .created)
             let receipt = try created.decode(SubmissionReceipt.self)

@@ -66,7 +66,7 @@ struct ResultsTests {
                     assessmentVersion: served.version ?? 1,
                     submittedAt: "2026-11-20T10:10:00.000Z",
                     responseIds: items.map(\.id)
-                )
+                ).listing(items)
                 #expect(try await api.send(.post, APIPath.submissions, token: student, json: submission).status == .created)
             }
             func results() async throws -> [AttemptResult] {

@@ -123,8 +123,9 @@ struct APIClient: Sendable {
 }
 
 enum Fixtures {
-    static func quiz(id: String = "quiz-1", q1Prompt: String = "2x = 10. x = ?") -> Assessment {
-        Assessment(
+    /// A quiz with six question types; `attempts` submitted attempts per student (tests submit several).
+    static func quiz(id: String = "quiz-1", q1Prompt: String = "2x = 10. x = ?", attempts: Int? = 10) -> Assessment {
+        var quiz = Assessment(
             id: id,
             title: "Quiz",
             teacherContact: "t@school.example",
@@ -149,6 +150,8 @@ enum Fixtures {
                 Question(id: "q6", type: .essay, prompt: "Explain", maxLength: 2000),
             ]
         )
+        quiz.attempts = attempts
+        return quiz
     }
 
     static func item(
@@ -173,5 +176,26 @@ enum Fixtures {
             answeredAt: time,
             force: force
         )
+    }
+}
+
+extension SubmissionRequest {
+    /// This request listing the current answers among `items` (the latest per question by answered_at, then id), as a
+    /// vault lists its attempt's answers.
+    func listing(_ items: [ResponseItem]) -> SubmissionRequest {
+        var latest: [String: ResponseItem] = [:]
+        for item in items {
+            if let held = latest[item.questionId], (held.answeredAt, held.id) > (item.answeredAt, item.id) { continue }
+            latest[item.questionId] = item
+        }
+        var copy = self
+        copy.answers = latest.values.sorted { $0.questionId < $1.questionId }.map {
+            SubmittedAnswer(
+                responseId: $0.id,
+                questionId: $0.questionId,
+                answerSha256: answerDigest(canonicalAnswer: (try? CanonicalJSON.encode($0.answer)) ?? Data())
+            )
+        }
+        return copy
     }
 }

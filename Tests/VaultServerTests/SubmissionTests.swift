@@ -21,7 +21,7 @@ struct SubmissionTests {
                 assessmentVersion: 1,
                 submittedAt: "2026-11-20T10:10:00.000Z",
                 responseIds: [item.id]
-            )
+            ).listing([item])
 
             let missing = try await api.send(.post, APIPath.submissions, token: student, json: request)
             #expect(missing.status == .unprocessableContent)
@@ -41,7 +41,7 @@ struct SubmissionTests {
             second.attemptId = "attempt-2"
             _ = try await api.batch([second], token: student)
             try await api.publish(Fixtures.quiz(q1Prompt: "v2"), teacher: teacher)
-            var outdated = request
+            var outdated = request.listing([second])
             outdated.attemptId = "attempt-2"
             outdated.responseIds = [second.id]
             let conflict = try await api.send(.post, APIPath.submissions, token: student, json: outdated)

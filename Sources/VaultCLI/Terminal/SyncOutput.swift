@@ -19,7 +19,21 @@ enum SyncOutput {
             console.line(console.yellow("\(report.deadLetters) uploads gave up and are kept as dead letters: see `vault dead-letters list`."))
         }
         if !report.refreshed.isEmpty { console.line("Downloaded newer versions of: \(report.refreshed.joined(separator: ", ")).") }
-        console.line(report.remaining == 0 ? "Everything is uploaded." : "\(report.remaining) items still wait in the queue.")
+        for (_, questions) in report.unconfirmed.sorted(by: { $0.key < $1.key }) {
+            let list = questions.joined(separator: ", ")
+            console.line(
+                console.yellow(
+                    questions.count == 1
+                        ? "The server has not confirmed your answer to question \(list): it is kept here and sent again at the next sync."
+                        : "The server has not confirmed your answers to questions \(list): they are kept here and sent again at the next sync."
+                )
+            )
+        }
+        if report.remaining == 0 && report.unconfirmed.isEmpty {
+            console.line("Everything is uploaded.")
+        } else {
+            console.line(report.remaining == 1 ? "1 item still waits in the queue." : "\(report.remaining) items still wait in the queue.")
+        }
         console.emit(report)
     }
 }

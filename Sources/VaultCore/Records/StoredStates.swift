@@ -20,9 +20,10 @@ public enum QueueState: String, StoredState {
     case heldForConflict = "held_for_conflict"
 }
 
-/// Where one recorded answer is: waiting to go up, acknowledged by the server, held by a conflict, or given up.
+/// Where one recorded answer is: waiting to go up; uploaded (the server said it stored it) and waiting for a receipt;
+/// handed in (a verified receipt names it); held by a conflict; or given up.
 public enum ResponseState: String, StoredState {
-    case pending, synced, conflict, dead
+    case pending, uploaded, synced, conflict, dead
 }
 
 extension AttemptRecord.State: StoredState {}

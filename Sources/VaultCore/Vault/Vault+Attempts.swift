@@ -50,14 +50,28 @@ extension Vault {
 
     /// The latest answer to each question of an attempt (dead letters left out).
     func currentAnswers(attemptID: String) throws -> [String: JSONValue] {
-        var answers: [String: JSONValue] = [:]
+        try currentAnswerRows(attemptID: attemptID).compactMapValues { StoredResponse.decodeAnswer($0.answer) }
+    }
+
+    /// The attempt's current answers as a submission lists them and a receipt must state them: response id, question
+    /// id and the SHA-256 of the answer's canonical JSON (as the server computes it from what it stored).
+    public func currentAnswerSet(attemptID: String) throws -> [SubmittedAnswer] {
+        try currentAnswerRows(attemptID: attemptID).map { question, row in
+            let canonical = StoredResponse.decodeAnswer(row.answer).flatMap { try? CanonicalJSON.encode($0) } ?? Data(row.answer.utf8)
+            return SubmittedAnswer(responseId: row.id, questionId: question, answerSha256: answerDigest(canonicalAnswer: canonical))
+        }.sorted { $0.questionId < $1.questionId }
+    }
+
+    /// The latest row per question, by `answered_at` then id: the server's rule for which answer is current.
+    private func currentAnswerRows(attemptID: String) throws -> [String: (id: String, answer: String)] {
+        var rows: [String: (id: String, answer: String)] = [:]
         for answer in try database.rows(
-            "SELECT question_id, answer FROM responses WHERE attempt_id = ? AND state != \(ResponseState.dead.sql) ORDER BY answered_at, rowid",
+            "SELECT question_id, answer, id FROM responses WHERE attempt_id = ? AND state != \(ResponseState.dead.sql) ORDER BY answered_at, id",
             [attemptID]
         ) {
-            answers[answer.string(0)] = StoredResponse.decodeAnswer(answer.string(1))
+            rows[answer.string(0)] = (answer.string(2), answer.string(1))
         }
-        return answers
+        return rows
     }
 
     public func attempt(_ id: String, now: Date = Date()) throws -> AttemptRecord {

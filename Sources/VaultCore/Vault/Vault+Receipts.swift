@@ -12,6 +12,31 @@ public struct ReceiptCheck: Sendable, Equatable {
     public var statement: ReceiptStatement
     /// Questions whose answer in the receipt is not the one this vault holds (nil when the vault has no such attempt).
     public var mismatchedQuestions: [String]?
+    /// Questions this vault holds an answer to that the receipt does not name at all (nil when no such attempt).
+    public var missingQuestions: [String]?
+
+    /// The receipt names exactly the attempt's current answers in this vault.
+    public var coversEverything: Bool { mismatchedQuestions == [] && missingQuestions == [] }
+
+    /// Every question the receipt gets wrong or leaves out, in order.
+    public var problemQuestions: [String] { Array(Set((mismatchedQuestions ?? []) + (missingQuestions ?? []))).sorted() }
+}
+
+/// A verified receipt that does not name every current answer of its attempt in this vault: nothing was marked
+/// handed in; the answers it left out went back into the queue.
+public struct IncompleteReceipt: Error, Sendable, Equatable {
+    /// The questions whose answers the receipt leaves out or states differently.
+    public var questions: [String]
+    /// The answers sent again.
+    public var requeued: [String]
+
+    /// A plain sentence for the student.
+    public var message: String {
+        let list = questions.joined(separator: ", ")
+        return questions.count == 1
+            ? "The server has not confirmed your answer to question \(list), so it is being sent again; the attempt counts as handed in only once it is."
+            : "The server has not confirmed your answers to questions \(list), so they are being sent again; the attempt counts as handed in only once they are."
+    }
 }
 
 extension Vault {
@@ -45,29 +70,34 @@ extension Vault {
 
     // MARK: Receipts
 
-    /// Verifies `receipt` for `attemptID` against the pinned key; marks the attempt submitted and keeps the receipt,
-    /// in one transaction. A receipt that does not verify changes nothing.
-    public func acceptReceipt(_ receipt: SubmissionReceipt, attemptID: String) throws {
-        let key = try serverPublicKey()
+    /// Verifies `receipt` for `attemptID` against the pinned key and against the attempt's current answers in this
+    /// vault; marks the attempt and its answers handed in and keeps the receipt, in one transaction. A receipt that
+    /// does not verify changes nothing; one that leaves out answers sends those again (`IncompleteReceipt`).
+    public func acceptReceipt(_ receipt: SubmissionReceipt, attemptID: String, now: Date = Date()) throws {
         guard let signed = receipt.signed else {
             throw VaultError(.temporary, "The server sent a receipt without a signature, so nothing was marked as handed in. Try again later.")
         }
-        let statement: ReceiptStatement
-        do {
-            statement = try key.verify(signed)
-        } catch let error as ReceiptError {
-            throw VaultError(.invalidData, "The server's receipt does not check out (\(error)), so nothing was marked as handed in.")
-        }
-        guard statement.attemptId == attemptID, statement.receiptId == receipt.receiptId else {
+        let check = try check(signed)
+        guard check.statement.attemptId == attemptID, check.statement.receiptId == receipt.receiptId else {
             throw VaultError(.invalidData, "The server's receipt is for another attempt, so nothing was marked as handed in.")
         }
-        try keep(signed, statement: statement)
+        guard check.coversEverything else {
+            let named = Dictionary(check.statement.responses.map { ($0.responseId, $0) }, uniquingKeysWith: { first, _ in first })
+            let unconfirmed = try currentAnswerSet(attemptID: attemptID).filter { named[$0.responseId] != $0 }.map(\.responseId)
+            let requeued = try requeueResponses(unconfirmed, now: now)
+            throw IncompleteReceipt(questions: check.problemQuestions, requeued: requeued)
+        }
+        try keep(signed, statement: check.statement)
     }
 
-    /// Marks the attempt handed in and keeps its receipt, in one transaction.
+    /// Marks the attempt and its answers handed in and keeps its receipt, in one transaction.
     private func keep(_ signed: SignedReceipt, statement: ReceiptStatement) throws {
         try database.inTransaction {
             try markSubmitted(attemptID: statement.attemptId, receiptID: statement.receiptId)
+            try database.execute(
+                "UPDATE responses SET state = \(ResponseState.synced.sql) WHERE attempt_id = ? AND state = \(ResponseState.uploaded.sql)",
+                [statement.attemptId]
+            )
             try database.execute(
                 "INSERT OR REPLACE INTO receipts (receipt_id, attempt_id, assessment_id, received_at, signed) VALUES (?, ?, ?, ?, ?)",
                 [statement.receiptId, statement.attemptId, statement.assessmentId, statement.receivedAt, signed.storedText]
@@ -94,7 +124,7 @@ extension Vault {
             throw VaultError(.notAllowed, "This attempt has not been submitted yet. Run `vault submit \(id)` first, then make the hand-in file.")
         }
         let attemptID = attempt.string(0)
-        let request = try submissionRequest(attemptID: attemptID, responses: [.pending, .synced, .conflict])
+        let request = try submissionRequest(attemptID: attemptID)
         let items = try database.rows(
             "SELECT \(StoredResponse.selection) FROM \(StoredResponse.fromClause) WHERE r.attempt_id = ? AND r.state != \(ResponseState.dead.sql) ORDER BY r.answered_at, r.rowid",
             [attemptID]
@@ -108,19 +138,19 @@ extension Vault {
     @discardableResult
     public func importReceipt(_ signed: SignedReceipt) throws -> ReceiptStatement {
         let check = try check(signed)
-        guard let mismatched = check.mismatchedQuestions else {
+        guard check.mismatchedQuestions != nil else {
             throw VaultError(.notFound, "This receipt is for an attempt this vault does not hold.")
         }
-        guard mismatched.isEmpty else {
+        guard check.coversEverything else {
             throw VaultError(
                 .invalidData,
-                "The receipt names other answers than this vault holds for \(mismatched.joined(separator: ", ")), so it was not attached."
+                "The receipt does not name this vault's answers to \(check.problemQuestions.joined(separator: ", ")), so it was not attached."
             )
         }
         let statement = check.statement
         try database.inTransaction {
             try database.execute(
-                "UPDATE responses SET state = \(ResponseState.synced.sql) WHERE attempt_id = ? AND state IN \(ResponseState.sqlList([.pending, .conflict]))",
+                "UPDATE responses SET state = \(ResponseState.synced.sql) WHERE attempt_id = ? AND state IN \(ResponseState.sqlList([.pending, .uploaded, .conflict]))",
                 [statement.attemptId]
             )
             try database.execute(
@@ -166,12 +196,13 @@ extension Vault {
             throw VaultError(.invalidData, "Not a valid receipt of this vault's server: \(error)")
         }
         guard try database.row("SELECT 1 FROM attempts WHERE id = ?", [statement.attemptId]) != nil else {
-            return ReceiptCheck(statement: statement, mismatchedQuestions: nil)
+            return ReceiptCheck(statement: statement, mismatchedQuestions: nil, missingQuestions: nil)
         }
-        let held = try currentAnswers(attemptID: statement.attemptId).mapValues { answer in
-            answerDigest(canonicalAnswer: (try? CanonicalJSON.encode(answer)) ?? Data())
-        }
-        let mismatched = statement.responses.filter { held[$0.questionId] != $0.answerSha256 }.map(\.questionId)
-        return ReceiptCheck(statement: statement, mismatchedQuestions: mismatched)
+        let held = try currentAnswerSet(attemptID: statement.attemptId)
+        let heldByQuestion = Dictionary(held.map { ($0.questionId, $0.answerSha256) }, uniquingKeysWith: { first, _ in first })
+        let mismatched = statement.responses.filter { heldByQuestion[$0.questionId] != $0.answerSha256 }.map(\.questionId)
+        let stated = Set(statement.responses)
+        let missing = held.filter { !stated.contains($0) && !mismatched.contains($0.questionId) }.map(\.questionId)
+        return ReceiptCheck(statement: statement, mismatchedQuestions: mismatched, missingQuestions: missing)
     }
 }

@@ -128,16 +128,16 @@ extension Vault {
         ).map { row in
             QueuedSubmission(
                 seq: row.int(0),
-                request: try submissionRequest(attemptID: row.string(2), responses: [.synced]),
+                request: try submissionRequest(attemptID: row.string(2)),
                 tries: row.int(1),
                 title: row.string(3)
             )
         }
     }
 
-    /// The submission of a submitted attempt, naming its answers in `responses` states (the one place a
-    /// `SubmissionRequest` is made: sync and the hand-in file send the same).
-    func submissionRequest(attemptID: String, responses: [ResponseState]) throws -> SubmissionRequest {
+    /// The submission of a submitted attempt, listing its current answers (the one place a `SubmissionRequest` is
+    /// made: sync and the hand-in file send the same).
+    func submissionRequest(attemptID: String) throws -> SubmissionRequest {
         guard
             let row = try database.row(
                 """
@@ -147,18 +147,16 @@ extension Vault {
                 [attemptID]
             )
         else { throw VaultError(.notAllowed, "This attempt has not been submitted yet. Run `vault submit` first.") }
-        let ids = try database.rows(
-            "SELECT id FROM responses WHERE attempt_id = ? AND state IN \(ResponseState.sqlList(responses)) ORDER BY id",
-            [attemptID]
-        ).map { $0.string(0) }
+        let answers = try currentAnswerSet(attemptID: attemptID)
         let forced = row.int(4) != 0
         var request = SubmissionRequest(
             attemptId: row.string(0),
             assessmentId: row.string(1),
             assessmentVersion: row.int(2),
             submittedAt: Timestamp.string(epoch: row.double(3)),
-            responseIds: ids,
-            force: forced ? true : nil
+            responseIds: answers.map(\.responseId).sorted(),
+            force: forced ? true : nil,
+            answers: answers
         )
         if let unsealed = try database.row(
             "SELECT unsealed_at FROM sealed_keys WHERE assessment_id = ? AND version = ?",
@@ -194,14 +192,18 @@ extension Vault {
         .flatMap { $0.optionalDouble(0) }.map { Date(timeIntervalSince1970: $0) }
     }
 
-    /// The server acknowledged these answers (accepted, duplicate or superseded).
-    public func markResponsesSynced(_ ids: [String]) throws {
+    /// The server stored these answers (accepted, duplicate or superseded): they leave the queue and wait for the
+    /// receipt that names them, which alone makes them handed in.
+    public func markResponsesUploaded(_ ids: [String]) throws {
         // Two statements per chunk of ids, not two per id: a batch of 100 is settled in one short transaction.
         try database.inTransaction {
             for start in stride(from: 0, to: ids.count, by: Self.idsPerStatement) {
                 let chunk = Array(ids[start..<min(start + Self.idsPerStatement, ids.count)])
                 let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                try database.execute("UPDATE responses SET state = \(ResponseState.synced.sql), sync_message = NULL WHERE id IN (\(marks))", chunk)
+                try database.execute(
+                    "UPDATE responses SET state = \(ResponseState.uploaded.sql), sync_message = NULL WHERE id IN (\(marks)) AND state = \(ResponseState.pending.sql)",
+                    chunk
+                )
                 try database.execute("DELETE FROM sync_queue WHERE kind = \(QueueKind.response.sql) AND ref_id IN (\(marks))", chunk)
             }
         }
@@ -286,16 +288,22 @@ extension Vault {
         }
     }
 
-    /// The server lacks answers we thought it had (422): they go back into the queue.
-    public func requeueResponses(_ ids: [String], now: Date = Date()) throws {
+    /// The server lacks answers we thought it had (a 422, or a receipt that leaves them out): they go back into the
+    /// queue. Returns the ids that did.
+    @discardableResult
+    public func requeueResponses(_ ids: [String], now: Date = Date()) throws -> [String] {
         try database.inTransaction {
-            for id in ids where try database.row("SELECT 1 FROM responses WHERE id = ? AND state = \(ResponseState.synced.sql)", [id]) != nil {
+            var requeued: [String] = []
+            for id in ids
+            where try database.row("SELECT 1 FROM responses WHERE id = ? AND state IN \(ResponseState.sqlList([.uploaded, .synced]))", [id]) != nil {
                 try database.execute("UPDATE responses SET state = \(ResponseState.pending.sql) WHERE id = ?", [id])
                 try database.execute(
                     "INSERT OR IGNORE INTO sync_queue (kind, ref_id, enqueued_at) VALUES (\(QueueKind.response.sql), ?, ?)",
                     [id, now.timeIntervalSince1970]
                 )
+                requeued.append(id)
             }
+            return requeued
         }
     }
 

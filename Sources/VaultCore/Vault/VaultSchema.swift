@@ -21,6 +21,7 @@ enum VaultSchema {
         migrator.register(7, version7)
         migrator.register(8, version8)
         migrator.register(9, version9)
+        migrator.register(10, version10)
         return migrator
     }
 
@@ -183,5 +184,40 @@ enum VaultSchema {
     static let version9 = """
         ALTER TABLE assessments ADD COLUMN sealed INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE assessments ADD COLUMN opens_at TEXT;
+        """
+
+    /// An answer the server acknowledged is `uploaded` until a verified receipt names it (then `synced`): the state's
+    /// CHECK changes, so the table is rebuilt (rowids kept: they order answers given in the same millisecond).
+    /// Acknowledged answers of attempts without a receipt become `uploaded`. And the vault's own signing key.
+    static let version10 = """
+        CREATE TABLE responses_v10 (
+            id TEXT PRIMARY KEY NOT NULL,
+            attempt_id TEXT NOT NULL REFERENCES attempts (id),
+            question_id TEXT NOT NULL,
+            question_hash TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            time_spent_ms INTEGER NOT NULL DEFAULT 0,
+            answered_at TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('pending', 'uploaded', 'synced', 'conflict', 'dead')),
+            force INTEGER NOT NULL DEFAULT 0,
+            conflict_version INTEGER,
+            sync_message TEXT,
+            force_pending INTEGER NOT NULL DEFAULT 0
+        );
+        INSERT INTO responses_v10 (rowid, id, attempt_id, question_id, question_hash, answer, time_spent_ms, answered_at, state, force,
+                conflict_version, sync_message, force_pending)
+            SELECT rowid, id, attempt_id, question_id, question_hash, answer, time_spent_ms, answered_at, state, force,
+                conflict_version, sync_message, force_pending FROM responses;
+        DROP TABLE responses;
+        ALTER TABLE responses_v10 RENAME TO responses;
+        CREATE INDEX responses_by_attempt ON responses (attempt_id, question_id);
+        CREATE INDEX responses_by_state_attempt ON responses (state, attempt_id);
+        UPDATE responses SET state = 'uploaded' WHERE state = 'synced' AND attempt_id NOT IN (SELECT attempt_id FROM receipts);
+        CREATE TABLE device_key (
+            id INTEGER PRIMARY KEY NOT NULL CHECK (id = 1),
+            private_key BLOB NOT NULL,
+            public_key TEXT NOT NULL,
+            created_at REAL NOT NULL
+        );
         """
 }

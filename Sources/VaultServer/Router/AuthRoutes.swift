@@ -16,6 +16,7 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         }
         router.post(RouterPath(APIPath.token)) { request, context in
             let credentials = try await JSONBody.decode(TokenRequest.self, from: request, limit: 64 * 1024)
+            try Identifiers.check([credentials.user])
             let keys: [LoginThrottle<C>.Key] = [
                 .user(credentials.user, free: configuration.freeLoginFailures),
                 .address(context.clientAddress, free: configuration.freeLoginFailuresPerAddress),

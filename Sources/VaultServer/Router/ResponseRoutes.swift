@@ -21,6 +21,7 @@ struct ResponseRoutes<Storage: ServerStorage> {
             guard Set(ids).count == ids.count, ids.allSatisfy({ !$0.isEmpty && $0.count <= 100 }) else {
                 throw APIError.badRequest("Every response needs its own id of at most 100 characters.")
             }
+            try Identifiers.check(batch.responses)
             let results = try await storage.recordBatch(batch.responses, user: user, now: Date())
             return try JSONBody.response(bytes: CanonicalJSON.encode(results: BatchResponse(results: results)), request: request)
         }
@@ -36,11 +37,32 @@ struct ResponseRoutes<Storage: ServerStorage> {
         uploads.post("submissions") { request, context in
             let user = try context.user ?? { throw APIError.unauthorized }()
             let submission = try await JSONBody.decode(SubmissionRequest.self, from: request, limit: 4 * 1024 * 1024)
+            // Bounded before any store work: no assessment has more questions than this.
+            guard submission.responseIds.count <= SubmissionPlan.maxListedAnswers,
+                (submission.answers?.count ?? 0) <= SubmissionPlan.maxListedAnswers
+            else {
+                throw APIError(
+                    .unprocessableContent,
+                    code: "too_many_answers",
+                    message: "A submission lists at most \(SubmissionPlan.maxListedAnswers) answers."
+                )
+            }
+            try Identifiers.check(submission)
             switch try await storage.submit(submission, user: user, now: Date()) {
             case .created(let record):
                 return try JSONBody.response(try await receipts.receipt(for: record), status: .created, request: request)
-            case .repeated(let record):
+            case .repeated(let record), .amended(let record):
                 return try JSONBody.response(try await receipts.receipt(for: record), request: request)
+            case .answerSetDiffers(let ids):
+                var error = APIError(
+                    .unprocessableContent,
+                    code: "answer_set_differs",
+                    message: "The answers this submission lists are not the ones the server holds for this attempt."
+                )
+                error.missing = ids
+                throw error
+            case .noAttemptsLeft(let message):
+                throw APIError(.unprocessableContent, code: "no_attempts_left", message: message)
             case .outdated(let version):
                 var error = APIError(.conflict, code: "version_conflict", message: "The assessment changed since this attempt started.")
                 error.currentVersion = version

@@ -211,6 +211,14 @@ public final class SQLiteServerStorage: ServerStorage {
         }
     }
 
+    public func judgeBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult] {
+        try await onDatabase { database, documents in
+            try database.inTransaction {
+                BatchPlan.decide(items, user: user, now: now, facts: try Self.facts(for: items, database: database, documents: &documents)).results
+            }
+        }
+    }
+
     /// The facts `BatchPlan` needs, read inside the batch's transaction.
     private static func facts(for items: [ResponseItem], database: Database, documents: inout [DocumentKey: Assessment]) throws -> BatchFacts {
         let needs = BatchPlan.needs(items)
@@ -274,47 +282,80 @@ public final class SQLiteServerStorage: ServerStorage {
 
     public func submit(_ request: SubmissionRequest, user: String, now: Date) async throws -> SubmissionOutcome {
         let receiptID = try Receipts.newID()
-        return try await onDatabase { database, _ in
+        return try await onDatabase { database, documents in
             try database.inTransaction {
                 let existing = try database.row(
                     "SELECT \(Self.submissionColumns) FROM submissions s WHERE s.attempt_id = ?",
                     [request.attemptId]
-                ).map(Self.submission)
+                ).map { try Self.submission($0) }
                 var responses: [String: (attemptID: String, user: String)] = [:]
-                for id in Set(request.responseIds) {
+                for id in SubmissionFacts.lookedUpIDs(request) {
                     if let row = try database.row("SELECT attempt_id, user_name FROM responses WHERE id = ?", [id]) {
                         responses[id] = (row.string(0), row.string(1))
                     }
                 }
+                let key = DocumentKey(id: request.assessmentId, version: request.assessmentVersion)
+                let document = try database.row(
+                    "SELECT served FROM assessment_versions WHERE id = ? AND version = ?",
+                    [key.id, key.version]
+                ).flatMap { Self.decoded(key, bytes: $0.data(0), cache: &documents) }
                 let facts = SubmissionFacts(
-                    attemptOwner: try database.row("SELECT user_name FROM attempts WHERE id = ?", [request.attemptId])?.string(0),
+                    attempt: try database.row("SELECT user_name, assessment_id FROM attempts WHERE id = ?", [request.attemptId]).map {
+                        AttemptOwner(user: $0.string(0), assessmentID: $0.string(1))
+                    },
                     existing: existing,
                     head: try database.row("SELECT current_version, deleted FROM assessments WHERE id = ?", [request.assessmentId]).map {
                         AssessmentHead(currentVersion: $0.int(0), deleted: $0.int(1) != 0)
                     },
-                    responses: responses
+                    responses: responses,
+                    held: try Self.currentAnswers(attemptID: request.attemptId, database: database),
+                    document: document,
+                    otherSubmittedAttempts: try database.scalarInt(
+                        "SELECT count(*) FROM submissions WHERE user_name = ? AND assessment_id = ? AND attempt_id != ?",
+                        [user, request.assessmentId, request.attemptId]
+                    ),
+                    otherAttempts: try database.scalarInt(
+                        "SELECT count(*) FROM attempts WHERE user_name = ? AND assessment_id = ? AND id != ?",
+                        [user, request.assessmentId, request.attemptId]
+                    ),
+                    extraMinutes: try Self.extraMinutes(assessmentID: request.assessmentId, user: user, database: database)
                 )
                 let plan = SubmissionPlan.decide(request, user: user, now: now, facts: facts, receiptID: receiptID)
-                if let record = plan.record {
+                switch plan.write {
+                case .insert(let record):
                     try database.execute(
                         """
                         INSERT INTO submissions (attempt_id, user_name, assessment_id, assessment_version, submitted_at, forced, receipt_id,
-                            received_at, response_count, started_at, time_used_ms, clock_moved_back_ms, unsealed_at)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            received_at, response_count, started_at, time_used_ms, clock_moved_back_ms, unsealed_at, flags)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                         [
                             record.attemptID, record.user, record.assessmentID, record.assessmentVersion, record.submittedAt, record.forced,
                             record.receiptID, record.receivedAt, record.responseCount, record.startedAt, record.timeUsedMilliseconds,
-                            record.clockMovedBackMilliseconds, record.unsealedAt,
+                            record.clockMovedBackMilliseconds, record.unsealedAt, record.flagsText,
                         ]
                     )
+                case .amend(let record):
+                    try database.execute(
+                        "UPDATE submissions SET response_count = ?, signed_receipt = NULL WHERE attempt_id = ?",
+                        [record.responseCount, record.attemptID]
+                    )
+                case nil: break
                 }
                 return plan.outcome
             }
         }
     }
 
-    private static func submission(_ row: Row) -> SubmissionRecord {
+    /// The attempt's current answers (superseded ones left out): what a receipt states and a submission must list.
+    static func currentAnswers(attemptID: String, database: Database) throws -> [ReceiptMaterial.Answer] {
+        try database.rows(
+            "SELECT id, question_id, answer FROM responses WHERE attempt_id = ? AND superseded = 0",
+            [attemptID]
+        ).map { ReceiptMaterial.Answer(responseID: $0.string(0), questionID: $0.string(1), answer: $0.string(2)) }
+    }
+
+    private static func submission(_ row: Row) throws -> SubmissionRecord {
         SubmissionRecord(
             attemptID: row.string(0),
             user: row.string(1),
@@ -328,7 +369,9 @@ public final class SQLiteServerStorage: ServerStorage {
             startedAt: row.optionalString(9),
             timeUsedMilliseconds: row.optionalInt(10),
             clockMovedBackMilliseconds: row.optionalInt(11),
-            signedReceipt: row.optionalString(12).flatMap(SignedReceipt.init(storedText:))
+            signedReceipt: row.optionalString(12).flatMap(SignedReceipt.init(storedText:)),
+            unsealedAt: row.optionalString(13),
+            flags: try SubmissionRecord.flags(stored: row.optionalString(14))
         )
     }
 
@@ -337,7 +380,7 @@ public final class SQLiteServerStorage: ServerStorage {
     /// The columns `submission(_:)` reads, in its order (`s` is `submissions`).
     static let submissionColumns = """
         s.attempt_id, s.user_name, s.assessment_id, s.assessment_version, s.submitted_at, s.forced, s.receipt_id, s.received_at,
-        s.response_count, s.started_at, s.time_used_ms, s.clock_moved_back_ms, s.signed_receipt
+        s.response_count, s.started_at, s.time_used_ms, s.clock_moved_back_ms, s.signed_receipt, s.unsealed_at, s.flags
         """
 
     public func resultInputs(user: String?, assessmentID: String?) async throws -> [ResultInput] {
@@ -352,8 +395,8 @@ public final class SQLiteServerStorage: ServerStorage {
                 """,
                 [user, assessmentID]
             ).compactMap { row -> ResultInput? in
-                let record = Self.submission(row)
-                guard let document = try? JSONDecoder().decode(Assessment.self, from: row.data(13)) else { return nil }
+                let record = try Self.submission(row)
+                guard let document = try? JSONDecoder().decode(Assessment.self, from: row.data(15)) else { return nil }
                 var answers: [String: JSONValue] = [:]
                 for answer in try database.rows(
                     "SELECT question_id, answer FROM responses WHERE attempt_id = ? AND superseded = 0",
@@ -365,7 +408,7 @@ public final class SQLiteServerStorage: ServerStorage {
                 for grade in try database.rows("SELECT question_id, points FROM grades WHERE attempt_id = ?", [record.attemptID]) {
                     grades[grade.string(0)] = grade.double(1)
                 }
-                return ResultInput(record: record, document: document, answers: answers, grades: grades, released: row.optionalDouble(14) != nil)
+                return ResultInput(record: record, document: document, answers: answers, grades: grades, released: row.optionalDouble(16) != nil)
             }
         }
     }
@@ -442,15 +485,17 @@ public final class SQLiteServerStorage: ServerStorage {
     }
 
     public func extraMinutes(assessmentID: String, user: String) async throws -> Int {
-        try await onDatabase { database, _ in
-            try database.row(
-                """
-                SELECT extra_minutes FROM accommodations WHERE user_name = ? AND assessment_id IN (?, '*')
-                ORDER BY assessment_id = '*' LIMIT 1
-                """,
-                [user, assessmentID]
-            )?.int(0) ?? 0
-        }
+        try await onDatabase { database, _ in try Self.extraMinutes(assessmentID: assessmentID, user: user, database: database) }
+    }
+
+    static func extraMinutes(assessmentID: String, user: String, database: Database) throws -> Int {
+        try database.row(
+            """
+            SELECT extra_minutes FROM accommodations WHERE user_name = ? AND assessment_id IN (?, '*')
+            ORDER BY assessment_id = '*' LIMIT 1
+            """,
+            [user, assessmentID]
+        )?.int(0) ?? 0
     }
 
     // MARK: Identity and receipts
@@ -479,11 +524,7 @@ public final class SQLiteServerStorage: ServerStorage {
                     [attemptID]
                 )
             else { return nil }
-            let answers = try database.rows(
-                "SELECT id, question_id, answer FROM responses WHERE attempt_id = ? AND superseded = 0",
-                [attemptID]
-            ).map { ReceiptMaterial.Answer(responseID: $0.string(0), questionID: $0.string(1), answer: $0.string(2)) }
-            return ReceiptMaterial(contentHash: row.string(0), answers: answers)
+            return ReceiptMaterial(contentHash: row.string(0), answers: try Self.currentAnswers(attemptID: attemptID, database: database))
         }
     }
 
@@ -531,7 +572,7 @@ public final class SQLiteServerStorage: ServerStorage {
         let submissions = try database.rows(
             """
             SELECT attempt_id, assessment_version, submitted_at, forced, receipt_id, user_name, started_at, time_used_ms, clock_moved_back_ms,
-                unsealed_at
+                unsealed_at, flags
             FROM submissions WHERE assessment_id = ? ORDER BY attempt_id
             """,
             [assessmentID]
@@ -546,7 +587,8 @@ public final class SQLiteServerStorage: ServerStorage {
                 startedAt: $0.optionalString(6),
                 timeUsedMs: $0.optionalInt(7),
                 clockMovedBackMs: $0.optionalInt(8),
-                unsealedAt: $0.optionalString(9)
+                unsealedAt: $0.optionalString(9),
+                flags: try SubmissionRecord.flags(stored: $0.optionalString(10))
             )
         }
         return ReceivedResponses(assessmentId: assessmentID, responses: responses, submissions: submissions)

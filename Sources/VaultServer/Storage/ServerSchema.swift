@@ -128,6 +128,21 @@ enum ServerSchema {
         )
         // A sealed exam's submission says when the student unsealed it.
         migrator.register(7, "ALTER TABLE submissions ADD COLUMN unsealed_at TEXT;")
+        // What the teacher's view marks on a submission (time missing or over, a second attempt), and the vaults'
+        // signing keys (a hand-in file is signed by one registered to its student).
+        migrator.register(
+            8,
+            """
+            ALTER TABLE submissions ADD COLUMN flags TEXT NOT NULL DEFAULT '';
+            CREATE TABLE device_keys (
+                user_name TEXT NOT NULL REFERENCES users (name),
+                public_key TEXT NOT NULL,
+                fingerprint TEXT NOT NULL,
+                registered_at REAL NOT NULL,
+                PRIMARY KEY (user_name, public_key)
+            );
+            """
+        )
         return migrator
     }
 }

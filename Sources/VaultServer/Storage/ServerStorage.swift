@@ -52,6 +52,8 @@ public protocol ServerStorage: Service {
 
     /// One transaction: `BatchPlan` over the facts read inside it, its writes applied in it.
     func recordBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult]
+    /// What `recordBatch` would answer, writing nothing (an import judges a whole file before storing any of it).
+    func judgeBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult]
     /// One transaction: `SubmissionPlan` over the facts read inside it.
     func submit(_ request: SubmissionRequest, user: String, now: Date) async throws -> SubmissionOutcome
     func received(assessmentID: String) async throws -> ReceivedResponses?

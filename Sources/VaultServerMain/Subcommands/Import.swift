@@ -30,22 +30,31 @@ struct Import: AsyncParsableCommand {
                 guard try await storage.user(named: payload.user) != nil else {
                     throw ValidationError("it names \(payload.user), who has no account here")
                 }
-                let results = try await storage.recordBatch(payload.responses, user: payload.user, now: Date())
-                let refused = results.filter { ![.accepted, .duplicate, .superseded].contains($0.status) }
+                // All or nothing: every answer is judged before any is stored, so a file with one invalid answer
+                // stores none of them.
+                let judged = try await storage.judgeBatch(payload.responses, user: payload.user, now: Date())
+                let refused = judged.filter { ![.accepted, .duplicate, .superseded].contains($0.status) }
+                if !refused.isEmpty {
+                    let reason = refused.compactMap(\.message).first ?? "it is not valid for this assessment"
+                    throw ValidationError(
+                        "\(refused.count == 1 ? "one answer" : "\(refused.count) answers") of \(payload.user) cannot be stored (\(reason)); nothing of this file was stored"
+                    )
+                }
+                _ = try await storage.recordBatch(payload.responses, user: payload.user, now: Date())
                 let record: SubmissionRecord
                 switch try await storage.submit(payload.submission, user: payload.user, now: Date()) {
-                case .created(let created), .repeated(let created): record = created
+                case .created(let created), .repeated(let created), .amended(let created): record = created
                 case .outdated(let version): throw ValidationError("the assessment is at version \(version) now; the student answered an older one")
                 case .gone: throw ValidationError("the assessment is no longer available")
                 case .missingResponses(let missing): throw ValidationError("\(missing.count) answers could not be stored")
-                case .forbidden(let message), .rejected(let message): throw ValidationError(message)
+                case .answerSetDiffers: throw ValidationError("the answers it lists are not the ones the server holds for this attempt")
+                case .forbidden(let message), .rejected(let message), .noAttemptsLeft(let message): throw ValidationError(message)
                 }
                 let receipt = try await issuer.receipt(for: record)
                 if let receipts, let signed = receipt.signed {
                     try SecureFiles.atomicWrite(Data(signed.storedText.utf8), to: "\(receipts)/\(receipt.receiptId).json")
                 }
-                let skipped = refused.isEmpty ? "" : " (\(refused.count) answers refused: \(refused.compactMap(\.message).first ?? "invalid"))"
-                print("\(file): \(payload.user), \(record.assessmentID) version \(record.assessmentVersion), receipt \(receipt.receiptId)\(skipped).")
+                print("\(file): \(payload.user), \(record.assessmentID) version \(record.assessmentVersion), receipt \(receipt.receiptId).")
             } catch {
                 failed += 1
                 FileHandle.standardError.write(Data("\(file): not imported: \(error)\n".utf8))

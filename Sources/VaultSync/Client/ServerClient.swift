@@ -143,7 +143,13 @@ public struct ServerClient: Sendable {
         case 404:
             throw ServerError.notFound(request.assessmentId)
         case 422:
-            if let envelope = try? decodeEnvelope(reply), let missing = envelope.error.missing { throw ServerError.responsesMissing(missing) }
+            if let envelope = try? decodeEnvelope(reply) {
+                switch envelope.error.code {
+                case "responses_missing": if let missing = envelope.error.missing { throw ServerError.responsesMissing(missing) }
+                case "no_attempts_left": throw ServerError.noAttemptsLeft(envelope.error.message)
+                default: throw ServerError.refused(status: 422, message: envelope.error.message)
+                }
+            }
         default: break
         }
         let receipt = try decode(SubmissionReceipt.self, reply, expecting: [200, 201])

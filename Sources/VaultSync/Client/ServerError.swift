@@ -29,6 +29,8 @@ public enum ServerError: Error, Sendable, Equatable {
     case badResponse(String)
     /// A sealed exam that has not opened yet (the server's sentence says when).
     case notOpenYet(String)
+    /// 422 on a submission: every attempt the assessment allows is used (the server's sentence).
+    case noAttemptsLeft(String)
 
     /// The plain sentence and exit class for the CLI. No HTTP codes.
     public var vaultError: VaultError {
@@ -60,6 +62,8 @@ public enum ServerError: Error, Sendable, Equatable {
             VaultError(.temporary, "Some answers have not reached the server yet; they will be sent first.")
         case .refused(_, let message):
             VaultError(.invalidData, "The server refused the request: \(message)")
+        case .noAttemptsLeft(let message):
+            VaultError(.notAllowed, "\(message) Your answers stay in this vault; `vault hand-in` can still give them to your teacher.")
         case .notOpenYet(let message):
             VaultError(.notAllowed, "\(message) Until then it opens only with the start code from the person running it.")
         case .badResponse(let why):

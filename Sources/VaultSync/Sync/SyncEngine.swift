@@ -174,18 +174,19 @@ public final class SyncEngine {
     }
 
     private func apply(_ results: [ItemResult], for batch: [QueuedResponse]) throws {
-        var synced: [String] = []
+        // Stored on the server, by its word: uploaded, not yet handed in (only a receipt that names them does that).
+        var uploaded: [String] = []
         for result in results {
             switch result.status {
             case .accepted:
                 report.uploaded += 1
-                synced.append(result.id)
+                uploaded.append(result.id)
             case .duplicate:
                 report.duplicates += 1
-                synced.append(result.id)
+                uploaded.append(result.id)
             case .superseded:
                 report.superseded += 1
-                synced.append(result.id)
+                uploaded.append(result.id)
             case .conflict:
                 try vault.markResponseConflict(result.id, serverVersion: result.currentVersion ?? 0, message: result.message)
             case .gone:
@@ -200,7 +201,7 @@ public final class SyncEngine {
                 )
             }
         }
-        try vault.markResponsesSynced(synced)
+        try vault.markResponsesUploaded(uploaded)
     }
 
     /// A failure of a whole request: retry later, split, stop, or give up, by the API's retry rules.
@@ -262,10 +263,25 @@ public final class SyncEngine {
             do {
                 let receipt = try await client.submit(submission.request)
                 // Verified against the pinned key before anything is marked: a bad receipt is a hostile server.
-                try vault.acceptReceipt(receipt, attemptID: submission.request.attemptId)
+                try vault.acceptReceipt(receipt, attemptID: submission.request.attemptId, now: now())
                 report.submitted += 1
                 report.receipts.append(receipt.receiptId)
+                report.unconfirmed.removeValue(forKey: submission.request.attemptId)
                 progressed = true
+            } catch let incomplete as IncompleteReceipt {
+                // The receipt leaves answers out (a middle box ate them, or the server lost them): they were queued
+                // again; the submission stays queued and counts a try, so a loss that persists ends in a sentence.
+                report.unconfirmed[submission.request.attemptId] = incomplete.questions
+                logger.notice("a receipt left answers out", metadata: ["answers": "\(incomplete.questions.count)"])
+                failedThisRun = true
+                let wait = schedule.delay(afterFailures: submission.tries + 1, retryAfter: nil, random: &random)
+                try vault.recordFailure(
+                    seq: submission.seq,
+                    error: incomplete.message,
+                    nextTryAt: now().addingTimeInterval(wait.inSeconds),
+                    maxTries: options.maxTries
+                )
+                progressed = !incomplete.requeued.isEmpty
             } catch ServerError.versionConflict(let version) {
                 try vault.markSubmissionConflict(attemptID: submission.request.attemptId, serverVersion: version)
                 progressed = true

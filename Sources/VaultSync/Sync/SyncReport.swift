@@ -14,16 +14,18 @@ public struct SyncReport: Codable, Sendable, Equatable {
     public var refreshed: [String] = []
     /// Results of handed-in attempts the server showed (kept in the vault).
     public var results = 0
+    /// Attempts whose receipt left answers out, with those questions: not handed in yet, the answers sent again.
+    public var unconfirmed: [String: [String]] = [:]
 
     enum CodingKeys: String, CodingKey {
-        case uploaded, duplicates, superseded, conflicts, gone, remaining, submitted, receipts, refreshed, results
+        case uploaded, duplicates, superseded, conflicts, gone, remaining, submitted, receipts, refreshed, results, unconfirmed
         case deadLetters = "dead_letters"
     }
 
     public init() {}
 
-    /// Something waits for the student: a conflict to decide or a dead letter.
-    public var needsAttention: Bool { conflicts > 0 || deadLetters > 0 }
+    /// Something waits for the student: a conflict to decide, a dead letter, or answers the server has not confirmed.
+    public var needsAttention: Bool { conflicts > 0 || deadLetters > 0 || !unconfirmed.isEmpty }
 }
 
 /// The run stopped with work kept in the queue: the network went away or the next retry is far off.
