@@ -741,6 +741,36 @@ public final class PostgresServerStorage: ServerStorage {
         }
     }
 
+    // MARK: Device keys
+
+    public func registerDeviceKey(user: String, publicKey: String, fingerprint: String, now: Date) async throws -> Bool {
+        try await transaction { connection in
+            for try await owner in try await connection.query(
+                "SELECT user_name FROM device_keys WHERE public_key = \(publicKey)",
+                logger: self.logger
+            ).decode(String.self) { return owner == user }
+            try await connection.query(
+                """
+                INSERT INTO device_keys (user_name, public_key, fingerprint, registered_at)
+                VALUES (\(user), \(publicKey), \(fingerprint), \(now.timeIntervalSince1970))
+                """,
+                logger: self.logger
+            )
+            return true
+        }
+    }
+
+    public func deviceKeys(user: String) async throws -> [String] {
+        try await plain { client in
+            var keys: [String] = []
+            for try await key in try await client.query(
+                "SELECT public_key FROM device_keys WHERE user_name = \(user) ORDER BY registered_at",
+                logger: self.logger
+            ).decode(String.self) { keys.append(key) }
+            return keys
+        }
+    }
+
     // MARK: Accommodations
 
     public func setAccommodation(assessmentID: String?, user: String, extraMinutes: Int) async throws {

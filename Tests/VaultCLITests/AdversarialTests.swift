@@ -95,4 +95,63 @@ struct CLIAdversarialTests {
         #expect(result.stdout.contains("no longer accepts"))
         #expect(try liveTokens() == "0")
     }
+
+    /// A vault pointed at a man-in-the-middle proxy (scripts/eating-proxy.py) that answers `accepted` for the
+    /// essay and the short text without forwarding them, and strikes them from the submission.
+    func throughEatingProxy(times: Int) throws -> (CLIVault, ServerProcess, Process, String) {
+        let (vault, server) = try CLIFixtures.prepared(
+            answers: [("q1", "b"), ("q2", "a,c"), ("q3", "true"), ("q4", "5"), ("q5", "coefficient"), ("q6", "Because the slope is 2.")]
+        )
+        let portFile = vault.root.file("proxy-port")
+        let proxy = try Binaries.start(
+            "/usr/bin/python3",
+            [Binaries.repositoryRoot + "/scripts/eating-proxy.py", String(server.port), portFile, "q5,q6", String(times)]
+        )
+        var proxyPort = 0
+        for _ in 0..<100 where proxyPort == 0 {
+            usleep(50_000)
+            proxyPort = Int((try? String(contentsOfFile: portFile, encoding: .utf8)) ?? "") ?? 0
+        }
+        #expect(proxyPort > 0)
+        let login = try vault.run(
+            ["login", "--server", "http://127.0.0.1:\(proxyPort)", "--user", "demo", "--vault", vault.path, "--password-stdin", "--server-password-stdin"],
+            stdin: "pw-1\ndemo-password\n"
+        )
+        #expect(login.status == 0, "\(login.stderr)")
+        return (vault, server, proxy, portFile)
+    }
+
+    @Test("partial receipt through a middle box: two answers eaten once are sent again; the vault ends with every answer on the server")
+    func partialReceiptThroughMiddleBox() throws {
+        let (vault, server, proxy, portFile) = try throughEatingProxy(times: 1)
+        defer { kill(proxy.processIdentifier, SIGKILL) }
+        let sync = try vault.unlocked(["sync", "--json"])
+        #expect(sync.status == 0, "\(sync.stdout) \(sync.stderr)")
+        // The proxy really ate the essay and the short text once (its own record).
+        let eaten = ((try? String(contentsOfFile: portFile + ".eaten", encoding: .utf8)) ?? "").split(separator: "\n")
+        #expect(Set(eaten) == ["q5", "q6"], "\(eaten)")
+        let received = try CLIFixtures.received(server)
+        #expect(Set(received.responses.map(\.questionId)) == ["q1", "q2", "q3", "q4", "q5", "q6"])
+        #expect(received.submissions.count == 1)
+        // The receipt the vault kept names all six; verify agrees, and the attempt is handed in.
+        let receipts = try #require(try vault.unlocked(["receipts", "algebra-1", "--json"]).json)
+        #expect("\(receipts)".contains("q6"))
+        #expect(try vault.unlocked(["verify"]).status == 0)
+        let list = try #require(try vault.unlocked(["list", "--json"]).json?["assessments"] as? [[String: Any]])
+        #expect(list.first?["attempt_state"] as? String == "synced")
+    }
+
+    @Test("partial receipt from a middle box that never stops: the vault never says everything is uploaded and names the missing questions")
+    func partialReceiptPersistent() throws {
+        let (vault, server, proxy, _) = try throughEatingProxy(times: -1)
+        defer { kill(proxy.processIdentifier, SIGKILL) }
+        let sync = try vault.unlocked(["sync"])
+        #expect(sync.status != 0)
+        #expect(!sync.stdout.contains("Everything is uploaded"))
+        #expect((sync.stdout + sync.stderr).contains("q5, q6"), "\(sync.stdout) \(sync.stderr)")
+        // Nothing counts as handed in: the attempt is not synced, and the answers are still waiting.
+        let list = try #require(try vault.unlocked(["list", "--json"]).json?["assessments"] as? [[String: Any]])
+        #expect(list.first?["attempt_state"] as? String != "synced")
+        #expect(Set(try CLIFixtures.received(server).responses.map(\.questionId)) == ["q1", "q2", "q3", "q4"])
+    }
 }

@@ -31,6 +31,10 @@ struct SlowStorage: ServerStorage {
         try await Task.sleep(for: delay)
         return try await base.recordBatch(items, user: user, now: now)
     }
+    func registerDeviceKey(user: String, publicKey: String, fingerprint: String, now: Date) async throws -> Bool {
+        try await base.registerDeviceKey(user: user, publicKey: publicKey, fingerprint: fingerprint, now: now)
+    }
+    func deviceKeys(user: String) async throws -> [String] { try await base.deviceKeys(user: user) }
     func judgeBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult] {
         try await base.judgeBatch(items, user: user, now: now)
     }

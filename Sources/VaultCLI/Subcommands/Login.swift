@@ -52,7 +52,12 @@ struct Login: AsyncParsableCommand {
             if let pinned, pinned.key != key, !acceptNewServerKey, serverKey == nil {
                 throw NetworkSession.keyChanged(pinned: pinned.key.fingerprint, served: key.fingerprint)
             }
-            return (try await session.client.signIn(user: user, password: password), key)
+            let token = try await session.client.signIn(user: user, password: password)
+            // This vault's signing key, registered to the user: hand-in files are signed with it.
+            var client = session.client
+            client.token = token.token
+            _ = try await client.registerDeviceKey(try vault.deviceKey().publicKey)
+            return (token, key)
         }
         try vault.pinServerKey(key, serverURL: server)
         try vault.saveAccount(

@@ -65,7 +65,7 @@ public enum HandInFile {
 }
 
 public enum HandInError: Error, Equatable, CustomStringConvertible {
-    case notAHandIn, damaged, notForThisServer, tooLarge
+    case notAHandIn, damaged, notForThisServer, tooLarge, badSignature
 
     public var description: String {
         switch self {
@@ -73,6 +73,7 @@ public enum HandInError: Error, Equatable, CustomStringConvertible {
         case .damaged: "The hand-in file is damaged (cut short or changed)."
         case .notForThisServer: "The hand-in file cannot be opened: it was changed, cut short, or made for another server."
         case .tooLarge: "The file is far larger than any hand-in; it was not read."
+        case .badSignature: "The hand-in file is not signed by the vault that made it (it was changed or made by someone else)."
         }
     }
 }

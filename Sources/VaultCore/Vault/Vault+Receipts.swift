@@ -68,6 +68,22 @@ extension Vault {
         return try ServerPublicKey(pinned.key)
     }
 
+    // MARK: The vault's own signing key
+
+    /// This vault's signing key, made on first use (at `init` or the first `login`) and kept in the encrypted vault.
+    public func deviceKey(now: Date = Date()) throws -> DeviceKey {
+        if let row = try database.row("SELECT private_key FROM device_key WHERE id = 1") { return try DeviceKey(material: row.data(0)) }
+        let fresh = DeviceKey()
+        try database.execute(
+            "INSERT OR IGNORE INTO device_key (id, private_key, public_key, created_at) VALUES (1, ?, ?, ?)",
+            [fresh.material, fresh.publicKey, now.timeIntervalSince1970]
+        )
+        guard let row = try database.row("SELECT private_key FROM device_key WHERE id = 1") else {
+            throw VaultError(.databaseDamaged, "This vault's signing key cannot be read. Run `vault verify`.")
+        }
+        return try DeviceKey(material: row.data(0))
+    }
+
     // MARK: Receipts
 
     /// Verifies `receipt` for `attemptID` against the pinned key and against the attempt's current answers in this
@@ -129,8 +145,10 @@ extension Vault {
             "SELECT \(StoredResponse.selection) FROM \(StoredResponse.fromClause) WHERE r.attempt_id = ? AND r.state != \(ResponseState.dead.sql) ORDER BY r.answered_at, r.rowid",
             [attemptID]
         ).compactMap { StoredResponse($0).item }
-        let payload = HandInPayload(user: user, responses: items, submission: request)
-        return (try HandInFile.seal(try CanonicalJSON.encode(payload), to: key), attemptID)
+        let payload = try CanonicalJSON.encode(HandInPayload(user: user, responses: items, submission: request))
+        let device = try deviceKey()
+        let signed = SignedHandIn(payload: String(decoding: payload, as: UTF8.self), deviceKey: device.publicKey, signature: try device.signature(for: payload))
+        return (try HandInFile.seal(try CanonicalJSON.encode(signed), to: key), attemptID)
     }
 
     /// Attaches a receipt the teacher's import wrote: verified against the pinned key and against this vault's

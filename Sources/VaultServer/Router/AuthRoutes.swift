@@ -42,6 +42,18 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
     }
 
     func registerAuthenticated(on group: RouterGroup<VaultRequestContext>) {
+        group.post("device-keys") { request, context in
+            let user = try context.user ?? { throw APIError.unauthorized }()
+            let body = try await JSONBody.decode(DeviceKeyRequest.self, from: request, limit: 4 * 1024)
+            guard let raw = Data(base64Encoded: body.publicKey), raw.count == 32 else {
+                throw APIError.badRequest("public_key must be a raw 32-byte Ed25519 key in base64.")
+            }
+            let fingerprint = DeviceKey.fingerprint(publicKey: body.publicKey)
+            guard try await storage.registerDeviceKey(user: user, publicKey: body.publicKey, fingerprint: fingerprint, now: Date()) else {
+                throw APIError(.conflict, code: "key_taken", message: "This device key belongs to another account.")
+            }
+            return try JSONBody.response(DeviceKeyResponse(fingerprint: fingerprint), status: .created, request: request)
+        }
         group.delete("auth/token") { _, context in
             guard let hash = context.tokenHash else { throw APIError.unauthorized }
             try await storage.revokeToken(hash: hash)

@@ -473,6 +473,29 @@ public final class SQLiteServerStorage: ServerStorage {
         }
     }
 
+    // MARK: Device keys
+
+    public func registerDeviceKey(user: String, publicKey: String, fingerprint: String, now: Date) async throws -> Bool {
+        try await onDatabase { database, _ in
+            try database.inTransaction {
+                if let owner = try database.row("SELECT user_name FROM device_keys WHERE public_key = ?", [publicKey])?.string(0) {
+                    return owner == user
+                }
+                try database.execute(
+                    "INSERT INTO device_keys (user_name, public_key, fingerprint, registered_at) VALUES (?, ?, ?, ?)",
+                    [user, publicKey, fingerprint, now.timeIntervalSince1970]
+                )
+                return true
+            }
+        }
+    }
+
+    public func deviceKeys(user: String) async throws -> [String] {
+        try await onDatabase { database, _ in
+            try database.rows("SELECT public_key FROM device_keys WHERE user_name = ? ORDER BY registered_at", [user]).map { $0.string(0) }
+        }
+    }
+
     // MARK: Accommodations
 
     public func setAccommodation(assessmentID: String?, user: String, extraMinutes: Int) async throws {

@@ -79,6 +79,11 @@ public protocol ServerStorage: Service {
     /// Stores `material` unless the version has one already (another process was first); returns the stored one.
     func storeSealing(assessmentID: String, version: Int, material: SealingMaterial) async throws -> SealingMaterial
 
+    /// Registers a vault's public signing key to `user`; false when the key is registered to another user already.
+    func registerDeviceKey(user: String, publicKey: String, fingerprint: String, now: Date) async throws -> Bool
+    /// The public signing keys registered to `user`.
+    func deviceKeys(user: String) async throws -> [String]
+
     /// Extra minutes for `user` on `assessmentID` (nil: the user's default for every timed assessment).
     func setAccommodation(assessmentID: String?, user: String, extraMinutes: Int) async throws
     /// The extra minutes `user` has on `assessmentID`: its own setting, else the user's default, else 0.

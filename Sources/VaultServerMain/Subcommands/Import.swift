@@ -26,9 +26,14 @@ struct Import: AsyncParsableCommand {
         var failed = 0
         for file in files {
             do {
-                let payload = try Self.open(file, identity: identity)
+                let (payload, deviceKey) = try Self.open(file, identity: identity)
                 guard try await storage.user(named: payload.user) != nil else {
                     throw ValidationError("it names \(payload.user), who has no account here")
+                }
+                guard try await storage.deviceKeys(user: payload.user).contains(deviceKey) else {
+                    throw ValidationError(
+                        "it is not signed by a device \(payload.user) ever signed in from (key \(DeviceKey.fingerprint(publicKey: deviceKey))); nothing was stored. If the student never signed in on that device, have them run `vault login` there once while online, then make the file again"
+                    )
                 }
                 // All or nothing: every answer is judged before any is stored, so a file with one invalid answer
                 // stores none of them.
@@ -64,14 +69,15 @@ struct Import: AsyncParsableCommand {
     }
 
     /// Reads a hand-in file with its size checked first (memory stays bounded whatever the file).
-    static func open(_ file: String, identity: ServerIdentity) throws -> HandInPayload {
+    static func open(_ file: String, identity: ServerIdentity) throws -> (payload: HandInPayload, deviceKey: String) {
         let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? nil
         guard let size else { throw ValidationError("the file cannot be read") }
         guard size <= HandInFile.maxBytes else { throw HandInError.tooLarge }
         guard let bytes = FileManager.default.contents(atPath: file) else { throw ValidationError("the file cannot be read") }
         let plaintext = try HandInFile.open(bytes, with: identity)
-        guard let payload = try? JSONDecoder().decode(HandInPayload.self, from: plaintext) else { throw HandInError.damaged }
+        guard let signed = try? JSONDecoder().decode(SignedHandIn.self, from: plaintext) else { throw HandInError.damaged }
+        let payload = try signed.verified()
         guard payload.responses.allSatisfy({ $0.attemptId == payload.submission.attemptId }) else { throw HandInError.damaged }
-        return payload
+        return (payload, signed.deviceKey)
     }
 }

@@ -70,6 +70,16 @@ public struct ServerClient: Sendable {
         return body
     }
 
+    /// Registers this vault's public signing key to the signed-in user (hand-in files are signed with it).
+    public func registerDeviceKey(_ publicKey: String) async throws -> DeviceKeyResponse {
+        let body = try CanonicalJSON.encode(DeviceKeyRequest(publicKey: publicKey))
+        let reply = try await send("POST", APIPath.deviceKeys, body: body, maxBytes: 64 * 1024)
+        if reply.status == 409 || reply.status == 400 {
+            throw ServerError.refused(status: reply.status, message: (try? decodeEnvelope(reply))?.error.message ?? "the key was refused")
+        }
+        return try decode(DeviceKeyResponse.self, reply, expecting: [200, 201])
+    }
+
     /// Revokes the token in use on the server (`DELETE /v1/auth/token`); an already unknown token is fine.
     public func signOut() async throws {
         let reply = try await send("DELETE", APIPath.token, maxBytes: 64 * 1024)
