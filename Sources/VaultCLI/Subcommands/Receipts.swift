@@ -72,9 +72,11 @@ struct Receipts: ParsableCommand {
         struct Output: Encodable {
             let receipt: ReceiptStatement
             let mismatchedQuestions: [String]?
+            let missingQuestions: [String]?
             enum CodingKeys: String, CodingKey {
                 case receipt
                 case mismatchedQuestions = "mismatched_questions"
+                case missingQuestions = "missing_questions"
             }
         }
 
@@ -93,16 +95,24 @@ struct Receipts: ParsableCommand {
             context.console.line(
                 "\(statement.user) handed in \(statement.assessmentId) (version \(statement.assessmentVersion)) at \(statement.submittedAt) with \(statement.responses.count) answers."
             )
-            context.console.emit(Output(receipt: statement, mismatchedQuestions: check.mismatchedQuestions))
-            switch check.mismatchedQuestions {
-            case nil:
+            context.console.emit(
+                Output(receipt: statement, mismatchedQuestions: check.mismatchedQuestions, missingQuestions: check.missingQuestions)
+            )
+            if check.mismatchedQuestions == nil {
                 context.console.line("This vault has no such attempt, so its answers were not compared.")
-            case let mismatched? where mismatched.isEmpty:
-                context.console.line("Every answer it names is the one this vault holds.")
-            case let mismatched?:
+            } else if check.coversEverything {
+                context.console.line("It names every answer of the attempt, each the one this vault holds.")
+            } else {
+                var problems: [String] = []
+                if let mismatched = check.mismatchedQuestions, !mismatched.isEmpty {
+                    problems.append("it names other answers than this vault holds for \(mismatched.joined(separator: ", "))")
+                }
+                if let missing = check.missingQuestions, !missing.isEmpty {
+                    problems.append("it does not name this vault's answers to \(missing.joined(separator: ", "))")
+                }
                 throw VaultError(
                     .invalidData,
-                    "The receipt names other answers than this vault holds for \(mismatched.joined(separator: ", ")): the server recorded something else."
+                    "The receipt does not prove the whole hand-in: \(problems.joined(separator: "; and ")). Keep this vault and show it to your teacher."
                 )
             }
         }

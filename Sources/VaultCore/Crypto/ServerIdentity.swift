@@ -123,3 +123,27 @@ public enum ReceiptError: Error, Equatable, CustomStringConvertible {
         }
     }
 }
+
+/// What the server serves that decides a grade or a time (a document with its time limit, results), signed by the
+/// server key over the exact bytes of the body (before any gzip) with a label, and checked by the vault against the
+/// pinned key before it is used. The signature travels in a header, so the bodies stay as the contract says.
+public enum ServedSignature {
+    public static let header = "vault-signature"
+
+    /// A served document: its bytes.
+    public static func document(_ bytes: Data) -> Data { Data("vault-document-v1\n".utf8) + bytes }
+
+    /// The results served to `user`: bound to the user, so one student's results cannot stand for another's.
+    public static func results(user: String, _ bytes: Data) -> Data { Data("vault-results-v1\n\(user)\n".utf8) + bytes }
+
+    /// The signature for a header.
+    public static func sign(_ labelled: Data, with identity: ServerIdentity) throws -> String {
+        try identity.signature(for: labelled).base64EncodedString()
+    }
+
+    /// Whether `signature` (from the header) is `key`'s over `labelled`.
+    public static func isValid(_ signature: String?, for labelled: Data, key: ServerPublicKey) -> Bool {
+        guard let signature, let raw = Data(base64Encoded: signature) else { return false }
+        return key.isValidSignature(raw, for: labelled)
+    }
+}

@@ -97,8 +97,12 @@ extension Vault {
             for receipt in try receipts() {
                 let name = "Receipt \(receipt.statement.receiptId) (\(receipt.statement.assessmentId))"
                 do {
-                    if let mismatched = try check(receipt.signed).mismatchedQuestions, !mismatched.isEmpty {
+                    let check = try check(receipt.signed)
+                    if let mismatched = check.mismatchedQuestions, !mismatched.isEmpty {
                         problems.append("\(name) names other answers than this vault holds for \(mismatched.joined(separator: ", ")).")
+                    }
+                    if let missing = check.missingQuestions, !missing.isEmpty {
+                        problems.append("\(name) does not name this vault's answers to \(missing.joined(separator: ", ")).")
                     }
                 } catch let error as VaultError {
                     problems.append("\(name): \(error.message)")

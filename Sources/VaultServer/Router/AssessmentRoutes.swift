@@ -1,6 +1,8 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import VaultAPI
+import VaultCore
 import VaultRules
 
 /// Catalog, download (with ETag), publish, delete and the teacher's view of what came back.
@@ -8,6 +10,7 @@ struct AssessmentRoutes<Storage: ServerStorage> {
     let storage: Storage
     let configuration: ServerConfiguration
     let sealed: SealedExams
+    let receipts: ReceiptIssuer
 
     func register(on group: RouterGroup<VaultRequestContext>) {
         group.get("assessments") { request, _ in
@@ -28,7 +31,9 @@ struct AssessmentRoutes<Storage: ServerStorage> {
             }
             // A sealed exam never leaves with its questions readable.
             let bytes = try await sealed.downloadBytes(served.bytes)
-            return try JSONBody.response(bytes: bytes, request: request, headers: [.eTag: etag])
+            var headers: HTTPFields = [.eTag: etag]
+            headers[ServedSignatureHeader.name] = try ServedSignature.sign(ServedSignature.document(bytes), with: try await receipts.identity())
+            return try JSONBody.response(bytes: bytes, request: request, headers: headers)
         }
         group.get("assessments/:id/key") { request, context in
             let id = try context.parameters.require("id")
@@ -85,6 +90,11 @@ struct AssessmentRoutes<Storage: ServerStorage> {
             return try JSONBody.response(received, request: request)
         }
     }
+}
+
+/// The header that carries a served signature (`ServedSignature`).
+enum ServedSignatureHeader {
+    static let name = HTTPField.Name(ServedSignature.header)!
 }
 
 func requireTeacher(_ context: VaultRequestContext) throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import VaultAPI
+import VaultCore
 import VaultRules
 
 /// Batched, idempotent answer upload and submissions with receipts.
@@ -32,7 +33,13 @@ struct ResponseRoutes<Storage: ServerStorage> {
             let visible = try await storage.resultInputs(user: user, assessmentID: nil).filter { input in
                 input.released || input.document.results == .onSubmit
             }
-            return try JSONBody.response(ResultsResponse(results: visible.map(\.result)), request: request)
+            let bytes = try CanonicalJSON.encode(ResultsResponse(results: visible.map(\.result)))
+            var headers: HTTPFields = [:]
+            headers[ServedSignatureHeader.name] = try ServedSignature.sign(
+                ServedSignature.results(user: user, bytes),
+                with: try await receipts.identity()
+            )
+            return try JSONBody.response(bytes: bytes, request: request, headers: headers)
         }
         uploads.post("submissions") { request, context in
             let user = try context.user ?? { throw APIError.unauthorized }()

@@ -22,10 +22,18 @@ public struct ServerClient: Sendable {
         _ = try decode(HealthResponse.self, reply, expecting: [200])
     }
 
-    /// Results of the caller's submitted attempts that the server shows now.
-    public func results() async throws -> [AttemptResult] {
+    /// Results of the caller's submitted attempts that the server shows now, once their signature checks out
+    /// against `key` (the pinned one) for `user`.
+    public func results(user: String, key: ServerPublicKey) async throws -> [AttemptResult] {
         let reply = try await send("GET", APIPath.results, maxBytes: 8 * 1024 * 1024)
-        return try decode(ResultsResponse.self, reply, expecting: [200]).results
+        let body = try body(of: reply, expecting: [200])
+        guard ServedSignature.isValid(reply.headers[ServedSignature.header], for: ServedSignature.results(user: user, body), key: key) else {
+            throw ServerError.badResponse("the results are not signed by this vault's server")
+        }
+        guard let results = try? JSONDecoder().decode(ResultsResponse.self, from: body) else {
+            throw ServerError.badResponse("the results are not of the expected shape")
+        }
+        return results.results
     }
 
     /// A sealed exam's content key, once it has opened (403 before: `ServerError.refused` with the server's sentence).
@@ -93,8 +101,8 @@ public struct ServerClient: Sendable {
 
     public enum Fetched: Sendable {
         case notModified
-        /// The verified document and the exact bytes served.
-        case document(Assessment, bytes: Data, etag: String?)
+        /// The verified document, the exact bytes served and the server's signature over them.
+        case document(Assessment, bytes: Data, etag: String?, signature: String?)
     }
 
     /// Downloads a served document, verifying its shape, its content hash and that it carries no answer keys.
@@ -120,7 +128,7 @@ public struct ServerClient: Sendable {
             guard document.questions.isEmpty, (document.questionCount ?? 0) > 0, document.sealedContent != nil else {
                 throw ServerError.badResponse("the sealed assessment is not in the sealed form")
             }
-            return .document(document, bytes: body, etag: reply.headers["etag"])
+            return .document(document, bytes: body, etag: reply.headers["etag"], signature: reply.headers[ServedSignature.header])
         }
         do {
             try AssessmentValidator.validate(document, requireAnswerKeyAbsent: true)
@@ -134,7 +142,7 @@ public struct ServerClient: Sendable {
         } catch {
             throw ServerError.badResponse("the assessment does not match its content hash")
         }
-        return .document(document, bytes: body, etag: reply.headers["etag"])
+        return .document(document, bytes: body, etag: reply.headers["etag"], signature: reply.headers[ServedSignature.header])
     }
 
     public func uploadBatch(_ items: [ResponseItem]) async throws -> [ItemResult] {

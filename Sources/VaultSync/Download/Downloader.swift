@@ -32,10 +32,15 @@ public struct Downloader {
             guard let cached else { throw ServerError.badResponse("the server said not modified for a copy we do not have") }
             try vault.refreshCached(id: id, version: cached.version, now: now())
             return .alreadyCurrent(id: id, version: cached.version)
-        case .document(let document, let bytes, let etag):
+        case .document(let document, let bytes, let etag, let signature):
+            // Its time limit decides a grade: nothing is stored unless the pinned key signed these exact bytes.
+            let key = try await pinnedKey()
+            guard ServedSignature.isValid(signature, for: ServedSignature.document(bytes), key: key) else {
+                throw ServerError.badResponse("the assessment is not signed by this vault's server, so it was not stored")
+            }
             if document.sealed == true {
                 do {
-                    try Sealing.verifySignature(document, key: try vault.serverPublicKey())
+                    try Sealing.verifySignature(document, key: key)
                 } catch let error as SealingError {
                     throw ServerError.badResponse("the sealed exam is not signed by this vault's server (\(error))")
                 }
@@ -43,6 +48,19 @@ public struct Downloader {
             let outcome = try vault.storeAssessment(document, bytes: bytes, etag: etag, now: now(), diskSpace: diskSpace)
             return .stored(id: id, version: document.version ?? 0, evicted: outcome.evicted.map(\.id), expiresAt: outcome.expiresAt)
         }
+    }
+
+    /// The pinned server key; a vault that has none pins the server's now (trust on first use, as `vault login` does).
+    func pinnedKey() async throws -> ServerPublicKey {
+        if try vault.pinnedServerKey() == nil {
+            let served = try await client.serverKey()
+            do {
+                try vault.pinServerKey(served, serverURL: "")
+            } catch {
+                throw ServerError.badResponse("the server's key is not valid")
+            }
+        }
+        return try vault.serverPublicKey()
     }
 
     /// The ids `--next N` picks: offered, not yet downloaded (or outdated), in catalog order.

@@ -93,7 +93,8 @@ public final class SyncEngine {
     private func fetchResults() async {
         guard (try? vault.hasReceipts()) == true else { return }
         do {
-            let results = try await client.results()
+            guard let user = try vault.account()?.user else { return }
+            let results = try await client.results(user: user, key: try vault.serverPublicKey())
             try vault.saveResults(results, now: now())
             report.results = results.count
         } catch {
