@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -86,6 +87,50 @@ struct HostileServerTests {
             await transport.shutdown()
             #expect(try vault.cachedAssessments().isEmpty)
             #expect(try vault.storage().usedBytes == before)
+        }
+    }
+}
+
+extension HostileServerTests {
+    @Test("a served document whose time limit was changed in flight is refused: the signature is checked against the pinned key, nothing is stored")
+    func signedDocumentTampered() async throws {
+        let identity = ServerIdentity()
+        var timed = SampleDocuments.quiz().served
+        timed.timeLimitSeconds = 600
+        let honest = try CanonicalJSON.encode(try ServedDocument.hashed(timed, version: 1))
+        let signature = try ServedSignature.sign(ServedSignature.document(honest), with: identity)
+        // A middle box doubles the time limit and fixes the content hash: only the signature can tell.
+        timed.timeLimitSeconds = 1200
+        let changed = try CanonicalJSON.encode(try ServedDocument.hashed(timed, version: 1))
+        for (body, accepted) in [(changed, false), (honest, true)] {
+            let router = Router()
+            router.get("/v1/server-key") { _, _ in
+                Response(
+                    status: .ok,
+                    headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: try CanonicalJSON.encode(identity.publicKey.response)))
+                )
+            }
+            router.get("/v1/assessments/quiz") { _, _ in
+                var headers: HTTPFields = [.contentType: "application/json"]
+                headers[HTTPField.Name(ServedSignature.header)!] = signature
+                return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+            }
+            let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+            let directory = TemporaryDirectory()
+            try await app.test(.live) { client in
+                let vault = try TestVault.create(in: directory)
+                let transport = AsyncHTTPTransport(baseURL: "http://127.0.0.1:\(client.port!)")
+                defer { Task { await transport.shutdown() } }
+                let downloader = Downloader(client: ServerClient(transport: transport, token: "t"), vault: vault)
+                if accepted {
+                    _ = try await downloader.download("quiz")
+                    #expect(try vault.cachedAssessments().map(\.id) == ["quiz"])
+                } else {
+                    await #expect(throws: ServerError.self) { _ = try await downloader.download("quiz") }
+                    #expect(try vault.cachedAssessments().isEmpty)
+                }
+            }
         }
     }
 }

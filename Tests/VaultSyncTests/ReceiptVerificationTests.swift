@@ -58,4 +58,54 @@ struct ReceiptVerificationTests {
             #expect(throws: VaultError.self) { try vault.check(signed) }
         }
     }
+
+    @Test("a verified receipt that leaves out one answer is not accepted: the answer goes back into the queue, nothing is marked handed in, check names it")
+    func partialReceiptAccepted() async throws {
+        try await SyncScenario.run(submit: false) { _, vault, client, transport, attempt in
+            _ = try await SyncScenario.engine(vault, client, transport: transport).run()
+            try vault.submitAttempt(attempt)
+            let identity = ServerIdentity()
+            try vault.pinServerKey(identity.publicKey.response, serverURL: "")
+            let request = try #require(try vault.queuedSubmissions(now: Date(), ignoreBackoff: true).first).request
+            let answers = try #require(request.answers)
+            #expect(answers.count >= 2)
+            let statement = ReceiptStatement(
+                receiptId: "rcpt-partial",
+                keyFingerprint: identity.publicKey.fingerprint,
+                user: "student",
+                attemptId: attempt,
+                assessmentId: request.assessmentId,
+                assessmentVersion: request.assessmentVersion,
+                contentHash: "x",
+                submittedAt: request.submittedAt,
+                receivedAt: request.submittedAt,
+                timeUsedMs: nil,
+                clockMovedBackMs: nil,
+                forced: false,
+                responses: Array(answers.dropFirst())
+            )
+            let signed = try identity.sign(statement)
+            let left = answers[0]
+            let before = try vault.queueLength()
+            #expect(throws: IncompleteReceipt(questions: [left.questionId], requeued: [left.responseId])) {
+                try vault.acceptReceipt(
+                    SubmissionReceipt(
+                        receiptId: "rcpt-partial",
+                        attemptId: attempt,
+                        assessmentId: request.assessmentId,
+                        assessmentVersion: request.assessmentVersion,
+                        receivedAt: request.submittedAt,
+                        responseCount: answers.count - 1,
+                        signed: signed
+                    ),
+                    attemptID: attempt
+                )
+            }
+            #expect(try vault.queueLength() == before + 1, "the left-out answer is queued again")
+            #expect(try vault.receipts().isEmpty)
+            #expect(try vault.check(signed).missingQuestions == [left.questionId])
+            #expect(try vault.check(signed).coversEverything == false)
+            #expect(throws: VaultError.self) { try vault.importReceipt(signed) }
+        }
+    }
 }

@@ -30,6 +30,11 @@ public struct IncompleteReceipt: Error, Sendable, Equatable {
     /// The answers sent again.
     public var requeued: [String]
 
+    public init(questions: [String], requeued: [String]) {
+        self.questions = questions
+        self.requeued = requeued
+    }
+
     /// A plain sentence for the student.
     public var message: String {
         let list = questions.joined(separator: ", ")
