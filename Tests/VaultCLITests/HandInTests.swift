@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultAPI
+import VaultCore
 import VaultTestSupport
 
 /// `vault hand-in` → `vault-server import` → `vault receipts import`, with the real binaries and a real server.
@@ -121,5 +122,43 @@ struct HandInTests {
         #expect(elsewhere.status == 65 && elsewhere.stderr.contains("made for another server"), "\(elsewhere.stderr)")
         #expect(try storedCounts() == (0, 0))
         #expect((try? FileManager.default.contentsOfDirectory(atPath: receipts))?.isEmpty ?? true)
+    }
+
+    @Test("a forged hand-in file: one naming a student but signed by a key never registered to them is refused (65), naming the student; nothing stored")
+    func forgedHandIn() throws {
+        let vault = try signedInVault()
+        try answerAll(vault, essay: "Mine.")
+        #expect(try vault.unlocked(["submit", "algebra-1"]).status == 0)
+        let real = vault.root.file("real.vault")
+        #expect(try vault.unlocked(["hand-in", "algebra-1", "--out", real]).status == 0)
+        // The forger knows the server's public key (anyone does) and writes a file for `demo` signed by a key of
+        // their own.
+        let served = try Binaries.run("/usr/bin/curl", ["-s", "http://127.0.0.1:\(server.port)\(APIPath.serverKey)"])
+        let key = try ServerPublicKey(try JSONDecoder().decode(ServerKeyResponse.self, from: Data(served.stdout.utf8)))
+        let payload = HandInPayload(
+            user: "demo",
+            responses: [],
+            submission: SubmissionRequest(
+                attemptId: "forged",
+                assessmentId: "algebra-1",
+                assessmentVersion: 1,
+                submittedAt: "2026-11-20T10:10:00.000Z",
+                responseIds: [],
+                answers: []
+            )
+        )
+        let bytes = try CanonicalJSON.encode(payload)
+        let forger = DeviceKey()
+        let signed = SignedHandIn(payload: String(decoding: bytes, as: UTF8.self), deviceKey: forger.publicKey, signature: try forger.signature(for: bytes))
+        let forged = vault.root.file("forged.vault")
+        try HandInFile.seal(try CanonicalJSON.encode(signed), to: key).write(to: URL(fileURLWithPath: forged))
+        let receipts = vault.root.file("receipts")
+        let result = try importFiles([forged], receipts: receipts)
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.contains("not signed by a device demo ever signed in from"), "\(result.stderr)")
+        #expect(try storedCounts() == (0, 0))
+        // The student's own file, signed by the key registered at login, goes in.
+        #expect(try importFiles([real], receipts: receipts).status == 0)
+        #expect(try storedCounts() == (6, 1))
     }
 }
