@@ -135,7 +135,6 @@ public enum SubmissionFlag: String, Sendable, Codable, CaseIterable, Equatable {
     case secondAttempt = "second_attempt"
 }
 
-
 /// `POST /v1/device-keys`: a vault's Ed25519 public key (raw 32 bytes, base64), registered to the signed-in user.
 /// A new device adds a key; a key is never replaced or moved to another user.
 public struct DeviceKeyRequest: Codable, Sendable, Equatable {

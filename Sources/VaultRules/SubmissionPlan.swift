@@ -188,7 +188,8 @@ public enum SubmissionPlan {
             guard existing.assessmentID == request.assessmentId else {
                 return (.rejected("This attempt belongs to another assessment, so it cannot be submitted for \(request.assessmentId)."), nil)
             }
-            guard let signed = existing.signedReceipt, let stated = try? JSONDecoder().decode(ReceiptStatement.self, from: Data(signed.statement.utf8)),
+            guard let signed = existing.signedReceipt,
+                let stated = try? JSONDecoder().decode(ReceiptStatement.self, from: Data(signed.statement.utf8)),
                 Set(stated.responses) != Set(listed)
             else { return (.repeated(existing), nil) }
             // The vault holds answers the receipt left out: once they are all stored, the receipt is signed again.

@@ -28,7 +28,9 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         guard Self.isPostgresURL(text), let components = URLComponents(string: text), let host = components.host, !host.isEmpty else {
             throw StorageError.badLocation("The database must be given as postgres://USER@HOST:PORT/DATABASE.")
         }
-        guard components.password == nil else {
+        // A password in the query (`?password=`, as libpq accepts) is a password in the URL all the same.
+        let secretParameter = components.queryItems?.contains { ["password", "passfile", "sslpassword"].contains($0.name.lowercased()) } ?? false
+        guard components.password == nil, !secretParameter else {
             throw StorageError.badLocation(
                 "The database URL contains a password; leave it out and put it in a password file (PGPASSFILE or ~/.pgpass) instead."
             )

@@ -75,9 +75,7 @@ public final class PostgresServerStorage: ServerStorage {
                 return nil
             }
             defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else {
-                throw StorageError.unavailable("no answer within \(Int(limit.inSeconds)) s")
-            }
+            guard let first = try await group.next(), let value = first else { throw NoAnswer(seconds: Int(limit.inSeconds)) }
             return value
         }
     }
@@ -89,11 +87,21 @@ public final class PostgresServerStorage: ServerStorage {
             if case .unavailable(let why) = error { return .unavailable("\(location): \(why)") }
             return error
         }
-        if let error = error as? PSQLError {
-            let message = error.serverInfo?[.message] ?? "\(error.code)"
+        if let error = error as? PSQLError, let message = error.serverInfo?[.message] {
             return .unavailable("\(location): \(message)")
         }
-        return .unavailable("\(location): \(error)")
+        // No answer from PostgreSQL itself (refused, unreachable, TLS, authentication never reached): say where, and
+        // what to check, never the driver's own dump of the error.
+        let when = (error as? NoAnswer).map { " within \($0.seconds) s" } ?? ""
+        return .unavailable(
+            "cannot reach the database \(location.database) on \(location.host) port \(location.port)\(when); check that PostgreSQL runs there, "
+                + "listens on that address, and lets \(location.user) connect from this machine (pg_hba.conf, ~/.pgpass)"
+        )
+    }
+
+    /// The database did not answer in time.
+    struct NoAnswer: Error {
+        var seconds: Int
     }
 
     static func sqlState(_ error: any Error) -> String? {

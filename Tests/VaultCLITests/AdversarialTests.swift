@@ -114,7 +114,10 @@ struct CLIAdversarialTests {
         }
         #expect(proxyPort > 0)
         let login = try vault.run(
-            ["login", "--server", "http://127.0.0.1:\(proxyPort)", "--user", "demo", "--vault", vault.path, "--password-stdin", "--server-password-stdin"],
+            [
+                "login", "--server", "http://127.0.0.1:\(proxyPort)", "--user", "demo", "--vault", vault.path, "--password-stdin",
+                "--server-password-stdin",
+            ],
             stdin: "pw-1\ndemo-password\n"
         )
         #expect(login.status == 0, "\(login.stderr)")

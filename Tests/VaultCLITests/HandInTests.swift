@@ -124,7 +124,9 @@ struct HandInTests {
         #expect((try? FileManager.default.contentsOfDirectory(atPath: receipts))?.isEmpty ?? true)
     }
 
-    @Test("a forged hand-in file: one naming a student but signed by a key never registered to them is refused (65), naming the student; nothing stored")
+    @Test(
+        "a forged hand-in file: one naming a student but signed by a key never registered to them is refused (65), naming the student; nothing stored"
+    )
     func forgedHandIn() throws {
         let vault = try signedInVault()
         try answerAll(vault, essay: "Mine.")
@@ -149,7 +151,11 @@ struct HandInTests {
         )
         let bytes = try CanonicalJSON.encode(payload)
         let forger = DeviceKey()
-        let signed = SignedHandIn(payload: String(decoding: bytes, as: UTF8.self), deviceKey: forger.publicKey, signature: try forger.signature(for: bytes))
+        let signed = SignedHandIn(
+            payload: String(decoding: bytes, as: UTF8.self),
+            deviceKey: forger.publicKey,
+            signature: try forger.signature(for: bytes)
+        )
         let forged = vault.root.file("forged.vault")
         try HandInFile.seal(try CanonicalJSON.encode(signed), to: key).write(to: URL(fileURLWithPath: forged))
         let receipts = vault.root.file("receipts")

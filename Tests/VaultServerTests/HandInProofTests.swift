@@ -9,7 +9,12 @@ import VaultServer
 /// server, on both stores, each named after the attack.
 struct HandInProofTests {
     /// A submission of `items` as the vault would send it.
-    static func submission(_ items: [ResponseItem], attempt: String = "attempt-1", assessment: String = "quiz-1", version: Int = 1) -> SubmissionRequest {
+    static func submission(
+        _ items: [ResponseItem],
+        attempt: String = "attempt-1",
+        assessment: String = "quiz-1",
+        version: Int = 1
+    ) -> SubmissionRequest {
         SubmissionRequest(
             attemptId: attempt,
             assessmentId: assessment,
@@ -19,7 +24,10 @@ struct HandInProofTests {
         ).listing(items)
     }
 
-    @Test("partial receipt: a submission whose answer set leaves out stored answers or names unstored ones is refused with their ids; once they arrive the receipt is signed again over all", arguments: Backend.all)
+    @Test(
+        "partial receipt: a submission whose answer set leaves out stored answers or names unstored ones is refused with their ids; once they arrive the receipt is signed again over all",
+        arguments: Backend.all
+    )
     func partialReceipt(backend: Backend) async throws {
         try await ServerHarness(backend).test { api in
             let teacher = try await api.token("teacher")
@@ -68,7 +76,10 @@ struct HandInProofTests {
         }
     }
 
-    @Test("submission bound to its assessment: an attempt of algebra answered, submitted as another assessment, is refused and changes nothing", arguments: Backend.all)
+    @Test(
+        "submission bound to its assessment: an attempt of algebra answered, submitted as another assessment, is refused and changes nothing",
+        arguments: Backend.all
+    )
     func submissionOfAnotherAssessment(backend: Backend) async throws {
         try await ServerHarness(backend).test { api in
             let teacher = try await api.token("teacher")
@@ -88,7 +99,10 @@ struct HandInProofTests {
         }
     }
 
-    @Test("control characters in names and ids: a NUL in a user name or an answer id gets the same 400 on both stores and changes nothing", arguments: Backend.all)
+    @Test(
+        "control characters in names and ids: a NUL in a user name or an answer id gets the same 400 on both stores and changes nothing",
+        arguments: Backend.all
+    )
     func controlCharactersInNamesAndIDs(backend: Backend) async throws {
         try await ServerHarness(backend).test { api in
             let teacher = try await api.token("teacher")
@@ -114,7 +128,10 @@ struct HandInProofTests {
         }
     }
 
-    @Test("attempts: a second attempt past the limit is refused with a sentence; results cannot be mined by many attempts; the teacher sees the second start flagged", arguments: Backend.all)
+    @Test(
+        "attempts: a second attempt past the limit is refused with a sentence; results cannot be mined by many attempts; the teacher sees the second start flagged",
+        arguments: Backend.all
+    )
     func attemptLimit(backend: Backend) async throws {
         try await ServerHarness(backend).test { api in
             let teacher = try await api.token("teacher")
@@ -125,7 +142,9 @@ struct HandInProofTests {
             let served = try await api.served("quiz-1", token: student)
             let first = Fixtures.item(served, question: "q1", answer: .string("a"), attempt: "try-1")
             _ = try await api.batch([first], token: student)
-            #expect(try await api.send(.post, APIPath.submissions, token: student, json: Self.submission([first], attempt: "try-1")).status == .created)
+            #expect(
+                try await api.send(.post, APIPath.submissions, token: student, json: Self.submission([first], attempt: "try-1")).status == .created
+            )
             // A second attempt (another choice, to learn the key from the score) is refused in a sentence.
             let second = Fixtures.item(served, question: "q1", answer: .string("b"), attempt: "try-2")
             _ = try await api.batch([second], token: student)
@@ -145,14 +164,23 @@ struct HandInProofTests {
             let a = Fixtures.item(served2, question: "q3", answer: .bool(true), attempt: "two-1")
             let b = Fixtures.item(served2, question: "q3", answer: .bool(false), attempt: "two-2")
             _ = try await api.batch([a, b], token: student)
-            #expect(try await api.send(.post, APIPath.submissions, token: student, json: Self.submission([a], attempt: "two-1", assessment: "quiz-2")).status == .created)
-            #expect(try await api.send(.post, APIPath.submissions, token: student, json: Self.submission([b], attempt: "two-2", assessment: "quiz-2")).status == .created)
+            #expect(
+                try await api.send(.post, APIPath.submissions, token: student, json: Self.submission([a], attempt: "two-1", assessment: "quiz-2"))
+                    .status == .created
+            )
+            #expect(
+                try await api.send(.post, APIPath.submissions, token: student, json: Self.submission([b], attempt: "two-2", assessment: "quiz-2"))
+                    .status == .created
+            )
             let received = try await api.send(.get, APIPath.responses("quiz-2"), token: teacher).decode(ReceivedResponses.self)
             #expect(received.submissions.map { $0.flags ?? [] } == [[.secondAttempt], [.secondAttempt]])
         }
     }
 
-    @Test("time on the server's side: a timed submission without its times, or over the limit plus extra time plus grace, is stored and flagged", arguments: Backend.all)
+    @Test(
+        "time on the server's side: a timed submission without its times, or over the limit plus extra time plus grace, is stored and flagged",
+        arguments: Backend.all
+    )
     func timeFlags(backend: Backend) async throws {
         let harness = try await ServerHarness(backend)
         try await harness.storage.setAccommodation(assessmentID: "timed", user: "student2", extraMinutes: 10)

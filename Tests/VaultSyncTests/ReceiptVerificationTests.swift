@@ -59,7 +59,9 @@ struct ReceiptVerificationTests {
         }
     }
 
-    @Test("a verified receipt that leaves out one answer is not accepted: the answer goes back into the queue, nothing is marked handed in, check names it")
+    @Test(
+        "a verified receipt that leaves out one answer is not accepted: the answer goes back into the queue, nothing is marked handed in, check names it"
+    )
     func partialReceiptAccepted() async throws {
         try await SyncScenario.run(submit: false) { _, vault, client, transport, attempt in
             _ = try await SyncScenario.engine(vault, client, transport: transport).run()

@@ -152,7 +152,11 @@ extension Vault {
         ).compactMap { StoredResponse($0).item }
         let payload = try CanonicalJSON.encode(HandInPayload(user: user, responses: items, submission: request))
         let device = try deviceKey()
-        let signed = SignedHandIn(payload: String(decoding: payload, as: UTF8.self), deviceKey: device.publicKey, signature: try device.signature(for: payload))
+        let signed = SignedHandIn(
+            payload: String(decoding: payload, as: UTF8.self),
+            deviceKey: device.publicKey,
+            signature: try device.signature(for: payload)
+        )
         return (try HandInFile.seal(try CanonicalJSON.encode(signed), to: key), attemptID)
     }
 

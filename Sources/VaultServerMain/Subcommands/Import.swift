@@ -22,7 +22,15 @@ struct Import: AsyncParsableCommand {
         let storage = try await options.storage()
         let issuer = ReceiptIssuer(storage: storage)
         let identity = try await issuer.identity()
-        if let receipts { try SecureFiles.createDirectory(receipts) }
+        if let receipts {
+            // Receipts are a student's proof: never written into a directory another user controls.
+            if let owner = (try? FileManager.default.attributesOfItem(atPath: receipts))?[.ownerAccountID] as? NSNumber,
+                owner.uint32Value != geteuid()
+            {
+                throw ValidationError("The receipts directory \(receipts) belongs to another user; give a directory of your own with --receipts.")
+            }
+            try SecureFiles.createDirectory(receipts)
+        }
         var failed = 0
         for file in files {
             do {
