@@ -179,6 +179,8 @@ public enum BatchPlan {
             currentVersion: current.version,
             currentQuestion: questions[DocumentKey(id: item.assessmentId, version: head.currentVersion)]?[item.questionId]
         )
+        // A sealed exam's questions are secret until it opens: a refusal never tells which question ids exist.
+        if result.status == .rejected, current.sealed == true { result = ResponseRules.invalid(item) }
         guard result.status == .accepted, let milliseconds = Timestamp.milliseconds(item.answeredAt),
             let answer = try? CanonicalJSON.text(item.answer)
         else { return result }

@@ -167,4 +167,74 @@ struct HandInTests {
         #expect(try importFiles([real], receipts: receipts).status == 0)
         #expect(try storedCounts() == (6, 1))
     }
+
+    /// `curl` against the test server: a JSON body from a file (never on the command line), an optional token.
+    func curl(_ method: String, _ path: String, json: Data? = nil, token: String? = nil, in directory: CLIVault) throws -> Data {
+        var arguments = ["-s", "-X", method, "http://127.0.0.1:\(server.port)\(path)"]
+        if let token { arguments += ["-H", "authorization: Bearer \(token)"] }
+        if let json {
+            let file = directory.root.file("body-\(UUID().uuidString).json")
+            try json.write(to: URL(fileURLWithPath: file))
+            arguments += ["-H", "content-type: application/json", "--data-binary", "@\(file)"]
+        }
+        return Data(try Binaries.run("/usr/bin/curl", arguments).stdout.utf8)
+    }
+
+    @Test("import is all or nothing: a hand-in file properly signed by the student's device with one invalid answer stores nothing (65)")
+    func importAllOrNothing() throws {
+        let scratch = CLIVault()
+        let token = try JSONDecoder().decode(
+            TokenResponse.self,
+            from: try curl("POST", APIPath.token, json: try CanonicalJSON.encode(TokenRequest(user: "demo", password: "demo-password")), in: scratch)
+        ).token
+        let device = DeviceKey()
+        _ = try curl(
+            "POST",
+            APIPath.deviceKeys,
+            json: try CanonicalJSON.encode(DeviceKeyRequest(publicKey: device.publicKey)),
+            token: token,
+            in: scratch
+        )
+        let served = try JSONDecoder().decode(Assessment.self, from: try curl("GET", APIPath.assessment("algebra-1"), token: token, in: scratch))
+        func item(_ question: String, _ answer: JSONValue) -> ResponseItem {
+            ResponseItem(
+                id: UUID().uuidString,
+                attemptId: "all-or-nothing",
+                assessmentId: "algebra-1",
+                assessmentVersion: served.version ?? 1,
+                questionId: question,
+                questionHash: served.question(question)?.hash ?? "",
+                answer: answer,
+                timeSpentMs: 1_000,
+                answeredAt: "2026-11-20T10:00:00.000Z"
+            )
+        }
+        // Two valid answers and a numeric question answered with text.
+        let items = [item("q1", .string("b")), item("q3", .bool(true)), item("q4", .string("not a number"))]
+        let payload = try CanonicalJSON.encode(
+            HandInPayload(
+                user: "demo",
+                responses: items,
+                submission: SubmissionRequest(
+                    attemptId: "all-or-nothing",
+                    assessmentId: "algebra-1",
+                    assessmentVersion: served.version ?? 1,
+                    submittedAt: "2026-11-20T10:10:00.000Z",
+                    responseIds: items.map(\.id)
+                )
+            )
+        )
+        let signed = SignedHandIn(
+            payload: String(decoding: payload, as: UTF8.self),
+            deviceKey: device.publicKey,
+            signature: try device.signature(for: payload)
+        )
+        let key = try ServerPublicKey(try JSONDecoder().decode(ServerKeyResponse.self, from: try curl("GET", APIPath.serverKey, in: scratch)))
+        let file = scratch.root.file("partly-invalid.vault")
+        try HandInFile.seal(try CanonicalJSON.encode(signed), to: key).write(to: URL(fileURLWithPath: file))
+        let result = try importFiles([file], receipts: scratch.root.file("receipts"))
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.contains("nothing of this file was stored"), "\(result.stderr)")
+        #expect(try storedCounts() == (0, 0))
+    }
 }

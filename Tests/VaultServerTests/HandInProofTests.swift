@@ -225,4 +225,23 @@ struct HandInProofTests {
             #expect(reply.errorCode == "too_many_answers")
         }
     }
+
+    @Test("a sealed exam: an upload's refusal never tells which question ids exist", arguments: Backend.all)
+    func sealedQuestionProbe(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
+            let teacher = try await api.token("teacher")
+            let student = try await api.token("student")
+            try await api.publish(SealedExamTests.sealedQuiz(), teacher: teacher)
+            let served = try await api.served("quiz-1", token: student)
+            // A guess at a real id with a wrong hash and a made-up id: the same refusal, word for word.
+            var real = Fixtures.item(served, question: "q3", answer: .bool(true))
+            real.questionHash = String(repeating: "0", count: 64)
+            var invented = Fixtures.item(served, question: "q99", answer: .bool(true))
+            invented.questionHash = String(repeating: "0", count: 64)
+            let results = try await api.batch([real, invented], token: student)
+            #expect(results.map(\.status) == [.rejected, .rejected])
+            #expect(results[0].message == results[1].message)
+            #expect(results.allSatisfy { !($0.message ?? "").contains("q3") && !($0.message ?? "").contains("q99") })
+        }
+    }
 }
