@@ -94,10 +94,12 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
+        // The take screen as a state machine (events in, effects out), with no terminal and no storage in it.
+        .target(name: "VaultTake", dependencies: ["VaultCore", "VaultAPI"]),
         .executableTarget(
             name: "VaultCLI",
             dependencies: [
-                "VaultCore", "VaultSync", "VaultAPI",
+                "VaultCore", "VaultSync", "VaultAPI", "VaultTake",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -137,6 +139,10 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
+        ),
+        .testTarget(
+            name: "VaultTakeTests",
+            dependencies: ["VaultTake", "VaultCore", "VaultAPI", "VaultTestSupport"]
         ),
         .testTarget(
             name: "VaultCLITests",

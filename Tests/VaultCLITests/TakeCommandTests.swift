@@ -153,6 +153,9 @@ struct TakeCommandTests {
         try server.admin(["publish", document])
         #expect(try vault.unlocked(["download", "quick"]).status == 0)
         let screen = try take(vault, "quick")
+        // The start screen first: the clock starts only on yes.
+        try screen.wait(for: "Start now? [y/N]")
+        screen.send("y\n")
         try screen.wait(for: "time left")
         screen.send("t\n")
         try screen.wait(for: "Question 2 of 2")

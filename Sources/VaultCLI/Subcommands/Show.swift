@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultTake
 
 struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "The questions, with the answers of the current attempt.")
@@ -56,7 +57,7 @@ struct Show: ParsableCommand {
         for (index, question) in assessment.questions.enumerated() {
             console.line("")
             console.line("\(index + 1). [\(question.id)] \(question.prompt)")
-            for (letter, choice) in zip(TakeScreenLetters.all, question.choices ?? []) {
+            for (letter, choice) in zip(TakeSession.letters, question.choices ?? []) {
                 console.line("   \(letter)) \(choice.text)   (id: \(choice.id))")
             }
             let answer = attempt?.answers[question.id].map { AnswerParser.display($0, for: question) } ?? "(no answer)"

@@ -1,29 +1,42 @@
 import ArgumentParser
 import Foundation
 import VaultCore
+import VaultTake
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-struct Take: ParsableCommand {
+struct Take: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Complete an assessment in the terminal; every answer is saved as you go.",
         discussion:
-            "Type an answer and press Enter. Enter alone or > goes on, < goes back, #N jumps, ! flags, :r reviews, :s submits, :q leaves (everything is kept), ? shows help. Without a terminal the same lines are read from stdin."
+            "Type an answer and press Enter. Enter alone or > goes on, < goes back, #N jumps, ! flags, :r reviews, :e continues an essay, :s submits, :q leaves (everything is kept), ? shows help. Essays are saved line by line. A timed test asks before its clock starts (--yes for scripts). Without a terminal the same lines are read from stdin."
     )
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var credentials: CredentialSources
     @OptionGroup var startCode: StartCodeSource
     @Argument(help: "The assessment id.") var id: String
     @Flag(help: "Plain output for scripts: no screen clearing, no live countdown.") var nonInteractive = false
+    @Flag(help: "Screen-reader mode: sentences appended, nothing redrawn (also ACCESSIBLE=1 or `vault config set take.accessible 1`).")
+    var accessible = false
+    @Flag(help: "Start a timed test's clock without asking.") var yes = false
 
-    func run() throws {
+    func run() async throws {
         let context = CommandContext(globals)
         let vault = try context.openVault(credentials)
         try startCode.unsealIfSealed(vault, id: id, console: context.console)
+        let environment = ProcessInfo.processInfo.environment
+        let setting = try vault.settings().value("take.accessible")
+        let speaks = accessible || !["", "0"].contains(environment["ACCESSIBLE"] ?? "") || setting == 1
         let interactive = !nonInteractive && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
-        let screen = try TakeScreen(vault: vault, assessmentID: id, console: context.console, interactive: interactive, clock: ContinuousClock())
-        try screen.run()
+        let attempt = try vault.openAttempt(on: id)
+        let started = vault.timeStatus(of: attempt).startedAt != nil
+        let session = TakeSession(attempt: attempt, needsStartConfirmation: attempt.timeLimit != nil && !started && !yes)
+        let renderer: any TakeRenderer =
+            speaks ? AccessibleTakeRenderer() : VisualTakeRenderer(console: context.console, interactive: interactive)
+        var driver = TakeDriver(vault: vault, session: session, renderer: renderer, clock: ContinuousClock())
+        let status = try await driver.run()
+        if status != 0 { throw CommandExit(code: status) }
     }
 }

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Columns a string takes in a terminal: wide (CJK, emoji) characters take two, combining marks and format
 /// characters (the bidi marks of right-to-left text) none. `String.count` would misalign Farsi and CJK titles.
 enum DisplayWidth {
@@ -35,5 +39,50 @@ enum DisplayWidth {
             used += next
         }
         return result + "…"
+    }
+
+    /// `text` broken into lines of at most `width` columns at spaces (a word longer than a line is cut), each
+    /// paragraph (`\n`) on lines of its own. The one wrapping rule of the CLI: screens, help and messages.
+    static func wrap(_ text: String, width: Int) -> [String] {
+        let width = max(width, 10)
+        var lines: [String] = []
+        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = ""
+            var used = 0
+            for word in paragraph.split(separator: " ", omittingEmptySubsequences: true) {
+                var word = String(word)
+                var size = of(word)
+                if used > 0, used + 1 + size > width {
+                    lines.append(line)
+                    line = ""
+                    used = 0
+                }
+                while size > width {
+                    // A word wider than the line: cut it where the columns run out.
+                    var head = ""
+                    var headSize = 0
+                    for character in word where headSize + of(character) <= width {
+                        head.append(character)
+                        headSize += of(character)
+                    }
+                    lines.append(head)
+                    word = String(word.dropFirst(head.count))
+                    size = of(word)
+                }
+                line += (used > 0 ? " " : "") + word
+                used += (used > 0 ? 1 : 0) + size
+            }
+            lines.append(line)
+        }
+        return lines
+    }
+
+    /// `wrap` joined with newlines.
+    static func wrapped(_ text: String, width: Int) -> String { wrap(text, width: width).joined(separator: "\n") }
+
+    /// The terminal's width in columns (80 when it is not a terminal or says less than 20).
+    static var terminalColumns: Int {
+        var size = winsize()
+        return ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col >= 20 ? Int(size.ws_col) : 80
     }
 }

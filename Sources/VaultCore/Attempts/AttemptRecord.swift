@@ -24,5 +24,31 @@ public struct AttemptRecord: Sendable {
 
     public var timeLimit: Duration? { assessment.timeLimitSeconds.map { .seconds($0) } }
 
+    public init(
+        id: String,
+        assessment: Assessment,
+        state: State = .inProgress,
+        startedAt: Date = Date(),
+        submittedAt: Date? = nil,
+        activeMilliseconds: Int = 0,
+        currentQuestion: Int = 0,
+        flagged: Set<String> = [],
+        answers: [String: JSONValue] = [:],
+        expiresAt: Date = .distantFuture,
+        time: AttemptTime = AttemptTime()
+    ) {
+        self.id = id
+        self.assessment = assessment
+        self.state = state
+        self.startedAt = startedAt
+        self.submittedAt = submittedAt
+        self.activeMilliseconds = activeMilliseconds
+        self.currentQuestion = currentQuestion
+        self.flagged = flagged
+        self.answers = answers
+        self.expiresAt = expiresAt
+        self.time = time
+    }
+
     public var unanswered: [Question] { assessment.questions.filter { answers[$0.id] == nil } }
 }

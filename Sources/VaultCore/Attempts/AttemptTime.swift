@@ -77,6 +77,13 @@ public struct AttemptTimeStatus: Sendable, Equatable {
     public var startedAt: Date?
     public var wallMovedBack: Duration
 
+    public init(limit: Duration?, used: Duration, startedAt: Date?, wallMovedBack: Duration) {
+        self.limit = limit
+        self.used = used
+        self.startedAt = startedAt
+        self.wallMovedBack = wallMovedBack
+    }
+
     /// Time left, never negative; nil when untimed.
     public var remaining: Duration? { limit.map { max(.zero, $0 - used) } }
     /// Past the limit and its grace: no answer is taken any more, the attempt is submitted.

@@ -33,6 +33,7 @@ public struct VaultSettings: Sendable {
         ),
         Key(name: "sync.max_tries", defaultValue: 6, range: 1...100, help: "tries before an upload becomes a dead letter"),
         Key(name: "download.prefetch", defaultValue: 0, range: 0...50, help: "next assessments fetched ahead by sync"),
+        Key(name: "take.accessible", defaultValue: 0, range: 0...1, help: "1: the take screen speaks in sentences (screen readers)"),
     ]
 
     public static func key(named name: String) throws -> Key {

@@ -1,0 +1,160 @@
+import Foundation
+import VaultAPI
+import VaultCore
+import VaultTake
+
+/// How the take screen shows what its session says. Two: the visual screen, and the screen-reader mode.
+protocol TakeRenderer: AnyObject {
+    func startScreen(_ session: TakeSession, limit: Duration)
+    func question(_ session: TakeSession, note: String?, time: AttemptTimeStatus)
+    func say(_ text: String)
+    func essayPrompt(time: AttemptTimeStatus)
+    func askSubmit(unanswered: Int)
+    func clock(_ remaining: Duration)
+    func announce(_ remaining: Duration)
+}
+
+extension TakeRenderer {
+    var columns: Int { min(DisplayWidth.terminalColumns, 100) }
+
+    func write(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
+
+    /// A sentence (or several lines), wrapped to the terminal.
+    func say(_ text: String) { write(DisplayWidth.wrapped(text, width: columns - 1) + "\n") }
+
+    func startScreen(_ session: TakeSession, limit: Duration) {
+        let assessment = session.attempt.assessment
+        say(assessment.title)
+        if let description = assessment.description { say(description) }
+        say(
+            "\(Plural.count(session.count, "question")). Time limit: \(TakeTimeText.spoken(limit)) (any extra time you were given is included). "
+                + "The clock starts when you answer yes and keeps running until you submit, even if you leave."
+        )
+        write("Start now? [y/N] ")
+    }
+
+    func askSubmit(unanswered: Int) {
+        say(
+            unanswered > 0
+                ? "\(Plural.count(unanswered, "question is", plural: "questions are")) unanswered. Submit anyway? [y/N]"
+                : "Submit now? You cannot change answers afterwards. [y/N]"
+        )
+    }
+
+    /// The instruction for a question's type, as a sentence.
+    static func instruction(_ question: Question) -> String {
+        switch question.type {
+        case .singleChoice: "Type the letter of one choice."
+        case .multipleChoice: "Type a letter to choose it or take it back, or several letters separated by commas."
+        case .trueFalse: "Answer t for true or f for false."
+        case .numeric: "Type a number."
+        case .shortText: "Type your answer" + (question.maxLength.map { " (at most \($0) characters)" } ?? "") + "."
+        case .essay:
+            "Type your answer; every line is saved when you press Enter, and a line with only . finishes it"
+                + (question.maxLength.map { " (at most \($0) characters)" } ?? "") + "."
+        }
+    }
+}
+
+/// Time said in words: "12 minutes", "1 minute", "40 seconds".
+enum TakeTimeText {
+    static func spoken(_ duration: Duration) -> String {
+        let seconds = max(0, Int(duration.components.seconds))
+        if seconds < 60 { return Plural.count(seconds, "second") }
+        return Plural.count((seconds + 59) / 60, "minute")
+    }
+}
+
+/// The visual screen: each question on a cleared screen with a live countdown on line 2 (on a terminal), or the
+/// same text appended (from a pipe).
+final class VisualTakeRenderer: TakeRenderer {
+    let console: Console
+    let interactive: Bool
+
+    init(console: Console, interactive: Bool) {
+        self.console = console
+        self.interactive = interactive
+    }
+
+    func question(_ session: TakeSession, note: String?, time: AttemptTimeStatus) {
+        let width = columns
+        let question = session.question
+        var text = interactive ? "\u{1B}[2J\u{1B}[H" : ""
+        let position = "  —  Question \(session.index + 1) of \(session.count)"
+        // The title is cut by display width (wide and right-to-left scripts), so the header fits its line.
+        let title = DisplayWidth.truncated(session.attempt.assessment.title, to: width - DisplayWidth.of(position))
+        text += console.bold(title) + position + "\n"
+        text += (time.remaining.map { "time left \(AttemptTimeStatus.clockText($0))" } ?? "") + "\n"
+        text += String(repeating: "─", count: min(width, 80)) + "\n"
+        let flag = session.attempt.flagged.contains(question.id) ? " [flagged]" : ""
+        text += DisplayWidth.wrapped(question.prompt + flag, width: width - 1) + "\n\n"
+        let current = session.attempt.answers[question.id]
+        switch question.type {
+        case .singleChoice, .multipleChoice:
+            let selected = Set(current?.arrayValue?.compactMap(\.stringValue) ?? current?.stringValue.map { [$0] } ?? [])
+            for (letter, choice) in zip(TakeSession.letters, question.choices ?? []) {
+                let mark =
+                    question.type == .multipleChoice ? (selected.contains(choice.id) ? "[x]" : "[ ]") : (selected.contains(choice.id) ? "(*)" : "( )")
+                let lines = DisplayWidth.wrap(choice.text, width: width - 10)
+                text += "  \(mark) \(letter)) " + lines.joined(separator: "\n         ") + "\n"
+            }
+            text += "\n" + Self.instruction(question) + "\n"
+        case .trueFalse, .numeric:
+            text += Self.instruction(question) + (current.map { "  Current: \(AnswerParser.display($0, for: question))" } ?? "") + "\n"
+        case .shortText, .essay:
+            text += DisplayWidth.wrapped(Self.instruction(question), width: width - 1) + "\n"
+            if let current {
+                text += "Current answer" + (question.type == .essay ? " (:e continues it)" : "") + ":\n"
+                text += DisplayWidth.wrapped(AnswerParser.display(current, for: question), width: width - 1) + "\n"
+            }
+        }
+        text += "\n" + (note.map { DisplayWidth.wrapped($0, width: width - 1) + "\n" } ?? "") + "> "
+        write(text)
+    }
+
+    func essayPrompt(time: AttemptTimeStatus) { write("  ") }
+
+    func clock(_ remaining: Duration) {
+        guard interactive else { return }
+        // Save the cursor, rewrite the clock line (line 2), restore the cursor.
+        write("\u{1B}7\u{1B}[2;1H\u{1B}[Ktime left \(AttemptTimeStatus.clockText(remaining))\u{1B}8")
+    }
+
+    func announce(_ remaining: Duration) {}
+}
+
+/// The screen-reader mode: append-only. No cursor movement, no line rewritten in place, no colour, no box drawing;
+/// each question said once as sentences; what went wrong first, hints last; the time left said at each prompt and
+/// at 10, 5 and 1 minutes left.
+final class AccessibleTakeRenderer: TakeRenderer {
+    private var spokenQuestion: Int?
+
+    func question(_ session: TakeSession, note: String?, time: AttemptTimeStatus) {
+        if let note { say(note) }
+        if spokenQuestion != session.index {
+            spokenQuestion = session.index
+            let question = session.question
+            var sentences = ["Question \(session.index + 1) of \(session.count)."]
+            if session.attempt.flagged.contains(question.id) { sentences.append("You flagged this question.") }
+            say(sentences.joined(separator: " ") + " " + question.prompt)
+            for (number, pair) in zip(TakeSession.letters, question.choices ?? []).enumerated() {
+                say("Choice \(pair.0), \(number + 1) of \(question.choices?.count ?? 0): \(pair.1.text)")
+            }
+            if let current = session.attempt.answers[question.id] {
+                say("Your answer now: \(AnswerParser.display(current, for: question)).")
+            }
+            say(Self.instruction(question) + " Type ? for help.")
+        }
+        prompt(time)
+    }
+
+    func essayPrompt(time: AttemptTimeStatus) { prompt(time) }
+
+    private func prompt(_ time: AttemptTimeStatus) {
+        write((time.remaining.map { TakeTimeText.spoken($0) + " left. " } ?? "") + "Your answer: ")
+    }
+
+    func clock(_ remaining: Duration) {}
+
+    func announce(_ remaining: Duration) { write("\n" + TakeTimeText.spoken(remaining) + " left.\n") }
+}

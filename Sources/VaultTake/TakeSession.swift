@@ -1,0 +1,354 @@
+import Foundation
+import VaultAPI
+import VaultCore
+
+/// The take screen as a state machine: a value that takes one event at a time (a typed line, a clock tick, a
+/// signal, a resize) and returns what to do, in order. It never waits and never touches the vault or the terminal:
+/// the driver performs the effects (saving before the screen moves on) and feeds the next event. So nothing is ever
+/// held while the student types, the clock keeps ticking in every mode, and tests drive it without a terminal.
+public struct TakeSession: Sendable {
+    public enum Mode: Sendable, Equatable {
+        /// A timed test's start screen: the clock starts only on yes.
+        case starting
+        case question
+        /// An essay being typed: every entered line is already saved as the question's draft.
+        case essay(lines: [String])
+        case confirmSubmit
+        case finished
+    }
+
+    public enum Signal: Sendable, Equatable {
+        case interrupt, hangup, terminate
+
+        /// What shells expect: 128 + the signal's number.
+        public var exitStatus: Int32 {
+            switch self {
+            case .interrupt: 130
+            case .hangup: 129
+            case .terminate: 143
+            }
+        }
+    }
+
+    public enum Event: Sendable, Equatable {
+        /// The driver is ready: the first event.
+        case begin
+        case line(String)
+        /// Ctrl-D or a closed pipe.
+        case endOfInput
+        /// One second passed.
+        case tick
+        case signal(Signal)
+        case resize
+    }
+
+    /// What the driver knows as it passes an event.
+    public struct Now: Sendable, Equatable {
+        /// The attempt's clock, as the vault measures it.
+        public var time: AttemptTimeStatus
+        /// Time since the session began, by the driver's clock (for the time spent on each answer).
+        public var elapsed: Duration
+        public init(time: AttemptTimeStatus, elapsed: Duration) {
+            self.time = time
+            self.elapsed = elapsed
+        }
+    }
+
+    public enum Effect: Sendable, Equatable {
+        /// Show the start screen of a timed test and ask whether to start.
+        case showStartScreen
+        case startClock
+        /// Show the current question (the note first where the renderer says errors first).
+        case showQuestion(note: String?)
+        /// A sentence for the student.
+        case say(String)
+        /// Ask for the next line of an essay (the draft so far is saved).
+        case promptEssayLine
+        /// Ask the y/N question before submitting.
+        case askSubmit(unanswered: Int)
+        /// Save an answer (or an essay's draft) durably before anything else is shown.
+        case record(questionID: String, value: JSONValue, spentMilliseconds: Int)
+        /// Save the position (and the clock's checkpoint).
+        case saveProgress(currentQuestion: Int)
+        case saveFlags(Set<String>)
+        case submit
+        /// Rewrite the countdown (the visual screen only).
+        case updateClock(Duration)
+        /// Say how much time is left (10, 5 and 1 minutes before the end).
+        case announceTime(Duration)
+        case exit(Int32)
+    }
+
+    public private(set) var mode: Mode
+    public private(set) var attempt: AttemptRecord
+    public private(set) var index: Int
+    private let needsStartConfirmation: Bool
+    private var shownAt: Duration = .zero
+    private var ticks = 0
+    /// The last minute mark announced (10, 5, 1), so each is said once.
+    private var announced: Int?
+
+    /// Minutes before the end at which the time left is said.
+    public static let announcements = [10, 5, 1]
+
+    public init(attempt: AttemptRecord, needsStartConfirmation: Bool) {
+        self.attempt = attempt
+        self.needsStartConfirmation = needsStartConfirmation
+        index = min(max(attempt.currentQuestion, 0), max(attempt.assessment.questions.count - 1, 0))
+        mode = .question
+    }
+
+    public var question: Question { attempt.assessment.questions[index] }
+    public var count: Int { attempt.assessment.questions.count }
+    public var isTimed: Bool { attempt.timeLimit != nil }
+
+    public mutating func handle(_ event: Event, now: Now) -> [Effect] {
+        if mode == .finished { return [] }
+        switch event {
+        case .signal(let signal): return leave(signal.exitStatus, say: signal != .hangup)
+        case .begin: return begin(now)
+        case .tick: return tick(now)
+        case .resize: return mode == .question ? [.showQuestion(note: nil)] : []
+        case .endOfInput:
+            if mode == .starting { return stop("Not started; your time has not begun.", status: 0) }
+            return leave(0, say: true)
+        case .line(let line):
+            if mode != .starting, isTimed, now.time.hasRunOut { return timeUp() }
+            switch mode {
+            case .starting: return answerStart(line, now: now)
+            case .question: return command(line, now: now)
+            case .essay(let lines): return essayLine(line, lines: lines, now: now)
+            case .confirmSubmit: return confirm(line)
+            case .finished: return []
+            }
+        }
+    }
+
+    // MARK: Beginning and ending
+
+    private mutating func begin(_ now: Now) -> [Effect] {
+        if needsStartConfirmation {
+            mode = .starting
+            return [.showStartScreen]
+        }
+        if isTimed, now.time.hasRunOut { return timeUp() }
+        shownAt = now.elapsed
+        return (isTimed ? [.startClock] : []) + [.say(intro), .showQuestion(note: nil)]
+    }
+
+    private mutating func answerStart(_ line: String, now: Now) -> [Effect] {
+        guard Self.isYes(line) else { return stop("Not started; your time has not begun.", status: 0) }
+        mode = .question
+        shownAt = now.elapsed
+        return [.startClock, .say(intro), .showQuestion(note: nil)]
+    }
+
+    public var intro: String {
+        var text = "\(attempt.assessment.title): \(Plural.count(count, "question")). Type ? for help. Every answer is saved as you type it."
+        if !attempt.answers.isEmpty { text += " Resuming: \(attempt.answers.count) answered so far." }
+        return text
+    }
+
+    public var savedMessage: String {
+        "Saved. Come back with `vault take \(attempt.assessment.id)`" + (isTimed ? "; the time keeps running while you are away." : ".")
+    }
+
+    /// Leaves with everything saved (an essay's lines were saved as they were entered).
+    private mutating func leave(_ status: Int32, say: Bool) -> [Effect] {
+        if mode == .starting { return stop("Not started; your time has not begun.", status: status) }
+        mode = .finished
+        return [.saveProgress(currentQuestion: index)] + (say ? [.say(savedMessage)] : []) + [.exit(status)]
+    }
+
+    private mutating func stop(_ sentence: String, status: Int32) -> [Effect] {
+        mode = .finished
+        return [.say(sentence), .exit(status)]
+    }
+
+    private mutating func timeUp() -> [Effect] {
+        let essay: Bool = if case .essay = mode { true } else { false }
+        mode = .finished
+        let saved = Plural.count(attempt.answers.count, "answer")
+        return [
+            .saveProgress(currentQuestion: index), .submit,
+            .say(
+                "Time is up. Your attempt was submitted with the \(saved) you saved"
+                    + (essay ? ", your essay as far as you had entered it" : "") + "; it will be uploaded with `vault sync`."
+            ),
+            .exit(0),
+        ]
+    }
+
+    private mutating func tick(_ now: Now) -> [Effect] {
+        guard mode != .starting, let remaining = now.time.remaining else { return [] }
+        if now.time.hasRunOut { return timeUp() }
+        ticks += 1
+        var effects: [Effect] = [.updateClock(remaining)]
+        if ticks % 5 == 0 { effects.append(.saveProgress(currentQuestion: index)) }
+        // The smallest mark not above the time left; each said once, going down.
+        if let mark = Self.announcements.last(where: { remaining <= .seconds($0 * 60) }), announced.map({ mark < $0 }) ?? true {
+            announced = mark
+            effects.append(.announceTime(remaining))
+        }
+        return effects
+    }
+
+    // MARK: Questions
+
+    private mutating func command(_ line: String, now: Now) -> [Effect] {
+        let command = line.trimmingCharacters(in: .whitespaces)
+        switch command {
+        case "", ">", ":n", ":next": return move(to: index + 1, now: now)
+        case "<", ":p", ":prev": return move(to: index - 1, now: now)
+        case "?", ":h", ":help": return [.showQuestion(note: Self.help)]
+        case "!", ":f", ":flag":
+            if attempt.flagged.contains(question.id) { attempt.flagged.remove(question.id) } else { attempt.flagged.insert(question.id) }
+            return [
+                .saveFlags(attempt.flagged), .showQuestion(note: attempt.flagged.contains(question.id) ? "Flagged for review." : "Flag removed."),
+            ]
+        case ":r", ":review": return [.showQuestion(note: review)]
+        case ":q", ":quit": return leave(0, say: true)
+        case ":s", ":submit":
+            mode = .confirmSubmit
+            return [.askSubmit(unanswered: attempt.unanswered.count)]
+        case ":e", ":edit":
+            guard question.type == .essay else { return [.showQuestion(note: "Only an essay can be continued with :e.")] }
+            let lines = attempt.answers[question.id]?.stringValue.map { $0.components(separatedBy: "\n") } ?? []
+            mode = .essay(lines: lines)
+            shownAt = now.elapsed
+            return [.say(lines.isEmpty ? Self.essayHint : "Continuing your answer. " + Self.essayHint), .promptEssayLine]
+        default:
+            if command.hasPrefix("#"), let number = Int(command.dropFirst()) {
+                guard (1...count).contains(number) else { return [.showQuestion(note: "There is no question \(number); choose 1 to \(count).")] }
+                return move(to: number - 1, now: now)
+            }
+            if command.hasPrefix(":") { return [.showQuestion(note: "Unknown command \(command). Type ? for help.")] }
+            if question.type == .essay { return essayLine(line, lines: [], now: now) }
+            return answer(line, now: now)
+        }
+    }
+
+    private mutating func move(to target: Int, now: Now) -> [Effect] {
+        index = min(max(target, 0), count - 1)
+        shownAt = now.elapsed
+        return [.saveProgress(currentQuestion: index), .showQuestion(note: nil)]
+    }
+
+    private mutating func answer(_ line: String, now: Now) -> [Effect] {
+        // Anything that is not an answer (a letter out of range, a non-number, an over-long text) is said and asked
+        // again: a typo never ends the test.
+        let value: JSONValue
+        do {
+            let text = question.type == .singleChoice || question.type == .multipleChoice ? try choiceIDs(for: line) : line
+            value = try AnswerParser.parse(text, for: question)
+        } catch let error as VaultError {
+            return [.showQuestion(note: error.message + " Nothing was saved; try again.")]
+        } catch {
+            return [.showQuestion(note: "That is not an answer to this question. Nothing was saved; try again.")]
+        }
+        let effects: [Effect] = [.record(questionID: question.id, value: value, spentMilliseconds: spent(now))]
+        attempt.answers[question.id] = value
+        // A single answer moves on; multiple choice stays so more choices can be toggled.
+        if question.type != .multipleChoice, index < count - 1 { index += 1 }
+        return effects + [.showQuestion(note: "Saved.")]
+    }
+
+    private mutating func spent(_ now: Now) -> Int {
+        let spent = now.elapsed - shownAt
+        shownAt = now.elapsed
+        return Int(spent.components.seconds) * 1000 + Int(spent.components.attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// Letters (by position) to choice ids; for multiple choice a single letter toggles it.
+    private func choiceIDs(for line: String) throws -> String {
+        let choices = question.choices ?? []
+        let letters = line.lowercased().split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
+        var ids: [String] = []
+        for letter in letters {
+            guard let position = Self.letters.firstIndex(of: letter), position < choices.count else {
+                throw VaultError(.invalidData, "Type a letter from a to \(Self.letters[max(choices.count - 1, 0)]).")
+            }
+            ids.append(choices[position].id)
+        }
+        if question.type == .multipleChoice, ids.count == 1, case .array(let current)? = attempt.answers[question.id] {
+            var selected = current.compactMap(\.stringValue)
+            if let existing = selected.firstIndex(of: ids[0]) { selected.remove(at: existing) } else { selected.append(ids[0]) }
+            return selected.joined(separator: ",")
+        }
+        return ids.joined(separator: ",")
+    }
+
+    public static let letters = (0..<26).map { String(UnicodeScalar(UInt8(97 + $0))) }
+
+    // MARK: Essays
+
+    public static let essayHint = "Keep typing; every line is saved when you press Enter. A line with only . finishes the answer."
+
+    /// Each entered line is saved at once as the question's draft; `.` alone finishes and moves on.
+    private mutating func essayLine(_ line: String, lines: [String], now: Now) -> [Effect] {
+        if line == "." {
+            mode = .question
+            if index < count - 1 { index += 1 }
+            shownAt = now.elapsed
+            return [.saveProgress(currentQuestion: index), .showQuestion(note: lines.isEmpty ? nil : "Saved.")]
+        }
+        let draft = lines + [line]
+        let value: JSONValue
+        do {
+            value = try AnswerParser.parse(draft.joined(separator: "\n"), for: question)
+        } catch let error as VaultError {
+            mode = .essay(lines: lines)
+            return [.say(error.message + " That line was not saved; the answer so far is."), .promptEssayLine]
+        } catch {
+            return [.promptEssayLine]
+        }
+        let starting = lines.isEmpty && mode == .question
+        mode = .essay(lines: draft)
+        attempt.answers[question.id] = value
+        return [.record(questionID: question.id, value: value, spentMilliseconds: spent(now))] + (starting ? [.say(Self.essayHint)] : [])
+            + [.promptEssayLine]
+    }
+
+    // MARK: Submitting
+
+    private mutating func confirm(_ line: String) -> [Effect] {
+        guard Self.isYes(line) else {
+            mode = .question
+            return [.showQuestion(note: "Not submitted.")]
+        }
+        mode = .finished
+        return [
+            .saveProgress(currentQuestion: index), .submit,
+            .say("Submitted. Your answers will be uploaded with `vault sync` when you are online."), .exit(0),
+        ]
+    }
+
+    static func isYes(_ line: String) -> Bool { ["y", "yes"].contains(line.trimmingCharacters(in: .whitespaces).lowercased()) }
+
+    // MARK: Texts
+
+    public var review: String {
+        let questions = attempt.assessment.questions.enumerated()
+        let unanswered = questions.filter { attempt.answers[$0.element.id] == nil }.map { "\($0.offset + 1)" }
+        let flagged = questions.filter { attempt.flagged.contains($0.element.id) }.map { "\($0.offset + 1)" }
+        return "Unanswered: \(unanswered.isEmpty ? "none" : unanswered.joined(separator: ", ")). "
+            + "Flagged: \(flagged.isEmpty ? "none" : flagged.joined(separator: ", ")). Use #N to go there."
+    }
+
+    /// The help, one entry per line (each wrapped to the terminal by the renderer).
+    public static let help = """
+        Type your answer and press Enter.
+        Choices: the letter. Multiple choice: a letter toggles it, or a,c sets several.
+        True or false: t or f. Numeric: a number. Text: the text.
+        Essay: type lines; each is saved when you press Enter; a line with only . finishes. :e continues a saved essay.
+        Enter or > next question. < previous. #N goes to question N.
+        ! flags for review. :r lists what is unanswered or flagged. :s submits. :q leaves (all is saved).
+        """
+}
+
+/// Singular and plural said right.
+public enum Plural {
+    public static func count(_ count: Int, _ noun: String, plural: String? = nil) -> String {
+        "\(count) \(count == 1 ? noun : plural ?? noun + "s")"
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import Testing
+import VaultAPI
+import VaultCore
+import VaultTake
+import VaultTestSupport
+
+/// The take screen's state machine, driven event by event with a manual clock: no terminal, no sleeps.
+struct TakeSessionTests {
+    static func attempt(timeLimit: Int? = nil) -> AttemptRecord {
+        var assessment = Assessment(
+            id: "quiz",
+            title: "Quiz",
+            questions: [
+                Question(id: "q1", type: .singleChoice, prompt: "2x = 10. x = ?", choices: [Choice(id: "a", text: "2"), Choice(id: "b", text: "5")]),
+                Question(id: "q2", type: .essay, prompt: "Explain.", maxLength: 200),
+                Question(id: "q3", type: .trueFalse, prompt: "True?"),
+            ]
+        )
+        assessment.timeLimitSeconds = timeLimit
+        return AttemptRecord(id: "attempt-1", assessment: assessment)
+    }
+
+    /// A session, the clock that measures time spent, and the attempt's time status the driver would pass.
+    struct Harness {
+        var session: TakeSession
+        let clock = ManualClock()
+        var limit: Duration?
+        var used: Duration = .zero
+
+        init(timeLimit: Int? = nil, confirm: Bool = false) {
+            session = TakeSession(attempt: TakeSessionTests.attempt(timeLimit: timeLimit), needsStartConfirmation: confirm)
+            limit = timeLimit.map { .seconds($0) }
+        }
+
+        mutating func send(_ event: TakeSession.Event) -> [TakeSession.Effect] {
+            let time = AttemptTimeStatus(limit: limit, used: used, startedAt: nil, wallMovedBack: .zero)
+            return session.handle(event, now: TakeSession.Now(time: time, elapsed: clock.now.offset))
+        }
+
+        /// One second passes: the clock moves, and a tick arrives.
+        mutating func second() -> [TakeSession.Effect] {
+            clock.advance(by: .seconds(1))
+            used += .seconds(1)
+            return send(.tick)
+        }
+    }
+
+    @Test("an essay is saved line by line as its draft; . finishes it and moves on; :e continues it")
+    func essayLineByLine() {
+        var harness = Harness()
+        _ = harness.send(.begin)
+        _ = harness.send(.line("b"))
+        #expect(harness.session.index == 1)
+        harness.clock.advance(by: .seconds(7))
+        let first = harness.send(.line("First line."))
+        #expect(first.first == .record(questionID: "q2", value: .string("First line."), spentMilliseconds: 7_000))
+        #expect(harness.session.mode == .essay(lines: ["First line."]))
+        // A blank line is kept between paragraphs (the saved text is trimmed at its end, as any answer).
+        let second = harness.send(.line(""))
+        #expect(second.first == .record(questionID: "q2", value: .string("First line."), spentMilliseconds: 0))
+        #expect(harness.session.mode == .essay(lines: ["First line.", ""]))
+        let third = harness.send(.line("Third."))
+        #expect(third.first == .record(questionID: "q2", value: .string("First line.\n\nThird."), spentMilliseconds: 0))
+        let done = harness.send(.line("."))
+        #expect(harness.session.mode == .question && harness.session.index == 2)
+        #expect(!done.contains { if case .record = $0 { true } else { false } })
+        // Back to the essay: :e continues the saved text, a new line is appended.
+        _ = harness.send(.line("<"))
+        let edit = harness.send(.line(":e"))
+        #expect(harness.session.mode == .essay(lines: ["First line.", "", "Third."]))
+        #expect(edit.last == .promptEssayLine)
+        let more = harness.send(.line("Fourth."))
+        #expect(more.first == .record(questionID: "q2", value: .string("First line.\n\nThird.\nFourth."), spentMilliseconds: 0))
+        // A line that would pass the limit is not saved, and the essay goes on.
+        let long = harness.send(.line(String(repeating: "x", count: 300)))
+        #expect(!long.contains { if case .record = $0 { true } else { false } })
+        #expect(harness.session.mode == .essay(lines: ["First line.", "", "Third.", "Fourth."]))
+    }
+
+    @Test("the clock never freezes: a time-out in the middle of an essay submits with the saved draft and says so")
+    func timeOutInEssay() {
+        var harness = Harness(timeLimit: 3)
+        #expect(harness.send(.begin).first == .startClock)
+        _ = harness.send(.line("b"))
+        _ = harness.send(.line("Half an essay"))
+        #expect(harness.second().first == .updateClock(.seconds(2)))
+        #expect(harness.second().first == .updateClock(.seconds(1)))
+        let end = harness.second()
+        #expect(end.starts(with: [.saveProgress(currentQuestion: 1), .submit]))
+        #expect(end.last == .exit(0))
+        guard case .say(let sentence) = end[2] else {
+            Issue.record("no sentence")
+            return
+        }
+        #expect(sentence.contains("Time is up") && sentence.contains("your essay as far as you had entered it"))
+        #expect(harness.session.mode == .finished)
+        #expect(harness.send(.line("too late")).isEmpty)
+    }
+
+    @Test("Ctrl-C in the middle of a confirmation saves and leaves with 130; SIGHUP 129 silently; SIGTERM 143")
+    func signalsInEveryMode() {
+        var harness = Harness()
+        _ = harness.send(.begin)
+        #expect(harness.send(.line(":s")) == [.askSubmit(unanswered: 3)])
+        #expect(harness.session.mode == .confirmSubmit)
+        let interrupted = harness.send(.signal(.interrupt))
+        #expect(interrupted.first == .saveProgress(currentQuestion: 0))
+        #expect(interrupted.last == .exit(130))
+        var essay = Harness()
+        _ = essay.send(.begin)
+        _ = essay.send(.line("a"))
+        _ = essay.send(.line("A draft line"))
+        #expect(essay.send(.signal(.hangup)) == [.saveProgress(currentQuestion: 1), .exit(129)])
+        var plain = Harness()
+        _ = plain.send(.begin)
+        #expect(plain.send(.signal(.terminate)).last == .exit(143))
+    }
+
+    @Test("a timed test starts its clock only on yes; no leaves it unstarted")
+    func startScreen() {
+        var yes = Harness(timeLimit: 60, confirm: true)
+        #expect(yes.send(.begin) == [.showStartScreen])
+        #expect(yes.second().isEmpty, "no clock before the start")
+        #expect(yes.send(.line("y")).first == .startClock)
+        var no = Harness(timeLimit: 60, confirm: true)
+        _ = no.send(.begin)
+        let refused = no.send(.line("n"))
+        #expect(!refused.contains(.startClock))
+        #expect(refused.last == .exit(0))
+    }
+
+    @Test("a resize redraws the question, never an essay being typed; the time left is said at 10, 5 and 1 minutes, once each")
+    func resizeAndAnnouncements() {
+        var harness = Harness(timeLimit: 11 * 60)
+        _ = harness.send(.begin)
+        #expect(harness.send(.resize) == [.showQuestion(note: nil)])
+        var announced: [Duration] = []
+        for _ in 0..<(11 * 60 - 1) {
+            for case .announceTime(let left) in harness.second() { announced.append(left) }
+        }
+        #expect(announced == [.seconds(600), .seconds(300), .seconds(60)])
+        _ = harness.send(.line("a"))
+        _ = harness.send(.line("essay"))
+        #expect(harness.send(.resize).isEmpty)
+    }
+
+    @Test("singular and plural are said right")
+    func plurals() {
+        #expect(Plural.count(1, "question") == "1 question")
+        #expect(Plural.count(2, "answer") == "2 answers")
+        #expect(Plural.count(1, "question is", plural: "questions are") == "1 question is")
+    }
+}
