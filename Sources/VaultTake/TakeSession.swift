@@ -133,6 +133,7 @@ public struct TakeSession: Sendable {
         }
         if isTimed, now.time.hasRunOut { return timeUp() }
         shownAt = now.elapsed
+        skipMarks(now)
         return (isTimed ? [.startClock] : []) + [.say(intro), .showQuestion(note: nil)]
     }
 
@@ -140,7 +141,14 @@ public struct TakeSession: Sendable {
         guard Self.isYes(line) else { return stop("Not started; your time has not begun.", status: 0) }
         mode = .question
         shownAt = now.elapsed
+        skipMarks(now)
         return [.startClock, .say(intro), .showQuestion(note: nil)]
+    }
+
+    /// Marks the time left already passed when the screen opens are not announced (the prompt says the time).
+    private mutating func skipMarks(_ now: Now) {
+        guard let remaining = now.time.remaining else { return }
+        announced = Self.announcements.last { remaining <= .seconds($0 * 60) }
     }
 
     public var intro: String {

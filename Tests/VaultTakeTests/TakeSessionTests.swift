@@ -152,3 +152,16 @@ struct TakeSessionTests {
         #expect(Plural.count(1, "question is", plural: "questions are") == "1 question is")
     }
 }
+
+extension TakeSessionTests {
+    @Test("a test that opens with 10 minutes or less does not announce the mark it starts under")
+    func noAnnouncementAtOpening() {
+        var harness = Harness(timeLimit: 600)
+        _ = harness.send(.begin)
+        var announced: [Duration] = []
+        for _ in 0..<(600 - 1) {
+            for case .announceTime(let left) in harness.second() { announced.append(left) }
+        }
+        #expect(announced == [.seconds(300), .seconds(60)])
+    }
+}

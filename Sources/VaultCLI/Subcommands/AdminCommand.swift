@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VaultCore
+import VaultTake
 
 struct AdminCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,7 +27,7 @@ struct AdminCommand: ParsableCommand {
             if !report.vaults.isEmpty {
                 for line in table.render() { context.console.line(line) }
                 context.console.line(
-                    "Total: \(report.vaults.count) vault\(report.vaults.count == 1 ? "" : "s"), \(Console.bytes(report.totalBytes)), \(report.totalFiles) files."
+                    "Total: \(Plural.count(report.vaults.count, "vault")), \(Console.bytes(report.totalBytes)), \(Plural.count(report.totalFiles, "file"))."
                 )
             } else {
                 context.console.line("No vaults found under \(root).")

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultTake
 
 struct Answer: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -44,7 +45,7 @@ struct Answer: ParsableCommand {
         let parsed = try AnswerParser.parse(text, for: question)
         try vault.recordAnswer(attemptID: attempt.id, questionID: questionID, answer: parsed)
         context.console.line(
-            "Saved your answer to \(questionID). \(attempt.unanswered.filter { $0.id != questionID }.count) questions left unanswered."
+            "Saved your answer to \(questionID). \(Plural.count(attempt.unanswered.filter { $0.id != questionID }.count, "question")) left unanswered."
         )
         context.console.emit(["assessment_id": id, "question_id": questionID, "attempt_id": attempt.id])
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultTake
 
 struct DeadLetters: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -81,7 +82,7 @@ struct DeadLetters: ParsableCommand {
             do {
                 try SecureFiles.atomicWrite(data, to: output)
             }
-            context.console.line("Wrote \(letters.count) dead letters to \(output).")
+            context.console.line("Wrote \(Plural.count(letters.count, "dead letter")) to \(output).")
             context.console.emit(["output": output, "count": "\(letters.count)", "encrypted": encrypt ? "true" : "false"])
         }
     }

@@ -11,13 +11,17 @@ struct List: ParsableCommand {
         let context = CommandContext(globals)
         let vault = try context.openVault(credentials)
         let items = try vault.cachedAssessments()
-        var table = TextTable(["ID", "TITLE", "VER", "SIZE", "EXPIRES", "ATTEMPT"], flexible: 1)
+        // Too wide for the terminal: size goes first, then the version, then the title is cut.
+        var table = TextTable(["ID", "TITLE", "VER", "SIZE", "EXPIRES", "ATTEMPT"], flexible: 1, droppable: [3, 2])
+        let timeLeft = try vault.timeLeftOfOpenAttempts()
+        let narrow = DisplayWidth.terminalColumns < 110
         for item in items {
-            let expiry = item.expired ? "expired" : ReadableDate.relative(item.expiresAt)
+            let expiry = item.expired ? "expired" : ReadableDate.relative(item.expiresAt, short: narrow)
             let attempt =
                 item.sealed
                 ? "sealed"
                 : item.attemptState.replacingOccurrences(of: "_", with: " ")
+                    + (timeLeft[item.id].map { ", \(TakeTimeText.short($0)) left" } ?? "")
                     + (item.pendingAnswers > 0 ? ", \(item.pendingAnswers) to upload" : "")
             table.add([item.id, item.title, "v\(item.version)", Console.bytes(item.sizeBytes), expiry, attempt])
         }

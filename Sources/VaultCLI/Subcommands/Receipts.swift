@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultTake
 
 struct Receipts: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -93,7 +94,7 @@ struct Receipts: ParsableCommand {
             let statement = check.statement
             context.console.line("Valid receipt \(statement.receiptId), signed by the server key \(statement.keyFingerprint).")
             context.console.line(
-                "\(statement.user) handed in \(statement.assessmentId) (version \(statement.assessmentVersion)) at \(statement.submittedAt) with \(statement.responses.count) answers."
+                "\(statement.user) handed in \(statement.assessmentId) (version \(statement.assessmentVersion)) at \(statement.submittedAt) with \(Plural.count(statement.responses.count, "answer"))."
             )
             context.console.emit(
                 Output(receipt: statement, mismatchedQuestions: check.mismatchedQuestions, missingQuestions: check.missingQuestions)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultTake
 
 struct Results: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,7 +22,7 @@ struct Results: ParsableCommand {
             )
         }
         for result in results {
-            let waiting = result.pending > 0 ? "; \(result.pending) answers wait for your teacher" : ""
+            let waiting = result.pending > 0 ? "; \(Plural.count(result.pending, "answer waits", plural: "answers wait")) for your teacher" : ""
             context.console.line(
                 "\(result.assessmentId) (version \(result.assessmentVersion)): \(AttemptResult.pointsText(result.score)) of \(AttemptResult.pointsText(result.maxScore)) points\(waiting)."
             )

@@ -25,6 +25,9 @@ struct Status: AsyncParsableCommand {
         console.line("Dead letters: \(report.deadLetters)")
         console.line("Conflicts to decide: \(report.conflicts)")
         console.line("Last sync: \(report.lastSyncAt.map { ReadableDate.relative($0) } ?? "never")")
+        for (id, left) in try vault.timeLeftOfOpenAttempts().sorted(by: { $0.key < $1.key }) {
+            console.line("\(id): in progress, \(TakeTimeText.short(left)) left (the clock runs whether the test is open or not).")
+        }
         if let until = report.unlockedUntil.flatMap(Timestamp.date) {
             let place = report.sessionKeyring == SessionKeyring.Keyring.loginSession.rawValue ? "login session" : "user keyring"
             console.line("Unlocked until \(ReadableDate.clock(until)) (key in your \(place)); `vault lock` locks it now.")

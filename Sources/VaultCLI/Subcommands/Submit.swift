@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultTake
 
 struct Submit: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Finish the attempt and queue it for upload; it cannot be changed afterwards.")
@@ -18,7 +19,7 @@ struct Submit: ParsableCommand {
         try vault.submitAttempt(attempt.id)
         let unanswered = attempt.unanswered.count
         context.console.line(
-            "Submitted \(attempt.assessment.title)\(unanswered > 0 ? " with \(unanswered) questions unanswered" : ""). It will be uploaded with `vault sync` when you are online."
+            "Submitted \(attempt.assessment.title)\(unanswered > 0 ? " with \(Plural.count(unanswered, "question")) unanswered" : ""). It will be uploaded with `vault sync` when you are online."
         )
         context.console.emit(SubmitResult(assessmentId: id, attemptId: attempt.id, answered: attempt.answers.count, unanswered: unanswered))
     }

@@ -4,6 +4,7 @@ import Logging
 import VaultAPI
 import VaultCore
 import VaultSync
+import VaultTake
 
 #if canImport(Glibc)
 import Glibc
@@ -72,7 +73,7 @@ struct Sync: AsyncParsableCommand {
             let when = stopped.nextTryAt.map { " The next try is due at \(Timestamp.string($0))." } ?? ""
             throw VaultError(
                 .temporary,
-                "Sync stopped before everything was uploaded: \(stopped.reason.vaultError.message) \(stopped.report.remaining) items wait in the queue and nothing was lost.\(when)"
+                "Sync stopped before everything was uploaded: \(stopped.reason.vaultError.message) \(Plural.count(stopped.report.remaining, "item waits", plural: "items wait")) in the queue and nothing was lost.\(when)"
             )
         }
         SyncOutput.print(report, console: context.console)

@@ -10,6 +10,8 @@ import Glibc
 struct Take: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Complete an assessment in the terminal; every answer is saved as you go.",
+        // Written out so it fits 80 columns (the generated one lists every global option on one line).
+        usage: "vault take <id> [--accessible] [--yes] [options]",
         discussion:
             "Type an answer and press Enter. Enter alone or > goes on, < goes back, #N jumps, ! flags, :r reviews, :e continues an essay, :s submits, :q leaves (everything is kept), ? shows help. Essays are saved line by line. A timed test asks before its clock starts (--yes for scripts). Without a terminal the same lines are read from stdin."
     )

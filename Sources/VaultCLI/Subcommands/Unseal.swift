@@ -3,6 +3,7 @@ import Foundation
 import VaultAPI
 import VaultCore
 import VaultSync
+import VaultTake
 
 struct Unseal: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -33,7 +34,7 @@ struct Unseal: AsyncParsableCommand {
             document = try vault.unseal(id, startCode: try startCode.read(for: id))
         }
         let limit = document.timeLimitSeconds.map { " Your \($0 / 60) minutes have started." } ?? ""
-        context.console.line("\(document.title) is open: \(document.questions.count) questions.\(limit) `vault take \(id)` to begin.")
+        context.console.line("\(document.title) is open: \(Plural.count(document.questions.count, "question")).\(limit) `vault take \(id)` to begin.")
         context.console.emit(["unsealed": id])
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultTake
 
 /// Where a sealed exam's start code comes from, for `take`, `show`, `answer` and `unseal`: `--start-code-stdin`,
 /// `$VAULT_START_CODE_FILE`, or a no-echo prompt on a terminal. The code is never stored.
@@ -31,7 +32,7 @@ struct StartCodeSource: ParsableArguments {
     func unsealIfSealed(_ vault: Vault, id: String, console: Console) throws {
         guard (try? vault.isSealed(id)) == true, available else { return }
         let document = try vault.unseal(id, startCode: try read(for: id))
-        console.line("\(document.title) is open: \(document.questions.count) questions.")
+        console.line("\(document.title) is open: \(Plural.count(document.questions.count, "question")).")
     }
 }
 

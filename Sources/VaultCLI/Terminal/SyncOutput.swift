@@ -1,22 +1,31 @@
 import Foundation
 import VaultSync
+import VaultTake
 
 enum SyncOutput {
     static func print(_ report: SyncReport, console: Console) {
         console.line(
-            "Uploaded \(report.uploaded) answers (\(report.duplicates) already there, \(report.superseded) replaced by later answers); \(report.submitted) submissions confirmed."
+            "Uploaded \(Plural.count(report.uploaded, "answer")) (\(report.duplicates) already there, \(report.superseded) replaced by later answers); \(Plural.count(report.submitted, "submission")) confirmed."
         )
         for receipt in report.receipts { console.line("  Receipt from the server: \(receipt)") }
         if report.conflicts > 0 {
             console.line(
                 console.yellow(
-                    "\(report.conflicts) answers wait for your decision: the assessment changed. Run `vault sync` in a terminal to decide."
+                    "\(Plural.count(report.conflicts, "answer waits", plural: "answers wait")) for your decision: the assessment changed. Run `vault sync` in a terminal to decide."
                 )
             )
         }
-        if report.gone > 0 { console.line("\(report.gone) items belong to assessments that are no longer available; they are kept as dead letters.") }
+        if report.gone > 0 {
+            console.line(
+                "\(Plural.count(report.gone, "item belongs", plural: "items belong")) to assessments that are no longer available; kept as dead letters."
+            )
+        }
         if report.deadLetters > 0 {
-            console.line(console.yellow("\(report.deadLetters) uploads gave up and are kept as dead letters: see `vault dead-letters list`."))
+            console.line(
+                console.yellow(
+                    "\(Plural.count(report.deadLetters, "upload", plural: "uploads")) gave up and \(report.deadLetters == 1 ? "is" : "are") kept as dead letters: see `vault dead-letters list`."
+                )
+            )
         }
         if !report.refreshed.isEmpty { console.line("Downloaded newer versions of: \(report.refreshed.joined(separator: ", ")).") }
         for (_, questions) in report.unconfirmed.sorted(by: { $0.key < $1.key }) {
@@ -32,7 +41,7 @@ enum SyncOutput {
         if report.remaining == 0 && report.unconfirmed.isEmpty {
             console.line("Everything is uploaded.")
         } else {
-            console.line(report.remaining == 1 ? "1 item still waits in the queue." : "\(report.remaining) items still wait in the queue.")
+            console.line("\(Plural.count(report.remaining, "item still waits", plural: "items still wait")) in the queue.")
         }
         console.emit(report)
     }

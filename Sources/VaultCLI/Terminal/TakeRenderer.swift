@@ -63,6 +63,12 @@ enum TakeTimeText {
         if seconds < 60 { return Plural.count(seconds, "second") }
         return Plural.count((seconds + 59) / 60, "minute")
     }
+
+    /// For tables: "7 min", "40 s".
+    static func short(_ duration: Duration) -> String {
+        let seconds = max(0, Int(duration.components.seconds))
+        return seconds < 60 ? "\(seconds) s" : "\((seconds + 59) / 60) min"
+    }
 }
 
 /// The visual screen: each question on a cleared screen with a live countdown on line 2 (on a terminal), or the

@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultTake
 
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +14,7 @@ enum TimedStart {
         console.line(console.bold(assessment.title))
         if let description = assessment.description { console.line(description) }
         console.line(
-            "\(assessment.questions.count) questions, \(minutes(limitSeconds)) to answer them. The time starts when you see "
+            "\(Plural.count(assessment.questions.count, "question")), \(minutes(limitSeconds)) to answer them. The time starts when you see "
                 + "the questions and keeps running until you submit, even if you leave."
         )
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {

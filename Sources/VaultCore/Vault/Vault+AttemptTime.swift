@@ -14,6 +14,17 @@ extension Vault {
         )
     }
 
+    /// The time left of every timed attempt in progress whose clock has started, by assessment id (reads only).
+    public func timeLeftOfOpenAttempts() throws -> [String: Duration] {
+        var left: [String: Duration] = [:]
+        for row in try database.rows(
+            "SELECT id, assessment_id FROM attempts WHERE state = \(AttemptRecord.State.inProgress.sql) AND timer_started_at IS NOT NULL"
+        ) {
+            if let remaining = timeStatus(of: try attempt(row.string(0))).remaining { left[row.string(1)] = remaining }
+        }
+        return left
+    }
+
     /// Starts the clock of a timed attempt (the questions are about to be seen) and checkpoints it. Returns the
     /// attempt as stored, submitted already when its time had run out.
     @discardableResult

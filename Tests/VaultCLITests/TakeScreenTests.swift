@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+import VaultCore
+import VaultTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The take screen of issue "the take screen as a state machine", through the real binary on a real pseudo-terminal.
+struct TakeScreenTests {
+    func take(_ vault: CLIVault, _ id: String, _ extra: [String] = [], environment: [String: String] = [:]) throws -> PseudoTerminal {
+        let terminal = try PseudoTerminal("vault", ["take", id, "--vault", vault.path, "--password-stdin"] + extra, environment: environment)
+        terminal.send("pw-1\n")
+        return terminal
+    }
+
+    func essay(_ vault: CLIVault, _ id: String = "algebra-1", question: Int = 5) throws -> String? {
+        let show = try #require(try vault.unlocked(["show", id, "--json"]).json)
+        return (show["questions"] as? [[String: Any]])?[question]["answer"] as? String
+    }
+
+    func publishTimed(_ server: ServerProcess, _ vault: CLIVault, id: String, seconds: Int) throws {
+        let document = vault.root.file("\(id).json")
+        try Data(
+            """
+            {"id":"\(id)","title":"Timed","time_limit_seconds":\(seconds),"questions":[{"id":"q1","type":"true_false","prompt":"Sound travels faster than light."},\
+            {"id":"q2","type":"single_choice","prompt":"Pick one.","choices":[{"id":"a","text":"Red"},{"id":"b","text":"Blue"}]},\
+            {"id":"q3","type":"essay","prompt":"Explain why."}]}
+            """.utf8
+        ).write(to: URL(fileURLWithPath: document))
+        try server.admin(["publish", document])
+        #expect(try vault.unlocked(["download", id]).status == 0)
+    }
+
+    @Test("an essay typed at 20 lines a second, then kill -9: every line but at most the last is in the vault")
+    func essayKilled() throws {
+        let (vault, server) = try CLIFixtures.downloaded(["algebra-1"])
+        defer { withExtendedLifetime(server) {} }
+        let screen = try take(vault, "algebra-1")
+        try screen.wait(for: "Question 1 of 6")
+        screen.send("#6\n")
+        try screen.wait(for: "Question 6 of 6")
+        for line in 1...60 {
+            screen.send("Line \(line) of the essay.\n")
+            usleep(50_000)
+        }
+        kill(screen.process.processIdentifier, SIGKILL)
+        _ = screen.waitForExit()
+        let saved = try #require(try essay(vault)).components(separatedBy: "\n")
+        #expect(saved.count >= 59, "\(saved.count) lines saved")
+        #expect(saved.enumerated().allSatisfy { $0.element == "Line \($0.offset + 1) of the essay." })
+        print("essay kill -9: \(saved.count) of 60 lines in the vault")
+    }
+
+    @Test("Ctrl-C in the middle of an essay saves its lines and exits 130; :e continues it")
+    func essayInterrupted() throws {
+        let (vault, server) = try CLIFixtures.downloaded(["algebra-1"])
+        defer { withExtendedLifetime(server) {} }
+        var screen = try take(vault, "algebra-1")
+        try screen.wait(for: "Question 1 of 6")
+        screen.send("#6\n")
+        try screen.wait(for: "Question 6 of 6")
+        screen.send("First line.\n")
+        try screen.wait(for: "every line is saved")
+        screen.send("Second line.\n")
+        usleep(300_000)
+        kill(screen.process.processIdentifier, SIGINT)
+        try screen.wait(for: "Saved. Come back")
+        #expect(screen.waitForExit() == 130)
+        #expect(try essay(vault) == "First line.\nSecond line.")
+        screen = try take(vault, "algebra-1")
+        try screen.wait(for: "Question 6 of 6")
+        screen.send(":e\n")
+        try screen.wait(for: "Continuing your answer")
+        screen.send("Third line.\n.\n")
+        try screen.wait(for: "Saved.")
+        screen.send(":q\n")
+        #expect(screen.waitForExit() == 0)
+        #expect(try essay(vault) == "First line.\nSecond line.\nThird line.")
+    }
+
+    @Test("the clock runs out in the middle of an essay: the draft stands, the attempt is submitted, the student told")
+    func timeOutInEssay() throws {
+        let (vault, server) = try CLIFixtures.downloaded([])
+        defer { withExtendedLifetime(server) {} }
+        try publishTimed(server, vault, id: "short", seconds: 4)
+        let screen = try take(vault, "short")
+        try screen.wait(for: "Start now? [y/N]")
+        screen.send("y\n")
+        try screen.wait(for: "Question 1 of 3")
+        screen.send("#3\n")
+        try screen.wait(for: "Question 3 of 3")
+        screen.send("Because light is faster.\n")
+        try screen.wait(for: "Time is up.", timeout: .seconds(10))
+        #expect(screen.waitForExit() == 0)
+        let show = try #require(try vault.unlocked(["show", "short", "--json"]).json)
+        #expect(show["attempt_state"] as? String == "submitted")
+        #expect(try essay(vault, "short", question: 2) == "Because light is faster.")
+    }
+
+    @Test("screen-reader mode: a whole timed test taken append-only, no ESC [ and no bare carriage return; sentences; the time said at each prompt")
+    func accessibleTimedTest() throws {
+        let (vault, server) = try CLIFixtures.downloaded([])
+        defer { withExtendedLifetime(server) {} }
+        try publishTimed(server, vault, id: "spoken", seconds: 600)
+        let screen = try take(vault, "spoken", environment: ["ACCESSIBLE": "1", "NO_COLOR": ""])
+        var transcript = try screen.wait(for: "Start now? [y/N]")
+        #expect(transcript.contains("3 questions. Time limit: 10 minutes"))
+        screen.send("y\n")
+        transcript += try screen.wait(for: "Your answer: ")
+        #expect(transcript.contains("Question 1 of 3. Sound travels faster than light."))
+        #expect(transcript.contains("Answer t for true or f for false."))
+        #expect(transcript.contains("10 minutes left. Your answer: "))
+        screen.send("maybe\n")
+        transcript += try screen.wait(for: "Your answer: ")
+        screen.send("f\n")
+        transcript += try screen.wait(for: "Choice b, 2 of 2: Blue")
+        transcript += try screen.wait(for: "Your answer: ")
+        screen.send("b\n")
+        transcript += try screen.wait(for: "Question 3 of 3.")
+        transcript += try screen.wait(for: "Your answer: ")
+        screen.send("Because light is fast.\n.\n")
+        transcript += try screen.wait(for: "Your answer: ")
+        screen.send(":s\n")
+        transcript += try screen.wait(for: "Submit now?")
+        screen.send("y\n")
+        transcript += try screen.wait(for: "Submitted.")
+        #expect(screen.waitForExit() == 0)
+        transcript += screen.remainingOutput
+        #expect(!transcript.contains("\u{1B}["), "an escape sequence was written")
+        // The terminal itself turns each newline into CR LF; a carriage return of our own would stand alone.
+        #expect(!transcript.replacingOccurrences(of: "\r\n", with: "\n").contains("\r"), "a line was rewritten in place")
+        let show = try #require(try vault.unlocked(["show", "spoken", "--json"]).json)
+        #expect(show["attempt_state"] as? String == "submitted")
+    }
+
+    @Test("text fits 80 columns: --help, take's help, the take screen's help and list never wrap mid-word")
+    func fitsEightyColumns() throws {
+        let (vault, server) = try CLIFixtures.downloaded()
+        defer { withExtendedLifetime(server) {} }
+        #expect(try vault.answer("algebra-1", "q1", "b").status == 0)
+        for arguments in [["--help"], ["take", "--help"], ["list", "--vault", vault.path, "--password-stdin"]] {
+            let result = try Binaries.run("vault", arguments, stdin: "pw-1\n")
+            for line in result.stdout.split(separator: "\n") {
+                #expect(line.count <= 80, "\(arguments): \(line)")
+            }
+        }
+        let list = try vault.unlocked(["list"]).stdout
+        #expect(list.contains("Algebra Quiz"), "the title is not cut at 80 columns: \(list)")
+        let screen = try take(vault, "algebra-1")
+        try screen.wait(for: "Question 1 of 6")
+        screen.send("?\n")
+        let help = try screen.wait(for: "(all is saved).")
+        for line in help.components(separatedBy: "\r\n") where !line.contains("\u{1B}") {
+            #expect(line.count <= 80, "\(line)")
+        }
+        screen.send(":q\n")
+        _ = screen.waitForExit()
+    }
+}
