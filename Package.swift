@@ -108,7 +108,7 @@ let package = Package(
         // `scripts/bench`: every figure beside a baseline measured in the same run.
         .executableTarget(
             name: "VaultBench",
-            dependencies: ["VaultCore", "VaultAPI", "VaultSync"]
+            dependencies: ["VaultCore", "VaultAPI", "VaultSync", "VaultTake"]
         ),
         // scripts/load: seeds a server's store, drives it with concurrent students, measures the raw engine.
         .executableTarget(
