@@ -155,6 +155,12 @@ enum PostgresSchema {
             )
             """,
         ],
+        // One schema with SQLite: a response belongs to a stored attempt (the batch statement inserts the attempt
+        // first, in the same statement).
+        [
+            "ALTER TABLE responses ADD CONSTRAINT responses_attempt_id_fkey FOREIGN KEY (attempt_id) REFERENCES attempts (id)",
+            "ALTER TABLE assessment_versions ADD CONSTRAINT assessment_versions_id_fkey FOREIGN KEY (id) REFERENCES assessments (id)",
+        ],
     ]
 
     static var latestVersion: Int { versions.count }

@@ -143,6 +143,21 @@ enum ServerSchema {
             );
             """
         )
+        // One schema with PostgreSQL: at most one current answer per attempt and question, as a unique index (a
+        // plain index before). Existing rows are made to fit first: where an old version of the server left two
+        // current answers, the later one by answered_at (then id) stays current, as the batch rule says.
+        migrator.register(
+            9,
+            """
+            UPDATE responses SET superseded = 1 WHERE superseded = 0 AND EXISTS (
+                SELECT 1 FROM responses later WHERE later.attempt_id = responses.attempt_id AND later.question_id = responses.question_id
+                    AND later.superseded = 0
+                    AND (later.answered_at_ms > responses.answered_at_ms OR (later.answered_at_ms = responses.answered_at_ms AND later.id > responses.id))
+            );
+            CREATE UNIQUE INDEX responses_one_current ON responses (attempt_id, question_id) WHERE superseded = 0;
+            CREATE INDEX submissions_by_assessment ON submissions (assessment_id);
+            """
+        )
         return migrator
     }
 }
