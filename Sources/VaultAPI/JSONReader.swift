@@ -43,29 +43,17 @@ public struct JSONReader {
         return responses.map(BatchRequest.init(responses:))
     }
 
-    /// The fields of a `ResponseItem` by their wire names.
-    private enum Field: Int, CaseIterable {
-        case id, attemptID, assessmentID, assessmentVersion, questionID, questionHash, answer, timeSpent, answeredAt, force
+    /// The fields of a `ResponseItem`: its own `CodingKeys`, so the names are never written twice.
+    private typealias Field = ResponseItem.CodingKeys
 
-        var name: StaticString {
-            switch self {
-            case .id: "id"
-            case .attemptID: "attempt_id"
-            case .assessmentID: "assessment_id"
-            case .assessmentVersion: "assessment_version"
-            case .questionID: "question_id"
-            case .questionHash: "question_hash"
-            case .answer: "answer"
-            case .timeSpent: "time_spent_ms"
-            case .answeredAt: "answered_at"
-            case .force: "force"
-            }
-        }
+    /// Each field's wire name as bytes and its bit in the "seen" mask, made once.
+    private static let fields: [(field: Field, name: [UInt8])] = Field.allCases.map { ($0, Array($0.stringValue.utf8)) }
 
-        init?(_ key: Slice<UnsafeBufferPointer<UInt8>>) {
-            guard let field = Self.allCases.first(where: { JSONReader.matches(key, $0.name) }) else { return nil }
-            self = field
+    private static func field(_ key: Slice<UnsafeBufferPointer<UInt8>>) -> (field: Field, bit: Int)? {
+        for (bit, entry) in fields.enumerated() where entry.name.count == key.count && zip(entry.name, key).allSatisfy({ $0 == $1 }) {
+            return (entry.field, 1 << bit)
         }
+        return nil
     }
 
     /// One item. Every known field at most once: with a key twice JSONDecoder's choice would have to be copied, so
@@ -86,22 +74,22 @@ public struct JSONReader {
         if !consume(UInt8(ascii: "}")) {
             repeat {
                 guard let key = key() else { return nil }
-                guard let field = Field(key) else {
+                guard let (field, bit) = Self.field(key) else {
                     guard skipValue() else { return nil }
                     continue
                 }
-                guard seen & (1 << field.rawValue) == 0 else { return nil }
-                seen |= 1 << field.rawValue
+                guard seen & bit == 0 else { return nil }
+                seen |= bit
                 let read: Bool
                 switch field {
                 case .id: read = Self.set(&id, string())
-                case .attemptID: read = Self.set(&attemptID, string())
-                case .assessmentID: read = Self.set(&assessmentID, string())
+                case .attemptId: read = Self.set(&attemptID, string())
+                case .assessmentId: read = Self.set(&assessmentID, string())
                 case .assessmentVersion: read = Self.set(&version, integer())
-                case .questionID: read = Self.set(&questionID, string())
+                case .questionId: read = Self.set(&questionID, string())
                 case .questionHash: read = Self.set(&questionHash, string())
                 case .answer: read = Self.set(&answer, value())
-                case .timeSpent: read = null() || Self.set(&timeSpent, integer())
+                case .timeSpentMs: read = null() || Self.set(&timeSpent, integer())
                 case .answeredAt: read = Self.set(&answeredAt, string())
                 case .force: read = null() || Self.set(&force, boolean())
                 }

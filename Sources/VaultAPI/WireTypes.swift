@@ -116,7 +116,9 @@ public struct ResponseItem: Codable, Sendable, Equatable {
     public var answeredAt: String
     public var force: Bool
 
-    enum CodingKeys: String, CodingKey {
+    /// The wire names, in one place: `JSONReader`'s fast path reads exactly these (it switches over them with no
+    /// default, so a field added here does not compile until the fast path reads it too).
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case id, answer, force
         case attemptId = "attempt_id"
         case assessmentId = "assessment_id"
@@ -296,6 +298,8 @@ public struct ErrorEnvelope: Codable, Sendable, Error {
         public var code: String
         public var message: String
         public var missing: [String]?
+        /// The code, when it is one this client knows.
+        public var known: APIErrorCode? { APIErrorCode(rawValue: code) }
         public init(code: String, message: String, missing: [String]? = nil) {
             self.code = code
             self.message = message

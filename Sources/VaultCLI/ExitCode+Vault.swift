@@ -15,15 +15,15 @@ enum VaultExit {
     static let denied: Int32 = 77
 
     static func code(for error: VaultError) -> Int32 {
-        switch error.code {
-        case .wrongPassword, .passwordRequired, .notAllowed, .insecureFiles: denied
-        case .keyFileDamaged, .keyFileMismatch, .databaseDamaged, .invalidData: badData
-        case .noVault, .notFound: noInput
-        case .vaultExists, .cannotCreate: cannotCreate
-        case .io, .diskFull: io
-        case .busy, .temporary: temporary
+        switch error.code.kind {
+        case .denied: denied
+        case .badData: badData
+        case .noInput: noInput
+        case .cannotCreate: cannotCreate
+        case .io: io
+        case .temporary: temporary
         case .offline: offline
-        default: usage
+        case .usage: usage
         }
     }
 

@@ -195,3 +195,29 @@ struct SeededRandom {
         return bound <= 1 ? 0 : Int(z % UInt64(bound))
     }
 }
+
+extension WireFastPathTests {
+    /// Every field of a `ResponseItem` set to a value other than its default, so a field the fast path drops shows.
+    static let everyField = ResponseItem(
+        id: "r-populated",
+        attemptId: "a-populated",
+        assessmentId: "quiz",
+        assessmentVersion: 7,
+        questionId: "q9",
+        questionHash: "hash-9",
+        answer: .array([.string("a"), .number(2.5), .bool(true), .null]),
+        timeSpentMs: 4321,
+        answeredAt: "2026-11-20T10:00:00.000Z",
+        force: true
+    )
+
+    @Test("a fully populated item, encoded by the encoder, reads back equal through the fast path and JSONDecoder; every field is in the body")
+    func populatedItem() throws {
+        let body = try CanonicalJSON.encode(BatchRequest(responses: [Self.everyField, Self.everyField]))
+        let text = String(decoding: body, as: UTF8.self)
+        for key in ResponseItem.CodingKeys.allCases { #expect(text.contains("\"\(key.stringValue)\""), "\(key) is not encoded") }
+        let fast = try #require(JSONReader.batchRequest(body))
+        #expect(fast.responses == [Self.everyField, Self.everyField])
+        #expect(fast.responses == (try JSONDecoder().decode(BatchRequest.self, from: body)).responses)
+    }
+}

@@ -33,6 +33,26 @@ public struct VaultError: Error, Sendable, CustomStringConvertible, Equatable {
         public static let temporary = Code(.temporary)
 
         public var description: String { value.rawValue }
+
+        /// What kind of failure it is for whoever runs the command: each code belongs to exactly one, and the
+        /// switch has no default, so a new code cannot be added without saying which (the CLI maps these to exit
+        /// codes, again without a default).
+        public enum Kind: Sendable, CaseIterable {
+            case denied, badData, noInput, cannotCreate, io, temporary, offline, usage
+        }
+
+        public var kind: Kind {
+            switch value {
+            case .wrongPassword, .passwordRequired, .notAllowed, .insecureFiles: .denied
+            case .keyFileDamaged, .keyFileMismatch, .databaseDamaged, .invalidData: .badData
+            case .noVault, .notFound: .noInput
+            case .vaultExists, .cannotCreate: .cannotCreate
+            case .io, .diskFull: .io
+            case .busy, .temporary: .temporary
+            case .offline: .offline
+            case .usage: .usage
+            }
+        }
     }
 
     public let code: Code

@@ -5,36 +5,36 @@ import VaultAPI
 /// An error answered as `{"error": {"code", "message"}}` with its HTTP status. Never a stack trace.
 public struct APIError: HTTPResponseError, Sendable {
     public let status: HTTPResponse.Status
-    public let code: String
+    public let code: APIErrorCode
     public let message: String
     public var currentVersion: Int?
     public var missing: [String]?
     public var opensAt: String?
     public var headers: HTTPFields = [:]
 
-    public init(_ status: HTTPResponse.Status, code: String, message: String) {
+    public init(_ status: HTTPResponse.Status, code: APIErrorCode, message: String) {
         self.status = status
         self.code = code
         self.message = message
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let envelope = ErrorEnvelope(code: code, message: message, currentVersion: currentVersion, missing: missing, opensAt: opensAt)
+        let envelope = ErrorEnvelope(code: code.rawValue, message: message, currentVersion: currentVersion, missing: missing, opensAt: opensAt)
         var headers = self.headers
         headers[.contentType] = "application/json; charset=utf-8"
         let data = (try? CanonicalJSON.encode(envelope)) ?? Data()
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    static let unauthorized = APIError(.unauthorized, code: "unauthorized", message: "Sign in again: the token is missing, unknown or expired.")
-    static let forbidden = APIError(.forbidden, code: "forbidden", message: "Only a teacher may do this.")
+    static let unauthorized = APIError(.unauthorized, code: .unauthorized, message: "Sign in again: the token is missing, unknown or expired.")
+    static let forbidden = APIError(.forbidden, code: .forbidden, message: "Only a teacher may do this.")
     static func notFound(_ id: String) -> APIError {
-        APIError(.notFound, code: "not_found", message: "There is no assessment \(id); it may have been deleted.")
+        APIError(.notFound, code: .notFound, message: "There is no assessment \(id); it may have been deleted.")
     }
-    static func badRequest(_ message: String) -> APIError { APIError(.badRequest, code: "bad_request", message: message) }
+    static func badRequest(_ message: String) -> APIError { APIError(.badRequest, code: .badRequest, message: message) }
     static let tooLarge = APIError(
         .contentTooLarge,
-        code: "too_large",
+        code: .tooLarge,
         message: "The request is larger than the server accepts; send it in smaller parts."
     )
 }

@@ -23,7 +23,7 @@ struct BatchAdmission: RouterMiddleware {
         guard admitted else {
             var error = APIError(
                 .tooManyRequests,
-                code: "busy",
+                code: .busy,
                 message: "The server is busy right now. Your answers are kept and will be sent again in a moment."
             )
             error.headers[.retryAfter] = "1"

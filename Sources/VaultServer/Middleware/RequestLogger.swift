@@ -20,7 +20,7 @@ struct RequestLogger<Context: RequestContext>: RouterMiddleware {
         } catch {
             log(request, path, 500, start)
             logger.error("request failed", metadata: ["path": "\(path)", "error": "\(type(of: error))"])
-            throw APIError(.internalServerError, code: "internal", message: "The server could not finish this request. Try again later.")
+            throw APIError(.internalServerError, code: .internal, message: "The server could not finish this request. Try again later.")
         }
     }
 

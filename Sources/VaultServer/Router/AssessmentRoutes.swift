@@ -39,13 +39,13 @@ struct AssessmentRoutes<Storage: ServerStorage> {
             let id = try context.parameters.require("id")
             guard let served = try await storage.served(id: id) else { throw APIError.notFound(id) }
             guard let document = try SealedExams.sealedDocument(served.bytes) else {
-                throw APIError(.notFound, code: "not_sealed", message: "This assessment is not sealed; it has no key.")
+                throw APIError(.notFound, code: .notSealed, message: "This assessment is not sealed; it has no key.")
             }
             guard let opensAt = document.opensAt, let opens = Timestamp.date(opensAt) else {
-                throw APIError(.forbidden, code: "not_open", message: "This exam opens with the start code from the person running it.")
+                throw APIError(.forbidden, code: .notOpen, message: "This exam opens with the start code from the person running it.")
             }
             guard configuration.now() >= opens else {
-                var error = APIError(.forbidden, code: "not_open", message: "This exam opens at \(opensAt).")
+                var error = APIError(.forbidden, code: .notOpen, message: "This exam opens at \(opensAt).")
                 error.opensAt = opensAt
                 throw error
             }
@@ -67,11 +67,11 @@ struct AssessmentRoutes<Storage: ServerStorage> {
             do {
                 try AssessmentValidator.validate(assessment)
             } catch let problem as AssessmentValidator.Problem {
-                throw APIError(.unprocessableContent, code: "invalid_assessment", message: problem.message)
+                throw APIError(.unprocessableContent, code: .invalidAssessment, message: problem.message)
             }
             let served = try AssessmentPublisher.serve(assessment, version: 1)
             guard served.bytes.count <= AssessmentValidator.maxDocumentBytes else {
-                throw APIError(.contentTooLarge, code: "too_large", message: "A served assessment may be at most 10 MB.")
+                throw APIError(.contentTooLarge, code: .tooLarge, message: "A served assessment may be at most 10 MB.")
             }
             let existed = try await storage.served(id: id) != nil
             let result = try await storage.publish(assessment, now: Date())

@@ -26,7 +26,7 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             // Unknown names run the same derivation against a dummy record: the time does not tell names apart.
             let record = credentials.user.count <= 200 ? try await storage.user(named: credentials.user) : nil
             guard try await hashing.verify(password, against: record), let user = record else {
-                throw APIError(.unauthorized, code: "invalid_credentials", message: "The user name or password is not correct.")
+                throw APIError(.unauthorized, code: .invalidCredentials, message: "The user name or password is not correct.")
             }
             await throttle.succeeded(keys)
             if user.iterations < hashing.iterations {
@@ -50,7 +50,7 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             }
             let fingerprint = DeviceKey.fingerprint(publicKey: body.publicKey)
             guard try await storage.registerDeviceKey(user: user, publicKey: body.publicKey, fingerprint: fingerprint, now: Date()) else {
-                throw APIError(.conflict, code: "key_taken", message: "This device key belongs to another account.")
+                throw APIError(.conflict, code: .keyTaken, message: "This device key belongs to another account.")
             }
             return try JSONBody.response(DeviceKeyResponse(fingerprint: fingerprint), status: .created, request: request)
         }
@@ -65,7 +65,7 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         let seconds = max(1, Int((wait / .seconds(1)).rounded(.up)))
         var error = APIError(
             .tooManyRequests,
-            code: "too_many_attempts",
+            code: .tooManyAttempts,
             message: "Too many failed sign-ins. Wait \(seconds) seconds, then try again."
         )
         error.headers[.retryAfter] = "\(seconds)"

@@ -16,7 +16,7 @@ enum JSONBody {
         var data = Data(buffer: buffer)
         if let encoding = request.headers[.contentEncoding]?.lowercased(), encoding != "identity" {
             guard encoding == "gzip" else {
-                throw APIError(.unsupportedMediaType, code: "unsupported_encoding", message: "Only gzip request bodies are accepted.")
+                throw APIError(.unsupportedMediaType, code: .unsupportedEncoding, message: "Only gzip request bodies are accepted.")
             }
             do {
                 data = try Gzip.decompress(data, limits: .init(maxOutputBytes: limit, maxRatio: 1_000))

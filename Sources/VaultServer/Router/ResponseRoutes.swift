@@ -16,7 +16,7 @@ struct ResponseRoutes<Storage: ServerStorage> {
             let user = try context.user ?? { throw APIError.unauthorized }()
             let batch = try await JSONBody.decode(BatchRequest.self, from: request, limit: configuration.maxRequestBytes)
             guard batch.responses.count <= configuration.maxBatchItems else {
-                throw APIError(.contentTooLarge, code: "too_many_items", message: "Send at most \(configuration.maxBatchItems) answers per batch.")
+                throw APIError(.contentTooLarge, code: .tooManyItems, message: "Send at most \(configuration.maxBatchItems) answers per batch.")
             }
             let ids = batch.responses.map(\.id)
             guard Set(ids).count == ids.count, ids.allSatisfy({ !$0.isEmpty && $0.count <= 100 }) else {
@@ -50,7 +50,7 @@ struct ResponseRoutes<Storage: ServerStorage> {
             else {
                 throw APIError(
                     .unprocessableContent,
-                    code: "too_many_answers",
+                    code: .tooManyAnswers,
                     message: "A submission lists at most \(SubmissionPlan.maxListedAnswers) answers."
                 )
             }
@@ -63,31 +63,31 @@ struct ResponseRoutes<Storage: ServerStorage> {
             case .answerSetDiffers(let ids):
                 var error = APIError(
                     .unprocessableContent,
-                    code: "answer_set_differs",
+                    code: .answerSetDiffers,
                     message: "The answers this submission lists are not the ones the server holds for this attempt."
                 )
                 error.missing = ids
                 throw error
             case .noAttemptsLeft(let message):
-                throw APIError(.unprocessableContent, code: "no_attempts_left", message: message)
+                throw APIError(.unprocessableContent, code: .noAttemptsLeft, message: message)
             case .outdated(let version):
-                var error = APIError(.conflict, code: "version_conflict", message: "The assessment changed since this attempt started.")
+                var error = APIError(.conflict, code: .versionConflict, message: "The assessment changed since this attempt started.")
                 error.currentVersion = version
                 throw error
             case .gone:
-                throw APIError(.notFound, code: "gone", message: "This assessment is no longer available.")
+                throw APIError(.notFound, code: .gone, message: "This assessment is no longer available.")
             case .missingResponses(let missing):
                 var error = APIError(
                     .unprocessableContent,
-                    code: "responses_missing",
+                    code: .responsesMissing,
                     message: "Some answers of this attempt have not arrived yet; upload them first."
                 )
                 error.missing = missing
                 throw error
             case .forbidden(let message):
-                throw APIError(.forbidden, code: "not_your_attempt", message: message)
+                throw APIError(.forbidden, code: .notYourAttempt, message: message)
             case .rejected(let message):
-                throw APIError(.unprocessableContent, code: "rejected", message: message)
+                throw APIError(.unprocessableContent, code: .rejected, message: message)
             }
         }
     }

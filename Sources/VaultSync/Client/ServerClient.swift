@@ -162,9 +162,9 @@ public struct ServerClient: Sendable {
             throw ServerError.notFound(request.assessmentId)
         case 422:
             if let envelope = try? decodeEnvelope(reply) {
-                switch envelope.error.code {
-                case "responses_missing": if let missing = envelope.error.missing { throw ServerError.responsesMissing(missing) }
-                case "no_attempts_left": throw ServerError.noAttemptsLeft(envelope.error.message)
+                switch envelope.error.known {
+                case .responsesMissing: if let missing = envelope.error.missing { throw ServerError.responsesMissing(missing) }
+                case .noAttemptsLeft: throw ServerError.noAttemptsLeft(envelope.error.message)
                 default: throw ServerError.refused(status: 422, message: envelope.error.message)
                 }
             }
@@ -212,7 +212,7 @@ public struct ServerClient: Sendable {
         switch reply.status {
         case 401 where authenticated: throw ServerError.signInExpired
         case 403:
-            if let envelope = try? decodeEnvelope(reply), envelope.error.code == "not_open" { throw ServerError.notOpenYet(envelope.error.message) }
+            if let envelope = try? decodeEnvelope(reply), envelope.error.known == .notOpen { throw ServerError.notOpenYet(envelope.error.message) }
             throw ServerError.forbidden
         case 413: throw ServerError.tooLarge
         case 429: throw ServerError.rateLimited(retryAfter: reply.headers["retry-after"].flatMap(Int.init).map { .seconds(max(0, min($0, 3600))) })
