@@ -98,8 +98,10 @@ public struct BatchWrites: Sendable, Equatable {
 
 /// The per-batch rules of API v1, independent of any storage: duplicate, ownership, gone, closed, outdated
 /// (conflict), invalid, and supersede by `answered_at` (ties broken by id). The store reads `BatchFacts`, calls
-/// `decide`, and writes `BatchWrites` in one transaction whose isolation makes the read and the write one step
-/// (serializable; see docs/architecture.md): exactly once follows from that and the unique key on the response id.
+/// `decide`, and writes `BatchWrites` in one transaction in which the read and the write act as one step: SQLite by
+/// `BEGIN IMMEDIATE` (one writer at a time), PostgreSQL at READ COMMITTED where every race the facts could lose ends
+/// in a unique-key violation and a retry that reads the winner (docs/architecture.md). Exactly once follows from that
+/// and the unique key on the response id.
 public enum BatchPlan {
     /// The keys a store must read for `items`. Documents follow once the heads are known (`documentKeys`).
     public struct Needs: Sendable {

@@ -10,10 +10,11 @@ import VaultServer
 
 /// The PostgreSQL store: a pooled `PostgresClient`, any number of `vault-server` processes on one database.
 ///
-/// Every write that depends on what it reads (a batch, a submission, a publish) is one `SERIALIZABLE` transaction,
-/// retried when PostgreSQL reports a serialization failure, a deadlock or a unique-key violation: the outcome is
-/// that of some serial order of the transactions, whichever process ran them. The unique keys (response id,
-/// submitted attempt, and at most one current answer per attempt and question) hold even if a rule were wrong.
+/// Submissions and publishing run `SERIALIZABLE`; batches run `READ COMMITTED` (see `recordBatch`): every race a
+/// batch can lose ends in a unique-key violation (response id, one current answer per attempt and question, attempt
+/// owner), and the whole transaction runs again and reads the winner; the heads it depends on are read `FOR SHARE`.
+/// Every transaction is retried on a serialization failure, a deadlock or a unique-key violation, so the outcome is
+/// that of some serial order whichever process ran them, and the unique keys hold even if a rule were wrong.
 /// A batch costs a constant number of round trips: arrays and `unnest`, never one statement per item.
 public final class PostgresServerStorage: ServerStorage {
     let client: PostgresClient
@@ -403,35 +404,13 @@ public final class PostgresServerStorage: ServerStorage {
                 logger: self.logger
             ).decode((String, String).self) { attempt = AttemptOwner(user: name, assessmentID: assessment) }
             var existing: SubmissionRecord?
-            let rows = try await connection.query(
-                """
-                SELECT attempt_id, user_name, assessment_id, assessment_version, submitted_at, forced, receipt_id, received_at,
-                    response_count, started_at, time_used_ms, clock_moved_back_ms, signed_receipt, unsealed_at, flags FROM submissions
-                WHERE attempt_id = \(request.attemptId)
-                """,
+            for try await row in try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: "SELECT \(SubmissionRecord.selection("s")) FROM submissions s WHERE s.attempt_id = $1",
+                    binds: Self.binds(request.attemptId)
+                ),
                 logger: self.logger
-            )
-            for try await row in rows.decode(
-                (String, String, String, Int, String, Bool, String, Double, Int, String?, Int?, Int?, String?, String?, String).self
-            ) {
-                existing = SubmissionRecord(
-                    attemptID: row.0,
-                    user: row.1,
-                    assessmentID: row.2,
-                    assessmentVersion: row.3,
-                    submittedAt: row.4,
-                    forced: row.5,
-                    receiptID: row.6,
-                    receivedAt: row.7,
-                    responseCount: row.8,
-                    startedAt: row.9,
-                    timeUsedMilliseconds: row.10,
-                    clockMovedBackMilliseconds: row.11,
-                    signedReceipt: row.12.flatMap(SignedReceipt.init(storedText:)),
-                    unsealedAt: row.13,
-                    flags: try SubmissionRecord.flags(stored: row.14)
-                )
-            }
+            ) { existing = try SubmissionRecord(row: PostgresStoredRow(row)) }
             var head: AssessmentHead?
             for try await (version, deleted) in try await connection.query(
                 "SELECT current_version, deleted FROM assessments WHERE id = \(request.assessmentId)",
@@ -493,6 +472,13 @@ public final class PostgresServerStorage: ServerStorage {
         }
     }
 
+    /// Bindings for a query whose SQL is built from a record's column list (values are never in the SQL).
+    static func binds(_ values: String?...) -> PostgresBindings {
+        var bindings = PostgresBindings()
+        for value in values { bindings.append(value) }
+        return bindings
+    }
+
     /// The attempt's current answers (superseded ones left out): what a receipt states and a submission must list.
     static func currentAnswers(attemptID: String, on connection: PostgresConnection, logger: Logger) async throws -> [ReceiptMaterial.Answer] {
         var answers: [ReceiptMaterial.Answer] = []
@@ -515,57 +501,24 @@ public final class PostgresServerStorage: ServerStorage {
             }
             guard known else { return nil }
             var responses: [ReceivedResponses.Response] = []
-            let rows = try await client.query(
-                """
-                SELECT id, attempt_id, question_id, assessment_version, answer, answered_at, forced, superseded, user_name, received_at,
-                    answered_at_ms FROM responses
-                WHERE assessment_id = \(assessmentID) ORDER BY attempt_id, question_id, answered_at_ms, id
-                """,
+            for try await row in try await client.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT \(ReceivedResponses.Response.selection("r")) FROM responses r WHERE r.assessment_id = $1
+                        ORDER BY r.attempt_id, r.question_id, r.answered_at_ms, r.id
+                        """,
+                    binds: Self.binds(assessmentID)
+                ),
                 logger: self.logger
-            )
-            for try await row in rows.decode((String, String, String, Int, String, String, Bool, Bool, String, Double, Int64).self) {
-                responses.append(
-                    ReceivedResponses.Response(
-                        id: row.0,
-                        attemptId: row.1,
-                        questionId: row.2,
-                        assessmentVersion: row.3,
-                        answer: (try? JSONDecoder().decode(JSONValue.self, from: Data(row.4.utf8))) ?? .null,
-                        answeredAt: row.5,
-                        forced: row.6,
-                        superseded: row.7,
-                        user: row.8,
-                        receivedAt: Timestamp.string(epoch: row.9),
-                        answeredInFuture: ResponseRules.answeredInFuture(answeredAtMilliseconds: row.10, receivedAt: row.9)
-                    )
-                )
-            }
+            ) { responses.append(try ReceivedResponses.Response(row: PostgresStoredRow(row))) }
             var submissions: [ReceivedResponses.Submission] = []
-            let submitted = try await client.query(
-                """
-                SELECT attempt_id, assessment_version, submitted_at, forced, receipt_id, user_name, started_at, time_used_ms, clock_moved_back_ms,
-                    unsealed_at, flags
-                FROM submissions WHERE assessment_id = \(assessmentID) ORDER BY attempt_id
-                """,
+            for try await row in try await client.query(
+                PostgresQuery(
+                    unsafeSQL: "SELECT \(SubmissionRecord.selection("s")) FROM submissions s WHERE s.assessment_id = $1 ORDER BY s.attempt_id",
+                    binds: Self.binds(assessmentID)
+                ),
                 logger: self.logger
-            )
-            for try await row in submitted.decode((String, Int, String, Bool, String, String, String?, Int?, Int?, String?, String).self) {
-                submissions.append(
-                    ReceivedResponses.Submission(
-                        attemptId: row.0,
-                        assessmentVersion: row.1,
-                        submittedAt: row.2,
-                        forced: row.3,
-                        receiptId: row.4,
-                        user: row.5,
-                        startedAt: row.6,
-                        timeUsedMs: row.7,
-                        clockMovedBackMs: row.8,
-                        unsealedAt: row.9,
-                        flags: try SubmissionRecord.flags(stored: row.10)
-                    )
-                )
-            }
+            ) { submissions.append(try SubmissionRecord(row: PostgresStoredRow(row)).received) }
             return ReceivedResponses(assessmentId: assessmentID, responses: responses, submissions: submissions)
         }
     }
@@ -624,38 +577,23 @@ public final class PostgresServerStorage: ServerStorage {
     public func resultInputs(user: String?, assessmentID: String?) async throws -> [ResultInput] {
         try await transaction(.readCommitted) { connection in
             var inputs: [ResultInput] = []
-            let rows = try await connection.query(
-                """
-                SELECT s.attempt_id, s.user_name, s.assessment_id, s.assessment_version, s.submitted_at, s.forced, s.receipt_id,
-                    s.received_at, s.response_count, s.time_used_ms, s.clock_moved_back_ms, v.source, a.released_at IS NOT NULL
-                FROM submissions s
-                JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
-                JOIN assessments a ON a.id = s.assessment_id
-                WHERE (\(user)::text IS NULL OR s.user_name = \(user)) AND (\(assessmentID)::text IS NULL OR s.assessment_id = \(assessmentID))
-                    AND NOT a.deleted
-                ORDER BY s.assessment_id, s.user_name, s.attempt_id
-                """,
-                logger: self.logger
-            )
             var found: [(SubmissionRecord, Data, Bool)] = []
-            for try await row in rows.decode((String, String, String, Int, String, Bool, String, Double, Int, Int?, Int?, Data, Bool).self) {
-                found.append(
-                    (
-                        SubmissionRecord(
-                            attemptID: row.0,
-                            user: row.1,
-                            assessmentID: row.2,
-                            assessmentVersion: row.3,
-                            submittedAt: row.4,
-                            forced: row.5,
-                            receiptID: row.6,
-                            receivedAt: row.7,
-                            responseCount: row.8,
-                            timeUsedMilliseconds: row.9,
-                            clockMovedBackMilliseconds: row.10
-                        ), row.11, row.12
-                    )
-                )
+            for try await row in try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT \(SubmissionRecord.selection("s")), v.source, a.released_at IS NOT NULL AS released
+                        FROM submissions s
+                        JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
+                        JOIN assessments a ON a.id = s.assessment_id
+                        WHERE ($1::text IS NULL OR s.user_name = $1) AND ($2::text IS NULL OR s.assessment_id = $2) AND NOT a.deleted
+                        ORDER BY s.assessment_id, s.user_name, s.attempt_id
+                        """,
+                    binds: Self.binds(user, assessmentID)
+                ),
+                logger: self.logger
+            ) {
+                let stored = PostgresStoredRow(row)
+                found.append((try SubmissionRecord(row: stored), try stored.data("source"), try stored.bool("released")))
             }
             for (record, source, released) in found {
                 guard let document = try? JSONDecoder().decode(Assessment.self, from: source) else { continue }
@@ -687,9 +625,7 @@ public final class PostgresServerStorage: ServerStorage {
                 """,
                 logger: self.logger
             ).decode(Data.self) { source = bytes }
-            guard let source, let document = try? JSONDecoder().decode(Assessment.self, from: source), document.question(questionID) != nil else {
-                return false
-            }
+            guard GradePlan.allows(questionID: questionID, source: source) else { return false }
             try await connection.query(
                 """
                 INSERT INTO grades (attempt_id, question_id, points) VALUES (\(attemptID), \(questionID), \(points))
@@ -785,7 +721,7 @@ public final class PostgresServerStorage: ServerStorage {
         try await transaction(.readCommitted) { connection in
             try await connection.query(
                 """
-                INSERT INTO accommodations (assessment_id, user_name, extra_minutes) VALUES (\(assessmentID ?? "*"), \(user), \(extraMinutes))
+                INSERT INTO accommodations (assessment_id, user_name, extra_minutes) VALUES (\(AccommodationScope.stored(assessmentID)), \(user), \(extraMinutes))
                 ON CONFLICT (assessment_id, user_name) DO UPDATE SET extra_minutes = EXCLUDED.extra_minutes
                 """,
                 logger: self.logger
@@ -797,8 +733,9 @@ public final class PostgresServerStorage: ServerStorage {
         try await transaction(.readCommitted) { connection in
             for try await minutes in try await connection.query(
                 """
-                SELECT extra_minutes FROM accommodations WHERE user_name = \(user) AND assessment_id IN (\(assessmentID), '*')
-                ORDER BY assessment_id = '*' LIMIT 1
+                SELECT extra_minutes FROM accommodations
+                WHERE user_name = \(user) AND assessment_id IN (\(assessmentID), \(AccommodationScope.everyAssessment))
+                ORDER BY assessment_id = \(AccommodationScope.everyAssessment) LIMIT 1
                 """,
                 logger: self.logger
             ).decode(Int.self) { return minutes }

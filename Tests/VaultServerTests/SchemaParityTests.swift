@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultCore
+import VaultRules
 import VaultServer
 import VaultServerPostgres
 import VaultTestSupport
@@ -113,5 +114,33 @@ struct SchemaParityTests {
                 "\(name):\n  sqlite   \(sqlite[name].map { "\($0)" } ?? "missing")\n  postgres \(postgres[name].map { "\($0)" } ?? "missing")"
             )
         }
+    }
+}
+
+/// The record layer: one column list and one mapper per record, strict on both stores.
+struct StoredRecordTests {
+    @Test("a damaged row (an unknown flag, a NULL where a value must be) is refused by the mapper, never read as empty or zero")
+    func damagedRowsThrow() throws {
+        let row = Row(values: [
+            .text("a1"), .text("student"), .text("quiz"), .integer(1), .text("2026-11-20T10:10:00.000Z"), .integer(0), .text("rcpt-1"),
+            .real(1_790_000_000), .integer(2), .null, .null, .null, .null, .null, .text("second_attempt"),
+        ])
+        let record = try SubmissionRecord(row: SQLiteStoredRow(row, columns: SubmissionRecord.columns))
+        #expect(record.flags == [.secondAttempt] && record.responseCount == 2)
+        var unknownFlag = row.values
+        unknownFlag[14] = .text("made_up")
+        #expect(throws: SubmissionFlagError.self) {
+            try SubmissionRecord(row: SQLiteStoredRow(Row(values: unknownFlag), columns: SubmissionRecord.columns))
+        }
+        var nullCount = row.values
+        nullCount[8] = .null
+        #expect(throws: StorageError.self) { try SubmissionRecord(row: SQLiteStoredRow(Row(values: nullCount), columns: SubmissionRecord.columns)) }
+        var textForNumber = row.values
+        textForNumber[3] = .text("one")
+        #expect(throws: StorageError.self) {
+            try SubmissionRecord(row: SQLiteStoredRow(Row(values: textForNumber), columns: SubmissionRecord.columns))
+        }
+        // A query that selected fewer columns than the record reads.
+        #expect(throws: StorageError.self) { try SubmissionRecord(row: SQLiteStoredRow(row, columns: Array(SubmissionRecord.columns.dropLast()))) }
     }
 }

@@ -4,6 +4,8 @@ import Foundation
 public struct Row: Sendable {
     public let values: [DatabaseValue]
 
+    public init(values: [DatabaseValue]) { self.values = values }
+
     public subscript(index: Int) -> DatabaseValue { values[index] }
 
     public func int(_ index: Int) -> Int {

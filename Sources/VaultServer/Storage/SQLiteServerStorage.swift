@@ -356,32 +356,13 @@ public final class SQLiteServerStorage: ServerStorage {
     }
 
     private static func submission(_ row: Row) throws -> SubmissionRecord {
-        SubmissionRecord(
-            attemptID: row.string(0),
-            user: row.string(1),
-            assessmentID: row.string(2),
-            assessmentVersion: row.int(3),
-            submittedAt: row.string(4),
-            forced: row.int(5) != 0,
-            receiptID: row.string(6),
-            receivedAt: row.double(7),
-            responseCount: row.int(8),
-            startedAt: row.optionalString(9),
-            timeUsedMilliseconds: row.optionalInt(10),
-            clockMovedBackMilliseconds: row.optionalInt(11),
-            signedReceipt: row.optionalString(12).flatMap(SignedReceipt.init(storedText:)),
-            unsealedAt: row.optionalString(13),
-            flags: try SubmissionRecord.flags(stored: row.optionalString(14))
-        )
+        try SubmissionRecord(row: SQLiteStoredRow(row, columns: SubmissionRecord.columns))
     }
 
     // MARK: Results
 
     /// The columns `submission(_:)` reads, in its order (`s` is `submissions`).
-    static let submissionColumns = """
-        s.attempt_id, s.user_name, s.assessment_id, s.assessment_version, s.submitted_at, s.forced, s.receipt_id, s.received_at,
-        s.response_count, s.started_at, s.time_used_ms, s.clock_moved_back_ms, s.signed_receipt, s.unsealed_at, s.flags
-        """
+    static let submissionColumns = SubmissionRecord.selection("s")
 
     public func resultInputs(user: String?, assessmentID: String?) async throws -> [ResultInput] {
         try await onDatabase { database, _ in
@@ -396,7 +377,7 @@ public final class SQLiteServerStorage: ServerStorage {
                 [user, assessmentID]
             ).compactMap { row -> ResultInput? in
                 let record = try Self.submission(row)
-                guard let document = try? JSONDecoder().decode(Assessment.self, from: row.data(15)) else { return nil }
+                guard let document = try? JSONDecoder().decode(Assessment.self, from: row.data(SubmissionRecord.columns.count)) else { return nil }
                 var answers: [String: JSONValue] = [:]
                 for answer in try database.rows(
                     "SELECT question_id, answer FROM responses WHERE attempt_id = ? AND superseded = 0",
@@ -408,7 +389,13 @@ public final class SQLiteServerStorage: ServerStorage {
                 for grade in try database.rows("SELECT question_id, points FROM grades WHERE attempt_id = ?", [record.attemptID]) {
                     grades[grade.string(0)] = grade.double(1)
                 }
-                return ResultInput(record: record, document: document, answers: answers, grades: grades, released: row.optionalDouble(16) != nil)
+                return ResultInput(
+                    record: record,
+                    document: document,
+                    answers: answers,
+                    grades: grades,
+                    released: row.optionalDouble(SubmissionRecord.columns.count + 1) != nil
+                )
             }
         }
     }
@@ -416,16 +403,14 @@ public final class SQLiteServerStorage: ServerStorage {
     public func grade(attemptID: String, questionID: String, points: Double) async throws -> Bool {
         try await onDatabase { database, _ in
             try database.inTransaction {
-                guard
-                    let row = try database.row(
-                        """
-                        SELECT v.source FROM submissions s JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
-                        WHERE s.attempt_id = ?
-                        """,
-                        [attemptID]
-                    ),
-                    let document = try? JSONDecoder().decode(Assessment.self, from: row.data(0)), document.question(questionID) != nil
-                else { return false }
+                let source = try database.row(
+                    """
+                    SELECT v.source FROM submissions s JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
+                    WHERE s.attempt_id = ?
+                    """,
+                    [attemptID]
+                )?.data(0)
+                guard GradePlan.allows(questionID: questionID, source: source) else { return false }
                 try database.execute(
                     "INSERT OR REPLACE INTO grades (attempt_id, question_id, points) VALUES (?, ?, ?)",
                     [attemptID, questionID, points]
@@ -502,7 +487,7 @@ public final class SQLiteServerStorage: ServerStorage {
         try await onDatabase { database, _ in
             try database.execute(
                 "INSERT OR REPLACE INTO accommodations (assessment_id, user_name, extra_minutes) VALUES (?, ?, ?)",
-                [assessmentID ?? "*", user, extraMinutes]
+                [AccommodationScope.stored(assessmentID), user, extraMinutes]
             )
         }
     }
@@ -514,10 +499,10 @@ public final class SQLiteServerStorage: ServerStorage {
     static func extraMinutes(assessmentID: String, user: String, database: Database) throws -> Int {
         try database.row(
             """
-            SELECT extra_minutes FROM accommodations WHERE user_name = ? AND assessment_id IN (?, '*')
-            ORDER BY assessment_id = '*' LIMIT 1
+            SELECT extra_minutes FROM accommodations WHERE user_name = ? AND assessment_id IN (?, ?)
+            ORDER BY assessment_id = ? LIMIT 1
             """,
-            [user, assessmentID]
+            [user, assessmentID, AccommodationScope.everyAssessment, AccommodationScope.everyAssessment]
         )?.int(0) ?? 0
     }
 
@@ -571,49 +556,13 @@ public final class SQLiteServerStorage: ServerStorage {
     private static func received(assessmentID: String, database: Database) throws -> ReceivedResponses? {
         guard try database.row("SELECT 1 FROM assessments WHERE id = ?", [assessmentID]) != nil else { return nil }
         let responses = try database.rows(
-            """
-            SELECT id, attempt_id, question_id, assessment_version, answer, answered_at, forced, superseded, user_name, received_at,
-                answered_at_ms FROM responses
-            WHERE assessment_id = ? ORDER BY attempt_id, question_id, answered_at_ms, id
-            """,
+            "SELECT \(ReceivedResponses.Response.selection("r")) FROM responses r WHERE r.assessment_id = ? ORDER BY r.attempt_id, r.question_id, r.answered_at_ms, r.id",
             [assessmentID]
-        ).map { row in
-            ReceivedResponses.Response(
-                id: row.string(0),
-                attemptId: row.string(1),
-                questionId: row.string(2),
-                assessmentVersion: row.int(3),
-                answer: (try? JSONDecoder().decode(JSONValue.self, from: Data(row.string(4).utf8))) ?? .null,
-                answeredAt: row.string(5),
-                forced: row.int(6) != 0,
-                superseded: row.int(7) != 0,
-                user: row.string(8),
-                receivedAt: Timestamp.string(epoch: row.double(9)),
-                answeredInFuture: ResponseRules.answeredInFuture(answeredAtMilliseconds: Int64(row.int(10)), receivedAt: row.double(9))
-            )
-        }
+        ).map { try ReceivedResponses.Response(row: SQLiteStoredRow($0, columns: ReceivedResponses.Response.columns)) }
         let submissions = try database.rows(
-            """
-            SELECT attempt_id, assessment_version, submitted_at, forced, receipt_id, user_name, started_at, time_used_ms, clock_moved_back_ms,
-                unsealed_at, flags
-            FROM submissions WHERE assessment_id = ? ORDER BY attempt_id
-            """,
+            "SELECT \(Self.submissionColumns) FROM submissions s WHERE s.assessment_id = ? ORDER BY s.attempt_id",
             [assessmentID]
-        ).map {
-            ReceivedResponses.Submission(
-                attemptId: $0.string(0),
-                assessmentVersion: $0.int(1),
-                submittedAt: $0.string(2),
-                forced: $0.int(3) != 0,
-                receiptId: $0.string(4),
-                user: $0.string(5),
-                startedAt: $0.optionalString(6),
-                timeUsedMs: $0.optionalInt(7),
-                clockMovedBackMs: $0.optionalInt(8),
-                unsealedAt: $0.optionalString(9),
-                flags: try SubmissionRecord.flags(stored: $0.optionalString(10))
-            )
-        }
+        ).map { try Self.submission($0).received }
         return ReceivedResponses(assessmentId: assessmentID, responses: responses, submissions: submissions)
     }
 }

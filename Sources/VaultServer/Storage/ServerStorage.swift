@@ -25,10 +25,11 @@ public struct UserRecord: Sendable, Equatable {
 ///
 /// The rules (duplicate, ownership, gone, outdated, supersede, receipts) are not here: they are `BatchPlan` and
 /// `SubmissionPlan` (VaultRules), pure functions over facts a store reads. A store offers each of them one
-/// transaction that reads the facts, runs the rules and writes the outcome, with serializable isolation (SQLite:
-/// `BEGIN IMMEDIATE`, one writer at a time across processes; PostgreSQL: `SERIALIZABLE`, retried on a
-/// serialization failure) and unique keys on the response id and the submitted attempt. Exactly once follows
-/// from those, in one process or many.
+/// transaction that reads the facts, runs the rules and writes the outcome. SQLite: `BEGIN IMMEDIATE`, one writer at
+/// a time across processes. PostgreSQL: submissions and publishing `SERIALIZABLE`; batches `READ COMMITTED`, safe
+/// because every race they can lose ends in a unique-key violation (response id, one current answer per attempt and
+/// question, attempt owner) and a retry that reads the winner. Exactly once follows from those keys and
+/// transactions, in one process or many.
 ///
 /// A store is a service: `run()` keeps its connections (a pool for PostgreSQL) until graceful shutdown.
 public protocol ServerStorage: Service {

@@ -1,0 +1,12 @@
+import Foundation
+import VaultAPI
+
+/// The teacher's points for one question of a submitted attempt: allowed when the submitted version (its source, as
+/// the teacher published it) has that question. The stores read the source and write the grade; the rule is here.
+public enum GradePlan {
+    /// Whether the grade may be stored: the source decodes and holds the question.
+    public static func allows(questionID: String, source: Data?) -> Bool {
+        guard let source, let document = try? JSONDecoder().decode(Assessment.self, from: source) else { return false }
+        return document.question(questionID) != nil
+    }
+}

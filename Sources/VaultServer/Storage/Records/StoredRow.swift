@@ -1,0 +1,101 @@
+import Foundation
+import VaultCore
+
+/// One stored row as either store hands it over, read by column name. A missing column, a NULL where a value must
+/// be, or a value of another type throws (`StorageError.damaged`): a damaged row is never read as "" or 0.
+public protocol StoredRow {
+    func string(_ column: String) throws -> String
+    func optionalString(_ column: String) throws -> String?
+    func int(_ column: String) throws -> Int
+    func optionalInt(_ column: String) throws -> Int?
+    func double(_ column: String) throws -> Double
+    func optionalDouble(_ column: String) throws -> Double?
+    func bool(_ column: String) throws -> Bool
+    func data(_ column: String) throws -> Data
+}
+
+/// What a record type owns: its one column list, used by every query that reads it, and its mapper.
+public protocol StoredRecord {
+    static var columns: [String] { get }
+    init(row: some StoredRow) throws
+}
+
+extension StoredRecord {
+    /// The column list for a SELECT, each qualified with `alias` (`s.attempt_id, s.user_name, …`).
+    public static func selection(_ alias: String) -> String { columns.map { "\(alias).\($0)" }.joined(separator: ", ") }
+}
+
+extension StorageError {
+    static func column(_ column: String, _ problem: String) -> StorageError { .damaged("column \(column) \(problem)") }
+}
+
+/// A SQLite row read through the column list its query selected.
+public struct SQLiteStoredRow: StoredRow {
+    private let row: Row
+    private let positions: [String: Int]
+
+    public init(_ row: Row, columns: [String]) {
+        self.row = row
+        positions = Dictionary(columns.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    private func value(_ column: String) throws -> DatabaseValue {
+        guard let position = positions[column], position < row.values.count else { throw StorageError.column(column, "is missing") }
+        return row.values[position]
+    }
+
+    public func optionalString(_ column: String) throws -> String? {
+        switch try value(column) {
+        case .null: nil
+        case .text(let text): text
+        default: throw StorageError.column(column, "is not text")
+        }
+    }
+
+    public func string(_ column: String) throws -> String {
+        guard let text = try optionalString(column) else { throw StorageError.column(column, "is NULL") }
+        return text
+    }
+
+    public func optionalInt(_ column: String) throws -> Int? {
+        switch try value(column) {
+        case .null: nil
+        case .integer(let number): Int(number)
+        default: throw StorageError.column(column, "is not an integer")
+        }
+    }
+
+    public func int(_ column: String) throws -> Int {
+        guard let number = try optionalInt(column) else { throw StorageError.column(column, "is NULL") }
+        return number
+    }
+
+    public func optionalDouble(_ column: String) throws -> Double? {
+        switch try value(column) {
+        case .null: nil
+        case .real(let number): number
+        case .integer(let number): Double(number)
+        default: throw StorageError.column(column, "is not a number")
+        }
+    }
+
+    public func double(_ column: String) throws -> Double {
+        guard let number = try optionalDouble(column) else { throw StorageError.column(column, "is NULL") }
+        return number
+    }
+
+    public func bool(_ column: String) throws -> Bool {
+        switch try int(column) {
+        case 0: false
+        case 1: true
+        default: throw StorageError.column(column, "is not 0 or 1")
+        }
+    }
+
+    public func data(_ column: String) throws -> Data {
+        switch try value(column) {
+        case .blob(let bytes): bytes
+        default: throw StorageError.column(column, "is not a blob")
+        }
+    }
+}
