@@ -89,11 +89,13 @@ let package = Package(
         .executableTarget(
             name: "VaultServerMain",
             dependencies: [
-                "VaultServer", "VaultServerPostgres", "VaultAPI", "VaultCore",
+                "VaultServer", "VaultServerPostgres", "VaultAPI", "VaultCore", "VaultImport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
+        // Teachers' files (Moodle XML, GIFT, Aiken) into our document, with what was skipped and why; no storage.
+        .target(name: "VaultImport", dependencies: ["VaultAPI"]),
         // The take screen as a state machine (events in, effects out), with no terminal and no storage in it.
         .target(name: "VaultTake", dependencies: ["VaultCore", "VaultAPI"]),
         .executableTarget(
@@ -128,7 +130,7 @@ let package = Package(
         .testTarget(
             name: "VaultServerTests",
             dependencies: [
-                "VaultServer", "VaultServerPostgres", "VaultRules", "VaultAPI", "VaultCore", "VaultTestSupport",
+                "VaultServer", "VaultServerPostgres", "VaultRules", "VaultAPI", "VaultCore", "VaultTestSupport", "VaultImport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

@@ -12,12 +12,7 @@ struct Samples {
         return result
     }
 
-    func percentile(_ p: Double) -> Double {
-        guard !seconds.isEmpty else { return 0 }
-        let sorted = seconds.sorted()
-        let index = min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))
-        return sorted[index]
-    }
+    func percentile(_ p: Double) -> Double { Percentile.of(sorted: seconds.sorted(), p) }
 
     var median: Double { percentile(0.5) }
 }

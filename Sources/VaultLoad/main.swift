@@ -178,7 +178,7 @@ func drive() async throws {
     let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
     let result = tally.snapshot
     let sorted = result.latencies.sorted()
-    func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] * 1000 }
+    func percentile(_ p: Double) -> Double { Percentile.of(sorted: sorted, p) * 1000 }
     let line: [String: Any] = [
         "answers_per_second": Int(Double(result.accepted) / wallSeconds),
         "batches": sorted.count,

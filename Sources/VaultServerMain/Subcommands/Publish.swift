@@ -1,27 +1,81 @@
 import ArgumentParser
 import Foundation
-import Hummingbird
-import Logging
 import VaultAPI
 import VaultCore
+import VaultImport
 import VaultServer
 
+extension ImportFormat: ExpressibleByArgument {}
+
 struct Publish: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Create or update an assessment from a JSON file; prints its version.")
+    static let configuration = CommandConfiguration(
+        abstract: "Create or update an assessment from our JSON, Moodle XML, GIFT or Aiken; prints its version.",
+        discussion: """
+            The format is told from the content unless --format says it. What a terminal cannot take (matching, \
+            drag and drop, cloze, …) is skipped and named; --strict refuses the whole file instead. A file with \
+            nothing usable publishes nothing (exit 65).
+            """
+    )
     @OptionGroup var options: DataOptions
-    @Argument var file: String
+    @Argument(help: "The file to publish.") var file: String
+    @Option(help: "auto, json, moodle-xml, gift or aiken.") var format: ImportFormat = .auto
+    @Option(help: "The assessment id (default: from the file name, made to fit a-z, 0-9 and '-').") var id: String?
+    @Option(help: "The title (default: the file's own, or its name).") var title: String?
+    @Flag(help: "Refuse the whole file when any item would be skipped.") var strict = false
+    @Flag(help: "Print {\"id\",\"version\",\"questions\",\"skipped\":[{\"item\",\"reason\"}]} as JSON.") var json = false
+
+    struct Output: Encodable {
+        let id: String
+        let version: Int
+        let questions: Int
+        let skipped: [ImportResult.Skipped]
+        let notes: [String]
+    }
 
     func run() async throws {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: file)) } catch { throw ValidationError("Cannot read \(file).") }
-        let assessment: Assessment
-        do { assessment = try JSONDecoder().decode(Assessment.self, from: data) } catch {
-            throw ValidationError("\(file) is not a valid assessment document.")
+        let result: ImportResult
+        do {
+            result = try AssessmentImporter.read(data, fileName: file, format: format, id: id, title: title)
+        } catch let error as ImportError {
+            Self.fail("\(file): \(error.message)")
         }
-        do { try AssessmentValidator.validate(assessment) } catch let problem as AssessmentValidator.Problem {
-            throw ValidationError(problem.message)
+        if strict, !result.skipped.isEmpty {
+            for skip in result.skipped { FileHandle.standardError.write(Data("skipped \(skip.item): \(skip.reason)\n".utf8)) }
+            Self.fail("\(file): \(result.skipped.count) item(s) cannot be taken in a terminal and --strict was given; nothing was published.")
         }
-        let result = try await options.storage().publish(assessment, now: Date())
-        print(result.changed ? "Published \(result.id) version \(result.version)." : "\(result.id) is unchanged at version \(result.version).")
+        do { try AssessmentValidator.validate(result.assessment) } catch let problem as AssessmentValidator.Problem {
+            Self.fail("\(file): \(problem.message)")
+        }
+        let published = try await options.storage().publish(result.assessment, now: Date())
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let output = Output(
+                id: published.id,
+                version: published.version,
+                questions: result.assessment.questions.count,
+                skipped: result.skipped,
+                notes: result.notes
+            )
+            print(String(decoding: try encoder.encode(output), as: UTF8.self))
+            return
+        }
+        let count = result.assessment.questions.count
+        let questions = "\(count) question\(count == 1 ? "" : "s")"
+        print(
+            published.changed
+                ? "Published \(published.id) version \(published.version) (\(questions))."
+                : "\(published.id) is unchanged at version \(published.version) (\(questions))."
+        )
+        for skip in result.skipped { print("Skipped \(skip.item): \(skip.reason).") }
+        for note in result.notes { print("Note: \(note)") }
+    }
+
+    /// A file that cannot be published: a sentence on stderr, exit 65, nothing stored.
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("vault-server: \(message)\n".utf8))
+        Foundation.exit(65)
     }
 }

@@ -1,0 +1,80 @@
+import Foundation
+import VaultAPI
+
+/// Turns a teacher's file into our document: our JSON, Moodle XML, GIFT or Aiken (`auto` decides by content).
+/// No storage here: `vault-server publish` validates and stores what this returns.
+public enum AssessmentImporter {
+    public static func read(
+        _ data: Data,
+        fileName: String,
+        format: ImportFormat = .auto,
+        id: String? = nil,
+        title: String? = nil
+    ) throws -> ImportResult {
+        guard data.count <= ImportSupport.maxBytes else {
+            throw ImportError("The file is larger than any assessment may be (12 MB); nothing was read.")
+        }
+        let base = (fileName as NSString).lastPathComponent.components(separatedBy: ".").first ?? "imported"
+        let kind = format == .auto ? detect(data) : format
+        var result: ImportResult
+        switch kind {
+        case .json:
+            guard let document = try? JSONDecoder().decode(Assessment.self, from: data) else {
+                throw ImportError("This is not a valid assessment document (our JSON).")
+            }
+            result = ImportResult(assessment: document, skipped: [])
+        case .moodleXML:
+            let read = try MoodleXMLReader.read(try MarkupElement.parse(data))
+            result = ImportResult(
+                assessment: Assessment(id: ImportSupport.id(from: base), title: read.title ?? base, questions: read.questions),
+                skipped: read.skipped,
+                notes: read.notes
+            )
+        case .gift:
+            let read = try GIFTReader.read(try text(data))
+            result = ImportResult(
+                assessment: Assessment(id: ImportSupport.id(from: base), title: base, questions: read.questions),
+                skipped: read.skipped,
+                notes: read.notes
+            )
+        case .aiken:
+            let read = try AikenReader.read(try text(data))
+            result = ImportResult(
+                assessment: Assessment(id: ImportSupport.id(from: base), title: base, questions: read.questions),
+                skipped: read.skipped
+            )
+        case .qti:
+            throw ImportError("IMS QTI packages cannot be imported yet; export the questions as Moodle XML or GIFT instead.")
+        case .auto:
+            throw ImportError("The file's format could not be told from its content; give --format json, moodle-xml, gift or aiken.")
+        }
+        if let id { result.assessment.id = id }
+        if let title { result.assessment.title = title }
+        guard !result.assessment.questions.isEmpty else {
+            let reasons = result.skipped.prefix(3).map { "\($0.item): \($0.reason)" }.joined(separator: "; ")
+            throw ImportError("Nothing in the file can be taken in a terminal, so nothing was published" + (reasons.isEmpty ? "." : " (\(reasons))."))
+        }
+        return result
+    }
+
+    /// The format by content: JSON by its first character, XML by its root, then Aiken's ANSWER: lines, then GIFT's braces.
+    public static func detect(_ data: Data) -> ImportFormat {
+        let head = String(decoding: data.prefix(64 * 1024), as: UTF8.self)
+        let start = head.drop { $0.isWhitespace || $0 == "\u{FEFF}" }
+        if start.hasPrefix("{") { return .json }
+        if start.hasPrefix("<") {
+            if head.contains("<quiz") { return .moodleXML }
+            if head.contains("assessmentItem") || head.contains("qti-assessment-item") || head.contains("assessmentTest") { return .qti }
+            return .moodleXML
+        }
+        if data.prefix(4) == Data([0x50, 0x4B, 0x03, 0x04]) { return .qti }
+        if AikenReader.looksLike(head) { return .aiken }
+        if GIFTReader.looksLike(head) { return .gift }
+        return .auto
+    }
+
+    static func text(_ data: Data) throws -> String {
+        guard let text = String(data: data, encoding: .utf8) else { throw ImportError("The file is not UTF-8 text.") }
+        return text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+import VaultAPI
+
+/// Moodle's GIFT text format: `// comments`, `::title::`, a question's text and its answers in `{…}`. Read here:
+/// essays `{}`, true/false `{T}` `{TRUE}` `{F}` `{FALSE}`, multiple choice `{=right ~wrong}` and weighted
+/// `{~%50%a ~%50%b ~%-100%c}`, short answer `{=a =b}`, numeric `{#3.14:0.01}`, `{#1..2}` and `{#=3:0 =%50%3.1:0.1}`,
+/// text before and after the answers (the blank shown as _____), `[html]` / `[markdown]` / `[plain]` text formats,
+/// feedback `#…` (dropped: a terminal test gives none), `$CATEGORY:` (flattened) and the escapes `\~ \= \# \{ \} \:`.
+/// Matching (`->`) is skipped and named: the terminal cannot take it yet.
+enum GIFTReader {
+    static func read(_ text: String) throws -> (questions: [Question], skipped: [ImportResult.Skipped], notes: [String]) {
+        var questions: [Question] = []
+        var skipped: [ImportResult.Skipped] = []
+        var notes: [String] = []
+        var missingAlt = 0
+        for block in blocks(text) {
+            let name = block.title.map { "\"\($0)\"" } ?? "question at line \(block.line)"
+            do {
+                guard var question = try question(block, missingAlt: &missingAlt, notes: &notes, name: name) else { continue }
+                question.id = "q\(questions.count + 1)"
+                questions.append(question)
+            } catch let skip as Skip {
+                skipped.append(.init(item: name, reason: skip.reason))
+            }
+        }
+        if missingAlt > 0 { notes.append("\(missingAlt) picture(s) have no description (alt text); add one so every student can follow.") }
+        return (questions, skipped, notes)
+    }
+
+    struct Skip: Error { var reason: String }
+
+    struct Block {
+        var line: Int
+        var title: String?
+        var body: String
+    }
+
+    /// Questions are separated by blank lines; comments and categories are dropped.
+    static func blocks(_ text: String) -> [Block] {
+        var blocks: [Block] = []
+        var lines: [String] = []
+        var start = 1
+        func flush() {
+            let body = lines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+            lines = []
+            guard !body.isEmpty else { return }
+            var block = Block(line: start, title: nil, body: body)
+            if body.hasPrefix("::"), let end = body.range(of: "::", range: body.index(body.startIndex, offsetBy: 2)..<body.endIndex) {
+                block.title = unescape(String(body[body.index(body.startIndex, offsetBy: 2)..<end.lowerBound])).trimmingCharacters(in: .whitespaces)
+                block.body = String(body[end.upperBound...]).trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            blocks.append(block)
+        }
+        for (offset, line) in text.components(separatedBy: .newlines).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("//") || trimmed.hasPrefix("$CATEGORY:") { continue }
+            if trimmed.isEmpty {
+                flush()
+                start = offset + 2
+            } else {
+                if lines.isEmpty { start = offset + 1 }
+                lines.append(line)
+            }
+        }
+        flush()
+        return blocks
+    }
+
+    /// The index of the first unescaped `character` from `start`.
+    static func unescaped(_ character: Character, in text: [Character], from start: Int) -> Int? {
+        var index = start
+        while index < text.count {
+            if text[index] == "\\" {
+                index += 2
+                continue
+            }
+            if text[index] == character { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    static func unescape(_ text: String) -> String {
+        var result = ""
+        var escaped = false
+        for character in text {
+            if escaped {
+                result.append(character == "n" ? "\n" : character)
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+
+    /// Text in its format: `[html]` markup removed, `[markdown]` and `[plain]` kept as written.
+    static func prose(_ raw: String, missingAlt: inout Int) -> String {
+        var text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        var html = false
+        for format in ["[html]", "[markdown]", "[plain]", "[moodle]"] where text.lowercased().hasPrefix(format) {
+            html = format == "[html]"
+            text = String(text.dropFirst(format.count))
+        }
+        let plain = unescape(text)
+        return html ? ImportSupport.text(fromHTML: plain, missingAlt: &missingAlt) : ImportSupport.tidy(plain)
+    }
+
+    static func question(_ block: Block, missingAlt: inout Int, notes: inout [String], name: String) throws -> Question? {
+        let characters = Array(block.body)
+        guard let open = unescaped("{", in: characters, from: 0) else {
+            // Text alone is a description in GIFT, not a question.
+            throw Skip(reason: "it has no answers in { } (a description, not a question)")
+        }
+        guard let close = unescaped("}", in: characters, from: open + 1) else { throw Skip(reason: "its { has no closing }") }
+        let before = prose(String(characters[..<open]), missingAlt: &missingAlt)
+        let after = prose(String(characters[(close + 1)...]), missingAlt: &missingAlt)
+        let prompt = after.isEmpty ? before : before + " _____ " + after
+        guard !prompt.isEmpty else { throw Skip(reason: "it has no question text") }
+        let answers = String(characters[(open + 1)..<close]).trimmingCharacters(in: .whitespacesAndNewlines)
+        var question = Question(id: "q", type: .essay, prompt: prompt, points: 1)
+        let upper = answers.uppercased().components(separatedBy: "#")[0].trimmingCharacters(in: .whitespaces)
+        if answers.isEmpty {
+            question.maxLength = 20_000
+            return question
+        }
+        if ["T", "TRUE", "F", "FALSE"].contains(upper) {
+            question.type = .trueFalse
+            question.answerKey = [.bool(upper.hasPrefix("T"))]
+            return question
+        }
+        if answers.hasPrefix("#") { return try numeric(String(answers.dropFirst()), question) }
+        if answers.contains("->") { throw Skip(reason: "matching questions cannot be taken in the terminal yet") }
+        let entries = try choices(answers)
+        guard !entries.isEmpty else { throw Skip(reason: "its answers are neither =right nor ~wrong") }
+        if entries.allSatisfy({ $0.right && $0.weight == nil }) {
+            question.type = .shortText
+            question.maxLength = 200
+            question.acceptedAnswers = entries.map(\.text)
+            return question
+        }
+        let choices = entries.enumerated().map { Choice(id: ImportSupport.choiceID($0.offset), text: $0.element.text) }
+        let right = entries.enumerated().filter { $0.element.right || ($0.element.weight ?? 0) > 0 }.map { choices[$0.offset].id }
+        guard !right.isEmpty else { throw Skip(reason: "none of its answers is marked right (= or a positive %weight%)") }
+        question.choices = choices
+        let fullMarks = entries.filter { $0.right || ($0.weight ?? 0) >= 100 }.count == 1 && right.count == 1
+        question.type = fullMarks ? .singleChoice : .multipleChoice
+        question.answerKey = right.map { .string($0) }
+        if entries.contains(where: { $0.weight != nil && $0.weight != 100 && $0.weight! > 0 }) {
+            notes.append("\(name): partial credit (%weights%) is scored all or nothing: every right choice and no other.")
+        }
+        return question
+    }
+
+    struct Entry {
+        var right: Bool
+        var weight: Double?
+        var text: String
+    }
+
+    /// `=text`, `~text`, `~%50%text`, each with an optional `#feedback`.
+    static func choices(_ answers: String) throws -> [Entry] {
+        var entries: [Entry] = []
+        let characters = Array(answers)
+        var index = 0
+        while index < characters.count {
+            let mark = characters[index]
+            guard mark == "=" || mark == "~" else {
+                if mark.isWhitespace {
+                    index += 1
+                    continue
+                }
+                throw Skip(reason: "its answers are neither =right nor ~wrong")
+            }
+            var end = index + 1
+            while end < characters.count {
+                if characters[end] == "\\" {
+                    end += 2
+                    continue
+                }
+                if characters[end] == "=" || characters[end] == "~" { break }
+                end += 1
+            }
+            var raw = String(characters[(index + 1)..<min(end, characters.count)])
+            var weight: Double?
+            if raw.hasPrefix("%"), let close = raw.dropFirst().firstIndex(of: "%") {
+                weight = Double(raw[raw.index(after: raw.startIndex)..<close])
+                raw = String(raw[raw.index(after: close)...])
+            }
+            let feedback = unescaped("#", in: Array(raw), from: 0)
+            let text = unescape(feedback.map { String(Array(raw)[..<$0]) } ?? raw).trimmingCharacters(in: .whitespacesAndNewlines)
+            entries.append(Entry(right: mark == "=", weight: weight, text: text))
+            index = end
+        }
+        return entries
+    }
+
+    /// `3.14:0.01`, `1..2`, or `=3.14:0 =%50%3.1:0.1` (the first full-marks answer counts).
+    static func numeric(_ body: String, _ base: Question) throws -> Question {
+        var question = base
+        question.type = .numeric
+        var spec = body.trimmingCharacters(in: .whitespaces)
+        if spec.hasPrefix("=") {
+            let answers = spec.split(separator: "=").map { $0.trimmingCharacters(in: .whitespaces) }
+            spec = answers.first { !$0.hasPrefix("%") || $0.hasPrefix("%100%") }.map { $0.replacingOccurrences(of: "%100%", with: "") } ?? ""
+        }
+        spec = spec.components(separatedBy: "#")[0].trimmingCharacters(in: .whitespaces)
+        if let range = spec.range(of: "..") {
+            guard let low = Double(spec[..<range.lowerBound]), let high = Double(spec[range.upperBound...]), low <= high else {
+                throw Skip(reason: "its numeric range \(spec) is not two numbers low..high")
+            }
+            question.answerKey = [.number((low + high) / 2)]
+            question.tolerance = (high - low) / 2
+            return question
+        }
+        let parts = spec.split(separator: ":", maxSplits: 1).map(String.init)
+        guard let value = parts.first.flatMap(Double.init) else { throw Skip(reason: "its numeric answer \(spec) is not a number") }
+        question.answerKey = [.number(value)]
+        question.tolerance = parts.count > 1 ? Double(parts[1]) ?? 0 : 0
+        return question
+    }
+
+    /// GIFT has answer blocks in braces and usually `::titles::`.
+    static func looksLike(_ text: String) -> Bool {
+        text.range(of: "\\{[^}]*\\}", options: .regularExpression) != nil
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import VaultAPI
+
+/// The formats `vault-server publish` reads.
+public enum ImportFormat: String, Sendable, CaseIterable {
+    case auto, json
+    case moodleXML = "moodle-xml"
+    case gift, aiken
+    case qti
+}
+
+/// What a reader made of a file: our document, and every item it could not bring into a terminal, with why.
+public struct ImportResult: Sendable {
+    public struct Skipped: Sendable, Equatable, Codable {
+        public var item: String
+        public var reason: String
+        public init(item: String, reason: String) {
+            self.item = item
+            self.reason = reason
+        }
+    }
+
+    public var assessment: Assessment
+    public var skipped: [Skipped]
+    /// Things the teacher should know that did not stop an item (partial credit made all-or-nothing, an image
+    /// without alt text).
+    public var notes: [String]
+
+    public init(assessment: Assessment, skipped: [Skipped], notes: [String] = []) {
+        self.assessment = assessment
+        self.skipped = skipped
+        self.notes = notes
+    }
+}
+
+/// A file that cannot be imported, in a sentence a teacher can act on (with the line where there is one).
+public struct ImportError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Pieces every reader needs, so each rule is written once.
+enum ImportSupport {
+    /// The largest file read (a served document is at most 10 MB).
+    static let maxBytes = 12 * 1024 * 1024
+
+    /// An assessment id from a file name or a title: lower case, a-z 0-9 and '-', at most 64 characters.
+    static func id(from text: String) -> String {
+        var id = ""
+        for scalar in text.lowercased().unicodeScalars {
+            if scalar.isASCII, scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
+                id.unicodeScalars.append(scalar)
+            } else if !id.hasSuffix("-"), !id.isEmpty {
+                id.append("-")
+            }
+        }
+        while id.hasSuffix("-") { id.removeLast() }
+        let cut = String(id.prefix(64))
+        return cut.isEmpty ? "imported" : (cut.hasSuffix("-") ? String(cut.dropLast()) : cut)
+    }
+
+    /// Choice ids by position: a, b, c, …, z, then c27, c28, ….
+    static func choiceID(_ index: Int) -> String {
+        index < 26 ? String(UnicodeScalar(UInt8(97 + index))) : "c\(index + 1)"
+    }
+
+    /// Text from the HTML of a question (Moodle, GIFT `[html]`): paragraphs and line breaks kept, list items as
+    /// lines, images as "Picture: alt text", every other tag dropped, the common entities decoded. Markup is only
+    /// removed here, never interpreted: the result is plain text for a terminal.
+    static func text(fromHTML html: String, missingAlt: inout Int) -> String {
+        var text = html
+        let images = try! NSRegularExpression(pattern: "<img\\b[^>]*>", options: [.caseInsensitive])
+        let alt = try! NSRegularExpression(pattern: "alt\\s*=\\s*(\"([^\"]*)\"|'([^']*)')", options: [.caseInsensitive])
+        for match in images.matches(in: text, range: NSRange(text.startIndex..., in: text)).reversed() {
+            let tag = String(text[Range(match.range, in: text)!])
+            var replacement = "[Picture with no description]"
+            if let found = alt.firstMatch(in: tag, range: NSRange(tag.startIndex..., in: tag)) {
+                let group = found.range(at: 2).location != NSNotFound ? found.range(at: 2) : found.range(at: 3)
+                let description = String(tag[Range(group, in: tag)!]).trimmingCharacters(in: .whitespaces)
+                if !description.isEmpty { replacement = "[Picture: \(description)]" }
+            }
+            if replacement.hasPrefix("[Picture with") { missingAlt += 1 }
+            text.replaceSubrange(Range(match.range, in: text)!, with: replacement)
+        }
+        for (pattern, replacement) in [
+            ("<br\\s*/?>", "\n"), ("</p\\s*>", "\n\n"), ("<li\\b[^>]*>", "\n- "), ("</(ul|ol|div|h[1-6]|tr)\\s*>", "\n"),
+            ("<[^>]+>", ""),
+        ] {
+            text = text.replacingOccurrences(of: pattern, with: replacement, options: [.regularExpression, .caseInsensitive])
+        }
+        for (entity, character) in [("&nbsp;", " "), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&apos;", "'"), ("&amp;", "&")]
+        {
+            text = text.replacingOccurrences(of: entity, with: character)
+        }
+        return tidy(text)
+    }
+
+    /// Spaces at line ends and runs of blank lines removed.
+    static func tidy(_ text: String) -> String {
+        var lines = text.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        var result: [String] = []
+        for line in lines where !(line.isEmpty && (result.last?.isEmpty ?? true)) { result.append(line) }
+        while result.last?.isEmpty == true { result.removeLast() }
+        lines = result
+        return lines.joined(separator: "\n")
+    }
+}

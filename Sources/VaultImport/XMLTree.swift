@@ -1,0 +1,77 @@
+import Foundation
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// An XML document read by Foundation's parser (libxml2) into elements, for the readers to walk. No DTD is read:
+/// a document that declares one (where external entities and entity expansion live) is refused before parsing, and
+/// external entities are never resolved.
+final class MarkupElement {
+    let name: String
+    let attributes: [String: String]
+    var children: [MarkupElement] = []
+    var text = ""
+
+    init(name: String, attributes: [String: String]) {
+        self.name = name
+        self.attributes = attributes
+    }
+
+    func child(_ name: String) -> MarkupElement? { children.first { $0.name == name } }
+    func all(_ name: String) -> [MarkupElement] { children.filter { $0.name == name } }
+    /// `<name><text>…</text></name>` or `<name>…</name>`, trimmed.
+    func value(_ name: String) -> String? {
+        guard let element = child(name) else { return nil }
+        return (element.child("text")?.text ?? element.text).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func parse(_ data: Data) throws -> MarkupElement {
+        let head = String(decoding: data.prefix(64 * 1024), as: UTF8.self).uppercased()
+        if head.contains("<!DOCTYPE") || head.contains("<!ENTITY") {
+            throw ImportError(
+                "The XML declares a DTD or entities, which are refused (they can read files or expand without end); remove the <!DOCTYPE> and try again."
+            )
+        }
+        let parser = XMLParser(data: data)
+        parser.shouldResolveExternalEntities = false
+        let builder = Builder()
+        parser.delegate = builder
+        // The parser may recover from some errors; any error, a tag closed out of order or one left open is refused.
+        let parsed = parser.parse()
+        guard parsed, builder.problemLine == nil, builder.stack.isEmpty, parser.parserError == nil, let root = builder.root else {
+            let line = builder.problemLine ?? parser.lineNumber
+            throw ImportError("The XML is malformed near line \(line) (a tag is not closed, or closed out of order); nothing was published.")
+        }
+        return root
+    }
+
+    private final class Builder: NSObject, XMLParserDelegate {
+        var root: MarkupElement?
+        var stack: [MarkupElement] = []
+
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String]) {
+            // Names without a namespace prefix: QTI 3.0 and 2.x differ only there.
+            let local = name.split(separator: ":").last.map(String.init) ?? name
+            let element = MarkupElement(name: local, attributes: attributes)
+            if let parent = stack.last { parent.children.append(element) } else { root = element }
+            stack.append(element)
+        }
+
+        var problemLine: Int?
+
+        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+            let local = name.split(separator: ":").last.map(String.init) ?? name
+            if stack.last?.name != local, problemLine == nil { problemLine = parser.lineNumber }
+            _ = stack.popLast()
+        }
+
+        func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+            if problemLine == nil { problemLine = parser.lineNumber }
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) { stack.last?.text += string }
+
+        func parser(_ parser: XMLParser, foundCDATA block: Data) { stack.last?.text += String(decoding: block, as: UTF8.self) }
+    }
+}

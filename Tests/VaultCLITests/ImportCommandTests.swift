@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+import VaultAPI
+import VaultTestSupport
+
+/// `vault-server publish` of a teacher's own file, then taken offline through the real binaries and scored.
+struct ImportCommandTests {
+    static let gift = #"""
+        // Written for this project.
+        ::Light::Sound travels faster than light.{F}
+
+        ::Planet::Which planet is closest to the sun? {=Mercury ~Venus ~Earth}
+
+        ::Gases::Which are noble gases? {~%50%Neon ~%50%Argon ~%-100%Oxygen}
+
+        ::Name::Who wrote "On the Origin of Species"? {=Darwin =Charles Darwin}
+
+        ::Pi::Pi to two places? {#3.14:0.005}
+
+        ::Essay::Explain why the sky is blue. {}
+
+        ::Match::Match the pairs. {=a -> 1 =b -> 2}
+        """#
+
+    @Test("a GIFT file published (the matching item skipped and named), taken offline, synced and scored on release")
+    func giftEndToEnd() throws {
+        let (vault, server) = try CLIFixtures.downloaded([])
+        let file = vault.root.file("Physics Quiz.gift")
+        try Data(Self.gift.utf8).write(to: URL(fileURLWithPath: file))
+        let strict = try server.admin(["publish", file, "--strict"])
+        #expect(strict.status == 65 && strict.stderr.contains("--strict"), "\(strict.stderr)")
+        let published = try server.admin(["publish", file, "--json"])
+        #expect(published.status == 0, "\(published.stderr)")
+        let output = try #require(published.json)
+        #expect(output["id"] as? String == "physics-quiz" && output["questions"] as? Int == 6)
+        #expect((output["skipped"] as? [[String: Any]])?.first?["item"] as? String == "\"Match\"")
+        #expect(try vault.unlocked(["download", "physics-quiz"]).status == 0)
+        for (question, value) in [
+            ("q1", "false"), ("q2", "a"), ("q3", "a,b"), ("q4", "charles darwin"), ("q5", "3.141"), ("q6", "Rayleigh scattering."),
+        ] {
+            let saved = try vault.answer("physics-quiz", question, value)
+            #expect(saved.status == 0, "\(question): \(saved.stderr)")
+        }
+        #expect(try vault.unlocked(["submit", "physics-quiz"]).status == 0)
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        #expect(try server.admin(["release", "physics-quiz"]).status == 0)
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        let results = try #require(try vault.unlocked(["results", "physics-quiz", "--json"]).json?["results"] as? [[String: Any]])
+        let result = try #require(results.first)
+        #expect(result["score"] as? Double == 5 && result["max_score"] as? Double == 6, "\(result)")
+        #expect(result["pending"] as? Int == 1)
+    }
+
+    @Test("a malformed Moodle XML file and one with an external entity publish nothing and say why (65)")
+    func hostileXML() throws {
+        let (vault, server) = try CLIFixtures.downloaded([])
+        let broken = vault.root.file("broken.xml")
+        try Data("<quiz>\n<question type=\"essay\">\n<questiontext><text>Oops</questiontext>\n</quiz>\n".utf8).write(to: URL(fileURLWithPath: broken))
+        let malformed = try server.admin(["publish", broken])
+        #expect(malformed.status == 65 && malformed.stderr.contains("line"), "\(malformed.stderr)")
+        let entity = vault.root.file("entity.xml")
+        try Data(#"<?xml version="1.0"?><!DOCTYPE quiz [<!ENTITY x SYSTEM "file:///etc/passwd">]><quiz/>"#.utf8).write(
+            to: URL(fileURLWithPath: entity)
+        )
+        let external = try server.admin(["publish", entity])
+        #expect(external.status == 65 && external.stderr.contains("DTD") && !external.stderr.contains("root:"), "\(external.stderr)")
+        let catalog = try #require(try vault.unlocked(["catalog", "--json"]).json?["assessments"] as? [[String: Any]])
+        #expect(!catalog.contains { ($0["id"] as? String) == "broken" || ($0["id"] as? String) == "entity" })
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import Testing
+import VaultAPI
+import VaultImport
+
+/// Teachers' files into our document: fixtures written for this project, one per format.
+struct ImportTests {
+    static let gift = #"""
+        // A GIFT file as Moodle exports it, with every construct we read.
+        $CATEGORY: $course$/Physics/Week 1
+
+        ::Light::Sound travels faster than light.{F}
+
+        ::Planet::Which planet is closest to the sun? {=Mercury ~Venus ~Earth#No, the third.}
+
+        ::Gases::[html]<p>Which are <b>noble</b> gases?</p><p><img src="x.png" alt="Periodic table"></p>{
+            ~%50%Neon
+            ~%50%Argon
+            ~%-100%Oxygen
+        }
+
+        ::Name::Who wrote "On the Origin of Species"? {=Darwin =Charles Darwin}
+
+        ::Pi::Pi to two places? {#3.14:0.005}
+
+        ::Range::A number between 1 and 2 {#1..2}
+
+        ::Essay::Explain why the sky is blue. {}
+
+        ::Missing word::The capital of France is {=Paris ~Lyon ~Nice} and it is large.
+
+        ::Match::Match the pairs. {=a -> 1 =b -> 2 =c -> 3}
+
+        ::Escapes::What does \{ \} \= \~ mean in GIFT? {=Escapes \= ~Nothing}
+        """#
+
+    static let aiken = """
+        What is 2 + 2?
+        A. 3
+        B. 4
+        C) 5
+        ANSWER: B
+
+        Which is a mammal?
+        A) Shark
+        B) Whale
+        ANSWER: B
+        """
+
+    static let moodle = #"""
+        <?xml version="1.0" encoding="UTF-8"?>
+        <quiz>
+          <question type="category"><category><text>$course$/top/Chemistry basics</text></category></question>
+          <question type="multichoice">
+            <name><text>Water</text></name>
+            <questiontext format="html"><text><![CDATA[<p>What is H<sub>2</sub>O?</p>]]></text></questiontext>
+            <defaultgrade>2</defaultgrade>
+            <single>true</single>
+            <answer fraction="100"><text>Water</text></answer>
+            <answer fraction="0"><text>Salt</text></answer>
+          </question>
+          <question type="multichoice">
+            <name><text>Metals</text></name>
+            <questiontext format="html"><text>Which are metals?</text></questiontext>
+            <single>false</single>
+            <answer fraction="50"><text>Iron</text></answer>
+            <answer fraction="50"><text>Copper</text></answer>
+            <answer fraction="-100"><text>Helium</text></answer>
+          </question>
+          <question type="truefalse">
+            <name><text>Boil</text></name>
+            <questiontext format="plain_text"><text>Water boils at 100 °C at sea level.</text></questiontext>
+            <answer fraction="100"><text>true</text></answer>
+            <answer fraction="0"><text>false</text></answer>
+          </question>
+          <question type="shortanswer">
+            <name><text>Symbol</text></name>
+            <questiontext format="html"><text>Symbol of gold?</text></questiontext>
+            <answer fraction="100"><text>Au</text></answer>
+          </question>
+          <question type="numerical">
+            <name><text>Avogadro</text></name>
+            <questiontext format="html"><text>Avogadro's number, in units of 10^23?</text></questiontext>
+            <answer fraction="100"><text>6.022</text><tolerance>0.01</tolerance></answer>
+          </question>
+          <question type="essay">
+            <name><text>Bonds</text></name>
+            <questiontext format="html"><text>Explain a covalent bond. فارسی</text></questiontext>
+          </question>
+          <question type="matching">
+            <name><text>Pairs</text></name>
+            <questiontext format="html"><text>Match them.</text></questiontext>
+          </question>
+          <question type="ddimageortext">
+            <name><text>Drag</text></name>
+            <questiontext format="html"><text>Drag the labels.</text></questiontext>
+          </question>
+        </quiz>
+        """#
+
+    @Test(
+        "GIFT: true/false, single and weighted multiple choice, short answer, numeric with tolerance and range, essay, a missing word, escapes; matching skipped and named"
+    )
+    func gift() throws {
+        let result = try AssessmentImporter.read(Data(Self.gift.utf8), fileName: "Physics Week 1.gift")
+        let questions = result.assessment.questions
+        #expect(result.assessment.id == "physics-week-1")
+        #expect(
+            questions.map(\.type) == [
+                .trueFalse, .singleChoice, .multipleChoice, .shortText, .numeric, .numeric, .essay, .singleChoice, .singleChoice,
+            ]
+        )
+        #expect(questions[0].answerKey == [.bool(false)])
+        #expect(questions[1].choices?.map(\.text) == ["Mercury", "Venus", "Earth"] && questions[1].answerKey == [.string("a")])
+        #expect(questions[2].answerKey == [.string("a"), .string("b")])
+        #expect(questions[2].prompt.contains("Which are noble gases?") && questions[2].prompt.contains("[Picture: Periodic table]"))
+        #expect(questions[3].acceptedAnswers == ["Darwin", "Charles Darwin"])
+        #expect(questions[4].answerKey == [.number(3.14)] && questions[4].tolerance == 0.005)
+        #expect(questions[5].answerKey == [.number(1.5)] && questions[5].tolerance == 0.5)
+        #expect(questions[7].prompt == "The capital of France is _____ and it is large.")
+        #expect(questions[8].prompt == "What does { } = ~ mean in GIFT?" && questions[8].choices?.first?.text == "Escapes =")
+        #expect(result.skipped.map(\.item) == ["\"Match\""])
+        #expect(result.skipped.first?.reason.contains("matching") == true)
+        #expect(result.notes.contains { $0.contains("partial credit") })
+        try AssessmentValidator.validate(result.assessment)
+    }
+
+    @Test("Aiken: single choice with the right answer as its key")
+    func aiken() throws {
+        let result = try AssessmentImporter.read(Data(Self.aiken.utf8), fileName: "quick.txt")
+        #expect(AssessmentImporter.detect(Data(Self.aiken.utf8)) == .aiken)
+        #expect(result.assessment.questions.map(\.answerKey) == [[.string("b")], [.string("b")]])
+        #expect(result.assessment.questions[0].choices?.map(\.text) == ["3", "4", "5"])
+        try AssessmentValidator.validate(result.assessment)
+    }
+
+    @Test("Moodle XML: categories flattened, HTML made text, every type we read; description-less, matching and drag-and-drop skipped and named")
+    func moodle() throws {
+        let result = try AssessmentImporter.read(Data(Self.moodle.utf8), fileName: "chem.xml")
+        let questions = result.assessment.questions
+        #expect(result.assessment.title == "Chemistry basics")
+        #expect(questions.map(\.type) == [.singleChoice, .multipleChoice, .trueFalse, .shortText, .numeric, .essay])
+        #expect(questions[0].prompt == "What is H2O?" && questions[0].points == 2 && questions[0].answerKey == [.string("a")])
+        #expect(questions[1].answerKey == [.string("a"), .string("b")])
+        #expect(questions[2].answerKey == [.bool(true)])
+        #expect(questions[3].acceptedAnswers == ["Au"])
+        #expect(questions[4].answerKey == [.number(6.022)] && questions[4].tolerance == 0.01)
+        #expect(result.skipped.map(\.item) == ["\"Pairs\"", "\"Drag\""])
+        try AssessmentValidator.validate(result.assessment)
+    }
+
+    @Test(
+        "hostile and broken files: external entities and entity expansion refused, malformed XML names its line, nothing usable refused",
+        arguments: [
+            (
+                #"<?xml version="1.0"?><!DOCTYPE quiz [<!ENTITY x SYSTEM "file:///etc/passwd">]><quiz><question type="essay"><questiontext><text>&x;</text></questiontext></question></quiz>"#,
+                "DTD"
+            ),
+            (#"<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><quiz>&lol2;</quiz>"#, "DTD"),
+            ("<quiz>\n<question type=\"essay\">\n<questiontext><text>Broken</questiontext>\n</quiz>", "line"),
+            (
+                #"<quiz><question type="matching"><name><text>Only pairs</text></name><questiontext><text>x</text></questiontext></question></quiz>"#,
+                "Nothing in the file"
+            ),
+            ("Just some text without any answers.", "could not be told"),
+        ]
+    )
+    func refused(_ input: (String, String)) {
+        do {
+            _ = try AssessmentImporter.read(Data(input.0.utf8), fileName: "bad")
+            Issue.record("accepted: \(input.0)")
+        } catch let error as ImportError {
+            #expect(error.message.contains(input.1), "\(error.message)")
+            #expect(!error.message.contains("root:"), "no file content in the message")
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+}
