@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs the real built executables (`vault`, `vault-server`) the way a user would.
 public enum Binaries {
@@ -64,17 +65,18 @@ public enum Binaries {
         // Read both pipes concurrently so a chatty child never blocks on a full pipe. The readers are threads of
         // their own: blocking dispatch's global pool (which Swift concurrency shares) can starve it when tests
         // run processes in parallel.
-        nonisolated(unsafe) var stdoutData = Data()
-        nonisolated(unsafe) var stderrData = Data()
+        let collected = CollectedOutput()
         let group = DispatchGroup()
         group.enter()
         Thread.detachNewThread {
-            stdoutData = output.fileHandleForReading.readDataToEndOfFile()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            collected.streams.withLock { $0.stdout = data }
             group.leave()
         }
         group.enter()
         Thread.detachNewThread {
-            stderrData = errors.fileHandleForReading.readDataToEndOfFile()
+            let data = errors.fileHandleForReading.readDataToEndOfFile()
+            collected.streams.withLock { $0.stderr = data }
             group.leave()
         }
         let seconds = Double(timeout.components.seconds)
@@ -84,6 +86,7 @@ public enum Binaries {
             group.wait()
         }
         process.waitUntilExit()
+        let (stdoutData, stderrData) = collected.streams.withLock { ($0.stdout, $0.stderr) }
         return Result(
             status: process.terminationStatus,
             stdout: String(decoding: stdoutData, as: UTF8.self),
@@ -100,6 +103,11 @@ public enum Binaries {
         }
         throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: name])
     }
+}
+
+/// What a child printed, filled by the reader threads.
+final class CollectedOutput: Sendable {
+    let streams = Mutex((stdout: Data(), stderr: Data()))
 }
 
 extension Binaries {
