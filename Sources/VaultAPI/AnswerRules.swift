@@ -20,7 +20,19 @@ public enum AnswerRules {
         case .trueFalse: return "true or false"
         case .numeric: return "a decimal number such as 3.14"
         case .shortText, .essay: return "text of at most \(maxLength(of: question)) characters"
+        case .matching: return "pairs of a left number and a right letter, such as 1c 2a"
+        case .ordering: return "every item's letter once, in your order, such as c a b"
+        case .fillInBlanks: return "one line per blank, in order (a choice blank takes its letter)"
         }
+    }
+
+    /// The longest text a blank takes.
+    public static let blankLimit = 200
+
+    /// A matching answer's pair `[left, right]`.
+    public static func pair(_ value: JSONValue) -> (left: String, right: String)? {
+        guard let parts = value.arrayValue, parts.count == 2, let left = parts[0].stringValue, let right = parts[1].stringValue else { return nil }
+        return (left, right)
     }
 
     /// True when `answer` is a valid answer to `question`.
@@ -40,6 +52,26 @@ public enum AnswerRules {
         case .shortText, .essay:
             guard let text = answer.stringValue else { return false }
             return text.contains { !$0.isWhitespace } && text.count <= maxLength(of: question)
+        case .matching:
+            guard let values = answer.arrayValue, !values.isEmpty else { return false }
+            let pairs = values.compactMap(pair)
+            let left = Set((question.left ?? []).map(\.id))
+            let right = Set((question.right ?? []).map(\.id))
+            return pairs.count == values.count && Set(pairs.map(\.left)).count == pairs.count
+                && pairs.allSatisfy { left.contains($0.left) && right.contains($0.right) }
+        case .ordering:
+            guard let values = answer.arrayValue else { return false }
+            let ids = values.compactMap(\.stringValue)
+            let items = (question.items ?? []).map(\.id)
+            return ids.count == values.count && ids.count == items.count && Set(ids) == Set(items)
+        case .fillInBlanks:
+            guard case .object(let values) = answer, !values.isEmpty else { return false }
+            let blanks = Dictionary((question.blanks ?? []).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            return values.allSatisfy { id, value in
+                guard let blank = blanks[id], let text = value.stringValue else { return false }
+                if let choices = blank.choices { return choices.contains { $0.id == text } }
+                return text.contains { !$0.isWhitespace } && text.count <= blankLimit
+            }
         }
     }
 

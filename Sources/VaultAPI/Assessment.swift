@@ -8,6 +8,35 @@ public enum QuestionType: String, Codable, Sendable, CaseIterable {
     case numeric
     case shortText = "short_text"
     case essay
+    /// Left items numbered, right items lettered; the answer pairs them.
+    case matching
+    /// Items to put in order.
+    case ordering
+    /// A prompt with numbered blanks `[1]`, `[2]`, …: text blanks and choice blanks.
+    case fillInBlanks = "fill_in_blanks"
+}
+
+/// One blank of a fill-in-the-blanks question, written `[id]` in its prompt.
+public struct Blank: Codable, Sendable, Hashable {
+    public var id: String
+    /// A choice blank's options; a text blank has none.
+    public var choices: [Choice]?
+    /// Grading data, never served: a text blank's accepted answers.
+    public var acceptedAnswers: [String]?
+    /// Grading data, never served: a choice blank's right choice id.
+    public var answer: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, choices, answer
+        case acceptedAnswers = "accepted_answers"
+    }
+
+    public init(id: String, choices: [Choice]? = nil, acceptedAnswers: [String]? = nil, answer: String? = nil) {
+        self.id = id
+        self.choices = choices
+        self.acceptedAnswers = acceptedAnswers
+        self.answer = answer
+    }
 }
 
 public struct Choice: Codable, Sendable, Hashable {
@@ -33,11 +62,18 @@ public struct Question: Codable, Sendable, Hashable {
     /// Short text: the answers that score (compared case-folded, trimmed, whitespace collapsed, Unicode NFC). Grading
     /// data: never served.
     public var acceptedAnswers: [String]?
+    /// Matching: the items to pair (left numbered, right lettered).
+    public var left: [Choice]?
+    public var right: [Choice]?
+    /// Ordering: the items to put in order.
+    public var items: [Choice]?
+    /// Fill in the blanks: the blanks of the prompt.
+    public var blanks: [Blank]?
     /// Set by the server: SHA-256 of the canonical served question.
     public var hash: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, type, prompt, points, choices, tolerance, hash
+        case id, type, prompt, points, choices, tolerance, hash, left, right, items, blanks
         case answerKey = "answer_key"
         case maxLength = "max_length"
         case acceptedAnswers = "accepted_answers"
@@ -133,6 +169,7 @@ public struct Assessment: Codable, Sendable, Hashable {
             copy.questions[index].answerKey = nil
             copy.questions[index].tolerance = nil
             copy.questions[index].acceptedAnswers = nil
+            copy.questions[index].blanks = copy.questions[index].blanks?.map { Blank(id: $0.id, choices: $0.choices) }
         }
         return copy
     }

@@ -76,10 +76,57 @@ public enum AssessmentValidator {
                 if let limit = question.maxLength, limit < 1 || limit > 1_000_000 {
                     try fail("\(name) has a max_length outside 1 to 1,000,000.")
                 }
+            case .matching:
+                guard let left = question.left, let right = question.right, !left.isEmpty, left.count <= 26, right.count >= 2,
+                    right.count <= 26, Self.itemsAreValid(left), Self.itemsAreValid(right)
+                else { try fail("\(name) needs 1 to 26 left items and 2 to 26 right items, each with its own id and a text.") }
+                if let key = question.answerKey {
+                    let pairs = key.compactMap(AnswerRules.pair)
+                    guard pairs.count == key.count, !pairs.isEmpty, Set(pairs.map(\.left)).count == pairs.count,
+                        pairs.allSatisfy({ pair in left.contains { $0.id == pair.left } && right.contains { $0.id == pair.right } })
+                    else { try fail("\(name) has an answer key that is not pairs of its left and right items.") }
+                }
+            case .ordering:
+                guard let items = question.items, items.count >= 2, items.count <= 26, Self.itemsAreValid(items) else {
+                    try fail("\(name) needs 2 to 26 items, each with its own id and a text.")
+                }
+                if let key = question.answerKey {
+                    let ids = key.compactMap(\.stringValue)
+                    guard ids.count == items.count, Set(ids) == Set(items.map(\.id)) else {
+                        try fail("\(name) has an answer key that is not its items in order.")
+                    }
+                }
+            case .fillInBlanks:
+                guard let blanks = question.blanks, !blanks.isEmpty, blanks.count <= 50, Set(blanks.map(\.id)).count == blanks.count else {
+                    try fail("\(name) needs 1 to 50 blanks with distinct ids.")
+                }
+                for blank in blanks {
+                    guard isValidItemID(blank.id), question.prompt.contains("[\(blank.id)]") else {
+                        try fail("\(name) has a blank \(blank.id) that its prompt does not show as [\(blank.id)].")
+                    }
+                    if let choices = blank.choices {
+                        guard choices.count >= 2, Self.itemsAreValid(choices) else {
+                            try fail("\(name): blank \(blank.id) needs at least 2 choices.")
+                        }
+                        if let answer = blank.answer, !choices.contains(where: { $0.id == answer }) {
+                            try fail("\(name): blank \(blank.id)'s answer is not one of its choices.")
+                        }
+                    }
+                }
             }
+            if question.type != .matching, question.left != nil || question.right != nil {
+                try fail("\(name) is \(question.type.rawValue) and cannot have left or right items.")
+            }
+            if question.type != .ordering, question.items != nil { try fail("\(name) is \(question.type.rawValue) and cannot have items.") }
+            if question.type != .fillInBlanks, question.blanks != nil { try fail("\(name) is \(question.type.rawValue) and cannot have blanks.") }
             if question.type != .singleChoice, question.type != .multipleChoice, question.choices != nil {
                 try fail("\(name) is \(question.type.rawValue) and cannot have choices.")
             }
         }
+    }
+
+    /// Items of a matching or ordering question, or a blank's choices: distinct valid ids, texts not empty.
+    static func itemsAreValid(_ items: [Choice]) -> Bool {
+        Set(items.map(\.id)).count == items.count && items.allSatisfy { isValidItemID($0.id) && !$0.text.isEmpty }
     }
 }

@@ -6,7 +6,7 @@ import VaultAPI
 /// `{~%50%a ~%50%b ~%-100%c}`, short answer `{=a =b}`, numeric `{#3.14:0.01}`, `{#1..2}` and `{#=3:0 =%50%3.1:0.1}`,
 /// text before and after the answers (the blank shown as _____), `[html]` / `[markdown]` / `[plain]` text formats,
 /// feedback `#…` (dropped: a terminal test gives none), `$CATEGORY:` (flattened) and the escapes `\~ \= \# \{ \} \:`.
-/// Matching (`->`) is skipped and named: the terminal cannot take it yet.
+/// Matching `{=item -> match …}` pairs left items with right ones (scored per pair).
 enum GIFTReader {
     static func read(_ text: String) throws -> (questions: [Question], skipped: [ImportResult.Skipped], notes: [String]) {
         var questions: [Question] = []
@@ -132,7 +132,7 @@ enum GIFTReader {
             return question
         }
         if answers.hasPrefix("#") { return try numeric(String(answers.dropFirst()), question) }
-        if answers.contains("->") { throw Skip(reason: "matching questions cannot be taken in the terminal yet") }
+        if answers.contains("->") { return try matching(answers, question) }
         let entries = try choices(answers)
         guard !entries.isEmpty else { throw Skip(reason: "its answers are neither =right nor ~wrong") }
         if entries.allSatisfy({ $0.right && $0.weight == nil }) {
@@ -195,6 +195,38 @@ enum GIFTReader {
             index = end
         }
         return entries
+    }
+
+    /// `=left -> right` pairs: left items in order, right items the distinct answers in order of first use.
+    static func matching(_ answers: String, _ base: Question) throws -> Question {
+        var question = base
+        question.type = .matching
+        var left: [Choice] = []
+        var right: [Choice] = []
+        var key: [JSONValue] = []
+        for entry in try choices(answers) {
+            let parts = entry.text.components(separatedBy: "->")
+            guard entry.right, parts.count == 2 else { throw Skip(reason: "its pairs are not all written =item -> match") }
+            let item = parts[0].trimmingCharacters(in: .whitespaces)
+            let match = parts[1].trimmingCharacters(in: .whitespaces)
+            let rightID: String
+            if let existing = right.first(where: { $0.text == match }) {
+                rightID = existing.id
+            } else {
+                rightID = ImportSupport.choiceID(right.count)
+                right.append(Choice(id: rightID, text: match))
+            }
+            if !item.isEmpty {
+                let leftID = "l\(left.count + 1)"
+                left.append(Choice(id: leftID, text: item))
+                key.append(.array([.string(leftID), .string(rightID)]))
+            }
+        }
+        guard !left.isEmpty, right.count >= 2 else { throw Skip(reason: "a matching question needs pairs with at least two different matches") }
+        question.left = left
+        question.right = right
+        question.answerKey = key
+        return question
     }
 
     /// `3.14:0.01`, `1..2`, or `=3.14:0 =%50%3.1:0.1` (the first full-marks answer counts).

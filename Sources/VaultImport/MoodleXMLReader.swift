@@ -89,7 +89,54 @@ enum MoodleXMLReader {
             case "description":
                 skipped.append(.init(item: name, reason: "a description is not a question"))
                 continue
-            case "matching", "ddwtos", "gapselect", "multianswer", "ordering":
+            case "matching":
+                var left: [Choice] = []
+                var right: [Choice] = []
+                var key: [JSONValue] = []
+                for sub in element.all("subquestion") {
+                    let item = ImportSupport.text(fromHTML: sub.child("text")?.text ?? "", missingAlt: &missingAlt)
+                    let match = (sub.child("answer")?.child("text")?.text ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+                    guard !match.isEmpty else { continue }
+                    let rightID: String
+                    if let existing = right.first(where: { $0.text == match }) {
+                        rightID = existing.id
+                    } else {
+                        rightID = ImportSupport.choiceID(right.count)
+                        right.append(Choice(id: rightID, text: match))
+                    }
+                    if !item.isEmpty {
+                        left.append(Choice(id: "l\(left.count + 1)", text: item))
+                        key.append(.array([.string("l\(left.count)"), .string(rightID)]))
+                    }
+                }
+                guard !left.isEmpty, right.count >= 2 else {
+                    skipped.append(.init(item: name, reason: "a matching question needs pairs with at least two different matches"))
+                    continue
+                }
+                question.type = .matching
+                question.left = left
+                question.right = right
+                question.answerKey = key
+            case "ordering":
+                let items = answers.enumerated().map {
+                    Choice(id: ImportSupport.choiceID($0.offset), text: ImportSupport.text(fromHTML: $0.element.text, missingAlt: &missingAlt))
+                }
+                guard items.count >= 2 else {
+                    skipped.append(.init(item: name, reason: "an ordering question needs at least two items"))
+                    continue
+                }
+                // Moodle lists the items in the right order; the student sees them shuffled by a fixed rotation.
+                question.type = .ordering
+                question.items = Array(items.dropFirst()) + [items[0]]
+                question.answerKey = items.map { .string($0.id) }
+            case "ddwtos", "gapselect":
+                guard let blanks = gaps(element, prompt: &question.prompt, kind: type == "ddwtos" ? "dragbox" : "selectoption") else {
+                    skipped.append(.init(item: name, reason: "its gaps [[n]] do not name its choices"))
+                    continue
+                }
+                question.type = .fillInBlanks
+                question.blanks = blanks
+            case "multianswer":
                 skipped.append(.init(item: name, reason: "\(type) questions cannot be taken in the terminal yet"))
                 continue
             default:
@@ -100,5 +147,32 @@ enum MoodleXMLReader {
         }
         if missingAlt > 0 { notes.append("\(missingAlt) picture(s) have no description (alt text); add one so every student can follow.") }
         return (questions, skipped, notes, title)
+    }
+
+    /// `[[n]]` gaps (drag-and-drop words, select missing words): each gap becomes a choice blank whose choices are
+    /// those of the right choice's group and whose answer is choice n; the prompt shows the gaps as [1], [2], ….
+    static func gaps(_ element: MarkupElement, prompt: inout String, kind: String) -> [Blank]? {
+        let options = element.all(kind).map { option in
+            (text: (option.child("text")?.text ?? "").trimmingCharacters(in: .whitespacesAndNewlines), group: option.value("group") ?? "1")
+        }
+        let pattern = try! NSRegularExpression(pattern: "\\[\\[(\\d+)\\]\\]")
+        var blanks: [Blank] = []
+        var text = prompt
+        for match in pattern.matches(in: prompt, range: NSRange(prompt.startIndex..., in: prompt)).reversed() {
+            guard let number = Int(prompt[Range(match.range(at: 1), in: prompt)!]), (1...options.count).contains(number) else { return nil }
+            let group = options[number - 1].group
+            let members = options.enumerated().filter { $0.element.group == group }
+            let choices = members.enumerated().map { Choice(id: ImportSupport.choiceID($0.offset), text: $0.element.element.text) }
+            guard let right = members.firstIndex(where: { $0.offset == number - 1 }), choices.count >= 2 else { return nil }
+            blanks.insert(Blank(id: "", choices: choices, answer: choices[right].id), at: 0)
+            text.replaceSubrange(Range(match.range, in: text)!, with: "[#gap#]")
+        }
+        guard !blanks.isEmpty else { return nil }
+        for index in blanks.indices {
+            blanks[index].id = "\(index + 1)"
+            if let range = text.range(of: "[#gap#]") { text.replaceSubrange(range, with: "[\(index + 1)]") }
+        }
+        prompt = text
+        return blanks
     }
 }

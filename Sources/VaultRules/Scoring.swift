@@ -8,9 +8,7 @@ public enum Scoring {
     /// The points `answer` earns, or nil when only a teacher can say (an essay; a short text without accepted answers).
     public static func points(for answer: JSONValue?, question: Question) -> Double? {
         let full = maxPoints(question)
-        guard let answer else {
-            return question.type == .essay || (question.type == .shortText && (question.acceptedAnswers ?? []).isEmpty) ? nil : 0
-        }
+        guard let answer else { return needsTeacher(question) ? nil : 0 }
         switch question.type {
         case .singleChoice, .trueFalse:
             guard let key = question.answerKey?.first else { return nil }
@@ -30,7 +28,52 @@ public enum Scoring {
             return accepted.map(normalized).contains(normalized(text)) ? full : 0
         case .essay:
             return nil
+        case .matching:
+            // Partial credit: each right pair earns its share; a wrong pair earns nothing (never below 0).
+            guard let key = question.answerKey?.compactMap(AnswerRules.pair), !key.isEmpty else { return nil }
+            let right = Set(key.map { "\($0.left)\u{0}\($0.right)" })
+            let given = (answer.arrayValue ?? []).compactMap(AnswerRules.pair).filter { right.contains("\($0.left)\u{0}\($0.right)") }
+            return bounded(full * Double(given.count) / Double(key.count), full)
+        case .ordering:
+            // Partial credit: the share of items in their right place.
+            guard let key = question.answerKey?.compactMap(\.stringValue), !key.isEmpty else { return nil }
+            let given = (answer.arrayValue ?? []).compactMap(\.stringValue)
+            let placed = zip(key, given).filter { $0 == $1 }.count
+            return bounded(full * Double(placed) / Double(key.count), full)
+        case .fillInBlanks:
+            // Partial credit: the share of blanks filled right.
+            guard !needsTeacher(question), let blanks = question.blanks, !blanks.isEmpty else { return nil }
+            guard case .object(let values) = answer else { return 0 }
+            let right = blanks.filter { blank in
+                guard let value = values[blank.id]?.stringValue else { return false }
+                if let key = blank.answer { return value == key }
+                return (blank.acceptedAnswers ?? []).map(normalized).contains(normalized(value))
+            }
+            return bounded(full * Double(right.count) / Double(blanks.count), full)
         }
+    }
+
+    /// Only a teacher can score it: an essay, a short text without accepted answers, a blank with no key.
+    static func needsTeacher(_ question: Question) -> Bool {
+        switch question.type {
+        case .essay: true
+        case .shortText: (question.acceptedAnswers ?? []).isEmpty
+        case .fillInBlanks: (question.blanks ?? []).contains { $0.answer == nil && ($0.acceptedAnswers ?? []).isEmpty }
+        default: false
+        }
+    }
+
+    /// A score within [0, points], rounded to hundredths.
+    static func bounded(_ points: Double, _ full: Double) -> Double { min(full, max(0, (points * 100).rounded() / 100)) }
+
+    /// What a released result shows as the right answer.
+    static func correctAnswer(_ question: Question) -> [JSONValue]? {
+        if question.type == .fillInBlanks, let blanks = question.blanks {
+            var values: [String: JSONValue] = [:]
+            for blank in blanks { if let right = blank.answer ?? blank.acceptedAnswers?.first { values[blank.id] = .string(right) } }
+            return [.object(values)]
+        }
+        return question.answerKey ?? question.acceptedAnswers.map { $0.map(JSONValue.string) }
     }
 
     /// Case-folded, trimmed, inner whitespace collapsed to one space, Unicode NFC.
@@ -50,8 +93,7 @@ public enum Scoring {
         var questions: [AttemptResult.QuestionResult] = []
         for question in document.questions {
             let points = grades[question.id] ?? Self.points(for: answers[question.id], question: question)
-            let correct: [JSONValue]? =
-                released ? (question.answerKey ?? question.acceptedAnswers.map { $0.map(JSONValue.string) }) : nil
+            let correct: [JSONValue]? = released ? correctAnswer(question) : nil
             questions.append(.init(questionId: question.id, points: points, maxPoints: maxPoints(question), correctAnswer: correct))
         }
         return AttemptResult(

@@ -13,6 +13,8 @@ public struct TakeSession: Sendable {
         case question
         /// An essay being typed: every entered line is already saved as the question's draft.
         case essay(lines: [String])
+        /// A fill-in-the-blanks question answered blank by blank: the lines so far, one per blank.
+        case blanks(lines: [String])
         case confirmSubmit
         case finished
     }
@@ -64,6 +66,8 @@ public struct TakeSession: Sendable {
         case say(String)
         /// Ask for the next line of an essay (the draft so far is saved).
         case promptEssayLine
+        /// Ask for one blank of a fill-in-the-blanks question (its position among the blanks).
+        case promptBlank(Int)
         /// Ask the y/N question before submitting.
         case askSubmit(unanswered: Int)
         /// Save an answer (or an essay's draft) durably before anything else is shown.
@@ -118,6 +122,7 @@ public struct TakeSession: Sendable {
             case .starting: return answerStart(line, now: now)
             case .question: return command(line, now: now)
             case .essay(let lines): return essayLine(line, lines: lines, now: now)
+            case .blanks(let lines): return blankLine(line, lines: lines, now: now)
             case .confirmSubmit: return confirm(line)
             case .finished: return []
             }
@@ -232,6 +237,7 @@ public struct TakeSession: Sendable {
             }
             if command.hasPrefix(":") { return [.showQuestion(note: "Unknown command \(command). Type ? for help.")] }
             if question.type == .essay { return essayLine(line, lines: [], now: now) }
+            if question.type == .fillInBlanks { return blankLine(line, lines: [], now: now) }
             return answer(line, now: now)
         }
     }
@@ -315,6 +321,20 @@ public struct TakeSession: Sendable {
         attempt.answers[question.id] = value
         return [.record(questionID: question.id, value: value, spentMilliseconds: spent(now))] + (starting ? [.say(Self.essayHint)] : [])
             + [.promptEssayLine]
+    }
+
+    // MARK: Blanks
+
+    /// One line per blank; after the last, the answer is read as a whole and saved (or the student is told why not).
+    private mutating func blankLine(_ line: String, lines: [String], now: Now) -> [Effect] {
+        let lines = lines + [line]
+        let count = question.blanks?.count ?? 0
+        if lines.count < count {
+            mode = .blanks(lines: lines)
+            return [.promptBlank(lines.count)]
+        }
+        mode = .question
+        return answer(lines.joined(separator: "\n"), now: now)
     }
 
     // MARK: Submitting

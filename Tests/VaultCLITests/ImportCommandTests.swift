@@ -20,9 +20,11 @@ struct ImportCommandTests {
         ::Essay::Explain why the sky is blue. {}
 
         ::Match::Match the pairs. {=a -> 1 =b -> 2}
+
+        ::Intro::Read every question twice.
         """#
 
-    @Test("a GIFT file published (the matching item skipped and named), taken offline, synced and scored on release")
+    @Test("a GIFT file published (a description skipped and named), taken offline with a matching question, synced and scored on release")
     func giftEndToEnd() throws {
         let (vault, server) = try CLIFixtures.downloaded([])
         let file = vault.root.file("Physics Quiz.gift")
@@ -32,11 +34,11 @@ struct ImportCommandTests {
         let published = try server.admin(["publish", file, "--json"])
         #expect(published.status == 0, "\(published.stderr)")
         let output = try #require(published.json)
-        #expect(output["id"] as? String == "physics-quiz" && output["questions"] as? Int == 6)
-        #expect((output["skipped"] as? [[String: Any]])?.first?["item"] as? String == "\"Match\"")
+        #expect(output["id"] as? String == "physics-quiz" && output["questions"] as? Int == 7)
+        #expect((output["skipped"] as? [[String: Any]])?.first?["item"] as? String == "\"Intro\"")
         #expect(try vault.unlocked(["download", "physics-quiz"]).status == 0)
         for (question, value) in [
-            ("q1", "false"), ("q2", "a"), ("q3", "a,b"), ("q4", "charles darwin"), ("q5", "3.141"), ("q6", "Rayleigh scattering."),
+            ("q1", "false"), ("q2", "a"), ("q3", "a,b"), ("q4", "charles darwin"), ("q5", "3.141"), ("q6", "Rayleigh scattering."), ("q7", "1a 2a"),
         ] {
             let saved = try vault.answer("physics-quiz", question, value)
             #expect(saved.status == 0, "\(question): \(saved.stderr)")
@@ -47,7 +49,8 @@ struct ImportCommandTests {
         #expect(try vault.unlocked(["sync"]).status == 0)
         let results = try #require(try vault.unlocked(["results", "physics-quiz", "--json"]).json?["results"] as? [[String: Any]])
         let result = try #require(results.first)
-        #expect(result["score"] as? Double == 5 && result["max_score"] as? Double == 6, "\(result)")
+        // Six automatic points of seven: the matching question earns half (one pair of two), the essay waits.
+        #expect(result["score"] as? Double == 5.5 && result["max_score"] as? Double == 7, "\(result)")
         #expect(result["pending"] as? Int == 1)
     }
 

@@ -91,6 +91,28 @@ struct ImportTests {
             <name><text>Pairs</text></name>
             <questiontext format="html"><text>Match them.</text></questiontext>
           </question>
+          <question type="matching">
+            <name><text>Capitals</text></name>
+            <questiontext format="html"><text>Match each country with its capital.</text></questiontext>
+            <subquestion format="html"><text>France</text><answer><text>Paris</text></answer></subquestion>
+            <subquestion format="html"><text>Peru</text><answer><text>Lima</text></answer></subquestion>
+            <subquestion format="html"><text></text><answer><text>Oslo</text></answer></subquestion>
+          </question>
+          <question type="gapselect">
+            <name><text>Gaps</text></name>
+            <questiontext format="html"><text>The [[1]] sat on the [[3]].</text></questiontext>
+            <selectoption><text>cat</text><group>1</group></selectoption>
+            <selectoption><text>dog</text><group>1</group></selectoption>
+            <selectoption><text>mat</text><group>2</group></selectoption>
+            <selectoption><text>roof</text><group>2</group></selectoption>
+          </question>
+          <question type="ordering">
+            <name><text>Order</text></name>
+            <questiontext format="html"><text>Put in order, smallest first.</text></questiontext>
+            <answer fraction="0"><text>atom</text></answer>
+            <answer fraction="0"><text>cell</text></answer>
+            <answer fraction="0"><text>organ</text></answer>
+          </question>
           <question type="ddimageortext">
             <name><text>Drag</text></name>
             <questiontext format="html"><text>Drag the labels.</text></questiontext>
@@ -99,7 +121,7 @@ struct ImportTests {
         """#
 
     @Test(
-        "GIFT: true/false, single and weighted multiple choice, short answer, numeric with tolerance and range, essay, a missing word, escapes; matching skipped and named"
+        "GIFT: true/false, single and weighted multiple choice, short answer, numeric with tolerance and range, essay, a missing word, matching, escapes"
     )
     func gift() throws {
         let result = try AssessmentImporter.read(Data(Self.gift.utf8), fileName: "Physics Week 1.gift")
@@ -107,7 +129,7 @@ struct ImportTests {
         #expect(result.assessment.id == "physics-week-1")
         #expect(
             questions.map(\.type) == [
-                .trueFalse, .singleChoice, .multipleChoice, .shortText, .numeric, .numeric, .essay, .singleChoice, .singleChoice,
+                .trueFalse, .singleChoice, .multipleChoice, .shortText, .numeric, .numeric, .essay, .singleChoice, .matching, .singleChoice,
             ]
         )
         #expect(questions[0].answerKey == [.bool(false)])
@@ -118,9 +140,14 @@ struct ImportTests {
         #expect(questions[4].answerKey == [.number(3.14)] && questions[4].tolerance == 0.005)
         #expect(questions[5].answerKey == [.number(1.5)] && questions[5].tolerance == 0.5)
         #expect(questions[7].prompt == "The capital of France is _____ and it is large.")
-        #expect(questions[8].prompt == "What does { } = ~ mean in GIFT?" && questions[8].choices?.first?.text == "Escapes =")
-        #expect(result.skipped.map(\.item) == ["\"Match\""])
-        #expect(result.skipped.first?.reason.contains("matching") == true)
+        #expect(questions[8].left?.map(\.text) == ["a", "b", "c"] && questions[8].right?.map(\.text) == ["1", "2", "3"])
+        #expect(
+            questions[8].answerKey == [
+                .array([.string("l1"), .string("a")]), .array([.string("l2"), .string("b")]), .array([.string("l3"), .string("c")]),
+            ]
+        )
+        #expect(questions[9].prompt == "What does { } = ~ mean in GIFT?" && questions[9].choices?.first?.text == "Escapes =")
+        #expect(result.skipped.isEmpty)
         #expect(result.notes.contains { $0.contains("partial credit") })
         try AssessmentValidator.validate(result.assessment)
     }
@@ -139,7 +166,16 @@ struct ImportTests {
         let result = try AssessmentImporter.read(Data(Self.moodle.utf8), fileName: "chem.xml")
         let questions = result.assessment.questions
         #expect(result.assessment.title == "Chemistry basics")
-        #expect(questions.map(\.type) == [.singleChoice, .multipleChoice, .trueFalse, .shortText, .numeric, .essay])
+        #expect(
+            questions.map(\.type) == [.singleChoice, .multipleChoice, .trueFalse, .shortText, .numeric, .essay, .matching, .fillInBlanks, .ordering]
+        )
+        #expect(questions[6].left?.map(\.text) == ["France", "Peru"] && questions[6].right?.map(\.text) == ["Paris", "Lima", "Oslo"])
+        #expect(questions[7].prompt == "The [1] sat on the [2].")
+        #expect(questions[7].blanks?.map { $0.choices?.map(\.text) ?? [] } == [["cat", "dog"], ["mat", "roof"]])
+        #expect(questions[7].blanks?.map(\.answer) == ["a", "a"])
+        #expect(
+            questions[8].items?.map(\.text) == ["cell", "organ", "atom"] && questions[8].answerKey == [.string("a"), .string("b"), .string("c")]
+        )
         #expect(questions[0].prompt == "What is H2O?" && questions[0].points == 2 && questions[0].answerKey == [.string("a")])
         #expect(questions[1].answerKey == [.string("a"), .string("b")])
         #expect(questions[2].answerKey == [.bool(true)])

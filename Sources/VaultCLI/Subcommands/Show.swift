@@ -17,6 +17,10 @@ struct Show: ParsableCommand {
         let type: String
         let prompt: String
         let choices: [Choice]?
+        let left: [Choice]?
+        let right: [Choice]?
+        let items: [Choice]?
+        let blanks: [Blank]?
         let answer: JSONValue?
         let flagged: Bool
     }
@@ -47,6 +51,10 @@ struct Show: ParsableCommand {
                 type: question.type.rawValue,
                 prompt: question.prompt,
                 choices: question.choices,
+                left: question.left,
+                right: question.right,
+                items: question.items,
+                blanks: question.blanks,
                 answer: attempt?.answers[question.id],
                 flagged: attempt?.flagged.contains(question.id) ?? false
             )
@@ -60,6 +68,7 @@ struct Show: ParsableCommand {
             for (letter, choice) in zip(TakeSession.letters, question.choices ?? []) {
                 console.line("   \(letter)) \(choice.text)   (id: \(choice.id))")
             }
+            for line in VisualTakeRenderer.itemLines(question, current: nil) { console.line(" " + line) }
             let answer = attempt?.answers[question.id].map { AnswerParser.display($0, for: question) } ?? "(no answer)"
             console.line("   Answer: \(answer)\(items[index].flagged ? "  [flagged]" : "")")
         }

@@ -13,7 +13,8 @@ enum AnswerInput {
     static let maxBytes = 256 * 1024
 
     static func read(for question: Question) throws -> String {
-        let isEssay = question.type == .essay
+        // Essays and fill-in-the-blanks (one line per blank) take every line.
+        let isEssay = question.type == .essay || question.type == .fillInBlanks
         if isatty(STDIN_FILENO) == 1 {
             return try prompt(for: question, multiline: isEssay)
         }
@@ -57,6 +58,7 @@ enum AnswerInput {
         case .numeric: hint = "a number"
         case .shortText: hint = "one line of text"
         case .essay: hint = "your text; end with a line holding only a dot, or Ctrl-D"
+        case .matching, .ordering, .fillInBlanks: hint = AnswerRules.accepted(by: question) + (multiline ? "; then a line with only a dot" : "")
         }
         FileHandle.standardError.write(Data("\(question.prompt)\nYour answer (\(hint)): ".utf8))
         var lines: [String] = []

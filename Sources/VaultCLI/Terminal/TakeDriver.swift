@@ -71,6 +71,8 @@ struct TakeDriver<C: Clock & Sendable> where C.Duration == Duration {
             renderer.say(text)
         case .promptEssayLine:
             renderer.essayPrompt(time: vault.timeStatus(of: timing))
+        case .promptBlank(let index):
+            renderer.blankPrompt(session, index: index, time: vault.timeStatus(of: timing))
         case .askSubmit(let unanswered):
             renderer.askSubmit(unanswered: unanswered)
         case .record(let questionID, let value, let spent):

@@ -9,6 +9,7 @@ protocol TakeRenderer: AnyObject {
     func question(_ session: TakeSession, note: String?, time: AttemptTimeStatus)
     func say(_ text: String)
     func essayPrompt(time: AttemptTimeStatus)
+    func blankPrompt(_ session: TakeSession, index: Int, time: AttemptTimeStatus)
     func askSubmit(unanswered: Int)
     func clock(_ remaining: Duration)
     func announce(_ remaining: Duration)
@@ -33,6 +34,18 @@ extension TakeRenderer {
         write("Start now? [y/N] ")
     }
 
+    /// "Blank [2] of 3 (a) red  b) blue): ": the blank's place, and its choices when it has some.
+    func blankPrompt(_ session: TakeSession, index: Int, time: AttemptTimeStatus) {
+        write((time.remaining.map { TakeTimeText.spoken($0) + " left. " } ?? "") + Self.blankPromptText(session.question, index: index))
+    }
+
+    static func blankPromptText(_ question: Question, index: Int) -> String {
+        guard let blanks = question.blanks, index < blanks.count else { return "> " }
+        let blank = blanks[index]
+        let choices = blank.choices.map { " (" + zip(TakeSession.letters, $0).map { "\($0)) \($1.text)" }.joined(separator: "  ") + ")" } ?? ""
+        return "Blank [\(blank.id)], \(index + 1) of \(blanks.count)\(choices): "
+    }
+
     func askSubmit(unanswered: Int) {
         say(
             unanswered > 0
@@ -52,6 +65,37 @@ extension TakeRenderer {
         case .essay:
             "Type your answer; every line is saved when you press Enter, and a line with only . finishes it"
                 + (question.maxLength.map { " (at most \($0) characters)" } ?? "") + "."
+        case .matching: "Pair each numbered item with a letter, such as 1c 2a; you may pair several at once."
+        case .ordering: "Type every letter once, in your order, such as c a b."
+        case .fillInBlanks: "Fill the blanks one by one: type each blank's text, or a choice blank's letter, and press Enter."
+        }
+    }
+
+    /// The lines that show a question's items: choices, matching's two lists, ordering's items, the blanks' choices.
+    static func itemLines(_ question: Question, current: JSONValue?) -> [String] {
+        let letters = TakeSession.letters
+        switch question.type {
+        case .matching:
+            let paired = Dictionary(
+                (current?.arrayValue ?? []).compactMap(AnswerRules.pair).map { ($0.left, $0.right) },
+                uniquingKeysWith: { a, _ in a }
+            )
+            let right = question.right ?? []
+            var lines = (question.left ?? []).enumerated().map { offset, item in
+                let choice = paired[item.id].flatMap { id in right.firstIndex { $0.id == id } }.map { " -> \(letters[$0])" } ?? ""
+                return "  \(offset + 1). \(item.text)\(choice)"
+            }
+            lines += zip(letters, right).map { "  \($0)) \($1.text)" }
+            return lines
+        case .ordering:
+            return zip(letters, question.items ?? []).map { "  \($0)) \($1.text)" }
+        case .fillInBlanks:
+            return (question.blanks ?? []).compactMap { blank in
+                guard let choices = blank.choices else { return nil }
+                return "  [\(blank.id)] " + zip(letters, choices).map { "\($0)) \($1.text)" }.joined(separator: "  ")
+            }
+        default:
+            return []
         }
     }
 }
@@ -107,6 +151,10 @@ final class VisualTakeRenderer: TakeRenderer {
             text += "\n" + Self.instruction(question) + "\n"
         case .trueFalse, .numeric:
             text += Self.instruction(question) + (current.map { "  Current: \(AnswerParser.display($0, for: question))" } ?? "") + "\n"
+        case .matching, .ordering, .fillInBlanks:
+            for line in Self.itemLines(question, current: current) { text += DisplayWidth.wrapped(line, width: width - 1) + "\n" }
+            text += "\n" + DisplayWidth.wrapped(Self.instruction(question), width: width - 1) + "\n"
+            if let current { text += "Current: \(AnswerParser.display(current, for: question))\n" }
         case .shortText, .essay:
             text += DisplayWidth.wrapped(Self.instruction(question), width: width - 1) + "\n"
             if let current {
@@ -114,7 +162,8 @@ final class VisualTakeRenderer: TakeRenderer {
                 text += DisplayWidth.wrapped(AnswerParser.display(current, for: question), width: width - 1) + "\n"
             }
         }
-        text += "\n" + (note.map { DisplayWidth.wrapped($0, width: width - 1) + "\n" } ?? "") + "> "
+        text += "\n" + (note.map { DisplayWidth.wrapped($0, width: width - 1) + "\n" } ?? "")
+        text += question.type == .fillInBlanks ? Self.blankPromptText(question, index: 0) : "> "
         write(text)
     }
 
@@ -146,18 +195,20 @@ final class AccessibleTakeRenderer: TakeRenderer {
             for (number, pair) in zip(TakeSession.letters, question.choices ?? []).enumerated() {
                 say("Choice \(pair.0), \(number + 1) of \(question.choices?.count ?? 0): \(pair.1.text)")
             }
+            for line in Self.itemLines(question, current: nil) { say(line.trimmingCharacters(in: .whitespaces)) }
             if let current = session.attempt.answers[question.id] {
                 say("Your answer now: \(AnswerParser.display(current, for: question)).")
             }
             say(Self.instruction(question) + " Type ? for help.")
         }
-        prompt(time)
+        prompt(time, question: session.question)
     }
 
     func essayPrompt(time: AttemptTimeStatus) { prompt(time) }
 
-    private func prompt(_ time: AttemptTimeStatus) {
-        write((time.remaining.map { TakeTimeText.spoken($0) + " left. " } ?? "") + "Your answer: ")
+    private func prompt(_ time: AttemptTimeStatus, question: Question? = nil) {
+        let ask = question?.type == .fillInBlanks ? Self.blankPromptText(question!, index: 0) : "Your answer: "
+        write((time.remaining.map { TakeTimeText.spoken($0) + " left. " } ?? "") + ask)
     }
 
     func clock(_ remaining: Duration) {}

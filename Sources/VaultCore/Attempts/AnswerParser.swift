@@ -42,11 +42,77 @@ public enum AnswerParser {
             return .string(trimmed)
         case .essay:
             return .string(text.trimmingCharacters(in: .newlines))
+        case .matching:
+            // "1c 2a 3a": a left item by its number, a right item by its letter; stored in the left items' order.
+            let left = question.left ?? []
+            let right = question.right ?? []
+            var pairs: [Int: String] = [:]
+            for token in trimmed.lowercased().split(whereSeparator: { $0 == " " || $0 == "," }) {
+                guard let letter = token.last, let number = Int(token.dropLast()), (1...left.count).contains(number),
+                    let position = letters.firstIndex(of: String(letter)), position < right.count, pairs[number] == nil
+                else { return nil }
+                pairs[number] = right[position].id
+            }
+            guard !pairs.isEmpty else { return nil }
+            return .array(pairs.keys.sorted().map { .array([.string(left[$0 - 1].id), .string(pairs[$0]!)]) })
+        case .ordering:
+            // "c a b": the items' letters in the student's order.
+            let items = question.items ?? []
+            var ids: [JSONValue] = []
+            for token in trimmed.lowercased().split(whereSeparator: { $0 == " " || $0 == "," }) {
+                guard let position = letters.firstIndex(of: String(token)), position < items.count else { return nil }
+                ids.append(.string(items[position].id))
+            }
+            return .array(ids)
+        case .fillInBlanks:
+            // One line per blank, in order; a choice blank takes its letter; an empty line leaves that blank open.
+            var values: [String: JSONValue] = [:]
+            let lines = text.components(separatedBy: "\n")
+            for (blank, line) in zip(question.blanks ?? [], lines) {
+                let entry = line.trimmingCharacters(in: .whitespaces)
+                guard !entry.isEmpty else { continue }
+                if let choices = blank.choices {
+                    guard let position = letters.firstIndex(of: entry.lowercased()), position < choices.count else { return nil }
+                    values[blank.id] = .string(choices[position].id)
+                } else {
+                    values[blank.id] = .string(entry)
+                }
+            }
+            guard
+                lines.count <= max(question.blanks?.count ?? 0, 1)
+                    || lines.dropFirst(question.blanks?.count ?? 0).allSatisfy({
+                        $0.trimmingCharacters(in: .whitespaces).isEmpty
+                    })
+            else { return nil }
+            return .object(values)
         }
     }
 
+    /// Letters by position: a, b, c, …
+    public static let letters = (0..<26).map { String(UnicodeScalar(UInt8(97 + $0))) }
+
     /// How an answer reads back to the student.
     public static func display(_ answer: JSONValue, for question: Question) -> String {
+        switch question.type {
+        case .matching:
+            let left = (question.left ?? []).map(\.id)
+            let right = (question.right ?? []).map(\.id)
+            return (answer.arrayValue ?? []).compactMap(AnswerRules.pair).compactMap { pair in
+                guard let number = left.firstIndex(of: pair.left), let position = right.firstIndex(of: pair.right) else { return nil }
+                return "\(number + 1)\(letters[position])"
+            }.joined(separator: " ")
+        case .ordering:
+            let items = (question.items ?? []).map(\.id)
+            return (answer.arrayValue ?? []).compactMap { $0.stringValue.flatMap(items.firstIndex).map { letters[$0] } }.joined(separator: " ")
+        case .fillInBlanks:
+            guard case .object(let values) = answer else { return "" }
+            return (question.blanks ?? []).compactMap { blank in
+                guard let value = values[blank.id]?.stringValue else { return nil }
+                let shown = blank.choices?.firstIndex { $0.id == value }.map { letters[$0] } ?? value
+                return "[\(blank.id)] \(shown)"
+            }.joined(separator: "; ")
+        default: break
+        }
         switch answer {
         case .string(let text): return text
         case .array(let values): return values.compactMap(\.stringValue).joined(separator: ", ")
