@@ -53,7 +53,7 @@ struct SyncCommandTests {
 
         let kept = try vault.unlocked(["sync", "--on-conflict", "keep"])
         #expect(kept.status == 3)
-        #expect(kept.stdout.contains("wait for your decision"))
+        #expect(kept.stdout.contains("1 answer waits for your decision"))
         #expect(!kept.stdout.contains("409"))
         #expect(try vault.unlocked(["status"]).status == 3)
         let forced = try vault.unlocked(["sync", "--on-conflict", "submit", "--json"])
