@@ -27,6 +27,11 @@ final class MarkupElement {
     }
 
     static func parse(_ data: Data) throws -> MarkupElement {
+        // Foundation's parser traps on an element name that is not valid UTF-8 (the import_readers fuzz target found
+        // it): the bytes are checked first, and a teacher is told in a sentence.
+        guard String(data: data, encoding: .utf8) != nil else {
+            throw ImportError("The XML is not valid UTF-8 text; save it as UTF-8 (Moodle exports it so) and try again.")
+        }
         let head = String(decoding: data.prefix(64 * 1024), as: UTF8.self).uppercased()
         if head.contains("<!DOCTYPE") || head.contains("<!ENTITY") {
             throw ImportError(

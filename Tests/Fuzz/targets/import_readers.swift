@@ -1,0 +1,27 @@
+import Foundation
+import VaultAPI
+import VaultImport
+
+// The importers (GIFT, Aiken, Moodle XML): the first byte picks the reader, the rest is the file. A reader either
+// refuses with an ImportError sentence or returns questions; whatever it returns has ids that are unique and, for
+// the new question types, keys that name their own items (the validator decides the rest without crashing).
+
+let formats: [ImportFormat] = [.gift, .aiken, .moodleXML, .auto]
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    guard count > 0 else { return 0 }
+    let format = formats[Int(start[0]) % formats.count]
+    let data = Data(UnsafeBufferPointer(start: start + 1, count: count - 1))
+    do {
+        let result = try AssessmentImporter.read(data, fileName: "fuzz.txt", format: format)
+        let ids = result.assessment.questions.map(\.id)
+        require(Set(ids).count == ids.count, "a reader gave two questions one id")
+        require(!ids.isEmpty, "a reader returned no question without saying why")
+        _ = try? AssessmentValidator.validate(result.assessment)
+    } catch is ImportError {
+    } catch {
+        require(false, "a reader threw something other than an ImportError: \(error)")
+    }
+    return 0
+}
