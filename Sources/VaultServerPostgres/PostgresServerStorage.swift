@@ -296,17 +296,7 @@ public final class PostgresServerStorage: ServerStorage {
         }
         return rows.compactMap { id, served, version, hash, updated in
             guard let document = decoded(DocumentKey(id: id, version: version), bytes: served) else { return nil }
-            return CatalogEntry(
-                id: id,
-                title: document.title,
-                version: version,
-                contentHash: hash,
-                sizeBytes: served.count,
-                updatedAt: Timestamp.string(epoch: updated),
-                notAfter: document.notAfter,
-                sealed: document.sealed,
-                opensAt: document.opensAt
-            )
+            return CatalogEntry(served: document, version: version, contentHash: hash, servedBytes: served.count, updatedAt: updated)
         }
     }
 
@@ -596,20 +586,19 @@ public final class PostgresServerStorage: ServerStorage {
                 found.append((try SubmissionRecord(row: stored), try stored.data("source"), try stored.bool("released")))
             }
             for (record, source, released) in found {
-                guard let document = try? JSONDecoder().decode(Assessment.self, from: source) else { continue }
-                var answers: [String: JSONValue] = [:]
-                for try await (question, answer) in try await connection.query(
+                var answers: [(String, String)] = []
+                for try await row in try await connection.query(
                     "SELECT question_id, answer FROM responses WHERE attempt_id = \(record.attemptID) AND NOT superseded",
                     logger: self.logger
-                ).decode((String, String).self) {
-                    answers[question] = try? JSONDecoder().decode(JSONValue.self, from: Data(answer.utf8))
-                }
-                var grades: [String: Double] = [:]
-                for try await (question, points) in try await connection.query(
+                ).decode((String, String).self) { answers.append(row) }
+                var grades: [(String, Double)] = []
+                for try await row in try await connection.query(
                     "SELECT question_id, points FROM grades WHERE attempt_id = \(record.attemptID)",
                     logger: self.logger
-                ).decode((String, Double).self) { grades[question] = points }
-                inputs.append(ResultInput(record: record, document: document, answers: answers, grades: grades, released: released))
+                ).decode((String, Double).self) { grades.append(row) }
+                if let input = ResultInput(record: record, source: source, released: released, answers: answers, grades: grades) {
+                    inputs.append(input)
+                }
             }
             return inputs
         }

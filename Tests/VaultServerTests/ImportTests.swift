@@ -213,7 +213,9 @@ struct ImportTests {
         }
     }
 
-    @Test("XML that is not valid UTF-8 (an element name of 0xFF bytes trapped Foundation's parser; found by the fuzz target) is refused in a sentence")
+    @Test(
+        "XML that is not valid UTF-8 (an element name of 0xFF bytes trapped Foundation's parser; found by the fuzz target) is refused in a sentence"
+    )
     func invalidUTF8() {
         var data = Data("<quiz><question type=\"essay\"><nam".utf8)
         data.append(contentsOf: [0xFF, 0xFF, 0xFF])

@@ -39,10 +39,14 @@ struct ServerBinaryTests {
             to: URL(fileURLWithPath: document)
         )
         let published = try Binaries.run("vault-server", ["publish", document, "--data", data])
-        #expect(published.stdout == "Published cli-quiz version 1.\n")
-        #expect(try Binaries.run("vault-server", ["publish", document, "--data", data]).stdout == "cli-quiz is unchanged at version 1.\n")
+        #expect(published.stdout == "Published cli-quiz version 1 (1 question).\n")
+        #expect(
+            try Binaries.run("vault-server", ["publish", document, "--data", data]).stdout == "cli-quiz is unchanged at version 1 (1 question).\n"
+        )
         try Data("{not json".utf8).write(to: URL(fileURLWithPath: document))
-        #expect(try Binaries.run("vault-server", ["publish", document, "--data", data]).status == 64)
+        // Bad data: exit 65 with a sentence, nothing published.
+        let malformed = try Binaries.run("vault-server", ["publish", document, "--data", data])
+        #expect(malformed.status == 65 && malformed.stderr.contains("not a valid assessment document"), "\(malformed.stderr)")
 
         // The running server sees what the subcommands wrote, and the new teacher can sign in.
         let token = try await post(port: port, path: APIPath.token, body: #"{"user":"kim","password":"kim-secret"}"#)

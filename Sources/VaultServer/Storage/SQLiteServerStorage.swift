@@ -164,15 +164,11 @@ public final class SQLiteServerStorage: ServerStorage {
                 let key = DocumentKey(id: row.string(0), version: row.int(2))
                 guard let document = Self.decoded(key, bytes: row.data(1), cache: &documents) else { return nil }
                 return CatalogEntry(
-                    id: key.id,
-                    title: document.title,
+                    served: document,
                     version: key.version,
                     contentHash: row.string(3),
-                    sizeBytes: row.data(1).count,
-                    updatedAt: Timestamp.string(epoch: row.double(4)),
-                    notAfter: document.notAfter,
-                    sealed: document.sealed,
-                    opensAt: document.opensAt
+                    servedBytes: row.data(1).count,
+                    updatedAt: row.double(4)
                 )
             }
         }
@@ -377,24 +373,19 @@ public final class SQLiteServerStorage: ServerStorage {
                 [user, assessmentID]
             ).compactMap { row -> ResultInput? in
                 let record = try Self.submission(row)
-                guard let document = try? JSONDecoder().decode(Assessment.self, from: row.data(SubmissionRecord.columns.count)) else { return nil }
-                var answers: [String: JSONValue] = [:]
-                for answer in try database.rows(
+                let answers = try database.rows(
                     "SELECT question_id, answer FROM responses WHERE attempt_id = ? AND superseded = 0",
                     [record.attemptID]
-                ) {
-                    answers[answer.string(0)] = try? JSONDecoder().decode(JSONValue.self, from: Data(answer.string(1).utf8))
-                }
-                var grades: [String: Double] = [:]
-                for grade in try database.rows("SELECT question_id, points FROM grades WHERE attempt_id = ?", [record.attemptID]) {
-                    grades[grade.string(0)] = grade.double(1)
+                ).map { ($0.string(0), $0.string(1)) }
+                let grades = try database.rows("SELECT question_id, points FROM grades WHERE attempt_id = ?", [record.attemptID]).map {
+                    ($0.string(0), $0.double(1))
                 }
                 return ResultInput(
                     record: record,
-                    document: document,
+                    source: row.data(SubmissionRecord.columns.count),
+                    released: row.optionalDouble(SubmissionRecord.columns.count + 1) != nil,
                     answers: answers,
-                    grades: grades,
-                    released: row.optionalDouble(SubmissionRecord.columns.count + 1) != nil
+                    grades: grades
                 )
             }
         }
