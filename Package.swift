@@ -20,6 +20,8 @@ let package = Package(
         // Ed25519 and X25519 (receipts, the hand-in key): typed keys over BoringSSL with prefixed symbols, already in
         // the build through postgres-nio. Everything else (PBKDF2, AES-GCM of the vault, SHA-256) stays on OpenSSL.
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        // QTI content packages are zip files: read with ZIPFoundation, never by hand.
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         // C libraries: each a system-library target holding only module.modulemap and shim.h.
@@ -36,7 +38,7 @@ let package = Package(
             providers: [.apt(["libkeyutils-dev"])]
         ),
         .systemLibrary(
-            name: "CZlib",
+            name: "CVaultZlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
 
@@ -44,7 +46,7 @@ let package = Package(
         .target(
             name: "VaultCore",
             dependencies: [
-                "CSQLCipher", "COpenSSL", "CZlib", "CKeyutils", "VaultAPI",
+                "CSQLCipher", "COpenSSL", "CVaultZlib", "CKeyutils", "VaultAPI",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -95,7 +97,7 @@ let package = Package(
             ]
         ),
         // Teachers' files (Moodle XML, GIFT, Aiken) into our document, with what was skipped and why; no storage.
-        .target(name: "VaultImport", dependencies: ["VaultAPI"]),
+        .target(name: "VaultImport", dependencies: ["VaultAPI", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         // The take screen as a state machine (events in, effects out), with no terminal and no storage in it.
         .target(name: "VaultTake", dependencies: ["VaultCore", "VaultAPI"]),
         .executableTarget(
@@ -124,13 +126,14 @@ let package = Package(
         .target(name: "VaultTestSupport", dependencies: ["VaultCore", "VaultAPI"]),
         .testTarget(
             name: "VaultCoreTests",
-            dependencies: ["VaultCore", "VaultTestSupport", "CZlib"],
+            dependencies: ["VaultCore", "VaultTestSupport", "CVaultZlib"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "VaultServerTests",
             dependencies: [
                 "VaultServer", "VaultServerPostgres", "VaultRules", "VaultAPI", "VaultCore", "VaultTestSupport", "VaultImport",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

@@ -44,9 +44,9 @@ public enum AssessmentImporter {
                 skipped: read.skipped
             )
         case .qti:
-            throw ImportError("IMS QTI packages cannot be imported yet; export the questions as Moodle XML or GIFT instead.")
+            result = try qti(data, base: base)
         case .auto:
-            throw ImportError("The file's format could not be told from its content; give --format json, moodle-xml, gift or aiken.")
+            throw ImportError("The file's format could not be told from its content; give --format json, qti, moodle-xml, gift or aiken.")
         }
         if let id { result.assessment.id = id }
         if let title { result.assessment.title = title }
@@ -55,6 +55,34 @@ public enum AssessmentImporter {
             throw ImportError("Nothing in the file can be taken in a terminal, so nothing was published" + (reasons.isEmpty ? "." : " (\(reasons))."))
         }
         return result
+    }
+
+    /// One QTI item, or a content package of them.
+    static func qti(_ data: Data, base: String) throws -> ImportResult {
+        let zip = data.prefix(4) == Data([0x50, 0x4B, 0x03, 0x04])
+        let (items, title): ([(path: String, element: MarkupElement)], String?) =
+            zip ? try QTIPackage.items(data) : ([(base, try MarkupElement.parse(data))], nil)
+        var questions: [Question] = []
+        var skipped: [ImportResult.Skipped] = []
+        var notes: [String] = []
+        var missingAlt = 0
+        for (path, item) in items {
+            let name = item.attributes["title"].map { "\"\($0)\"" } ?? path
+            do {
+                var question = try QTIReader.question(item, missingAlt: &missingAlt, notes: &notes)
+                question.id = "q\(questions.count + 1)"
+                questions.append(question)
+            } catch let skip as QTIReader.Skip {
+                skipped.append(.init(item: name, reason: skip.reason))
+            }
+        }
+        if missingAlt > 0 { notes.append("\(missingAlt) picture(s) have no description (alt text); add one so every student can follow.") }
+        let testTitle = title ?? (items.count == 1 ? items[0].element.attributes["title"] : nil)
+        return ImportResult(
+            assessment: Assessment(id: ImportSupport.id(from: base), title: testTitle ?? base, questions: questions),
+            skipped: skipped,
+            notes: notes
+        )
     }
 
     /// The format by content: JSON by its first character, XML by its root, then Aiken's ANSWER: lines, then GIFT's braces.

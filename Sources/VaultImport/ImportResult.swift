@@ -96,9 +96,11 @@ enum ImportSupport {
         return tidy(text)
     }
 
-    /// Spaces at line ends and runs of blank lines removed.
+    /// Runs of spaces within a line made one, spaces at line ends and runs of blank lines removed.
     static func tidy(_ text: String) -> String {
-        var lines = text.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        var lines = text.components(separatedBy: "\n").map {
+            $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ").trimmingCharacters(in: .whitespaces)
+        }
         var result: [String] = []
         for line in lines where !(line.isEmpty && (result.last?.isEmpty ?? true)) { result.append(line) }
         while result.last?.isEmpty == true { result.removeLast() }

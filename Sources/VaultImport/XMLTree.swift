@@ -12,11 +12,35 @@ final class MarkupElement {
     let attributes: [String: String]
     var children: [MarkupElement] = []
     var text = ""
+    /// Text and elements in document order (QTI puts interactions in the middle of sentences).
+    var contents: [Content] = []
+
+    enum Content {
+        case text(String)
+        case element(MarkupElement)
+    }
 
     init(name: String, attributes: [String: String]) {
         self.name = name
         self.attributes = attributes
     }
+
+    /// QTI 3.0 names (`qti-choice-interaction`) as QTI 2.x names them (`choiceInteraction`): one reader for both.
+    static func canonical(_ name: String) -> String {
+        guard name.hasPrefix("qti-") else { return name }
+        let words = name.dropFirst(4).split(separator: "-")
+        return (words.first.map(String.init) ?? "") + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+    }
+
+    /// `response-identifier` (QTI 3.0) as `responseIdentifier` (QTI 2.x).
+    static func canonicalAttribute(_ name: String) -> String {
+        guard name.contains("-") else { return name }
+        let words = name.split(separator: "-")
+        return (words.first.map(String.init) ?? "") + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+    }
+
+    /// Every element below this one, depth first.
+    var descendants: [MarkupElement] { children.flatMap { [$0] + $0.descendants } }
 
     func child(_ name: String) -> MarkupElement? { children.first { $0.name == name } }
     func all(_ name: String) -> [MarkupElement] { children.filter { $0.name == name } }
@@ -57,16 +81,23 @@ final class MarkupElement {
 
         func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String]) {
             // Names without a namespace prefix: QTI 3.0 and 2.x differ only there.
-            let local = name.split(separator: ":").last.map(String.init) ?? name
-            let element = MarkupElement(name: local, attributes: attributes)
-            if let parent = stack.last { parent.children.append(element) } else { root = element }
+            let local = MarkupElement.canonical(name.split(separator: ":").last.map(String.init) ?? name)
+            var names: [String: String] = [:]
+            for (key, value) in attributes { names[MarkupElement.canonicalAttribute(key)] = value }
+            let element = MarkupElement(name: local, attributes: names)
+            if let parent = stack.last {
+                parent.children.append(element)
+                parent.contents.append(.element(element))
+            } else {
+                root = element
+            }
             stack.append(element)
         }
 
         var problemLine: Int?
 
         func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
-            let local = name.split(separator: ":").last.map(String.init) ?? name
+            let local = MarkupElement.canonical(name.split(separator: ":").last.map(String.init) ?? name)
             if stack.last?.name != local, problemLine == nil { problemLine = parser.lineNumber }
             _ = stack.popLast()
         }
@@ -75,8 +106,18 @@ final class MarkupElement {
             if problemLine == nil { problemLine = parser.lineNumber }
         }
 
-        func parser(_ parser: XMLParser, foundCharacters string: String) { stack.last?.text += string }
+        func parser(_ parser: XMLParser, foundCharacters string: String) { append(string) }
 
-        func parser(_ parser: XMLParser, foundCDATA block: Data) { stack.last?.text += String(decoding: block, as: UTF8.self) }
+        func parser(_ parser: XMLParser, foundCDATA block: Data) { append(String(decoding: block, as: UTF8.self)) }
+
+        private func append(_ string: String) {
+            guard let element = stack.last else { return }
+            element.text += string
+            if case .text(let previous)? = element.contents.last {
+                element.contents[element.contents.count - 1] = .text(previous + string)
+            } else {
+                element.contents.append(.text(string))
+            }
+        }
     }
 }

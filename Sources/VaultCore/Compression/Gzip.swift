@@ -1,4 +1,4 @@
-import CZlib
+import CVaultZlib
 import Foundation
 
 /// gzip (RFC 1952) through zlib, one member per blob, decompressed as a stream under hard caps.

@@ -9,7 +9,7 @@ extension ImportFormat: ExpressibleByArgument {}
 
 struct Publish: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Create or update an assessment from our JSON, Moodle XML, GIFT or Aiken; prints its version.",
+        abstract: "Create or update an assessment from our JSON, IMS QTI, Moodle XML, GIFT or Aiken; prints its version.",
         discussion: """
             The format is told from the content unless --format says it. What a terminal cannot take (matching, \
             drag and drop, cloze, …) is skipped and named; --strict refuses the whole file instead. A file with \
@@ -18,7 +18,7 @@ struct Publish: AsyncParsableCommand {
     )
     @OptionGroup var options: DataOptions
     @Argument(help: "The file to publish.") var file: String
-    @Option(help: "auto, json, moodle-xml, gift or aiken.") var format: ImportFormat = .auto
+    @Option(help: "auto, json, qti (an item or a .zip content package), moodle-xml, gift or aiken.") var format: ImportFormat = .auto
     @Option(help: "The assessment id (default: from the file name, made to fit a-z, 0-9 and '-').") var id: String?
     @Option(help: "The title (default: the file's own, or its name).") var title: String?
     @Flag(help: "Refuse the whole file when any item would be skipped.") var strict = false

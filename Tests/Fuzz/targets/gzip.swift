@@ -1,4 +1,4 @@
-import CZlib
+import CVaultZlib
 import Foundation
 import VaultCore
 

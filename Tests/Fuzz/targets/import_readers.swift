@@ -2,11 +2,11 @@ import Foundation
 import VaultAPI
 import VaultImport
 
-// The importers (GIFT, Aiken, Moodle XML): the first byte picks the reader, the rest is the file. A reader either
+// The importers (GIFT, Aiken, Moodle XML, QTI items and packages): the first byte picks the reader, the rest is the file. A reader either
 // refuses with an ImportError sentence or returns questions; whatever it returns has ids that are unique and, for
 // the new question types, keys that name their own items (the validator decides the rest without crashing).
 
-let formats: [ImportFormat] = [.gift, .aiken, .moodleXML, .auto]
+let formats: [ImportFormat] = [.gift, .aiken, .moodleXML, .auto, .qti]
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {

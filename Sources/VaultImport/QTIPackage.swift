@@ -1,0 +1,90 @@
+import Foundation
+import VaultAPI
+import ZIPFoundation
+
+/// A QTI content package: a zip with `imsmanifest.xml`. Items come in the order of the package's assessmentTest
+/// when it has one, else in the manifest's order. The archive is read in memory under caps, so a hostile zip is
+/// refused before it can fill memory or escape: at most 5,000 entries, 12 MB per entry and 100 MB in all, no entry
+/// compressed more than 200 to 1, no path with `..` or a leading `/`, no symlink.
+enum QTIPackage {
+    static let maxEntries = 5_000
+    static let maxEntryBytes = 12 * 1024 * 1024
+    static let maxTotalBytes = 100 * 1024 * 1024
+    static let maxRatio: UInt64 = 200
+
+    /// The package's XML files by path, each read under the caps.
+    static func files(_ data: Data) throws -> [String: Data] {
+        let archive: Archive
+        do {
+            archive = try Archive(data: data, accessMode: .read)
+        } catch {
+            throw ImportError("The file is not a readable zip archive (a QTI package is a .zip with imsmanifest.xml).")
+        }
+        var files: [String: Data] = [:]
+        var total = 0
+        var count = 0
+        for entry in archive {
+            count += 1
+            guard count <= maxEntries else { throw ImportError("The package holds more than \(maxEntries) files; nothing was read.") }
+            let path = entry.path
+            guard !path.hasPrefix("/"), !path.split(separator: "/").contains(".."), !path.contains("\\") else {
+                throw ImportError("The package has a file outside itself (\(path)); nothing was published.")
+            }
+            guard entry.type != .symlink else { throw ImportError("The package holds a symbolic link (\(path)); nothing was published.") }
+            guard entry.type == .file else { continue }
+            guard entry.uncompressedSize <= UInt64(maxEntryBytes),
+                entry.compressedSize == 0 || entry.uncompressedSize / max(entry.compressedSize, 1) <= maxRatio
+            else { throw ImportError("The package's \(path) unpacks far larger than any assessment (a zip bomb?); nothing was read.") }
+            guard path.lowercased().hasSuffix(".xml") else { continue }
+            var bytes = Data()
+            // The sizes a zip declares can lie: count what really comes out.
+            do {
+                _ = try archive.extract(entry, skipCRC32: false) { chunk in
+                    bytes.append(chunk)
+                    total += chunk.count
+                    if bytes.count > maxEntryBytes || total > maxTotalBytes { throw ImportError("too large") }
+                }
+            } catch let error as ImportError where error.message == "too large" {
+                throw ImportError("The package unpacks to more than \(maxTotalBytes / 1024 / 1024) MB (a zip bomb?); nothing was read.")
+            } catch {
+                throw ImportError("The package's \(path) is damaged; nothing was published.")
+            }
+            files[path] = bytes
+        }
+        return files
+    }
+
+    /// The items of a package in order, with the test's title when there is one.
+    static func items(_ data: Data) throws -> (items: [(path: String, element: MarkupElement)], title: String?) {
+        let files = try files(data)
+        guard let manifestData = files.first(where: { $0.key.lowercased().hasSuffix("imsmanifest.xml") })?.value else {
+            throw ImportError("The zip has no imsmanifest.xml, so it is not a QTI content package.")
+        }
+        let manifest = try MarkupElement.parse(manifestData)
+        let resources = manifest.descendants.filter { $0.name == "resource" }
+        var order: [String] = []
+        var title: String?
+        // A test, when there is one, gives the order.
+        for resource in resources where (resource.attributes["type"] ?? "").contains("test") {
+            guard let href = resource.attributes["href"], let testData = files[href] else { continue }
+            let test = try MarkupElement.parse(testData)
+            title = test.attributes["title"]
+            let base = (href as NSString).deletingLastPathComponent
+            order = test.descendants.filter { $0.name == "assessmentItemRef" }.compactMap { $0.attributes["href"] }.map {
+                base.isEmpty ? $0 : base + "/" + $0
+            }
+            break
+        }
+        if order.isEmpty {
+            order = resources.filter { ($0.attributes["type"] ?? "").contains("item") }.compactMap { $0.attributes["href"] }
+        }
+        var items: [(String, MarkupElement)] = []
+        for path in order {
+            let normalized = (path as NSString).standardizingPath.replacingOccurrences(of: "./", with: "")
+            guard let bytes = files[path] ?? files[normalized] else { continue }
+            items.append((path, try MarkupElement.parse(bytes)))
+        }
+        guard !items.isEmpty else { throw ImportError("The package's manifest names no item that is in the zip.") }
+        return (items, title)
+    }
+}
