@@ -112,7 +112,9 @@ let package = Package(
         // `scripts/bench`: every figure beside a baseline measured in the same run.
         .executableTarget(
             name: "VaultBench",
-            dependencies: ["VaultCore", "VaultAPI", "VaultSync", "VaultTake"]
+            dependencies: [
+                "VaultCore", "VaultAPI", "VaultSync", "VaultTake", "VaultImport", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]
         ),
         // scripts/load: seeds a server's store, drives it with concurrent students, measures the raw engine.
         .executableTarget(

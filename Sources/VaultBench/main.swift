@@ -23,6 +23,7 @@ rows.append(saves.p99)
 rows.append(saves.floor)
 rows.append(contentsOf: try StoreBenchmarks.journalModes(directory: directory, count: quick ? 200 : 1_000))
 rows.append(contentsOf: try EssayBenchmarks.lineSaves(directory: directory, essays: quick ? 2 : 5))
+rows.append(contentsOf: try ImportBenchmarks.rows(items: 2_000, rounds: quick ? 2 : 5))
 
 let server = try BenchServer(directory: directory)
 defer { server.stop() }

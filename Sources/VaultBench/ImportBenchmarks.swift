@@ -1,0 +1,87 @@
+import Foundation
+import VaultAPI
+import VaultCore
+import VaultImport
+import ZIPFoundation
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// Importing a QTI content package of 2,000 items through `AssessmentImporter` (unzip under caps, parse, convert),
+/// against Foundation's XML parser alone over the same item files; and the served document's size against the
+/// package's.
+enum ImportBenchmarks {
+    static func item(_ index: Int) -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <assessmentItem xmlns="http://www.imsglobal.org/xsd/imsqti_v2p1" identifier="i\(index)" title="Item \(index)">
+          <responseDeclaration identifier="RESPONSE" cardinality="single" baseType="identifier">
+            <correctResponse><value>C\(index % 4)</value></correctResponse>
+          </responseDeclaration>
+          <itemBody>
+            <p>Question \(index): which of these numbers is the \(index % 4 + 1)th one listed here, counting from the top?</p>
+            <choiceInteraction responseIdentifier="RESPONSE" shuffle="false" maxChoices="1">
+              <prompt>Choose one.</prompt>
+              <simpleChoice identifier="C0">The number \(index)</simpleChoice>
+              <simpleChoice identifier="C1">The number \(index + 1)</simpleChoice>
+              <simpleChoice identifier="C2">The number \(index + 2)</simpleChoice>
+              <simpleChoice identifier="C3">The number \(index + 3)</simpleChoice>
+            </choiceInteraction>
+          </itemBody>
+          <responseProcessing template="http://www.imsglobal.org/question/qti_v2p1/rptemplates/match_correct"/>
+        </assessmentItem>
+        """
+    }
+
+    final class Ignore: NSObject, XMLParserDelegate {}
+
+    static func package(items count: Int) throws -> (zip: Data, items: [Data]) {
+        let items = (0..<count).map { Data(item($0).utf8) }
+        let resources = (0..<count).map { #"<resource identifier="r\#($0)" type="imsqti_item_xmlv2p1" href="items/i\#($0).xml"/>"# }
+        let manifest = Data(#"<manifest identifier="m"><resources>\#(resources.joined())</resources></manifest>"#.utf8)
+        let archive = try Archive(data: Data(), accessMode: .create)
+        for (path, bytes) in [("imsmanifest.xml", manifest)] + items.enumerated().map({ ("items/i\($0.offset).xml", $0.element) }) {
+            try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(bytes.count), compressionMethod: .deflate) { position, size in
+                bytes.subdata(in: Int(position)..<Int(position) + size)
+            }
+        }
+        guard let data = archive.data else { throw ImportError("the benchmark package could not be made") }
+        return (data, items)
+    }
+
+    static func rows(items count: Int, rounds: Int) throws -> [BenchRow] {
+        let (zip, items) = try package(items: count)
+        var ours = Samples()
+        var baseline = Samples()
+        var served = 0
+        for _ in 0..<rounds {
+            let result = try ours.time { try AssessmentImporter.read(zip, fileName: "bench.zip", format: .qti) }
+            served = try CanonicalJSON.encode(try ServedDocument.hashed(result.assessment.served, version: 1)).count
+            baseline.time {
+                for data in items {
+                    let parser = XMLParser(data: data)
+                    let delegate = Ignore()
+                    parser.delegate = delegate
+                    _ = parser.parse()
+                }
+            }
+        }
+        return [
+            BenchRow(
+                workload: "import a \(count)-item QTI package vs the XML parser alone",
+                ours: ours.median,
+                baseline: baseline.median,
+                unit: "s",
+                goal: .ratioAtMost(3)
+            ),
+            BenchRow(
+                workload: "served document vs the QTI package (\(count) items)",
+                ours: Double(served),
+                baseline: Double(zip.count),
+                unit: "B",
+                goal: "served: uncompressed JSON"
+            ),
+        ]
+    }
+}
