@@ -16,6 +16,29 @@ public enum QuestionType: String, Codable, Sendable, CaseIterable {
     case fillInBlanks = "fill_in_blanks"
 }
 
+/// A picture or other file a question shows, carried inside the document (so inside the encrypted vault): the
+/// terminal shows its description; the bytes stay with the question for a reader that can show them.
+public struct Media: Codable, Sendable, Hashable {
+    public var name: String
+    public var mimeType: String
+    /// The bytes, base64.
+    public var data: String
+    /// What it shows, in words ("" when the teacher gave none).
+    public var alt: String
+
+    enum CodingKeys: String, CodingKey {
+        case name, data, alt
+        case mimeType = "mime_type"
+    }
+
+    public init(name: String, mimeType: String, data: String, alt: String) {
+        self.name = name
+        self.mimeType = mimeType
+        self.data = data
+        self.alt = alt
+    }
+}
+
 /// One blank of a fill-in-the-blanks question, written `[id]` in its prompt.
 public struct Blank: Codable, Sendable, Hashable {
     public var id: String
@@ -69,11 +92,13 @@ public struct Question: Codable, Sendable, Hashable {
     public var items: [Choice]?
     /// Fill in the blanks: the blanks of the prompt.
     public var blanks: [Blank]?
+    /// Pictures and other files the question shows.
+    public var media: [Media]?
     /// Set by the server: SHA-256 of the canonical served question.
     public var hash: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, type, prompt, points, choices, tolerance, hash, left, right, items, blanks
+        case id, type, prompt, points, choices, tolerance, hash, left, right, items, blanks, media
         case answerKey = "answer_key"
         case maxLength = "max_length"
         case acceptedAnswers = "accepted_answers"

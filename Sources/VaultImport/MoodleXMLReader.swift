@@ -25,6 +25,7 @@ enum MoodleXMLReader {
             let prompt = html ? ImportSupport.text(fromHTML: raw, missingAlt: &missingAlt) : ImportSupport.tidy(raw)
             let points = element.value("defaultgrade").flatMap(Double.init) ?? 1
             var question = Question(id: "q\(questions.count + 1)", type: .essay, prompt: prompt, points: points > 0 ? points : 1)
+            question.media = media(element.child("questiontext"), html: raw)
             guard !prompt.isEmpty || type == "description" else {
                 skipped.append(.init(item: name, reason: "it has no question text"))
                 continue
@@ -174,5 +175,25 @@ enum MoodleXMLReader {
         }
         prompt = text
         return blanks
+    }
+
+    /// Moodle's base64 `<file>`s of a question text, each with the alt text of the `<img>` that shows it.
+    static func media(_ text: MarkupElement?, html: String) -> [Media]? {
+        let files = (text?.all("file") ?? []).filter { ($0.attributes["encoding"] ?? "") == "base64" }
+        guard !files.isEmpty else { return nil }
+        return files.compactMap { file in
+            let name = file.attributes["name"] ?? "file"
+            let data = file.text.filter { !$0.isWhitespace }
+            guard Data(base64Encoded: data) != nil else { return nil }
+            var alt = ""
+            let pattern = "<img\\b[^>]*" + NSRegularExpression.escapedPattern(for: name) + "[^>]*>"
+            if let tag = html.range(of: pattern, options: [.regularExpression, .caseInsensitive]).map({ String(html[$0]) }),
+                let found = tag.range(of: "alt\\s*=\\s*\"[^\"]*\"", options: .regularExpression)
+            {
+                alt = String(tag[found]).components(separatedBy: "\"").dropFirst().first ?? ""
+            }
+            let type = name.lowercased().hasSuffix(".png") ? "image/png" : name.lowercased().hasSuffix(".gif") ? "image/gif" : "image/jpeg"
+            return Media(name: name, mimeType: type, data: data, alt: alt)
+        }
     }
 }

@@ -222,4 +222,23 @@ struct ImportTests {
         data.append(contentsOf: Array("e>x</name></question></quiz>".utf8))
         #expect(throws: ImportError.self) { try AssessmentImporter.read(data, fileName: "bad.xml", format: .moodleXML) }
     }
+
+    @Test("a Moodle picture (base64 <file>) travels inside the document with its alt text; the prompt says what it shows")
+    func moodlePicture() throws {
+        let xml = #"""
+            <quiz><question type="truefalse"><name><text>Leaf</text></name>
+              <questiontext format="html"><text><![CDATA[<p>Is this green?</p><img src="@@PLUGINFILE@@/leaf.png" alt="A green leaf">]]></text>
+                <file name="leaf.png" path="/" encoding="base64">iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==</file>
+              </questiontext>
+              <answer fraction="100"><text>true</text></answer><answer fraction="0"><text>false</text></answer>
+            </question></quiz>
+            """#
+        let question = try #require(try AssessmentImporter.read(Data(xml.utf8), fileName: "leaf.xml").assessment.questions.first)
+        #expect(question.prompt.contains("[Picture: A green leaf]"))
+        let media = try #require(question.media?.first)
+        #expect(media.name == "leaf.png" && media.mimeType == "image/png" && media.alt == "A green leaf")
+        #expect(Data(base64Encoded: media.data)?.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+        // Served as it is (pictures are not grading data), so it lands inside the encrypted vault with the questions.
+        #expect(Assessment(id: "leaf", title: "Leaf", questions: [question]).served.questions[0].media == [media])
+    }
 }
