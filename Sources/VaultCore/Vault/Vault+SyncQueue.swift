@@ -200,8 +200,9 @@ extension Vault {
             for start in stride(from: 0, to: ids.count, by: Self.idsPerStatement) {
                 let chunk = Array(ids[start..<min(start + Self.idsPerStatement, ids.count)])
                 let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                // `+state`: the primary key finds the rows; an index on state would walk every pending answer per chunk.
                 try database.execute(
-                    "UPDATE responses SET state = \(ResponseState.uploaded.sql), sync_message = NULL WHERE id IN (\(marks)) AND state = \(ResponseState.pending.sql)",
+                    "UPDATE responses SET state = \(ResponseState.uploaded.sql), sync_message = NULL WHERE id IN (\(marks)) AND +state = \(ResponseState.pending.sql)",
                     chunk
                 )
                 try database.execute("DELETE FROM sync_queue WHERE kind = \(QueueKind.response.sql) AND ref_id IN (\(marks))", chunk)
