@@ -201,28 +201,15 @@ enum GIFTReader {
     static func matching(_ answers: String, _ base: Question) throws -> Question {
         var question = base
         question.type = .matching
-        var left: [Choice] = []
-        var right: [Choice] = []
-        var key: [JSONValue] = []
+        var pairs: [(item: String, match: String)] = []
         for entry in try choices(answers) {
             let parts = entry.text.components(separatedBy: "->")
             guard entry.right, parts.count == 2 else { throw Skip(reason: "its pairs are not all written =item -> match") }
-            let item = parts[0].trimmingCharacters(in: .whitespaces)
-            let match = parts[1].trimmingCharacters(in: .whitespaces)
-            let rightID: String
-            if let existing = right.first(where: { $0.text == match }) {
-                rightID = existing.id
-            } else {
-                rightID = ImportSupport.choiceID(right.count)
-                right.append(Choice(id: rightID, text: match))
-            }
-            if !item.isEmpty {
-                let leftID = "l\(left.count + 1)"
-                left.append(Choice(id: leftID, text: item))
-                key.append(.array([.string(leftID), .string(rightID)]))
-            }
+            pairs.append((parts[0].trimmingCharacters(in: .whitespaces), parts[1].trimmingCharacters(in: .whitespaces)))
         }
-        guard !left.isEmpty, right.count >= 2 else { throw Skip(reason: "a matching question needs pairs with at least two different matches") }
+        guard let (left, right, key) = ImportSupport.matching(pairs) else {
+            throw Skip(reason: "a matching question needs pairs with at least two different matches")
+        }
         question.left = left
         question.right = right
         question.answerKey = key

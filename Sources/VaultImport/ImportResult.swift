@@ -96,6 +96,28 @@ enum ImportSupport {
         return tidy(text)
     }
 
+    /// A matching question from (item, match) pairs: items numbered l1, l2, …; matches lettered in order of first
+    /// use, one per distinct text (an empty item is a distractor match); nil without two different matches.
+    static func matching(_ pairs: [(item: String, match: String)]) -> (left: [Choice], right: [Choice], key: [JSONValue])? {
+        var left: [Choice] = []
+        var right: [Choice] = []
+        var key: [JSONValue] = []
+        for (item, match) in pairs where !match.isEmpty {
+            let rightID: String
+            if let existing = right.first(where: { $0.text == match }) {
+                rightID = existing.id
+            } else {
+                rightID = choiceID(right.count)
+                right.append(Choice(id: rightID, text: match))
+            }
+            guard !item.isEmpty else { continue }
+            let leftID = "l\(left.count + 1)"
+            left.append(Choice(id: leftID, text: item))
+            key.append(.array([.string(leftID), .string(rightID)]))
+        }
+        return !left.isEmpty && right.count >= 2 ? (left, right, key) : nil
+    }
+
     /// Runs of spaces within a line made one, spaces at line ends and runs of blank lines removed.
     static func tidy(_ text: String) -> String {
         var lines = text.components(separatedBy: "\n").map {

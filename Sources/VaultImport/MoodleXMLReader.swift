@@ -91,26 +91,13 @@ enum MoodleXMLReader {
                 skipped.append(.init(item: name, reason: "a description is not a question"))
                 continue
             case "matching":
-                var left: [Choice] = []
-                var right: [Choice] = []
-                var key: [JSONValue] = []
-                for sub in element.all("subquestion") {
-                    let item = ImportSupport.text(fromHTML: sub.child("text")?.text ?? "", missingAlt: &missingAlt)
-                    let match = (sub.child("answer")?.child("text")?.text ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-                    guard !match.isEmpty else { continue }
-                    let rightID: String
-                    if let existing = right.first(where: { $0.text == match }) {
-                        rightID = existing.id
-                    } else {
-                        rightID = ImportSupport.choiceID(right.count)
-                        right.append(Choice(id: rightID, text: match))
-                    }
-                    if !item.isEmpty {
-                        left.append(Choice(id: "l\(left.count + 1)", text: item))
-                        key.append(.array([.string("l\(left.count)"), .string(rightID)]))
-                    }
+                let pairs = element.all("subquestion").map { sub in
+                    (
+                        item: ImportSupport.text(fromHTML: sub.child("text")?.text ?? "", missingAlt: &missingAlt),
+                        match: (sub.child("answer")?.child("text")?.text ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+                    )
                 }
-                guard !left.isEmpty, right.count >= 2 else {
+                guard let (left, right, key) = ImportSupport.matching(pairs) else {
                     skipped.append(.init(item: name, reason: "a matching question needs pairs with at least two different matches"))
                     continue
                 }
