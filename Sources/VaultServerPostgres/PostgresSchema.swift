@@ -155,11 +155,12 @@ enum PostgresSchema {
             )
             """,
         ],
-        // One schema with SQLite: a response belongs to a stored attempt (the batch statement inserts the attempt
-        // first, in the same statement).
+        // One schema with SQLite: a version belongs to a stored assessment. (Not responses -> attempts: on the batch
+        // path that foreign key cost about a tenth of the throughput in `scripts/load` (42,748 against 46,941
+        // answers/s), and the batch statement inserts a response's attempt in the same statement anyway; the
+        // parity test names it as the one intended difference.)
         [
-            "ALTER TABLE responses ADD CONSTRAINT responses_attempt_id_fkey FOREIGN KEY (attempt_id) REFERENCES attempts (id)",
-            "ALTER TABLE assessment_versions ADD CONSTRAINT assessment_versions_id_fkey FOREIGN KEY (id) REFERENCES assessments (id)",
+            "ALTER TABLE assessment_versions ADD CONSTRAINT assessment_versions_id_fkey FOREIGN KEY (id) REFERENCES assessments (id)"
         ],
     ]
 

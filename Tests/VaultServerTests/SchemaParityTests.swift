@@ -20,6 +20,10 @@ struct SchemaParityTests {
         }
     }
 
+    /// The one intended difference: SQLite's foreign key from responses to attempts is left out on PostgreSQL, where it
+    /// cost about a tenth of the batch throughput (PostgresSchema says so). Any other difference fails.
+    static let sqliteOnlyForeignKeys: [String: Set<String>] = ["responses": ["attempt_id->attempts.id"]]
+
     /// Tables that belong to one engine's own bookkeeping.
     static let engineOnly: Set<String> = ["schema_version", "sqlite_sequence"]
 
@@ -102,7 +106,11 @@ struct SchemaParityTests {
         guard Backend.all.contains(.postgres) else { return }
         let directory = TemporaryDirectory("schema")
         _ = try SQLiteServerStorage(directory: directory.file("data"))
-        let sqlite = try Self.sqliteSchema(directory.file("data") + "/server.db")
+        var sqlite = try Self.sqliteSchema(directory.file("data") + "/server.db")
+        for (table, keys) in Self.sqliteOnlyForeignKeys {
+            #expect(sqlite[table]?.foreignKeys.isSuperset(of: keys) == true, "the intended difference is gone: update the test")
+            sqlite[table]?.foreignKeys.subtract(keys)
+        }
         let cluster = try await PostgresCluster.shared()
         let url = try await cluster.createDatabase()
         _ = try await PostgresServerStorage(location: PostgresLocation(url: url))
