@@ -83,7 +83,15 @@ struct Import: AsyncParsableCommand {
         guard size <= HandInFile.maxBytes else { throw HandInError.tooLarge }
         guard let bytes = FileManager.default.contents(atPath: file) else { throw ValidationError("the file cannot be read") }
         let plaintext = try HandInFile.open(bytes, with: identity)
-        guard let signed = try? JSONDecoder().decode(SignedHandIn.self, from: plaintext) else { throw HandInError.damaged }
+        guard let signed = try? JSONDecoder().decode(SignedHandIn.self, from: plaintext) else {
+            // A file from a vault older than signed hand-ins: say so, rather than "damaged".
+            if (try? JSONDecoder().decode(HandInPayload.self, from: plaintext)) != nil {
+                throw ValidationError(
+                    "it was made by an older vault that does not sign hand-in files; have the student update vault and make the file again"
+                )
+            }
+            throw HandInError.damaged
+        }
         let payload = try signed.verified()
         guard payload.responses.allSatisfy({ $0.attemptId == payload.submission.attemptId }) else { throw HandInError.damaged }
         return (payload, signed.deviceKey)
