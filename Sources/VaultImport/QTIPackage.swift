@@ -3,8 +3,8 @@ import VaultAPI
 import ZIPFoundation
 
 /// A QTI content package: a zip with `imsmanifest.xml`. Items come in the order of the package's assessmentTest
-/// when it has one, else in the manifest's order. The archive is read in memory under caps, so a hostile zip is
-/// refused before it can fill memory or escape: at most 5,000 entries, 12 MB per entry and 100 MB in all, no entry
+/// when it has one, else in the manifest's order. Entries are read into memory (never extracted to disk) under caps,
+/// so a hostile zip is refused before it can fill memory or escape: at most 5,000 entries, 12 MB per entry and 100 MB in all, no entry
 /// compressed more than 200 to 1, no path with `..` or a leading `/`, no symlink.
 enum QTIPackage {
     static let maxEntries = 5_000
@@ -14,9 +14,17 @@ enum QTIPackage {
 
     /// The package's XML files by path, each read under the caps.
     static func files(_ data: Data) throws -> [String: Data] {
+        // Read from a private temporary file, not from memory: ZIPFoundation's in-memory archive traps on a central
+        // directory that points past the data (the import_readers fuzz target found it), while the file-backed one
+        // reports a short read as an error.
+        let path = NSTemporaryDirectory() + "vault-import-\(UUID().uuidString).zip"
+        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw ImportError("The package could not be read (no room for a temporary copy).")
+        }
+        defer { try? FileManager.default.removeItem(atPath: path) }
         let archive: Archive
         do {
-            archive = try Archive(data: data, accessMode: .read)
+            archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
         } catch {
             throw ImportError("The file is not a readable zip archive (a QTI package is a .zip with imsmanifest.xml).")
         }
