@@ -227,13 +227,7 @@ public final class SyncEngine {
             // One base time for the whole batch, so its items come due together and go out together again.
             let failedAt = now()
             for item in items {
-                let wait = schedule.delay(afterFailures: item.tries + 1, retryAfter: retryAfter, random: &random)
-                let gaveUp = try vault.recordFailure(
-                    seq: item.seq,
-                    error: error.vaultError.message,
-                    nextTryAt: failedAt.addingTimeInterval(wait.inSeconds),
-                    maxTries: options.maxTries
-                )
+                let gaveUp = try retryLater(seq: item.seq, tries: item.tries, error: error.vaultError.message, retryAfter: retryAfter, from: failedAt)
                 if gaveUp { logger.notice("an upload became a dead letter", metadata: ["kind": "\(item.kind)"]) }
             }
         default:
@@ -242,6 +236,13 @@ public final class SyncEngine {
                 try vault.moveToDeadLetters(kind: item.kind, refID: item.id, reason: error.vaultError.message, now: now())
             }
         }
+    }
+
+    /// Counts a failed try of a queue entry and sets its next try by the retry schedule; true when it gave up.
+    @discardableResult
+    private func retryLater(seq: Int, tries: Int, error: String, retryAfter: Duration?, from failedAt: Date) throws -> Bool {
+        let wait = schedule.delay(afterFailures: tries + 1, retryAfter: retryAfter, random: &random)
+        return try vault.recordFailure(seq: seq, error: error, nextTryAt: failedAt.addingTimeInterval(wait.inSeconds), maxTries: options.maxTries)
     }
 
     // MARK: Submissions
@@ -275,13 +276,7 @@ public final class SyncEngine {
                 report.unconfirmed[submission.request.attemptId] = incomplete.questions
                 logger.notice("a receipt left answers out", metadata: ["answers": "\(incomplete.questions.count)"])
                 failedThisRun = true
-                let wait = schedule.delay(afterFailures: submission.tries + 1, retryAfter: nil, random: &random)
-                try vault.recordFailure(
-                    seq: submission.seq,
-                    error: incomplete.message,
-                    nextTryAt: now().addingTimeInterval(wait.inSeconds),
-                    maxTries: options.maxTries
-                )
+                try retryLater(seq: submission.seq, tries: submission.tries, error: incomplete.message, retryAfter: nil, from: now())
                 progressed = !incomplete.requeued.isEmpty
             } catch ServerError.versionConflict(let version) {
                 try vault.markSubmissionConflict(attemptID: submission.request.attemptId, serverVersion: version)
