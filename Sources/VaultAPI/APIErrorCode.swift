@@ -5,6 +5,7 @@ import Foundation
 /// reads as nil (`ErrorEnvelope.Body.known`) and is treated by its HTTP status.
 public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
     case answerSetDiffers = "answer_set_differs"
+    case assessmentClosed = "assessment_closed"
     case badRequest = "bad_request"
     case busy
     case forbidden

@@ -133,6 +133,9 @@ public enum SubmissionFlag: String, Sendable, Codable, CaseIterable, Equatable {
     case overTime = "over_time"
     /// The student already has another attempt on this assessment (a second try, or a vault restored from a copy).
     case secondAttempt = "second_attempt"
+    /// The exam was closed when this submission arrived; its attempt started before closing (a student who was
+    /// offline). Stored, never lost; the teacher accepts or zeroes it.
+    case afterClosing = "after_closing"
 }
 
 /// `POST /v1/device-keys`: a vault's Ed25519 public key (raw 32 bytes, base64), registered to the signed-in user.

@@ -12,6 +12,26 @@ public enum Timestamp {
 
     public static func string(epoch: Double) -> String { string(Date(timeIntervalSince1970: epoch)) }
 
+    /// "Mon 23 Nov 2026, 14:05 UTC": what a person reads in a server's sentence or on the teacher's desk (the
+    /// server cannot know the reader's time zone, so it says which one it uses).
+    public static func readable(_ date: Date) -> String {
+        let parts = date.formatted(
+            Date.VerbatimFormatStyle(
+                format:
+                    "\(weekday: .abbreviated) \(day: .defaultDigits) \(month: .abbreviated) \(year: .defaultDigits), \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits)",
+                locale: Locale(identifier: "en_US_POSIX"),
+                timeZone: .gmt,
+                calendar: Calendar(identifier: .gregorian)
+            )
+        )
+        return parts + " UTC"
+    }
+
+    public static func readable(epoch: Double) -> String { readable(Date(timeIntervalSince1970: epoch)) }
+
+    /// An RFC 3339 timestamp made readable; text that is not one is returned as it is.
+    public static func readable(_ text: String) -> String { date(text).map(readable) ?? text }
+
     /// The instant, to the millisecond (the contract's precision; the parser's binary fraction is rounded away).
     public static func date(_ text: String) -> Date? {
         if let milliseconds = plainMilliseconds(text) { return Date(timeIntervalSince1970: Double(milliseconds) / 1000) }

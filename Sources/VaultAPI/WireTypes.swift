@@ -264,8 +264,11 @@ public struct SubmissionReceipt: Codable, Sendable, Equatable {
     public var responseCount: Int
     /// The receipt as a statement signed by the server's key (nil only from a server older than receipts).
     public var signed: SignedReceipt?
+    /// A sentence for the student when the hand-in is stored but the teacher has to decide on it (it arrived after
+    /// the exam closed). Not part of the signed statement.
+    public var notice: String?
     enum CodingKeys: String, CodingKey {
-        case signed
+        case signed, notice
         case receiptId = "receipt_id"
         case attemptId = "attempt_id"
         case assessmentId = "assessment_id"
@@ -280,9 +283,11 @@ public struct SubmissionReceipt: Codable, Sendable, Equatable {
         assessmentVersion: Int,
         receivedAt: String,
         responseCount: Int,
-        signed: SignedReceipt? = nil
+        signed: SignedReceipt? = nil,
+        notice: String? = nil
     ) {
         self.signed = signed
+        self.notice = notice
         self.receiptId = receiptId
         self.attemptId = attemptId
         self.assessmentId = assessmentId

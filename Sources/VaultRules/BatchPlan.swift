@@ -6,9 +6,12 @@ import VaultCore
 public struct AssessmentHead: Sendable, Equatable {
     public var currentVersion: Int
     public var deleted: Bool
-    public init(currentVersion: Int, deleted: Bool) {
+    /// When the teacher closed it (`vault-server close`), in seconds since 1970.
+    public var closedAt: Double?
+    public init(currentVersion: Int, deleted: Bool, closedAt: Double? = nil) {
         self.currentVersion = currentVersion
         self.deleted = deleted
+        self.closedAt = closedAt
     }
 }
 
@@ -171,7 +174,7 @@ public enum BatchPlan {
         if let owner, owner.user != user || owner.assessmentID != item.assessmentId {
             return ItemResult(id: item.id, status: .rejected, message: "This attempt belongs to someone else or another assessment.")
         }
-        if owner == nil, let closed = ResponseRules.closedForNewAttempts(current, now: now) {
+        if owner == nil, let closed = ResponseRules.closedForNewAttempts(current, closedAt: head.closedAt, answeredAt: item.answeredAt, now: now) {
             return ItemResult(id: item.id, status: .rejected, message: closed)
         }
         let answered = item.assessmentVersion >= 1 ? questions[DocumentKey(id: item.assessmentId, version: item.assessmentVersion)] : nil

@@ -16,12 +16,25 @@ public enum ResponseRules {
         Double(answeredAtMilliseconds) / 1000 > receivedAt + futureTolerance
     }
 
-    /// A sentence when the assessment's `not_after` has passed (no new attempts), else nil.
-    public static func closedForNewAttempts(_ assessment: Assessment, now: Date) -> String? {
-        guard let notAfter = assessment.notAfter, let closes = Timestamp.milliseconds(notAfter),
-            Double(closes) / 1000 < now.timeIntervalSince1970
-        else { return nil }
-        return "This assessment closed at \(notAfter); no new attempts are accepted."
+    /// When the assessment closes, in seconds since 1970: the earlier of its document's `not_after` and the teacher's
+    /// `vault-server close`; nil when neither is set.
+    public static func closesAt(_ assessment: Assessment, closedAt: Double?) -> Double? {
+        let notAfter = assessment.notAfter.flatMap(Timestamp.milliseconds).map { Double($0) / 1000 }
+        return [notAfter, closedAt].compactMap { $0 }.min()
+    }
+
+    /// A sentence when an answer of a new attempt comes after closing, else nil. An attempt whose answers were
+    /// given before closing (a student who was offline) is still taken: it is never lost, and its submission is
+    /// flagged for the teacher.
+    public static func closedForNewAttempts(_ assessment: Assessment, closedAt: Double?, answeredAt: String, now: Date) -> String? {
+        guard let closes = closesAt(assessment, closedAt: closedAt), closes < now.timeIntervalSince1970 else { return nil }
+        if let answered = Timestamp.milliseconds(answeredAt), Double(answered) / 1000 <= closes { return nil }
+        return closedSentence(closes)
+    }
+
+    /// What a student reads when the exam closed before their attempt started.
+    public static func closedSentence(_ closes: Double) -> String {
+        "This exam closed on \(Timestamp.readable(epoch: closes)); no new attempts are accepted."
     }
 
     /// Decides accepted / conflict / rejected for an item whose id is new and whose assessment exists.

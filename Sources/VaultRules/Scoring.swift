@@ -92,7 +92,8 @@ public enum Scoring {
     ) -> AttemptResult {
         var questions: [AttemptResult.QuestionResult] = []
         for question in document.questions {
-            let points = grades[question.id] ?? Self.points(for: answers[question.id], question: question)
+            // A late hand-in the teacher zeroed scores nothing; one they accepted counts like any other.
+            let points = record.lateDecision == .zeroed ? 0 : grades[question.id] ?? Self.points(for: answers[question.id], question: question)
             let correct: [JSONValue]? = released ? correctAnswer(question) : nil
             questions.append(.init(questionId: question.id, points: points, maxPoints: maxPoints(question), correctAnswer: correct))
         }

@@ -17,6 +17,8 @@ public enum SubmissionOutcome: Sendable, Equatable {
     case answerSetDiffers([String])
     /// The student has used every attempt the assessment allows.
     case noAttemptsLeft(String)
+    /// The exam closed before this attempt started.
+    case closed(String)
     /// The attempt is another user's.
     case forbidden(String)
     case rejected(String)
@@ -41,6 +43,10 @@ public struct SubmissionRecord: Sendable, Equatable {
     /// A sealed exam: when the student unsealed it.
     public var unsealedAt: String?
     public var flags: [SubmissionFlag]
+    /// Through sync or an imported hand-in file.
+    public var via: SubmissionChannel
+    /// The teacher's decision when it arrived after closing.
+    public var lateDecision: LateDecision?
 
     public init(
         attemptID: String,
@@ -57,8 +63,12 @@ public struct SubmissionRecord: Sendable, Equatable {
         clockMovedBackMilliseconds: Int? = nil,
         signedReceipt: SignedReceipt? = nil,
         unsealedAt: String? = nil,
-        flags: [SubmissionFlag] = []
+        flags: [SubmissionFlag] = [],
+        via: SubmissionChannel = .sync,
+        lateDecision: LateDecision? = nil
     ) {
+        self.via = via
+        self.lateDecision = lateDecision
         self.signedReceipt = signedReceipt
         self.unsealedAt = unsealedAt
         self.attemptID = attemptID
@@ -84,7 +94,9 @@ public struct SubmissionRecord: Sendable, Equatable {
             assessmentVersion: assessmentVersion,
             receivedAt: Timestamp.string(epoch: receivedAt),
             responseCount: responseCount,
-            signed: signedReceipt
+            signed: signedReceipt,
+            notice: flags.contains(.afterClosing)
+                ? "This exam had closed when your answers arrived. They are kept, and your teacher decides whether they count." : nil
         )
     }
 
@@ -173,7 +185,8 @@ public enum SubmissionPlan {
         user: String,
         now: Date,
         facts: SubmissionFacts,
-        receiptID: String
+        receiptID: String,
+        via: SubmissionChannel = .sync
     ) -> (outcome: SubmissionOutcome, write: SubmissionWrite?) {
         if let owner = facts.attempt, owner.user != user {
             return (.forbidden("This attempt belongs to someone else, so it cannot be submitted from this account."), nil)
@@ -217,6 +230,15 @@ public enum SubmissionPlan {
                 nil
             )
         }
+        var late = false
+        if let document = facts.document, let closes = ResponseRules.closesAt(document, closedAt: head.closedAt), closes < now.timeIntervalSince1970 {
+            // An attempt that started after closing is refused; one that started before (a student who was offline)
+            // is stored and flagged. An attempt that says nothing of its start counts as started before: never lost.
+            if let started = request.startedAt.flatMap(Timestamp.date), started.timeIntervalSince1970 > closes {
+                return (.closed(ResponseRules.closedSentence(closes)), nil)
+            }
+            late = true
+        }
         if let refused = setProblem(request, listed: listed, user: user, facts: facts) { return (refused, nil) }
         guard facts.attempt != nil, !listed.isEmpty else {
             return (.rejected("This attempt has no answers of yours on the server, so there is nothing to submit. Upload its answers first."), nil)
@@ -235,7 +257,8 @@ public enum SubmissionPlan {
             timeUsedMilliseconds: request.timeUsedMs.map { max(0, $0) },
             clockMovedBackMilliseconds: request.clockMovedBackMs.map { max(0, $0) },
             unsealedAt: request.unsealedAt.flatMap { Timestamp.date($0) == nil ? nil : $0 },
-            flags: flags(request, facts: facts)
+            flags: flags(request, facts: facts) + (late ? [.afterClosing] : []),
+            via: via
         )
         return (.created(record), .insert(record))
     }

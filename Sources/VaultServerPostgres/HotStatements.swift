@@ -38,18 +38,18 @@ enum HotStatements {
     /// Stored responses, assessment heads (`FOR SHARE`, so a publish or delete waits for the batch), attempt owners
     /// and the current answer of each slot, as rows tagged by kind: four reads, one round trip.
     struct BatchFacts: PostgresPreparedStatement {
-        static let name = "vault_batch_facts_v1"
+        static let name = "vault_batch_facts_v2"
         static let sql = """
-            WITH heads AS (SELECT id, current_version, deleted FROM assessments WHERE id = ANY($1::text[]) FOR SHARE)
-            SELECT \(Kind.head.rawValue)::int, id, NULL::text, NULL::text, current_version, deleted FROM heads
-            UNION ALL SELECT \(Kind.stored.rawValue), id, user_name, NULL, NULL, NULL FROM responses WHERE id = ANY($2::text[])
-            UNION ALL SELECT \(Kind.attempt.rawValue), id, user_name, assessment_id, NULL, NULL FROM attempts WHERE id = ANY($3::text[])
-            UNION ALL SELECT \(Kind.latest.rawValue), r.attempt_id, r.question_id, r.id, r.answered_at_ms, NULL FROM responses r
+            WITH heads AS (SELECT id, current_version, deleted, closed_at FROM assessments WHERE id = ANY($1::text[]) FOR SHARE)
+            SELECT \(Kind.head.rawValue)::int, id, NULL::text, NULL::text, current_version, deleted, closed_at FROM heads
+            UNION ALL SELECT \(Kind.stored.rawValue), id, user_name, NULL, NULL, NULL, NULL FROM responses WHERE id = ANY($2::text[])
+            UNION ALL SELECT \(Kind.attempt.rawValue), id, user_name, assessment_id, NULL, NULL, NULL FROM attempts WHERE id = ANY($3::text[])
+            UNION ALL SELECT \(Kind.latest.rawValue), r.attempt_id, r.question_id, r.id, r.answered_at_ms, NULL, NULL FROM responses r
                 JOIN unnest($4::text[], $5::text[]) AS s(attempt_id, question_id)
                 ON r.attempt_id = s.attempt_id AND r.question_id = s.question_id
                 WHERE NOT r.superseded
             """
-        typealias Row = (Int, String, String?, String?, Int64?, Bool?)
+        typealias Row = (Int, String, String?, String?, Int64?, Bool?, Double?)
 
         let needs: BatchPlan.Needs
 
@@ -67,9 +67,10 @@ enum HotStatements {
 
         /// Reads the rows into `facts`.
         static func read(_ rows: some AsyncSequence<Row, any Error>, into facts: inout VaultRules.BatchFacts) async throws {
-            for try await (kind, a, b, c, number, flag) in rows {
+            for try await (kind, a, b, c, number, flag, closedAt) in rows {
                 switch (Kind(rawValue: kind), b, c, number, flag) {
-                case (.head, _, _, let version?, let deleted?): facts.assessments[a] = AssessmentHead(currentVersion: Int(version), deleted: deleted)
+                case (.head, _, _, let version?, let deleted?):
+                    facts.assessments[a] = AssessmentHead(currentVersion: Int(version), deleted: deleted, closedAt: closedAt)
                 case (.stored, let owner?, _, _, _): facts.storedResponses[a] = owner
                 case (.attempt, let owner?, let assessment?, _, _): facts.attempts[a] = AttemptOwner(user: owner, assessmentID: assessment)
                 case (.latest, let question?, let id?, let answeredAt?, _):

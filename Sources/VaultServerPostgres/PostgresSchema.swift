@@ -162,6 +162,24 @@ enum PostgresSchema {
         [
             "ALTER TABLE assessment_versions ADD CONSTRAINT assessment_versions_id_fkey FOREIGN KEY (id) REFERENCES assessments (id)"
         ],
+        // The teacher's desk: groups of students, closing an exam, who fetched which version, how a submission
+        // came in and the decision on one that arrived after closing.
+        [
+            "ALTER TABLE users ADD COLUMN group_name TEXT",
+            "ALTER TABLE assessments ADD COLUMN closed_at DOUBLE PRECISION",
+            "ALTER TABLE submissions ADD COLUMN via TEXT NOT NULL DEFAULT 'sync'",
+            "ALTER TABLE submissions ADD COLUMN late_decision TEXT",
+            """
+            CREATE TABLE downloads (
+                assessment_id TEXT NOT NULL,
+                user_name TEXT NOT NULL REFERENCES users (name),
+                version INTEGER NOT NULL,
+                first_at DOUBLE PRECISION NOT NULL,
+                last_at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (assessment_id, user_name, version)
+            )
+            """,
+        ],
     ]
 
     static var latestVersion: Int { versions.count }

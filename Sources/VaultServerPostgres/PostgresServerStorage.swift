@@ -116,6 +116,8 @@ public final class PostgresServerStorage: ServerStorage {
         /// Each statement sees what was committed before it; the invariants are kept by unique keys and row locks,
         /// and a unique violation sends the whole transaction round again.
         case readCommitted = "READ COMMITTED"
+        /// One snapshot for every read of the transaction (read-only work: a roster, results, an export).
+        case repeatableRead = "REPEATABLE READ"
     }
 
     /// One transaction, retried on a serialization failure (40001), a deadlock (40P01) or a unique violation (23505:
@@ -166,8 +168,9 @@ public final class PostgresServerStorage: ServerStorage {
             try await plain { client in
                 try await client.query(
                     """
-                    INSERT INTO users (name, role, password_hash, salt, iterations, created_at)
-                    VALUES (\(user.name), \(user.role.rawValue), \(user.passwordHash), \(user.salt), \(user.iterations), \(Date().timeIntervalSince1970))
+                    INSERT INTO users (name, role, password_hash, salt, iterations, created_at, group_name)
+                    VALUES (\(user.name), \(user.role.rawValue), \(user.passwordHash), \(user.salt), \(user.iterations), \(Date().timeIntervalSince1970),
+                        \(user.group))
                     """,
                     logger: self.logger
                 )
@@ -180,11 +183,18 @@ public final class PostgresServerStorage: ServerStorage {
     public func user(named name: String) async throws -> UserRecord? {
         try await plain { client in
             let rows = try await client.query(
-                "SELECT name, role, password_hash, salt, iterations FROM users WHERE name = \(name)",
+                "SELECT name, role, password_hash, salt, iterations, group_name FROM users WHERE name = \(name)",
                 logger: self.logger
             )
-            for try await (name, role, hash, salt, iterations) in rows.decode((String, String, String, String, Int).self) {
-                return UserRecord(name: name, role: Role(rawValue: role) ?? .student, passwordHash: hash, salt: salt, iterations: iterations)
+            for try await (name, role, hash, salt, iterations, group) in rows.decode((String, String, String, String, Int, String?).self) {
+                return UserRecord(
+                    name: name,
+                    role: Role(rawValue: role) ?? .student,
+                    passwordHash: hash,
+                    salt: salt,
+                    iterations: iterations,
+                    group: group
+                )
             }
             return nil
         }
@@ -384,7 +394,7 @@ public final class PostgresServerStorage: ServerStorage {
 
     // MARK: Submissions
 
-    public func submit(_ request: SubmissionRequest, user: String, now: Date) async throws -> SubmissionOutcome {
+    public func submit(_ request: SubmissionRequest, user: String, via: SubmissionChannel, now: Date) async throws -> SubmissionOutcome {
         let receiptID = try Receipts.newID()
         let extraMinutes = try await extraMinutes(assessmentID: request.assessmentId, user: user)
         return try await transaction { connection in
@@ -402,10 +412,10 @@ public final class PostgresServerStorage: ServerStorage {
                 logger: self.logger
             ) { existing = try SubmissionRecord(row: PostgresStoredRow(row)) }
             var head: AssessmentHead?
-            for try await (version, deleted) in try await connection.query(
-                "SELECT current_version, deleted FROM assessments WHERE id = \(request.assessmentId)",
+            for try await (version, deleted, closedAt) in try await connection.query(
+                "SELECT current_version, deleted, closed_at FROM assessments WHERE id = \(request.assessmentId)",
                 logger: self.logger
-            ).decode((Int, Bool).self) { head = AssessmentHead(currentVersion: version, deleted: deleted) }
+            ).decode((Int, Bool, Double?).self) { head = AssessmentHead(currentVersion: version, deleted: deleted, closedAt: closedAt) }
             var responses: [String: (attemptID: String, user: String)] = [:]
             for try await (id, attempt, owner) in try await connection.query(
                 "SELECT id, attempt_id, user_name FROM responses WHERE id = ANY(\(SubmissionFacts.lookedUpIDs(request)))",
@@ -438,16 +448,17 @@ public final class PostgresServerStorage: ServerStorage {
                 otherAttempts: counts.attempts,
                 extraMinutes: extraMinutes
             )
-            let plan = SubmissionPlan.decide(request, user: user, now: now, facts: facts, receiptID: receiptID)
+            let plan = SubmissionPlan.decide(request, user: user, now: now, facts: facts, receiptID: receiptID, via: via)
             switch plan.write {
             case .insert(let record):
                 try await connection.query(
                     """
                     INSERT INTO submissions (attempt_id, user_name, assessment_id, assessment_version, submitted_at, forced, receipt_id,
-                        received_at, response_count, started_at, time_used_ms, clock_moved_back_ms, unsealed_at, flags)
+                        received_at, response_count, started_at, time_used_ms, clock_moved_back_ms, unsealed_at, flags, via)
                     VALUES (\(record.attemptID), \(record.user), \(record.assessmentID), \(record.assessmentVersion), \(record.submittedAt),
                         \(record.forced), \(record.receiptID), \(record.receivedAt), \(record.responseCount), \(record.startedAt),
-                        \(record.timeUsedMilliseconds), \(record.clockMovedBackMilliseconds), \(record.unsealedAt), \(record.flagsText))
+                        \(record.timeUsedMilliseconds), \(record.clockMovedBackMilliseconds), \(record.unsealedAt), \(record.flagsText),
+                        \(record.via.rawValue))
                     """,
                     logger: self.logger
                 )
@@ -565,43 +576,52 @@ public final class PostgresServerStorage: ServerStorage {
     // MARK: Results
 
     public func resultInputs(user: String?, assessmentID: String?) async throws -> [ResultInput] {
-        try await transaction(.readCommitted) { connection in
-            var inputs: [ResultInput] = []
-            var found: [(SubmissionRecord, Data, Bool)] = []
-            for try await row in try await connection.query(
-                PostgresQuery(
-                    unsafeSQL: """
-                        SELECT \(SubmissionRecord.selection("s")), v.source, a.released_at IS NOT NULL AS released
-                        FROM submissions s
-                        JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
-                        JOIN assessments a ON a.id = s.assessment_id
-                        WHERE ($1::text IS NULL OR s.user_name = $1) AND ($2::text IS NULL OR s.assessment_id = $2) AND NOT a.deleted
-                        ORDER BY s.assessment_id, s.user_name, s.attempt_id
-                        """,
-                    binds: Self.binds(user, assessmentID)
-                ),
-                logger: self.logger
-            ) {
-                let stored = PostgresStoredRow(row)
-                found.append((try SubmissionRecord(row: stored), try stored.data("source"), try stored.bool("released")))
-            }
-            for (record, source, released) in found {
-                var answers: [(String, String)] = []
-                for try await row in try await connection.query(
-                    "SELECT question_id, answer FROM responses WHERE attempt_id = \(record.attemptID) AND NOT superseded",
-                    logger: self.logger
-                ).decode((String, String).self) { answers.append(row) }
-                var grades: [(String, Double)] = []
-                for try await row in try await connection.query(
-                    "SELECT question_id, points FROM grades WHERE attempt_id = \(record.attemptID)",
-                    logger: self.logger
-                ).decode((String, Double).self) { grades.append(row) }
-                if let input = ResultInput(record: record, source: source, released: released, answers: answers, grades: grades) {
-                    inputs.append(input)
-                }
-            }
-            return inputs
+        try await transaction(.repeatableRead) { connection in
+            try await self.resultInputs(user: user, assessmentID: assessmentID, on: connection)
         }
+    }
+
+    /// Every submitted attempt's result input in four queries, whatever their number.
+    func resultInputs(user: String?, assessmentID: String?, on connection: PostgresConnection) async throws -> [ResultInput] {
+        let filter = "($1::text IS NULL OR s.user_name = $1) AND ($2::text IS NULL OR s.assessment_id = $2) AND NOT a.deleted"
+        let from = "FROM submissions s JOIN assessments a ON a.id = s.assessment_id"
+        func query(_ sql: String) -> PostgresQuery { PostgresQuery(unsafeSQL: sql, binds: Self.binds(user, assessmentID)) }
+        var records: [SubmissionRecord] = []
+        var released = Set<String>()
+        for try await row in try await connection.query(
+            query(
+                "SELECT \(SubmissionRecord.selection("s")), a.released_at IS NOT NULL AS released \(from) WHERE \(filter) ORDER BY s.assessment_id, s.user_name, s.attempt_id"
+            ),
+            logger: logger
+        ) {
+            let stored = PostgresStoredRow(row)
+            let record = try SubmissionRecord(row: stored)
+            if try stored.bool("released") { released.insert(record.assessmentID) }
+            records.append(record)
+        }
+        var sources: [DocumentKey: Data] = [:]
+        for try await (id, version, source) in try await connection.query(
+            query(
+                """
+                SELECT v.id, v.version, v.source FROM assessment_versions v WHERE EXISTS (
+                    SELECT 1 \(from) WHERE \(filter) AND s.assessment_id = v.id AND s.assessment_version = v.version)
+                """
+            ),
+            logger: logger
+        ).decode((String, Int, Data).self) { sources[DocumentKey(id: id, version: version)] = source }
+        var answers: [(attemptID: String, questionID: String, answer: String)] = []
+        for try await row in try await connection.query(
+            query(
+                "SELECT r.attempt_id, r.question_id, r.answer \(from) JOIN responses r ON r.attempt_id = s.attempt_id WHERE \(filter) AND NOT r.superseded"
+            ),
+            logger: logger
+        ).decode((String, String, String).self) { answers.append(row) }
+        var grades: [(attemptID: String, questionID: String, points: Double)] = []
+        for try await row in try await connection.query(
+            query("SELECT g.attempt_id, g.question_id, g.points \(from) JOIN grades g ON g.attempt_id = s.attempt_id WHERE \(filter)"),
+            logger: logger
+        ).decode((String, String, Double).self) { grades.append(row) }
+        return ResultInput.assemble(records: records, sources: sources, released: released, answers: answers, grades: grades)
     }
 
     public func grade(attemptID: String, questionID: String, points: Double) async throws -> Bool {
@@ -637,6 +657,94 @@ public final class PostgresServerStorage: ServerStorage {
                 logger: self.logger
             ).decode(Int32.self) { return true }
             return false
+        }
+    }
+
+    public func close(assessmentID: String, at: Date) async throws -> Bool {
+        try await transaction { connection in
+            for try await _ in try await connection.query(
+                "UPDATE assessments SET closed_at = \(at.timeIntervalSince1970) WHERE id = \(assessmentID) AND NOT deleted RETURNING 1",
+                logger: self.logger
+            ).decode(Int32.self) { return true }
+            return false
+        }
+    }
+
+    public func decideLate(attemptID: String, decision: LateDecision) async throws -> Bool {
+        try await transaction { connection in
+            var flags: String?
+            for try await text in try await connection.query("SELECT flags FROM submissions WHERE attempt_id = \(attemptID)", logger: self.logger)
+                .decode(String.self)
+            { flags = text }
+            guard let flags, try SubmissionRecord.flags(stored: flags).contains(.afterClosing) else { return false }
+            try await connection.query(
+                "UPDATE submissions SET late_decision = \(decision.rawValue) WHERE attempt_id = \(attemptID)",
+                logger: self.logger
+            )
+            return true
+        }
+    }
+
+    // MARK: The desk
+
+    public func recordDownload(assessmentID: String, version: Int, user: String, now: Date) async throws {
+        try await plain { client in
+            try await client.query(
+                """
+                INSERT INTO downloads (assessment_id, user_name, version, first_at, last_at)
+                VALUES (\(assessmentID), \(user), \(version), \(now.timeIntervalSince1970), \(now.timeIntervalSince1970))
+                ON CONFLICT (assessment_id, user_name, version) DO UPDATE SET last_at = EXCLUDED.last_at
+                """,
+                logger: self.logger
+            )
+        }
+    }
+
+    public func rosterFacts(assessmentID: String, group: String?) async throws -> RosterFacts? {
+        try await transaction(.repeatableRead) { connection in
+            var head: (version: Int, closedAt: Double?, released: Bool, document: Assessment)?
+            for try await (version, closedAt, released, source) in try await connection.query(
+                """
+                SELECT a.current_version, a.closed_at, a.released_at IS NOT NULL, v.source FROM assessments a
+                JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version WHERE a.id = \(assessmentID) AND NOT a.deleted
+                """,
+                logger: self.logger
+            ).decode((Int, Double?, Bool, Data).self) {
+                if let document = try? JSONDecoder().decode(Assessment.self, from: source) { head = (version, closedAt, released, document) }
+            }
+            guard let head else { return nil }
+            var students: [RosterFacts.Student] = []
+            for try await (name, groupName) in try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: "SELECT name, group_name FROM users WHERE role = 'student' AND ($1::text IS NULL OR group_name = $1) ORDER BY name",
+                    binds: Self.binds(group)
+                ),
+                logger: self.logger
+            ).decode((String, String?).self) { students.append(.init(name: name, group: groupName)) }
+            var downloads: [RosterFacts.Download] = []
+            for try await (user, version, at) in try await connection.query(
+                "SELECT user_name, version, last_at FROM downloads WHERE assessment_id = \(assessmentID)",
+                logger: self.logger
+            ).decode((String, Int, Double).self) { downloads.append(.init(user: user, version: version, at: at)) }
+            var extra: [String: Int] = [:]
+            for try await (user, minutes) in try await connection.query(
+                """
+                SELECT user_name, extra_minutes FROM accommodations WHERE assessment_id IN (\(assessmentID), \(AccommodationScope.everyAssessment))
+                ORDER BY assessment_id = \(AccommodationScope.everyAssessment) DESC
+                """,
+                logger: self.logger
+            ).decode((String, Int).self) { extra[user] = minutes }
+            return RosterFacts(
+                assessmentID: assessmentID,
+                document: head.document,
+                version: head.version,
+                closedAt: head.closedAt,
+                released: head.released,
+                students: students,
+                downloads: downloads,
+                extraMinutes: extra,
+                results: try await self.resultInputs(user: nil, assessmentID: assessmentID, on: connection)
+            )
         }
     }
 

@@ -8,6 +8,7 @@ enum SyncOutput {
             "Uploaded \(Plural.count(report.uploaded, "answer")) (\(report.duplicates) already there, \(report.superseded) replaced by later answers); \(Plural.count(report.submitted, "submission")) confirmed."
         )
         for receipt in report.receipts { console.line("  Receipt from the server: \(receipt)") }
+        for notice in report.notices { console.line(console.yellow(notice)) }
         if report.conflicts > 0 {
             console.line(
                 console.yellow(

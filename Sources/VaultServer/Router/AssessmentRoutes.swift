@@ -24,6 +24,10 @@ struct AssessmentRoutes<Storage: ServerStorage> {
                 let extra = try await storage.extraMinutes(assessmentID: id, user: user)
                 if extra > 0 { served = try Accommodations.withExtraTime(served.bytes, minutes: extra) }
             }
+            // The roster's "downloaded": who fetched which version, and when (a check that finds it unchanged counts).
+            if context.role == .student, let user = context.user, let version = ServedVersion.of(served.bytes) {
+                try await storage.recordDownload(assessmentID: id, version: version, user: user, now: configuration.now())
+            }
             let etag = "\"\(served.contentHash)\""
             if let match = request.headers[.ifNoneMatch], match.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }).contains(etag)
             {
@@ -89,6 +93,19 @@ struct AssessmentRoutes<Storage: ServerStorage> {
             guard let received = try await storage.received(assessmentID: id) else { throw APIError.notFound(id) }
             return try JSONBody.response(received, request: request)
         }
+    }
+}
+
+/// The version number of a served document, read without decoding its questions.
+enum ServedVersion: Decodable {
+    case number(Int)
+    enum CodingKeys: String, CodingKey { case version }
+    init(from decoder: any Decoder) throws {
+        self = .number(try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .version))
+    }
+    static func of(_ bytes: Data) -> Int? {
+        guard case .number(let version)? = try? JSONDecoder().decode(ServedVersion.self, from: bytes) else { return nil }
+        return version
     }
 }
 

@@ -70,6 +70,8 @@ struct ResponseRoutes<Storage: ServerStorage> {
                 throw error
             case .noAttemptsLeft(let message):
                 throw APIError(.unprocessableContent, code: .noAttemptsLeft, message: message)
+            case .closed(let message):
+                throw APIError(.unprocessableContent, code: .assessmentClosed, message: message)
             case .outdated(let version):
                 var error = APIError(.conflict, code: .versionConflict, message: "The assessment changed since this attempt started.")
                 error.currentVersion = version

@@ -56,8 +56,8 @@ public final class SQLiteServerStorage: ServerStorage {
             try database.inTransaction {
                 guard try database.row("SELECT 1 FROM users WHERE name = ?", [user.name]) == nil else { throw StorageError.userExists(user.name) }
                 try database.execute(
-                    "INSERT INTO users (name, role, password_hash, salt, iterations, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                    [user.name, user.role.rawValue, user.passwordHash, user.salt, user.iterations, Date().timeIntervalSince1970]
+                    "INSERT INTO users (name, role, password_hash, salt, iterations, created_at, group_name) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [user.name, user.role.rawValue, user.passwordHash, user.salt, user.iterations, Date().timeIntervalSince1970, user.group]
                 )
             }
         }
@@ -65,13 +65,14 @@ public final class SQLiteServerStorage: ServerStorage {
 
     public func user(named name: String) async throws -> UserRecord? {
         try await onDatabase { database, _ in
-            try database.row("SELECT name, role, password_hash, salt, iterations FROM users WHERE name = ?", [name]).map {
+            try database.row("SELECT name, role, password_hash, salt, iterations, group_name FROM users WHERE name = ?", [name]).map {
                 UserRecord(
                     name: $0.string(0),
                     role: Role(rawValue: $0.string(1)) ?? .student,
                     passwordHash: $0.string(2),
                     salt: $0.string(3),
-                    iterations: $0.int(4)
+                    iterations: $0.int(4),
+                    group: $0.optionalString(5)
                 )
             }
         }
@@ -223,8 +224,8 @@ public final class SQLiteServerStorage: ServerStorage {
             if let row = try database.row("SELECT user_name FROM responses WHERE id = ?", [id]) { facts.storedResponses[id] = row.string(0) }
         }
         for id in needs.assessmentIDs {
-            if let row = try database.row("SELECT current_version, deleted FROM assessments WHERE id = ?", [id]) {
-                facts.assessments[id] = AssessmentHead(currentVersion: row.int(0), deleted: row.int(1) != 0)
+            if let row = try database.row("SELECT current_version, deleted, closed_at FROM assessments WHERE id = ?", [id]) {
+                facts.assessments[id] = AssessmentHead(currentVersion: row.int(0), deleted: row.int(1) != 0, closedAt: row.optionalDouble(2))
             }
         }
         for key in BatchPlan.documentKeys(items, heads: facts.assessments) {
@@ -276,7 +277,7 @@ public final class SQLiteServerStorage: ServerStorage {
 
     // MARK: Submissions
 
-    public func submit(_ request: SubmissionRequest, user: String, now: Date) async throws -> SubmissionOutcome {
+    public func submit(_ request: SubmissionRequest, user: String, via: SubmissionChannel, now: Date) async throws -> SubmissionOutcome {
         let receiptID = try Receipts.newID()
         return try await onDatabase { database, documents in
             try database.inTransaction {
@@ -300,8 +301,8 @@ public final class SQLiteServerStorage: ServerStorage {
                         AttemptOwner(user: $0.string(0), assessmentID: $0.string(1))
                     },
                     existing: existing,
-                    head: try database.row("SELECT current_version, deleted FROM assessments WHERE id = ?", [request.assessmentId]).map {
-                        AssessmentHead(currentVersion: $0.int(0), deleted: $0.int(1) != 0)
+                    head: try database.row("SELECT current_version, deleted, closed_at FROM assessments WHERE id = ?", [request.assessmentId]).map {
+                        AssessmentHead(currentVersion: $0.int(0), deleted: $0.int(1) != 0, closedAt: $0.optionalDouble(2))
                     },
                     responses: responses,
                     held: try Self.currentAnswers(attemptID: request.attemptId, database: database),
@@ -316,19 +317,19 @@ public final class SQLiteServerStorage: ServerStorage {
                     ),
                     extraMinutes: try Self.extraMinutes(assessmentID: request.assessmentId, user: user, database: database)
                 )
-                let plan = SubmissionPlan.decide(request, user: user, now: now, facts: facts, receiptID: receiptID)
+                let plan = SubmissionPlan.decide(request, user: user, now: now, facts: facts, receiptID: receiptID, via: via)
                 switch plan.write {
                 case .insert(let record):
                     try database.execute(
                         """
                         INSERT INTO submissions (attempt_id, user_name, assessment_id, assessment_version, submitted_at, forced, receipt_id,
-                            received_at, response_count, started_at, time_used_ms, clock_moved_back_ms, unsealed_at, flags)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            received_at, response_count, started_at, time_used_ms, clock_moved_back_ms, unsealed_at, flags, via)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                         [
                             record.attemptID, record.user, record.assessmentID, record.assessmentVersion, record.submittedAt, record.forced,
                             record.receiptID, record.receivedAt, record.responseCount, record.startedAt, record.timeUsedMilliseconds,
-                            record.clockMovedBackMilliseconds, record.unsealedAt, record.flagsText,
+                            record.clockMovedBackMilliseconds, record.unsealedAt, record.flagsText, record.via.rawValue,
                         ]
                     )
                 case .amend(let record):
@@ -361,34 +362,40 @@ public final class SQLiteServerStorage: ServerStorage {
     static let submissionColumns = SubmissionRecord.selection("s")
 
     public func resultInputs(user: String?, assessmentID: String?) async throws -> [ResultInput] {
-        try await onDatabase { database, _ in
-            try database.rows(
-                """
-                SELECT \(Self.submissionColumns), v.source, a.released_at FROM submissions s
-                JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
-                JOIN assessments a ON a.id = s.assessment_id
-                WHERE (?1 IS NULL OR s.user_name = ?1) AND (?2 IS NULL OR s.assessment_id = ?2) AND a.deleted = 0
-                ORDER BY s.assessment_id, s.user_name, s.attempt_id
-                """,
-                [user, assessmentID]
-            ).compactMap { row -> ResultInput? in
-                let record = try Self.submission(row)
-                let answers = try database.rows(
-                    "SELECT question_id, answer FROM responses WHERE attempt_id = ? AND superseded = 0",
-                    [record.attemptID]
-                ).map { ($0.string(0), $0.string(1)) }
-                let grades = try database.rows("SELECT question_id, points FROM grades WHERE attempt_id = ?", [record.attemptID]).map {
-                    ($0.string(0), $0.double(1))
-                }
-                return ResultInput(
-                    record: record,
-                    source: row.data(SubmissionRecord.columns.count),
-                    released: row.optionalDouble(SubmissionRecord.columns.count + 1) != nil,
-                    answers: answers,
-                    grades: grades
-                )
-            }
+        try await onDatabase { database, _ in try Self.resultInputs(user: user, assessmentID: assessmentID, database: database) }
+    }
+
+    /// Every submitted attempt's result input in four queries, whatever their number.
+    static func resultInputs(user: String?, assessmentID: String?, database: Database) throws -> [ResultInput] {
+        let filter = "(?1 IS NULL OR s.user_name = ?1) AND (?2 IS NULL OR s.assessment_id = ?2) AND a.deleted = 0"
+        let from = "FROM submissions s JOIN assessments a ON a.id = s.assessment_id"
+        let binds: [any DatabaseValueConvertible] = [user, assessmentID]
+        var released = Set<String>()
+        let records = try database.rows(
+            "SELECT \(submissionColumns), a.released_at \(from) WHERE \(filter) ORDER BY s.assessment_id, s.user_name, s.attempt_id",
+            binds
+        ).map { row -> SubmissionRecord in
+            let record = try submission(row)
+            if row.optionalDouble(SubmissionRecord.columns.count) != nil { released.insert(record.assessmentID) }
+            return record
         }
+        var sources: [DocumentKey: Data] = [:]
+        for row in try database.rows(
+            """
+            SELECT v.id, v.version, v.source FROM assessment_versions v WHERE EXISTS (
+                SELECT 1 \(from) WHERE \(filter) AND s.assessment_id = v.id AND s.assessment_version = v.version)
+            """,
+            binds
+        ) { sources[DocumentKey(id: row.string(0), version: row.int(1))] = row.data(2) }
+        let answers = try database.rows(
+            "SELECT r.attempt_id, r.question_id, r.answer \(from) JOIN responses r ON r.attempt_id = s.attempt_id WHERE \(filter) AND r.superseded = 0",
+            binds
+        ).map { (attemptID: $0.string(0), questionID: $0.string(1), answer: $0.string(2)) }
+        let grades = try database.rows(
+            "SELECT g.attempt_id, g.question_id, g.points \(from) JOIN grades g ON g.attempt_id = s.attempt_id WHERE \(filter)",
+            binds
+        ).map { (attemptID: $0.string(0), questionID: $0.string(1), points: $0.double(2)) }
+        return ResultInput.assemble(records: records, sources: sources, released: released, answers: answers, grades: grades)
     }
 
     public func grade(attemptID: String, questionID: String, points: Double) async throws -> Bool {
@@ -418,6 +425,83 @@ public final class SQLiteServerStorage: ServerStorage {
                 [now.timeIntervalSince1970, assessmentID]
             )
             return try database.row("SELECT 1 FROM assessments WHERE id = ? AND deleted = 0", [assessmentID]) != nil
+        }
+    }
+
+    public func close(assessmentID: String, at: Date) async throws -> Bool {
+        try await onDatabase { database, _ in
+            try database.execute("UPDATE assessments SET closed_at = ? WHERE id = ? AND deleted = 0", [at.timeIntervalSince1970, assessmentID])
+            return try database.row("SELECT 1 FROM assessments WHERE id = ? AND deleted = 0", [assessmentID]) != nil
+        }
+    }
+
+    public func decideLate(attemptID: String, decision: LateDecision) async throws -> Bool {
+        try await onDatabase { database, _ in
+            try database.inTransaction {
+                guard let flags = try database.row("SELECT flags FROM submissions WHERE attempt_id = ?", [attemptID])?.string(0),
+                    try SubmissionRecord.flags(stored: flags).contains(.afterClosing)
+                else { return false }
+                try database.execute("UPDATE submissions SET late_decision = ? WHERE attempt_id = ?", [decision.rawValue, attemptID])
+                return true
+            }
+        }
+    }
+
+    // MARK: The desk
+
+    public func recordDownload(assessmentID: String, version: Int, user: String, now: Date) async throws {
+        try await onDatabase { database, _ in
+            try database.inTransaction {
+                try database.execute(
+                    "UPDATE downloads SET last_at = ? WHERE assessment_id = ? AND user_name = ? AND version = ?",
+                    [now.timeIntervalSince1970, assessmentID, user, version]
+                )
+                if database.changes == 0 {
+                    try database.execute(
+                        "INSERT INTO downloads (assessment_id, user_name, version, first_at, last_at) VALUES (?, ?, ?, ?, ?)",
+                        [assessmentID, user, version, now.timeIntervalSince1970, now.timeIntervalSince1970]
+                    )
+                }
+            }
+        }
+    }
+
+    public func rosterFacts(assessmentID: String, group: String?) async throws -> RosterFacts? {
+        try await onDatabase { database, _ in
+            try database.inTransaction {
+                guard
+                    let head = try database.row(
+                        """
+                        SELECT a.current_version, a.closed_at, a.released_at, v.source FROM assessments a
+                        JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version WHERE a.id = ? AND a.deleted = 0
+                        """,
+                        [assessmentID]
+                    ), let document = try? JSONDecoder().decode(Assessment.self, from: head.data(3))
+                else { return nil }
+                let students = try database.rows(
+                    "SELECT name, group_name FROM users WHERE role = 'student' AND (?1 IS NULL OR group_name = ?1) ORDER BY name",
+                    [group]
+                ).map { RosterFacts.Student(name: $0.string(0), group: $0.optionalString(1)) }
+                let downloads = try database.rows("SELECT user_name, version, last_at FROM downloads WHERE assessment_id = ?", [assessmentID]).map {
+                    RosterFacts.Download(user: $0.string(0), version: $0.int(1), at: $0.double(2))
+                }
+                var extra: [String: Int] = [:]
+                for row in try database.rows(
+                    "SELECT user_name, extra_minutes FROM accommodations WHERE assessment_id = ? OR assessment_id = ? ORDER BY assessment_id = ? DESC",
+                    [assessmentID, AccommodationScope.everyAssessment, AccommodationScope.everyAssessment]
+                ) { extra[row.string(0)] = row.int(1) }
+                return RosterFacts(
+                    assessmentID: assessmentID,
+                    document: document,
+                    version: head.int(0),
+                    closedAt: head.optionalDouble(1),
+                    released: head.optionalDouble(2) != nil,
+                    students: students,
+                    downloads: downloads,
+                    extraMinutes: extra,
+                    results: try Self.resultInputs(user: nil, assessmentID: assessmentID, database: database)
+                )
+            }
         }
     }
 

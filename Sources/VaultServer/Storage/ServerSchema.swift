@@ -158,6 +158,25 @@ enum ServerSchema {
             CREATE INDEX submissions_by_assessment ON submissions (assessment_id);
             """
         )
+        // The teacher's desk: groups of students, closing an exam, who fetched which version, how a submission
+        // came in and the decision on one that arrived after closing.
+        migrator.register(
+            10,
+            """
+            ALTER TABLE users ADD COLUMN group_name TEXT;
+            ALTER TABLE assessments ADD COLUMN closed_at REAL;
+            ALTER TABLE submissions ADD COLUMN via TEXT NOT NULL DEFAULT 'sync';
+            ALTER TABLE submissions ADD COLUMN late_decision TEXT;
+            CREATE TABLE downloads (
+                assessment_id TEXT NOT NULL,
+                user_name TEXT NOT NULL REFERENCES users (name),
+                version INTEGER NOT NULL,
+                first_at REAL NOT NULL,
+                last_at REAL NOT NULL,
+                PRIMARY KEY (assessment_id, user_name, version)
+            );
+            """
+        )
         return migrator
     }
 }

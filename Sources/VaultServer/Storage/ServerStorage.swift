@@ -10,8 +10,11 @@ public struct UserRecord: Sendable, Equatable {
     public var passwordHash: String
     public var salt: String
     public var iterations: Int
+    /// A class or group the roster can show on its own ("7b").
+    public var group: String?
 
-    public init(name: String, role: Role, passwordHash: String, salt: String, iterations: Int) {
+    public init(name: String, role: Role, passwordHash: String, salt: String, iterations: Int, group: String? = nil) {
+        self.group = group
         self.name = name
         self.role = role
         self.passwordHash = passwordHash
@@ -55,8 +58,8 @@ public protocol ServerStorage: Service {
     func recordBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult]
     /// What `recordBatch` would answer, writing nothing (an import judges a whole file before storing any of it).
     func judgeBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult]
-    /// One transaction: `SubmissionPlan` over the facts read inside it.
-    func submit(_ request: SubmissionRequest, user: String, now: Date) async throws -> SubmissionOutcome
+    /// One transaction: `SubmissionPlan` over the facts read inside it; `via` says how it reached the server.
+    func submit(_ request: SubmissionRequest, user: String, via: SubmissionChannel, now: Date) async throws -> SubmissionOutcome
     func received(assessmentID: String) async throws -> ReceivedResponses?
 
     /// The server's identity (`ServerIdentity.material`), made by `generate` when none is stored. Whichever process
@@ -74,6 +77,17 @@ public protocol ServerStorage: Service {
     func grade(attemptID: String, questionID: String, points: Double) async throws -> Bool
     /// Releases an assessment's results (scores and correct answers) to its students; false when there is none.
     func release(assessmentID: String, now: Date) async throws -> Bool
+    /// Closes an assessment at `at` (now or later; a later close replaces an earlier one); false when there is none.
+    func close(assessmentID: String, at: Date) async throws -> Bool
+    /// The teacher's decision on a submission that arrived after closing; false when the attempt has no such
+    /// submission.
+    func decideLate(attemptID: String, decision: LateDecision) async throws -> Bool
+
+    /// Records that `user` fetched `version` of an assessment (the roster's "downloaded").
+    func recordDownload(assessmentID: String, version: Int, user: String, now: Date) async throws
+    /// What the roster of one assessment is built from, read in one transaction with a fixed number of queries;
+    /// nil when the assessment is unknown or deleted.
+    func rosterFacts(assessmentID: String, group: String?) async throws -> RosterFacts?
 
     /// The sealing of a published version, or nil before it was made.
     func sealing(assessmentID: String, version: Int) async throws -> SealingMaterial?
@@ -89,6 +103,13 @@ public protocol ServerStorage: Service {
     func setAccommodation(assessmentID: String?, user: String, extraMinutes: Int) async throws
     /// The extra minutes `user` has on `assessmentID`: its own setting, else the user's default, else 0.
     func extraMinutes(assessmentID: String, user: String) async throws -> Int
+}
+
+extension ServerStorage {
+    /// A submission from a vault (`POST /v1/submissions`).
+    public func submit(_ request: SubmissionRequest, user: String, now: Date) async throws -> SubmissionOutcome {
+        try await submit(request, user: user, via: .sync, now: now)
+    }
 }
 
 /// Why a store could not do what was asked. Messages name the thing, never a password or an answer.

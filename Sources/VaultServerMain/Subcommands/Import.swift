@@ -55,13 +55,14 @@ struct Import: AsyncParsableCommand {
                 }
                 _ = try await storage.recordBatch(payload.responses, user: payload.user, now: Date())
                 let record: SubmissionRecord
-                switch try await storage.submit(payload.submission, user: payload.user, now: Date()) {
+                switch try await storage.submit(payload.submission, user: payload.user, via: .handIn, now: Date()) {
                 case .created(let created), .repeated(let created), .amended(let created): record = created
                 case .outdated(let version): throw ValidationError("the assessment is at version \(version) now; the student answered an older one")
                 case .gone: throw ValidationError("the assessment is no longer available")
                 case .missingResponses(let missing): throw ValidationError("\(missing.count) answers could not be stored")
                 case .answerSetDiffers: throw ValidationError("the answers it lists are not the ones the server holds for this attempt")
-                case .forbidden(let message), .rejected(let message), .noAttemptsLeft(let message): throw ValidationError(message)
+                case .forbidden(let message), .rejected(let message), .noAttemptsLeft(let message), .closed(let message):
+                    throw ValidationError(message)
                 }
                 let receipt = try await issuer.receipt(for: record)
                 if let receipts, let signed = receipt.signed {

@@ -164,7 +164,7 @@ public struct ServerClient: Sendable {
             if let envelope = try? decodeEnvelope(reply) {
                 switch envelope.error.known {
                 case .responsesMissing: if let missing = envelope.error.missing { throw ServerError.responsesMissing(missing) }
-                case .noAttemptsLeft: throw ServerError.noAttemptsLeft(envelope.error.message)
+                case .noAttemptsLeft, .assessmentClosed: throw ServerError.noAttemptsLeft(envelope.error.message)
                 default: throw ServerError.refused(status: 422, message: envelope.error.message)
                 }
             }

@@ -268,6 +268,11 @@ public final class SyncEngine {
                 try vault.acceptReceipt(receipt, attemptID: submission.request.attemptId, now: now())
                 report.submitted += 1
                 report.receipts.append(receipt.receiptId)
+                // The server's sentence, shown to the student: bounded, and without control characters (no terminal
+                // escapes from a hostile server).
+                if let notice = receipt.notice?.unicodeScalars.filter({ $0.properties.generalCategory != .control }).prefix(500), !notice.isEmpty {
+                    report.notices.append(String(String.UnicodeScalarView(notice)))
+                }
                 report.unconfirmed.removeValue(forKey: submission.request.attemptId)
                 progressed = true
             } catch let incomplete as IncompleteReceipt {

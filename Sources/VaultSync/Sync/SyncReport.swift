@@ -16,9 +16,11 @@ public struct SyncReport: Codable, Sendable, Equatable {
     public var results = 0
     /// Attempts whose receipt left answers out, with those questions: not handed in yet, the answers sent again.
     public var unconfirmed: [String: [String]] = [:]
+    /// Sentences the server added to a receipt for the student (a hand-in that arrived after the exam closed).
+    public var notices: [String] = []
 
     enum CodingKeys: String, CodingKey {
-        case uploaded, duplicates, superseded, conflicts, gone, remaining, submitted, receipts, refreshed, results, unconfirmed
+        case uploaded, duplicates, superseded, conflicts, gone, remaining, submitted, receipts, refreshed, results, unconfirmed, notices
         case deadLetters = "dead_letters"
     }
 

@@ -7,6 +7,7 @@ extension SubmissionRecord: StoredRecord {
     public static let columns = [
         "attempt_id", "user_name", "assessment_id", "assessment_version", "submitted_at", "forced", "receipt_id", "received_at",
         "response_count", "started_at", "time_used_ms", "clock_moved_back_ms", "signed_receipt", "unsealed_at", "flags",
+        "via", "late_decision",
     ]
 
     public init(row: some StoredRow) throws {
@@ -29,7 +30,12 @@ extension SubmissionRecord: StoredRecord {
                 return receipt
             },
             unsealedAt: try row.optionalString("unsealed_at"),
-            flags: try SubmissionRecord.flags(stored: try row.string("flags"))
+            flags: try SubmissionRecord.flags(stored: try row.string("flags")),
+            via: try SubmissionChannel(rawValue: try row.string("via")) ?? { throw StorageError.column("via", "is not a channel") }(),
+            lateDecision: try row.optionalString("late_decision").map { word in
+                guard let decision = LateDecision(rawValue: word) else { throw StorageError.column("late_decision", "is not a decision") }
+                return decision
+            }
         )
     }
 

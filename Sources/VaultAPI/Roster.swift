@@ -1,0 +1,142 @@
+import Foundation
+
+/// How a submission reached the server.
+public enum SubmissionChannel: String, Codable, Sendable, CaseIterable {
+    /// `POST /v1/submissions` from a vault.
+    case sync
+    /// `vault-server import` of a hand-in file.
+    case handIn = "hand_in"
+}
+
+/// The teacher's decision on a submission that arrived after the exam closed.
+public enum LateDecision: String, Codable, Sendable, CaseIterable {
+    /// It counts like any other.
+    case accepted
+    /// It scores 0.
+    case zeroed
+}
+
+/// What a roster marks on a student's row.
+public enum RosterFlag: String, Codable, Sendable, CaseIterable {
+    case clockMovedBack = "clock_moved_back"
+    case timeMissing = "time_missing"
+    case overTime = "over_time"
+    case secondAttempt = "second_attempt"
+    case afterClosing = "after_closing"
+
+    public init(_ flag: SubmissionFlag) {
+        switch flag {
+        case .timeMissing: self = .timeMissing
+        case .overTime: self = .overTime
+        case .secondAttempt: self = .secondAttempt
+        case .afterClosing: self = .afterClosing
+        }
+    }
+
+    /// The words a teacher reads.
+    public var label: String {
+        switch self {
+        case .clockMovedBack: "clock moved back"
+        case .timeMissing: "time data missing"
+        case .overTime: "over the time limit"
+        case .secondAttempt: "a second attempt"
+        case .afterClosing: "arrived after closing"
+        }
+    }
+}
+
+/// `vault-server roster ID --json` and the desk's roster page: every expected student of one assessment.
+public struct Roster: Codable, Sendable, Equatable {
+    public struct Student: Codable, Sendable, Equatable {
+        public var user: String
+        public var group: String?
+        /// The newest version this student fetched, and when they last fetched it.
+        public var downloadedVersion: Int?
+        public var downloadedAt: String?
+        /// The student's latest submitted attempt.
+        public var attemptId: String?
+        public var submittedAt: String?
+        public var receivedAt: String?
+        public var via: SubmissionChannel?
+        public var timeUsedMs: Int?
+        public var extraMinutes: Int
+        public var score: Double?
+        public var maxScore: Double?
+        /// Questions still waiting for the teacher's points.
+        public var pending: Int?
+        public var flags: [RosterFlag]
+        public var lateDecision: LateDecision?
+        /// Submitted attempts in all.
+        public var attempts: Int
+
+        enum CodingKeys: String, CodingKey {
+            case user, group, via, score, flags, attempts, pending
+            case downloadedVersion = "downloaded_version"
+            case downloadedAt = "downloaded_at"
+            case attemptId = "attempt_id"
+            case submittedAt = "submitted_at"
+            case receivedAt = "received_at"
+            case timeUsedMs = "time_used_ms"
+            case extraMinutes = "extra_minutes"
+            case maxScore = "max_score"
+            case lateDecision = "late_decision"
+        }
+
+        public init(user: String, group: String?) {
+            self.user = user
+            self.group = group
+            extraMinutes = 0
+            flags = []
+            attempts = 0
+        }
+
+        public var downloaded: Bool { downloadedAt != nil }
+        public var handedIn: Bool { attemptId != nil }
+    }
+
+    public var assessmentId: String
+    public var title: String
+    public var version: Int
+    public var group: String?
+    public var sealed: Bool
+    public var opensAt: String?
+    /// When the exam closes or closed (the earlier of the document's `not_after` and `vault-server close`).
+    public var closesAt: String?
+    public var closed: Bool
+    public var released: Bool
+    public var students: [Student]
+
+    enum CodingKeys: String, CodingKey {
+        case title, version, group, sealed, closed, released, students
+        case assessmentId = "assessment_id"
+        case opensAt = "opens_at"
+        case closesAt = "closes_at"
+    }
+
+    public init(
+        assessmentId: String,
+        title: String,
+        version: Int,
+        group: String?,
+        sealed: Bool,
+        opensAt: String?,
+        closesAt: String?,
+        closed: Bool,
+        released: Bool,
+        students: [Student]
+    ) {
+        self.assessmentId = assessmentId
+        self.title = title
+        self.version = version
+        self.group = group
+        self.sealed = sealed
+        self.opensAt = opensAt
+        self.closesAt = closesAt
+        self.closed = closed
+        self.released = released
+        self.students = students
+    }
+
+    public var downloadedCount: Int { students.filter(\.downloaded).count }
+    public var handedInCount: Int { students.filter(\.handedIn).count }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import VaultAPI
+
+/// What a store reads for the roster of one assessment, in one transaction and a fixed number of queries (never one
+/// per student): the teacher's work on exam day must stay fast for a district's 2,000 students.
+public struct RosterFacts: Sendable {
+    public struct Student: Sendable, Equatable {
+        public var name: String
+        public var group: String?
+        public init(name: String, group: String?) {
+            self.name = name
+            self.group = group
+        }
+    }
+
+    public struct Download: Sendable, Equatable {
+        public var user: String
+        public var version: Int
+        /// Seconds since 1970 of the latest fetch of that version.
+        public var at: Double
+        public init(user: String, version: Int, at: Double) {
+            self.user = user
+            self.version = version
+            self.at = at
+        }
+    }
+
+    public var assessmentID: String
+    /// The teacher's document of the current version (answer keys included).
+    public var document: Assessment
+    public var version: Int
+    public var closedAt: Double?
+    public var released: Bool
+    /// Every student account (of the group asked for).
+    public var students: [Student]
+    public var downloads: [Download]
+    /// Extra minutes per student who has any (their setting for this assessment, else their default).
+    public var extraMinutes: [String: Int]
+    /// Every submitted attempt of the assessment.
+    public var results: [ResultInput]
+
+    public init(
+        assessmentID: String,
+        document: Assessment,
+        version: Int,
+        closedAt: Double?,
+        released: Bool,
+        students: [Student],
+        downloads: [Download],
+        extraMinutes: [String: Int],
+        results: [ResultInput]
+    ) {
+        self.assessmentID = assessmentID
+        self.document = document
+        self.version = version
+        self.closedAt = closedAt
+        self.released = released
+        self.students = students
+        self.downloads = downloads
+        self.extraMinutes = extraMinutes
+        self.results = results
+    }
+}
+
+/// The roster and the grading queue, built from `RosterFacts`: the one place that says what a teacher sees.
+public enum RosterPlan {
+    public static func roster(_ facts: RosterFacts, group: String?, now: Date) -> Roster {
+        var byUser: [String: [ResultInput]] = [:]
+        for input in facts.results { byUser[input.record.user, default: []].append(input) }
+        var latestDownload: [String: RosterFacts.Download] = [:]
+        for download in facts.downloads {
+            if let known = latestDownload[download.user], (known.version, known.at) >= (download.version, download.at) { continue }
+            latestDownload[download.user] = download
+        }
+        var students = facts.students
+        // Someone who handed in without a student account in the list (a teacher trying it out) still shows when
+        // the roster is of everyone.
+        if group == nil {
+            let known = Set(students.map(\.name))
+            for user in byUser.keys.sorted() where !known.contains(user) { students.append(.init(name: user, group: nil)) }
+        }
+        let closes = ResponseRules.closesAt(facts.document, closedAt: facts.closedAt)
+        return Roster(
+            assessmentId: facts.assessmentID,
+            title: facts.document.title,
+            version: facts.version,
+            group: group,
+            sealed: facts.document.sealed == true,
+            opensAt: facts.document.opensAt,
+            closesAt: closes.map { Timestamp.string(epoch: $0) },
+            closed: closes.map { $0 <= now.timeIntervalSince1970 } ?? false,
+            released: facts.released,
+            students: students.sorted { ($0.group ?? "", $0.name) < ($1.group ?? "", $1.name) }.map { student in
+                row(
+                    student,
+                    results: byUser[student.name] ?? [],
+                    download: latestDownload[student.name],
+                    extra: facts.extraMinutes[student.name] ?? 0
+                )
+            }
+        )
+    }
+
+    static func row(_ student: RosterFacts.Student, results: [ResultInput], download: RosterFacts.Download?, extra: Int) -> Roster.Student {
+        var row = Roster.Student(user: student.name, group: student.group)
+        row.extraMinutes = extra
+        row.downloadedVersion = download?.version
+        row.downloadedAt = download.map { Timestamp.string(epoch: $0.at) }
+        row.attempts = results.count
+        guard let latest = results.max(by: { ($0.record.receivedAt, $0.record.attemptID) < ($1.record.receivedAt, $1.record.attemptID) }) else {
+            return row
+        }
+        let record = latest.record
+        let result = latest.result
+        row.attemptId = record.attemptID
+        row.submittedAt = record.submittedAt
+        row.receivedAt = Timestamp.string(epoch: record.receivedAt)
+        row.via = record.via
+        row.timeUsedMs = record.timeUsedMilliseconds
+        row.score = result.score
+        row.maxScore = result.maxScore
+        row.pending = result.pending
+        row.lateDecision = record.lateDecision
+        var flags: [RosterFlag] = []
+        if (record.clockMovedBackMilliseconds ?? 0) > 0 { flags.append(.clockMovedBack) }
+        flags += record.flags.map(RosterFlag.init)
+        if results.count > 1, !flags.contains(.secondAttempt) { flags.append(.secondAttempt) }
+        row.flags = flags
+        return row
+    }
+
+    /// One entry of the grading queue: one student's answer to the question.
+    public struct QueueEntry: Sendable, Equatable {
+        public var user: String
+        public var group: String?
+        public var attemptID: String
+        /// The answer as text (nil: no answer given).
+        public var answer: String?
+        /// The teacher's points, else the automatic ones (nil: waiting for the teacher).
+        public var points: Double?
+        public var graded: Bool
+    }
+
+    /// Every submitted attempt's answer to `questionID`, by student; nil when the current version has no such
+    /// question.
+    public static func queue(_ facts: RosterFacts, questionID: String) -> (question: Question, entries: [QueueEntry])? {
+        guard let question = facts.document.question(questionID) else { return nil }
+        let groups = Dictionary(facts.students.map { ($0.name, $0.group) }, uniquingKeysWith: { first, _ in first })
+        let entries = facts.results.sorted { ($0.record.user, $0.record.receivedAt) < ($1.record.user, $1.record.receivedAt) }.compactMap {
+            input -> QueueEntry? in
+            // An attempt of an older version whose question changed is graded on that version's own terms.
+            let asked = input.document.question(questionID) ?? question
+            let answer = input.answers[questionID]
+            let grade = input.grades[questionID]
+            return QueueEntry(
+                user: input.record.user,
+                group: groups[input.record.user] ?? nil,
+                attemptID: input.record.attemptID,
+                answer: answer.map { AnswerText.plain($0, question: asked) },
+                points: grade ?? Scoring.points(for: answer, question: asked),
+                graded: grade != nil
+            )
+        }
+        return (question, entries)
+    }
+}
+
+/// An answer as a teacher reads it: the text itself, choices by their text, pairs and blanks spelled out.
+public enum AnswerText {
+    public static func plain(_ answer: JSONValue, question: Question) -> String {
+        let all = (question.choices ?? []) + (question.left ?? []) + (question.right ?? []) + (question.items ?? [])
+        let choices = Dictionary(all.map { ($0.id, $0.text) }, uniquingKeysWith: { first, _ in first })
+        func choice(_ id: String) -> String { choices[id] ?? id }
+        switch answer {
+        case .string(let text): return question.type == .singleChoice ? choice(text) : text
+        case .bool(let value): return value ? "true" : "false"
+        case .number(let value): return AttemptResult.pointsText(value)
+        case .array(let values):
+            if question.type == .matching {
+                return values.compactMap(AnswerRules.pair).map { "\(choice($0.left)) → \(choice($0.right))" }.joined(separator: "; ")
+            }
+            return values.map { $0.stringValue.map(choice) ?? "\($0)" }.joined(separator: question.type == .ordering ? " → " : "; ")
+        case .object(let values):
+            return values.keys.sorted().map { "\($0): \(values[$0]?.stringValue ?? "")" }.joined(separator: "; ")
+        case .null: return ""
+        }
+    }
+}
+
+extension ResultInput {
+    /// The result inputs of many submitted attempts from rows read in bulk (one query each for submissions,
+    /// sources, answers and grades, whatever the number of attempts): each source is decoded once.
+    public static func assemble(
+        records: [SubmissionRecord],
+        sources: [DocumentKey: Data],
+        released: Set<String>,
+        answers: [(attemptID: String, questionID: String, answer: String)],
+        grades: [(attemptID: String, questionID: String, points: Double)]
+    ) -> [ResultInput] {
+        let documents = sources.compactMapValues { try? JSONDecoder().decode(Assessment.self, from: $0) }
+        var values: [String: [String: JSONValue]] = [:]
+        for row in answers {
+            values[row.attemptID, default: [:]][row.questionID] = try? JSONDecoder().decode(JSONValue.self, from: Data(row.answer.utf8))
+        }
+        var points: [String: [String: Double]] = [:]
+        for row in grades { points[row.attemptID, default: [:]][row.questionID] = row.points }
+        return records.compactMap { record in
+            guard let document = documents[DocumentKey(id: record.assessmentID, version: record.assessmentVersion)] else { return nil }
+            return ResultInput(
+                record: record,
+                document: document,
+                answers: values[record.attemptID] ?? [:],
+                grades: points[record.attemptID] ?? [:],
+                released: released.contains(record.assessmentID)
+            )
+        }
+    }
+}
