@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         // QTI content packages are zip files: read with ZIPFoundation, never by hand.
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        // The teacher's desk: server-rendered pages from Mustache templates (escaped by default).
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // C libraries: each a system-library target holding only module.modulemap and shim.h.
@@ -74,6 +76,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ],
             resources: [.copy("Samples")]
         ),

@@ -24,6 +24,14 @@ public func buildRouter<Storage: ServerStorage, C: Clock>(
         throttle: LoginThrottle(clock: clock, maxDelay: configuration.maxLoginDelay)
     )
     auth.register(on: router)
+    // The teacher's desk shares the API's password hashing and its login throttle.
+    DeskRoutes(
+        storage: storage,
+        configuration: configuration,
+        hashing: auth.hashing,
+        throttle: auth.throttle,
+        pages: DeskPages(library: try DeskTemplates.library())
+    ).register(on: router)
     let authenticated = router.group("v1").add(middleware: BearerAuthenticator(storage: storage))
     auth.registerAuthenticated(on: authenticated)
     let receipts = ReceiptIssuer(storage: storage)

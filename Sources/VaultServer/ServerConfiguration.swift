@@ -32,5 +32,9 @@ public struct ServerConfiguration: Sendable {
     /// The wall clock that decides whether a sealed exam has opened (`opens_at`); tests move it by hand.
     public var now: @Sendable () -> Date = { Date() }
 
+    /// The desk's cookies are Secure (set when a TLS proxy serves the desk; `X-Forwarded-Proto: https` sets it per
+    /// request too).
+    public var secureCookies = false
+
     public init() {}
 }

@@ -9,6 +9,8 @@ public struct VaultRequestContext: RequestContext, RemoteAddressRequestContext {
     public var role: Role?
     /// The token the request was authenticated with (its hash), so `DELETE /v1/auth/token` revokes that one.
     public var tokenHash: String?
+    /// The desk's session token (from its cookie), from which the forms' CSRF token is derived.
+    public var deskToken: String?
     public let remoteAddress: SocketAddress?
 
     public init(source: ApplicationRequestContextSource) {

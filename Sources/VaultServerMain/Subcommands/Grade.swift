@@ -1,24 +1,64 @@
 import ArgumentParser
 import Foundation
 import VaultAPI
+import VaultRules
 import VaultServer
 
 struct Grade: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Give points to a question of a submitted attempt (essays, short texts without accepted answers, or to correct a score)."
+        abstract: "Give points to handed-in answers: one question of every student in turn (--question alone), or one attempt.",
+        discussion: """
+            With --question and no --attempt, each student's answer is shown in turn and the points are read from \
+            standard input: a number saves it at once, an empty line keeps what is there, q stops.
+            """
     )
     @OptionGroup var options: DataOptions
     @Argument(help: "The assessment id.") var id: String
-    @Option(help: "The attempt id (from `vault-server responses ID`).") var attempt: String
     @Option(help: "The question id.") var question: String
-    @Option(help: "The points.") var points: Double
+    @Option(help: "One attempt id (from `vault-server responses ID`).") var attempt: String?
+    @Option(help: "The points for that attempt.") var points: Double?
 
     func run() async throws {
-        guard points.isFinite, points >= 0 else { throw ValidationError("Points must be a number of at least 0.") }
-        let storage = try await options.storage()
-        guard try await storage.resultInputs(user: nil, assessmentID: id).contains(where: { $0.record.attemptID == attempt }),
-            try await storage.grade(attemptID: attempt, questionID: question, points: points)
-        else { throw ValidationError("Attempt \(attempt) of \(id) was not submitted, or has no question \(question).") }
-        print("Gave \(AttemptResult.pointsText(points)) points to \(question) of attempt \(attempt).")
+        let desk = TeacherDesk(storage: try await options.storage())
+        do {
+            if let attempt {
+                guard let points else { throw ValidationError("Give --points with --attempt.") }
+                _ = try await desk.grade(id, question: question, points: [attempt: points])
+                print("Gave \(AttemptResult.pointsText(points)) points to \(question) of attempt \(attempt).")
+            } else {
+                guard points == nil else { throw ValidationError("--points goes with --attempt; without it each student's points are asked for.") }
+                try await queue(desk)
+            }
+        } catch let problem as TeacherDesk.Problem {
+            throw ValidationError(problem.description)
+        }
+    }
+
+    /// The terminal queue: every handed-in answer to the question, one after the other.
+    func queue(_ desk: TeacherDesk) async throws {
+        let queue = try await desk.queue(id, question: question)
+        let full = Scoring.maxPoints(queue.question)
+        print("\(queue.roster.title), question \(question) (\(AttemptResult.pointsText(full)) points): \(queue.entries.count) answers.")
+        print(queue.question.prompt)
+        var saved = 0
+        entries: for (index, entry) in queue.entries.enumerated() {
+            print("\n[\(index + 1)/\(queue.entries.count)] \(entry.user)\(entry.group.map { " (\($0))" } ?? "")")
+            print(entry.answer ?? "(no answer)")
+            while true {
+                let current = entry.points.map { " [now \(AttemptResult.pointsText($0))\(entry.graded ? "" : entry.points == nil ? "" : ", automatic")]" } ?? ""
+                print("Points, 0 to \(AttemptResult.pointsText(full))\(current); Enter keeps, q stops: ", terminator: "")
+                guard let line = readLine()?.trimmingCharacters(in: .whitespaces) else { break entries }
+                if line.isEmpty { break }
+                if line.lowercased() == "q" { break entries }
+                guard let value = Double(line.replacingOccurrences(of: ",", with: ".")), value.isFinite, value >= 0, value <= full else {
+                    print("That is not a number from 0 to \(AttemptResult.pointsText(full)). Try again.")
+                    continue
+                }
+                _ = try await desk.grade(id, question: question, points: [entry.attemptID: value])
+                saved += 1
+                break
+            }
+        }
+        print("\nSaved the points of \(saved) \(saved == 1 ? "answer" : "answers").\(queue.next.map { " Next question: \($0)." } ?? "")")
     }
 }

@@ -14,6 +14,7 @@ struct UserCommand: AsyncParsableCommand {
         @OptionGroup var options: DataOptions
         @Argument var name: String
         @Option var role: Role = .student
+        @Option(help: "A class or group the roster can show on its own (7b).") var group: String?
 
         func run() async throws {
             guard let password = readPasswordLine(), !password.isEmpty else {
@@ -21,13 +22,13 @@ struct UserCommand: AsyncParsableCommand {
             }
             let storage = try await options.storage()
             do {
-                try await storage.createUser(
-                    PasswordHasher.makeRecord(name: name, role: role, password: password, iterations: options.passwordIterations)
-                )
+                var record = try PasswordHasher.makeRecord(name: name, role: role, password: password, iterations: options.passwordIterations)
+                record.group = group.flatMap { $0.isEmpty ? nil : $0 }
+                try await storage.createUser(record)
             } catch let error as StorageError {
                 throw ValidationError(error.description)
             }
-            print("Added \(role.rawValue) \(name).")
+            print("Added \(role.rawValue) \(name)\(group.map { " to group \($0)" } ?? "").")
         }
     }
 }

@@ -1,0 +1,295 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import Mustache
+import NIOCore
+import VaultAPI
+import VaultCore
+import VaultRules
+
+/// `/desk`: the teacher's pages. Sign in and out, the assessments, the roster of one (live), grading by question,
+/// release, close, late decisions, the start code and the gradebook files. Everything a page does goes through
+/// `TeacherDesk`, the same as the command line.
+struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration == Duration {
+    let storage: Storage
+    let configuration: ServerConfiguration
+    let hashing: PasswordHashingPool
+    let throttle: LoginThrottle<C>
+    let pages: DeskPages
+    /// Seconds between the roster's refreshes.
+    static var refreshSeconds: Int { 10 }
+    static var maxFormBytes: Int { 1024 * 1024 }
+
+    var desk: TeacherDesk { TeacherDesk(storage: storage, now: configuration.now) }
+
+    func register(on router: Router<VaultRequestContext>) {
+        let open = router.group("desk").add(middleware: pages)
+        open.get("desk.css") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: DeskTemplates.css)))
+        }
+        open.get("login") { request, _ in try loginPage(request, problem: nil, status: .ok) }
+        open.post("login") { request, context in try await signIn(request, context: context) }
+
+        let signedIn = router.group("desk").add(middleware: pages).add(middleware: DeskAuthenticator(storage: storage))
+        signedIn.get { _, context in try await assessmentsPage(context) }
+        signedIn.post("logout") { request, context in
+            _ = try await form(request, context: context)
+            if let hash = context.tokenHash { try await storage.revokeToken(hash: hash) }
+            var response = Response.redirect(to: "/desk/login", type: .normal)
+            response.setCookie(DeskSession.sessionCookie("", secure: DeskSession.isSecure(request, configuration: configuration), maxAge: 0))
+            return response
+        }
+        signedIn.get("a/:id") { request, context in try await rosterPage(request, context: context) }
+        signedIn.post("a/:id/release") { request, context in
+            let id = try context.parameters.require("id")
+            _ = try await form(request, context: context)
+            try await desk.release(id)
+            return Response.redirect(to: "/desk/a/\(Self.pathSegment(id))?notice=released", type: .normal)
+        }
+        signedIn.post("a/:id/close") { request, context in
+            let id = try context.parameters.require("id")
+            _ = try await form(request, context: context)
+            _ = try await desk.close(id)
+            return Response.redirect(to: "/desk/a/\(Self.pathSegment(id))?notice=closed", type: .normal)
+        }
+        signedIn.post("a/:id/late") { request, context in
+            let id = try context.parameters.require("id")
+            let fields = try await form(request, context: context)
+            guard let attempt = fields["attempt"], let decision = fields["decision"].flatMap(LateDecision.init(rawValue:)) else {
+                throw DeskError(.badRequest, heading: "Not done", text: "Choose to accept the hand-in or give it 0.", back: "/desk/a/\(Self.pathSegment(id))")
+            }
+            try await desk.decideLate(id, attempt: attempt, decision: decision)
+            return Response.redirect(to: "/desk/a/\(Self.pathSegment(id))?notice=\(decision.rawValue)", type: .normal)
+        }
+        signedIn.get("a/:id/grade") { request, context in try await gradePage(request, context: context) }
+        signedIn.post("a/:id/grade") { request, context in try await saveGrades(request, context: context) }
+        signedIn.get("a/:id/start-code") { _, context in try await startCodePage(context) }
+        signedIn.get("a/:id/export") { request, context in try await export(request, context: context) }
+    }
+
+    // MARK: Signing in
+
+    func loginPage(_ request: Request, problem: String?, status: HTTPResponse.Status) throws -> Response {
+        let nonce = Hex.encode(try CryptoRandom.bytes(16))
+        var response = pages.html(pages.render("login", DeskView.Login(title: "Sign in", nonce: nonce, problem: problem)), status: status)
+        response.setCookie(DeskSession.nonceCookie(nonce, secure: DeskSession.isSecure(request, configuration: configuration)))
+        return response
+    }
+
+    func signIn(_ request: Request, context: VaultRequestContext) async throws -> Response {
+        let fields = try await Self.fields(request)
+        guard let nonce = fields["nonce"], let expected = request.cookies[DeskSession.loginCookie]?.value,
+            DeskSession.constantTimeEqual(Array(nonce.utf8), Array(expected.utf8))
+        else { return try loginPage(request, problem: "The sign-in form was out of date. Please try again.", status: .forbidden) }
+        let name = fields["user"] ?? ""
+        guard (try? Identifiers.check([name])) != nil else {
+            return try loginPage(request, problem: "The user name or password is not correct.", status: .unauthorized)
+        }
+        // The same throttle as the API: the desk is not a way around it.
+        let keys: [LoginThrottle<C>.Key] = [
+            .user(name, free: configuration.freeLoginFailures),
+            .address(context.clientAddress, free: configuration.freeLoginFailuresPerAddress),
+        ]
+        if let wait = await throttle.begin(keys) {
+            let seconds = max(1, Int((wait / .seconds(1)).rounded(.up)))
+            var response = try loginPage(request, problem: "Too many failed sign-ins. Wait \(seconds) seconds, then try again.", status: .tooManyRequests)
+            response.headers[.retryAfter] = "\(seconds)"
+            return response
+        }
+        let password = SecretBytes(Array((fields["password"] ?? "").utf8))
+        let record = name.count <= 200 ? try await storage.user(named: name) : nil
+        guard try await hashing.verify(password, against: record), let user = record else {
+            return try loginPage(request, problem: "The user name or password is not correct.", status: .unauthorized)
+        }
+        await throttle.succeeded(keys)
+        guard user.role == .teacher else {
+            throw DeskError(.forbidden, heading: "For teachers only", text: "The teacher's desk is for teacher accounts; this account is a student's.", back: "/desk/login")
+        }
+        if user.iterations < hashing.iterations { try await storage.updatePassword(try await hashing.rehash(user, password: password)) }
+        let now = Date()
+        try await storage.purgeExpiredTokens(now: now)
+        let token = try PasswordHasher.newToken()
+        try await storage.storeToken(hash: PasswordHasher.tokenHash(token), user: user.name, expiresAt: now.addingTimeInterval(DeskSession.lifetime))
+        var response = Response.redirect(to: "/desk", type: .normal)
+        let secure = DeskSession.isSecure(request, configuration: configuration)
+        response.setCookie(DeskSession.sessionCookie(token, secure: secure, maxAge: Int(DeskSession.lifetime)))
+        response.setCookie(DeskSession.nonceCookie("", secure: secure))
+        return response
+    }
+
+    // MARK: Pages
+
+    func assessmentsPage(_ context: VaultRequestContext) async throws -> Response {
+        var rows: [DeskView.AssessmentRow] = []
+        for entry in try await storage.catalog() {
+            let roster = try? await desk.roster(entry.id)
+            rows.append(
+                DeskView.AssessmentRow(
+                    id: entry.id,
+                    idPath: Self.pathSegment(entry.id),
+                    title: entry.title,
+                    version: entry.version,
+                    sealed: entry.sealed == true ? "sealed" : "",
+                    opens: entry.opensAt.map(Timestamp.readable) ?? "",
+                    closes: roster?.closesAt.map(Timestamp.readable) ?? "",
+                    handedIn: roster?.handedInCount ?? 0,
+                    expected: roster?.students.count ?? 0
+                )
+            )
+        }
+        return pages.html(pages.render("assessments", DeskView.Assessments(title: "Assessments", user: context.user, csrf: csrf(context), rows: rows)))
+    }
+
+    func rosterPage(_ request: Request, context: VaultRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id")
+        let group = request.uri.queryParameters.get("group").flatMap { $0.isEmpty ? nil : $0 }
+        let show = request.uri.queryParameters.get("show").flatMap(DeskView.Show.init(rawValue:)) ?? .everyone
+        let everyone = try await desk.roster(id)
+        let inGroup = everyone.students.filter { group == nil || $0.group == group }
+        let shown = inGroup.filter(show.includes)
+        let groups = Set(everyone.students.compactMap(\.group)).sorted()
+        let view = DeskView.RosterPage(
+            roster: everyone,
+            group: group,
+            groups: groups,
+            show: show,
+            inGroup: inGroup,
+            shown: shown,
+            csrf: csrf(context),
+            user: context.user,
+            notice: request.uri.queryParameters.get("notice").flatMap(DeskView.notice),
+            refresh: Self.refreshSeconds,
+            idPath: Self.pathSegment(id)
+        )
+        return pages.html(pages.render("roster", view))
+    }
+
+    func gradePage(_ request: Request, context: VaultRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id")
+        let queue = try await desk.queue(id, question: request.uri.queryParameters.get("question"))
+        let saved = request.uri.queryParameters.get("saved").flatMap { Int($0) }
+        let view = DeskView.GradePage(
+            queue: queue,
+            csrf: csrf(context),
+            user: context.user,
+            idPath: Self.pathSegment(id),
+            notice: saved.map { "Saved the points of \($0) \($0 == 1 ? "answer" : "answers")." }
+        )
+        return pages.html(pages.render("grade", view))
+    }
+
+    func saveGrades(_ request: Request, context: VaultRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id")
+        let fields = try await form(request, context: context)
+        guard let question = fields["question"] else { throw DeskError(.badRequest, heading: "Not done", text: "The form names no question.") }
+        var points: [String: Double] = [:]
+        for (name, value) in fields where name.hasPrefix("points:") {
+            let attempt = String(name.dropFirst("points:".count))
+            let trimmed = value.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty { continue }
+            guard let number = Double(trimmed.replacingOccurrences(of: ",", with: ".")) else {
+                throw DeskError(
+                    .badRequest,
+                    heading: "Not saved",
+                    text: "“\(trimmed.prefix(40))” is not a number of points. Nothing was saved.",
+                    back: "/desk/a/\(Self.pathSegment(id))/grade?question=\(Self.querySegment(question))"
+                )
+            }
+            points[attempt] = number
+        }
+        let saved = try await desk.grade(id, question: question, points: points)
+        let queue = try await desk.queue(id, question: question)
+        let target = queue.next ?? question
+        return Response.redirect(to: "/desk/a/\(Self.pathSegment(id))/grade?question=\(Self.querySegment(target))&saved=\(saved)", type: .normal)
+    }
+
+    func startCodePage(_ context: VaultRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id")
+        guard let start = try await desk.startCode(id, sealIterations: configuration.sealIterations) else {
+            throw DeskError(.notFound, heading: "Not sealed", text: "\(id) is not sealed; it needs no start code.", back: "/desk/a/\(Self.pathSegment(id))")
+        }
+        let roster = try await desk.roster(id)
+        return pages.html(
+            pages.render(
+                "startcode",
+                DeskView.StartCode(
+                    title: "Start code",
+                    rosterTitle: roster.title,
+                    user: context.user,
+                    csrf: csrf(context),
+                    version: start.version,
+                    code: start.code,
+                    spoken: start.code.map(String.init).joined(separator: " "),
+                    idPath: Self.pathSegment(id)
+                )
+            )
+        )
+    }
+
+    /// A gradebook file, streamed line by line.
+    func export(_ request: Request, context: VaultRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id")
+        guard let format = request.uri.queryParameters.get("format").flatMap(GradebookCSV.Format.init(rawValue:)) else {
+            throw DeskError(.badRequest, heading: "Not done", text: "Choose moodle, canvas or csv.", back: "/desk/a/\(Self.pathSegment(id))")
+        }
+        let group = request.uri.queryParameters.get("group").flatMap { $0.isEmpty ? nil : $0 }
+        _ = try await desk.roster(id)  // an unknown assessment is a page, before any byte of the file is sent
+        let desk = self.desk
+        let name = id.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" }.prefix(60)
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "text/csv; charset=utf-8",
+                .contentDisposition: "attachment; filename=\"\(String(String.UnicodeScalarView(name)))-\(format.rawValue).csv\"",
+            ],
+            body: ResponseBody { writer in
+                var buffer = ByteBuffer()
+                try await desk.export(id, format: format, group: group) { line in
+                    buffer.writeString(line)
+                    if buffer.readableBytes >= 32 * 1024 {
+                        try await writer.write(buffer)
+                        buffer.clear()
+                    }
+                }
+                if buffer.readableBytes > 0 { try await writer.write(buffer) }
+                try await writer.finish(nil)
+            }
+        )
+    }
+
+    // MARK: Forms
+
+    func csrf(_ context: VaultRequestContext) -> String { context.deskToken.map(DeskSession.csrf(for:)) ?? "" }
+
+    /// A signed-in form post's fields, after its CSRF token and origin are checked.
+    func form(_ request: Request, context: VaultRequestContext) async throws -> [String: String] {
+        if let origin = request.headers[.origin], let host = request.head.authority,
+            URLComponents(string: origin).map({ "\($0.host ?? "")\($0.port.map { ":\($0)" } ?? "")" }) != host
+        {
+            throw DeskError.staleForm
+        }
+        let fields = try await Self.fields(request)
+        guard let token = context.deskToken, DeskSession.csrfMatches(fields["csrf"], token: token) else { throw DeskError.staleForm }
+        return fields
+    }
+
+    /// An `application/x-www-form-urlencoded` body, read under a limit and decoded by Foundation.
+    static func fields(_ request: Request) async throws -> [String: String] {
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: maxFormBytes)
+        } catch {
+            throw DeskError(.contentTooLarge, heading: "Too large", text: "That form is larger than the desk takes; nothing was changed.")
+        }
+        // Hummingbird's own query decoding (Foundation's URLComponents traps on a malformed percent sign).
+        let uri = URI("/?" + String(buffer: body).replacingOccurrences(of: "+", with: "%20"))
+        var fields: [String: String] = [:]
+        for (name, value) in uri.queryParameters where fields[String(name)] == nil { fields[String(name)] = String(value) }
+        return fields
+    }
+
+    static func pathSegment(_ id: String) -> String { DeskRoutesPaths.query(id) }
+
+    static func querySegment(_ text: String) -> String { DeskRoutesPaths.query(text) }
+}

@@ -1,0 +1,181 @@
+import Mustache
+
+/// The desk's pages as Mustache templates (swift-mustache escapes every `{{value}}` for HTML; no template uses the
+/// unescaped form). Plain HTML and one stylesheet; the roster refreshes itself with a meta refresh, no script.
+enum DeskTemplates {
+    static func library() throws -> MustacheLibrary {
+        var library = MustacheLibrary()
+        for (name, text) in templates { try library.register(text, named: name) }
+        return library
+    }
+
+    static let templates: [(String, String)] = [
+        ("head", head), ("foot", foot), ("login", login), ("message", message), ("assessments", assessments), ("roster", roster),
+        ("grade", grade), ("startcode", startCode),
+    ]
+
+    static let head = """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        {{#refresh}}<meta http-equiv="refresh" content="{{refresh}}">{{/refresh}}
+        <title>{{title}} · Teacher's desk</title>
+        <link rel="stylesheet" href="/desk/desk.css">
+        </head>
+        <body>
+        <header>
+        <a class="home" href="/desk">Teacher's desk</a>
+        {{#user}}
+        <form class="logout" method="post" action="/desk/logout">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <span>Signed in as {{user}}</span> <button type="submit">Sign out</button>
+        </form>
+        {{/user}}
+        </header>
+        <main>
+        {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+        """
+
+    static let foot = """
+        </main>
+        </body>
+        </html>
+        """
+
+    static let login = """
+        {{> head}}
+        <h1>Sign in</h1>
+        {{#problem}}<p class="problem" role="alert">{{problem}}</p>{{/problem}}
+        <form method="post" action="/desk/login">
+        <input type="hidden" name="nonce" value="{{nonce}}">
+        <p><label for="user">User name</label><br><input id="user" name="user" autocomplete="username" required autofocus></p>
+        <p><label for="password">Password</label><br><input id="password" name="password" type="password" autocomplete="current-password" required></p>
+        <p><button type="submit">Sign in</button></p>
+        </form>
+        {{> foot}}
+        """
+
+    static let message = """
+        {{> head}}
+        <h1>{{heading}}</h1>
+        <p>{{text}}</p>
+        <p><a href="{{back}}">Back</a></p>
+        {{> foot}}
+        """
+
+    static let assessments = """
+        {{> head}}
+        <h1>Assessments</h1>
+        <table>
+        <thead><tr><th>Title</th><th>Id</th><th>Version</th><th>Sealed</th><th>Opens</th><th>Closes</th><th>Handed in</th></tr></thead>
+        <tbody>
+        {{#rows}}
+        <tr><td><a href="/desk/a/{{idPath}}">{{title}}</a></td><td>{{id}}</td><td>{{version}}</td><td>{{sealed}}</td><td>{{opens}}</td><td>{{closes}}</td><td>{{handedIn}} of {{expected}}</td></tr>
+        {{/rows}}
+        {{^rows}}<tr><td colspan="7">Nothing is published yet: <code>vault-server publish FILE</code>.</td></tr>{{/rows}}
+        </tbody>
+        </table>
+        {{> foot}}
+        """
+
+    static let roster = """
+        {{> head}}
+        <h1>{{rosterTitle}}</h1>
+        <p class="facts">Version {{version}} · {{downloaded}} of {{expected}} downloaded · {{handedIn}} of {{expected}} handed in{{#closes}} · {{closesText}}{{/closes}}{{#released}} · results released{{/released}}</p>
+        <nav class="actions">
+        <a href="/desk/a/{{idPath}}/grade">Grade by question</a>
+        <a href="/desk/a/{{idPath}}/export?format=moodle">Moodle CSV</a>
+        <a href="/desk/a/{{idPath}}/export?format=canvas">Canvas CSV</a>
+        <a href="/desk/a/{{idPath}}/export?format=csv">Per-question CSV</a>
+        {{#sealed}}<a href="/desk/a/{{idPath}}/start-code">Start code</a>{{/sealed}}
+        </nav>
+        <div class="buttons">
+        {{^released}}<form method="post" action="/desk/a/{{idPath}}/release"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Release results</button></form>{{/released}}
+        {{^closed}}<form method="post" action="/desk/a/{{idPath}}/close"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Close the exam now</button></form>{{/closed}}
+        </div>
+        <form class="filters" method="get" action="/desk/a/{{idPath}}">
+        <label for="group">Group</label>
+        <select id="group" name="group"><option value="">Everyone</option>{{#groups}}<option value="{{name}}"{{#selected}} selected{{/selected}}>{{name}}</option>{{/groups}}</select>
+        <label for="show">Show</label>
+        <select id="show" name="show">{{#shows}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/shows}}</select>
+        <button type="submit">Filter</button>
+        </form>
+        <p class="quick"><a href="/desk/a/{{idPath}}?show=not-downloaded{{groupQuery}}">Not downloaded ({{notDownloaded}})</a> · <a href="/desk/a/{{idPath}}?show=not-handed-in{{groupQuery}}">Not handed in ({{notHandedIn}})</a> · <a href="/desk/a/{{idPath}}?show=flagged{{groupQuery}}">Flagged ({{flagged}})</a></p>
+        <table id="roster">
+        <thead><tr><th>Student</th><th>Group</th><th>Downloaded</th><th>Handed in</th><th>Time used</th><th>Extra time</th><th>Score</th><th>Flags</th></tr></thead>
+        <tbody>
+        {{#students}}
+        <tr class="{{rowClass}}" data-user="{{user}}">
+        <td>{{user}}</td><td>{{group}}</td><td>{{downloaded}}</td><td>{{handedIn}}</td><td>{{timeUsed}}</td><td>{{extra}}</td><td>{{score}}</td>
+        <td>{{flags}}{{#late}}
+        <form class="late" method="post" action="/desk/a/{{idPath}}/late"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="attempt" value="{{attempt}}">
+        <button type="submit" name="decision" value="accepted">Accept</button> <button type="submit" name="decision" value="zeroed">Give 0</button></form>{{/late}}{{lateText}}</td>
+        </tr>
+        {{/students}}
+        {{^students}}<tr><td colspan="8">No student matches.</td></tr>{{/students}}
+        </tbody>
+        </table>
+        <p class="small">This page refreshes itself every {{refresh}} seconds. Times are UTC.</p>
+        {{> foot}}
+        """
+
+    static let grade = """
+        {{> head}}
+        <h1>{{rosterTitle}}: grading</h1>
+        <nav class="questions">{{#questions}}<a href="/desk/a/{{idPath}}/grade?question={{idQuery}}"{{#current}} aria-current="page"{{/current}}>{{id}}{{#needsTeacher}} ✎{{/needsTeacher}}</a> {{/questions}}</nav>
+        <h2>Question {{questionID}} ({{maxPoints}} points)</h2>
+        <div class="prompt" dir="auto">{{prompt}}</div>
+        <form method="post" action="/desk/a/{{idPath}}/grade">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="question" value="{{questionID}}">
+        {{#entries}}
+        <section class="answer">
+        <h3>{{user}}{{#group}} ({{group}}){{/group}}</h3>
+        <div class="text" dir="auto">{{answer}}</div>
+        <p><label for="p-{{attempt}}">Points for {{user}}</label>
+        <input id="p-{{attempt}}" name="points:{{attempt}}" type="number" min="0" max="{{maxPoints}}" step="any" value="{{points}}"> of {{maxPoints}} {{state}}</p>
+        </section>
+        {{/entries}}
+        {{^entries}}<p>No one has handed in an answer to this question yet.</p>{{/entries}}
+        {{#hasEntries}}<p><button type="submit">Save points{{#next}} and go to {{next}}{{/next}}</button></p>{{/hasEntries}}
+        </form>
+        <p><a href="/desk/a/{{idPath}}">Back to the roster</a></p>
+        {{> foot}}
+        """
+
+    static let startCode = """
+        {{> head}}
+        <h1>{{rosterTitle}}</h1>
+        <p>Start code for version {{version}}. Read it out when the exam begins.</p>
+        <p class="code" aria-label="Start code {{spoken}}">{{code}}</p>
+        <p><a href="/desk/a/{{idPath}}">Back to the roster</a></p>
+        {{> foot}}
+        """
+
+    static let css = """
+        body { font-family: system-ui, sans-serif; margin: 0; color: #111; background: #fff; }
+        header { display: flex; justify-content: space-between; align-items: center; padding: 0.6rem 1rem; background: #1d3557; color: #fff; }
+        header a, header span { color: #fff; }
+        .home { font-weight: bold; text-decoration: none; }
+        main { padding: 1rem; max-width: 80rem; }
+        table { border-collapse: collapse; width: 100%; }
+        th, td { border-bottom: 1px solid #ccc; padding: 0.35rem 0.5rem; text-align: left; vertical-align: top; }
+        th { background: #f1f1f1; }
+        tr.missing td { background: #fff6e0; }
+        tr.flagged td { background: #fde8e8; }
+        .notice { background: #e6f4ea; padding: 0.5rem; border-left: 4px solid #2e7d32; }
+        .problem { background: #fde8e8; padding: 0.5rem; border-left: 4px solid #c62828; }
+        .actions a, .questions a { margin-right: 1rem; }
+        .questions a[aria-current] { font-weight: bold; }
+        .buttons form { display: inline-block; margin: 0.5rem 0.5rem 0.5rem 0; }
+        .filters, .quick { margin: 0.6rem 0; }
+        .answer { border: 1px solid #ccc; border-radius: 4px; padding: 0.5rem 1rem; margin: 0.8rem 0; }
+        .text, .prompt { white-space: pre-wrap; unicode-bidi: plaintext; }
+        .code { font-size: 6rem; font-family: ui-monospace, monospace; letter-spacing: 0.3em; margin: 2rem 0; }
+        .small { font-size: 0.85rem; color: #555; }
+        .late { display: inline; }
+        button { font-size: 1rem; padding: 0.3rem 0.8rem; }
+        """
+}

@@ -1,0 +1,274 @@
+import Foundation
+import VaultAPI
+import VaultRules
+
+/// What the desk's templates show: plain values, every one already worded for a person (the templates only place
+/// and escape them). Mustache reads stored properties, so each view is built whole in its initializer.
+enum DeskView {
+    struct Message {
+        var title: String
+        var heading: String
+        var text: String
+        var back: String
+        var user: String?
+    }
+
+    struct Login {
+        var title: String
+        var nonce: String
+        var problem: String?
+    }
+
+    struct AssessmentRow {
+        var id: String
+        var idPath: String
+        var title: String
+        var version: Int
+        var sealed: String
+        var opens: String
+        var closes: String
+        var handedIn: Int
+        var expected: Int
+    }
+
+    struct Assessments {
+        var title: String
+        var user: String?
+        var csrf: String
+        var rows: [AssessmentRow]
+    }
+
+    /// The roster's filter.
+    enum Show: String, CaseIterable {
+        case everyone
+        case notDownloaded = "not-downloaded"
+        case notHandedIn = "not-handed-in"
+        case flagged
+
+        var label: String {
+            switch self {
+            case .everyone: "Everyone"
+            case .notDownloaded: "Not downloaded"
+            case .notHandedIn: "Not handed in"
+            case .flagged: "Flagged"
+            }
+        }
+
+        func includes(_ student: Roster.Student) -> Bool {
+            switch self {
+            case .everyone: true
+            case .notDownloaded: !student.downloaded
+            case .notHandedIn: !student.handedIn
+            case .flagged: !student.flags.isEmpty
+            }
+        }
+    }
+
+    static func notice(_ word: String) -> String? {
+        switch word {
+        case "released": "Results released: students see their scores and the correct answers at their next sync."
+        case "closed": "The exam is closed. New attempts are refused; a hand-in of an attempt started before closing is kept and flagged."
+        case "accepted": "The late hand-in counts like any other."
+        case "zeroed": "The late hand-in scores 0."
+        default: nil
+        }
+    }
+
+    struct Option {
+        var name: String
+        var selected: Bool
+    }
+
+    struct ShowOption {
+        var value: String
+        var label: String
+        var selected: Bool
+    }
+
+    struct StudentRow {
+        var user: String
+        var group: String
+        var downloaded: String
+        var handedIn: String
+        var timeUsed: String
+        var extra: String
+        var score: String
+        var flags: String
+        var rowClass: String
+        var late: Bool
+        var lateText: String
+        var attempt: String
+    }
+
+    struct RosterPage {
+        var title: String
+        var rosterTitle: String
+        var user: String?
+        var csrf: String
+        var notice: String?
+        var refresh: Int
+        var idPath: String
+        var version: Int
+        var expected: Int
+        var downloaded: Int
+        var handedIn: Int
+        var closes: Bool
+        var closesText: String
+        var closed: Bool
+        var released: Bool
+        var sealed: Bool
+        var groups: [Option]
+        var shows: [ShowOption]
+        var groupQuery: String
+        var notDownloaded: Int
+        var notHandedIn: Int
+        var flagged: Int
+        var students: [StudentRow]
+
+        init(
+            roster: Roster,
+            group: String?,
+            groups: [String],
+            show: Show,
+            inGroup: [Roster.Student],
+            shown: [Roster.Student],
+            csrf: String,
+            user: String?,
+            notice: String?,
+            refresh: Int,
+            idPath: String
+        ) {
+            title = roster.title
+            rosterTitle = roster.title
+            self.user = user
+            self.csrf = csrf
+            self.notice = notice
+            self.refresh = refresh
+            self.idPath = idPath
+            version = roster.version
+            expected = inGroup.count
+            downloaded = inGroup.filter(\.downloaded).count
+            handedIn = inGroup.filter(\.handedIn).count
+            closes = roster.closesAt != nil
+            closed = roster.closed
+            closesText = roster.closesAt.map { (roster.closed ? "closed " : "closes ") + Timestamp.readable($0) } ?? ""
+            released = roster.released
+            sealed = roster.sealed
+            self.groups = groups.map { Option(name: $0, selected: $0 == group) }
+            shows = Show.allCases.map { ShowOption(value: $0.rawValue, label: $0.label, selected: $0 == show) }
+            groupQuery = group.map { "&group=" + (DeskRoutesPaths.query($0)) } ?? ""
+            notDownloaded = inGroup.filter { !$0.downloaded }.count
+            notHandedIn = inGroup.filter { !$0.handedIn }.count
+            flagged = inGroup.filter { !$0.flags.isEmpty }.count
+            students = shown.map(Self.row)
+        }
+
+        static func row(_ student: Roster.Student) -> StudentRow {
+            let late = student.flags.contains(.afterClosing)
+            return StudentRow(
+                user: student.user,
+                group: student.group ?? "",
+                downloaded: student.downloadedAt.map { "version \(student.downloadedVersion ?? 0), \(Timestamp.readable($0))" } ?? "not downloaded",
+                handedIn: student.receivedAt.map {
+                    "\(Timestamp.readable($0))\(student.via == .handIn ? " (hand-in file)" : "")\(student.attempts > 1 ? ", \(student.attempts) attempts" : "")"
+                } ?? "not handed in",
+                timeUsed: student.timeUsedMs.map { DeskView.minutes($0) } ?? "",
+                extra: student.extraMinutes > 0 ? "+\(student.extraMinutes) min" : "",
+                score: student.score.map { score in
+                    "\(AttemptResult.pointsText(score)) of \(AttemptResult.pointsText(student.maxScore ?? 0))"
+                        + ((student.pending ?? 0) > 0 ? " (\(student.pending ?? 0) to grade)" : "")
+                } ?? "",
+                flags: student.flags.map(\.label).joined(separator: ", "),
+                rowClass: !student.flags.isEmpty ? "flagged" : student.handedIn ? "" : "missing",
+                late: late && student.lateDecision == nil,
+                lateText: student.lateDecision.map { $0 == .accepted ? " (accepted)" : " (given 0)" } ?? "",
+                attempt: student.attemptId ?? ""
+            )
+        }
+    }
+
+    static func minutes(_ milliseconds: Int) -> String {
+        let seconds = milliseconds / 1000
+        return "\(seconds / 60) min \(seconds % 60) s"
+    }
+
+    struct QuestionLink {
+        var id: String
+        var idQuery: String
+        var needsTeacher: Bool
+        var current: Bool
+    }
+
+    struct Entry {
+        var user: String
+        var group: String?
+        var attempt: String
+        var answer: String
+        var points: String
+        var state: String
+        var maxPoints: String
+    }
+
+    struct GradePage {
+        var title: String
+        var rosterTitle: String
+        var user: String?
+        var csrf: String
+        var notice: String?
+        var idPath: String
+        var questions: [QuestionLink]
+        var questionID: String
+        var prompt: String
+        var maxPoints: String
+        var entries: [Entry]
+        var hasEntries: Bool
+        var next: String?
+
+        init(queue: TeacherDesk.Queue, csrf: String, user: String?, idPath: String, notice: String?) {
+            title = "Grading · \(queue.roster.title)"
+            rosterTitle = queue.roster.title
+            self.user = user
+            self.csrf = csrf
+            self.notice = notice
+            self.idPath = idPath
+            questions = queue.questions.map {
+                QuestionLink(id: $0.id, idQuery: DeskRoutesPaths.query($0.id), needsTeacher: $0.needsTeacher, current: $0.id == queue.question.id)
+            }
+            questionID = queue.question.id
+            prompt = queue.question.prompt
+            let full = AttemptResult.pointsText(Scoring.maxPoints(queue.question))
+            maxPoints = full
+            entries = queue.entries.map { entry in
+                Entry(
+                    user: entry.user,
+                    group: entry.group,
+                    attempt: entry.attemptID,
+                    answer: entry.answer ?? "(no answer)",
+                    points: entry.points.map(AttemptResult.pointsText) ?? "",
+                    state: entry.graded ? "(graded)" : entry.points == nil ? "(waiting for you)" : "(automatic)",
+                    maxPoints: full
+                )
+            }
+            hasEntries = !entries.isEmpty
+            next = queue.next
+        }
+    }
+
+    struct StartCode {
+        var title: String
+        var rosterTitle: String
+        var user: String?
+        var csrf: String
+        var version: Int
+        var code: String
+        var spoken: String
+        var idPath: String
+    }
+}
+
+/// Ids inside the desk's links, percent-encoded.
+enum DeskRoutesPaths {
+    static func query(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import VaultAPI
+import VaultRules
+
+/// Gradebook files a teacher imports elsewhere: Moodle's grade import, Canvas's gradebook, and a plain per-question
+/// file. One header row, UTF-8 (names in any script), numbers as numbers (0 is 0; a missing hand-in is an empty
+/// cell, never 0), and every text cell quoted and guarded against formula injection (a cell a spreadsheet would run,
+/// starting with = + - @ or a tab or carriage return, gets a leading apostrophe).
+public enum GradebookCSV {
+    public enum Format: String, CaseIterable, Sendable {
+        case moodle, canvas, csv
+    }
+
+    /// The rows, header first, each ending in CRLF (RFC 4180), handed to `write` one at a time so a large class
+    /// streams out.
+    public static func write(_ facts: RosterFacts, roster: Roster, format: Format, to write: (String) async throws -> Void) async throws {
+        let title = facts.document.title
+        switch format {
+        case .moodle:
+            try await write(line([.text("Username"), .text("Group"), .text("\(title) (Real)")]))
+        case .canvas:
+            try await write(
+                line([.text("Student"), .text("ID"), .text("SIS User ID"), .text("SIS Login ID"), .text("Section"), .text("\(title) (\(facts.assessmentID))")])
+            )
+        case .csv:
+            let questions = facts.document.questions.map { Cell.text($0.id) }
+            try await write(
+                line(
+                    [.text("user"), .text("group"), .text("attempt_id"), .text("submitted_at"), .text("via"), .text("score"), .text("max_score"), .text("pending")]
+                        + questions + [.text("flags"), .text("late_decision")]
+                )
+            )
+        }
+        let inputs = Dictionary(facts.results.map { ($0.record.attemptID, $0) }, uniquingKeysWith: { first, _ in first })
+        for student in roster.students {
+            let input = student.attemptId.flatMap { inputs[$0] }
+            switch format {
+            case .moodle:
+                try await write(line([.text(student.user), .text(student.group ?? ""), gradebookScore(student)]))
+            case .canvas:
+                try await write(line([.text(student.user), .empty, .empty, .text(student.user), .text(student.group ?? ""), gradebookScore(student)]))
+            case .csv:
+                let result = input?.result
+                let points = facts.document.questions.map { question -> Cell in
+                    guard let value = result?.questions.first(where: { $0.questionId == question.id })?.points else { return .empty }
+                    return .number(value)
+                }
+                try await write(
+                    line(
+                        [
+                            .text(student.user), .text(student.group ?? ""), .text(student.attemptId ?? ""),
+                            .text(student.submittedAt ?? ""), .text(student.via?.rawValue ?? ""),
+                            student.score.map(Cell.number) ?? .empty, student.maxScore.map(Cell.number) ?? .empty,
+                            student.pending.map { .number(Double($0)) } ?? .empty,
+                        ] + points + [.text(student.flags.map(\.rawValue).joined(separator: " ")), .text(student.lateDecision?.rawValue ?? "")]
+                    )
+                )
+            }
+        }
+    }
+
+    /// A gradebook's score: empty when nothing was handed in, or when it arrived after closing and the teacher has
+    /// not decided yet (it would otherwise count before they looked).
+    static func gradebookScore(_ student: Roster.Student) -> Cell {
+        guard let score = student.score else { return .empty }
+        if student.flags.contains(.afterClosing), student.lateDecision == nil { return .empty }
+        return .number(score)
+    }
+
+    public enum Cell: Equatable {
+        case text(String)
+        case number(Double)
+        case empty
+    }
+
+    public static func line(_ cells: [Cell]) -> String {
+        cells.map(render).joined(separator: ",") + "\r\n"
+    }
+
+    static func render(_ cell: Cell) -> String {
+        switch cell {
+        case .empty: return ""
+        case .number(let value): return number(value)
+        case .text(let text):
+            let guarded = text.first.map { "=+-@\t\r".contains($0) } == true ? "'" + text : text
+            return "\"" + guarded.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
+    }
+
+    /// 0 as 0, 2.5 as 2.5, at most two decimals, a point as the separator whatever the locale.
+    static func number(_ value: Double) -> String {
+        let rounded = (value * 100).rounded() / 100
+        if rounded == rounded.rounded(), abs(rounded) < 1e15 { return String(Int(rounded)) }
+        var text = String(format: "%.2f", rounded)
+        while text.hasSuffix("0") { text.removeLast() }
+        return text
+    }
+}

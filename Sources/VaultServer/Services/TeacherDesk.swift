@@ -1,0 +1,116 @@
+import Foundation
+import VaultAPI
+import VaultRules
+
+/// What a teacher does, for the desk's pages and the command line alike: the roster, the grading queue, grading a
+/// whole question at once, closing, late decisions and gradebook export. The rules live in `RosterPlan`; this reads
+/// the store once per action and says what went wrong in words.
+public struct TeacherDesk: Sendable {
+    public let storage: any ServerStorage
+    public let now: @Sendable () -> Date
+
+    public init(storage: any ServerStorage, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.storage = storage
+        self.now = now
+    }
+
+    /// Why a teacher's action did nothing.
+    public enum Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        case noAssessment(String)
+        case noQuestion(assessment: String, question: String)
+        case pointsOutOfRange(user: String, max: Double)
+        case notSubmitted(String)
+        case notLate(String)
+
+        public var description: String {
+            switch self {
+            case .noAssessment(let id): "There is no assessment \(id)."
+            case .noQuestion(let assessment, let question): "\(assessment) has no question \(question)."
+            case .pointsOutOfRange(let user, let max):
+                "The points for \(user) must be a number from 0 to \(AttemptResult.pointsText(max)). Nothing was saved."
+            case .notSubmitted(let attempt): "Attempt \(attempt) was not handed in for this assessment. Nothing was saved."
+            case .notLate(let attempt): "Attempt \(attempt) did not arrive after closing; there is nothing to decide."
+            }
+        }
+    }
+
+    public func roster(_ id: String, group: String? = nil) async throws -> Roster {
+        guard let facts = try await storage.rosterFacts(assessmentID: id, group: group) else { throw Problem.noAssessment(id) }
+        return RosterPlan.roster(facts, group: group, now: now())
+    }
+
+    public struct Queue: Sendable {
+        public var roster: Roster
+        public var question: Question
+        /// Every question of the current version, in order, with whether it needs a teacher's points.
+        public var questions: [(id: String, needsTeacher: Bool)]
+        public var entries: [RosterPlan.QueueEntry]
+        /// The question after this one (nil on the last).
+        public var next: String?
+    }
+
+    /// Every handed-in answer to one question. Without a question, the first that needs a teacher (else the first).
+    public func queue(_ id: String, question: String?) async throws -> Queue {
+        guard let facts = try await storage.rosterFacts(assessmentID: id, group: nil) else { throw Problem.noAssessment(id) }
+        let questions = facts.document.questions.map { (id: $0.id, needsTeacher: Scoring.points(for: nil, question: $0) == nil) }
+        guard let chosen = question ?? questions.first(where: \.needsTeacher)?.id ?? questions.first?.id,
+            let (asked, entries) = RosterPlan.queue(facts, questionID: chosen)
+        else { throw Problem.noQuestion(assessment: id, question: question ?? "(none)") }
+        let index = questions.firstIndex { $0.id == chosen } ?? 0
+        return Queue(
+            roster: RosterPlan.roster(facts, group: nil, now: now()),
+            question: asked,
+            questions: questions,
+            entries: entries,
+            next: questions.indices.contains(index + 1) ? questions[index + 1].id : nil
+        )
+    }
+
+    /// Saves the teacher's points for one question of many attempts, all or nothing: every value is checked
+    /// (a handed-in attempt of this assessment, within [0, the question's points]) before any is stored.
+    public func grade(_ id: String, question: String, points: [String: Double]) async throws -> Int {
+        let queue = try await queue(id, question: question)
+        let entries = Dictionary(queue.entries.map { ($0.attemptID, $0) }, uniquingKeysWith: { first, _ in first })
+        let full = Scoring.maxPoints(queue.question)
+        for (attempt, value) in points {
+            guard let entry = entries[attempt] else { throw Problem.notSubmitted(attempt) }
+            guard value.isFinite, value >= 0, value <= full else { throw Problem.pointsOutOfRange(user: entry.user, max: full) }
+        }
+        for (attempt, value) in points.sorted(by: { $0.key < $1.key }) {
+            guard try await storage.grade(attemptID: attempt, questionID: question, points: value) else { throw Problem.notSubmitted(attempt) }
+        }
+        return points.count
+    }
+
+    public func close(_ id: String, at: Date? = nil) async throws -> Date {
+        let when = at ?? now()
+        guard try await storage.close(assessmentID: id, at: when) else { throw Problem.noAssessment(id) }
+        return when
+    }
+
+    public func release(_ id: String) async throws {
+        guard try await storage.release(assessmentID: id, now: now()) else { throw Problem.noAssessment(id) }
+    }
+
+    public func decideLate(_ id: String, attempt: String, decision: LateDecision) async throws {
+        guard try await storage.resultInputs(user: nil, assessmentID: id).contains(where: { $0.record.attemptID == attempt }) else {
+            throw Problem.notSubmitted(attempt)
+        }
+        guard try await storage.decideLate(attemptID: attempt, decision: decision) else { throw Problem.notLate(attempt) }
+    }
+
+    /// A gradebook file of one assessment (a group or everyone), line by line.
+    public func export(_ id: String, format: GradebookCSV.Format, group: String? = nil, to write: (String) async throws -> Void) async throws {
+        guard let facts = try await storage.rosterFacts(assessmentID: id, group: group) else { throw Problem.noAssessment(id) }
+        try await GradebookCSV.write(facts, roster: RosterPlan.roster(facts, group: group, now: now()), format: format, to: write)
+    }
+
+    /// The start code of a sealed exam's current version, or nil when it is not sealed.
+    public func startCode(_ id: String, sealIterations: Int) async throws -> (version: Int, code: String)? {
+        guard let served = try await storage.served(id: id) else { throw Problem.noAssessment(id) }
+        guard let document = try SealedExams.sealedDocument(served.bytes) else { return nil }
+        let exams = SealedExams(storage: storage, receipts: ReceiptIssuer(storage: storage), iterations: sealIterations)
+        let material = try await exams.material(id: id, version: document.version ?? 1)
+        return (document.version ?? 1, material.startCode)
+    }
+}

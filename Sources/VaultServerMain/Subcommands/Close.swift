@@ -1,0 +1,27 @@
+import ArgumentParser
+import Foundation
+import VaultAPI
+import VaultServer
+
+struct Close: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Close an exam: new attempts are refused; a hand-in of an attempt started before closing is kept and flagged."
+    )
+    @OptionGroup var options: DataOptions
+    @Argument(help: "The assessment id.") var id: String
+    @Option(help: "When to close, as an RFC 3339 time (2026-11-23T15:00:00Z); now when left out.") var at: String?
+
+    func run() async throws {
+        var when: Date?
+        if let at {
+            guard let date = Timestamp.date(at) else { throw ValidationError("--at takes a time such as 2026-11-23T15:00:00Z.") }
+            when = date
+        }
+        do {
+            let closed = try await TeacherDesk(storage: try await options.storage()).close(id, at: when)
+            print(closed > Date() ? "\(id) will close on \(Timestamp.readable(closed))." : "Closed \(id) on \(Timestamp.readable(closed)).")
+        } catch let problem as TeacherDesk.Problem {
+            throw ValidationError(problem.description)
+        }
+    }
+}

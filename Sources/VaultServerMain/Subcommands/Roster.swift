@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import VaultAPI
+import VaultServer
+
+struct RosterCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "roster",
+        abstract: "Every expected student of an assessment: downloaded, handed in, time, score and flags."
+    )
+    @OptionGroup var options: DataOptions
+    @Argument(help: "The assessment id.") var id: String
+    @Option(help: "Only the students of this group.") var group: String?
+    @Flag(help: "The roster as JSON.") var json = false
+
+    func run() async throws {
+        let roster: Roster
+        do {
+            roster = try await TeacherDesk(storage: try await options.storage()).roster(id, group: group)
+        } catch let problem as TeacherDesk.Problem {
+            throw ValidationError(problem.description)
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(roster), as: UTF8.self))
+            return
+        }
+        print("\(roster.title) (\(roster.assessmentId), version \(roster.version))\(roster.group.map { ", group \($0)" } ?? "")")
+        print(
+            "\(roster.downloadedCount) of \(roster.students.count) downloaded, \(roster.handedInCount) of \(roster.students.count) handed in"
+                + (roster.closesAt.map { (roster.closed ? "; closed " : "; closes ") + Timestamp.readable($0) } ?? "")
+        )
+        let rows = roster.students.map { student -> [String] in
+            let downloaded = student.downloadedVersion.map { "v\($0)" } ?? "no"
+            var handedIn = "no"
+            if let received = student.receivedAt { handedIn = Timestamp.readable(received) + (student.via == .handIn ? " (file)" : "") }
+            var score = ""
+            if let value = student.score { score = AttemptResult.pointsText(value) + "/" + AttemptResult.pointsText(student.maxScore ?? 0) }
+            var flags = student.flags.map(\.label).joined(separator: ", ")
+            if let decision = student.lateDecision { flags += " (\(decision.rawValue))" }
+            return [student.user, student.group ?? "", downloaded, handedIn, score, flags]
+        }
+        print(Table.render(header: ["Student", "Group", "Downloaded", "Handed in", "Score", "Flags"], rows: rows))
+    }
+}
+
+/// A plain text table, columns padded to their widest cell.
+enum Table {
+    static func render(header: [String], rows: [[String]]) -> String {
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        return all.map { row in
+            row.enumerated().map { index, cell in cell.padding(toLength: widths[index], withPad: " ", startingAt: 0) }.joined(separator: "  ")
+                .trimmingCharacters(in: .whitespaces)
+        }.joined(separator: "\n")
+    }
+}
