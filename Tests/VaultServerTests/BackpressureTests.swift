@@ -38,8 +38,18 @@ struct SlowStorage: ServerStorage {
     func judgeBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult] {
         try await base.judgeBatch(items, user: user, now: now)
     }
-    func submit(_ request: SubmissionRequest, user: String, now: Date) async throws -> SubmissionOutcome {
-        try await base.submit(request, user: user, now: now)
+    func submit(_ request: SubmissionRequest, user: String, via: SubmissionChannel, now: Date) async throws -> SubmissionOutcome {
+        try await base.submit(request, user: user, via: via, now: now)
+    }
+    func close(assessmentID: String, at: Date) async throws -> Bool { try await base.close(assessmentID: assessmentID, at: at) }
+    func decideLate(attemptID: String, decision: LateDecision) async throws -> Bool {
+        try await base.decideLate(attemptID: attemptID, decision: decision)
+    }
+    func recordDownload(assessmentID: String, version: Int, user: String, now: Date) async throws {
+        try await base.recordDownload(assessmentID: assessmentID, version: version, user: user, now: now)
+    }
+    func rosterFacts(assessmentID: String, group: String?) async throws -> RosterFacts? {
+        try await base.rosterFacts(assessmentID: assessmentID, group: group)
     }
     func received(assessmentID: String) async throws -> ReceivedResponses? { try await base.received(assessmentID: assessmentID) }
     func run() async throws { try await base.run() }

@@ -57,7 +57,12 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             let id = try context.parameters.require("id")
             let fields = try await form(request, context: context)
             guard let attempt = fields["attempt"], let decision = fields["decision"].flatMap(LateDecision.init(rawValue:)) else {
-                throw DeskError(.badRequest, heading: "Not done", text: "Choose to accept the hand-in or give it 0.", back: "/desk/a/\(Self.pathSegment(id))")
+                throw DeskError(
+                    .badRequest,
+                    heading: "Not done",
+                    text: "Choose to accept the hand-in or give it 0.",
+                    back: "/desk/a/\(Self.pathSegment(id))"
+                )
             }
             try await desk.decideLate(id, attempt: attempt, decision: decision)
             return Response.redirect(to: "/desk/a/\(Self.pathSegment(id))?notice=\(decision.rawValue)", type: .normal)
@@ -93,7 +98,11 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         ]
         if let wait = await throttle.begin(keys) {
             let seconds = max(1, Int((wait / .seconds(1)).rounded(.up)))
-            var response = try loginPage(request, problem: "Too many failed sign-ins. Wait \(seconds) seconds, then try again.", status: .tooManyRequests)
+            var response = try loginPage(
+                request,
+                problem: "Too many failed sign-ins. Wait \(seconds) seconds, then try again.",
+                status: .tooManyRequests
+            )
             response.headers[.retryAfter] = "\(seconds)"
             return response
         }
@@ -104,7 +113,12 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         }
         await throttle.succeeded(keys)
         guard user.role == .teacher else {
-            throw DeskError(.forbidden, heading: "For teachers only", text: "The teacher's desk is for teacher accounts; this account is a student's.", back: "/desk/login")
+            throw DeskError(
+                .forbidden,
+                heading: "For teachers only",
+                text: "The teacher's desk is for teacher accounts; this account is a student's.",
+                back: "/desk/login"
+            )
         }
         if user.iterations < hashing.iterations { try await storage.updatePassword(try await hashing.rehash(user, password: password)) }
         let now = Date()
@@ -138,7 +152,9 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
                 )
             )
         }
-        return pages.html(pages.render("assessments", DeskView.Assessments(title: "Assessments", user: context.user, csrf: csrf(context), rows: rows)))
+        return pages.html(
+            pages.render("assessments", DeskView.Assessments(title: "Assessments", user: context.user, csrf: csrf(context), rows: rows))
+        )
     }
 
     func rosterPage(_ request: Request, context: VaultRequestContext) async throws -> Response {
@@ -207,7 +223,12 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
     func startCodePage(_ context: VaultRequestContext) async throws -> Response {
         let id = try context.parameters.require("id")
         guard let start = try await desk.startCode(id, sealIterations: configuration.sealIterations) else {
-            throw DeskError(.notFound, heading: "Not sealed", text: "\(id) is not sealed; it needs no start code.", back: "/desk/a/\(Self.pathSegment(id))")
+            throw DeskError(
+                .notFound,
+                heading: "Not sealed",
+                text: "\(id) is not sealed; it needs no start code.",
+                back: "/desk/a/\(Self.pathSegment(id))"
+            )
         }
         let roster = try await desk.roster(id)
         return pages.html(
@@ -282,10 +303,14 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         } catch {
             throw DeskError(.contentTooLarge, heading: "Too large", text: "That form is larger than the desk takes; nothing was changed.")
         }
-        // Hummingbird's own query decoding (Foundation's URLComponents traps on a malformed percent sign).
-        let uri = URI("/?" + String(buffer: body).replacingOccurrences(of: "+", with: "%20"))
+        // name=value pairs joined by &, each percent-decoded by Foundation (a malformed one is dropped, never a trap).
         var fields: [String: String] = [:]
-        for (name, value) in uri.queryParameters where fields[String(name)] == nil { fields[String(name)] = String(value) }
+        for pair in String(buffer: body).split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decoded(_ text: Substring) -> String? { text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
+            guard let name = decoded(parts[0]), let value = parts.count > 1 ? decoded(parts[1]) : "" else { continue }
+            if fields[name] == nil { fields[name] = value }
+        }
         return fields
     }
 

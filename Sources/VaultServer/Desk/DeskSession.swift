@@ -38,7 +38,15 @@ enum DeskSession {
     }
 
     static func nonceCookie(_ value: String, secure: Bool) -> Cookie {
-        Cookie(name: loginCookie, value: value, maxAge: 3600, path: "/desk/login", secure: secure, httpOnly: true, sameSite: .strict)
+        Cookie(
+            name: loginCookie,
+            value: value,
+            maxAge: value.isEmpty ? 0 : 3600,
+            path: "/desk/login",
+            secure: secure,
+            httpOnly: true,
+            sameSite: .strict
+        )
     }
 }
 
@@ -56,7 +64,12 @@ struct DeskAuthenticator<Storage: ServerStorage>: RouterMiddleware {
             throw DeskError(.unauthorized, heading: "Please sign in", text: "You are not signed in, so nothing was changed.", back: "/desk/login")
         }
         guard owner.role == .teacher else {
-            throw DeskError(.forbidden, heading: "For teachers only", text: "The teacher's desk is for teacher accounts; this account is a student's.", back: "/desk/login")
+            throw DeskError(
+                .forbidden,
+                heading: "For teachers only",
+                text: "The teacher's desk is for teacher accounts; this account is a student's.",
+                back: "/desk/login"
+            )
         }
         var context = context
         context.user = owner.user
@@ -99,12 +112,18 @@ struct DeskPages: RouterMiddleware {
             response = try await next(request, context)
         } catch let error as DeskError {
             response = html(
-                render("message", DeskView.Message(title: error.heading, heading: error.heading, text: error.text, back: error.back, user: context.user)),
+                render(
+                    "message",
+                    DeskView.Message(title: error.heading, heading: error.heading, text: error.text, back: error.back, user: context.user)
+                ),
                 status: error.status
             )
         } catch let problem as TeacherDesk.Problem {
             response = html(
-                render("message", DeskView.Message(title: "Not done", heading: "Not done", text: problem.description, back: "/desk", user: context.user)),
+                render(
+                    "message",
+                    DeskView.Message(title: "Not done", heading: "Not done", text: problem.description, back: "/desk", user: context.user)
+                ),
                 status: .badRequest
             )
         }

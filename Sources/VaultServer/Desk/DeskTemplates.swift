@@ -125,7 +125,7 @@ enum DeskTemplates {
         {{> head}}
         <h1>{{rosterTitle}}: grading</h1>
         <nav class="questions">{{#questions}}<a href="/desk/a/{{idPath}}/grade?question={{idQuery}}"{{#current}} aria-current="page"{{/current}}>{{id}}{{#needsTeacher}} ✎{{/needsTeacher}}</a> {{/questions}}</nav>
-        <h2>Question {{questionID}} ({{maxPoints}} points)</h2>
+        <h2>Question {{questionID}} ({{maxPoints}} {{pointsWord}})</h2>
         <div class="prompt" dir="auto">{{prompt}}</div>
         <form method="post" action="/desk/a/{{idPath}}/grade">
         <input type="hidden" name="csrf" value="{{csrf}}">

@@ -220,6 +220,7 @@ enum DeskView {
         var questionID: String
         var prompt: String
         var maxPoints: String
+        var pointsWord: String
         var entries: [Entry]
         var hasEntries: Bool
         var next: String?
@@ -238,6 +239,7 @@ enum DeskView {
             prompt = queue.question.prompt
             let full = AttemptResult.pointsText(Scoring.maxPoints(queue.question))
             maxPoints = full
+            pointsWord = full == "1" ? "point" : "points"
             entries = queue.entries.map { entry in
                 Entry(
                     user: entry.user,

@@ -20,13 +20,19 @@ public enum GradebookCSV {
             try await write(line([.text("Username"), .text("Group"), .text("\(title) (Real)")]))
         case .canvas:
             try await write(
-                line([.text("Student"), .text("ID"), .text("SIS User ID"), .text("SIS Login ID"), .text("Section"), .text("\(title) (\(facts.assessmentID))")])
+                line([
+                    .text("Student"), .text("ID"), .text("SIS User ID"), .text("SIS Login ID"), .text("Section"),
+                    .text("\(title) (\(facts.assessmentID))"),
+                ])
             )
         case .csv:
             let questions = facts.document.questions.map { Cell.text($0.id) }
             try await write(
                 line(
-                    [.text("user"), .text("group"), .text("attempt_id"), .text("submitted_at"), .text("via"), .text("score"), .text("max_score"), .text("pending")]
+                    [
+                        .text("user"), .text("group"), .text("attempt_id"), .text("submitted_at"), .text("via"), .text("score"), .text("max_score"),
+                        .text("pending"),
+                    ]
                         + questions + [.text("flags"), .text("late_decision")]
                 )
             )
@@ -38,7 +44,9 @@ public enum GradebookCSV {
             case .moodle:
                 try await write(line([.text(student.user), .text(student.group ?? ""), gradebookScore(student)]))
             case .canvas:
-                try await write(line([.text(student.user), .empty, .empty, .text(student.user), .text(student.group ?? ""), gradebookScore(student)]))
+                try await write(
+                    line([.text(student.user), .empty, .empty, .text(student.user), .text(student.group ?? ""), gradebookScore(student)])
+                )
             case .csv:
                 let result = input?.result
                 let points = facts.document.questions.map { question -> Cell in

@@ -45,7 +45,8 @@ struct Grade: AsyncParsableCommand {
             print("\n[\(index + 1)/\(queue.entries.count)] \(entry.user)\(entry.group.map { " (\($0))" } ?? "")")
             print(entry.answer ?? "(no answer)")
             while true {
-                let current = entry.points.map { " [now \(AttemptResult.pointsText($0))\(entry.graded ? "" : entry.points == nil ? "" : ", automatic")]" } ?? ""
+                let current =
+                    entry.points.map { " [now \(AttemptResult.pointsText($0))\(entry.graded ? "" : entry.points == nil ? "" : ", automatic")]" } ?? ""
                 print("Points, 0 to \(AttemptResult.pointsText(full))\(current); Enter keeps, q stops: ", terminator: "")
                 guard let line = readLine()?.trimmingCharacters(in: .whitespaces) else { break entries }
                 if line.isEmpty { break }

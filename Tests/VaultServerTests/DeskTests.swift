@@ -1,0 +1,337 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import VaultAPI
+import VaultCore
+import VaultRules
+import VaultServer
+
+/// A browser's part for the desk: a cookie jar over the test client, and the forms' hidden fields.
+struct DeskBrowser {
+    let api: APIClient
+    var cookies: [String: String] = [:]
+
+    mutating func send(
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        form: [String: String]? = nil,
+        headers: HTTPFields = [:]
+    ) async throws
+        -> APIClient.Reply
+    {
+        var headers = headers
+        if !cookies.isEmpty { headers[.cookie] = cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; ") }
+        var body: Data?
+        if let form {
+            headers[.contentType] = "application/x-www-form-urlencoded"
+            body = Data(DeskBrowser.encode(form).utf8)
+        }
+        let reply = try await api.send(method, path, body: body, headers: headers)
+        for field in reply.headers where field.name == .setCookie {
+            let pair = field.value.split(separator: ";")[0].split(separator: "=", maxSplits: 1)
+            let name = String(pair[0])
+            let value = pair.count > 1 ? String(pair[1]) : ""
+            if value.isEmpty || field.value.contains("Max-Age=0") { cookies[name] = nil } else { cookies[name] = value }
+        }
+        return reply
+    }
+
+    static func encode(_ form: [String: String]) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return form.sorted { $0.key < $1.key }.map {
+            "\($0.key.addingPercentEncoding(withAllowedCharacters: allowed)!)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed)!)"
+        }.joined(separator: "&")
+    }
+
+    /// The value of a hidden field on a page.
+    static func hidden(_ name: String, in page: APIClient.Reply) -> String? {
+        let html = String(decoding: page.body, as: UTF8.self)
+        guard let range = html.range(of: "name=\"\(name)\" value=\"") else { return nil }
+        return String(html[range.upperBound...].prefix { $0 != "\"" })
+    }
+
+    mutating func signIn(_ user: String, password: String? = nil) async throws -> APIClient.Reply {
+        let page = try await send(.get, "/desk/login")
+        let nonce = try #require(Self.hidden("nonce", in: page))
+        return try await send(.post, "/desk/login", form: ["nonce": nonce, "user": user, "password": password ?? "\(user)-pw"])
+    }
+}
+
+extension APIClient.Reply {
+    var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// The two ways a desk test reaches the server: in process, and over a real socket on 127.0.0.1.
+enum Reach: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case router, live
+    var testDescription: String { rawValue }
+    var setup: TestingSetup { self == .router ? .router : .live }
+}
+
+struct DeskTests {
+    static let essay = "مرحبا <script>alert(1)</script> — the answer\nin two lines"
+
+    /// The student hands in a quiz with an essay; returns the attempt id.
+    static func handIn(
+        _ api: APIClient,
+        student: String,
+        attempt: String,
+        essay: String = DeskTests.essay,
+        startedAt: String? = nil
+    ) async throws
+        -> APIClient.Reply
+    {
+        let token = try await api.token(student)
+        let served = try await api.served("quiz-1", token: token)
+        let items = [
+            Fixtures.item(served, question: "q1", answer: .string("b"), attempt: attempt),
+            Fixtures.item(served, question: "q6", answer: .string(essay), attempt: attempt),
+        ]
+        _ = try await api.batch(items, token: token)
+        let submission = SubmissionRequest(
+            attemptId: attempt,
+            assessmentId: "quiz-1",
+            assessmentVersion: served.version ?? 1,
+            submittedAt: "2026-11-20T10:10:00.000Z",
+            responseIds: items.map(\.id),
+            startedAt: startedAt
+        ).listing(items)
+        return try await api.send(.post, APIPath.submissions, token: token, json: submission)
+    }
+
+    @Test(
+        "the desk end to end: sign in, the roster live (downloaded, handed in, filters), grading an essay by question, release, both gradebook files, sign out",
+        arguments: Backend.all,
+        Reach.allCases
+    )
+    func deskFlow(backend: Backend, reach: Reach) async throws {
+        let harness = try await ServerHarness(backend)
+        try await harness.storage.createUser(
+            { () -> UserRecord in
+                var record = try PasswordHasher.makeRecord(
+                    name: "Zoë 東",
+                    role: .student,
+                    password: SecretBytes(Array("x-pw".utf8)),
+                    iterations: 1_000
+                )
+                record.group = "7b"
+                return record
+            }()
+        )
+        try await harness.test(reach.setup) { api in
+            let teacher = try await api.token("teacher")
+            #expect(try await api.publish(Fixtures.quiz(), teacher: teacher).status == .created)
+            var browser = DeskBrowser(api: api)
+
+            let away = try await browser.send(.get, "/desk")
+            #expect(away.status == .seeOther && away.headers[.location] == "/desk/login")
+            let signedIn = try await browser.signIn("teacher")
+            #expect(signedIn.status == .seeOther && signedIn.headers[.location] == "/desk")
+            let cookie = try #require(signedIn.headers[values: .setCookie].first { $0.hasPrefix("vault_desk=") })
+            #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/desk"))
+            #expect(!cookie.contains("Secure"), "plain HTTP on loopback: no Secure flag")
+
+            let list = try await browser.send(.get, "/desk")
+            #expect(list.status == .ok && list.text.contains("/desk/a/quiz-1") && list.text.contains("0 of 3"))
+            #expect(list.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
+
+            // The roster before anyone fetched the quiz, then live as the student syncs.
+            var roster = try await browser.send(.get, "/desk/a/quiz-1?show=not-downloaded")
+            #expect(roster.text.contains("Not downloaded (3)") && roster.text.contains("data-user=\"student\""))
+            #expect(roster.text.contains("http-equiv=\"refresh\""))
+            #expect(try await Self.handIn(api, student: "student", attempt: "a-1").status == .created)
+            roster = try await browser.send(.get, "/desk/a/quiz-1")
+            #expect(roster.text.contains("Not downloaded (2)") && roster.text.contains("Not handed in (2)"))
+            #expect(roster.text.contains("version 1,"))
+            let notDownloaded = try await browser.send(.get, "/desk/a/quiz-1?show=not-downloaded")
+            #expect(!notDownloaded.text.contains("data-user=\"student\"") && notDownloaded.text.contains("data-user=\"student2\""))
+            let group = try await browser.send(.get, "/desk/a/quiz-1?group=7b")
+            #expect(group.text.contains("Zoë 東") && !group.text.contains("data-user=\"student2\""))
+
+            // The grading queue: the essay in full, escaped, right to left as written.
+            let queue = try await browser.send(.get, "/desk/a/quiz-1/grade?question=q6")
+            #expect(queue.text.contains("مرحبا &lt;script&gt;alert(1)&lt;/script&gt;"))
+            #expect(!queue.text.contains("<script>"))
+            #expect(queue.text.contains("dir=\"auto\""))
+            let csrf = try #require(DeskBrowser.hidden("csrf", in: queue))
+            let tooMany = try await browser.send(.post, "/desk/a/quiz-1/grade", form: ["csrf": csrf, "question": "q6", "points:a-1": "7"])
+            #expect(tooMany.status == .badRequest && tooMany.text.contains("from 0 to 1"))
+            #expect(try await harness.storage.resultInputs(user: nil, assessmentID: "quiz-1").first?.grades["q6"] == nil)
+            let saved = try await browser.send(.post, "/desk/a/quiz-1/grade", form: ["csrf": csrf, "question": "q6", "points:a-1": "0.5"])
+            #expect(saved.status == .seeOther && saved.headers[.location]?.contains("saved=1") == true)
+            #expect(try await harness.storage.resultInputs(user: nil, assessmentID: "quiz-1").first?.grades["q6"] == 0.5)
+
+            // Release, then the gradebook files.
+            #expect(try await browser.send(.post, "/desk/a/quiz-1/release", form: ["csrf": csrf]).status == .seeOther)
+            roster = try await browser.send(.get, "/desk/a/quiz-1")
+            #expect(roster.text.contains("results released") && roster.text.contains("1.50 of 6"))
+            let moodle = try await browser.send(.get, "/desk/a/quiz-1/export?format=moodle")
+            #expect(moodle.headers[.contentType] == "text/csv; charset=utf-8")
+            let lines = moodle.text.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+            #expect(lines.first == "\"Username\",\"Group\",\"Quiz (Real)\"")
+            #expect(lines.contains("\"student\",\"\",1.5") && lines.contains("\"student2\",\"\",") && lines.contains("\"Zoë 東\",\"7b\","))
+            let canvas = try await browser.send(.get, "/desk/a/quiz-1/export?format=canvas")
+            #expect(canvas.text.hasPrefix("\"Student\",\"ID\",\"SIS User ID\",\"SIS Login ID\",\"Section\",\"Quiz (quiz-1)\"\r\n"))
+            #expect(canvas.text.contains("\"student\",,,\"student\",\"\",1.5\r\n"))
+
+            // Sign out: the session is gone.
+            #expect(try await browser.send(.post, "/desk/logout", form: ["csrf": csrf]).status == .seeOther)
+            #expect(try await browser.send(.get, "/desk").status == .seeOther)
+        }
+    }
+
+    /// Every desk page and form.
+    static let pages = [
+        "/desk", "/desk/a/quiz-1", "/desk/a/quiz-1/grade?question=q6", "/desk/a/quiz-1/start-code", "/desk/a/quiz-1/export?format=csv",
+    ]
+    static let forms = ["/desk/logout", "/desk/a/quiz-1/release", "/desk/a/quiz-1/close", "/desk/a/quiz-1/late", "/desk/a/quiz-1/grade"]
+
+    @Test(
+        "authorization: with no session every page sends you to sign in and every form is refused; a student gets 403 everywhere",
+        arguments: Backend.all
+    )
+    func authorization(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        try await harness.test { api in
+            #expect(try await api.publish(Fixtures.quiz(), teacher: try await api.token("teacher")).status == .created)
+            var nobody = DeskBrowser(api: api)
+            for page in Self.pages {
+                let reply = try await nobody.send(.get, page)
+                #expect(reply.status == .seeOther && reply.headers[.location] == "/desk/login", "\(page)")
+            }
+            for form in Self.forms {
+                #expect(try await nobody.send(.post, form, form: ["csrf": "x"]).status == .unauthorized, "\(form)")
+            }
+            // A student cannot sign in to the desk, and a student's API token used as the cookie is refused too.
+            var student = DeskBrowser(api: api)
+            let refused = try await student.signIn("student")
+            #expect(refused.status == .forbidden && student.cookies["vault_desk"] == nil)
+            student.cookies["vault_desk"] = try await api.token("student")
+            for page in Self.pages { #expect(try await student.send(.get, page).status == .forbidden, "\(page)") }
+            let csrf = deskCSRF(student.cookies["vault_desk"]!)
+            for form in Self.forms { #expect(try await student.send(.post, form, form: ["csrf": csrf]).status == .forbidden, "\(form)") }
+            #expect(try await harness.storage.rosterFacts(assessmentID: "quiz-1", group: nil)?.closedAt == nil)
+            #expect(try await harness.storage.rosterFacts(assessmentID: "quiz-1", group: nil)?.released == false)
+            // A wrong password is the same sentence as an unknown name, and the throttle is the API's.
+            var guesser = DeskBrowser(api: api)
+            for _ in 0..<6 { #expect(try await guesser.signIn("teacher", password: "wrong").status == .unauthorized) }
+            let throttled = try await guesser.signIn("teacher", password: "wrong")
+            #expect(throttled.status == .tooManyRequests && throttled.headers[.retryAfter] != nil)
+            #expect(try await api.send(.post, APIPath.token, json: TokenRequest(user: "teacher", password: "teacher-pw")).status == .tooManyRequests)
+        }
+    }
+
+    @Test("CSRF: a form post without the session's token, with another session's, or from another origin changes nothing", arguments: Backend.all)
+    func csrf(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        try await harness.test { api in
+            #expect(try await api.publish(Fixtures.quiz(), teacher: try await api.token("teacher")).status == .created)
+            var teacher = DeskBrowser(api: api)
+            _ = try await teacher.signIn("teacher")
+            var other = DeskBrowser(api: api)
+            _ = try await other.signIn("teacher")
+            let theirs = try #require(DeskBrowser.hidden("csrf", in: try await other.send(.get, "/desk/a/quiz-1")))
+            let mine = try #require(DeskBrowser.hidden("csrf", in: try await teacher.send(.get, "/desk/a/quiz-1")))
+            #expect(mine != theirs)
+            for form in [[:], ["csrf": ""], ["csrf": theirs], ["csrf": String(mine.dropLast()) + "0"]] {
+                let reply = try await teacher.send(.post, "/desk/a/quiz-1/close", form: form)
+                #expect(reply.status == .forbidden && reply.text.contains("out of date"))
+            }
+            let crossSite = try await teacher.send(.post, "/desk/a/quiz-1/close", form: ["csrf": mine], headers: [.origin: "https://evil.example"])
+            #expect(crossSite.status == .forbidden)
+            #expect(try await harness.storage.rosterFacts(assessmentID: "quiz-1", group: nil)?.closedAt == nil, "nothing changed")
+            // A sign-in form posted without its own nonce (login CSRF) signs no one in.
+            var forged = DeskBrowser(api: api)
+            let noNonce = try await forged.send(.post, "/desk/login", form: ["user": "teacher", "password": "teacher-pw", "nonce": "abc"])
+            #expect(noNonce.status == .forbidden && forged.cookies["vault_desk"] == nil)
+            // The right token closes it.
+            #expect(try await teacher.send(.post, "/desk/a/quiz-1/close", form: ["csrf": mine]).status == .seeOther)
+            #expect(try await harness.storage.rosterFacts(assessmentID: "quiz-1", group: nil)?.closedAt != nil)
+        }
+    }
+
+    @Test(
+        "closing with students offline: a new attempt after closing is refused, an offline attempt started before is kept and flagged, the student is told, the teacher accepts or zeroes it",
+        arguments: Backend.all
+    )
+    func closing(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        try await harness.test { api in
+            let teacher = try await api.token("teacher")
+            #expect(try await api.publish(Fixtures.quiz(), teacher: teacher).status == .created)
+            // Both students downloaded before closing; the exam closes a minute ago.
+            let studentToken = try await api.token("student")
+            let lateToken = try await api.token("student2")
+            let served = try await api.served("quiz-1", token: studentToken)
+            _ = try await api.served("quiz-1", token: lateToken)
+            let closedAt = Date().addingTimeInterval(-60)
+            #expect(try await harness.storage.close(assessmentID: "quiz-1", at: closedAt))
+
+            // student2 starts after closing: refused, in words.
+            let after = Timestamp.string(Date())
+            let refused = try await api.batch(
+                [Fixtures.item(served, question: "q1", answer: .string("b"), attempt: "new-1", at: after)],
+                token: lateToken
+            )
+            #expect(refused[0].status == .rejected && refused[0].message?.contains("This exam closed on") == true)
+            #expect(refused[0].message?.contains("UTC") == true)
+
+            // student answered offline before closing and syncs now: stored, flagged, told.
+            let reply = try await Self.handIn(api, student: "student", attempt: "offline-1", startedAt: "2026-11-20T09:55:00.000Z")
+            #expect(reply.status == .created)
+            let receipt = try reply.decode(SubmissionReceipt.self)
+            #expect(receipt.notice?.contains("your teacher decides") == true)
+            // A submission that says it started after closing is refused with its own code.
+            let items = [Fixtures.item(served, question: "q3", answer: .bool(true), attempt: "offline-2")]
+            _ = try await api.batch(items, token: lateToken)
+            let startedLate = SubmissionRequest(
+                attemptId: "offline-2",
+                assessmentId: "quiz-1",
+                assessmentVersion: 1,
+                submittedAt: after,
+                responseIds: items.map(\.id),
+                startedAt: after
+            ).listing(items)
+            let closedReply = try await api.send(.post, APIPath.submissions, token: lateToken, json: startedLate)
+            #expect(closedReply.status == .unprocessableContent && closedReply.errorCode == "assessment_closed")
+
+            let desk = TeacherDesk(storage: harness.storage)
+            var roster = try await desk.roster("quiz-1")
+            var row = try #require(roster.students.first { $0.user == "student" })
+            #expect(roster.closed && row.flags.contains(.afterClosing) && row.lateDecision == nil && row.via == .sync)
+            var lines: [String] = []
+            try await desk.export("quiz-1", format: .moodle) { lines.append($0) }
+            #expect(lines.contains("\"student\",\"\",\r\n"), "undecided: no score in the gradebook yet")
+
+            try await desk.decideLate("quiz-1", attempt: "offline-1", decision: .zeroed)
+            roster = try await desk.roster("quiz-1")
+            row = try #require(roster.students.first { $0.user == "student" })
+            #expect(row.lateDecision == .zeroed && row.score == 0)
+            lines = []
+            try await desk.export("quiz-1", format: .moodle) { lines.append($0) }
+            #expect(lines.contains("\"student\",\"\",0\r\n"))
+            try await desk.decideLate("quiz-1", attempt: "offline-1", decision: .accepted)
+            #expect(try await desk.roster("quiz-1").students.first { $0.user == "student" }?.score == 1)
+            await #expect(throws: TeacherDesk.Problem.self) { try await desk.decideLate("quiz-1", attempt: "nope", decision: .accepted) }
+        }
+    }
+}
+
+/// The form token a session's cookie value yields (the test derives it as the server does, to show that a valid
+/// token does not help a student).
+func deskCSRF(_ token: String) -> String { PasswordHasher.tokenHash("desk-csrf\u{0}" + token) }
+
+struct GradebookCSVTests {
+    @Test("CSV cells: numbers as numbers (0 as 0), text quoted with quotes doubled, formula injection guarded, names in any script")
+    func cells() {
+        #expect(GradebookCSV.line([.number(0), .number(2.5), .number(3), .number(1.0 / 3), .empty]) == "0,2.5,3,0.33,\r\n")
+        #expect(
+            GradebookCSV.line([.text("=HYPERLINK(\"x\")"), .text("+1"), .text("-2"), .text("@SUM(A1)"), .text("\tx")])
+                == "\"'=HYPERLINK(\"\"x\"\")\",\"'+1\",\"'-2\",\"'@SUM(A1)\",\"'\tx\"\r\n"
+        )
+        #expect(GradebookCSV.line([.text("Zoë 東 محمد"), .text("a,b\nc")]) == "\"Zoë 東 محمد\",\"a,b\nc\"\r\n")
+    }
+}
