@@ -131,10 +131,20 @@ struct StoredRecordTests {
     func damagedRowsThrow() throws {
         let row = Row(values: [
             .text("a1"), .text("student"), .text("quiz"), .integer(1), .text("2026-11-20T10:10:00.000Z"), .integer(0), .text("rcpt-1"),
-            .real(1_790_000_000), .integer(2), .null, .null, .null, .null, .null, .text("second_attempt"),
+            .real(1_790_000_000), .integer(2), .null, .null, .null, .null, .null, .text("second_attempt"), .text("hand_in"), .null,
         ])
         let record = try SubmissionRecord(row: SQLiteStoredRow(row, columns: SubmissionRecord.columns))
-        #expect(record.flags == [.secondAttempt] && record.responseCount == 2)
+        #expect(record.flags == [.secondAttempt] && record.responseCount == 2 && record.via == .handIn && record.lateDecision == nil)
+        var unknownChannel = row.values
+        unknownChannel[15] = .text("carrier_pigeon")
+        #expect(throws: StorageError.self) {
+            try SubmissionRecord(row: SQLiteStoredRow(Row(values: unknownChannel), columns: SubmissionRecord.columns))
+        }
+        var unknownDecision = row.values
+        unknownDecision[16] = .text("maybe")
+        #expect(throws: StorageError.self) {
+            try SubmissionRecord(row: SQLiteStoredRow(Row(values: unknownDecision), columns: SubmissionRecord.columns))
+        }
         var unknownFlag = row.values
         unknownFlag[14] = .text("made_up")
         #expect(throws: SubmissionFlagError.self) {

@@ -141,13 +141,14 @@ struct DeskPages: RouterMiddleware {
         )
     }
 
-    /// No script runs, nothing is framed or cached, nothing leaks in a referrer.
+    /// No script runs, nothing is framed or cached, no address leaks to another site in a referrer ("same-origin", not
+    /// "no-referrer": under that a browser sends `Origin: null` with the desk's own forms, which the origin check refuses).
     static func secure(_ headers: inout HTTPFields) {
         headers[.contentSecurityPolicy] =
             "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
         headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         headers[.xContentTypeOptions] = "nosniff"
-        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
         headers[.cacheControl] = "no-store"
     }
 }

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+import VaultAPI
+import VaultCore
+import VaultTestSupport
+
+/// The teacher's desk on the command line (`vault-server roster`, `grade --question`, `export`, `close`, `user add
+/// --group`) and what a student sees when their hand-in arrives after closing, through the real binaries.
+struct DeskCommandTests {
+    static let essay = "Subtract 3, then divide by 4: x = 3. — محمد"
+
+    @Test("roster, the terminal grading queue (a typo asks again), export to a private file, groups")
+    func teacherCommands() throws {
+        let (vault, server) = try CLIFixtures.prepared(answers: [("q1", "b"), ("q6", Self.essay)])
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        #expect(try server.admin(["user", "add", "ana", "--group", "7b", "--password-iterations", "1000"], stdin: "ana-pw\n").status == 0)
+
+        let roster = try server.admin(["roster", "algebra-1", "--json"])
+        #expect(roster.status == 0, "\(roster.stderr)")
+        let students = try #require(roster.json?["students"] as? [[String: Any]])
+        let demo = try #require(students.first { $0["user"] as? String == "demo" })
+        #expect(demo["via"] as? String == "sync" && demo["downloaded_version"] as? Int == 1 && demo["pending"] as? Int == 2)
+        #expect(students.first { $0["user"] as? String == "ana" }?["group"] as? String == "7b")
+        let group = try server.admin(["roster", "algebra-1", "--group", "7b"])
+        #expect(group.stdout.contains("ana") && !group.stdout.contains("demo"))
+
+        // The queue: the essay in full, a typo asks again, a number saves at once.
+        let queue = try server.admin(["grade", "algebra-1", "--question", "q6"], stdin: "three\n2.5\n")
+        #expect(queue.status == 0, "\(queue.stderr)")
+        #expect(queue.stdout.contains(Self.essay))
+        #expect(queue.stdout.contains("That is not a number from 0 to 3"))
+        #expect(queue.stdout.contains("Saved the points of 1 answer"))
+        let over = try server.admin(["grade", "algebra-1", "--question", "q6"], stdin: "9\n\n")
+        #expect(over.stdout.contains("That is not a number") && over.stdout.contains("Saved the points of 0 answers"))
+
+        let out = server.dataDirectory + "/../grades.csv"
+        let export = try server.admin(["export", "algebra-1", "--format", "csv", "--out", out])
+        #expect(export.status == 0, "\(export.stderr)")
+        let text = try String(contentsOfFile: out, encoding: .utf8)
+        let lines = text.components(separatedBy: "\r\n")
+        #expect(lines[0].hasPrefix("\"user\",\"group\",\"attempt_id\""))
+        let row = try #require(lines.first { $0.hasPrefix("\"demo\"") })
+        #expect(row.contains(",3.5,9,1,1,0,0,0,,2.5,"), "q1 1 point, q2-q4 unanswered 0, q5 pending, q6 2.5: \(row)")
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int)
+        #expect(mode & 0o077 == 0, "the gradebook file is private")
+        #expect(try server.admin(["export", "nope", "--format", "moodle"]).stderr.contains("There is no assessment nope"))
+        #expect(try server.admin(["export", "algebra-1", "--format", "excel"]).status != 0)
+    }
+
+    @Test("closing with a student offline: their hand-in is kept and flagged, sync tells them in one sentence, the teacher zeroes or accepts it")
+    func lateHandIn() throws {
+        let (vault, server) = try CLIFixtures.prepared(answers: [("q1", "b"), ("q3", "true")])
+        let closed = try server.admin(["close", "algebra-1"])
+        #expect(closed.status == 0 && closed.stdout.contains("Closed algebra-1 on") && closed.stdout.contains("UTC"))
+        let sync = try vault.unlocked(["sync"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stdout.contains("This exam had closed when your answers arrived. They are kept, and your teacher decides whether they count."))
+        let json = try #require(try vault.unlocked(["sync", "--json"]).json)
+        #expect(json["notices"] as? [String] == [])
+        let roster = try #require(try server.admin(["roster", "algebra-1", "--json"]).json?["students"] as? [[String: Any]])
+        #expect((roster.first { $0["user"] as? String == "demo" }?["flags"] as? [String])?.contains("after_closing") == true)
+        #expect(try server.admin(["close", "algebra-1", "--at", "yesterday"]).stderr.contains("--at takes a time"))
+    }
+}

@@ -1,0 +1,180 @@
+#!/usr/bin/python3
+"""The teacher's desk in a real browser: headless Chromium driven by Selenium (Debian's chromium, chromium-driver and
+python3-selenium). A real vault-server on 127.0.0.1 with the demo data; a real `vault` CLI as the student.
+
+The teacher signs in, watches the student's sync appear on the roster (it refreshes by itself), grades the essay in
+the queue, releases the results, and downloads both gradebook files, which are checked. Screenshots go to
+.build/desk-screenshots/ (not committed). Exits non-zero, saying what failed, on any failure.
+"""
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, ".build", "debug")
+SHOTS = os.path.join(ROOT, ".build", "desk-screenshots")
+ESSAY = "الجبر علم قديم. Algebra balances both sides: 2x + 3 = 11, so x = 4."
+
+
+def fail(message):
+    print(f"desk-browser: FAILED: {message}", file=sys.stderr)
+    raise SystemExit(1)
+
+
+def run(arguments, stdin=""):
+    result = subprocess.run(arguments, input=stdin.encode(), capture_output=True, timeout=120)
+    if result.returncode != 0:
+        fail(f"{' '.join(arguments[:3])} exited {result.returncode}: {result.stderr.decode()[-400:]}")
+    return result.stdout.decode()
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="desk-browser-")
+    os.makedirs(SHOTS, exist_ok=True)
+    downloads = os.path.join(work, "downloads")
+    os.makedirs(downloads)
+    data = os.path.join(work, "data")
+    port_file = os.path.join(work, "port")
+    server_bin = os.path.join(BIN, "vault-server")
+    vault_bin = os.path.join(BIN, "vault")
+    fast = ["--password-iterations", "1000", "--seal-iterations", "1000"]
+    server = subprocess.Popen(
+        [server_bin, "serve", "--data", data, "--port", "0", "--port-file", port_file, "--demo"] + fast,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    driver = None
+    try:
+        for _ in range(200):
+            if os.path.exists(port_file) and open(port_file).read().strip():
+                break
+            time.sleep(0.05)
+        else:
+            fail("the server did not start")
+        base = f"http://127.0.0.1:{open(port_file).read().strip()}"
+        run([server_bin, "user", "add", "ana", "--group", "7b", "--data", data] + fast, "ana-password\n")
+
+        options = Options()
+        options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+        for flag in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1000", "--lang=en"]:
+            options.add_argument(flag)
+        options.add_experimental_option("prefs", {"download.default_directory": downloads, "download.prompt_for_download": False})
+        driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
+        driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
+        wait = WebDriverWait(driver, 30)
+
+        # Sign in.
+        driver.get(base + "/desk")
+        wait.until(expected_conditions.presence_of_element_located((By.ID, "user")))
+        driver.find_element(By.ID, "user").send_keys("teacher")
+        driver.find_element(By.ID, "password").send_keys("teacher-password")
+        driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+        wait.until(expected_conditions.presence_of_element_located((By.LINK_TEXT, "Algebra Quiz")))
+        if "HttpOnly" not in str(driver.get_cookie("vault_desk")) and not driver.get_cookie("vault_desk").get("httpOnly"):
+            fail("the session cookie is not HttpOnly")
+        driver.find_element(By.LINK_TEXT, "Algebra Quiz").click()
+        wait.until(expected_conditions.presence_of_element_located((By.ID, "roster")))
+        row = driver.find_element(By.CSS_SELECTOR, 'tr[data-user="demo"]').text
+        if "not handed in" not in row:
+            fail(f"before the student's sync the roster says: {row}")
+        driver.save_screenshot(os.path.join(SHOTS, "1-roster-before.png"))
+
+        # The student, offline work then a sync, with the real CLI.
+        vault = os.path.join(work, "vault")
+        run([vault_bin, "init", "--vault", vault, "--kdf-iterations", "1000", "--new-password-stdin"], "pw-1\n")
+        run(
+            [vault_bin, "login", "--server", base, "--user", "demo", "--vault", vault, "--password-stdin", "--server-password-stdin"],
+            "pw-1\ndemo-password\n",
+        )
+        run([vault_bin, "download", "algebra-1", "--vault", vault, "--password-stdin"], "pw-1\n")
+        for question, value in [("q1", "b"), ("q6", ESSAY)]:
+            run([vault_bin, "answer", "algebra-1", question, "--vault", vault, "--password-stdin"], f"pw-1\n{value}\n")
+        run([vault_bin, "submit", "algebra-1", "--vault", vault, "--password-stdin"], "pw-1\n")
+        run([vault_bin, "sync", "--vault", vault, "--password-stdin"], "pw-1\n")
+
+        # The roster refreshes by itself: wait for the hand-in to appear without reloading.
+        WebDriverWait(driver, 40).until(
+            lambda d: "not handed in" not in d.find_element(By.CSS_SELECTOR, 'tr[data-user="demo"]').text
+        )
+        row = driver.find_element(By.CSS_SELECTOR, 'tr[data-user="demo"]').text
+        if "version 1" not in row or "to grade" not in row:
+            fail(f"after the sync the roster row says: {row}")
+        driver.save_screenshot(os.path.join(SHOTS, "2-roster-after-sync.png"))
+
+        # Grade the essay in the queue.
+        driver.find_element(By.LINK_TEXT, "Grade by question").click()
+        wait.until(expected_conditions.presence_of_element_located((By.LINK_TEXT, "q6 ✎")))
+        driver.find_element(By.LINK_TEXT, "q6 ✎").click()
+        wait.until(expected_conditions.text_to_be_present_in_element((By.TAG_NAME, "h2"), "Question q6"))
+        if ESSAY not in driver.find_element(By.CSS_SELECTOR, ".answer .text").text:
+            fail("the essay is not shown in full on the grading page")
+        driver.save_screenshot(os.path.join(SHOTS, "3-grading-essay.png"))
+        points = driver.find_element(By.CSS_SELECTOR, 'input[type="number"]')
+        points.clear()
+        points.send_keys("1")
+        driver.find_elements(By.CSS_SELECTOR, "main form button[type=submit]")[-1].click()
+        wait.until(expected_conditions.text_to_be_present_in_element((By.CSS_SELECTOR, ".notice"), "Saved the points of 1 answer"))
+
+        # Release, from the roster.
+        driver.get(base + "/desk/a/algebra-1")
+        driver.find_element(By.XPATH, "//button[text()='Release results']").click()
+        wait.until(expected_conditions.text_to_be_present_in_element((By.CSS_SELECTOR, ".notice"), "Results released"))
+        row = driver.find_element(By.CSS_SELECTOR, 'tr[data-user="demo"]').text
+        driver.save_screenshot(os.path.join(SHOTS, "4-released.png"))
+        if "2 of" not in row:
+            fail(f"after grading the essay the row says: {row}")
+
+        # Both gradebook files, downloaded by the browser.
+        for link, name in [("Moodle CSV", "algebra-1-moodle.csv"), ("Canvas CSV", "algebra-1-canvas.csv")]:
+            driver.find_element(By.LINK_TEXT, link).click()
+            path = os.path.join(downloads, name)
+            for _ in range(100):
+                if os.path.exists(path) and not os.path.exists(path + ".crdownload"):
+                    break
+                time.sleep(0.1)
+            else:
+                fail(f"{name} was not downloaded")
+            lines = open(path, encoding="utf-8", newline="").read().split("\r\n")
+            if link.startswith("Moodle"):
+                if lines[0] != '"Username","Group","Algebra Quiz (Real)"' or '"ana","7b",' not in lines:
+                    fail(f"the Moodle file is not as expected: {lines[:4]}")
+                demo = [line for line in lines if line.startswith('"demo"')]
+            else:
+                if not lines[0].startswith('"Student","ID","SIS User ID","SIS Login ID","Section"'):
+                    fail(f"the Canvas file header is not as expected: {lines[0]}")
+                demo = [line for line in lines if line.startswith('"demo"')]
+            score = demo[0].split(",")[-1] if demo else ""
+            if not score or not score.replace(".", "").isdigit() or float(score) < 2:
+                fail(f"{name}: the student's score is {score!r}")
+        print(f"desk-browser: passed; screenshots in {SHOTS}")
+    except BaseException:
+        if driver is not None:
+            driver.save_screenshot(os.path.join(SHOTS, "failure.png"))
+            with open(os.path.join(SHOTS, "failure.html"), "w", encoding="utf-8") as page:
+                page.write(driver.page_source)
+            print(f"desk-browser: the page at the failure: {driver.current_url}, saved as {SHOTS}/failure.png", file=sys.stderr)
+        raise
+    finally:
+        if driver is not None:
+            driver.quit()
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
