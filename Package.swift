@@ -125,6 +125,8 @@ let package = Package(
             dependencies: [
                 "VaultServer", "VaultServerPostgres", "VaultCore", "VaultAPI",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 

@@ -13,6 +13,10 @@ import VaultServerPostgres
 //   drive --port P [--users N] [--concurrency C] [--seconds S]
 //                                                        C students at once, each batch a new attempt of 100 answers
 //   raw-sqlite [--seconds S]                             the same rows inserted through our SQLite wrapper
+//   desk-seed (--data DIR | --database URL) [--students N]
+//                                                        N students, each with a handed-in attempt of 50 answers
+//   desk-measure --port P [--pid PID] (--data DIR | --database URL) [--rounds R]
+//                                                        the roster page against the raw queries; memory of an export
 // Every figure comes from the product's own code: the real server over loopback, the real store.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -288,8 +292,12 @@ do {
     case "seed": try await seed()
     case "drive": try await drive()
     case "raw-sqlite": try rawSQLite()
+    case "desk-seed": try await DeskBench.seed()
+    case "desk-measure": try await DeskBench.measure()
     default:
-        FileHandle.standardError.write(Data("usage: VaultLoad seed|drive|raw-sqlite [options] (run scripts/load)\n".utf8))
+        FileHandle.standardError.write(
+            Data("usage: VaultLoad seed|drive|raw-sqlite|desk-seed|desk-measure [options] (run scripts/load or scripts/bench)\n".utf8)
+        )
         exit(64)
     }
 } catch {

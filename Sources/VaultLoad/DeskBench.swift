@@ -1,0 +1,222 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import PostgresNIO
+import VaultAPI
+import VaultCore
+import VaultServer
+import VaultServerPostgres
+
+/// The teacher's desk at a district's size: `desk-seed` stores 2,000 students, each with a handed-in attempt of 50
+/// answers (100,000 answers) through the store's own batch and submission paths; `desk-measure` times the roster page
+/// over loopback against the raw queries that read the same rows, and the server's memory while it streams the CSV.
+enum DeskBench {
+    static let assessmentID = "desk-quiz"
+    static let questions = 50
+    static let teacher = (name: "desk-teacher", password: "desk-teacher-password")
+
+    static var assessment: Assessment {
+        var questions = (1..<Self.questions).map {
+            Question(id: "q\($0)", type: .shortText, prompt: "Question \($0)?", maxLength: 200, acceptedAnswers: ["answer \($0)"])
+        }
+        questions.append(Question(id: "q\(Self.questions)", type: .essay, prompt: "Explain.", maxLength: 4000))
+        return Assessment(id: assessmentID, title: "Desk benchmark", questions: questions)
+    }
+
+    static func storage() async throws -> any ServerStorage {
+        if let url = option("database") { return try await PostgresServerStorage(location: PostgresLocation(url: url)) }
+        return try SQLiteServerStorage(directory: option("data", "./desk-data")!)
+    }
+
+    static func seed() async throws {
+        let students = Int(option("students", "2000")!)!
+        let storage = try await storage()
+        _ = try await storage.publish(assessment, now: Date())
+        guard let served = try await storage.served(id: assessmentID).map({ try JSONDecoder().decode(Assessment.self, from: $0.bytes) }) else {
+            throw LoadError("the desk assessment was not stored")
+        }
+        try await storage.createUser(
+            PasswordHasher.makeRecord(name: teacher.name, role: .teacher, password: SecretBytes(Array(teacher.password.utf8)), iterations: 1_000)
+        )
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<students {
+                if index >= 8 { try await group.next() }
+                group.addTask { try await seedStudent(index, served: served, storage: storage) }
+            }
+            try await group.waitForAll()
+        }
+        print("seeded \(students) students with \(students * questions) answers on \(assessmentID)")
+    }
+
+    static func seedStudent(_ index: Int, served: Assessment, storage: any ServerStorage) async throws {
+        let user = "student-\(index)"
+        var record = try PasswordHasher.makeRecord(name: user, role: .student, password: SecretBytes(Array("pw".utf8)), iterations: 1_000)
+        record.group = "g\(index % 20)"
+        try await storage.createUser(record)
+        try await storage.recordDownload(assessmentID: assessmentID, version: 1, user: user, now: Date())
+        let attempt = "attempt-\(index)"
+        let items = served.questions.enumerated().map { number, question in
+            ResponseItem(
+                id: "r-\(index)-\(number)",
+                attemptId: attempt,
+                assessmentId: assessmentID,
+                assessmentVersion: served.version ?? 1,
+                questionId: question.id,
+                questionHash: question.hash ?? "",
+                answer: .string(question.type == .essay ? String(repeating: "An essay of a usual length. ", count: 20) : "answer \(number % 3)"),
+                timeSpentMs: 20_000,
+                answeredAt: "2026-11-20T10:00:00.000Z"
+            )
+        }
+        _ = try await storage.recordBatch(items, user: user, now: Date())
+        let request = SubmissionRequest(
+            attemptId: attempt,
+            assessmentId: assessmentID,
+            assessmentVersion: served.version ?? 1,
+            submittedAt: "2026-11-20T10:30:00.000Z",
+            responseIds: items.map(\.id),
+            startedAt: "2026-11-20T09:30:00.000Z",
+            timeUsedMs: 3_600_000,
+            answers: try items.map {
+                SubmittedAnswer(
+                    responseId: $0.id,
+                    questionId: $0.questionId,
+                    answerSha256: answerDigest(canonicalAnswer: try CanonicalJSON.encode($0.answer))
+                )
+            }
+        )
+        guard case .created = try await storage.submit(request, user: user, now: Date()) else { throw LoadError("a seeded submission was refused") }
+    }
+
+    /// One JSON line: the page's and the raw queries' p50 and p99 in ms, and the server's memory around an export.
+    static func measure() async throws {
+        let port = Int(option("port")!)!
+        let rounds = Int(option("rounds", "30")!)!
+        let base = "http://127.0.0.1:\(port)"
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        defer { try? client.syncShutdown() }
+        let cookie = try await signIn(client, base: base)
+
+        var page: [Double] = []
+        var bytes = 0
+        for _ in 0..<rounds {
+            var request = HTTPClientRequest(url: base + "/desk/a/\(assessmentID)")
+            request.headers.add(name: "Cookie", value: cookie)
+            let start = ContinuousClock.now
+            let response = try await client.execute(request, timeout: .seconds(60))
+            bytes = try await response.body.collect(upTo: 64 << 20).readableBytes
+            guard response.status == .ok else { throw LoadError("the roster page answered \(response.status)") }
+            page.append(seconds(ContinuousClock.now - start))
+        }
+        let raw = try await rawRounds(rounds)
+
+        var export: [String: Int] = [:]
+        if let pid = option("pid") {
+            export["idle_rss_kib"] = memory(pid: pid, field: "VmRSS")
+            var request = HTTPClientRequest(url: base + "/desk/a/\(assessmentID)/export?format=csv")
+            request.headers.add(name: "Cookie", value: cookie)
+            let response = try await client.execute(request, timeout: .seconds(120))
+            var size = 0
+            for try await chunk in response.body { size += chunk.readableBytes }
+            export["csv_bytes"] = size
+            export["peak_rss_kib"] = memory(pid: pid, field: "VmHWM")
+        }
+        let line: [String: Any] = [
+            "page_p50_ms": percentile(page, 0.5), "page_p99_ms": percentile(page, 0.99), "page_bytes": bytes,
+            "raw_p50_ms": percentile(raw, 0.5), "raw_p99_ms": percentile(raw, 0.99), "export": export,
+        ]
+        print(String(decoding: try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]), as: UTF8.self))
+    }
+
+    /// The desk's sign-in as a browser does it: the form's nonce cookie, then the post.
+    static func signIn(_ client: HTTPClient, base: String) async throws -> String {
+        let form = try await client.execute(HTTPClientRequest(url: base + "/desk/login"), timeout: .seconds(30))
+        let html = String(buffer: try await form.body.collect(upTo: 1 << 20))
+        guard let nonceCookie = form.headers["Set-Cookie"].first?.split(separator: ";").first,
+            let range = html.range(of: "name=\"nonce\" value=\"")
+        else { throw LoadError("the sign-in page has no nonce") }
+        let nonce = html[range.upperBound...].prefix { $0 != "\"" }
+        var post = HTTPClientRequest(url: base + "/desk/login")
+        post.method = .POST
+        post.headers.add(name: "Cookie", value: String(nonceCookie))
+        post.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        post.body = .bytes(ByteBuffer(string: "nonce=\(nonce)&user=\(teacher.name)&password=\(teacher.password)"))
+        let response = try await client.execute(post, timeout: .seconds(30))
+        guard let session = response.headers["Set-Cookie"].first(where: { $0.hasPrefix("vault_desk=") })?.split(separator: ";").first else {
+            throw LoadError("the desk sign-in failed (\(response.status))")
+        }
+        return String(session)
+    }
+
+    /// The statements a roster reads, each row read to the end, with nothing built from them.
+    static let rawStatements = [
+        "SELECT a.current_version, a.closed_at, a.released_at, v.source FROM assessments a JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version WHERE a.id = 'desk-quiz'",
+        "SELECT name, group_name FROM users WHERE role = 'student' ORDER BY name",
+        "SELECT user_name, version, last_at FROM downloads WHERE assessment_id = 'desk-quiz'",
+        "SELECT user_name, extra_minutes FROM accommodations WHERE assessment_id IN ('desk-quiz', '*')",
+        "SELECT s.*, a.released_at FROM submissions s JOIN assessments a ON a.id = s.assessment_id WHERE s.assessment_id = 'desk-quiz' ORDER BY s.user_name, s.attempt_id",
+        "SELECT v.id, v.version, v.source FROM assessment_versions v WHERE v.id = 'desk-quiz'",
+        "SELECT r.attempt_id, r.question_id, r.answer FROM submissions s JOIN responses r ON r.attempt_id = s.attempt_id WHERE s.assessment_id = 'desk-quiz' AND NOT r.superseded",
+        "SELECT g.attempt_id, g.question_id, g.points FROM submissions s JOIN grades g ON g.attempt_id = s.attempt_id WHERE s.assessment_id = 'desk-quiz'",
+    ]
+
+    static func rawRounds(_ rounds: Int) async throws -> [Double] {
+        var timings: [Double] = []
+        if let url = option("database") {
+            let location = try PostgresLocation(url: url)
+            let client = PostgresClient(
+                configuration: .init(
+                    host: location.host,
+                    port: location.port,
+                    username: location.user,
+                    password: nil,
+                    database: location.database,
+                    tls: .disable
+                )
+            )
+            let runner = Task { await client.run() }
+            defer { runner.cancel() }
+            for _ in 0..<rounds {
+                let start = ContinuousClock.now
+                try await client.withConnection { connection in
+                    try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ", logger: Logger(label: "raw"))
+                    for statement in rawStatements {
+                        var count = 0
+                        for try await row in try await connection.query(PostgresQuery(unsafeSQL: statement), logger: Logger(label: "raw")) {
+                            for cell in row { count += cell.bytes?.readableBytes ?? 0 }
+                        }
+                        _ = count
+                    }
+                    try await connection.query("COMMIT", logger: Logger(label: "raw"))
+                }
+                timings.append(seconds(ContinuousClock.now - start))
+            }
+        } else {
+            let database = try Database(path: option("data", "./desk-data")! + "/server.db", encryption: .plaintext)
+            for _ in 0..<rounds {
+                let start = ContinuousClock.now
+                try database.inTransaction {
+                    for statement in rawStatements {
+                        _ = try database.rows(statement.replacingOccurrences(of: "NOT r.superseded", with: "r.superseded = 0")).count
+                    }
+                }
+                timings.append(seconds(ContinuousClock.now - start))
+            }
+        }
+        return timings
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    static func percentile(_ values: [Double], _ p: Double) -> Double { (Percentile.of(sorted: values.sorted(), p) * 1000 * 100).rounded() / 100 }
+
+    static func memory(pid: String, field: String) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+}
