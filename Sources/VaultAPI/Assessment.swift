@@ -48,13 +48,24 @@ public struct Blank: Codable, Sendable, Hashable {
     public var acceptedAnswers: [String]?
     /// Grading data, never served: a choice blank's right choice id.
     public var answer: String?
+    /// Grading data, never served: partial credit of accepted answers (text -> weight in [-1, 1]; an accepted
+    /// answer not named here earns full credit).
+    public var acceptedAnswerWeights: [String: Double]?
 
     enum CodingKeys: String, CodingKey {
         case id, choices, answer
         case acceptedAnswers = "accepted_answers"
+        case acceptedAnswerWeights = "accepted_answer_weights"
     }
 
-    public init(id: String, choices: [Choice]? = nil, acceptedAnswers: [String]? = nil, answer: String? = nil) {
+    public init(
+        id: String,
+        choices: [Choice]? = nil,
+        acceptedAnswers: [String]? = nil,
+        answer: String? = nil,
+        acceptedAnswerWeights: [String: Double]? = nil
+    ) {
+        self.acceptedAnswerWeights = acceptedAnswerWeights
         self.id = id
         self.choices = choices
         self.acceptedAnswers = acceptedAnswers
@@ -65,10 +76,14 @@ public struct Blank: Codable, Sendable, Hashable {
 public struct Choice: Codable, Sendable, Hashable {
     public var id: String
     public var text: String
+    /// Grading data, never served: the share of the question's points this choice earns, in [-1, 1] (a wrong choice
+    /// may cost). Without weights a question is scored by its answer key.
+    public var weight: Double?
 
-    public init(id: String, text: String) {
+    public init(id: String, text: String, weight: Double? = nil) {
         self.id = id
         self.text = text
+        self.weight = weight
     }
 }
 
@@ -85,6 +100,9 @@ public struct Question: Codable, Sendable, Hashable {
     /// Short text: the answers that score (compared case-folded, trimmed, whitespace collapsed, Unicode NFC). Grading
     /// data: never served.
     public var acceptedAnswers: [String]?
+    /// Short text: partial credit of accepted answers (text -> weight in [-1, 1]; one not named earns full credit).
+    /// Grading data: never served.
+    public var acceptedAnswerWeights: [String: Double]?
     /// Matching: the items to pair (left numbered, right lettered).
     public var left: [Choice]?
     public var right: [Choice]?
@@ -102,6 +120,7 @@ public struct Question: Codable, Sendable, Hashable {
         case answerKey = "answer_key"
         case maxLength = "max_length"
         case acceptedAnswers = "accepted_answers"
+        case acceptedAnswerWeights = "accepted_answer_weights"
     }
 
     public init(
@@ -187,14 +206,20 @@ public struct Assessment: Codable, Sendable, Hashable {
     /// How many questions the document has, sealed or not.
     public var totalQuestions: Int { questionCount ?? questions.count }
 
-    /// What students get: no grading data (answer keys, numeric tolerances).
+    /// What students get: no grading data (answer keys, numeric tolerances, accepted answers, weights).
     public var served: Assessment {
         var copy = self
+        func unweighted(_ choices: [Choice]?) -> [Choice]? { choices?.map { Choice(id: $0.id, text: $0.text) } }
         for index in copy.questions.indices {
             copy.questions[index].answerKey = nil
             copy.questions[index].tolerance = nil
             copy.questions[index].acceptedAnswers = nil
-            copy.questions[index].blanks = copy.questions[index].blanks?.map { Blank(id: $0.id, choices: $0.choices) }
+            copy.questions[index].acceptedAnswerWeights = nil
+            copy.questions[index].choices = unweighted(copy.questions[index].choices)
+            copy.questions[index].left = unweighted(copy.questions[index].left)
+            copy.questions[index].right = unweighted(copy.questions[index].right)
+            copy.questions[index].items = unweighted(copy.questions[index].items)
+            copy.questions[index].blanks = copy.questions[index].blanks?.map { Blank(id: $0.id, choices: unweighted($0.choices)) }
         }
         return copy
     }

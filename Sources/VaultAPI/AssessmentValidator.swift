@@ -114,6 +114,7 @@ public enum AssessmentValidator {
                     }
                 }
             }
+            try checkWeights(question, name: name, served: requireAnswerKeyAbsent, fail: fail)
             if question.type != .matching, question.left != nil || question.right != nil {
                 try fail("\(name) is \(question.type.rawValue) and cannot have left or right items.")
             }
@@ -121,6 +122,29 @@ public enum AssessmentValidator {
             if question.type != .fillInBlanks, question.blanks != nil { try fail("\(name) is \(question.type.rawValue) and cannot have blanks.") }
             if question.type != .singleChoice, question.type != .multipleChoice, question.choices != nil {
                 try fail("\(name) is \(question.type.rawValue) and cannot have choices.")
+            }
+        }
+    }
+
+    /// Partial credit: weights in [-1, 1], on choices and blank choices only, accepted-answer weights naming accepted
+    /// answers; none at all in a served document (they are grading data).
+    static func checkWeights(_ question: Question, name: String, served: Bool, fail: (String) throws -> Never) throws {
+        let weighted = (question.choices ?? []) + (question.blanks ?? []).flatMap { $0.choices ?? [] }
+        let answerWeights = [question.acceptedAnswerWeights].compactMap { $0 } + (question.blanks ?? []).compactMap(\.acceptedAnswerWeights)
+        if served, weighted.contains(where: { $0.weight != nil }) || !answerWeights.isEmpty {
+            try fail("\(name) carries weights, which are grading data and must never be served.")
+        }
+        if ((question.left ?? []) + (question.right ?? []) + (question.items ?? [])).contains(where: { $0.weight != nil }) {
+            try fail("\(name): only choices and accepted answers carry weights.")
+        }
+        let all = weighted.compactMap(\.weight) + answerWeights.flatMap(\.values)
+        guard all.allSatisfy({ $0.isFinite && $0 >= -1 && $0 <= 1 }) else { try fail("\(name) has a weight outside -1 to 1.") }
+        if let weights = question.acceptedAnswerWeights, !Set(weights.keys).isSubset(of: Set(question.acceptedAnswers ?? [])) {
+            try fail("\(name) weighs an answer that is not one of its accepted answers.")
+        }
+        for blank in question.blanks ?? [] {
+            if let weights = blank.acceptedAnswerWeights, !Set(weights.keys).isSubset(of: Set(blank.acceptedAnswers ?? [])) {
+                try fail("\(name): blank \(blank.id) weighs an answer that is not one of its accepted answers.")
             }
         }
     }

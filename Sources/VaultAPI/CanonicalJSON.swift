@@ -14,6 +14,7 @@ public enum CanonicalJSON {
         copy.hash = nil
         copy.answerKey = nil
         copy.acceptedAnswers = nil
+        copy.acceptedAnswerWeights = nil
         return try encode(copy)
     }
 

@@ -92,11 +92,19 @@ enum DeskBench {
 
     /// One JSON line: the page's and the raw queries' p50 and p99 in ms, and the server's memory around an export.
     static func measure() async throws {
-        let port = Int(option("port")!)!
         let rounds = Int(option("rounds", "30")!)!
-        let base = "http://127.0.0.1:\(port)"
+        let base = "http://127.0.0.1:\(option("port")!)"
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        defer { try? client.syncShutdown() }
+        do {
+            try await measure(client, base: base, rounds: rounds)
+        } catch {
+            try await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+    }
+
+    static func measure(_ client: HTTPClient, base: String, rounds: Int) async throws {
         let cookie = try await signIn(client, base: base)
 
         var page: [Double] = []

@@ -10,6 +10,14 @@ public enum Scoring {
         let full = maxPoints(question)
         guard let answer else { return needsTeacher(question) ? nil : 0 }
         switch question.type {
+        case .singleChoice where isWeighted(question.choices):
+            // Partial credit: the chosen choice's weight (the keyed choice earns full credit unless weighed).
+            return bounded(full * weight(of: answer.stringValue, in: question.choices, key: question.answerKey), full)
+        case .multipleChoice where isWeighted(question.choices):
+            // Partial credit: the weights of the chosen choices added up (a wrong choice may cost), within [0, points].
+            guard case .array(let values) = answer else { return 0 }
+            let chosen = Set(values.compactMap(\.stringValue))
+            return bounded(full * chosen.map { weight(of: $0, in: question.choices, key: question.answerKey) }.reduce(0, +), full)
         case .singleChoice, .trueFalse:
             guard let key = question.answerKey?.first else { return nil }
             return answer == key ? full : 0
@@ -25,7 +33,7 @@ public enum Scoring {
         case .shortText:
             guard let accepted = question.acceptedAnswers, !accepted.isEmpty else { return nil }
             guard let text = answer.stringValue else { return 0 }
-            return accepted.map(normalized).contains(normalized(text)) ? full : 0
+            return bounded(full * textWeight(text, accepted: accepted, weights: question.acceptedAnswerWeights), full)
         case .essay:
             return nil
         case .matching:
@@ -44,13 +52,28 @@ public enum Scoring {
             // Partial credit: the share of blanks filled right.
             guard !needsTeacher(question), let blanks = question.blanks, !blanks.isEmpty else { return nil }
             guard case .object(let values) = answer else { return 0 }
-            let right = blanks.filter { blank in
-                guard let value = values[blank.id]?.stringValue else { return false }
-                if let key = blank.answer { return value == key }
-                return (blank.acceptedAnswers ?? []).map(normalized).contains(normalized(value))
+            // Each blank earns its share, times the weight of what fills it.
+            let earned = blanks.map { blank -> Double in
+                guard let value = values[blank.id]?.stringValue else { return 0 }
+                if blank.choices != nil { return weight(of: value, in: blank.choices, key: blank.answer.map { [.string($0)] }) }
+                return textWeight(value, accepted: blank.acceptedAnswers ?? [], weights: blank.acceptedAnswerWeights)
             }
-            return bounded(full * Double(right.count) / Double(blanks.count), full)
+            return bounded(full * earned.reduce(0, +) / Double(blanks.count), full)
         }
+    }
+
+    static func isWeighted(_ choices: [Choice]?) -> Bool { (choices ?? []).contains { $0.weight != nil } }
+
+    /// A choice's share: its weight, else full for a keyed choice and nothing for another.
+    static func weight(of id: String?, in choices: [Choice]?, key: [JSONValue]?) -> Double {
+        guard let id, let choice = choices?.first(where: { $0.id == id }) else { return 0 }
+        return choice.weight ?? ((key ?? []).contains(.string(id)) ? 1 : 0)
+    }
+
+    /// A text's share: the best weight among the accepted answers it matches (full when not weighed), else 0.
+    static func textWeight(_ text: String, accepted: [String], weights: [String: Double]?) -> Double {
+        let given = normalized(text)
+        return accepted.filter { normalized($0) == given }.map { weights?[$0] ?? 1 }.max() ?? 0
     }
 
     /// Only a teacher can score it: an essay, a short text without accepted answers, a blank with no key.

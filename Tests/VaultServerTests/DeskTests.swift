@@ -236,7 +236,8 @@ struct DeskTests {
             let theirs = try #require(DeskBrowser.hidden("csrf", in: try await other.send(.get, "/desk/a/quiz-1")))
             let mine = try #require(DeskBrowser.hidden("csrf", in: try await teacher.send(.get, "/desk/a/quiz-1")))
             #expect(mine != theirs)
-            for form in [[:], ["csrf": ""], ["csrf": theirs], ["csrf": String(mine.dropLast()) + "0"]] {
+            let altered = String(mine.dropLast()) + (mine.hasSuffix("0") ? "1" : "0")
+            for form in [[:], ["csrf": ""], ["csrf": theirs], ["csrf": altered]] {
                 let reply = try await teacher.send(.post, "/desk/a/quiz-1/close", form: form)
                 #expect(reply.status == .forbidden && reply.text.contains("out of date"))
             }
