@@ -23,6 +23,18 @@ public struct JSONReader {
         }
     }
 
+    /// Any one JSON value (a stored answer), as `JSONDecoder` decodes `JSONValue`, or nil: then decode with
+    /// `JSONDecoder`.
+    public static func value(_ text: String) -> JSONValue? {
+        var text = text
+        return text.withUTF8 { buffer in
+            var reader = JSONReader(buffer)
+            guard let value = reader.value() else { return nil }
+            reader.skipWhitespace()
+            return reader.index == reader.bytes.count ? value : nil
+        }
+    }
+
     // MARK: The batch
 
     private mutating func batchRequest() -> BatchRequest? {

@@ -63,23 +63,31 @@ public enum AssessmentImporter {
     /// One QTI item, or a content package of them.
     static func qti(_ data: Data, base: String) throws -> ImportResult {
         let zip = data.prefix(4) == Data([0x50, 0x4B, 0x03, 0x04])
-        let (items, title): ([(path: String, element: MarkupElement)], String?) =
-            zip ? try QTIPackage.items(data) : ([(base, try MarkupElement.parse(data))], nil)
+        let (items, title, files): ([(path: String, element: MarkupElement)], String?, [String: Data]) =
+            zip ? try QTIPackage.items(data) : ([(base, try MarkupElement.parse(data))], nil, [:])
         var questions: [Question] = []
         var skipped: [ImportResult.Skipped] = []
         var notes: [String] = []
         var missingAlt = 0
+        var missingPictures: [String] = []
         for (path, item) in items {
             let name = item.attributes["title"].map { "\"\($0)\"" } ?? path
             do {
                 var question = try QTIReader.question(item, missingAlt: &missingAlt, notes: &notes)
                 question.id = "q\(questions.count + 1)"
+                // A package's pictures travel inside the document (so inside the encrypted vault).
+                if zip { question.media = QTIPackage.media(of: item, path: path, files: files, missing: &missingPictures) }
                 questions.append(question)
             } catch let skip as QTIReader.Skip {
                 skipped.append(.init(item: name, reason: skip.reason))
             }
         }
         if missingAlt > 0 { notes.append("\(missingAlt) picture(s) have no description (alt text); add one so every student can follow.") }
+        if !missingPictures.isEmpty {
+            notes.append(
+                "Pictures the package names but does not hold (their description stays in the text): \(missingPictures.joined(separator: ", "))."
+            )
+        }
         let testTitle = title ?? (items.count == 1 ? items[0].element.attributes["title"] : nil)
         return ImportResult(
             assessment: Assessment(id: ImportSupport.id(from: base), title: testTitle ?? base, questions: questions),

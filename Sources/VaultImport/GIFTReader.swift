@@ -135,24 +135,44 @@ enum GIFTReader {
         if answers.contains("->") { return try matching(answers, question) }
         let entries = try choices(answers)
         guard !entries.isEmpty else { throw Skip(reason: "its answers are neither =right nor ~wrong") }
-        if entries.allSatisfy({ $0.right && $0.weight == nil }) {
+        if entries.allSatisfy(\.right) {
+            // Short answer: every answer accepted, `=%50%text` for half credit.
             question.type = .shortText
             question.maxLength = 200
             question.acceptedAnswers = entries.map(\.text)
+            let weights = Dictionary(
+                entries.compactMap { entry in entry.weight.flatMap { $0 == 100 ? nil : (entry.text, Self.share($0)) } },
+                uniquingKeysWith: { first, _ in first }
+            )
+            question.acceptedAnswerWeights = weights.isEmpty ? nil : weights
             return question
         }
-        let choices = entries.enumerated().map { Choice(id: ImportSupport.choiceID($0.offset), text: $0.element.text) }
+        let weighted = entries.contains { $0.weight != nil }
+        let choices = entries.enumerated().map { offset, entry in
+            Choice(
+                id: ImportSupport.choiceID(offset),
+                text: entry.text,
+                weight: weighted ? Self.share(entry.weight ?? (entry.right ? 100 : 0)) : nil
+            )
+        }
         let right = entries.enumerated().filter { $0.element.right || ($0.element.weight ?? 0) > 0 }.map { choices[$0.offset].id }
         guard !right.isEmpty else { throw Skip(reason: "none of its answers is marked right (= or a positive %weight%)") }
         question.choices = choices
-        let fullMarks = entries.filter { $0.right || ($0.weight ?? 0) >= 100 }.count == 1 && right.count == 1
-        question.type = fullMarks ? .singleChoice : .multipleChoice
-        question.answerKey = right.map { .string($0) }
-        if entries.contains(where: { $0.weight != nil && $0.weight != 100 && $0.weight! > 0 }) {
-            notes.append("\(name): partial credit (%weights%) is scored all or nothing: every right choice and no other.")
+        // `=` marks the one right answer of a single-answer question (other answers may earn part of it); without
+        // one, a single 100% answer is one too, and anything else is a multiple-answer question.
+        let full = entries.enumerated().filter { $0.element.right || ($0.element.weight ?? 0) >= 100 }.map { choices[$0.offset].id }
+        if entries.contains(where: \.right) || (full.count == 1 && right.count == 1) {
+            question.type = .singleChoice
+            question.answerKey = [.string(full.first ?? right[0])]
+        } else {
+            question.type = .multipleChoice
+            question.answerKey = right.map { .string($0) }
         }
         return question
     }
+
+    /// A GIFT or Moodle percentage as a weight in [-1, 1].
+    static func share(_ percent: Double) -> Double { min(1, max(-1, percent / 100)) }
 
     struct Entry {
         var right: Bool

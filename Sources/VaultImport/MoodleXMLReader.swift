@@ -39,8 +39,14 @@ enum MoodleXMLReader {
             switch type {
             case "multichoice":
                 let single = (element.value("single") ?? "true") != "false"
+                // Fractions other than 0 and 100 are partial credit: every choice then carries its weight.
+                let weighted = answers.contains { $0.fraction != 0 && $0.fraction != 100 }
                 let choices = answers.enumerated().map { entry in
-                    Choice(id: ImportSupport.choiceID(entry.offset), text: ImportSupport.text(fromHTML: entry.element.text, missingAlt: &missingAlt))
+                    Choice(
+                        id: ImportSupport.choiceID(entry.offset),
+                        text: ImportSupport.text(fromHTML: entry.element.text, missingAlt: &missingAlt),
+                        weight: weighted ? GIFTReader.share(entry.element.fraction) : nil
+                    )
                 }
                 let right = answers.enumerated().filter { $0.element.fraction > 0 }.map { choices[$0.offset].id }
                 guard choices.count >= 2, !right.isEmpty else {
@@ -54,9 +60,6 @@ enum MoodleXMLReader {
                     ? answers.enumerated().filter { $0.element.fraction >= 100 }.map { choices[$0.offset].id }.prefix(1).map { $0 }
                     : right).map { .string($0) }
                 if question.answerKey?.isEmpty ?? true { question.answerKey = [.string(right[0])] }
-                if answers.contains(where: { $0.fraction > 0 && $0.fraction < 100 }) {
-                    notes.append("\(name): partial credit (fractions) is scored all or nothing: every right choice and no other.")
-                }
             case "truefalse":
                 guard let right = answers.first(where: { $0.fraction >= 100 }) else {
                     skipped.append(.init(item: name, reason: "neither true nor false has full marks"))
@@ -65,11 +68,16 @@ enum MoodleXMLReader {
                 question.type = .trueFalse
                 question.answerKey = [.bool(right.text.lowercased() == "true")]
             case "shortanswer":
-                let accepted = answers.filter { $0.fraction >= 100 }.map(\.text)
-                guard !accepted.isEmpty else {
+                let accepted = answers.filter { $0.fraction > 0 }.map(\.text)
+                guard answers.contains(where: { $0.fraction >= 100 }) else {
                     skipped.append(.init(item: name, reason: "no answer has full marks"))
                     continue
                 }
+                let weights = Dictionary(
+                    answers.filter { $0.fraction > 0 && $0.fraction < 100 }.map { ($0.text, GIFTReader.share($0.fraction)) },
+                    uniquingKeysWith: { first, _ in first }
+                )
+                question.acceptedAnswerWeights = weights.isEmpty ? nil : weights
                 if accepted.contains(where: { $0.contains("*") }) {
                     notes.append("\(name): the wildcard * is compared as written (not as any text).")
                 }
@@ -124,9 +132,16 @@ enum MoodleXMLReader {
                 }
                 question.type = .fillInBlanks
                 question.blanks = blanks
-            case "multianswer":
-                skipped.append(.init(item: name, reason: "\(type) questions cannot be taken in the terminal yet"))
-                continue
+            case "multianswer", "cloze":
+                do {
+                    let (text, blanks) = try ClozeReader.read(prompt, notes: &notes, name: name)
+                    question.type = .fillInBlanks
+                    question.prompt = text
+                    question.blanks = blanks
+                } catch let skip as ClozeReader.Skip {
+                    skipped.append(.init(item: name, reason: skip.reason))
+                    continue
+                }
             default:
                 skipped.append(.init(item: name, reason: "\(type.isEmpty ? "an untyped" : type) question cannot be taken in a terminal"))
                 continue

@@ -12,7 +12,7 @@ enum QTIPackage {
     static let maxTotalBytes = 100 * 1024 * 1024
     static let maxRatio: UInt64 = 200
 
-    /// The package's XML files by path, each read under the caps.
+    /// The package's XML files and pictures by path, each read under the caps.
     static func files(_ data: Data) throws -> [String: Data] {
         // Read from a private temporary file, not from memory: ZIPFoundation's in-memory archive traps on a central
         // directory that points past the data (the import_readers fuzz target found it), while the file-backed one
@@ -43,7 +43,8 @@ enum QTIPackage {
             guard entry.uncompressedSize <= UInt64(maxEntryBytes),
                 entry.compressedSize == 0 || entry.uncompressedSize / max(entry.compressedSize, 1) <= maxRatio
             else { throw ImportError("The package's \(path) unpacks far larger than any assessment (a zip bomb?); nothing was read.") }
-            guard path.lowercased().hasSuffix(".xml") else { continue }
+            // The XML, and the pictures items may show; nothing else is read.
+            guard path.lowercased().hasSuffix(".xml") || mimeType(path) != nil else { continue }
             var bytes = Data()
             // The sizes a zip declares can lie: count what really comes out.
             do {
@@ -63,7 +64,7 @@ enum QTIPackage {
     }
 
     /// The items of a package in order, with the test's title when there is one.
-    static func items(_ data: Data) throws -> (items: [(path: String, element: MarkupElement)], title: String?) {
+    static func items(_ data: Data) throws -> (items: [(path: String, element: MarkupElement)], title: String?, files: [String: Data]) {
         let files = try files(data)
         guard let manifestData = files.first(where: { $0.key.lowercased().hasSuffix("imsmanifest.xml") })?.value else {
             throw ImportError("The zip has no imsmanifest.xml, so it is not a QTI content package.")
@@ -93,6 +94,46 @@ enum QTIPackage {
             items.append((path, try MarkupElement.parse(bytes)))
         }
         guard !items.isEmpty else { throw ImportError("The package's manifest names no item that is in the zip.") }
-        return (items, title)
+        return (items, title, files)
+    }
+
+    /// The pictures an item shows (`img src`, `object data`), read from the package relative to the item's own
+    /// folder, each as `Media` with its alt text; a picture the package does not hold is named in `missing`.
+    static func media(of item: MarkupElement, path: String, files: [String: Data], missing: inout [String]) -> [Media]? {
+        let folder = (path as NSString).deletingLastPathComponent
+        var found: [Media] = []
+        var seen = Set<String>()
+        for element in item.descendants where element.name == "img" || element.name == "object" {
+            guard let source = element.attributes["src"] ?? element.attributes["data"], !source.contains("://"), !source.hasPrefix("data:")
+            else { continue }
+            let relative = source.removingPercentEncoding ?? source
+            let full = ((folder.isEmpty ? relative : folder + "/" + relative) as NSString).standardizingPath
+            guard seen.insert(full).inserted else { continue }
+            guard let type = mimeType(full) else { continue }
+            guard let bytes = files[full] ?? files[relative] else {
+                missing.append(relative)
+                continue
+            }
+            found.append(
+                Media(
+                    name: (full as NSString).lastPathComponent,
+                    mimeType: type,
+                    data: bytes.base64EncodedString(),
+                    alt: element.attributes["alt"] ?? ""
+                )
+            )
+        }
+        return found.isEmpty ? nil : found
+    }
+
+    static func mimeType(_ path: String) -> String? {
+        switch (path as NSString).pathExtension.lowercased() {
+        case "png": "image/png"
+        case "jpg", "jpeg": "image/jpeg"
+        case "gif": "image/gif"
+        case "svg": "image/svg+xml"
+        case "webp": "image/webp"
+        default: nil
+        }
     }
 }

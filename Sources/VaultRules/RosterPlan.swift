@@ -200,7 +200,8 @@ extension ResultInput {
         let documents = sources.compactMapValues { try? JSONDecoder().decode(Assessment.self, from: $0) }
         var values: [String: [String: JSONValue]] = [:]
         for row in answers {
-            values[row.attemptID, default: [:]][row.questionID] = try? JSONDecoder().decode(JSONValue.self, from: Data(row.answer.utf8))
+            values[row.attemptID, default: [:]][row.questionID] =
+                JSONReader.value(row.answer) ?? (try? JSONDecoder().decode(JSONValue.self, from: Data(row.answer.utf8)))
         }
         var points: [String: [String: Double]] = [:]
         for row in grades { points[row.attemptID, default: [:]][row.questionID] = row.points }

@@ -101,7 +101,26 @@ public enum Scoring {
 
     /// Case-folded, trimmed, inner whitespace collapsed to one space, Unicode NFC.
     public static func normalized(_ text: String) -> String {
-        text.precomposedStringWithCanonicalMapping.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        // ASCII (most answers): the same result byte by byte, without Foundation's normalization (a roster scores
+        // every short answer of a class: this was a third of its time).
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(text.utf8.count)
+            var space = false
+            for byte in text.utf8 {
+                if byte == 0x20 || (0x09...0x0D).contains(byte) {
+                    space = !bytes.isEmpty
+                    continue
+                }
+                if space {
+                    bytes.append(0x20)
+                    space = false
+                }
+                bytes.append((0x41...0x5A).contains(byte) ? byte + 0x20 : byte)
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return text.precomposedStringWithCanonicalMapping.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
     /// The result of a submitted attempt: automatic points, the teacher's grades over them, correct answers only

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VaultAPI
 import VaultImport
+import VaultRules
 
 /// Teachers' files into our document: fixtures written for this project, one per format.
 struct ImportTests {
@@ -19,7 +20,7 @@ struct ImportTests {
             ~%-100%Oxygen
         }
 
-        ::Name::Who wrote "On the Origin of Species"? {=Darwin =Charles Darwin}
+        ::Name::Who wrote "On the Origin of Species"? {=Darwin =Charles Darwin =%50%Charles}
 
         ::Pi::Pi to two places? {#3.14:0.005}
 
@@ -77,6 +78,7 @@ struct ImportTests {
             <name><text>Symbol</text></name>
             <questiontext format="html"><text>Symbol of gold?</text></questiontext>
             <answer fraction="100"><text>Au</text></answer>
+            <answer fraction="25"><text>Gold</text></answer>
           </question>
           <question type="numerical">
             <name><text>Avogadro</text></name>
@@ -136,7 +138,15 @@ struct ImportTests {
         #expect(questions[1].choices?.map(\.text) == ["Mercury", "Venus", "Earth"] && questions[1].answerKey == [.string("a")])
         #expect(questions[2].answerKey == [.string("a"), .string("b")])
         #expect(questions[2].prompt.contains("Which are noble gases?") && questions[2].prompt.contains("[Picture: Periodic table]"))
-        #expect(questions[3].acceptedAnswers == ["Darwin", "Charles Darwin"])
+        #expect(questions[3].acceptedAnswers == ["Darwin", "Charles Darwin", "Charles"])
+        #expect(questions[3].acceptedAnswerWeights == ["Charles": 0.5])
+        // Weighted choices score in part: half for each noble gas, a wrong one costs, never below 0.
+        #expect(questions[2].choices?.map(\.weight) == [0.5, 0.5, -1])
+        #expect(Scoring.points(for: .array([.string("a")]), question: questions[2]) == 0.5)
+        #expect(Scoring.points(for: .array([.string("a"), .string("b")]), question: questions[2]) == 1)
+        #expect(Scoring.points(for: .array([.string("a"), .string("c")]), question: questions[2]) == 0)
+        #expect(Scoring.points(for: .string(" charles "), question: questions[3]) == 0.5)
+        #expect(questions[1].choices?.allSatisfy { $0.weight == nil } == true, "no weights: scored by its key")
         #expect(questions[4].answerKey == [.number(3.14)] && questions[4].tolerance == 0.005)
         #expect(questions[5].answerKey == [.number(1.5)] && questions[5].tolerance == 0.5)
         #expect(questions[7].prompt == "The capital of France is _____ and it is large.")
@@ -148,8 +158,46 @@ struct ImportTests {
         )
         #expect(questions[9].prompt == "What does { } = ~ mean in GIFT?" && questions[9].choices?.first?.text == "Escapes =")
         #expect(result.skipped.isEmpty)
-        #expect(result.notes.contains { $0.contains("partial credit") })
+        #expect(!result.notes.contains { $0.contains("partial credit") })
         try AssessmentValidator.validate(result.assessment)
+        // Weights are grading data: never served.
+        let served = String(decoding: try CanonicalJSON.encode(result.assessment.served), as: UTF8.self)
+        #expect(!served.contains("weight"))
+    }
+
+    @Test(
+        "Moodle cloze (multianswer): short answer, multiple choice and numerical gaps become blanks, weights kept, braces that are not gaps left alone"
+    )
+    func cloze() throws {
+        let xml = #"""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <quiz>
+              <question type="cloze">
+                <name><text>Capitals</text></name>
+                <questiontext format="html"><text><![CDATA[<p>The capital of Germany is {1:SHORTANSWER:=Berlin~%50%berlin city#close}, of Peru {2:MC:Quito~=Lima~%-50%Oslo} and 2+2 = {1:NUMERICAL:=4:0} (a set {x} stays).</p>]]></text></questiontext>
+              </question>
+              <question type="multianswer">
+                <name><text>Broken</text></name>
+                <questiontext format="html"><text>Nothing right: {1:MC:a~b}</text></questiontext>
+              </question>
+            </quiz>
+            """#
+        let result = try AssessmentImporter.read(Data(xml.utf8), fileName: "cloze.xml")
+        let question = try #require(result.assessment.questions.first)
+        #expect(question.type == .fillInBlanks)
+        #expect(question.prompt == "The capital of Germany is [1], of Peru [2] and 2+2 = [3] (a set {x} stays).", "\(question.prompt)")
+        let blanks = try #require(question.blanks)
+        #expect(blanks[0].acceptedAnswers == ["Berlin", "berlin city"] && blanks[0].acceptedAnswerWeights == ["berlin city": 0.5])
+        #expect(blanks[1].choices?.map(\.text) == ["Quito", "Lima", "Oslo"] && blanks[1].answer == "b")
+        #expect(blanks[1].choices?.map(\.weight) == [0, 1, -0.5])
+        #expect(blanks[2].acceptedAnswers == ["4"])
+        #expect(result.skipped.map(\.item) == ["\"Broken\""])
+        try AssessmentValidator.validate(result.assessment)
+        // Scored blank by blank with the weights: full, half, right; then a wrong choice earns nothing for its gap.
+        #expect(Scoring.maxPoints(question) == 1)
+        #expect(Scoring.points(for: .object(["1": .string("Berlin"), "2": .string("b"), "3": .string("4")]), question: question) == 1)
+        #expect(Scoring.points(for: .object(["1": .string("Berlin City"), "2": .string("b"), "3": .string("4")]), question: question) == 0.83)
+        #expect(Scoring.points(for: .object(["1": .string("Berlin"), "2": .string("c"), "3": .string("4")]), question: question) == 0.5)
     }
 
     @Test("Aiken: single choice with the right answer as its key")
@@ -178,8 +226,11 @@ struct ImportTests {
         )
         #expect(questions[0].prompt == "What is H2O?" && questions[0].points == 2 && questions[0].answerKey == [.string("a")])
         #expect(questions[1].answerKey == [.string("a"), .string("b")])
+        #expect(questions[1].choices?.map(\.weight) == [0.5, 0.5, -1])
+        #expect(Scoring.points(for: .array([.string("a")]), question: questions[1]) == 0.5)
         #expect(questions[2].answerKey == [.bool(true)])
-        #expect(questions[3].acceptedAnswers == ["Au"])
+        #expect(questions[3].acceptedAnswers == ["Au", "Gold"] && questions[3].acceptedAnswerWeights == ["Gold": 0.25])
+        #expect(Scoring.points(for: .string("gold"), question: questions[3]) == 0.25)
         #expect(questions[4].answerKey == [.number(6.022)] && questions[4].tolerance == 0.01)
         #expect(result.skipped.map(\.item) == ["\"Pairs\"", "\"Drag\""])
         try AssessmentValidator.validate(result.assessment)
@@ -240,5 +291,41 @@ struct ImportTests {
         #expect(Data(base64Encoded: media.data)?.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
         // Served as it is (pictures are not grading data), so it lands inside the encrypted vault with the questions.
         #expect(Assessment(id: "leaf", title: "Leaf", questions: [question]).served.questions[0].media == [media])
+    }
+}
+
+/// An imported file with partial credit, end to end on both stores: published, served without its weights, answered,
+/// handed in, scored in part.
+struct WeightedImportEndToEndTests {
+    @Test("a GIFT file's %weights% score in part on both stores, and the served document carries no weight", arguments: Backend.all)
+    func weighted(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        var imported = try AssessmentImporter.read(Data(ImportTests.gift.utf8), fileName: "Physics Week 1.gift").assessment
+        imported.id = "physics"
+        let document = imported
+        try await harness.test { api in
+            #expect(try await api.publish(document, teacher: try await api.token("teacher")).status == .created)
+            let student = try await api.token("student")
+            let raw = try await api.send(.get, APIPath.assessment("physics"), token: student)
+            #expect(!raw.text.contains("weight") && !raw.text.contains("Charles"))
+            let served = try raw.decode(Assessment.self)
+            let items = [
+                Fixtures.item(served, question: "q3", answer: .array([.string("a")]), attempt: "w-1"),  // one noble gas of two: 0.5
+                Fixtures.item(served, question: "q4", answer: .string("charles"), attempt: "w-1"),  // a 50% answer: 0.5
+                Fixtures.item(served, question: "q2", answer: .string("a"), attempt: "w-1"),  // right: 1
+            ]
+            #expect(try await api.batch(items, token: student).allSatisfy { $0.status == .accepted })
+            let submission = SubmissionRequest(
+                attemptId: "w-1",
+                assessmentId: "physics",
+                assessmentVersion: served.version ?? 1,
+                submittedAt: "2026-11-20T10:10:00.000Z",
+                responseIds: items.map(\.id)
+            ).listing(items)
+            #expect(try await api.send(.post, APIPath.submissions, token: student, json: submission).status == .created)
+            let result = try #require(try await harness.storage.resultInputs(user: "student", assessmentID: "physics").first?.result)
+            let points = Dictionary(uniqueKeysWithValues: result.questions.map { ($0.questionId, $0.points) })
+            #expect(points["q2"] == 1 && points["q3"] == 0.5 && points["q4"] == 0.5)
+        }
     }
 }

@@ -147,18 +147,28 @@ struct QTIImportTests {
         for document in [choice.assessment] { try AssessmentValidator.validate(document) }
     }
 
-    @Test("a content package: items in the test's order, the hotspot skipped and named, the test's title")
+    @Test("a content package: items in the test's order, the hotspot skipped and named, the test's title, its pictures carried in the document")
     func package() throws {
-        let data = try Self.zip([
+        let files = [
             ("imsmanifest.xml", Self.manifest), ("test.xml", Self.test), ("items/choice.xml", Self.choice21), ("items/order.xml", Self.order30),
             ("items/hot.xml", Self.hotspot),
-        ])
+        ]
+        let data = try Self.zip(files + [("items/leaf.png", "PNG-BYTES")])
         #expect(AssessmentImporter.detect(data) == .qti)
         let result = try AssessmentImporter.read(data, fileName: "Biology.zip")
         #expect(result.assessment.title == "Biology check")
         #expect(result.assessment.questions.map(\.type) == [.ordering, .singleChoice])
         #expect(result.skipped.map(\.item) == ["\"Hotspot\""])
         try AssessmentValidator.validate(result.assessment)
+        // The picture travels inside the served document (so inside the encrypted vault), with its alt text.
+        let media = try #require(result.assessment.questions[1].media?.first)
+        #expect(media.name == "leaf.png" && media.mimeType == "image/png" && media.alt == "A green leaf")
+        #expect(Data(base64Encoded: media.data) == Data("PNG-BYTES".utf8))
+        #expect(result.assessment.served.questions[1].media == [media])
+        // A picture the package names but does not hold is named in the notes, its description kept in the text.
+        let without = try AssessmentImporter.read(try Self.zip(files), fileName: "Biology.zip")
+        #expect(without.assessment.questions[1].media == nil)
+        #expect(without.notes.contains { $0.contains("leaf.png") })
     }
 
     @Test("hostile packages: a path with .., an absolute path, a symlink, an entry that unpacks too large: refused, nothing read")

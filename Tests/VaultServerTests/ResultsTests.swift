@@ -27,6 +27,68 @@ struct ScoringTests {
         #expect(Scoring.points(for: .string("anything"), question: Question(id: "s2", type: .shortText, prompt: "?")) == nil)
         #expect(Scoring.points(for: .string("An essay."), question: Question(id: "e", type: .essay, prompt: "?")) == nil)
     }
+
+    @Test("stored answers read by the fast reader are what JSONDecoder reads")
+    func answerReader() throws {
+        for text in [#""a \"quoted\" é \u00e9""#, "3.25", "-0", "1e3", "true", "null", #"["a","b"]"#, #"{"1":"x","2":"y"}"#, #"[["l1","r2"]]"#] {
+            #expect(JSONReader.value(text) == (try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))), "\(text)")
+        }
+        #expect(JSONReader.value("[1,") == nil && JSONReader.value("\"x\" junk") == nil)
+    }
+
+    @Test("normalizing answers: the ASCII fast path gives what the Unicode rules give, on random ASCII text")
+    func normalizedFastPath() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("aZ b\t\n\r\u{0B}\u{0C}  Q.,-_!1\u{1F}\u{7F}x")
+        for _ in 0..<2_000 {
+            let text = String((0..<Int.random(in: 0...12, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+            let reference = text.precomposedStringWithCanonicalMapping.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            #expect(Scoring.normalized(text) == reference, "\(Array(text.utf8))")
+        }
+        #expect(Scoring.normalized("  CAFE\u{301}   AU\tlait ") == "café au lait")
+    }
+
+    @Test(
+        "partial credit by weights: a single choice earns its choice's weight, multiple choices add up within [0, points], accepted answers and blanks weigh in"
+    )
+    func weights() throws {
+        let choices = [Choice(id: "a", text: "A", weight: 1), Choice(id: "b", text: "B", weight: 0.5), Choice(id: "c", text: "C", weight: -0.5)]
+        let single = Question(id: "s", type: .singleChoice, prompt: "?", points: 2, choices: choices, answerKey: [.string("a")])
+        #expect(Scoring.points(for: .string("a"), question: single) == 2)
+        #expect(Scoring.points(for: .string("b"), question: single) == 1)
+        #expect(Scoring.points(for: .string("c"), question: single) == 0, "never below 0")
+        var multiple = single
+        multiple.id = "m"
+        multiple.type = .multipleChoice
+        multiple.choices = [Choice(id: "a", text: "A", weight: 0.5), Choice(id: "b", text: "B", weight: 0.5), Choice(id: "c", text: "C", weight: -1)]
+        multiple.answerKey = [.string("a"), .string("b")]
+        #expect(Scoring.points(for: .array([.string("a"), .string("b")]), question: multiple) == 2)
+        #expect(Scoring.points(for: .array([.string("b")]), question: multiple) == 1)
+        #expect(Scoring.points(for: .array([.string("a"), .string("b"), .string("c")]), question: multiple) == 0)
+        #expect(Scoring.points(for: .array([.string("a"), .string("a")]), question: multiple) == 1, "a choice counts once")
+        var text = Question(id: "t", type: .shortText, prompt: "?", points: 4, acceptedAnswers: ["Ada Lovelace", "Lovelace"])
+        text.acceptedAnswerWeights = ["Lovelace": 0.75]
+        #expect(Scoring.points(for: .string("ada lovelace"), question: text) == 4)
+        #expect(Scoring.points(for: .string("LOVELACE"), question: text) == 3)
+        var blanks = Question(id: "f", type: .fillInBlanks, prompt: "[1] and [2]", points: 2)
+        blanks.blanks = [
+            Blank(id: "1", acceptedAnswers: ["cat", "kitten"], acceptedAnswerWeights: ["kitten": 0.5]),
+            Blank(id: "2", choices: [Choice(id: "x", text: "mat", weight: 1), Choice(id: "y", text: "rug", weight: 0.5)], answer: "x"),
+        ]
+        #expect(Scoring.points(for: .object(["1": .string("kitten"), "2": .string("y")]), question: blanks) == 1)
+        #expect(Scoring.points(for: .object(["1": .string("cat"), "2": .string("x")]), question: blanks) == 2)
+        // The document's rules: weights in [-1, 1], only on choices, never served.
+        var bad = Assessment(id: "w", title: "W", questions: [single])
+        bad.questions[0].choices?[1].weight = 1.5
+        #expect(throws: AssessmentValidator.Problem.self) { try AssessmentValidator.validate(bad) }
+        let good = Assessment(id: "w", title: "W", questions: [single, multiple, text, blanks])
+        try AssessmentValidator.validate(good)
+        try AssessmentValidator.validate(good.served, requireAnswerKeyAbsent: true)
+        var leaked = good.served
+        leaked.questions[0].choices?[1].weight = 0.5
+        #expect(throws: AssessmentValidator.Problem.self) { try AssessmentValidator.validate(leaked, requireAnswerKeyAbsent: true) }
+        #expect(!String(decoding: try CanonicalJSON.encode(good.served), as: UTF8.self).contains("weight"))
+    }
 }
 
 struct ResultsTests {
