@@ -14,18 +14,16 @@ public enum Timestamp {
 
     /// "Mon 23 Nov 2026, 14:05 UTC": what a person reads in a server's sentence or on the teacher's desk (the
     /// server cannot know the reader's time zone, so it says which one it uses).
-    public static func readable(_ date: Date) -> String {
-        let parts = date.formatted(
-            Date.VerbatimFormatStyle(
-                format:
-                    "\(weekday: .abbreviated) \(day: .defaultDigits) \(month: .abbreviated) \(year: .defaultDigits), \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits)",
-                locale: Locale(identifier: "en_US_POSIX"),
-                timeZone: .gmt,
-                calendar: Calendar(identifier: .gregorian)
-            )
-        )
-        return parts + " UTC"
-    }
+    public static func readable(_ date: Date) -> String { date.formatted(readableStyle) + " UTC" }
+
+    /// Made once: building the style parses its format (a roster formats thousands of dates).
+    private static let readableStyle = Date.VerbatimFormatStyle(
+        format:
+            "\(weekday: .abbreviated) \(day: .defaultDigits) \(month: .abbreviated) \(year: .defaultDigits), \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits)",
+        locale: Locale(identifier: "en_US_POSIX"),
+        timeZone: .gmt,
+        calendar: Calendar(identifier: .gregorian)
+    )
 
     public static func readable(epoch: Double) -> String { readable(Date(timeIntervalSince1970: epoch)) }
 

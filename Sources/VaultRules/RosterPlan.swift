@@ -111,7 +111,7 @@ public enum RosterPlan {
             return row
         }
         let record = latest.record
-        let result = latest.result
+        let result = Scoring.totals(for: record, document: latest.document, answers: latest.answers, grades: latest.grades)
         row.attemptId = record.attemptID
         row.submittedAt = record.submittedAt
         row.receivedAt = Timestamp.string(epoch: record.receivedAt)

@@ -99,6 +99,32 @@ public enum Scoring {
         return question.answerKey ?? question.acceptedAnswers.map { $0.map(JSONValue.string) }
     }
 
+    /// The points a question of a submitted attempt stands at: the teacher's grade over the automatic points; a late
+    /// hand-in the teacher zeroed scores nothing, one they accepted counts like any other. Nil: waiting for the teacher.
+    static func awarded(_ question: Question, record: SubmissionRecord, answers: [String: JSONValue], grades: [String: Double]) -> Double? {
+        record.lateDecision == .zeroed ? 0 : grades[question.id] ?? points(for: answers[question.id], question: question)
+    }
+
+    /// Score, maximum and questions waiting for the teacher, as `result` counts them, without building the result
+    /// (a roster sums thousands of attempts).
+    public static func totals(
+        for record: SubmissionRecord,
+        document: Assessment,
+        answers: [String: JSONValue],
+        grades: [String: Double]
+    ) -> (score: Double, maxScore: Double, pending: Int) {
+        var totals = (score: 0.0, maxScore: 0.0, pending: 0)
+        for question in document.questions {
+            totals.maxScore += maxPoints(question)
+            if let points = awarded(question, record: record, answers: answers, grades: grades) {
+                totals.score += points
+            } else {
+                totals.pending += 1
+            }
+        }
+        return totals
+    }
+
     /// Case-folded, trimmed, inner whitespace collapsed to one space, Unicode NFC.
     public static func normalized(_ text: String) -> String {
         // ASCII (most answers): the same result byte by byte, without Foundation's normalization (a roster scores
@@ -134,8 +160,7 @@ public enum Scoring {
     ) -> AttemptResult {
         var questions: [AttemptResult.QuestionResult] = []
         for question in document.questions {
-            // A late hand-in the teacher zeroed scores nothing; one they accepted counts like any other.
-            let points = record.lateDecision == .zeroed ? 0 : grades[question.id] ?? Self.points(for: answers[question.id], question: question)
+            let points = Self.awarded(question, record: record, answers: answers, grades: grades)
             let correct: [JSONValue]? = released ? correctAnswer(question) : nil
             questions.append(.init(questionId: question.id, points: points, maxPoints: maxPoints(question), correctAnswer: correct))
         }
