@@ -92,18 +92,11 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             return try loginPage(request, problem: "The user name or password is not correct.", status: .unauthorized)
         }
         // The same throttle as the API: the desk is not a way around it.
-        let keys: [LoginThrottle<C>.Key] = [
-            .user(name, free: configuration.freeLoginFailures),
-            .address(context.clientAddress, free: configuration.freeLoginFailuresPerAddress),
-        ]
+        let keys = AuthRoutes<Storage, C>.throttleKeys(user: name, address: context.clientAddress, configuration: configuration)
         if let wait = await throttle.begin(keys) {
-            let seconds = max(1, Int((wait / .seconds(1)).rounded(.up)))
-            var response = try loginPage(
-                request,
-                problem: "Too many failed sign-ins. Wait \(seconds) seconds, then try again.",
-                status: .tooManyRequests
-            )
-            response.headers[.retryAfter] = "\(seconds)"
+            let refusal = AuthRoutes<Storage, C>.throttled(wait)
+            var response = try loginPage(request, problem: refusal.message, status: .tooManyRequests)
+            response.headers[.retryAfter] = refusal.headers[.retryAfter]
             return response
         }
         let password = SecretBytes(Array((fields["password"] ?? "").utf8))
@@ -112,14 +105,7 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             return try loginPage(request, problem: "The user name or password is not correct.", status: .unauthorized)
         }
         await throttle.succeeded(keys)
-        guard user.role == .teacher else {
-            throw DeskError(
-                .forbidden,
-                heading: "For teachers only",
-                text: "The teacher's desk is for teacher accounts; this account is a student's.",
-                back: "/desk/login"
-            )
-        }
+        guard user.role == .teacher else { throw DeskError.teachersOnly }
         if user.iterations < hashing.iterations { try await storage.updatePassword(try await hashing.rehash(user, password: password)) }
         let now = Date()
         try await storage.purgeExpiredTokens(now: now)

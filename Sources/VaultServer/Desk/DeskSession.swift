@@ -63,14 +63,7 @@ struct DeskAuthenticator<Storage: ServerStorage>: RouterMiddleware {
             if request.method == .get || request.method == .head { return .redirect(to: "/desk/login", type: .normal) }
             throw DeskError(.unauthorized, heading: "Please sign in", text: "You are not signed in, so nothing was changed.", back: "/desk/login")
         }
-        guard owner.role == .teacher else {
-            throw DeskError(
-                .forbidden,
-                heading: "For teachers only",
-                text: "The teacher's desk is for teacher accounts; this account is a student's.",
-                back: "/desk/login"
-            )
-        }
+        guard owner.role == .teacher else { throw DeskError.teachersOnly }
         var context = context
         context.user = owner.user
         context.role = owner.role
@@ -93,6 +86,13 @@ struct DeskError: Error, Sendable {
         self.text = text
         self.back = back
     }
+
+    static let teachersOnly = DeskError(
+        .forbidden,
+        heading: "For teachers only",
+        text: "The teacher's desk is for teacher accounts; this account is a student's.",
+        back: "/desk/login"
+    )
 
     static let staleForm = DeskError(
         .forbidden,

@@ -17,10 +17,7 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         router.post(RouterPath(APIPath.token)) { request, context in
             let credentials = try await JSONBody.decode(TokenRequest.self, from: request, limit: 64 * 1024)
             try Identifiers.check([credentials.user])
-            let keys: [LoginThrottle<C>.Key] = [
-                .user(credentials.user, free: configuration.freeLoginFailures),
-                .address(context.clientAddress, free: configuration.freeLoginFailuresPerAddress),
-            ]
+            let keys = Self.throttleKeys(user: credentials.user, address: context.clientAddress, configuration: configuration)
             if let wait = await throttle.begin(keys) { throw Self.throttled(wait) }
             let password = SecretBytes(Array(credentials.password.utf8))
             // Unknown names run the same derivation against a dummy record: the time does not tell names apart.
@@ -59,6 +56,11 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             try await storage.revokeToken(hash: hash)
             return Response(status: .noContent)
         }
+    }
+
+    /// What a sign-in counts against, on the API and on the desk alike: the name and the client's address.
+    static func throttleKeys(user: String, address: String, configuration: ServerConfiguration) -> [LoginThrottle<C>.Key] {
+        [.user(user, free: configuration.freeLoginFailures), .address(address, free: configuration.freeLoginFailuresPerAddress)]
     }
 
     static func throttled(_ wait: Duration) -> APIError {
