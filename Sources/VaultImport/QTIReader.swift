@@ -71,8 +71,19 @@ enum QTIReader {
             }
             guard choices.count >= 2, !key.isEmpty else { throw Skip(reason: "its choices have no correct response") }
             question.type = single ? .singleChoice : .multipleChoice
-            question.choices = choices
             question.answerKey = (single ? Array(key.prefix(1)) : key).map { .string($0) }
+            // map_response: each choice's mapped value as its share of the most the mapping can give.
+            if correct.isEmpty, let mapping = declared?.child("mapping") {
+                let values = Self.mappedValues(mapping)
+                let positive = values.values.filter { $0 > 0 }
+                let most = Double(mapping.attributes["upperBound"] ?? "") ?? (single ? positive.max() ?? 1 : positive.reduce(0, +))
+                let fallback = Double(mapping.attributes["defaultValue"] ?? "") ?? 0
+                question.choices = choices.map { choice in
+                    Choice(id: choice.id, text: choice.text, weight: min(1, max(-1, (values[choice.id] ?? fallback) / max(most, 0.000_001))))
+                }
+            } else {
+                question.choices = choices
+            }
         case "textEntryInteraction":
             var accepted = correct
             if let mapping = declared?.child("mapping") {
@@ -85,7 +96,8 @@ enum QTIReader {
             }
             question.type = .shortText
             question.maxLength = Int(interaction.attributes["expectedLength"] ?? "").map { max($0 * 4, 200) } ?? 200
-            question.acceptedAnswers = Array(NSOrderedSet(array: accepted).array as? [String] ?? accepted)
+            question.acceptedAnswers = Self.unique(accepted)
+            question.acceptedAnswerWeights = declared?.child("mapping").flatMap { Self.answerWeights($0, except: correct) }
         case "extendedTextInteraction":
             question.type = .essay
             question.maxLength = 20_000
@@ -168,12 +180,42 @@ enum QTIReader {
                 var accepted = correct
                 accepted += (declared?.child("mapping")?.all("mapEntry") ?? []).filter { (Double($0.attributes["mappedValue"] ?? "") ?? 0) > 0 }
                     .compactMap { $0.attributes["mapKey"] }
-                blanks.append(Blank(id: id, acceptedAnswers: accepted.isEmpty ? nil : accepted))
+                blanks.append(
+                    Blank(
+                        id: id,
+                        acceptedAnswers: accepted.isEmpty ? nil : Self.unique(accepted),
+                        acceptedAnswerWeights: declared?.child("mapping").flatMap { Self.answerWeights($0, except: correct) }
+                    )
+                )
             }
             return "[\(id)]"
         }
         guard !blanks.isEmpty else { throw Skip(reason: "its blanks could not be read") }
         return Question(id: "q", type: .fillInBlanks, prompt: ImportSupport.tidy(text), points: points).with { $0.blanks = blanks }
+    }
+
+    /// Each text once, in order of first appearance.
+    static func unique(_ texts: [String]) -> [String] {
+        var seen = Set<String>()
+        return texts.filter { seen.insert($0).inserted }
+    }
+
+    /// A mapping's `mapKey` -> `mappedValue`.
+    static func mappedValues(_ mapping: MarkupElement) -> [String: Double] {
+        var values: [String: Double] = [:]
+        for entry in mapping.all("mapEntry") {
+            if let key = entry.attributes["mapKey"], let value = Double(entry.attributes["mappedValue"] ?? "") { values[key] = values[key] ?? value }
+        }
+        return values
+    }
+
+    /// Partial credit of mapped text answers: each positive value as a share of the largest; the correct response
+    /// and full-value answers earn full credit (left out). Nil when every accepted answer earns full credit.
+    static func answerWeights(_ mapping: MarkupElement, except correct: [String]) -> [String: Double]? {
+        let values = mappedValues(mapping).filter { $0.value > 0 }
+        guard let most = values.values.max(), most > 0 else { return nil }
+        let partial = values.filter { !correct.contains($0.key) && $0.value < most }.mapValues { $0 / most }
+        return partial.isEmpty ? nil : partial
     }
 
     /// The `<value>`s of a correctResponse.
@@ -184,7 +226,10 @@ enum QTIReader {
     /// The text of an element (interactions left out), as the student reads it.
     static func prose(_ element: MarkupElement, missingAlt: inout Int) -> String {
         var text = ""
-        walk(element, into: &text, missingAlt: &missingAlt) { $0.name.hasSuffix("Interaction") || $0.name == "prompt" ? "" : nil }
+        // A text entry inside a sentence shows where the answer goes; other interactions are asked on their own.
+        walk(element, into: &text, missingAlt: &missingAlt) {
+            $0.name == "textEntryInteraction" ? "_____" : $0.name.hasSuffix("Interaction") || $0.name == "prompt" ? "" : nil
+        }
         return ImportSupport.tidy(text)
     }
 

@@ -183,6 +183,28 @@ struct DeskTests {
         }
     }
 
+    @Test("a sealed exam's start code in large type for the proctor, the same code the command line prints", arguments: Backend.all)
+    func startCode(backend: Backend) async throws {
+        var sealing = try await ServerHarness(backend)
+        sealing.configuration.sealIterations = 1_000
+        let harness = sealing
+        try await harness.test { api in
+            var quiz = Fixtures.quiz(id: "sealed-1")
+            quiz.sealed = true
+            quiz.opensAt = "2026-12-01T09:00:00.000Z"
+            #expect(try await api.publish(quiz, teacher: try await api.token("teacher")).status == .created)
+            var browser = DeskBrowser(api: api)
+            _ = try await browser.signIn("teacher")
+            let code = try #require(try await TeacherDesk(storage: harness.storage).startCode("sealed-1", sealIterations: 1_000)?.code)
+            let page = try await browser.send(.get, "/desk/a/sealed-1/start-code")
+            #expect(page.status == .ok && page.text.contains("<p class=\"code\"") && page.text.contains(">\(code)</p>"))
+            let roster = try await browser.send(.get, "/desk/a/sealed-1")
+            #expect(roster.text.contains("/desk/a/sealed-1/start-code"))
+            let unsealed = try await browser.send(.get, "/desk/a/quiz-none/start-code")
+            #expect(unsealed.status == .badRequest && unsealed.text.contains("There is no assessment quiz-none"))
+        }
+    }
+
     /// Every desk page and form.
     static let pages = [
         "/desk", "/desk/a/quiz-1", "/desk/a/quiz-1/grade?question=q6", "/desk/a/quiz-1/start-code", "/desk/a/quiz-1/export?format=csv",

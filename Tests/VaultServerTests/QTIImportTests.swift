@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VaultAPI
 import VaultImport
+import VaultRules
 import ZIPFoundation
 
 /// IMS QTI items (2.1 and 3.0 names) and content packages, written for this project.
@@ -169,6 +170,41 @@ struct QTIImportTests {
         let without = try AssessmentImporter.read(try Self.zip(files), fileName: "Biology.zip")
         #expect(without.assessment.questions[1].media == nil)
         #expect(without.notes.contains { $0.contains("leaf.png") })
+    }
+
+    @Test("QTI map_response: mapped values become choice weights and accepted-answer weights, scored in part")
+    func mappedValues() throws {
+        let choice = #"""
+            <assessmentItem xmlns="http://www.imsglobal.org/xsd/imsqti_v2p1" identifier="m" title="Mapped">
+              <responseDeclaration identifier="RESPONSE" cardinality="multiple" baseType="identifier">
+                <mapping defaultValue="0" lowerBound="0"><mapEntry mapKey="A" mappedValue="1"/><mapEntry mapKey="B" mappedValue="1"/><mapEntry mapKey="C" mappedValue="-1"/></mapping>
+              </responseDeclaration>
+              <itemBody><choiceInteraction responseIdentifier="RESPONSE" maxChoices="0"><prompt>Pick the mammals.</prompt>
+                <simpleChoice identifier="A">Cat</simpleChoice><simpleChoice identifier="B">Whale</simpleChoice><simpleChoice identifier="C">Trout</simpleChoice>
+              </choiceInteraction></itemBody>
+              <responseProcessing template="http://www.imsglobal.org/question/qti_v2p1/rptemplates/map_response"/>
+            </assessmentItem>
+            """#
+        let question = try #require(try AssessmentImporter.read(Data(choice.utf8), fileName: "m.xml").assessment.questions.first)
+        #expect(question.type == .multipleChoice && question.choices?.map(\.weight) == [0.5, 0.5, -0.5])
+        #expect(Scoring.points(for: .array([.string("A")]), question: question) == 0.5)
+        #expect(Scoring.points(for: .array([.string("A"), .string("B")]), question: question) == 1)
+        #expect(Scoring.points(for: .array([.string("A"), .string("C")]), question: question) == 0)
+        let text = #"""
+            <assessmentItem xmlns="http://www.imsglobal.org/xsd/imsqti_v2p1" identifier="t" title="Text">
+              <responseDeclaration identifier="RESPONSE" cardinality="single" baseType="string">
+                <correctResponse><value>cat</value></correctResponse>
+                <mapping defaultValue="0"><mapEntry mapKey="cat" mappedValue="2"/><mapEntry mapKey="kitty" mappedValue="1"/></mapping>
+              </responseDeclaration>
+              <itemBody><p>A young cat is a <textEntryInteraction responseIdentifier="RESPONSE"/>.</p></itemBody>
+              <responseProcessing template="http://www.imsglobal.org/question/qti_v2p1/rptemplates/map_response"/>
+            </assessmentItem>
+            """#
+        let entry = try #require(try AssessmentImporter.read(Data(text.utf8), fileName: "t.xml").assessment.questions.first)
+        #expect(entry.prompt == "A young cat is a _____.", "\(entry.prompt)")
+        #expect(entry.type == .shortText && entry.acceptedAnswers == ["cat", "kitty"] && entry.acceptedAnswerWeights == ["kitty": 0.5], "\(entry)")
+        #expect(Scoring.points(for: .string("Kitty"), question: entry) == 0.5)
+        #expect(Scoring.points(for: .string("cat"), question: entry) == 1)
     }
 
     @Test("hostile packages: a path with .., an absolute path, a symlink, an entry that unpacks too large: refused, nothing read")
