@@ -15,6 +15,12 @@ let directory = NSTemporaryDirectory() + "vault-bench-\(getpid())"
 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: directory) }
 
+// `--only import`: the import rows alone (for profiling the importer).
+if let index = CommandLine.arguments.firstIndex(of: "--only"), CommandLine.arguments.dropFirst(index + 1).first == "import" {
+    printTable(try ImportBenchmarks.rows(items: 2_000, rounds: quick ? 2 : 5))
+    exit(0)
+}
+
 var rows: [BenchRow] = []
 rows.append(try StoreBenchmarks.unlock(directory: directory, iterations: KDFParameters.defaultIterations, rounds: quick ? 3 : 7))
 let saves = try StoreBenchmarks.answerSave(directory: directory, count: quick ? 200 : 1_000)

@@ -120,13 +120,24 @@ enum ImportSupport {
 
     /// Runs of spaces within a line made one, spaces at line ends and runs of blank lines removed.
     static func tidy(_ text: String) -> String {
-        var lines = text.components(separatedBy: "\n").map {
-            $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ").trimmingCharacters(in: .whitespaces)
+        // Swift's own splitting and trimming (Foundation's bridged ones were a third of a QTI package's import).
+        func isSpace(_ character: Character) -> Bool {
+            if character == " " || character == "\t" { return true }
+            if character.isASCII { return false }
+            return character.unicodeScalars.allSatisfy { $0.properties.generalCategory == .spaceSeparator }
         }
         var result: [String] = []
-        for line in lines where !(line.isEmpty && (result.last?.isEmpty ?? true)) { result.append(line) }
+        for raw in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            let words = raw.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+            var start = words.startIndex
+            var end = words.endIndex
+            while start < end, isSpace(words[start]) { start = words.index(after: start) }
+            while end > start, isSpace(words[words.index(before: end)]) { end = words.index(before: end) }
+            let line = String(words[start..<end])
+            if line.isEmpty && (result.last?.isEmpty ?? true) { continue }
+            result.append(line)
+        }
         while result.last?.isEmpty == true { result.removeLast() }
-        lines = result
-        return lines.joined(separator: "\n")
+        return result.joined(separator: "\n")
     }
 }

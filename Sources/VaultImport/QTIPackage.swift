@@ -89,8 +89,8 @@ enum QTIPackage {
         }
         var items: [(String, MarkupElement)] = []
         for path in order {
-            let normalized = (path as NSString).standardizingPath.replacingOccurrences(of: "./", with: "")
-            guard let bytes = files[path] ?? files[normalized] else { continue }
+            // The path as written, else standardized (`./a.xml`, `b/../a.xml`), only when needed.
+            guard let bytes = files[path] ?? files[(path as NSString).standardizingPath.replacingOccurrences(of: "./", with: "")] else { continue }
             items.append((path, try MarkupElement.parse(bytes)))
         }
         guard !items.isEmpty else { throw ImportError("The package's manifest names no item that is in the zip.") }

@@ -239,7 +239,7 @@ enum QTIReader {
         for content in element.contents {
             switch content {
             case .text(let string):
-                text += string.replacingOccurrences(of: "\n", with: " ")
+                text += String(string.map { $0 == "\n" || $0 == "\r\n" ? " " : $0 })
             case .element(let child):
                 if let replacement = replace(child) {
                     text += replacement
