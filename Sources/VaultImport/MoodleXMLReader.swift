@@ -2,9 +2,10 @@ import Foundation
 import VaultAPI
 
 /// Moodle XML (`<quiz><question type="…">`): categories flattened, questions in file order. Read: multichoice
-/// (single and multiple, by fraction), truefalse, shortanswer (full-marks answers accepted), numerical (with its
-/// tolerance), essay. Skipped and named: description, matching, ddwtos, gapselect, multianswer (cloze), calculated
-/// and every other type, which the terminal cannot take yet.
+/// (single and multiple; fractions other than 0 and 100 become choice weights), truefalse, shortanswer (answers with a
+/// positive fraction accepted, partial ones weighted), numerical (with its tolerance), essay, matching, ordering,
+/// ddwtos and gapselect (choice blanks), cloze / multianswer (`ClozeReader`: fill in the blanks), base64 `<file>`
+/// pictures as media. Skipped and named: description, drag and drop onto images, calculated and every other type.
 enum MoodleXMLReader {
     static func read(_ root: MarkupElement) throws -> (questions: [Question], skipped: [ImportResult.Skipped], notes: [String], title: String?) {
         guard root.name == "quiz" else { throw ImportError("This XML is not a Moodle quiz (its root is <\(root.name)>, not <quiz>).") }
