@@ -14,6 +14,8 @@ struct DeskCommandTests {
         let (vault, server) = try CLIFixtures.prepared(answers: [("q1", "b"), ("q6", Self.essay)])
         #expect(try vault.unlocked(["sync"]).status == 0)
         #expect(try server.admin(["user", "add", "ana", "--group", "7b", "--password-iterations", "1000"], stdin: "ana-pw\n").status == 0)
+        let badGroup = try server.admin(["user", "add", "eve", "--group", "7b\u{1B}[2J", "--password-iterations", "1000"], stdin: "eve-pw\n")
+        #expect(badGroup.status != 0 && badGroup.stderr.contains("control characters"))
 
         let roster = try server.admin(["roster", "algebra-1", "--json"])
         #expect(roster.status == 0, "\(roster.stderr)")

@@ -17,6 +17,9 @@ struct UserCommand: AsyncParsableCommand {
         @Option(help: "A class or group the roster can show on its own (7b).") var group: String?
 
         func run() async throws {
+            guard Identifiers.isClean(name), group.map({ Identifiers.isClean($0) && $0.count <= 64 }) ?? true else {
+                throw ValidationError("A name or group may not contain control characters, and a group is at most 64 characters.")
+            }
             guard let password = readPasswordLine(), !password.isEmpty else {
                 throw ValidationError("Give the password on the first line of standard input.")
             }
