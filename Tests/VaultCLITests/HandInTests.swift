@@ -60,6 +60,9 @@ struct HandInTests {
         let again = try importFiles([file], receipts: receipts)
         #expect(again.status == 0 && again.stdout == first.stdout, "importing twice gives the same receipt")
         #expect(try storedCounts() == (6, 1))
+        // The teacher's roster says it came in as a hand-in file.
+        let roster = try #require(try server.admin(["roster", "algebra-1", "--json"]).json?["students"] as? [[String: Any]])
+        #expect(roster.first { $0["user"] as? String == "demo" }?["via"] as? String == "hand_in")
         let written = try FileManager.default.contentsOfDirectory(atPath: receipts)
         #expect(written.count == 1)
 
