@@ -64,7 +64,9 @@ public struct RosterFacts: Sendable {
 
 /// The roster and the grading queue, built from `RosterFacts`: the one place that says what a teacher sees.
 public enum RosterPlan {
-    public static func roster(_ facts: RosterFacts, group: String?, now: Date) -> Roster {
+    /// Every expected student's row. `scored: false` leaves scores out (a page that shows some rows scores those with
+    /// `scored(_:facts:)`; counts and filters need no score).
+    public static func roster(_ facts: RosterFacts, group: String?, now: Date, scored: Bool = true) -> Roster {
         var byUser: [String: [ResultInput]] = [:]
         for input in facts.results { byUser[input.record.user, default: []].append(input) }
         var latestDownload: [String: RosterFacts.Download] = [:]
@@ -95,13 +97,42 @@ public enum RosterPlan {
                     student,
                     results: byUser[student.name] ?? [],
                     download: latestDownload[student.name],
-                    extra: facts.extraMinutes[student.name] ?? 0
+                    extra: facts.extraMinutes[student.name] ?? 0,
+                    scored: scored
                 )
             }
         )
     }
 
-    static func row(_ student: RosterFacts.Student, results: [ResultInput], download: RosterFacts.Download?, extra: Int) -> Roster.Student {
+    /// `rows` with their scores, from the attempts they name.
+    public static func scored(_ rows: [Roster.Student], facts: RosterFacts) -> [Roster.Student] {
+        let wanted = Set(rows.compactMap(\.attemptId))
+        let inputs = Dictionary(
+            facts.results.filter { wanted.contains($0.record.attemptID) }.map { ($0.record.attemptID, $0) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        return rows.map { row in
+            guard let attempt = row.attemptId, let input = inputs[attempt] else { return row }
+            return score(row, input)
+        }
+    }
+
+    static func score(_ row: Roster.Student, _ input: ResultInput) -> Roster.Student {
+        var row = row
+        let totals = Scoring.totals(for: input.record, document: input.document, answers: input.answers, grades: input.grades)
+        row.score = totals.score
+        row.maxScore = totals.maxScore
+        row.pending = totals.pending
+        return row
+    }
+
+    static func row(
+        _ student: RosterFacts.Student,
+        results: [ResultInput],
+        download: RosterFacts.Download?,
+        extra: Int,
+        scored: Bool
+    ) -> Roster.Student {
         var row = Roster.Student(user: student.name, group: student.group)
         row.extraMinutes = extra
         row.downloadedVersion = download?.version
@@ -111,22 +142,18 @@ public enum RosterPlan {
             return row
         }
         let record = latest.record
-        let result = Scoring.totals(for: record, document: latest.document, answers: latest.answers, grades: latest.grades)
         row.attemptId = record.attemptID
         row.submittedAt = record.submittedAt
         row.receivedAt = Timestamp.string(epoch: record.receivedAt)
         row.via = record.via
         row.timeUsedMs = record.timeUsedMilliseconds
-        row.score = result.score
-        row.maxScore = result.maxScore
-        row.pending = result.pending
         row.lateDecision = record.lateDecision
         var flags: [RosterFlag] = []
         if (record.clockMovedBackMilliseconds ?? 0) > 0 { flags.append(.clockMovedBack) }
         flags += record.flags.map(RosterFlag.init)
         if results.count > 1, !flags.contains(.secondAttempt) { flags.append(.secondAttempt) }
         row.flags = flags
-        return row
+        return scored ? score(row, latest) : row
     }
 
     /// One entry of the grading queue: one student's answer to the question.

@@ -205,6 +205,33 @@ struct DeskTests {
         }
     }
 
+    @Test("a roster of more than 200 shows 200 rows a page, counts over everyone, scores on the rows shown", arguments: Backend.all)
+    func paging(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        for index in 0..<205 {
+            var record = try PasswordHasher.makeRecord(name: "s\(index)", role: .student, password: SecretBytes(Array("x".utf8)), iterations: 1_000)
+            record.group = index < 5 ? "5a" : "big"
+            try await harness.storage.createUser(record)
+        }
+        try await harness.test { api in
+            #expect(try await api.publish(Fixtures.quiz(), teacher: try await api.token("teacher")).status == .created)
+            #expect(try await Self.handIn(api, student: "student", attempt: "a-1").status == .created)
+            var browser = DeskBrowser(api: api)
+            _ = try await browser.signIn("teacher")
+            let first = try await browser.send(.get, "/desk/a/quiz-1")
+            #expect(first.text.contains("Rows 1–200 of 207") && first.text.contains("Not handed in (206)"))
+            #expect(first.text.components(separatedBy: "data-user=").count - 1 == 200)
+            // The student who handed in sorts first (no group): their score is on page 1.
+            #expect(first.text.contains("1 of 6 (2 to grade)"))
+            let second = try await browser.send(.get, "/desk/a/quiz-1?show=everyone&page=2")
+            #expect(second.text.contains("Rows 201–207 of 207") && second.text.contains(">Previous</a>") && !second.text.contains(">Next</a>"))
+            let group = try await browser.send(.get, "/desk/a/quiz-1?group=5a")
+            #expect(!group.text.contains("Rows ") && group.text.components(separatedBy: "data-user=").count - 1 == 5)
+            let past = try await browser.send(.get, "/desk/a/quiz-1?page=99")
+            #expect(past.text.contains("Rows 201–207 of 207"), "a page past the end shows the last")
+        }
+    }
+
     /// Every desk page and form.
     static let pages = [
         "/desk", "/desk/a/quiz-1", "/desk/a/quiz-1/grade?question=q6", "/desk/a/quiz-1/start-code", "/desk/a/quiz-1/export?format=csv",

@@ -147,17 +147,16 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         let id = try context.parameters.require("id")
         let group = request.uri.queryParameters.get("group").flatMap { $0.isEmpty ? nil : $0 }
         let show = request.uri.queryParameters.get("show").flatMap(DeskView.Show.init(rawValue:)) ?? .everyone
-        let everyone = try await desk.roster(id)
-        let inGroup = everyone.students.filter { group == nil || $0.group == group }
-        let shown = inGroup.filter(show.includes)
-        let groups = Set(everyone.students.compactMap(\.group)).sorted()
-        let view = DeskView.RosterPage(
-            roster: everyone,
+        let page = try await desk.rosterPage(
+            id,
             group: group,
-            groups: groups,
+            page: (request.uri.queryParameters.get("page").flatMap { Int($0) } ?? 1) - 1,
+            including: show.includes
+        )
+        let view = DeskView.RosterPage(
+            page: page,
+            group: group,
             show: show,
-            inGroup: inGroup,
-            shown: shown,
             csrf: csrf(context),
             user: context.user,
             notice: request.uri.queryParameters.get("notice").flatMap(DeskView.notice),

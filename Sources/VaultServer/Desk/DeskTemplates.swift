@@ -117,6 +117,7 @@ enum DeskTemplates {
         {{^students}}<tr><td colspan="8">No student matches.</td></tr>{{/students}}
         </tbody>
         </table>
+        {{#paging}}<p class="pager">{{rowsText}}{{#previousLink}} · <a href="{{previousLink}}">Previous</a>{{/previousLink}}{{#nextLink}} · <a href="{{nextLink}}">Next</a>{{/nextLink}}</p>{{/paging}}
         <p class="small">This page refreshes itself every {{refresh}} seconds. Times are UTC.</p>
         {{> foot}}
         """

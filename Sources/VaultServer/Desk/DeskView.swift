@@ -125,20 +125,23 @@ enum DeskView {
         var notHandedIn: Int
         var flagged: Int
         var students: [StudentRow]
+        var paging: Bool
+        var rowsText: String
+        var previousLink: String?
+        var nextLink: String?
 
         init(
-            roster: Roster,
+            page: TeacherDesk.RosterPage,
             group: String?,
-            groups: [String],
             show: Show,
-            inGroup: [Roster.Student],
-            shown: [Roster.Student],
             csrf: String,
             user: String?,
             notice: String?,
             refresh: Int,
             idPath: String
         ) {
+            let roster = page.roster
+            let inGroup = page.inGroup
             title = roster.title
             rosterTitle = roster.title
             self.user = user
@@ -155,13 +158,19 @@ enum DeskView {
             closesText = roster.closesAt.map { (roster.closed ? "closed " : "closes ") + Timestamp.readable($0) } ?? ""
             released = roster.released
             sealed = roster.sealed
-            self.groups = groups.map { Option(name: $0, selected: $0 == group) }
+            self.groups = Set(roster.students.compactMap(\.group)).sorted().map { Option(name: $0, selected: $0 == group) }
             shows = Show.allCases.map { ShowOption(value: $0.rawValue, label: $0.label, selected: $0 == show) }
             groupQuery = group.map { "&group=" + (DeskRoutesPaths.query($0)) } ?? ""
             notDownloaded = inGroup.filter { !$0.downloaded }.count
             notHandedIn = inGroup.filter { !$0.handedIn }.count
             flagged = inGroup.filter { !$0.flags.isEmpty }.count
-            students = shown.map(Self.row)
+            students = page.rows.map(Self.row)
+            let first = page.page * page.pageSize
+            paging = page.pages > 1
+            rowsText = "Rows \(first + 1)–\(first + page.rows.count) of \(page.matching)"
+            let query = "show=\(show.rawValue)" + groupQuery
+            previousLink = page.page > 0 ? "/desk/a/\(idPath)?\(query)&page=\(page.page)" : nil
+            nextLink = page.page + 1 < page.pages ? "/desk/a/\(idPath)?\(query)&page=\(page.page + 2)" : nil
         }
 
         static func row(_ student: Roster.Student) -> StudentRow {
@@ -325,6 +334,10 @@ extension DeskView.RosterPage: MustacheParent {
         case "notHandedIn": notHandedIn
         case "flagged": flagged
         case "students": students
+        case "paging": paging
+        case "rowsText": rowsText
+        case "previousLink": previousLink as Any?
+        case "nextLink": nextLink as Any?
         default: nil
         }
     }

@@ -39,6 +39,47 @@ public struct TeacherDesk: Sendable {
         return RosterPlan.roster(facts, group: group, now: now())
     }
 
+    /// One page of a roster: every row for the counts and filters, the page's rows scored.
+    public struct RosterPage: Sendable {
+        public var roster: Roster
+        /// The rows of the group (or everyone), unscored: counts and filters.
+        public var inGroup: [Roster.Student]
+        /// The rows that pass the filter, and this page of them, scored.
+        public var matching: Int
+        public var rows: [Roster.Student]
+        /// 0-based, and how many pages the filter gives.
+        public var page: Int
+        public var pages: Int
+        public var pageSize: Int
+    }
+
+    /// The desk's roster page: scores are worked out for the rows shown only (a district roster of 2,000 students
+    /// shows 200 at a time; its counts cover everyone).
+    public func rosterPage(
+        _ id: String,
+        group: String?,
+        page: Int,
+        pageSize: Int = 200,
+        including: (Roster.Student) -> Bool
+    ) async throws -> RosterPage {
+        guard let facts = try await storage.rosterFacts(assessmentID: id, group: nil) else { throw Problem.noAssessment(id) }
+        let roster = RosterPlan.roster(facts, group: nil, now: now(), scored: false)
+        let inGroup = roster.students.filter { group == nil || $0.group == group }
+        let matching = inGroup.filter(including)
+        let pages = max(1, (matching.count + pageSize - 1) / pageSize)
+        let page = min(max(page, 0), pages - 1)
+        let slice = Array(matching.dropFirst(page * pageSize).prefix(pageSize))
+        return RosterPage(
+            roster: roster,
+            inGroup: inGroup,
+            matching: matching.count,
+            rows: RosterPlan.scored(slice, facts: facts),
+            page: page,
+            pages: pages,
+            pageSize: pageSize
+        )
+    }
+
     public struct Queue: Sendable {
         public var roster: Roster
         public var question: Question
