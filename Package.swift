@@ -94,19 +94,22 @@ let package = Package(
         .executableTarget(
             name: "VaultServerMain",
             dependencies: [
-                "VaultServer", "VaultServerPostgres", "VaultAPI", "VaultCore", "VaultImport",
+                "VaultServer", "VaultServerPostgres", "VaultAPI", "VaultCore", "VaultImport", "VaultTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
         // Teachers' files (Moodle XML, GIFT, Aiken) into our document, with what was skipped and why; no storage.
         .target(name: "VaultImport", dependencies: ["VaultAPI", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        // Text for terminals: display widths (CJK, emoji, bidi marks), wrapping, aligned tables. `vault` and
+        // `vault-server` print with it.
+        .target(name: "VaultTerminal"),
         // The take screen as a state machine (events in, effects out), with no terminal and no storage in it.
         .target(name: "VaultTake", dependencies: ["VaultCore", "VaultAPI"]),
         .executableTarget(
             name: "VaultCLI",
             dependencies: [
-                "VaultCore", "VaultSync", "VaultAPI", "VaultTake",
+                "VaultCore", "VaultSync", "VaultAPI", "VaultTake", "VaultTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

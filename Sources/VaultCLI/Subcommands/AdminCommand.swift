@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultCore
 import VaultTake
+import VaultTerminal
 
 struct AdminCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

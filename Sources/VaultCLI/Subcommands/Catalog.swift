@@ -3,6 +3,7 @@ import Foundation
 import VaultAPI
 import VaultCore
 import VaultSync
+import VaultTerminal
 
 struct Catalog: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "What the server offers, marking what is downloaded or outdated.")

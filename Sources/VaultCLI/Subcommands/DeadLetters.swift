@@ -3,6 +3,7 @@ import Foundation
 import VaultAPI
 import VaultCore
 import VaultTake
+import VaultTerminal
 
 struct DeadLetters: ParsableCommand {
     static let configuration = CommandConfiguration(

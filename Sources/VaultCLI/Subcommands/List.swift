@@ -1,6 +1,7 @@
 import ArgumentParser
 import VaultAPI
 import VaultCore
+import VaultTerminal
 
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Downloaded assessments with their attempt state and answers waiting to upload.")

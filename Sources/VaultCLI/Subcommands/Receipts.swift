@@ -3,6 +3,7 @@ import Foundation
 import VaultAPI
 import VaultCore
 import VaultTake
+import VaultTerminal
 
 struct Receipts: ParsableCommand {
     static let configuration = CommandConfiguration(

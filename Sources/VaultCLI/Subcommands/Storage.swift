@@ -1,5 +1,6 @@
 import ArgumentParser
 import VaultCore
+import VaultTerminal
 
 struct Storage: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,6 +2,7 @@ import Foundation
 import VaultAPI
 import VaultCore
 import VaultTake
+import VaultTerminal
 
 /// How the take screen shows what its session says. Two: the visual screen, and the screen-reader mode.
 protocol TakeRenderer: AnyObject {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultServer
+import VaultTerminal
 
 struct RosterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -41,18 +42,9 @@ struct RosterCommand: AsyncParsableCommand {
             if let decision = student.lateDecision { flags += " (\(decision.rawValue))" }
             return [student.user, student.group ?? "", downloaded, handedIn, score, flags]
         }
-        print(Table.render(header: ["Student", "Group", "Downloaded", "Handed in", "Score", "Flags"], rows: rows))
-    }
-}
-
-/// A plain text table, columns padded to their widest cell.
-enum Table {
-    static func render(header: [String], rows: [[String]]) -> String {
-        let all = [header] + rows
-        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-        return all.map { row in
-            row.enumerated().map { index, cell in cell.padding(toLength: widths[index], withPad: " ", startingAt: 0) }.joined(separator: "  ")
-                .trimmingCharacters(in: .whitespaces)
-        }.joined(separator: "\n")
+        var table = TextTable(["Student", "Group", "Downloaded", "Handed in", "Score", "Flags"], flexible: 5)
+        for row in rows { table.add(row) }
+        // No trailing spaces when the last columns are empty.
+        for line in table.render() { print(String(line.reversed().drop { $0 == " " }.reversed())) }
     }
 }

@@ -6,10 +6,10 @@ import Glibc
 
 /// Columns a string takes in a terminal: wide (CJK, emoji) characters take two, combining marks and format
 /// characters (the bidi marks of right-to-left text) none. `String.count` would misalign Farsi and CJK titles.
-enum DisplayWidth {
-    static func of(_ text: String) -> Int { text.reduce(0) { $0 + of($1) } }
+public enum DisplayWidth {
+    public static func of(_ text: String) -> Int { text.reduce(0) { $0 + of($1) } }
 
-    static func of(_ character: Character) -> Int {
+    public static func of(_ character: Character) -> Int {
         guard let scalar = character.unicodeScalars.first else { return 0 }
         let properties = scalar.properties
         if properties.generalCategory == .format || properties.generalCategory == .nonspacingMark
@@ -28,7 +28,7 @@ enum DisplayWidth {
     }
 
     /// `text` cut to at most `width` columns, with an ellipsis when cut.
-    static func truncated(_ text: String, to width: Int) -> String {
+    public static func truncated(_ text: String, to width: Int) -> String {
         guard of(text) > width else { return text }
         var result = ""
         var used = 0
@@ -43,7 +43,7 @@ enum DisplayWidth {
 
     /// `text` broken into lines of at most `width` columns at spaces (a word longer than a line is cut), each
     /// paragraph (`\n`) on lines of its own. The one wrapping rule of the CLI: screens, help and messages.
-    static func wrap(_ text: String, width: Int) -> [String] {
+    public static func wrap(_ text: String, width: Int) -> [String] {
         let width = max(width, 10)
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -78,10 +78,10 @@ enum DisplayWidth {
     }
 
     /// `wrap` joined with newlines.
-    static func wrapped(_ text: String, width: Int) -> String { wrap(text, width: width).joined(separator: "\n") }
+    public static func wrapped(_ text: String, width: Int) -> String { wrap(text, width: width).joined(separator: "\n") }
 
     /// The terminal's width in columns (80 when it is not a terminal or says less than 20).
-    static var terminalColumns: Int {
+    public static var terminalColumns: Int {
         var size = winsize()
         return ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col >= 20 ? Int(size.ws_col) : 80
     }
