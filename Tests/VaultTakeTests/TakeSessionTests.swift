@@ -46,6 +46,34 @@ struct TakeSessionTests {
         }
     }
 
+    @Test("fill in the blanks, blank by blank: each line fills the next blank, the last saves the whole answer and moves on; a misfit saves nothing")
+    func blanksOneByOne() {
+        var question = Question(id: "f1", type: .fillInBlanks, prompt: "The [1] sat on the [2].")
+        question.blanks = [Blank(id: "1"), Blank(id: "2", choices: [Choice(id: "m", text: "mat"), Choice(id: "r", text: "roof")])]
+        let assessment = Assessment(id: "blanks", title: "Blanks", questions: [question, Question(id: "q2", type: .trueFalse, prompt: "True?")])
+        var session = TakeSession(attempt: AttemptRecord(id: "attempt-1", assessment: assessment), needsStartConfirmation: false)
+        let clock = ManualClock()
+        func send(_ event: TakeSession.Event) -> [TakeSession.Effect] {
+            let time = AttemptTimeStatus(limit: nil, used: .zero, startedAt: nil, wallMovedBack: .zero)
+            return session.handle(event, now: TakeSession.Now(time: time, elapsed: clock.now.offset))
+        }
+        _ = send(.begin)
+        #expect(send(.line("cat")) == [.promptBlank(1)])
+        #expect(session.mode == .blanks(lines: ["cat"]))
+        // A letter that is not one of the choice blank's: nothing saved, the question asked again from its first blank.
+        let misfit = send(.line("z"))
+        #expect(!misfit.contains { if case .record = $0 { true } else { false } }, "\(misfit)")
+        #expect(session.index == 0 && session.mode == .question)
+        _ = send(.line("cat"))
+        clock.advance(by: .seconds(4))
+        let saved = send(.line("a"))
+        #expect(
+            saved.first == .record(questionID: "f1", value: .object(["1": .string("cat"), "2": .string("m")]), spentMilliseconds: 4_000),
+            "\(saved)"
+        )
+        #expect(session.index == 1, "the next question follows a filled one")
+    }
+
     @Test("an essay is saved line by line as its draft; . finishes it and moves on; :e continues it")
     func essayLineByLine() {
         var harness = Harness()
