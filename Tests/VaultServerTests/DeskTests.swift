@@ -150,6 +150,10 @@ struct DeskTests {
             #expect(!notDownloaded.text.contains("data-user=\"student\"") && notDownloaded.text.contains("data-user=\"student2\""))
             let group = try await browser.send(.get, "/desk/a/quiz-1?group=7b")
             #expect(group.text.contains("Zoë 東") && !group.text.contains("data-user=\"student2\""))
+            // The gradebook links carry the group shown.
+            #expect(group.text.contains("/desk/a/quiz-1/export?format=moodle&amp;group=7b"))
+            let groupFile = try await browser.send(.get, "/desk/a/quiz-1/export?format=moodle&group=7b")
+            #expect(groupFile.text.contains("Zoë 東") && !groupFile.text.contains("\"student\""))
 
             // The grading queue: the essay in full, escaped, right to left as written.
             let queue = try await browser.send(.get, "/desk/a/quiz-1/grade?question=q6")

@@ -86,9 +86,9 @@ enum DeskTemplates {
         <p class="facts">Version {{version}} · {{downloaded}} of {{expected}} downloaded · {{handedIn}} of {{expected}} handed in{{#closes}} · {{closesText}}{{/closes}}{{#released}} · results released{{/released}}</p>
         <nav class="actions">
         <a href="/desk/a/{{idPath}}/grade">Grade by question</a>
-        <a href="/desk/a/{{idPath}}/export?format=moodle">Moodle CSV</a>
-        <a href="/desk/a/{{idPath}}/export?format=canvas">Canvas CSV</a>
-        <a href="/desk/a/{{idPath}}/export?format=csv">Per-question CSV</a>
+        <a href="/desk/a/{{idPath}}/export?format=moodle{{groupQuery}}">Moodle CSV</a>
+        <a href="/desk/a/{{idPath}}/export?format=canvas{{groupQuery}}">Canvas CSV</a>
+        <a href="/desk/a/{{idPath}}/export?format=csv{{groupQuery}}">Per-question CSV</a>
         {{#sealed}}<a href="/desk/a/{{idPath}}/start-code">Start code</a>{{/sealed}}
         </nav>
         <div class="buttons">
