@@ -310,16 +310,16 @@ public final class PostgresServerStorage: ServerStorage {
         }
     }
 
-    public func served(id: String) async throws -> (bytes: Data, contentHash: String)? {
+    public func served(id: String) async throws -> (bytes: Data, contentHash: String, version: Int)? {
         try await plain { client in
             let rows = try await client.query(
                 """
-                SELECT v.served, v.content_hash FROM assessments a
+                SELECT v.served, v.content_hash, v.version FROM assessments a
                 JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version WHERE a.id = \(id) AND NOT a.deleted
                 """,
                 logger: self.logger
             )
-            for try await (served, hash) in rows.decode((Data, String).self) { return (served, hash) }
+            for try await (served, hash, version) in rows.decode((Data, String, Int).self) { return (served, hash, version) }
             return nil
         }
     }

@@ -26,7 +26,7 @@ struct SlowStorage: ServerStorage {
     func publish(_ assessment: Assessment, now: Date) async throws -> PublishResponse { try await base.publish(assessment, now: now) }
     func delete(id: String, now: Date) async throws -> Bool { try await base.delete(id: id, now: now) }
     func catalog() async throws -> [CatalogEntry] { try await base.catalog() }
-    func served(id: String) async throws -> (bytes: Data, contentHash: String)? { try await base.served(id: id) }
+    func served(id: String) async throws -> (bytes: Data, contentHash: String, version: Int)? { try await base.served(id: id) }
     func recordBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult] {
         try await Task.sleep(for: delay)
         return try await base.recordBatch(items, user: user, now: now)

@@ -360,7 +360,15 @@ struct DeskTests {
             try await desk.export("quiz-1", format: .moodle) { lines.append($0) }
             #expect(lines.contains("\"student\",\"\",\r\n"), "undecided: no score in the gradebook yet")
 
-            try await desk.decideLate("quiz-1", attempt: "offline-1", decision: .zeroed)
+            // The desk's own form: Accept / Give 0 beside the flag, posted with the session's token.
+            var browser = DeskBrowser(api: api)
+            _ = try await browser.signIn("teacher")
+            let page = try await browser.send(.get, "/desk/a/quiz-1")
+            #expect(page.text.contains("arrived after closing") && page.text.contains("value=\"zeroed\""))
+            let csrf = try #require(DeskBrowser.hidden("csrf", in: page))
+            let zeroed = try await browser.send(.post, "/desk/a/quiz-1/late", form: ["csrf": csrf, "attempt": "offline-1", "decision": "zeroed"])
+            #expect(zeroed.status == .seeOther)
+            #expect(try await browser.send(.get, "/desk/a/quiz-1").text.contains("(given 0)"))
             roster = try await desk.roster("quiz-1")
             row = try #require(roster.students.first { $0.user == "student" })
             #expect(row.lateDecision == .zeroed && row.score == 0)

@@ -123,7 +123,7 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
     func assessmentsPage(_ context: VaultRequestContext) async throws -> Response {
         var rows: [DeskView.AssessmentRow] = []
         for entry in try await storage.catalog() {
-            let roster = try? await desk.roster(entry.id)
+            let roster = try? await desk.roster(entry.id, scored: false)
             rows.append(
                 DeskView.AssessmentRow(
                     id: entry.id,
@@ -199,10 +199,12 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             }
             points[attempt] = number
         }
-        let saved = try await desk.grade(id, question: question, points: points)
-        let queue = try await desk.queue(id, question: question)
+        let queue = try await desk.grade(id, question: question, points: points)
         let target = queue.next ?? question
-        return Response.redirect(to: "/desk/a/\(Self.pathSegment(id))/grade?question=\(Self.querySegment(target))&saved=\(saved)", type: .normal)
+        return Response.redirect(
+            to: "/desk/a/\(Self.pathSegment(id))/grade?question=\(Self.querySegment(target))&saved=\(points.count)",
+            type: .normal
+        )
     }
 
     func startCodePage(_ context: VaultRequestContext) async throws -> Response {
@@ -215,13 +217,12 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
                 back: "/desk/a/\(Self.pathSegment(id))"
             )
         }
-        let roster = try await desk.roster(id)
         return pages.html(
             pages.render(
                 "startcode",
                 DeskView.StartCode(
                     title: "Start code",
-                    rosterTitle: roster.title,
+                    rosterTitle: start.title,
                     user: context.user,
                     csrf: csrf(context),
                     version: start.version,
@@ -240,7 +241,7 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             throw DeskError(.badRequest, heading: "Not done", text: "Choose moodle, canvas or csv.", back: "/desk/a/\(Self.pathSegment(id))")
         }
         let group = request.uri.queryParameters.get("group").flatMap { $0.isEmpty ? nil : $0 }
-        _ = try await desk.roster(id)  // an unknown assessment is a page, before any byte of the file is sent
+        try await desk.requirePublished(id)  // an unknown assessment is a page, before any byte of the file is sent
         let desk = self.desk
         let name = id.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" }.prefix(60)
         return Response(

@@ -236,8 +236,8 @@ enum DeskView {
         var next: String?
 
         init(queue: TeacherDesk.Queue, csrf: String, user: String?, idPath: String, notice: String?) {
-            title = "Grading · \(queue.roster.title)"
-            rosterTitle = queue.roster.title
+            title = "Grading · \(queue.title)"
+            rosterTitle = queue.title
             self.user = user
             self.csrf = csrf
             self.notice = notice

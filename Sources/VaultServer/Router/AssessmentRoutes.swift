@@ -18,15 +18,16 @@ struct AssessmentRoutes<Storage: ServerStorage> {
         }
         group.get("assessments/:id") { request, context in
             let id = try context.parameters.require("id")
-            guard var served = try await storage.served(id: id) else { throw APIError.notFound(id) }
+            guard let current = try await storage.served(id: id) else { throw APIError.notFound(id) }
+            var served = (bytes: current.bytes, contentHash: current.contentHash)
             // A student entitled to extra time gets a document of their own: their time limit, its own content hash.
             if let user = context.user, Accommodations.isTimed(served.bytes) {
                 let extra = try await storage.extraMinutes(assessmentID: id, user: user)
                 if extra > 0 { served = try Accommodations.withExtraTime(served.bytes, minutes: extra) }
             }
             // The roster's "downloaded": who fetched which version, and when (a check that finds it unchanged counts).
-            if context.role == .student, let user = context.user, let version = ServedVersion.of(served.bytes) {
-                try await storage.recordDownload(assessmentID: id, version: version, user: user, now: configuration.now())
+            if context.role == .student, let user = context.user {
+                try await storage.recordDownload(assessmentID: id, version: current.version, user: user, now: configuration.now())
             }
             let etag = "\"\(served.contentHash)\""
             if let match = request.headers[.ifNoneMatch], match.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }).contains(etag)
@@ -93,19 +94,6 @@ struct AssessmentRoutes<Storage: ServerStorage> {
             guard let received = try await storage.received(assessmentID: id) else { throw APIError.notFound(id) }
             return try JSONBody.response(received, request: request)
         }
-    }
-}
-
-/// The version number of a served document, read without decoding its questions.
-enum ServedVersion: Decodable {
-    case number(Int)
-    enum CodingKeys: String, CodingKey { case version }
-    init(from decoder: any Decoder) throws {
-        self = .number(try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .version))
-    }
-    static func of(_ bytes: Data) -> Int? {
-        guard case .number(let version)? = try? JSONDecoder().decode(ServedVersion.self, from: bytes) else { return nil }
-        return version
     }
 }
 

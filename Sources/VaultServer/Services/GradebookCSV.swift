@@ -48,11 +48,11 @@ public enum GradebookCSV {
                     line([.text(student.user), .empty, .empty, .text(student.user), .text(student.group ?? ""), gradebookScore(student)])
                 )
             case .csv:
-                let result = input?.result
-                let points = facts.document.questions.map { question -> Cell in
-                    guard let value = result?.questions.first(where: { $0.questionId == question.id })?.points else { return .empty }
-                    return .number(value)
-                }
+                let awarded = Dictionary(
+                    (input?.result.questions ?? []).map { ($0.questionId, $0.points) },
+                    uniquingKeysWith: { first, _ in first }
+                )
+                let points = facts.document.questions.map { question -> Cell in (awarded[question.id] ?? nil).map(Cell.number) ?? .empty }
                 try await write(
                     line(
                         [

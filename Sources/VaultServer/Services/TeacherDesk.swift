@@ -34,9 +34,10 @@ public struct TeacherDesk: Sendable {
         }
     }
 
-    public func roster(_ id: String, group: String? = nil) async throws -> Roster {
+    /// Every expected student's row; `scored: false` when only counts are wanted.
+    public func roster(_ id: String, group: String? = nil, scored: Bool = true) async throws -> Roster {
         guard let facts = try await storage.rosterFacts(assessmentID: id, group: group) else { throw Problem.noAssessment(id) }
-        return RosterPlan.roster(facts, group: group, now: now())
+        return RosterPlan.roster(facts, group: group, now: now(), scored: scored)
     }
 
     /// One page of a roster: every row for the counts and filters, the page's rows scored.
@@ -81,7 +82,8 @@ public struct TeacherDesk: Sendable {
     }
 
     public struct Queue: Sendable {
-        public var roster: Roster
+        public var assessmentID: String
+        public var title: String
         public var question: Question
         /// Every question of the current version, in order, with whether it needs a teacher's points.
         public var questions: [(id: String, needsTeacher: Bool)]
@@ -99,7 +101,8 @@ public struct TeacherDesk: Sendable {
         else { throw Problem.noQuestion(assessment: id, question: question ?? "(none)") }
         let index = questions.firstIndex { $0.id == chosen } ?? 0
         return Queue(
-            roster: RosterPlan.roster(facts, group: nil, now: now()),
+            assessmentID: id,
+            title: facts.document.title,
             question: asked,
             questions: questions,
             entries: entries,
@@ -107,10 +110,20 @@ public struct TeacherDesk: Sendable {
         )
     }
 
-    /// Saves the teacher's points for one question of many attempts, all or nothing: every value is checked
-    /// (a handed-in attempt of this assessment, within [0, the question's points]) before any is stored.
-    public func grade(_ id: String, question: String, points: [String: Double]) async throws -> Int {
+    /// Saves the teacher's points for one question of many attempts; returns the queue they were checked against
+    /// (its `next` is where a teacher goes on).
+    @discardableResult
+    public func grade(_ id: String, question: String, points: [String: Double]) async throws -> Queue {
         let queue = try await queue(id, question: question)
+        try await grade(queue, points: points)
+        return queue
+    }
+
+    /// Saves points against a queue already read (the terminal queue saves each answer as it is typed, without reading
+    /// the class again), all or nothing: every value is checked (an attempt of the queue, within [0, the question's
+    /// points]) before any is stored.
+    public func grade(_ queue: Queue, points: [String: Double]) async throws {
+        let question = queue.question.id
         let entries = Dictionary(queue.entries.map { ($0.attemptID, $0) }, uniquingKeysWith: { first, _ in first })
         let full = Scoring.maxPoints(queue.question)
         for (attempt, value) in points {
@@ -120,7 +133,6 @@ public struct TeacherDesk: Sendable {
         for (attempt, value) in points.sorted(by: { $0.key < $1.key }) {
             guard try await storage.grade(attemptID: attempt, questionID: question, points: value) else { throw Problem.notSubmitted(attempt) }
         }
-        return points.count
     }
 
     public func close(_ id: String, at: Date? = nil) async throws -> Date {
@@ -146,12 +158,17 @@ public struct TeacherDesk: Sendable {
         try await GradebookCSV.write(facts, roster: RosterPlan.roster(facts, group: group, now: now()), format: format, to: write)
     }
 
-    /// The start code of a sealed exam's current version, or nil when it is not sealed.
-    public func startCode(_ id: String, sealIterations: Int) async throws -> (version: Int, code: String)? {
+    /// The start code of a sealed exam's current version (with its title), or nil when it is not sealed.
+    public func startCode(_ id: String, sealIterations: Int) async throws -> (version: Int, code: String, title: String)? {
         guard let served = try await storage.served(id: id) else { throw Problem.noAssessment(id) }
         guard let document = try SealedExams.sealedDocument(served.bytes) else { return nil }
         let exams = SealedExams(storage: storage, receipts: ReceiptIssuer(storage: storage), iterations: sealIterations)
-        let material = try await exams.material(id: id, version: document.version ?? 1)
-        return (document.version ?? 1, material.startCode)
+        let material = try await exams.material(id: id, version: served.version)
+        return (served.version, material.startCode, document.title)
+    }
+
+    /// Throws `noAssessment` unless the assessment is published (a cheap check before a long answer starts).
+    public func requirePublished(_ id: String) async throws {
+        guard try await storage.served(id: id) != nil else { throw Problem.noAssessment(id) }
     }
 }

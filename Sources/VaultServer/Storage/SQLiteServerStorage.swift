@@ -175,15 +175,15 @@ public final class SQLiteServerStorage: ServerStorage {
         }
     }
 
-    public func served(id: String) async throws -> (bytes: Data, contentHash: String)? {
+    public func served(id: String) async throws -> (bytes: Data, contentHash: String, version: Int)? {
         try await onDatabase { database, _ in
             try database.row(
                 """
-                SELECT v.served, v.content_hash FROM assessments a
+                SELECT v.served, v.content_hash, v.version FROM assessments a
                 JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version WHERE a.id = ? AND a.deleted = 0
                 """,
                 [id]
-            ).map { ($0.data(0), $0.string(1)) }
+            ).map { ($0.data(0), $0.string(1), $0.int(2)) }
         }
     }
 

@@ -51,8 +51,8 @@ public protocol ServerStorage: Service {
     func publish(_ assessment: Assessment, now: Date) async throws -> PublishResponse
     func delete(id: String, now: Date) async throws -> Bool
     func catalog() async throws -> [CatalogEntry]
-    /// The served bytes and hash of the current version, or nil when unknown or deleted.
-    func served(id: String) async throws -> (bytes: Data, contentHash: String)?
+    /// The served bytes, hash and number of the current version, or nil when unknown or deleted.
+    func served(id: String) async throws -> (bytes: Data, contentHash: String, version: Int)?
 
     /// One transaction: `BatchPlan` over the facts read inside it, its writes applied in it.
     func recordBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult]

@@ -23,7 +23,7 @@ struct Grade: AsyncParsableCommand {
         do {
             if let attempt {
                 guard let points else { throw ValidationError("Give --points with --attempt.") }
-                _ = try await desk.grade(id, question: question, points: [attempt: points])
+                try await desk.grade(id, question: question, points: [attempt: points])
                 print("Gave \(AttemptResult.pointsText(points)) points to \(question) of attempt \(attempt).")
             } else {
                 guard points == nil else { throw ValidationError("--points goes with --attempt; without it each student's points are asked for.") }
@@ -38,7 +38,7 @@ struct Grade: AsyncParsableCommand {
     func queue(_ desk: TeacherDesk) async throws {
         let queue = try await desk.queue(id, question: question)
         let full = Scoring.maxPoints(queue.question)
-        print("\(queue.roster.title), question \(question) (\(AttemptResult.pointsText(full)) points): \(queue.entries.count) answers.")
+        print("\(queue.title), question \(question) (\(AttemptResult.pointsText(full)) points): \(queue.entries.count) answers.")
         print(queue.question.prompt)
         var saved = 0
         entries: for (index, entry) in queue.entries.enumerated() {
@@ -55,7 +55,7 @@ struct Grade: AsyncParsableCommand {
                     print("That is not a number from 0 to \(AttemptResult.pointsText(full)). Try again.")
                     continue
                 }
-                _ = try await desk.grade(id, question: question, points: [entry.attemptID: value])
+                try await desk.grade(queue, points: [entry.attemptID: value])
                 saved += 1
                 break
             }

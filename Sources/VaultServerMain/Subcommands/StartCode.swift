@@ -12,13 +12,14 @@ struct StartCode: AsyncParsableCommand {
     @Argument(help: "The assessment id.") var id: String
 
     func run() async throws {
-        let storage = try await options.storage()
-        guard let served = try await storage.served(id: id) else { throw ValidationError("There is no assessment \(id).") }
-        guard let document = try SealedExams.sealedDocument(served.bytes) else {
-            throw ValidationError("\(id) is not sealed; it needs no start code.")
+        let desk = TeacherDesk(storage: try await options.storage())
+        let start: (version: Int, code: String, title: String)?
+        do {
+            start = try await desk.startCode(id, sealIterations: options.sealIterations)
+        } catch let problem as TeacherDesk.Problem {
+            throw ValidationError(problem.description)
         }
-        let exams = SealedExams(storage: storage, receipts: ReceiptIssuer(storage: storage), iterations: options.sealIterations)
-        let material = try await exams.material(id: id, version: document.version ?? 1)
-        print("Start code for \(id) version \(document.version ?? 1): \(material.startCode)")
+        guard let start else { throw ValidationError("\(id) is not sealed; it needs no start code.") }
+        print("Start code for \(id) version \(start.version): \(start.code)")
     }
 }
