@@ -94,7 +94,7 @@ let package = Package(
         .executableTarget(
             name: "VaultServerMain",
             dependencies: [
-                "VaultServer", "VaultServerPostgres", "VaultAPI", "VaultCore", "VaultImport", "VaultTerminal",
+                "VaultServer", "VaultServerPostgres", "VaultAPI", "VaultCore", "VaultImport", "VaultTerminal", "VaultRules",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import VaultAPI
 import VaultCore
+import VaultTerminal
 
 @main
 struct VaultCommand: AsyncParsableCommand {
@@ -9,7 +11,7 @@ struct VaultCommand: AsyncParsableCommand {
         abstract: "An encrypted offline vault for taking assessments.",
         discussion:
             "Exit codes: 0 done, 3 needs attention, 64 usage, 65 bad data, 66 no such vault or item, 69 offline, 73 cannot create, 74 I/O, 75 try again later, 77 password or permission.",
-        version: "0.1.0",
+        version: ProductVersion.current,
         subcommands: [
             Init.self, Unlock.self, Lock.self, Login.self, Logout.self, Catalog.self, Download.self, List.self, Show.self, Take.self, Answer.self,
             Submit.self, Sync.self, Receipts.self, HandIn.self, Results.self, Unseal.self, DeadLetters.self, Evict.self, ClearCache.self,
@@ -53,7 +55,7 @@ struct VaultCommand: AsyncParsableCommand {
             if code == 0 {
                 exit(withError: error)
             }
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            FileHandle.standardError.write(Data((TerminalText.visible(fullMessage(for: error)) + "\n").utf8))
             Foundation.exit(VaultExit.usage)
         }
     }

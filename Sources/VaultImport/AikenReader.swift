@@ -59,6 +59,12 @@ enum AikenReader {
 
     /// An Aiken file has `ANSWER:` lines and nothing that looks like another format.
     static func looksLike(_ text: String) -> Bool {
-        text.range(of: "(?m)^\\s*ANSWER:\\s*[A-Za-z]\\s*$", options: .regularExpression) != nil
+        // Line by line (a multi-line pattern's `^\\s*` ran across runs of blank lines, quadratic in them).
+        text.split(whereSeparator: \.isNewline).contains { line in
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard trimmed.hasPrefix("ANSWER:") else { return false }
+            let letter = trimmed.dropFirst("ANSWER:".count).trimmingCharacters(in: .whitespaces)
+            return letter.count == 1 && letter.first.map { $0.isASCII && $0.isLetter } == true
+        }
     }
 }

@@ -48,6 +48,11 @@ public enum AssessmentImporter {
         case .auto:
             throw ImportError("The file's format could not be told from its content; give --format json, qti, moodle-xml, gift or aiken.")
         }
+        guard result.assessment.questions.count <= AssessmentValidator.maxQuestions else {
+            throw ImportError(
+                "The file holds \(result.assessment.questions.count) questions; an assessment may hold at most \(AssessmentValidator.maxQuestions). Split it into several files; nothing was published."
+            )
+        }
         if let id { result.assessment.id = id }
         if let title { result.assessment.title = title }
         guard !result.assessment.questions.isEmpty else {
@@ -63,13 +68,16 @@ public enum AssessmentImporter {
     /// One QTI item, or a content package of them.
     static func qti(_ data: Data, base: String) throws -> ImportResult {
         let zip = data.prefix(4) == Data([0x50, 0x4B, 0x03, 0x04])
-        let (items, title, files): ([(path: String, element: MarkupElement)], String?, [String: Data]) =
-            zip ? try QTIPackage.items(data) : ([(base, try MarkupElement.parse(data))], nil, [:])
+        let (items, title, files, repeated): ([(path: String, element: MarkupElement)], String?, [String: Data], Int) =
+            zip ? try QTIPackage.items(data) : ([(base, try MarkupElement.parse(data))], nil, [:], 0)
         var questions: [Question] = []
         var skipped: [ImportResult.Skipped] = []
         var notes: [String] = []
         var missingAlt = 0
         var missingPictures: [String] = []
+        // The document's size as it grows (pictures are most of it): past the served cap the import stops, rather
+        // than building a document no student could download.
+        var outputBytes = 0
         for (path, item) in items {
             let name = item.attributes["title"].map { "\"\($0)\"" } ?? path
             do {
@@ -77,11 +85,14 @@ public enum AssessmentImporter {
                 question.id = "q\(questions.count + 1)"
                 // A package's pictures travel inside the document (so inside the encrypted vault).
                 if zip { question.media = QTIPackage.media(of: item, path: path, files: files, missing: &missingPictures) }
+                outputBytes += ImportSupport.approximateBytes(of: question)
+                guard outputBytes <= AssessmentValidator.maxDocumentBytes else { throw ImportError.tooLarge }
                 questions.append(question)
             } catch let skip as QTIReader.Skip {
                 skipped.append(.init(item: name, reason: skip.reason))
             }
         }
+        if repeated > 0 { notes.append("The test names \(repeated) item(s) more than once; each item is included once.") }
         if missingAlt > 0 { notes.append("\(missingAlt) picture(s) have no description (alt text); add one so every student can follow.") }
         if !missingPictures.isEmpty {
             notes.append(

@@ -263,6 +263,8 @@ enum GIFTReader {
 
     /// GIFT has answer blocks in braces and usually `::titles::`.
     static func looksLike(_ text: String) -> Bool {
-        text.range(of: "\\{[^}]*\\}", options: .regularExpression) != nil
+        // A `{` with a `}` after it, found in one pass (a pattern over many `{` and no `}` was quadratic).
+        guard let open = text.firstIndex(of: "{") else { return false }
+        return text[open...].contains("}")
     }
 }

@@ -38,10 +38,24 @@ public struct ImportError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }
+
+    /// The document would exceed what a student may download (`AssessmentValidator.maxDocumentBytes`).
+    static let tooLarge = ImportError(
+        "The assessment would be larger than the 10 MB a student can download (pictures count); make its pictures smaller or split it into several files. Nothing was published."
+    )
 }
 
 /// Pieces every reader needs, so each rule is written once.
 enum ImportSupport {
+    /// About how many bytes a question adds to the served document: its pictures (base64, most of any large
+    /// document) and its texts, cheap enough to count as an import goes. The exact served size is checked again
+    /// when the document is published (`AssessmentPublisher`).
+    static func approximateBytes(of question: Question) -> Int {
+        let media = (question.media ?? []).reduce(0) { $0 + $1.data.utf8.count + $1.alt.utf8.count + $1.name.utf8.count + 64 }
+        let options = (question.choices ?? []) + (question.items ?? [])
+        return question.prompt.utf8.count + options.reduce(0) { $0 + $1.text.utf8.count + 32 } + media + 256
+    }
+
     /// The largest file read (a served document is at most 10 MB).
     static let maxBytes = 12 * 1024 * 1024
 
@@ -69,25 +83,31 @@ enum ImportSupport {
     /// lines, images as "Picture: alt text", every other tag dropped, the common entities decoded. Markup is only
     /// removed here, never interpreted: the result is plain text for a terminal.
     static func text(fromHTML html: String, missingAlt: inout Int) -> String {
-        var text = html
-        let images = try! NSRegularExpression(pattern: "<img\\b[^>]*>", options: [.caseInsensitive])
-        let alt = try! NSRegularExpression(pattern: "alt\\s*=\\s*(\"([^\"]*)\"|'([^']*)')", options: [.caseInsensitive])
-        for match in images.matches(in: text, range: NSRange(text.startIndex..., in: text)).reversed() {
-            let tag = String(text[Range(match.range, in: text)!])
-            var replacement = "[Picture with no description]"
-            if let found = alt.firstMatch(in: tag, range: NSRange(tag.startIndex..., in: tag)) {
-                let group = found.range(at: 2).location != NSNotFound ? found.range(at: 2) : found.range(at: 3)
-                let description = String(tag[Range(group, in: tag)!]).trimmingCharacters(in: .whitespaces)
-                if !description.isEmpty { replacement = "[Picture: \(description)]" }
+        var text = ""
+        text.reserveCapacity(html.utf8.count)
+        for piece in HTMLTags.pieces(html) {
+            switch piece {
+            case .text(let part):
+                text += part
+            case .tag(let tag):
+                switch (tag.name, tag.closing) {
+                case ("img", false):
+                    let description = tag.attribute("alt")?.trimmingCharacters(in: .whitespaces) ?? ""
+                    if description.isEmpty {
+                        missingAlt += 1
+                        text += "[Picture with no description]"
+                    } else {
+                        text += "[Picture: \(description)]"
+                    }
+                case ("br", false): text += "\n"
+                case ("p", true): text += "\n\n"
+                case ("li", false): text += "\n- "
+                case ("ul", true), ("ol", true), ("div", true), ("h1", true), ("h2", true), ("h3", true), ("h4", true), ("h5", true),
+                    ("h6", true), ("tr", true):
+                    text += "\n"
+                default: break
+                }
             }
-            if replacement.hasPrefix("[Picture with") { missingAlt += 1 }
-            text.replaceSubrange(Range(match.range, in: text)!, with: replacement)
-        }
-        for (pattern, replacement) in [
-            ("<br\\s*/?>", "\n"), ("</p\\s*>", "\n\n"), ("<li\\b[^>]*>", "\n- "), ("</(ul|ol|div|h[1-6]|tr)\\s*>", "\n"),
-            ("<[^>]+>", ""),
-        ] {
-            text = text.replacingOccurrences(of: pattern, with: replacement, options: [.regularExpression, .caseInsensitive])
         }
         for (entity, character) in [("&nbsp;", " "), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&apos;", "'"), ("&amp;", "&")]
         {
@@ -102,12 +122,14 @@ enum ImportSupport {
         var left: [Choice] = []
         var right: [Choice] = []
         var key: [JSONValue] = []
+        var rightIDs: [String: String] = [:]  // a match's text -> its id: one lookup per pair, not a scan
         for (item, match) in pairs where !match.isEmpty {
             let rightID: String
-            if let existing = right.first(where: { $0.text == match }) {
-                rightID = existing.id
+            if let existing = rightIDs[match] {
+                rightID = existing
             } else {
                 rightID = choiceID(right.count)
+                rightIDs[match] = rightID
                 right.append(Choice(id: rightID, text: match))
             }
             guard !item.isEmpty else { continue }

@@ -184,17 +184,19 @@ enum MoodleXMLReader {
     static func media(_ text: MarkupElement?, html: String) -> [Media]? {
         let files = (text?.all("file") ?? []).filter { ($0.attributes["encoding"] ?? "") == "base64" }
         guard !files.isEmpty else { return nil }
+        // Each <img>'s alt text by the file name its src ends in (`@@PLUGINFILE@@/name.png`): one pass over the tags,
+        // one lookup per file.
+        var altByName: [String: String] = [:]
+        for case .tag(let tag) in HTMLTags.pieces(html) where tag.name == "img" && !tag.closing {
+            guard let source = tag.attribute("src") else { continue }
+            let name = String((source.removingPercentEncoding ?? source).split(separator: "/").last ?? "")
+            if altByName[name] == nil { altByName[name] = tag.attribute("alt") ?? "" }
+        }
         return files.compactMap { file in
             let name = file.attributes["name"] ?? "file"
             let data = file.text.filter { !$0.isWhitespace }
             guard Data(base64Encoded: data) != nil else { return nil }
-            var alt = ""
-            let pattern = "<img\\b[^>]*" + NSRegularExpression.escapedPattern(for: name) + "[^>]*>"
-            if let tag = html.range(of: pattern, options: [.regularExpression, .caseInsensitive]).map({ String(html[$0]) }),
-                let found = tag.range(of: "alt\\s*=\\s*\"[^\"]*\"", options: .regularExpression)
-            {
-                alt = String(tag[found]).components(separatedBy: "\"").dropFirst().first ?? ""
-            }
+            let alt = altByName[name] ?? ""
             let type = name.lowercased().hasSuffix(".png") ? "image/png" : name.lowercased().hasSuffix(".gif") ? "image/gif" : "image/jpeg"
             return Media(name: name, mimeType: type, data: data, alt: alt)
         }

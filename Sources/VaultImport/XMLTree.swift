@@ -56,17 +56,19 @@ final class MarkupElement {
         guard String(data: data, encoding: .utf8) != nil else {
             throw ImportError("The XML is not valid UTF-8 text; save it as UTF-8 (Moodle exports it so) and try again.")
         }
-        if declaresDTD(data.prefix(64 * 1024)) {
-            throw ImportError(
-                "The XML declares a DTD or entities, which are refused (they can read files or expand without end); remove the <!DOCTYPE> and try again."
-            )
-        }
+        try checkProlog(data)
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
         let builder = Builder()
         parser.delegate = builder
         // The parser may recover from some errors; any error, a tag closed out of order or one left open is refused.
         let parsed = parser.parse()
+        if let entity = builder.unresolvedEntity {
+            // Without a DTD only XML's five entities exist: anything else would be silently dropped text.
+            throw ImportError(
+                "The XML uses the entity &\(entity); near line \(builder.problemLine ?? parser.lineNumber), which is not defined (only &amp; &lt; &gt; &quot; &apos; and numbered characters are); write the character itself and try again."
+            )
+        }
         guard parsed, builder.problemLine == nil, builder.stack.isEmpty, parser.parserError == nil, let root = builder.root else {
             let line = builder.problemLine ?? parser.lineNumber
             throw ImportError("The XML is malformed near line \(line) (a tag is not closed, or closed out of order); nothing was published.")
@@ -74,24 +76,59 @@ final class MarkupElement {
         return root
     }
 
-    /// `<!DOCTYPE` or `<!ENTITY` in any case among these bytes (compared byte by byte: this runs for every file of a
-    /// package).
-    static func declaresDTD(_ bytes: Data) -> Bool {
-        let doctype = Array("DOCTYPE".utf8)
-        let entity = Array("ENTITY".utf8)
-        return bytes.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Bool in
-            let buffer = raw.bindMemory(to: UInt8.self)
+    /// What comes before the root element, read whole (however long it is) before anything is parsed: the XML
+    /// declaration, comments, processing instructions and white space. A DOCTYPE or any other `<!` declaration
+    /// there is refused wherever it stands (a DTD can read files or expand without end), and so is an encoding other
+    /// than UTF-8 or a NUL byte (UTF-16 without a byte-order mark passes a UTF-8 check). Linear in the input.
+    static func checkProlog(_ data: Data) throws {
+        let refusedDTD = ImportError(
+            "The XML declares a DTD or entities, which are refused (they can read files or expand without end); remove the <!DOCTYPE> and try again."
+        )
+        let notUTF8 = ImportError("The XML is not UTF-8 text; save it as UTF-8 (Moodle exports it so) and try again.")
+        try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            if bytes.contains(0) { throw notUTF8 }
             var index = 0
-            while index + 1 < buffer.count {
-                if buffer[index] == UInt8(ascii: "<"), buffer[index + 1] == UInt8(ascii: "!") {
-                    for word in [doctype, entity] where index + 2 + word.count <= buffer.count {
-                        // ASCII letters compared without case (clearing bit 5 upper-cases a-z).
-                        if word.indices.allSatisfy({ buffer[index + 2 + $0] & 0xDF == word[$0] }) { return true }
-                    }
-                }
-                index += 1
+            // A UTF-8 byte-order mark is UTF-8; UTF-16's marks hold NUL bytes and were refused above.
+            if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+            func starts(_ text: String, at position: Int) -> Bool {
+                let word = Array(text.utf8)
+                return position + word.count <= bytes.count && word.indices.allSatisfy { bytes[position + $0] == word[$0] }
             }
-            return false
+            func find(_ text: String, from position: Int) -> Int? {
+                var cursor = position
+                while cursor < bytes.count {
+                    if starts(text, at: cursor) { return cursor }
+                    cursor += 1
+                }
+                return nil
+            }
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x09, 0x0A, 0x0D:
+                    index += 1
+                case UInt8(ascii: "<"):
+                    if starts("<?", at: index) {
+                        guard let end = find("?>", from: index + 2) else { return }
+                        let instruction = String(decoding: bytes[index..<end], as: UTF8.self).lowercased()
+                        if instruction.hasPrefix("<?xml "), let range = instruction.range(of: "encoding") {
+                            let rest = instruction[range.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
+                            let name = rest.prefix { $0 != "\"" && $0 != "'" && $0 != " " }
+                            guard name == "utf-8" || name == "utf8" else { throw notUTF8 }
+                        }
+                        index = end + 2
+                    } else if starts("<!--", at: index) {
+                        guard let end = find("-->", from: index + 4) else { return }
+                        index = end + 3
+                    } else if starts("<!", at: index) {
+                        throw refusedDTD
+                    } else {
+                        return  // the root element: the prolog is over
+                    }
+                default:
+                    return  // not XML's prolog; the parser says what is wrong
+                }
+            }
         }
     }
 
@@ -120,6 +157,17 @@ final class MarkupElement {
             let local = MarkupElement.canonical(name.split(separator: ":").last.map(String.init) ?? name)
             if stack.last?.name != local, problemLine == nil { problemLine = parser.lineNumber }
             _ = stack.popLast()
+        }
+
+        var unresolvedEntity: String?
+
+        /// Foundation asks here for every entity it cannot resolve (with no DTD, every one but the five of XML).
+        func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? {
+            if unresolvedEntity == nil {
+                unresolvedEntity = name
+                problemLine = problemLine ?? parser.lineNumber
+            }
+            return nil
         }
 
         func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {

@@ -4,10 +4,23 @@ import VaultCore
 
 /// Turns a teacher's document into the served form: version set, question hashes, content hash.
 public enum AssessmentPublisher {
-    /// The served document and its bytes, for a given version.
+    /// A served document larger than a student may download: refused on every way of publishing (the API, the
+    /// command line, the desk), since every one of them comes through `serve`.
+    public struct TooLarge: Error, Sendable, CustomStringConvertible {
+        public let bytes: Int
+        public var description: String {
+            let megabytes = String(format: "%.1f", Double(bytes) / 1_048_576)
+            return
+                "As students would download it, the assessment is \(megabytes) MB, over the 10 MB an assessment may be (pictures count); make its pictures smaller or split it. Nothing was published."
+        }
+    }
+
+    /// The served document and its bytes, for a given version; `TooLarge` past `AssessmentValidator.maxDocumentBytes`.
     public static func serve(_ assessment: Assessment, version: Int) throws -> (document: Assessment, bytes: Data, contentHash: String) {
         let served = try ServedDocument.hashed(assessment.served, version: version)
-        return (served, try CanonicalJSON.encode(served), served.contentHash ?? "")
+        let bytes = try CanonicalJSON.encode(served)
+        guard bytes.count <= AssessmentValidator.maxDocumentBytes else { throw TooLarge(bytes: bytes.count) }
+        return (served, bytes, served.contentHash ?? "")
     }
 
     /// The teacher's content without server-assigned fields, to tell a real change from a re-publish.

@@ -9,7 +9,8 @@ import VaultServerPostgres
 
 /// Options shared by every subcommand: where the data is.
 struct DataOptions: ParsableArguments {
-    @Option(help: "The data directory holding server.db (the embedded SQLite store).") var data = "./vault-server-data"
+    @Option(help: "The data directory holding server.db (the embedded SQLite store; or VAULT_SERVER_DATA, else ./vault-server-data).")
+    var data: String?
     @Option(
         help: ArgumentHelp(
             "A PostgreSQL database instead: postgres://USER@HOST:PORT/DATABASE (or VAULT_SERVER_DATABASE_URL).",
@@ -22,9 +23,14 @@ struct DataOptions: ParsableArguments {
     /// PBKDF2 rounds that wrap a sealed exam's key under its start code; tests lower it explicitly.
     @Option(help: .hidden) var sealIterations = ServerConfiguration().sealIterations
 
-    /// The PostgreSQL location, from --database or the environment; nil for the embedded store.
+    /// The embedded store's directory: `--data`, else `VAULT_SERVER_DATA`, else `./vault-server-data`.
+    var dataDirectory: String { data ?? ServerEnvironment.current["VAULT_SERVER_DATA"] ?? "./vault-server-data" }
+
+    /// The PostgreSQL location, from --database or the environment; nil for the embedded store. An explicit `--data`
+    /// beats a database named only by the environment.
     func postgresLocation() throws -> PostgresLocation? {
-        guard let url = database ?? ProcessInfo.processInfo.environment["VAULT_SERVER_DATABASE_URL"], !url.isEmpty else { return nil }
+        let url = database ?? (data == nil ? ServerEnvironment.current["VAULT_SERVER_DATABASE_URL"] : nil)
+        guard let url, !url.isEmpty else { return nil }
         do {
             return try PostgresLocation(url: url)
         } catch let error as StorageError {
@@ -44,9 +50,9 @@ struct DataOptions: ParsableArguments {
             }
         }
         do {
-            return try SQLiteServerStorage(directory: data)
+            return try SQLiteServerStorage(directory: dataDirectory)
         } catch {
-            throw ValidationError("The data directory \(data) cannot be used: \(error)")
+            throw ValidationError("The data directory \(dataDirectory) cannot be used: \(error)")
         }
     }
 }

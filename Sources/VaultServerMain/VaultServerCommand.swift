@@ -11,7 +11,7 @@ struct VaultServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vault-server",
         abstract: "The reference assessment server for `vault`.",
-        version: "0.1.0",
+        version: ProductVersion.current,
         subcommands: [
             Serve.self, UserCommand.self, Publish.self, Delete.self, Responses.self, KeyCommand.self, ReceiptsCommand.self, Import.self, Grade.self,
             Release.self, StartCode.self, Accommodation.self, RosterCommand.self, Export.self, Close.self,

@@ -42,7 +42,7 @@ struct DeskCommandTests {
         let lines = text.components(separatedBy: "\r\n")
         #expect(lines[0].hasPrefix("\"user\",\"group\",\"attempt_id\""))
         let row = try #require(lines.first { $0.hasPrefix("\"demo\"") })
-        #expect(row.contains(",3.5,9,1,1,0,0,0,,2.5,"), "q1 1 point, q2-q4 unanswered 0, q5 pending, q6 2.5: \(row)")
+        #expect(row.contains(",3.5,9,1,1,0,0,0,\"pending\",2.5,"), "q1 1 point, q2-q4 unanswered 0, q5 pending, q6 2.5: \(row)")
         let mode = try #require(try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int)
         #expect(mode & 0o077 == 0, "the gradebook file is private")
         #expect(try server.admin(["export", "nope", "--format", "moodle"]).stderr.contains("There is no assessment nope"))

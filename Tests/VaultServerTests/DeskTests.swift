@@ -161,6 +161,15 @@ struct DeskTests {
             #expect(!queue.text.contains("<script>"))
             #expect(queue.text.contains("dir=\"auto\""))
             let csrf = try #require(DeskBrowser.hidden("csrf", in: queue))
+            // While the essay waits for the teacher the total is not final: Moodle's and Canvas's files leave it
+            // empty (never a partial score that looks final) and the per-question file marks the essay pending.
+            let early = try await browser.send(.get, "/desk/a/quiz-1/export?format=moodle")
+            #expect(early.text.contains("\"student\",\"\",\r\n"), "\(early.text)")
+            let earlyCanvas = try await browser.send(.get, "/desk/a/quiz-1/export?format=canvas")
+            #expect(earlyCanvas.text.contains("\"student\",,,\"student\",\"\",\r\n"))
+            let perQuestion = try await browser.send(.get, "/desk/a/quiz-1/export?format=csv")
+            let studentRow = try #require(perQuestion.text.components(separatedBy: "\r\n").first { $0.hasPrefix("\"student\",") })
+            #expect(studentRow.contains(",\"pending\","), "\(studentRow)")
             let tooMany = try await browser.send(.post, "/desk/a/quiz-1/grade", form: ["csrf": csrf, "question": "q6", "points:a-1": "7"])
             #expect(tooMany.status == .badRequest && tooMany.text.contains("from 0 to 1"))
             #expect(try await harness.storage.resultInputs(user: nil, assessmentID: "quiz-1").first?.grades["q6"] == nil)

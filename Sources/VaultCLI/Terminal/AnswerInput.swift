@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultTerminal
 
 #if canImport(Glibc)
 import Glibc
@@ -60,7 +61,7 @@ enum AnswerInput {
         case .essay: hint = "your text; end with a line holding only a dot, or Ctrl-D"
         case .matching, .ordering, .fillInBlanks: hint = AnswerRules.accepted(by: question) + (multiline ? "; then a line with only a dot" : "")
         }
-        FileHandle.standardError.write(Data("\(question.prompt)\nYour answer (\(hint)): ".utf8))
+        FileHandle.standardError.write(Data(TerminalText.visible("\(question.prompt)\nYour answer (\(hint)): ").utf8))
         var lines: [String] = []
         while let line = Swift.readLine(strippingNewline: true) {
             if !multiline { return line }

@@ -1,6 +1,7 @@
 import Foundation
 import VaultCore
 import VaultSync
+import VaultTerminal
 
 /// Asks the student, in plain words, what to do when an assessment changed under their answers.
 struct ConflictPrompt: ConflictResolver {
@@ -17,14 +18,16 @@ struct ConflictPrompt: ConflictResolver {
             """
         text += " "
         while true {
-            FileHandle.standardError.write(Data(text.utf8))
+            FileHandle.standardError.write(Data(TerminalText.visible(text).utf8))
             guard let line = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() else { return .keep }
             switch line {
             case "s": return .submit
             case "d": return .discard
             case "c", "":
                 if let contact = conflict.teacherContact {
-                    FileHandle.standardError.write(Data("Your teacher can be reached at \(contact). Your answers are kept.\n".utf8))
+                    FileHandle.standardError.write(
+                        Data(TerminalText.visible("Your teacher can be reached at \(contact). Your answers are kept.\n").utf8)
+                    )
                 }
                 return .keep
             default: text = "Please type s, d or c: "

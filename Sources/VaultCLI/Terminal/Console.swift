@@ -1,5 +1,6 @@
 import Foundation
 import VaultCore
+import VaultTerminal
 
 #if canImport(Glibc)
 import Glibc
@@ -22,13 +23,14 @@ struct Console {
     /// A line of human output; suppressed with --json or --quiet.
     func line(_ text: String = "") {
         guard !json, !quiet else { return }
-        print(text)
+        // Titles, prompts, answers and server messages in it can never drive the terminal; our own styles stay.
+        print(TerminalText.visible(keepingStyles: text))
     }
 
     /// A warning for the user on stderr (kept with --json, dropped with --quiet).
     func warn(_ text: String) {
         guard !quiet else { return }
-        FileHandle.standardError.write(Data(("warning: " + text + "\n").utf8))
+        FileHandle.standardError.write(Data(("warning: " + TerminalText.visible(text) + "\n").utf8))
     }
 
     func emit<T: Encodable>(_ value: T) {
@@ -52,20 +54,11 @@ struct Console {
             + String(format: " %3.0f%%", clamped * 100)
     }
 
-    static func bytes(_ count: Int) -> String {
-        let units = ["B", "KB", "MB", "GB"]
-        var value = Double(count)
-        var unit = 0
-        while value >= 1000, unit < units.count - 1 {
-            value /= 1000
-            unit += 1
-        }
-        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
-    }
+    static func bytes(_ count: Int) -> String { ByteSize.text(count) }
 
     /// Reports a failure: one plain line on stderr, and with --json an error document on stdout.
     static func reportFailure(_ error: VaultError, json: Bool) {
-        FileHandle.standardError.write(Data(("vault: " + error.message + "\n").utf8))
+        FileHandle.standardError.write(Data(("vault: " + TerminalText.visible(error.message) + "\n").utf8))
         if json {
             let document = ["error": ["code": VaultExit.name(for: error), "message": error.message]]
             if let data = try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys]) {

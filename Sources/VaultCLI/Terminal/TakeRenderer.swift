@@ -21,8 +21,9 @@ extension TakeRenderer {
 
     func write(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
 
-    /// A sentence (or several lines), wrapped to the terminal.
-    func say(_ text: String) { write(DisplayWidth.wrapped(text, width: columns - 1) + "\n") }
+    /// A sentence (or several lines), wrapped to the terminal; the assessment's text in it can never drive the
+    /// terminal (`TerminalText`).
+    func say(_ text: String) { write(DisplayWidth.wrapped(TerminalText.visible(text), width: columns - 1) + "\n") }
 
     func startScreen(_ session: TakeSession, limit: Duration) {
         let assessment = session.attempt.assessment
@@ -44,7 +45,7 @@ extension TakeRenderer {
         guard let blanks = question.blanks, index < blanks.count else { return "> " }
         let blank = blanks[index]
         let choices = blank.choices.map { " (" + zip(TakeSession.letters, $0).map { "\($0)) \($1.text)" }.joined(separator: "  ") + ")" } ?? ""
-        return "Blank [\(blank.id)], \(index + 1) of \(blanks.count)\(choices): "
+        return TerminalText.visible("Blank [\(blank.id)], \(index + 1) of \(blanks.count)\(choices): ")
     }
 
     func askSubmit(unanswered: Int) {
@@ -74,6 +75,10 @@ extension TakeRenderer {
 
     /// The lines that show a question's items: choices, matching's two lists, ordering's items, the blanks' choices.
     static func itemLines(_ question: Question, current: JSONValue?) -> [String] {
+        itemTexts(question, current: current).map { TerminalText.visible($0) }
+    }
+
+    private static func itemTexts(_ question: Question, current: JSONValue?) -> [String] {
         let letters = TakeSession.letters
         switch question.type {
         case .matching:
@@ -133,12 +138,12 @@ final class VisualTakeRenderer: TakeRenderer {
         var text = interactive ? "\u{1B}[2J\u{1B}[H" : ""
         let position = "  —  Question \(session.index + 1) of \(session.count)"
         // The title is cut by display width (wide and right-to-left scripts), so the header fits its line.
-        let title = DisplayWidth.truncated(session.attempt.assessment.title, to: width - DisplayWidth.of(position))
+        let title = DisplayWidth.truncated(TerminalText.visible(session.attempt.assessment.title), to: width - DisplayWidth.of(position))
         text += console.bold(title) + position + "\n"
         text += (time.remaining.map { "time left \(AttemptTimeStatus.clockText($0))" } ?? "") + "\n"
         text += String(repeating: "─", count: min(width, 80)) + "\n"
         let flag = session.attempt.flagged.contains(question.id) ? " [flagged]" : ""
-        text += DisplayWidth.wrapped(question.prompt + flag, width: width - 1) + "\n\n"
+        text += DisplayWidth.wrapped(TerminalText.visible(question.prompt) + flag, width: width - 1) + "\n\n"
         let current = session.attempt.answers[question.id]
         switch question.type {
         case .singleChoice, .multipleChoice:
@@ -146,24 +151,26 @@ final class VisualTakeRenderer: TakeRenderer {
             for (letter, choice) in zip(TakeSession.letters, question.choices ?? []) {
                 let mark =
                     question.type == .multipleChoice ? (selected.contains(choice.id) ? "[x]" : "[ ]") : (selected.contains(choice.id) ? "(*)" : "( )")
-                let lines = DisplayWidth.wrap(choice.text, width: width - 10)
+                let lines = DisplayWidth.wrap(TerminalText.visible(choice.text), width: width - 10)
                 text += "  \(mark) \(letter)) " + lines.joined(separator: "\n         ") + "\n"
             }
             text += "\n" + Self.instruction(question) + "\n"
         case .trueFalse, .numeric:
-            text += Self.instruction(question) + (current.map { "  Current: \(AnswerParser.display($0, for: question))" } ?? "") + "\n"
+            text +=
+                Self.instruction(question) + (current.map { "  Current: \(TerminalText.visible(AnswerParser.display($0, for: question)))" } ?? "")
+                + "\n"
         case .matching, .ordering, .fillInBlanks:
             for line in Self.itemLines(question, current: current) { text += DisplayWidth.wrapped(line, width: width - 1) + "\n" }
             text += "\n" + DisplayWidth.wrapped(Self.instruction(question), width: width - 1) + "\n"
-            if let current { text += "Current: \(AnswerParser.display(current, for: question))\n" }
+            if let current { text += "Current: \(TerminalText.visible(AnswerParser.display(current, for: question)))\n" }
         case .shortText, .essay:
             text += DisplayWidth.wrapped(Self.instruction(question), width: width - 1) + "\n"
             if let current {
                 text += "Current answer" + (question.type == .essay ? " (:e continues it)" : "") + ":\n"
-                text += DisplayWidth.wrapped(AnswerParser.display(current, for: question), width: width - 1) + "\n"
+                text += DisplayWidth.wrapped(TerminalText.visible(AnswerParser.display(current, for: question)), width: width - 1) + "\n"
             }
         }
-        text += "\n" + (note.map { DisplayWidth.wrapped($0, width: width - 1) + "\n" } ?? "")
+        text += "\n" + (note.map { DisplayWidth.wrapped(TerminalText.visible($0), width: width - 1) + "\n" } ?? "")
         text += question.type == .fillInBlanks ? Self.blankPromptText(question, index: 0) : "> "
         write(text)
     }

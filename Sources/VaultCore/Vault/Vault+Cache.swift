@@ -92,10 +92,12 @@ extension Vault {
         }
         let compressed = try Gzip.compress(bytes)
         let free = diskSpace.freeBytes(paths.root)
-        guard free >= 2 * compressed.count + 1_000_000 else {
+        // Twice the stored size (the database and its journal during the write) and 1 MB to spare.
+        let needed = 2 * compressed.count + 1_000_000
+        guard free >= needed else {
             throw VaultError(
                 .diskFull,
-                "There is not enough free disk space to store \(assessment.title) (\(compressed.count / 1000) KB needed twice over). Free some space and try again; nothing was changed."
+                "There is not enough free disk space to store \(assessment.title): it needs \(ByteSize.text(needed)) free, and there is \(ByteSize.text(max(free, 0))). Free some space and try again; nothing was changed."
             )
         }
         let ttl = TimeInterval(settings.ttlDays) * 24 * 3600

@@ -74,9 +74,10 @@ struct AssessmentRoutes<Storage: ServerStorage> {
             } catch let problem as AssessmentValidator.Problem {
                 throw APIError(.unprocessableContent, code: .invalidAssessment, message: problem.message)
             }
-            let served = try AssessmentPublisher.serve(assessment, version: 1)
-            guard served.bytes.count <= AssessmentValidator.maxDocumentBytes else {
-                throw APIError(.contentTooLarge, code: .tooLarge, message: "A served assessment may be at most 10 MB.")
+            do {
+                _ = try AssessmentPublisher.serve(assessment, version: 1)
+            } catch let tooLarge as AssessmentPublisher.TooLarge {
+                throw APIError(.contentTooLarge, code: .tooLarge, message: tooLarge.description)
             }
             let existed = try await storage.served(id: id) != nil
             let result = try await storage.publish(assessment, now: Date())

@@ -3,8 +3,8 @@ import VaultAPI
 import VaultRules
 
 /// Gradebook files a teacher imports elsewhere: Moodle's grade import, Canvas's gradebook, and a plain per-question
-/// file. One header row, UTF-8 (names in any script), numbers as numbers (0 is 0; a missing hand-in is an empty
-/// cell, never 0), and every text cell quoted and guarded against formula injection (a cell a spreadsheet would run,
+/// file. One header row, UTF-8 (names in any script), numbers as numbers (0 is 0; a missing hand-in, or a total
+/// with answers still to grade, is an empty cell, never 0), and every text cell quoted and guarded against formula injection (a cell a spreadsheet would run,
 /// starting with = + - @ or a tab or carriage return, gets a leading apostrophe).
 public enum GradebookCSV {
     public enum Format: String, CaseIterable, Sendable {
@@ -52,7 +52,11 @@ public enum GradebookCSV {
                     (input?.result.questions ?? []).map { ($0.questionId, $0.points) },
                     uniquingKeysWith: { first, _ in first }
                 )
-                let points = facts.document.questions.map { question -> Cell in (awarded[question.id] ?? nil).map(Cell.number) ?? .empty }
+                // A question answered but not graded yet says so; one not answered (or nothing handed in) is empty.
+                let points = facts.document.questions.map { question -> Cell in
+                    guard let entry = awarded[question.id] else { return .empty }
+                    return entry.map(Cell.number) ?? .text(Self.pendingCell)
+                }
                 try await write(
                     line(
                         [
@@ -67,10 +71,15 @@ public enum GradebookCSV {
         }
     }
 
-    /// A gradebook's score: empty when nothing was handed in, or when it arrived after closing and the teacher has
-    /// not decided yet (it would otherwise count before they looked).
+    /// What the per-question file shows for an answer that waits for the teacher.
+    static let pendingCell = "pending"
+
+    /// A gradebook's score: empty when nothing was handed in, while any answer still waits for the teacher (a
+    /// partial total imported into Moodle or Canvas would look final), or when it arrived after closing and the
+    /// teacher has not decided yet (it would otherwise count before they looked).
     static func gradebookScore(_ student: Roster.Student) -> Cell {
         guard let score = student.score else { return .empty }
+        if let pending = student.pending, pending > 0 { return .empty }
         if student.flags.contains(.afterClosing), student.lateDecision == nil { return .empty }
         return .number(score)
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VaultServer
+import VaultTerminal
 
 struct Accommodation: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,6 +17,6 @@ struct Accommodation: AsyncParsableCommand {
         let storage = try await options.storage()
         guard try await storage.user(named: user) != nil else { throw ValidationError("There is no user \(user).") }
         try await storage.setAccommodation(assessmentID: id, user: user, extraMinutes: extraMinutes)
-        print("\(user) has \(extraMinutes) extra minutes on \(id ?? "every timed assessment"); it applies to their next download.")
+        TerminalText.line("\(user) has \(extraMinutes) extra minutes on \(id ?? "every timed assessment"); it applies to their next download.")
     }
 }

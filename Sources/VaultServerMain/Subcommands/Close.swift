@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultServer
+import VaultTerminal
 
 struct Close: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,7 +20,9 @@ struct Close: AsyncParsableCommand {
         }
         do {
             let closed = try await TeacherDesk(storage: try await options.storage()).close(id, at: when)
-            print(closed > Date() ? "\(id) will close on \(Timestamp.readable(closed))." : "Closed \(id) on \(Timestamp.readable(closed)).")
+            TerminalText.line(
+                closed > Date() ? "\(id) will close on \(Timestamp.readable(closed))." : "Closed \(id) on \(Timestamp.readable(closed))."
+            )
         } catch let problem as TeacherDesk.Problem {
             throw ValidationError(problem.description)
         }

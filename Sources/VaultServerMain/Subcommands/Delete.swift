@@ -5,6 +5,7 @@ import Logging
 import VaultAPI
 import VaultCore
 import VaultServer
+import VaultTerminal
 
 struct Delete: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Delete an assessment: students get 404 from now on.")
@@ -13,6 +14,6 @@ struct Delete: AsyncParsableCommand {
 
     func run() async throws {
         guard try await options.storage().delete(id: id, now: Date()) else { throw ValidationError("There is no assessment \(id).") }
-        print("Deleted \(id).")
+        TerminalText.line("Deleted \(id).")
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultCore
 import VaultServer
+import VaultTerminal
 
 extension GradebookCSV.Format: ExpressibleByArgument {}
 
@@ -18,9 +19,17 @@ struct Export: AsyncParsableCommand {
     func run() async throws {
         let desk = TeacherDesk(storage: try await options.storage())
         var text = Data()
+        // The file as it is when piped; on a terminal, nothing in it can drive the terminal (its CRLF shown as lines).
+        let onTerminal = isatty(STDOUT_FILENO) == 1
         do {
             if out == nil {
-                try await desk.export(id, format: format, group: group) { line in FileHandle.standardOutput.write(Data(line.utf8)) }
+                try await desk.export(id, format: format, group: group) { line in
+                    var shown = line
+                    if onTerminal {
+                        shown = line.hasSuffix("\r\n") ? TerminalText.visible(String(line.dropLast())) + "\n" : TerminalText.visible(line)
+                    }
+                    FileHandle.standardOutput.write(Data(shown.utf8))
+                }
                 return
             }
             try await desk.export(id, format: format, group: group) { line in text.append(contentsOf: line.utf8) }

@@ -3,6 +3,7 @@ import Foundation
 import VaultAPI
 import VaultRules
 import VaultServer
+import VaultTerminal
 
 struct Grade: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,7 +25,7 @@ struct Grade: AsyncParsableCommand {
             if let attempt {
                 guard let points else { throw ValidationError("Give --points with --attempt.") }
                 try await desk.grade(id, question: question, points: [attempt: points])
-                print("Gave \(AttemptResult.pointsText(points)) points to \(question) of attempt \(attempt).")
+                TerminalText.line("Gave \(AttemptResult.pointsText(points)) points to \(question) of attempt \(attempt).")
             } else {
                 guard points == nil else { throw ValidationError("--points goes with --attempt; without it each student's points are asked for.") }
                 try await queue(desk)
@@ -38,21 +39,21 @@ struct Grade: AsyncParsableCommand {
     func queue(_ desk: TeacherDesk) async throws {
         let queue = try await desk.queue(id, question: question)
         let full = Scoring.maxPoints(queue.question)
-        print("\(queue.title), question \(question) (\(AttemptResult.pointsText(full)) points): \(queue.entries.count) answers.")
-        print(queue.question.prompt)
+        TerminalText.line("\(queue.title), question \(question) (\(AttemptResult.pointsText(full)) points): \(queue.entries.count) answers.")
+        TerminalText.line(queue.question.prompt)
         var saved = 0
         entries: for (index, entry) in queue.entries.enumerated() {
-            print("\n[\(index + 1)/\(queue.entries.count)] \(entry.user)\(entry.group.map { " (\($0))" } ?? "")")
-            print(entry.answer ?? "(no answer)")
+            TerminalText.line("\n[\(index + 1)/\(queue.entries.count)] \(entry.user)\(entry.group.map { " (\($0))" } ?? "")")
+            TerminalText.line(entry.answer ?? "(no answer)")
             while true {
                 let current =
                     entry.points.map { " [now \(AttemptResult.pointsText($0))\(entry.graded ? "" : entry.points == nil ? "" : ", automatic")]" } ?? ""
-                print("Points, 0 to \(AttemptResult.pointsText(full))\(current); Enter keeps, q stops: ", terminator: "")
+                TerminalText.line("Points, 0 to \(AttemptResult.pointsText(full))\(current); Enter keeps, q stops: ", terminator: "")
                 guard let line = readLine()?.trimmingCharacters(in: .whitespaces) else { break entries }
                 if line.isEmpty { break }
                 if line.lowercased() == "q" { break entries }
                 guard let value = Double(line.replacingOccurrences(of: ",", with: ".")), value.isFinite, value >= 0, value <= full else {
-                    print("That is not a number from 0 to \(AttemptResult.pointsText(full)). Try again.")
+                    TerminalText.line("That is not a number from 0 to \(AttemptResult.pointsText(full)). Try again.")
                     continue
                 }
                 try await desk.grade(queue, points: [entry.attemptID: value])
@@ -60,6 +61,6 @@ struct Grade: AsyncParsableCommand {
                 break
             }
         }
-        print("\nSaved the points of \(saved) \(saved == 1 ? "answer" : "answers").\(queue.next.map { " Next question: \($0)." } ?? "")")
+        TerminalText.line("\nSaved the points of \(saved) \(saved == 1 ? "answer" : "answers").\(queue.next.map { " Next question: \($0)." } ?? "")")
     }
 }

@@ -4,6 +4,7 @@ import VaultAPI
 import VaultCore
 import VaultRules
 import VaultServer
+import VaultTerminal
 
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -68,10 +69,12 @@ struct Import: AsyncParsableCommand {
                 if let receipts, let signed = receipt.signed {
                     try SecureFiles.atomicWrite(Data(signed.storedText.utf8), to: "\(receipts)/\(receipt.receiptId).json")
                 }
-                print("\(file): \(payload.user), \(record.assessmentID) version \(record.assessmentVersion), receipt \(receipt.receiptId).")
+                TerminalText.line(
+                    "\(file): \(payload.user), \(record.assessmentID) version \(record.assessmentVersion), receipt \(receipt.receiptId)."
+                )
             } catch {
                 failed += 1
-                FileHandle.standardError.write(Data("\(file): not imported: \(error)\n".utf8))
+                TerminalText.errorLine("\(file): not imported: \(error)")
             }
         }
         if failed > 0 { throw ExitCode(65) }

@@ -3,6 +3,7 @@ import Foundation
 import VaultAPI
 import VaultCore
 import VaultServer
+import VaultTerminal
 
 struct KeyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,9 +24,9 @@ struct KeyCommand: AsyncParsableCommand {
             if json {
                 print(String(decoding: try CanonicalJSON.encode(key), as: UTF8.self))
             } else {
-                print("Fingerprint:   \(key.fingerprint)")
-                print("Signing key:   \(key.signingKey) (Ed25519)")
-                print("Hand-in key:   \(key.agreementKey) (X25519)")
+                TerminalText.line("Fingerprint:   \(key.fingerprint)")
+                TerminalText.line("Signing key:   \(key.signingKey) (Ed25519)")
+                TerminalText.line("Hand-in key:   \(key.agreementKey) (X25519)")
             }
         }
     }

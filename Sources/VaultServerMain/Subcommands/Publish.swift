@@ -3,7 +3,9 @@ import Foundation
 import VaultAPI
 import VaultCore
 import VaultImport
+import VaultRules
 import VaultServer
+import VaultTerminal
 
 extension ImportFormat: ExpressibleByArgument {}
 
@@ -42,13 +44,18 @@ struct Publish: AsyncParsableCommand {
             Self.fail("\(file): \(error.message)")
         }
         if strict, !result.skipped.isEmpty {
-            for skip in result.skipped { FileHandle.standardError.write(Data("skipped \(skip.item): \(skip.reason)\n".utf8)) }
+            for skip in result.skipped { TerminalText.errorLine("skipped \(skip.item): \(skip.reason)") }
             Self.fail("\(file): \(result.skipped.count) item(s) cannot be taken in a terminal and --strict was given; nothing was published.")
         }
         do { try AssessmentValidator.validate(result.assessment) } catch let problem as AssessmentValidator.Problem {
             Self.fail("\(file): \(problem.message)")
         }
-        let published = try await options.storage().publish(result.assessment, now: Date())
+        let published: PublishResponse
+        do {
+            published = try await options.storage().publish(result.assessment, now: Date())
+        } catch let tooLarge as AssessmentPublisher.TooLarge {
+            Self.fail("\(file): \(tooLarge.description)")
+        }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
@@ -64,18 +71,18 @@ struct Publish: AsyncParsableCommand {
         }
         let count = result.assessment.questions.count
         let questions = "\(count) question\(count == 1 ? "" : "s")"
-        print(
+        TerminalText.line(
             published.changed
                 ? "Published \(published.id) version \(published.version) (\(questions))."
                 : "\(published.id) is unchanged at version \(published.version) (\(questions))."
         )
-        for skip in result.skipped { print("Skipped \(skip.item): \(skip.reason).") }
-        for note in result.notes { print("Note: \(note)") }
+        for skip in result.skipped { TerminalText.line("Skipped \(skip.item): \(skip.reason).") }
+        for note in result.notes { TerminalText.line("Note: \(note)") }
     }
 
     /// A file that cannot be published: a sentence on stderr, exit 65, nothing stored.
     static func fail(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("vault-server: \(message)\n".utf8))
+        TerminalText.errorLine("vault-server: \(message)")
         Foundation.exit(65)
     }
 }

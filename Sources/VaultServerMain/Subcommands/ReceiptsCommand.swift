@@ -3,6 +3,7 @@ import Foundation
 import VaultAPI
 import VaultCore
 import VaultServer
+import VaultTerminal
 
 struct ReceiptsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "receipts", abstract: "Check receipts.", subcommands: [Verify.self])
@@ -21,13 +22,13 @@ struct ReceiptsCommand: AsyncParsableCommand {
             let key = try await ReceiptIssuer(storage: try await options.storage()).identity().publicKey
             do {
                 let statement = try key.verify(receipt)
-                print("Valid receipt \(statement.receiptId), signed by this server (\(key.fingerprint)).")
-                print(
+                TerminalText.line("Valid receipt \(statement.receiptId), signed by this server (\(key.fingerprint)).")
+                TerminalText.line(
                     "\(statement.user) submitted attempt \(statement.attemptId) of \(statement.assessmentId) version \(statement.assessmentVersion)"
                 )
-                print("at \(statement.submittedAt); received \(statement.receivedAt); \(statement.responses.count) answers.")
+                TerminalText.line("at \(statement.submittedAt); received \(statement.receivedAt); \(statement.responses.count) answers.")
             } catch let error as ReceiptError {
-                FileHandle.standardError.write(Data("Not a valid receipt of this server: \(error)\n".utf8))
+                TerminalText.errorLine("Not a valid receipt of this server: \(error)")
                 throw ExitCode(65)
             }
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VaultServer
+import VaultTerminal
 
 struct Release: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -11,6 +12,6 @@ struct Release: AsyncParsableCommand {
 
     func run() async throws {
         guard try await options.storage().release(assessmentID: id, now: Date()) else { throw ValidationError("There is no assessment \(id).") }
-        print("Released the results of \(id).")
+        TerminalText.line("Released the results of \(id).")
     }
 }

@@ -5,6 +5,7 @@ import Logging
 import VaultAPI
 import VaultCore
 import VaultServer
+import VaultTerminal
 
 struct Responses: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "What was received for an assessment, deleted ones included.")
@@ -25,29 +26,29 @@ struct Responses: AsyncParsableCommand {
             print(String(decoding: try encoder.encode(received), as: UTF8.self))
             return
         }
-        print("\(received.responses.count) responses, \(received.submissions.count) submissions for \(id).")
+        TerminalText.line("\(received.responses.count) responses, \(received.submissions.count) submissions for \(id).")
         for submission in received.submissions {
-            print(
+            TerminalText.line(
                 "  \(submission.user ?? "?"): attempt \(submission.attemptId), version \(submission.assessmentVersion), receipt \(submission.receiptId)\(submission.forced ? " (forced)" : "")"
             )
             if let result = results[submission.attemptId] {
                 let waiting = result.pending > 0 ? ", \(result.pending) waiting for grading (`vault-server grade`)" : ""
-                print("    score: \(AttemptResult.pointsText(result.score)) of \(AttemptResult.pointsText(result.maxScore))\(waiting)")
+                TerminalText.line("    score: \(AttemptResult.pointsText(result.score)) of \(AttemptResult.pointsText(result.maxScore))\(waiting)")
             }
             if let user = submission.user, let extra = try? await storage.extraMinutes(assessmentID: id, user: user), extra > 0 {
-                print("    extra time: \(extra) min")
+                TerminalText.line("    extra time: \(extra) min")
             }
-            if let unsealed = submission.unsealedAt { print("    unsealed at \(unsealed)") }
+            if let unsealed = submission.unsealedAt { TerminalText.line("    unsealed at \(unsealed)") }
             if let used = submission.timeUsedMs {
-                print("    timed: started \(submission.startedAt ?? "?"), used \(used / 60_000) min \(used / 1000 % 60) s")
+                TerminalText.line("    timed: started \(submission.startedAt ?? "?"), used \(used / 60_000) min \(used / 1000 % 60) s")
             }
             if let back = submission.clockMovedBackMs, back > 0 {
-                print("    note: the device clock moved back \(back / 60_000) min \(back / 1000 % 60) s during this attempt")
+                TerminalText.line("    note: the device clock moved back \(back / 60_000) min \(back / 1000 % 60) s during this attempt")
             }
         }
         let flagged = received.responses.filter { $0.answeredInFuture == true }
         for response in flagged {
-            print(
+            TerminalText.line(
                 "  note: \(response.user ?? "?")'s answer to \(response.questionId) says it was given at \(response.answeredAt), after it arrived (\(response.receivedAt ?? "?")): the device clock was ahead."
             )
         }

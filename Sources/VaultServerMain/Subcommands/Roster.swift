@@ -27,8 +27,8 @@ struct RosterCommand: AsyncParsableCommand {
             print(String(decoding: try encoder.encode(roster), as: UTF8.self))
             return
         }
-        print("\(roster.title) (\(roster.assessmentId), version \(roster.version))\(roster.group.map { ", group \($0)" } ?? "")")
-        print(
+        TerminalText.line("\(roster.title) (\(roster.assessmentId), version \(roster.version))\(roster.group.map { ", group \($0)" } ?? "")")
+        TerminalText.line(
             "\(roster.downloadedCount) of \(roster.students.count) downloaded, \(roster.handedInCount) of \(roster.students.count) handed in"
                 + (roster.closesAt.map { (roster.closed ? "; closed " : "; closes ") + Timestamp.readable($0) } ?? "")
         )
@@ -45,6 +45,6 @@ struct RosterCommand: AsyncParsableCommand {
         var table = TextTable(["Student", "Group", "Downloaded", "Handed in", "Score", "Flags"], flexible: 5)
         for row in rows { table.add(row) }
         // No trailing spaces when the last columns are empty.
-        for line in table.render() { print(String(line.reversed().drop { $0 == " " }.reversed())) }
+        for line in table.render() { TerminalText.line(String(line.reversed().drop { $0 == " " }.reversed())) }
     }
 }

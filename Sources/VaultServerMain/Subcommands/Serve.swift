@@ -9,16 +9,45 @@ import VaultServer
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the HTTP API.")
     @OptionGroup var options: DataOptions
-    @Option(help: "Address to listen on.") var host = "127.0.0.1"
-    @Option(help: "Port; 0 picks a free one.") var port = 8080
+    @Option(help: "Address to listen on (or VAULT_SERVER_HOST; default 127.0.0.1).") var host: String?
+    @Option(help: "Port; 0 picks a free one (or VAULT_SERVER_PORT; default 8080).") var port: Int?
     @Option(help: "Write the port here once listening.") var portFile: String?
     @Flag(help: "Seed the demo student, teacher and sample assessments.") var demo = false
-    @Flag(help: "Log every request.") var verbose = false
+    @Flag(help: "Log every request (or VAULT_SERVER_LOG_LEVEL=info; default notice).") var verbose = false
+
+    func validate() throws {
+        _ = try settings()
+    }
+
+    /// Flags first, then the environment (for the packaged service: /etc/default/vault-server), then the defaults.
+    private func settings() throws -> (host: String, port: Int, logLevel: Logger.Level) {
+        let environment = ServerEnvironment.current
+        let host = self.host ?? environment["VAULT_SERVER_HOST"] ?? "127.0.0.1"
+        var port = self.port ?? 8080
+        if self.port == nil, let text = environment["VAULT_SERVER_PORT"] {
+            guard let value = Int(text), (0...65535).contains(value) else {
+                throw ValidationError("VAULT_SERVER_PORT is \"\(text)\"; it must be a port number from 0 to 65535.")
+            }
+            port = value
+        }
+        var logLevel = Logger.Level.notice
+        if verbose {
+            logLevel = .info
+        } else if let text = environment["VAULT_SERVER_LOG_LEVEL"] {
+            guard let value = Logger.Level(rawValue: text.lowercased()) else {
+                let names = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ValidationError("VAULT_SERVER_LOG_LEVEL is \"\(text)\"; it must be one of \(names).")
+            }
+            logLevel = value
+        }
+        return (host, port, logLevel)
+    }
 
     func run() async throws {
         SecureFiles.restrictUmask()
+        let (host, port, logLevel) = try settings()
         var logger = Logger(label: "vault-server")
-        logger.logLevel = verbose ? .info : .notice
+        logger.logLevel = logLevel
         let storage = try await options.storage(logger: logger)
         if demo { try await DemoSeeder.seed(storage, passwordIterations: options.passwordIterations) }
         var configuration = ServerConfiguration()

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultServer
+import VaultTerminal
 
 struct StartCode: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,6 +21,6 @@ struct StartCode: AsyncParsableCommand {
             throw ValidationError(problem.description)
         }
         guard let start else { throw ValidationError("\(id) is not sealed; it needs no start code.") }
-        print("Start code for \(id) version \(start.version): \(start.code)")
+        TerminalText.line("Start code for \(id) version \(start.version): \(start.code)")
     }
 }

@@ -5,6 +5,7 @@ import Logging
 import VaultAPI
 import VaultCore
 import VaultServer
+import VaultTerminal
 
 struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "user", abstract: "Manage accounts.", subcommands: [Add.self])
@@ -31,7 +32,7 @@ struct UserCommand: AsyncParsableCommand {
             } catch let error as StorageError {
                 throw ValidationError(error.description)
             }
-            print("Added \(role.rawValue) \(name)\(group.map { " to group \($0)" } ?? "").")
+            TerminalText.line("Added \(role.rawValue) \(name)\(group.map { " to group \($0)" } ?? "").")
         }
     }
 }
