@@ -159,6 +159,7 @@ let package = Package(
             name: "VaultTakeTests",
             dependencies: ["VaultTake", "VaultCore", "VaultAPI", "VaultTestSupport"]
         ),
+        .testTarget(name: "VaultTerminalTests", dependencies: ["VaultTerminal"]),
         .testTarget(
             name: "VaultCLITests",
             dependencies: ["VaultCore", "VaultTestSupport"]

@@ -176,6 +176,12 @@ struct DeskTests {
             let saved = try await browser.send(.post, "/desk/a/quiz-1/grade", form: ["csrf": csrf, "question": "q6", "points:a-1": "0.5"])
             #expect(saved.status == .seeOther && saved.headers[.location]?.contains("saved=1") == true)
             #expect(try await harness.storage.resultInputs(user: nil, assessmentID: "quiz-1").first?.grades["q6"] == 0.5)
+            // q5 (a short text with no accepted answers, left blank) still waits: the total stays out of the files
+            // until the teacher gives it points too.
+            let stillPending = try await browser.send(.get, "/desk/a/quiz-1/export?format=moodle")
+            #expect(stillPending.text.contains("\"student\",\"\",\r\n"), "\(stillPending.text)")
+            let blank = try await browser.send(.post, "/desk/a/quiz-1/grade", form: ["csrf": csrf, "question": "q5", "points:a-1": "0"])
+            #expect(blank.status == .seeOther)
 
             // Release, then the gradebook files.
             #expect(try await browser.send(.post, "/desk/a/quiz-1/release", form: ["csrf": csrf]).status == .seeOther)

@@ -6,7 +6,7 @@ as_postgres() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else 
 start_cluster() {
     pg_bin=$(pg_config --bindir 2>/dev/null || true)
     [ -x "$pg_bin/initdb" ] || pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-    [ -x "$pg_bin/initdb" ] || { echo "PostgreSQL is not installed (scripts/setup installs it)" >&2; exit 1; }
+    [ -x "$pg_bin/initdb" ] || { echo "PostgreSQL is not installed (scripts/setup --tests installs it)" >&2; exit 1; }
     pg_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     [ "$(id -u)" -eq 0 ] && chown postgres "$work"
     as_postgres "$pg_bin/initdb" -D "$work/pg" -U vault -A trust --no-sync -E UTF8 >/dev/null

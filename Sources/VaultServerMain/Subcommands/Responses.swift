@@ -45,12 +45,42 @@ struct Responses: AsyncParsableCommand {
             if let back = submission.clockMovedBackMs, back > 0 {
                 TerminalText.line("    note: the device clock moved back \(back / 60_000) min \(back / 1000 % 60) s during this attempt")
             }
+            Self.answers(received.responses.filter { $0.attemptId == submission.attemptId })
+        }
+        // Answers of attempts not handed in yet (synced as the student went).
+        let handedIn = Set(received.submissions.map(\.attemptId))
+        var open: [String: [ReceivedResponses.Response]] = [:]
+        for response in received.responses where !handedIn.contains(response.attemptId) { open[response.attemptId, default: []].append(response) }
+        for (attempt, responses) in open.sorted(by: { $0.key < $1.key }) {
+            TerminalText.line("  \(responses.first?.user ?? "?"): attempt \(attempt), not handed in yet")
+            Self.answers(responses)
         }
         let flagged = received.responses.filter { $0.answeredInFuture == true }
         for response in flagged {
             TerminalText.line(
                 "  note: \(response.user ?? "?")'s answer to \(response.questionId) says it was given at \(response.answeredAt), after it arrived (\(response.receivedAt ?? "?")): the device clock was ahead."
             )
+        }
+    }
+
+    /// Every current answer of one attempt, one per question (an essay in full, its lines indented); shown through
+    /// `TerminalText`, so nothing a student typed can drive the teacher's terminal.
+    static func answers(_ responses: [ReceivedResponses.Response]) {
+        for response in responses.filter({ !$0.superseded }).sorted(by: { $0.questionId < $1.questionId }) {
+            let text = plainText(response.answer).replacingOccurrences(of: "\n", with: "\n        ")
+            TerminalText.line("      \(response.questionId): \(text)")
+        }
+    }
+
+    /// An answer as a teacher reads it: text as written, choices and numbers plain, pairs as `l1-a`.
+    static func plainText(_ value: JSONValue) -> String {
+        switch value {
+        case .null: "(no answer)"
+        case .bool(let flag): flag ? "true" : "false"
+        case .number(let number): number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+        case .string(let text): text
+        case .array(let items): items.map { item in item.arrayValue.map { $0.map(plainText).joined(separator: "-") } ?? plainText(item) }.joined(separator: ", ")
+        case .object(let fields): fields.sorted { $0.key < $1.key }.map { "\($0.key): \(plainText($0.value))" }.joined(separator: ", ")
         }
     }
 }
