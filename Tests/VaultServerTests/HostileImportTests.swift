@@ -30,14 +30,17 @@ struct HostileImportTests {
             </resources></manifest>
             """#
         let refs = (0..<references).map { #"<assessmentItemRef identifier="r\#($0)" href="item.xml"/>"# }.joined()
-        let test = #"<assessmentTest identifier="t" title="Repeat"><testPart identifier="p"><assessmentSection identifier="s" title="S">"#
+        let test =
+            #"<assessmentTest identifier="t" title="Repeat"><testPart identifier="p"><assessmentSection identifier="s" title="S">"#
             + refs + "</assessmentSection></testPart></assessmentTest>"
         let archive = try Archive(data: Data(), accessMode: .create)
         var picture = Data(count: pictureBytes)
         // Incompressible bytes, as a photograph is (a run of zeros would pass the zip's own ratio cap only as a bomb).
         var generator = SystemRandomNumberGenerator()
         picture.withUnsafeMutableBytes { raw in for index in raw.indices { raw[index] = UInt8.random(in: 0...255, using: &generator) } }
-        for (path, bytes) in [("imsmanifest.xml", Data(manifest.utf8)), ("test.xml", Data(test.utf8)), ("item.xml", Data(item.utf8)), ("leaf.png", picture)] {
+        for (path, bytes) in [
+            ("imsmanifest.xml", Data(manifest.utf8)), ("test.xml", Data(test.utf8)), ("item.xml", Data(item.utf8)), ("leaf.png", picture),
+        ] {
             try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(bytes.count), compressionMethod: .deflate) { position, size in
                 bytes.subdata(in: Int(position)..<Int(position) + size)
             }
@@ -74,7 +77,10 @@ struct HostileImportTests {
         let unmatched = String(repeating: "<b", count: 160_000)
         #expect(ImportSupport.text(fromHTML: unmatched, missingAlt: &missing) == unmatched)
         let html = #"<p>One <b>bold</b> line<br/>two</p><ul><li>a</li><li>b</li></ul><IMG SRC="x.png" Alt='A cat'><img src="y.png"> 1 < 2"#
-        #expect(ImportSupport.text(fromHTML: html, missingAlt: &missing) == "One bold line\ntwo\n\n- a\n- b\n[Picture: A cat][Picture with no description] 1 < 2")
+        #expect(
+            ImportSupport.text(fromHTML: html, missingAlt: &missing)
+                == "One bold line\ntwo\n\n- a\n- b\n[Picture: A cat][Picture with no description] 1 < 2"
+        )
         #expect(missing == 1)
         // An attribute name many times over with no value, then one whose quote never closes: still one pass.
         let tag = HTMLTags.Tag(Substring("img" + String(repeating: " alt=", count: 50_000) + " alt='" + String(repeating: "x", count: 50_000)))
@@ -84,7 +90,8 @@ struct HostileImportTests {
         let gift = "::Q::[html]" + unmatched + " {=a ~b}"
         let read = try AssessmentImporter.read(Data(gift.utf8), fileName: "lt.gift", format: .gift)
         #expect(read.assessment.questions.count == 1)
-        let moodle = "<quiz><question type=\"essay\"><name><text>E</text></name><questiontext format=\"html\"><text>"
+        let moodle =
+            "<quiz><question type=\"essay\"><name><text>E</text></name><questiontext format=\"html\"><text>"
             + String(repeating: "&lt;b", count: 160_000) + "</text></questiontext></question></quiz>"
         #expect(try AssessmentImporter.read(Data(moodle.utf8), fileName: "lt.xml", format: .moodleXML).assessment.questions.count == 1)
     }

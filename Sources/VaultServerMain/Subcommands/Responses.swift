@@ -79,7 +79,8 @@ struct Responses: AsyncParsableCommand {
         case .bool(let flag): flag ? "true" : "false"
         case .number(let number): number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
         case .string(let text): text
-        case .array(let items): items.map { item in item.arrayValue.map { $0.map(plainText).joined(separator: "-") } ?? plainText(item) }.joined(separator: ", ")
+        case .array(let items):
+            items.map { item in item.arrayValue.map { $0.map(plainText).joined(separator: "-") } ?? plainText(item) }.joined(separator: ", ")
         case .object(let fields): fields.sorted { $0.key < $1.key }.map { "\($0.key): \(plainText($0.value))" }.joined(separator: ", ")
         }
     }
