@@ -126,7 +126,7 @@ let package = Package(
         .executableTarget(
             name: "VaultLoad",
             dependencies: [
-                "VaultServer", "VaultServerPostgres", "VaultCore", "VaultAPI",
+                "VaultServer", "VaultServerPostgres", "VaultCore", "VaultAPI", "VaultRules",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

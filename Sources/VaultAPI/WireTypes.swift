@@ -20,7 +20,14 @@ public struct TokenRequest: Codable, Sendable {
     }
 }
 
-public enum Role: String, Codable, Sendable { case student, teacher }
+/// Who a user is. An administrator acts on every assessment (a district's shared server); a teacher on those they own
+/// or that were shared with them.
+public enum Role: String, Codable, Sendable, CaseIterable {
+    case student, teacher, admin
+
+    /// Teachers and administrators: the desk, publishing, grading.
+    public var teaches: Bool { self != .student }
+}
 
 public struct TokenResponse: Codable, Sendable {
     public var token: String

@@ -6,6 +6,7 @@ import NIOHTTP1
 import PostgresNIO
 import VaultAPI
 import VaultCore
+import VaultRules
 import VaultServer
 import VaultServerPostgres
 
@@ -33,13 +34,14 @@ enum DeskBench {
     static func seed() async throws {
         let students = Int(option("students", "2000")!)!
         let storage = try await storage()
-        _ = try await storage.publish(assessment, now: Date())
-        guard let served = try await storage.served(id: assessmentID).map({ try JSONDecoder().decode(Assessment.self, from: $0.bytes) }) else {
-            throw LoadError("the desk assessment was not stored")
-        }
         try await storage.createUser(
             PasswordHasher.makeRecord(name: teacher.name, role: .teacher, password: SecretBytes(Array(teacher.password.utf8)), iterations: 1_000)
         )
+        // The teacher owns it: the desk shows a teacher only what they own or share.
+        _ = try await storage.publish(assessment, now: Date(), by: Publisher(name: teacher.name, role: .teacher))
+        guard let served = try await storage.served(id: assessmentID).map({ try JSONDecoder().decode(Assessment.self, from: $0.bytes) }) else {
+            throw LoadError("the desk assessment was not stored")
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<students {
                 if index >= 8 { try await group.next() }

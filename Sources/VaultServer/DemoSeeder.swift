@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultRules
 
 /// `serve --demo`: a student `demo` / `demo-password`, a teacher `teacher` / `teacher-password`, and the samples.
 public enum DemoSeeder {
@@ -25,7 +26,8 @@ public enum DemoSeeder {
         }
         for assessment in try sampleAssessments() {
             try AssessmentValidator.validate(assessment)
-            _ = try await storage.publish(assessment, now: Date())
+            // The demo teacher owns the samples (the desk shows a teacher what they own or share).
+            _ = try await storage.publish(assessment, now: Date(), by: Publisher(name: teacher.name, role: .teacher))
         }
     }
 }

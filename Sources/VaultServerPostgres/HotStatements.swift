@@ -1,15 +1,16 @@
 import Foundation
 import PostgresNIO
 import VaultRules
+import VaultServer
 
 /// The statements every upload runs (the token check, a batch's read and its write), prepared once per connection:
 /// PostgreSQL parses and plans them once, not on every request (planning the four-way read cost more than running it).
 enum HotStatements {
     /// Who holds an unexpired token.
     struct TokenOwner: PostgresPreparedStatement {
-        static let name = "vault_token_owner_v1"
+        static let name = "vault_token_owner_v2"
         static let sql = """
-            SELECT u.name, u.role FROM tokens t JOIN users u ON u.name = t.user_name
+            SELECT u.name, \(StoredRole.column("u.")) FROM tokens t JOIN users u ON u.name = t.user_name
             WHERE t.token_hash = $1::text AND t.expires_at > $2::double precision
             """
         typealias Row = (String, String)

@@ -180,6 +180,23 @@ enum PostgresSchema {
             )
             """,
         ],
+        // Teachers own their assessments (SQLite schema v11): owner and co-teachers, administrators flagged; what
+        // existed before keeps every teacher of the time as co-teacher.
+        [
+            "ALTER TABLE users ADD COLUMN admin INTEGER NOT NULL DEFAULT 0",
+            """
+            CREATE TABLE assessment_teachers (
+                assessment_id TEXT NOT NULL REFERENCES assessments (id),
+                teacher TEXT NOT NULL REFERENCES users (name),
+                owner INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (assessment_id, teacher)
+            )
+            """,
+            """
+            INSERT INTO assessment_teachers (assessment_id, teacher, owner)
+                SELECT a.id, u.name, 0 FROM assessments a CROSS JOIN users u WHERE u.role = 'teacher'
+            """,
+        ],
     ]
 
     static var latestVersion: Int { versions.count }

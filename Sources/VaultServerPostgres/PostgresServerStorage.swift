@@ -168,9 +168,9 @@ public final class PostgresServerStorage: ServerStorage {
             try await plain { client in
                 try await client.query(
                     """
-                    INSERT INTO users (name, role, password_hash, salt, iterations, created_at, group_name)
-                    VALUES (\(user.name), \(user.role.rawValue), \(user.passwordHash), \(user.salt), \(user.iterations), \(Date().timeIntervalSince1970),
-                        \(user.group))
+                    INSERT INTO users (name, role, admin, password_hash, salt, iterations, created_at, group_name)
+                    VALUES (\(user.name), \(StoredRole.columns(user.role).role), \(StoredRole.columns(user.role).admin), \(user.passwordHash), \(user.salt),
+                        \(user.iterations), \(Date().timeIntervalSince1970), \(user.group))
                     """,
                     logger: self.logger
                 )
@@ -183,7 +183,7 @@ public final class PostgresServerStorage: ServerStorage {
     public func user(named name: String) async throws -> UserRecord? {
         try await plain { client in
             let rows = try await client.query(
-                "SELECT name, role, password_hash, salt, iterations, group_name FROM users WHERE name = \(name)",
+                "SELECT name, \(unescaped: StoredRole.column()), password_hash, salt, iterations, group_name FROM users WHERE name = \(name)",
                 logger: self.logger
             )
             for try await (name, role, hash, salt, iterations, group) in rows.decode((String, String, String, String, Int, String?).self) {
@@ -241,7 +241,7 @@ public final class PostgresServerStorage: ServerStorage {
 
     // MARK: Assessments
 
-    public func publish(_ assessment: Assessment, now: Date) async throws -> PublishResponse {
+    public func publish(_ assessment: Assessment, now: Date, by publisher: Publisher?) async throws -> PublishResponse {
         let source = try AssessmentPublisher.sourceBytes(assessment)
         return try await transaction { connection in
             var head: AssessmentHead?
@@ -257,6 +257,15 @@ public final class PostgresServerStorage: ServerStorage {
                     logger: self.logger
                 )
                 for try await (source, hash) in rows.decode((Data, String).self) { current = (source, hash) }
+            }
+            var teachers: [String] = []
+            let rows = try await connection.query(
+                "SELECT teacher FROM assessment_teachers WHERE assessment_id = \(assessment.id)",
+                logger: self.logger
+            )
+            for try await teacher in rows.decode(String.self) { teachers.append(teacher) }
+            guard Ownership.mayPublish(exists: head != nil, teachers: teachers, publisher: publisher) else {
+                throw StorageError.notPermitted(assessment.id)
             }
             let plan = try PublishPlan.decide(assessment, source: source, head: head, currentSource: current)
             guard let version = plan.newVersion else { return plan.response }
@@ -275,7 +284,83 @@ public final class PostgresServerStorage: ServerStorage {
                 """,
                 logger: self.logger
             )
+            if head == nil, let publisher {
+                try await connection.query(
+                    "INSERT INTO assessment_teachers (assessment_id, teacher, owner) VALUES (\(assessment.id), \(publisher.name), 1)",
+                    logger: self.logger
+                )
+            }
             return plan.response
+        }
+    }
+
+    public func teacherAccess(assessmentID: String, teacher: String) async throws -> TeacherAccess? {
+        try await plain { client in
+            let rows = try await client.query(
+                "SELECT owner FROM assessment_teachers WHERE assessment_id = \(assessmentID) AND teacher = \(teacher)",
+                logger: self.logger
+            )
+            var access: TeacherAccess?
+            for try await owner in rows.decode(Int.self) { access = owner != 0 ? .owner : .coTeacher }
+            return access
+        }
+    }
+
+    public func sharedAssessmentIDs(teacher: String) async throws -> Set<String> {
+        try await plain { client in
+            let rows = try await client.query("SELECT assessment_id FROM assessment_teachers WHERE teacher = \(teacher)", logger: self.logger)
+            var ids = Set<String>()
+            for try await id in rows.decode(String.self) { ids.insert(id) }
+            return ids
+        }
+    }
+
+    public func assessmentTeachers(assessmentID: String) async throws -> [String: TeacherAccess] {
+        try await plain { client in
+            let rows = try await client.query(
+                "SELECT teacher, owner FROM assessment_teachers WHERE assessment_id = \(assessmentID)",
+                logger: self.logger
+            )
+            var teachers: [String: TeacherAccess] = [:]
+            for try await (teacher, owner) in rows.decode((String, Int).self) { teachers[teacher] = owner != 0 ? .owner : .coTeacher }
+            return teachers
+        }
+    }
+
+    public func share(assessmentID: String, teacher: String, remove: Bool) async throws -> ShareOutcome {
+        try await transaction { connection in
+            var exists = false
+            for try await _ in try await connection.query("SELECT 1 FROM assessments WHERE id = \(assessmentID)", logger: self.logger).decode(
+                Int.self
+            ) {
+                exists = true
+            }
+            guard exists else { return .noAssessment }
+            var current: Int?
+            let rows = try await connection.query(
+                "SELECT owner FROM assessment_teachers WHERE assessment_id = \(assessmentID) AND teacher = \(teacher)",
+                logger: self.logger
+            )
+            for try await owner in rows.decode(Int.self) { current = owner }
+            if remove {
+                if current == 1 { return .cannotRemoveOwner }
+                try await connection.query(
+                    "DELETE FROM assessment_teachers WHERE assessment_id = \(assessmentID) AND teacher = \(teacher)",
+                    logger: self.logger
+                )
+                return .removed
+            }
+            var role: Role?
+            let users = try await connection.query("SELECT \(unescaped: StoredRole.column()) FROM users WHERE name = \(teacher)", logger: self.logger)
+            for try await name in users.decode(String.self) { role = Role(rawValue: name) }
+            guard role?.teaches == true else { return .noTeacher }
+            if current == nil {
+                try await connection.query(
+                    "INSERT INTO assessment_teachers (assessment_id, teacher, owner) VALUES (\(assessmentID), \(teacher), 0)",
+                    logger: self.logger
+                )
+            }
+            return .shared
         }
     }
 

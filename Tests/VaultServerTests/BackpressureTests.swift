@@ -23,7 +23,19 @@ struct SlowStorage: ServerStorage {
     func updatePassword(_ user: UserRecord) async throws { try await base.updatePassword(user) }
     func revokeToken(hash: String) async throws { try await base.revokeToken(hash: hash) }
     func purgeExpiredTokens(now: Date) async throws { try await base.purgeExpiredTokens(now: now) }
-    func publish(_ assessment: Assessment, now: Date) async throws -> PublishResponse { try await base.publish(assessment, now: now) }
+    func publish(_ assessment: Assessment, now: Date, by publisher: Publisher?) async throws -> PublishResponse {
+        try await base.publish(assessment, now: now, by: publisher)
+    }
+    func teacherAccess(assessmentID: String, teacher: String) async throws -> TeacherAccess? {
+        try await base.teacherAccess(assessmentID: assessmentID, teacher: teacher)
+    }
+    func sharedAssessmentIDs(teacher: String) async throws -> Set<String> { try await base.sharedAssessmentIDs(teacher: teacher) }
+    func assessmentTeachers(assessmentID: String) async throws -> [String: TeacherAccess] {
+        try await base.assessmentTeachers(assessmentID: assessmentID)
+    }
+    func share(assessmentID: String, teacher: String, remove: Bool) async throws -> ShareOutcome {
+        try await base.share(assessmentID: assessmentID, teacher: teacher, remove: remove)
+    }
     func delete(id: String, now: Date) async throws -> Bool { try await base.delete(id: id, now: now) }
     func catalog() async throws -> [CatalogEntry] { try await base.catalog() }
     func served(id: String) async throws -> (bytes: Data, contentHash: String, version: Int)? { try await base.served(id: id) }

@@ -220,7 +220,7 @@ struct DeskTests {
             let roster = try await browser.send(.get, "/desk/a/sealed-1")
             #expect(roster.text.contains("/desk/a/sealed-1/start-code"))
             let unsealed = try await browser.send(.get, "/desk/a/quiz-none/start-code")
-            #expect(unsealed.status == .badRequest && unsealed.text.contains("There is no assessment quiz-none"))
+            #expect(unsealed.status == .notFound && unsealed.text.contains("There is no assessment quiz-none"))
         }
     }
 

@@ -40,20 +40,23 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             response.setCookie(DeskSession.sessionCookie("", secure: DeskSession.isSecure(request, configuration: configuration), maxAge: 0))
             return response
         }
-        signedIn.get("a/:id") { request, context in try await rosterPage(request, context: context) }
-        signedIn.post("a/:id/release") { request, context in
+        // Every page of one assessment: only for its owner, its co-teachers and administrators; anyone else is told
+        // it does not exist, exactly as for an id that does not.
+        let assessment = signedIn.group("a/:id").add(middleware: DeskAssessmentAccess(storage: storage))
+        assessment.get { request, context in try await rosterPage(request, context: context) }
+        assessment.post("release") { request, context in
             let id = try context.parameters.require("id")
             _ = try await form(request, context: context)
             try await desk.release(id)
             return Response.redirect(to: "/desk/a/\(Self.pathSegment(id))?notice=released", type: .normal)
         }
-        signedIn.post("a/:id/close") { request, context in
+        assessment.post("close") { request, context in
             let id = try context.parameters.require("id")
             _ = try await form(request, context: context)
             _ = try await desk.close(id)
             return Response.redirect(to: "/desk/a/\(Self.pathSegment(id))?notice=closed", type: .normal)
         }
-        signedIn.post("a/:id/late") { request, context in
+        assessment.post("late") { request, context in
             let id = try context.parameters.require("id")
             let fields = try await form(request, context: context)
             guard let attempt = fields["attempt"], let decision = fields["decision"].flatMap(LateDecision.init(rawValue:)) else {
@@ -67,10 +70,35 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             try await desk.decideLate(id, attempt: attempt, decision: decision)
             return Response.redirect(to: "/desk/a/\(Self.pathSegment(id))?notice=\(decision.rawValue)", type: .normal)
         }
-        signedIn.get("a/:id/grade") { request, context in try await gradePage(request, context: context) }
-        signedIn.post("a/:id/grade") { request, context in try await saveGrades(request, context: context) }
-        signedIn.get("a/:id/start-code") { _, context in try await startCodePage(context) }
-        signedIn.get("a/:id/export") { request, context in try await export(request, context: context) }
+        assessment.post("share") { request, context in
+            let id = try context.parameters.require("id")
+            let fields = try await form(request, context: context)
+            let back = "/desk/a/\(Self.pathSegment(id))"
+            var access: TeacherAccess?
+            if let user = context.user { access = try await storage.teacherAccess(assessmentID: id, teacher: user) }
+            guard Ownership.mayShare(role: context.role ?? .student, access: access) else {
+                throw DeskError(
+                    .forbidden,
+                    heading: "Not done",
+                    text: "Only the owner of this assessment or an administrator can share it.",
+                    back: back
+                )
+            }
+            let teacher = (fields["teacher"] ?? "").trimmingCharacters(in: .whitespaces)
+            let remove = fields["action"] == "remove"
+            switch try await storage.share(assessmentID: id, teacher: teacher, remove: remove) {
+            case .shared: return Response.redirect(to: back + "?notice=shared", type: .normal)
+            case .removed: return Response.redirect(to: back + "?notice=unshared", type: .normal)
+            case .noTeacher, .noAssessment:
+                throw DeskError(.badRequest, heading: "Not done", text: "There is no teacher with that user name; nothing was changed.", back: back)
+            case .cannotRemoveOwner:
+                throw DeskError(.badRequest, heading: "Not done", text: "The owner cannot be removed; nothing was changed.", back: back)
+            }
+        }
+        assessment.get("grade") { request, context in try await gradePage(request, context: context) }
+        assessment.post("grade") { request, context in try await saveGrades(request, context: context) }
+        assessment.get("start-code") { _, context in try await startCodePage(context) }
+        assessment.get("export") { request, context in try await export(request, context: context) }
     }
 
     // MARK: Signing in
@@ -105,7 +133,7 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             return try loginPage(request, problem: "The user name or password is not correct.", status: .unauthorized)
         }
         await throttle.succeeded(keys)
-        guard user.role == .teacher else { throw DeskError.teachersOnly }
+        guard user.role.teaches else { throw DeskError.teachersOnly }
         if user.iterations < hashing.iterations { try await storage.updatePassword(try await hashing.rehash(user, password: password)) }
         let now = Date()
         try await storage.purgeExpiredTokens(now: now)
@@ -122,7 +150,9 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
 
     func assessmentsPage(_ context: VaultRequestContext) async throws -> Response {
         var rows: [DeskView.AssessmentRow] = []
-        for entry in try await storage.catalog() {
+        // A teacher sees the assessments they own or share; an administrator sees every one.
+        let shared = context.role == .admin ? nil : try await storage.sharedAssessmentIDs(teacher: context.user ?? "")
+        for entry in try await storage.catalog() where shared?.contains(entry.id) ?? true {
             let roster = try? await desk.roster(entry.id, scored: false)
             rows.append(
                 DeskView.AssessmentRow(
@@ -153,7 +183,7 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             page: (request.uri.queryParameters.get("page").flatMap { Int($0) } ?? 1) - 1,
             including: show.includes
         )
-        let view = DeskView.RosterPage(
+        var view = DeskView.RosterPage(
             page: page,
             group: group,
             show: show,
@@ -163,6 +193,11 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             refresh: Self.refreshSeconds,
             idPath: Self.pathSegment(id)
         )
+        let teachers = try await storage.assessmentTeachers(assessmentID: id)
+        view.teachers = teachers.sorted { ($0.value == .owner ? 0 : 1, $0.key) < ($1.value == .owner ? 0 : 1, $1.key) }.map {
+            DeskView.TeacherRow(name: $0.key, label: $0.value == .owner ? "owner" : "co-teacher", removable: $0.value != .owner)
+        }
+        view.canShare = Ownership.mayShare(role: context.role ?? .student, access: context.user.flatMap { teachers[$0] })
         return pages.html(pages.render("roster", view))
     }
 

@@ -63,12 +63,27 @@ struct DeskAuthenticator<Storage: ServerStorage>: RouterMiddleware {
             if request.method == .get || request.method == .head { return .redirect(to: "/desk/login", type: .normal) }
             throw DeskError(.unauthorized, heading: "Please sign in", text: "You are not signed in, so nothing was changed.", back: "/desk/login")
         }
-        guard owner.role == .teacher else { throw DeskError.teachersOnly }
+        guard owner.role.teaches else { throw DeskError.teachersOnly }
         var context = context
         context.user = owner.user
         context.role = owner.role
         context.tokenHash = PasswordHasher.tokenHash(token)
         context.deskToken = token
+        return try await next(request, context)
+    }
+}
+
+/// The pages of one assessment (`/desk/a/:id/...`) for those who may act on it (`ServerStorage.mayAct`); for anyone
+/// else the assessment does not exist.
+struct DeskAssessmentAccess<Storage: ServerStorage>: RouterMiddleware {
+    typealias Context = VaultRequestContext
+    let storage: Storage
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let id = try context.parameters.require("id")
+        guard try await storage.mayAct(user: context.user, role: context.role, onAssessment: id) else {
+            throw TeacherDesk.Problem.noAssessment(id)
+        }
         return try await next(request, context)
     }
 }
@@ -119,12 +134,14 @@ struct DeskPages: RouterMiddleware {
                 status: error.status
             )
         } catch let problem as TeacherDesk.Problem {
+            // An unknown assessment and another teacher's look the same: 404.
+            let missing = if case .noAssessment = problem { true } else { false }
             response = html(
                 render(
                     "message",
                     DeskView.Message(title: "Not done", heading: "Not done", text: problem.description, back: "/desk", user: context.user)
                 ),
-                status: .badRequest
+                status: missing ? .notFound : .badRequest
             )
         }
         Self.secure(&response.headers)

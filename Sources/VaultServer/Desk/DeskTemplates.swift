@@ -118,6 +118,11 @@ enum DeskTemplates {
         </tbody>
         </table>
         {{#paging}}<p class="pager">{{rowsText}}{{#previousLink}} · <a href="{{previousLink}}">Previous</a>{{/previousLink}}{{#nextLink}} · <a href="{{nextLink}}">Next</a>{{/nextLink}}</p>{{/paging}}
+        <section class="teachers" aria-labelledby="teachers-heading">
+        <h2 id="teachers-heading">Teachers</h2>
+        <ul>{{#teachers}}<li>{{name}} ({{label}}){{#removable}}{{#canShare}} <form class="inline" method="post" action="/desk/a/{{idPath}}/share"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="teacher" value="{{name}}"><button type="submit" name="action" value="remove">Remove</button></form>{{/canShare}}{{/removable}}</li>{{/teachers}}{{^teachers}}<li>Only administrators (published from the server's command line).</li>{{/teachers}}</ul>
+        {{#canShare}}<form method="post" action="/desk/a/{{idPath}}/share"><input type="hidden" name="csrf" value="{{csrf}}"><label for="co-teacher">Add a co-teacher (user name)</label> <input id="co-teacher" name="teacher" required maxlength="200"> <button type="submit" name="action" value="add">Share</button></form>{{/canShare}}
+        </section>
         <p class="small">This page refreshes itself every {{refresh}} seconds. Times are UTC.</p>
         {{> foot}}
         """

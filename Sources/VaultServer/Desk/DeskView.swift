@@ -71,6 +71,8 @@ enum DeskView {
         case "closed": "The exam is closed. New attempts are refused; a hand-in of an attempt started before closing is kept and flagged."
         case "accepted": "The late hand-in counts like any other."
         case "zeroed": "The late hand-in scores 0."
+        case "shared": "Shared: the co-teacher sees this assessment on their desk."
+        case "unshared": "The co-teacher no longer sees this assessment."
         default: nil
         }
     }
@@ -78,6 +80,13 @@ enum DeskView {
     struct Option {
         var name: String
         var selected: Bool
+    }
+
+    /// The owner or a co-teacher of an assessment, on its roster page.
+    struct TeacherRow {
+        var name: String
+        var label: String
+        var removable: Bool
     }
 
     struct ShowOption {
@@ -129,6 +138,9 @@ enum DeskView {
         var rowsText: String
         var previousLink: String?
         var nextLink: String?
+        /// Who may act on it, and whether this teacher may share it (its owner, an administrator).
+        var teachers: [TeacherRow] = []
+        var canShare = false
 
         init(
             page: TeacherDesk.RosterPage,
@@ -338,6 +350,8 @@ extension DeskView.RosterPage: MustacheParent {
         case "rowsText": rowsText
         case "previousLink": previousLink as Any?
         case "nextLink": nextLink as Any?
+        case "teachers": teachers
+        case "canShare": canShare
         default: nil
         }
     }

@@ -80,18 +80,25 @@ struct AssessmentRoutes<Storage: ServerStorage> {
                 throw APIError(.contentTooLarge, code: .tooLarge, message: tooLarge.description)
             }
             let existed = try await storage.served(id: id) != nil
-            let result = try await storage.publish(assessment, now: Date())
+            let result: PublishResponse
+            do {
+                // Another teacher's id is "not found": publishing there would have replaced their assessment.
+                let publisher = context.user.flatMap { user in context.role.map { Publisher(name: user, role: $0) } }
+                result = try await storage.publish(assessment, now: Date(), by: publisher)
+            } catch StorageError.notPermitted {
+                throw APIError.notFound(id)
+            }
             return try JSONBody.response(result, status: existed ? .ok : .created, request: request)
         }
         group.delete("assessments/:id") { _, context in
-            try requireTeacher(context)
             let id = try context.parameters.require("id")
+            try await requireAccess(id, context, storage: storage)
             guard try await storage.delete(id: id, now: Date()) else { throw APIError.notFound(id) }
             return Response(status: .noContent)
         }
         group.get("assessments/:id/responses") { request, context in
-            try requireTeacher(context)
             let id = try context.parameters.require("id")
+            try await requireAccess(id, context, storage: storage)
             guard let received = try await storage.received(assessmentID: id) else { throw APIError.notFound(id) }
             return try JSONBody.response(received, request: request)
         }
@@ -104,5 +111,11 @@ enum ServedSignatureHeader {
 }
 
 func requireTeacher(_ context: VaultRequestContext) throws {
-    guard context.role == .teacher else { throw APIError.forbidden }
+    guard context.role?.teaches == true else { throw APIError.forbidden }
+}
+
+/// A teacher's route on one assessment: 404 unless they may act on it (`ServerStorage.mayAct`).
+func requireAccess(_ id: String, _ context: VaultRequestContext, storage: some ServerStorage) async throws {
+    try requireTeacher(context)
+    guard try await storage.mayAct(user: context.user, role: context.role, onAssessment: id) else { throw APIError.notFound(id) }
 }

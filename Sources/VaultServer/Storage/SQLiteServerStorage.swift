@@ -55,9 +55,10 @@ public final class SQLiteServerStorage: ServerStorage {
         try await onDatabase { database, _ in
             try database.inTransaction {
                 guard try database.row("SELECT 1 FROM users WHERE name = ?", [user.name]) == nil else { throw StorageError.userExists(user.name) }
+                let stored = StoredRole.columns(user.role)
                 try database.execute(
-                    "INSERT INTO users (name, role, password_hash, salt, iterations, created_at, group_name) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [user.name, user.role.rawValue, user.passwordHash, user.salt, user.iterations, Date().timeIntervalSince1970, user.group]
+                    "INSERT INTO users (name, role, admin, password_hash, salt, iterations, created_at, group_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [user.name, stored.role, stored.admin, user.passwordHash, user.salt, user.iterations, Date().timeIntervalSince1970, user.group]
                 )
             }
         }
@@ -65,7 +66,8 @@ public final class SQLiteServerStorage: ServerStorage {
 
     public func user(named name: String) async throws -> UserRecord? {
         try await onDatabase { database, _ in
-            try database.row("SELECT name, role, password_hash, salt, iterations, group_name FROM users WHERE name = ?", [name]).map {
+            try database.row("SELECT name, \(StoredRole.column()), password_hash, salt, iterations, group_name FROM users WHERE name = ?", [name]).map
+            {
                 UserRecord(
                     name: $0.string(0),
                     role: Role(rawValue: $0.string(1)) ?? .student,
@@ -90,7 +92,7 @@ public final class SQLiteServerStorage: ServerStorage {
     public func tokenOwner(hash: String, now: Date) async throws -> (user: String, role: Role)? {
         try await onDatabase { database, _ in
             try database.row(
-                "SELECT u.name, u.role FROM tokens t JOIN users u ON u.name = t.user_name WHERE t.token_hash = ? AND t.expires_at > ?",
+                "SELECT u.name, \(StoredRole.column("u.")) FROM tokens t JOIN users u ON u.name = t.user_name WHERE t.token_hash = ? AND t.expires_at > ?",
                 [hash, now.timeIntervalSince1970]
             ).map { ($0.string(0), Role(rawValue: $0.string(1)) ?? .student) }
         }
@@ -115,7 +117,7 @@ public final class SQLiteServerStorage: ServerStorage {
 
     // MARK: Assessments
 
-    public func publish(_ assessment: Assessment, now: Date) async throws -> PublishResponse {
+    public func publish(_ assessment: Assessment, now: Date, by publisher: Publisher?) async throws -> PublishResponse {
         let source = try AssessmentPublisher.sourceBytes(assessment)
         return try await onDatabase { database, _ in
             try database.inTransaction {
@@ -124,6 +126,12 @@ public final class SQLiteServerStorage: ServerStorage {
                     try database.row("SELECT source, content_hash FROM assessment_versions WHERE id = ? AND version = ?", [assessment.id, $0.int(0)])
                 }
                 let head = existing.map { AssessmentHead(currentVersion: $0.int(0), deleted: $0.int(1) != 0) }
+                let teachers = try database.rows("SELECT teacher FROM assessment_teachers WHERE assessment_id = ?", [assessment.id]).map {
+                    $0.string(0)
+                }
+                guard Ownership.mayPublish(exists: existing != nil, teachers: teachers, publisher: publisher) else {
+                    throw StorageError.notPermitted(assessment.id)
+                }
                 let plan = try PublishPlan.decide(assessment, source: source, head: head, currentSource: current.map { ($0.data(0), $0.string(1)) })
                 guard let version = plan.newVersion else { return plan.response }
                 if existing == nil {
@@ -131,6 +139,12 @@ public final class SQLiteServerStorage: ServerStorage {
                         "INSERT INTO assessments (id, current_version, deleted, updated_at) VALUES (?, ?, 0, ?)",
                         [assessment.id, version.number, now.timeIntervalSince1970]
                     )
+                    if let publisher {
+                        try database.execute(
+                            "INSERT INTO assessment_teachers (assessment_id, teacher, owner) VALUES (?, ?, 1)",
+                            [assessment.id, publisher.name]
+                        )
+                    }
                 } else {
                     try database.execute(
                         "UPDATE assessments SET current_version = ?, deleted = 0, updated_at = ? WHERE id = ?",
@@ -142,6 +156,57 @@ public final class SQLiteServerStorage: ServerStorage {
                     [assessment.id, version.number, source, version.served, version.contentHash, now.timeIntervalSince1970]
                 )
                 return plan.response
+            }
+        }
+    }
+
+    public func teacherAccess(assessmentID: String, teacher: String) async throws -> TeacherAccess? {
+        try await onDatabase { database, _ in
+            try database.row(
+                "SELECT owner FROM assessment_teachers WHERE assessment_id = ? AND teacher = ?",
+                [assessmentID, teacher]
+            ).map { $0.int(0) != 0 ? .owner : .coTeacher }
+        }
+    }
+
+    public func sharedAssessmentIDs(teacher: String) async throws -> Set<String> {
+        try await onDatabase { database, _ in
+            Set(try database.rows("SELECT assessment_id FROM assessment_teachers WHERE teacher = ?", [teacher]).map { $0.string(0) })
+        }
+    }
+
+    public func assessmentTeachers(assessmentID: String) async throws -> [String: TeacherAccess] {
+        try await onDatabase { database, _ in
+            var teachers: [String: TeacherAccess] = [:]
+            for row in try database.rows("SELECT teacher, owner FROM assessment_teachers WHERE assessment_id = ?", [assessmentID]) {
+                teachers[row.string(0)] = row.int(1) != 0 ? .owner : .coTeacher
+            }
+            return teachers
+        }
+    }
+
+    public func share(assessmentID: String, teacher: String, remove: Bool) async throws -> ShareOutcome {
+        try await onDatabase { database, _ in
+            try database.inTransaction {
+                guard try database.row("SELECT 1 FROM assessments WHERE id = ?", [assessmentID]) != nil else { return .noAssessment }
+                let current = try database.row(
+                    "SELECT owner FROM assessment_teachers WHERE assessment_id = ? AND teacher = ?",
+                    [assessmentID, teacher]
+                )
+                if remove {
+                    if current?.int(0) == 1 { return .cannotRemoveOwner }
+                    try database.execute("DELETE FROM assessment_teachers WHERE assessment_id = ? AND teacher = ?", [assessmentID, teacher])
+                    return .removed
+                }
+                let role = try database.row("SELECT \(StoredRole.column()) FROM users WHERE name = ?", [teacher]).map { $0.string(0) }
+                guard let role, Role(rawValue: role)?.teaches == true else { return .noTeacher }
+                if current == nil {
+                    try database.execute(
+                        "INSERT INTO assessment_teachers (assessment_id, teacher, owner) VALUES (?, ?, 0)",
+                        [assessmentID, teacher]
+                    )
+                }
+                return .shared
             }
         }
     }

@@ -177,6 +177,23 @@ enum ServerSchema {
             );
             """
         )
+        // Teachers own their assessments: the owner and co-teachers of each; administrators flagged on their user
+        // row (a teacher who acts on everything). What existed before keeps every teacher of the time as co-teacher,
+        // so nothing a teacher saw disappears.
+        migrator.register(
+            11,
+            """
+            ALTER TABLE users ADD COLUMN admin INTEGER NOT NULL DEFAULT 0;
+            CREATE TABLE assessment_teachers (
+                assessment_id TEXT NOT NULL REFERENCES assessments (id),
+                teacher TEXT NOT NULL REFERENCES users (name),
+                owner INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (assessment_id, teacher)
+            );
+            INSERT INTO assessment_teachers (assessment_id, teacher, owner)
+                SELECT a.id, u.name, 0 FROM assessments a, users u WHERE u.role = 'teacher';
+            """
+        )
         return migrator
     }
 }

@@ -47,8 +47,18 @@ public protocol ServerStorage: Service {
     /// Deletes tokens that expired before `now`.
     func purgeExpiredTokens(now: Date) async throws
 
-    /// Publishes or updates; the version grows only when the content changes.
-    func publish(_ assessment: Assessment, now: Date) async throws -> PublishResponse
+    /// Publishes or updates; the version grows only when the content changes. With a `publisher`, one transaction
+    /// also applies `Ownership.mayPublish` (`StorageError.notPermitted` otherwise) and makes them the owner of a new
+    /// assessment; nil is the server's own command line.
+    func publish(_ assessment: Assessment, now: Date, by publisher: Publisher?) async throws -> PublishResponse
+    /// The standing of `teacher` on an assessment: owner, co-teacher, or nil (none, or no such assessment).
+    func teacherAccess(assessmentID: String, teacher: String) async throws -> TeacherAccess?
+    /// The ids `teacher` owns or shares.
+    func sharedAssessmentIDs(teacher: String) async throws -> Set<String>
+    /// The owner and co-teachers of an assessment, by name.
+    func assessmentTeachers(assessmentID: String) async throws -> [String: TeacherAccess]
+    /// Adds `teacher` as a co-teacher (or removes them); see `ShareOutcome`.
+    func share(assessmentID: String, teacher: String, remove: Bool) async throws -> ShareOutcome
     func delete(id: String, now: Date) async throws -> Bool
     func catalog() async throws -> [CatalogEntry]
     /// The served bytes, hash and number of the current version, or nil when unknown or deleted.
@@ -105,7 +115,19 @@ public protocol ServerStorage: Service {
     func extraMinutes(assessmentID: String, user: String) async throws -> Int
 }
 
+/// What `share` did.
+public enum ShareOutcome: Sendable, Equatable {
+    case shared, removed
+    /// Nothing was changed: no such assessment, no such teacher, or the owner named with `--remove`.
+    case noAssessment, noTeacher, cannotRemoveOwner
+}
+
 extension ServerStorage {
+    /// Publishing by the server's own command line (an administrator's rights; no owner).
+    public func publish(_ assessment: Assessment, now: Date) async throws -> PublishResponse {
+        try await publish(assessment, now: now, by: nil)
+    }
+
     /// A submission from a vault (`POST /v1/submissions`).
     public func submit(_ request: SubmissionRequest, user: String, now: Date) async throws -> SubmissionOutcome {
         try await submit(request, user: user, via: .sync, now: now)
@@ -124,6 +146,8 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case damaged(String)
     /// A `--database` value that is not usable.
     case badLocation(String)
+    /// The assessment belongs to other teachers (routes answer 404: its existence is not revealed).
+    case notPermitted(String)
 
     public var description: String {
         switch self {
@@ -132,6 +156,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .tooMuchContention: "The database is too busy right now; try again."
         case .damaged(let what): "Stored data cannot be read: \(what)."
         case .badLocation(let why): why
+        case .notPermitted(let id): "There is no assessment \(id) of yours; nothing was changed."
         }
     }
 }

@@ -23,6 +23,7 @@ struct Publish: AsyncParsableCommand {
     @Option(help: "auto, json, qti (an item or a .zip content package), moodle-xml, gift or aiken.") var format: ImportFormat = .auto
     @Option(help: "The assessment id (default: from the file name, made to fit a-z, 0-9 and '-').") var id: String?
     @Option(help: "The title (default: the file's own, or its name).") var title: String?
+    @Option(help: "The teacher who owns a new assessment (on the desk it is theirs and their co-teachers').") var owner: String?
     @Flag(help: "Refuse the whole file when any item would be skipped.") var strict = false
     @Flag(help: "Print {\"id\",\"version\",\"questions\",\"skipped\":[{\"item\",\"reason\"}]} as JSON.") var json = false
 
@@ -50,11 +51,23 @@ struct Publish: AsyncParsableCommand {
         do { try AssessmentValidator.validate(result.assessment) } catch let problem as AssessmentValidator.Problem {
             Self.fail("\(file): \(problem.message)")
         }
+        let storage = try await options.storage()
         let published: PublishResponse
         do {
-            published = try await options.storage().publish(result.assessment, now: Date())
+            // The server's own command line publishes with an administrator's rights; --owner makes a teacher the
+            // owner of a new assessment (and must be one who may change an existing one).
+            var publisher: Publisher?
+            if let owner {
+                guard let record = try await storage.user(named: owner), record.role.teaches else {
+                    throw ValidationError("There is no teacher called \(owner).")
+                }
+                publisher = Publisher(name: owner, role: record.role)
+            }
+            published = try await storage.publish(result.assessment, now: Date(), by: publisher)
         } catch let tooLarge as AssessmentPublisher.TooLarge {
             Self.fail("\(file): \(tooLarge.description)")
+        } catch StorageError.notPermitted(let id) {
+            Self.fail("\(file): \(id) belongs to other teachers, so \(owner ?? "") cannot replace it; nothing was published.")
         }
         if json {
             let encoder = JSONEncoder()
