@@ -130,6 +130,15 @@ struct HostileImportTests {
         #expect(try MarkupElement.parse(fine).attributes["a"] == "&<é")
     }
 
+    @Test("text handed over in many pieces (one per entity) is gathered once: 200,000 entities read whole")
+    func manyPieces() throws {
+        let xml = "<quiz><text>" + String(repeating: "&lt;b", count: 200_000) + "</text><after>x</after>tail</quiz>"
+        let root = try MarkupElement.parse(Data(xml.utf8))
+        let text = try #require(root.child("text"))
+        #expect(text.text == String(repeating: "<b", count: 200_000))
+        #expect(root.child("after")?.text == "x" && root.text == "tail")
+    }
+
     @Test("an entity the document never defines is an error that names it, never text silently dropped")
     func undefinedEntity() throws {
         let text = #"<quiz><question type="essay"><questiontext><text>LEAK[&xxe;]END</text></questiontext></question></quiz>"#

@@ -14,7 +14,7 @@ struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Upload saved answers and submissions in batches, exactly once, then refresh what changed.",
         discussion:
-            "Exit 0 when everything is up; 3 when a conflict or dead letter waits for you; 75 when the network stopped it midway (everything is kept and will be retried); 69 when offline."
+            "Exit 0 only when everything is up (nothing queued, nothing unconfirmed); 3 when a conflict or dead letter waits for you; 75 when anything is still queued (the network stopped it midway, or a retry is not due yet: everything is kept and will be retried); 69 when offline."
     )
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var credentials: CredentialSources
@@ -78,6 +78,16 @@ struct Sync: AsyncParsableCommand {
         }
         SyncOutput.print(report, console: context.console)
         if report.needsAttention { throw CommandExit(code: VaultExit.attention) }
+        // Exit 0 only when nothing this run was asked to send is left: an item still queued (its next try not due
+        // yet) is a "try again later", never a success a script or a student would trust.
+        if report.remaining > 0 {
+            let next =
+                try vault.nextRetryAt(after: Date()).map { " The next try is due at \(Timestamp.string($0)); run `vault sync` again then." } ?? ""
+            throw VaultError(
+                .temporary,
+                "Not everything is uploaded yet: \(Plural.count(report.remaining, "item waits", plural: "items wait")) in the queue and nothing was lost.\(next)"
+            )
+        }
     }
 
     static func syncOnce(

@@ -39,10 +39,13 @@ enum SyncOutput {
                 )
             )
         }
-        if report.remaining == 0 && report.unconfirmed.isEmpty {
+        // "Everything is uploaded" only when it is true: nothing queued, unconfirmed or given up.
+        if report.remaining == 0 && report.unconfirmed.isEmpty && report.deadLetters == 0 {
             console.line("Everything is uploaded.")
-        } else {
-            console.line("\(Plural.count(report.remaining, "item still waits", plural: "items still wait")) in the queue.")
+        } else if report.remaining > 0 {
+            console.line(
+                "\(Plural.count(report.remaining, "item still waits", plural: "items still wait")) in the queue; `vault status` shows what and when it is tried again."
+            )
         }
         console.emit(report)
     }

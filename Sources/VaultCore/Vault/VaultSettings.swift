@@ -31,7 +31,7 @@ public struct VaultSettings: Sendable {
             range: 1024...(8 * 1024 * 1024),
             help: "most bytes per upload batch"
         ),
-        Key(name: "sync.max_tries", defaultValue: 6, range: 1...100, help: "tries before an upload becomes a dead letter"),
+        Key(name: "sync.max_tries", defaultValue: 12, range: 1...100, help: "tries before an upload becomes a dead letter (12: about 34 minutes)"),
         Key(name: "download.prefetch", defaultValue: 0, range: 0...50, help: "next assessments fetched ahead by sync"),
         Key(name: "take.accessible", defaultValue: 0, range: 0...1, help: "1: the take screen speaks in sentences (screen readers)"),
     ]

@@ -1,25 +1,28 @@
 import Foundation
 
-/// When to try a failed upload again: immediately, then 5 s, 30 s, 5 min, 30 min (and 30 min after that),
-/// each with ±20 % jitter so many students coming back online do not hit the server at once.
+/// When to try a failed upload again: after a second, then twice as long each time (2 s, 4 s, 8 s, …) up to 30 min,
+/// each with ±20 % jitter so many students coming back online do not hit the server at once. A server that was back
+/// after two seconds costs a student two seconds, not the thirty of a fixed 0 / 5 / 30 s schedule. A server's
+/// `Retry-After` always wins: it knows when it can take the request.
 public struct RetrySchedule: Sendable {
-    public var delays: [Duration]
+    public var first: Duration
+    public var maximum: Duration
     public var jitter: Double
 
-    public init(delays: [Duration] = [.zero, .seconds(5), .seconds(30), .seconds(300), .seconds(1_800)], jitter: Double = 0.2) {
-        self.delays = delays
+    public init(first: Duration = .seconds(1), maximum: Duration = .seconds(1_800), jitter: Double = 0.2) {
+        self.first = first
+        self.maximum = maximum
         self.jitter = jitter
     }
 
-    /// The wait after the `failures`-th failure (1-based). A server's Retry-After is honoured when longer.
+    /// The wait after the `failures`-th failure (1-based), or exactly the server's Retry-After when it gave one.
     public func delay(afterFailures failures: Int, retryAfter: Duration? = nil, random: inout some RandomNumberGenerator) -> Duration {
-        let base = delays[min(max(failures - 1, 0), delays.count - 1)]
-        var wait = base
-        if base > .zero, jitter > 0 {
-            let factor = Double.random(in: (1 - jitter)...(1 + jitter), using: &random)
-            wait = .milliseconds(Int64(Double(base.components.seconds * 1000) * factor))
-        }
-        if let retryAfter, retryAfter > wait { wait = retryAfter }
-        return wait
+        if let retryAfter { return max(retryAfter, .zero) }
+        let doublings = min(max(failures - 1, 0), 40)
+        let firstMilliseconds = Double(first.components.seconds) * 1000 + Double(first.components.attoseconds) / 1e15
+        let maximumMilliseconds = Double(maximum.components.seconds) * 1000
+        let base = min(firstMilliseconds * pow(2, Double(doublings)), maximumMilliseconds)
+        let factor = jitter > 0 ? Double.random(in: (1 - jitter)...(1 + jitter), using: &random) : 1
+        return .milliseconds(Int64((base * factor).rounded()))
     }
 }

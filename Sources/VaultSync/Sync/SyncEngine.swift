@@ -10,11 +10,12 @@ public final class SyncEngine {
     public struct Options: Sendable {
         public var batchSize = 10
         public var maxBatchBytes = 256 * 1024
-        public var maxTries = 6
+        public var maxTries = 12
         /// A sync started by hand tries everything now, backoff or not.
         public var ignoreBackoff = true
-        /// Waits up to this long happen inside the run; longer ones end it (exit 75).
-        public var maxInlineWait: Duration = .seconds(60)
+        /// Waits up to this long happen inside the run (1 + 2 + 4 + 8 s after a failure); a longer one ends the run
+        /// with exit 75 naming when the next try is due, so a run never holds a student much past 20 s.
+        public var maxInlineWait: Duration = .seconds(10)
         public init() {}
     }
 
