@@ -16,8 +16,12 @@ public final class ServerProcess: @unchecked Sendable {
     /// Logs every request line to stderr (returned by `stop()`); only for short tests: nothing drains it meanwhile.
     public let verbose: Bool
 
-    public init(verbose: Bool = false) throws {
+    /// A PostgreSQL database (`postgres://…`) instead of the data directory.
+    public let database: String?
+
+    public init(verbose: Bool = false, database: String? = nil) throws {
         self.verbose = verbose
+        self.database = database
         try start()
     }
 
@@ -29,9 +33,8 @@ public final class ServerProcess: @unchecked Sendable {
         let process = try Binaries.start(
             "vault-server",
             [
-                "serve", "--port", portArgument, "--port-file", portFile, "--data", dataDirectory, "--demo", "--password-iterations", "1000",
-                "--seal-iterations", "1000",
-            ] + (verbose ? ["--verbose"] : [])
+                "serve", "--port", portArgument, "--port-file", portFile, "--demo", "--password-iterations", "1000", "--seal-iterations", "1000",
+            ] + (database.map { ["--database", $0] } ?? ["--data", dataDirectory]) + (verbose ? ["--verbose"] : [])
         )
         self.process = process
         for _ in 0..<200 {
@@ -59,7 +62,7 @@ public final class ServerProcess: @unchecked Sendable {
     /// Runs a `vault-server` admin subcommand against this server's data.
     @discardableResult
     public func admin(_ arguments: [String], stdin: String = "") throws -> Binaries.Result {
-        try Binaries.run("vault-server", arguments + ["--data", dataDirectory], stdin: stdin)
+        try Binaries.run("vault-server", arguments + (database.map { ["--database", $0] } ?? ["--data", dataDirectory]), stdin: stdin)
     }
 
     deinit { stop() }

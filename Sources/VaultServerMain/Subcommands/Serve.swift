@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 import VaultAPI
 import VaultCore
 import VaultServer
@@ -60,6 +61,15 @@ struct Serve: AsyncParsableCommand {
             if let portFile { try? SecureFiles.atomicWrite(Data("\(port)\n".utf8), to: portFile) }
             FileHandle.standardError.write(Data("vault-server listening on http://\(host):\(port)\n".utf8))
         }
-        try await app.runService()
+        // SIGTERM or SIGINT: stop accepting and let requests in flight finish, but for 8 s at most; then cancel
+        // what is left (a request waiting on a database that does not answer, a client that went away), and past
+        // 2 s more, end the process. Under systemd a restart never waits for its 90 s timeout and a SIGKILL.
+        var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        group.maximumGracefulShutdownDuration = Self.gracefulShutdownLimit
+        group.maximumCancellationDuration = Self.cancellationLimit
+        try await ServiceGroup(configuration: group).run()
     }
+
+    static let gracefulShutdownLimit: Duration = .seconds(8)
+    static let cancellationLimit: Duration = .seconds(2)
 }

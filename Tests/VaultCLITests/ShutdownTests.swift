@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+import VaultTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The server stops when told, whatever its requests are waiting for: a client gave up on a request that waits on a
+/// PostgreSQL lock, and SIGTERM still ends the process within 10 s (graceful shutdown for 8 s, then cancellation).
+struct ShutdownTests {
+    @Test("SIGTERM while a request whose client gave up waits on the database: the server exits within 10 s")
+    func sigtermWhileWaiting() async throws {
+        if PostgresCluster.unavailableReason != nil, !PostgresCluster.required { return }
+        let cluster = try await PostgresCluster.shared()
+        let url = try await cluster.createDatabase()
+        let server = try ServerProcess(database: url)
+        let login = try Binaries.system(
+            "curl",
+            ["-s", "-X", "POST", "-H", "Content-Type: application/json", "-d", #"{"user":"demo","password":"demo-password"}"#, server.url + "/v1/auth/token"]
+        )
+        let token = try #require((try JSONSerialization.jsonObject(with: Data(login.stdout.utf8)) as? [String: Any])?["token"] as? String)
+        // Another session holds every token lookup for 30 s.
+        let database = String(url.split(separator: "/").last!)
+        let locker = try Binaries.start(
+            cluster.binaries + "/psql",
+            [
+                "-h", "127.0.0.1", "-p", "\(cluster.port)", "-U", PostgresCluster.user, "-d", database, "-c",
+                "BEGIN; LOCK TABLE tokens IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(30); COMMIT;",
+            ]
+        )
+        defer { if locker.isRunning { locker.terminate() } }
+        try await Task.sleep(for: .seconds(1))
+        // The client gives up after a second; its request still waits on the lock inside the server.
+        let gaveUp = try Binaries.system("curl", ["-s", "--max-time", "1", "-H", "Authorization: Bearer \(token)", server.url + "/v1/assessments"])
+        #expect(gaveUp.status == 28, "the request was held by the lock (curl timed out)")
+        let process = try #require(server.process)
+        let start = ContinuousClock.now
+        kill(process.processIdentifier, SIGTERM)
+        while process.isRunning, ContinuousClock.now - start < .seconds(20) { try await Task.sleep(for: .milliseconds(100)) }
+        let took = ContinuousClock.now - start
+        #expect(!process.isRunning, "still running 20 s after SIGTERM")
+        #expect(took < .seconds(10), "stopped after \(took)")
+        #expect(!process.isRunning && process.terminationReason == .exit && process.terminationStatus == 0, "a clean exit, not a crash")
+    }
+}
