@@ -16,6 +16,19 @@ import VaultServer
 /// Every transaction is retried on a serialization failure, a deadlock or a unique-key violation, so the outcome is
 /// that of some serial order whichever process ran them, and the unique keys hold even if a rule were wrong.
 /// A batch costs a constant number of round trips: arrays and `unnest`, never one statement per item.
+/// What came first: the work on a leased connection, or the lease's time limit.
+enum LeaseOutcome<T: Sendable>: Sendable {
+    case done(T)
+    case timedOut
+}
+
+/// Set once a connection was leased.
+final class LeaseFlag: Sendable {
+    private let state = Mutex(false)
+    func set() { state.withLock { $0 = true } }
+    var isSet: Bool { state.withLock { $0 } }
+}
+
 public final class PostgresServerStorage: ServerStorage {
     let client: PostgresClient
     let location: PostgresLocation
@@ -55,7 +68,7 @@ public final class PostgresServerStorage: ServerStorage {
             try await Self.within(connectTimeout) { try await PostgresSchema.migrate(client, logger: logger) }
         } catch {
             runner.cancel()
-            throw Self.storageError(error, location: location)
+            throw Self.storageError(error, location: location, starting: true)
         }
     }
 
@@ -83,13 +96,22 @@ public final class PostgresServerStorage: ServerStorage {
 
     /// A typed error with a plain reason; PostgreSQL's own message where there is one (never a password: none is
     /// ever in a URL we accept, and a password file's content is never part of an error).
-    static func storageError(_ error: any Error, location: PostgresLocation) -> StorageError {
+    /// `starting`: while connecting and migrating, PostgreSQL's own message says what to fix (a role, a permission).
+    static func storageError(_ error: any Error, location: PostgresLocation, starting: Bool = false) -> StorageError {
         if let error = error as? StorageError {
             if case .unavailable(let why) = error { return .unavailable("\(location): \(why)") }
             return error
         }
         if let error = error as? PSQLError, let message = error.serverInfo?[.message] {
-            return .unavailable("\(location): \(message)")
+            let state = error.serverInfo?[.sqlState] ?? "?"
+            if starting { return .unavailable("\(location): \(message)") }
+            // Connection exceptions (08), insufficient resources (53: too many connections), an operator or a crash
+            // shutting the server down (57P01-57P03) pass by themselves: 503 and try again. Anything else is a
+            // refusal named by its SQLSTATE (never the message: it can quote data).
+            if state.hasPrefix("08") || state.hasPrefix("53") || ["57P01", "57P02", "57P03", "57014"].contains(state) {
+                return .unavailable("\(location): \(message) (SQLSTATE \(state))")
+            }
+            return .refused(sqlState: state)
         }
         // No answer from PostgreSQL itself (refused, unreachable, TLS, authentication never reached): say where, and
         // what to check, never the driver's own dump of the error.
@@ -128,7 +150,7 @@ public final class PostgresServerStorage: ServerStorage {
     ) async throws -> T {
         for attempt in 0..<Self.maxTries {
             do {
-                return try await client.withConnection { connection in
+                return try await leased { connection in
                     try await connection.query(PostgresQuery(unsafeSQL: "BEGIN ISOLATION LEVEL \(isolation.rawValue)"), logger: self.logger)
                     do {
                         let result = try await body(connection)
@@ -150,10 +172,44 @@ public final class PostgresServerStorage: ServerStorage {
         throw StorageError.tooMuchContention
     }
 
-    /// A single statement outside an explicit transaction.
-    func plain<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
+    /// How long a request waits for a connection before it is answered "unavailable" (503 with Retry-After): with
+    /// the database down or its connection table full, a student's request is answered in seconds, never held open
+    /// (it was held 20 s and more). The pool keeps reconnecting on its own, so the next request after the
+    /// database's return is served.
+    static let leaseLimit: Duration = .seconds(2)
+
+    /// Runs `body` on a pooled connection, or fails with `StorageError.unavailable` when none is had within
+    /// `leaseLimit`. Once leased, the work takes as long as it takes (a lock wait is not an outage).
+    func leased<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let gotConnection = LeaseFlag()
+        let first: LeaseOutcome<T>? = try await withThrowingTaskGroup(of: LeaseOutcome<T>.self) { group in
+            group.addTask {
+                try await self.client.withConnection { connection in
+                    gotConnection.set()
+                    return .done(try await body(connection))
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: Self.leaseLimit)
+                // Leased in time: wait for the work (this task is cancelled when it is done).
+                while gotConnection.isSet { try await Task.sleep(for: .seconds(3_600)) }
+                return .timedOut
+            }
+            defer { group.cancelAll() }
+            return try await group.next()
+        }
+        guard case .done(let value)? = first else {
+            throw StorageError.unavailable(
+                "no database connection within \(Int(Self.leaseLimit.inSeconds)) s (the database is down, or its connections are all taken)"
+            )
+        }
+        return value
+    }
+
+    /// A single statement outside an explicit transaction, on a connection leased within `leaseLimit`.
+    func plain<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         do {
-            return try await body(client)
+            return try await leased(body)
         } catch let error as StorageError {
             throw error
         } catch {

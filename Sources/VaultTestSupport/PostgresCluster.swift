@@ -66,17 +66,7 @@ public final class PostgresCluster: @unchecked Sendable {
         }
         let data = directory + "/data"
         try Self.run(asRoot, binaries + "/initdb", ["-D", data, "-U", Self.user, "-A", "trust", "--no-sync", "-E", "UTF8"])
-        // fsync stays on: the load figures are measured on this cluster too. The server inherits pg_ctl's output,
-        // so pg_ctl's must not be a pipe we read to its end (it would stay open as long as the server runs).
-        try Self.runDetached(
-            asRoot,
-            binaries + "/pg_ctl",
-            [
-                "-D", data, "-l", directory + "/server.log", "-w", "-t", "60", "-o",
-                "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c max_connections=200", "start",
-            ],
-            log: directory + "/pg_ctl.log"
-        )
+        try start()
         // The watcher: stops the cluster once this process is gone, and removes its directory.
         let stop =
             asRoot ? "runuser -u postgres -- \(binaries)/pg_ctl -D \(data) -m immediate stop" : "\(binaries)/pg_ctl -D \(data) -m immediate stop"
@@ -85,6 +75,32 @@ public final class PostgresCluster: @unchecked Sendable {
         let loop = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(stop) >/dev/null 2>&1; rm -rf \(directory)"
         let started = try Binaries.system("bash", ["-c", Self.closingDescriptors("(\(loop)) </dev/null >/dev/null 2>&1 &")])
         guard started.status == 0 else { throw PostgresUnavailable(reason: "the cluster's watcher did not start") }
+    }
+
+    /// Starts the cluster's server (again, after `stop()`: a fault drill).
+    public func start() throws {
+        // fsync stays on: the load figures are measured on this cluster too. The server inherits pg_ctl's output,
+        // so pg_ctl's must not be a pipe we read to its end (it would stay open as long as the server runs).
+        try Self.runDetached(
+            getuid() == 0,
+            binaries + "/pg_ctl",
+            [
+                "-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60", "-o",
+                "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c max_connections=200", "start",
+            ],
+            log: directory + "/pg_ctl.log"
+        )
+    }
+
+    /// Stops the cluster's server at once (`-m immediate`: as a crash would), keeping its data.
+    public func stop() throws {
+        try Self.run(getuid() == 0, binaries + "/pg_ctl", ["-D", directory + "/data", "-m", "immediate", "-w", "stop"])
+    }
+
+    /// A cluster of its own, for a test that stops and starts it (the shared one serves every other test).
+    public static func dedicated() async throws -> PostgresCluster {
+        guard let binaries = installedBinaries else { throw PostgresUnavailable(reason: unavailableReason ?? "PostgreSQL is not installed") }
+        return try await Binaries.offPool { try PostgresCluster(binaries: binaries) }
     }
 
     static func run(_ asRoot: Bool, _ program: String, _ arguments: [String]) throws {

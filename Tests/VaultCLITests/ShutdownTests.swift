@@ -17,7 +17,10 @@ struct ShutdownTests {
         let server = try ServerProcess(database: url)
         let login = try Binaries.system(
             "curl",
-            ["-s", "-X", "POST", "-H", "Content-Type: application/json", "-d", #"{"user":"demo","password":"demo-password"}"#, server.url + "/v1/auth/token"]
+            [
+                "-s", "-X", "POST", "-H", "Content-Type: application/json", "-d", #"{"user":"demo","password":"demo-password"}"#,
+                server.url + "/v1/auth/token",
+            ]
         )
         let token = try #require((try JSONSerialization.jsonObject(with: Data(login.stdout.utf8)) as? [String: Any])?["token"] as? String)
         // Another session holds every token lookup for 30 s.

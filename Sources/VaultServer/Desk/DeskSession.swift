@@ -133,6 +133,22 @@ struct DeskPages: RouterMiddleware {
                 ),
                 status: error.status
             )
+        } catch let error as StorageError where error.isTemporary {
+            // The database is down or full: a page that says so at once, never a hang or a JSON error.
+            response = html(
+                render(
+                    "message",
+                    DeskView.Message(
+                        title: "Database unavailable",
+                        heading: "The database is not available right now",
+                        text: "Nothing was changed. The server keeps trying to reach its database; reload this page in a minute.",
+                        back: "/desk",
+                        user: context.user
+                    )
+                ),
+                status: .serviceUnavailable
+            )
+            response.headers[.retryAfter] = "5"
         } catch let problem as TeacherDesk.Problem {
             // An unknown assessment and another teacher's look the same: 404.
             let missing = if case .noAssessment = problem { true } else { false }

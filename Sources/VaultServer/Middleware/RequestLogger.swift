@@ -17,9 +17,24 @@ struct RequestLogger<Context: RequestContext>: RouterMiddleware {
         } catch let error as HTTPResponseError {
             log(request, path, error.status.code, start)
             throw error
+        } catch let error as StorageError where error.isTemporary {
+            // The database is down, out of connections or too busy: a moment later it may not be. 503 with
+            // Retry-After (clients wait that long), never a 500 that reads as a defect; the log names the cause.
+            log(request, path, 503, start)
+            logger.warning("database unavailable", metadata: ["path": "\(path)", "cause": "\(error.logCause)"])
+            var answer = APIError(
+                .serviceUnavailable,
+                code: .busy,
+                message: "The server cannot reach its database right now. Your work is kept; try again in a moment."
+            )
+            answer.headers[.retryAfter] = "2"
+            throw answer
         } catch {
             log(request, path, 500, start)
-            logger.error("request failed", metadata: ["path": "\(path)", "error": "\(type(of: error))"])
+            logger.error(
+                "request failed",
+                metadata: ["path": "\(path)", "error": "\(type(of: error))", "cause": "\((error as? StorageError)?.logCause ?? "")"]
+            )
             throw APIError(.internalServerError, code: .internal, message: "The server could not finish this request. Try again later.")
         }
     }

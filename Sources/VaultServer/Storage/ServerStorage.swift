@@ -148,6 +148,30 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case badLocation(String)
     /// The assessment belongs to other teachers (routes answer 404: its existence is not revealed).
     case notPermitted(String)
+    /// The database refused a statement for a reason that will not pass by itself; its SQLSTATE, never the data.
+    case refused(sqlState: String)
+
+    /// A failure that may be gone a moment later (the database down or out of connections, contention): routes
+    /// answer 503 with Retry-After.
+    public var isTemporary: Bool {
+        switch self {
+        case .unavailable, .tooMuchContention: true
+        default: false
+        }
+    }
+
+    /// What the log says of it: the kind, and for the database its own words (a SQLSTATE, a host), never data.
+    public var logCause: String {
+        switch self {
+        case .userExists: "user_exists"
+        case .unavailable(let why): "unavailable: \(why)"
+        case .tooMuchContention: "too_much_contention"
+        case .damaged(let what): "damaged: \(what)"
+        case .badLocation: "bad_location"
+        case .notPermitted: "not_permitted"
+        case .refused(let state): "refused: SQLSTATE \(state)"
+        }
+    }
 
     public var description: String {
         switch self {
@@ -157,6 +181,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .damaged(let what): "Stored data cannot be read: \(what)."
         case .badLocation(let why): why
         case .notPermitted(let id): "There is no assessment \(id) of yours; nothing was changed."
+        case .refused(let state): "The database refused the request (SQLSTATE \(state))."
         }
     }
 }

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+import VaultTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Fault drills against a real PostgreSQL cluster of the test's own and the real `vault-server`: with the cluster
+/// stopped a request is answered within 3 s with 503 and Retry-After (never held open); once the cluster is back the
+/// same process serves again within 10 s, with no restart; SIGTERM still ends it cleanly.
+struct DatabaseFaultTests {
+    static func request(_ url: String, token: String) throws -> (status: Int, retryAfter: String?, seconds: Double) {
+        let start = ContinuousClock.now
+        let result = try Binaries.system(
+            "curl",
+            ["-s", "-D", "-", "-o", "/dev/null", "--max-time", "30", "-H", "Authorization: Bearer \(token)", url + "/v1/assessments"]
+        )
+        let took = ContinuousClock.now - start
+        let lines = result.stdout.components(separatedBy: "\r\n")
+        let status = lines.first.flatMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } } ?? 0
+        let retryAfter = lines.first { $0.lowercased().hasPrefix("retry-after:") }.map {
+            String($0.dropFirst("retry-after:".count)).trimmingCharacters(in: .whitespaces)
+        }
+        return (status, retryAfter, Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18)
+    }
+
+    @Test("the cluster stopped: 503 with Retry-After within 3 s; started again: served within 10 s without a restart")
+    func clusterStoppedAndStarted() async throws {
+        if PostgresCluster.unavailableReason != nil, !PostgresCluster.required { return }
+        let cluster = try await PostgresCluster.dedicated()
+        defer { try? cluster.stop() }
+        let server = try ServerProcess(database: try await cluster.createDatabase())
+        let login = try Binaries.system(
+            "curl",
+            [
+                "-s", "-X", "POST", "-H", "Content-Type: application/json", "-d", #"{"user":"demo","password":"demo-password"}"#,
+                server.url + "/v1/auth/token",
+            ]
+        )
+        let token = try #require((try JSONSerialization.jsonObject(with: Data(login.stdout.utf8)) as? [String: Any])?["token"] as? String)
+        #expect(try Self.request(server.url, token: token).status == 200)
+
+        try cluster.stop()
+        for _ in 0..<2 {
+            let down = try Self.request(server.url, token: token)
+            #expect(down.status == 503, "answered \(down.status)")
+            #expect(down.retryAfter != nil, "with Retry-After")
+            #expect(down.seconds < 3, "answered after \(down.seconds) s")
+        }
+
+        try cluster.start()
+        let back = ContinuousClock.now
+        var served = false
+        while !served, ContinuousClock.now - back < .seconds(10) {
+            served = try Self.request(server.url, token: token).status == 200
+            if !served { try await Task.sleep(for: .milliseconds(500)) }
+        }
+        #expect(served, "not served within 10 s of the database's return")
+
+        let process = try #require(server.process)
+        let start = ContinuousClock.now
+        kill(process.processIdentifier, SIGTERM)
+        while process.isRunning, ContinuousClock.now - start < .seconds(20) { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(!process.isRunning && ContinuousClock.now - start < .seconds(10))
+    }
+}
