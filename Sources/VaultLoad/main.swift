@@ -12,6 +12,7 @@ import VaultServerPostgres
 //   seed (--data DIR | --database URL) [--users N]      users load-0…, the 100-question load-quiz
 //   drive --port P [--users N] [--concurrency C] [--seconds S]
 //                                                        C students at once, each batch a new attempt of 100 answers
+//   burst --ports P1,P2 [--students N]                 N students hand in at once (batch + submission) across the ports
 //   raw-sqlite [--seconds S]                             the same rows inserted through our SQLite wrapper
 //   desk-seed (--data DIR | --database URL) [--students N]
 //                                                        N students, each with a handed-in attempt of 50 answers
@@ -267,6 +268,91 @@ final class Shared: Sendable {
     init(users: Int) { tokens = Mutex([String](repeating: "", count: users)) }
 }
 
+/// The end-of-exam burst: `students` sign in (not timed), then all at once each sends a batch of answers of a new
+/// attempt and hands it in, as `vault sync` does, spread over the given server ports. A 429 is retried after its
+/// Retry-After and a 5xx after a second (what a vault does); the figures are receipts, 429s, 5xx, and the time from
+/// the burst's start to each student's receipt.
+func burst() async throws {
+    let ports = option("ports", option("port"))!.split(separator: ",").compactMap { Int($0) }
+    let students = Int(option("students", "200")!)!
+    var configuration = HTTPClient.Configuration()
+    configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: students)
+    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    let apis = ports.map { LoadClient(client: client, base: "http://127.0.0.1:\($0)") }
+    var tokens: [String] = []
+    for index in 0..<students {
+        let body = try JSONEncoder().encode(TokenRequest(user: "load-\(index)", password: password))
+        let (status, reply) = try await apis[index % apis.count].send(.POST, APIPath.token, token: nil, body: body)
+        guard status == .ok else { throw LoadError("load-\(index) could not sign in (\(status)); run seed with --users \(students) or more") }
+        tokens.append(try JSONDecoder().decode(TokenResponse.self, from: Data(buffer: reply)).token)
+    }
+    let (status, document) = try await apis[0].send(.GET, APIPath.assessment(LoadFixture.assessmentID), token: tokens[0], body: nil)
+    guard status == .ok else { throw LoadError("the load assessment is not served (\(status)); run seed first") }
+    let served = try JSONDecoder().decode(Assessment.self, from: Data(buffer: document))
+    let run = UUID().uuidString.prefix(8)
+    let tally = BurstTally()
+    let signedIn = tokens
+    let start = ContinuousClock.now
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for index in 0..<students {
+            let api = apis[index % apis.count]
+            let token = signedIn[index]
+            group.addTask {
+                let attempt = "burst-\(run)-\(index)"
+                let items = served.questions.prefix(10).map { question in
+                    ResponseItem(
+                        id: "\(attempt)-\(question.id)", attemptId: attempt, assessmentId: served.id, assessmentVersion: served.version ?? 1,
+                        questionId: question.id, questionHash: question.hash ?? "", answer: .string("an answer"), timeSpentMs: 20_000,
+                        answeredAt: "2026-11-20T10:00:00.000Z"
+                    )
+                }
+                let submission = SubmissionRequest(
+                    attemptId: attempt, assessmentId: served.id, assessmentVersion: served.version ?? 1, submittedAt: "2026-11-20T10:05:00.000Z",
+                    responseIds: items.map(\.id),
+                    answers: try items.map {
+                        SubmittedAnswer(responseId: $0.id, questionId: $0.questionId, answerSha256: answerDigest(canonicalAnswer: try CanonicalJSON.encode($0.answer)))
+                    }
+                )
+                for (path, body) in [(APIPath.batch, try CanonicalJSON.encode(BatchRequest(responses: items))), (APIPath.submissions, try CanonicalJSON.encode(submission))] {
+                    while true {
+                        let (status, reply) = try await api.send(.POST, path, token: token, body: body)
+                        if status.code < 300 { break }
+                        if status == .tooManyRequests {
+                            tally.state.withLock { $0.throttled += 1 }
+                        } else if status == .serviceUnavailable {
+                            tally.state.withLock { $0.unavailable += 1 }
+                        } else {
+                            tally.state.withLock { $0.serverErrors += 1 }
+                            guard status.code >= 500 else { throw LoadError("\(path) answered \(status): \(String(buffer: reply))") }
+                        }
+                        try await Task.sleep(for: .seconds(1))
+                    }
+                }
+                let took = ContinuousClock.now - start
+                tally.state.withLock {
+                    $0.receipts += 1
+                    $0.latencies.append(Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18)
+                }
+            }
+        }
+        try await group.waitForAll()
+    }
+    try await client.shutdown()
+    let result = tally.state.withLock { $0 }
+    let sorted = result.latencies.sorted()
+    let line: [String: Any] = [
+        "students": students, "processes": ports.count, "receipts": result.receipts, "throttled_429": result.throttled, "unavailable_503": result.unavailable,
+        "server_errors_5xx": result.serverErrors, "p50_ms": Int(Percentile.of(sorted: sorted, 0.5) * 1000),
+        "p99_ms": Int(Percentile.of(sorted: sorted, 0.99) * 1000), "slowest_ms": Int((sorted.last ?? 0) * 1000),
+    ]
+    print(String(decoding: try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]), as: UTF8.self))
+}
+
+/// What the burst's students saw.
+final class BurstTally: Sendable {
+    let state = Mutex((receipts: 0, throttled: 0, unavailable: 0, serverErrors: 0, latencies: [Double]()))
+}
+
 struct LoadClient: Sendable {
     let client: HTTPClient
     let base: String
@@ -291,12 +377,13 @@ do {
     switch arguments.first {
     case "seed": try await seed()
     case "drive": try await drive()
+    case "burst": try await burst()
     case "raw-sqlite": try rawSQLite()
     case "desk-seed": try await DeskBench.seed()
     case "desk-measure": try await DeskBench.measure()
     default:
         FileHandle.standardError.write(
-            Data("usage: VaultLoad seed|drive|raw-sqlite|desk-seed|desk-measure [options] (run scripts/load or scripts/bench)\n".utf8)
+            Data("usage: VaultLoad seed|drive|burst|raw-sqlite|desk-seed|desk-measure [options] (run scripts/load or scripts/bench)\n".utf8)
         )
         exit(64)
     }

@@ -15,8 +15,12 @@ public struct ServerConfiguration: Sendable {
     public var maxRequestBytes = APIPath.maxRequestBytes
     /// Most items in one batch.
     public var maxBatchItems = 500
-    /// Batch and submission requests handled at once; past it, 429 with `Retry-After` (bounds buffered bodies too).
+    /// Batch and submission requests handled at once (bounds buffered bodies too).
     public var maxUploadsInFlight = 64
+    /// Uploads that may wait for a place beyond those, and for how long; past either, 429 with `Retry-After`. An
+    /// end-of-exam burst waits a moment instead of going round again (200 students at once: 91 to 214 told 429).
+    public var uploadQueueLimit = 512
+    public var uploadQueueWait: Duration = .seconds(5)
     /// A connection that sends nothing (a partial request included) for this long is closed.
     public var idleTimeout: Duration = .seconds(30)
     /// Connections open at once; past it new ones wait in the kernel's backlog.

@@ -197,6 +197,13 @@ enum PostgresSchema {
                 SELECT a.id, u.name, 0 FROM assessments a CROSS JOIN users u WHERE u.role = 'teacher'
             """,
         ],
+        // A student's own attempts and submissions of one assessment, by index (SQLite schema v12): the
+        // submission's SERIALIZABLE count of them then locks only that student's range, not the assessment's, so
+        // students handing in at once no longer conflict (the end-of-exam burst's serialization failures, 500s).
+        [
+            "CREATE INDEX submissions_by_user ON submissions (user_name, assessment_id)",
+            "CREATE INDEX attempts_by_user ON attempts (user_name, assessment_id)",
+        ],
     ]
 
     static var latestVersion: Int { versions.count }
