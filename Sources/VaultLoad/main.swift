@@ -301,19 +301,35 @@ func burst() async throws {
                 let attempt = "burst-\(run)-\(index)"
                 let items = served.questions.prefix(10).map { question in
                     ResponseItem(
-                        id: "\(attempt)-\(question.id)", attemptId: attempt, assessmentId: served.id, assessmentVersion: served.version ?? 1,
-                        questionId: question.id, questionHash: question.hash ?? "", answer: .string("an answer"), timeSpentMs: 20_000,
+                        id: "\(attempt)-\(question.id)",
+                        attemptId: attempt,
+                        assessmentId: served.id,
+                        assessmentVersion: served.version ?? 1,
+                        questionId: question.id,
+                        questionHash: question.hash ?? "",
+                        answer: .string("an answer"),
+                        timeSpentMs: 20_000,
                         answeredAt: "2026-11-20T10:00:00.000Z"
                     )
                 }
                 let submission = SubmissionRequest(
-                    attemptId: attempt, assessmentId: served.id, assessmentVersion: served.version ?? 1, submittedAt: "2026-11-20T10:05:00.000Z",
+                    attemptId: attempt,
+                    assessmentId: served.id,
+                    assessmentVersion: served.version ?? 1,
+                    submittedAt: "2026-11-20T10:05:00.000Z",
                     responseIds: items.map(\.id),
                     answers: try items.map {
-                        SubmittedAnswer(responseId: $0.id, questionId: $0.questionId, answerSha256: answerDigest(canonicalAnswer: try CanonicalJSON.encode($0.answer)))
+                        SubmittedAnswer(
+                            responseId: $0.id,
+                            questionId: $0.questionId,
+                            answerSha256: answerDigest(canonicalAnswer: try CanonicalJSON.encode($0.answer))
+                        )
                     }
                 )
-                for (path, body) in [(APIPath.batch, try CanonicalJSON.encode(BatchRequest(responses: items))), (APIPath.submissions, try CanonicalJSON.encode(submission))] {
+                for (path, body) in [
+                    (APIPath.batch, try CanonicalJSON.encode(BatchRequest(responses: items))),
+                    (APIPath.submissions, try CanonicalJSON.encode(submission)),
+                ] {
                     while true {
                         let (status, reply) = try await api.send(.POST, path, token: token, body: body)
                         if status.code < 300 { break }
@@ -341,7 +357,8 @@ func burst() async throws {
     let result = tally.state.withLock { $0 }
     let sorted = result.latencies.sorted()
     let line: [String: Any] = [
-        "students": students, "processes": ports.count, "receipts": result.receipts, "throttled_429": result.throttled, "unavailable_503": result.unavailable,
+        "students": students, "processes": ports.count, "receipts": result.receipts, "throttled_429": result.throttled,
+        "unavailable_503": result.unavailable,
         "server_errors_5xx": result.serverErrors, "p50_ms": Int(Percentile.of(sorted: sorted, 0.5) * 1000),
         "p99_ms": Int(Percentile.of(sorted: sorted, 0.99) * 1000), "slowest_ms": Int((sorted.last ?? 0) * 1000),
     ]

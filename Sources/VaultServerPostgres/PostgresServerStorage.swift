@@ -16,10 +16,53 @@ import VaultServer
 /// Every transaction is retried on a serialization failure, a deadlock or a unique-key violation, so the outcome is
 /// that of some serial order whichever process ran them, and the unique keys hold even if a rule were wrong.
 /// A batch costs a constant number of round trips: arrays and `unnest`, never one statement per item.
-/// What came first: the work on a leased connection, or the lease's time limit.
-enum LeaseOutcome<T: Sendable>: Sendable {
-    case done(T)
-    case timedOut
+/// A continuation resumed once: by the work's result, or by giving up (a deadline, cancellation), which also cancels
+/// the work.
+final class OnceAnswer<T: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<T, any Error>?
+        var early: Result<T, any Error>?
+        var cancelWork: (@Sendable () -> Void)?
+        var done = false
+    }
+    private let state = Mutex(State())
+
+    func wait(_ continuation: CheckedContinuation<T, any Error>) {
+        let early: Result<T, any Error>? = state.withLock {
+            if let early = $0.early { return early }
+            $0.continuation = continuation
+            return nil
+        }
+        if let early { continuation.resume(with: early) }
+    }
+
+    func onGiveUp(_ cancel: @escaping @Sendable () -> Void) {
+        let already = state.withLock {
+            $0.cancelWork = cancel
+            return $0.done
+        }
+        if already { cancel() }
+    }
+
+    func resume(_ result: Result<T, any Error>) {
+        let continuation: CheckedContinuation<T, any Error>? = state.withLock {
+            guard !$0.done else { return nil }
+            $0.done = true
+            guard let continuation = $0.continuation else {
+                $0.early = result
+                return nil
+            }
+            $0.continuation = nil
+            return continuation
+        }
+        continuation?.resume(with: result)
+    }
+
+    func giveUp(_ error: any Error) {
+        let cancel = state.withLock { $0.done ? nil : $0.cancelWork }
+        resume(.failure(error))
+        cancel?()
+    }
 }
 
 /// Set once a connection was leased.
@@ -177,33 +220,49 @@ public final class PostgresServerStorage: ServerStorage {
     /// (it was held 20 s and more). The pool keeps reconnecting on its own, so the next request after the
     /// database's return is served.
     static let leaseLimit: Duration = .seconds(2)
+    /// How long one storage operation may take in all (a lock wait included) before it is answered "unavailable".
+    /// After a backend is terminated under it, a query can wait on a connection that will never answer; the request
+    /// is answered and the stuck work is cancelled and left behind, so neither the student nor a shutdown waits on it.
+    static let operationLimit: Duration = .seconds(15)
 
-    /// Runs `body` on a pooled connection, or fails with `StorageError.unavailable` when none is had within
-    /// `leaseLimit`. Once leased, the work takes as long as it takes (a lock wait is not an outage).
+    /// Runs `body` on a pooled connection within `leaseLimit` for the lease and `operationLimit` in all, or fails
+    /// with `StorageError.unavailable`. The work runs in a task of its own, so a deadline is kept even when the
+    /// driver does not answer cancellation.
     func leased<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let gotConnection = LeaseFlag()
-        let first: LeaseOutcome<T>? = try await withThrowingTaskGroup(of: LeaseOutcome<T>.self) { group in
-            group.addTask {
-                try await self.client.withConnection { connection in
-                    gotConnection.set()
-                    return .done(try await body(connection))
+        let answer = OnceAnswer<T>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                answer.wait(continuation)
+                let work = Task {
+                    do {
+                        let value = try await self.client.withConnection { connection in
+                            gotConnection.set()
+                            return try await body(connection)
+                        }
+                        answer.resume(.success(value))
+                    } catch {
+                        answer.resume(.failure(error))
+                    }
+                }
+                answer.onGiveUp { work.cancel() }
+                Task {
+                    try? await Task.sleep(for: Self.leaseLimit)
+                    if !gotConnection.isSet {
+                        answer.giveUp(
+                            StorageError.unavailable(
+                                "no database connection within \(Int(Self.leaseLimit.inSeconds)) s (the database is down, or its connections are all taken)"
+                            )
+                        )
+                        return
+                    }
+                    try? await Task.sleep(for: Self.operationLimit - Self.leaseLimit)
+                    answer.giveUp(StorageError.unavailable("no answer from the database within \(Int(Self.operationLimit.inSeconds)) s"))
                 }
             }
-            group.addTask {
-                try await Task.sleep(for: Self.leaseLimit)
-                // Leased in time: wait for the work (this task is cancelled when it is done).
-                while gotConnection.isSet { try await Task.sleep(for: .seconds(3_600)) }
-                return .timedOut
-            }
-            defer { group.cancelAll() }
-            return try await group.next()
+        } onCancel: {
+            answer.giveUp(CancellationError())
         }
-        guard case .done(let value)? = first else {
-            throw StorageError.unavailable(
-                "no database connection within \(Int(Self.leaseLimit.inSeconds)) s (the database is down, or its connections are all taken)"
-            )
-        }
-        return value
     }
 
     /// A single statement outside an explicit transaction, on a connection leased within `leaseLimit`.

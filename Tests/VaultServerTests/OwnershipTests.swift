@@ -112,7 +112,9 @@ struct OwnershipTests {
             let database = try Database(path: path, encryption: .plaintext, configuration: DatabaseConfiguration())
             var before = Migrator()
             let ownership = try #require(ServerSchema.migrator.migrations.first { $0.sql.contains("assessment_teachers") }).version
-            for migration in ServerSchema.migrator.migrations where migration.version < ownership { before.register(migration.version, migration.sql) }
+            for migration in ServerSchema.migrator.migrations where migration.version < ownership {
+                before.register(migration.version, migration.sql)
+            }
             try before.migrate(database)
             for (name, role) in [("kim", "teacher"), ("lee", "teacher"), ("sam", "student")] {
                 try database.execute(

@@ -11,11 +11,13 @@ struct ResponseRoutes<Storage: ServerStorage> {
     let receipts: ReceiptIssuer
 
     func register(on group: RouterGroup<VaultRequestContext>) {
-        let uploads = group.group().add(middleware: BatchAdmission(
+        let uploads = group.group().add(
+            middleware: BatchAdmission(
                 limit: configuration.maxUploadsInFlight,
                 queueLimit: configuration.uploadQueueLimit,
                 maxWait: configuration.uploadQueueWait
-            ))
+            )
+        )
         uploads.post("responses/batch") { request, context in
             let user = try context.user ?? { throw APIError.unauthorized }()
             let batch = try await JSONBody.decode(BatchRequest.self, from: request, limit: configuration.maxRequestBytes)
