@@ -105,19 +105,14 @@ func drive() async throws {
         for lane in 0..<concurrency {
             group.addTask {
                 for index in stride(from: lane, to: users, by: concurrency) {
-                    let body = try JSONEncoder().encode(TokenRequest(user: "load-\(index)", password: password))
-                    let (status, reply) = try await send(.POST, APIPath.token, body: body)
-                    guard status == .ok else { throw LoadError("load-\(index) could not sign in (\(status)); run seed first") }
-                    let token = try JSONDecoder().decode(TokenResponse.self, from: Data(buffer: reply)).token
+                    let token = try await api.signIn(student: index)
                     shared.tokens.withLock { $0[index] = token }
                 }
             }
         }
         try await group.waitForAll()
     }
-    let (status, document) = try await send(.GET, APIPath.assessment(LoadFixture.assessmentID), token: shared.tokens.withLock { $0[0] })
-    guard status == .ok else { throw LoadError("the load assessment is not served (\(status)); run seed first") }
-    let served = try JSONDecoder().decode(Assessment.self, from: Data(buffer: document))
+    let served = try await api.served(token: shared.tokens.withLock { $0[0] })
 
     // One batch body, encoded once by our wire types; each batch swaps in a fresh attempt id (item ids follow it).
     let marker = "ATTEMPTMARKER"
@@ -280,15 +275,8 @@ func burst() async throws {
     let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     let apis = ports.map { LoadClient(client: client, base: "http://127.0.0.1:\($0)") }
     var tokens: [String] = []
-    for index in 0..<students {
-        let body = try JSONEncoder().encode(TokenRequest(user: "load-\(index)", password: password))
-        let (status, reply) = try await apis[index % apis.count].send(.POST, APIPath.token, token: nil, body: body)
-        guard status == .ok else { throw LoadError("load-\(index) could not sign in (\(status)); run seed with --users \(students) or more") }
-        tokens.append(try JSONDecoder().decode(TokenResponse.self, from: Data(buffer: reply)).token)
-    }
-    let (status, document) = try await apis[0].send(.GET, APIPath.assessment(LoadFixture.assessmentID), token: tokens[0], body: nil)
-    guard status == .ok else { throw LoadError("the load assessment is not served (\(status)); run seed first") }
-    let served = try JSONDecoder().decode(Assessment.self, from: Data(buffer: document))
+    for index in 0..<students { tokens.append(try await apis[index % apis.count].signIn(student: index)) }
+    let served = try await apis[0].served(token: tokens[0])
     let run = UUID().uuidString.prefix(8)
     let tally = BurstTally()
     let signedIn = tokens
@@ -373,6 +361,21 @@ final class BurstTally: Sendable {
 struct LoadClient: Sendable {
     let client: HTTPClient
     let base: String
+
+    /// A seeded student's token (`load-N`).
+    func signIn(student index: Int) async throws -> String {
+        let body = try JSONEncoder().encode(TokenRequest(user: "load-\(index)", password: password))
+        let (status, reply) = try await send(.POST, APIPath.token, token: nil, body: body)
+        guard status == .ok else { throw LoadError("load-\(index) could not sign in (\(status)); run seed (with enough --users) first") }
+        return try JSONDecoder().decode(TokenResponse.self, from: Data(buffer: reply)).token
+    }
+
+    /// The load assessment as a student downloads it.
+    func served(token: String) async throws -> Assessment {
+        let (status, document) = try await send(.GET, APIPath.assessment(LoadFixture.assessmentID), token: token, body: nil)
+        guard status == .ok else { throw LoadError("the load assessment is not served (\(status)); run seed first") }
+        return try JSONDecoder().decode(Assessment.self, from: Data(buffer: document))
+    }
 
     func send(_ method: HTTPMethod, _ path: String, token: String?, body: Data?) async throws -> (HTTPResponseStatus, ByteBuffer) {
         var request = HTTPClientRequest(url: base + path)

@@ -32,6 +32,13 @@ public struct APIError: HTTPResponseError, Sendable {
         APIError(.notFound, code: .notFound, message: "There is no assessment \(id); it may have been deleted.")
     }
     static func badRequest(_ message: String) -> APIError { APIError(.badRequest, code: .badRequest, message: message) }
+
+    /// An answer that says when to come back: `Retry-After` in whole seconds (at least 1).
+    static func retryLater(_ status: HTTPResponse.Status, code: APIErrorCode, after seconds: Int, message: String) -> APIError {
+        var error = APIError(status, code: code, message: message)
+        error.headers[.retryAfter] = "\(max(1, seconds))"
+        return error
+    }
     static let tooLarge = APIError(
         .contentTooLarge,
         code: .tooLarge,

@@ -60,12 +60,11 @@ struct BatchAdmission: RouterMiddleware {
                 if enter() { return }
             }
         }
-        var error = APIError(
+        throw APIError.retryLater(
             .tooManyRequests,
             code: .busy,
+            after: 1,
             message: "The server is busy right now. Your answers are kept and will be sent again in a moment."
         )
-        error.headers[.retryAfter] = "1"
-        throw error
     }
 }

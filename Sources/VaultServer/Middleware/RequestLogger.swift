@@ -22,13 +22,12 @@ struct RequestLogger<Context: RequestContext>: RouterMiddleware {
             // Retry-After (clients wait that long), never a 500 that reads as a defect; the log names the cause.
             log(request, path, 503, start)
             logger.warning("database unavailable", metadata: ["path": "\(path)", "cause": "\(error.logCause)"])
-            var answer = APIError(
+            throw APIError.retryLater(
                 .serviceUnavailable,
                 code: .busy,
+                after: 2,
                 message: "The server cannot reach its database right now. Your work is kept; try again in a moment."
             )
-            answer.headers[.retryAfter] = "2"
-            throw answer
         } catch {
             log(request, path, 500, start)
             logger.error(

@@ -65,12 +65,11 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
 
     static func throttled(_ wait: Duration) -> APIError {
         let seconds = max(1, Int((wait / .seconds(1)).rounded(.up)))
-        var error = APIError(
+        return .retryLater(
             .tooManyRequests,
             code: .tooManyAttempts,
+            after: seconds,
             message: "Too many failed sign-ins. Wait \(seconds) seconds, then try again."
         )
-        error.headers[.retryAfter] = "\(seconds)"
-        return error
     }
 }
