@@ -162,6 +162,9 @@ let package = Package(
             dependencies: ["VaultTake", "VaultCore", "VaultAPI", "VaultTestSupport"]
         ),
         .testTarget(name: "VaultTerminalTests", dependencies: ["VaultTerminal"]),
+        // Exam-day faults with real parts: a PostgreSQL cluster of the test's own (stopped, started, its backends
+        // terminated, its tables locked), real `vault-server` processes and real vaults.
+        .testTarget(name: "VaultFaultTests", dependencies: ["VaultTestSupport"]),
         .testTarget(
             name: "VaultCLITests",
             dependencies: ["VaultCore", "VaultTestSupport"]

@@ -3,16 +3,7 @@ import Testing
 import VaultCore
 import VaultTestSupport
 
-/// A temporary vault directory driven through the real `vault` binary.
-final class CLIVault: @unchecked Sendable {
-    let root = TemporaryDirectory("vault-cli")
-    var path: String { root.file("v") }
-
-    @discardableResult
-    func run(_ arguments: [String], stdin: String = "", environment: [String: String] = [:]) throws -> Binaries.Result {
-        try Binaries.run("vault", arguments, stdin: stdin, environment: environment)
-    }
-
+extension CLIVault {
     /// `vault login` to `server` as the demo student (vault password pw-1); the login's result.
     @discardableResult
     func signIn(to server: ServerProcess) throws -> Binaries.Result {
@@ -23,37 +14,6 @@ final class CLIVault: @unchecked Sendable {
         #expect(login.status == 0, "\(login.stderr)")
         return login
     }
-
-    /// `vault <arguments> --vault DIR --password-stdin`, the password on stdin.
-    @discardableResult
-    func unlocked(_ arguments: [String], password: String = "pw-1", extraInput: String = "") throws -> Binaries.Result {
-        try run(arguments + ["--vault", path, "--password-stdin"], stdin: password + "\n" + extraInput)
-    }
-
-    /// `vault answer ID QUESTION` with the value on stdin after the password line, as the CLI contract says.
-    func answer(_ id: String, _ question: String, _ value: String, password: String = "pw-1") throws -> Binaries.Result {
-        try unlocked(["answer", id, question], password: password, extraInput: value + "\n")
-    }
-
-    /// `vault <arguments> --vault DIR --password-stdin` under strace recording the system calls `calls` (buffers in
-    /// full hex); the result and the trace. Without `password`, no password source is named (a session key is used).
-    func traced(_ arguments: [String], calls: String, input: String = "", password: Bool = true) throws -> (Binaries.Result, String) {
-        let trace = root.file("trace-\(UUID().uuidString).txt")
-        let result = try Binaries.run(
-            "/usr/bin/strace",
-            ["-f", "-qq", "-xx", "-s", "65536", "-e", "trace=\(calls)", "-o", trace, Binaries.directory + "/vault"] + arguments
-                + ["--vault", path] + (password ? ["--password-stdin"] : []),
-            stdin: (password ? "pw-1\n" : "") + input
-        )
-        return (result, (try? String(contentsOfFile: trace, encoding: .utf8)) ?? "")
-    }
-
-    @discardableResult
-    func initialize(password: String = "pw-1") throws -> Binaries.Result {
-        try run(["init", "--vault", path, "--kdf-iterations", "1000", "--new-password-stdin"], stdin: password + "\n")
-    }
-
-    func snapshot() -> [String: Data] { TestVault.snapshot(path) }
 }
 
 enum TemporaryDirectoryFiles {
