@@ -253,7 +253,12 @@ public struct TakeSession: Sendable {
         // again: a typo never ends the test.
         let value: JSONValue
         do {
-            let text = question.type == .singleChoice || question.type == .multipleChoice ? try choiceIDs(for: line) : line
+            let text =
+                switch question.type {
+                case .singleChoice, .multipleChoice: try choiceIDs(for: line)
+                case .matching: try matchingPairs(for: line)
+                default: line
+                }
             value = try AnswerParser.parse(text, for: question)
         } catch let error as VaultError {
             return [.showQuestion(note: error.message + " Nothing was saved; try again.")]
@@ -262,9 +267,52 @@ public struct TakeSession: Sendable {
         }
         let effects: [Effect] = [.record(questionID: question.id, value: value, spentMilliseconds: spent(now))]
         attempt.answers[question.id] = value
+        // After every change the whole answer in words, so a screen reader says it too.
+        let note = "Saved. " + Self.wholeAnswer(value, for: question)
         // A single answer moves on; multiple choice stays so more choices can be toggled.
         if question.type != .multipleChoice, index < count - 1 { index += 1 }
-        return effects + [.showQuestion(note: "Saved.")]
+        return effects + [.showQuestion(note: note)]
+    }
+
+    /// "Now chosen: a) Oxygen, c) Nitrogen." / "Now paired: 1 b) Paris; 2 a) Lima." / "Your answer: true."
+    static func wholeAnswer(_ value: JSONValue, for question: Question) -> String {
+        switch question.type {
+        case .singleChoice, .multipleChoice:
+            let chosen = Set(value.arrayValue?.compactMap(\.stringValue) ?? value.stringValue.map { [$0] } ?? [])
+            let words = zip(letters, question.choices ?? []).filter { chosen.contains($0.1.id) }.map { "\($0.0)) \($0.1.text)" }
+            return words.isEmpty ? "Nothing is chosen now." : "Now chosen: " + words.joined(separator: ", ") + "."
+        case .matching:
+            let left = (question.left ?? []).map(\.id)
+            let right = question.right ?? []
+            let words = (value.arrayValue ?? []).compactMap(AnswerRules.pair).compactMap { pair -> String? in
+                guard let number = left.firstIndex(of: pair.left), let position = right.firstIndex(where: { $0.id == pair.right }) else { return nil }
+                return "\(number + 1) \(letters[position])) \(right[position].text)"
+            }
+            return "Now paired: " + words.joined(separator: "; ") + "."
+        default:
+            return "Your answer: \(AnswerParser.display(value, for: question))."
+        }
+    }
+
+    /// Matching pairs typed now, added to those already given: `3c` keeps `1b 2a` and pairs item 3 with c, `3d`
+    /// replaces item 3's pair, `3-` clears it. The result is the whole answer as `AnswerParser` reads it.
+    private func matchingPairs(for line: String) throws -> String {
+        let left = question.left ?? []
+        let right = (question.right ?? []).map(\.id)
+        var pairs: [Int: String] = [:]
+        for pair in (attempt.answers[question.id]?.arrayValue ?? []).compactMap(AnswerRules.pair) {
+            if let number = left.firstIndex(where: { $0.id == pair.left }), let position = right.firstIndex(of: pair.right) {
+                pairs[number + 1] = Self.letters[position]
+            }
+        }
+        for token in line.lowercased().split(whereSeparator: { $0 == " " || $0 == "," }) {
+            guard let last = token.last, let number = Int(token.dropLast()), (1...max(left.count, 1)).contains(number) else {
+                throw VaultError(.invalidData, "Pair an item with a match, such as 1b; 1- clears item 1's pair.")
+            }
+            pairs[number] = last == "-" ? nil : String(last)
+        }
+        guard !pairs.isEmpty else { throw VaultError(.invalidData, "Every pair is cleared; pair at least one item, such as 1b.") }
+        return pairs.keys.sorted().map { "\($0)\(pairs[$0]!)" }.joined(separator: " ")
     }
 
     private mutating func spent(_ now: Now) -> Int {

@@ -193,3 +193,74 @@ extension TakeSessionTests {
         #expect(announced == [.seconds(300), .seconds(60)])
     }
 }
+
+/// Answers that add up and say so (the student's screen, third round).
+struct AnswersThatAddUpTests {
+    static func session() -> TakeSession {
+        var matching = Question(id: "m1", type: .matching, prompt: "Capitals.")
+        matching.left = [Choice(id: "fr", text: "France"), Choice(id: "pe", text: "Peru"), Choice(id: "it", text: "Italy")]
+        matching.right = [Choice(id: "lim", text: "Lima"), Choice(id: "par", text: "Paris"), Choice(id: "rom", text: "Rome")]
+        let gases = Question(
+            id: "c1",
+            type: .multipleChoice,
+            prompt: "Gases in air?",
+            choices: [Choice(id: "o", text: "Oxygen"), Choice(id: "g", text: "Gold"), Choice(id: "n", text: "Nitrogen")]
+        )
+        let assessment = Assessment(id: "add", title: "Add up", questions: [matching, gases])
+        return TakeSession(attempt: AttemptRecord(id: "attempt-1", assessment: assessment), needsStartConfirmation: false)
+    }
+
+    static func send(_ session: inout TakeSession, _ event: TakeSession.Event) -> [TakeSession.Effect] {
+        let time = AttemptTimeStatus(limit: nil, used: .zero, startedAt: nil, wallMovedBack: .zero)
+        return session.handle(event, now: TakeSession.Now(time: time, elapsed: .zero))
+    }
+
+    static func pairs(_ effects: [TakeSession.Effect]) -> [[String]]? {
+        for case .record(_, let value, _) in effects { return value.arrayValue?.map { $0.arrayValue?.compactMap(\.stringValue) ?? [] } }
+        return nil
+    }
+
+    @Test("matching: 1b 2a, later 3c keeps both; 3a replaces item 3's pair; 3- clears it; each change says every pair")
+    func matchingAddsUp() {
+        var session = Self.session()
+        _ = Self.send(&session, .begin)
+        let first = Self.send(&session, .line("1b 2a"))
+        #expect(Self.pairs(first) == [["fr", "par"], ["pe", "lim"]])
+        #expect(first.contains(.showQuestion(note: "Saved. Now paired: 1 b) Paris; 2 a) Lima.")), "\(first)")
+        _ = Self.send(&session, .line(":p"))
+        #expect(Self.pairs(Self.send(&session, .line("3c"))) == [["fr", "par"], ["pe", "lim"], ["it", "rom"]])
+        _ = Self.send(&session, .line(":p"))
+        #expect(Self.pairs(Self.send(&session, .line("3a"))) == [["fr", "par"], ["pe", "lim"], ["it", "lim"]])
+        _ = Self.send(&session, .line(":p"))
+        let cleared = Self.send(&session, .line("3-"))
+        #expect(Self.pairs(cleared) == [["fr", "par"], ["pe", "lim"]])
+        _ = Self.send(&session, .line(":p"))
+        // A typo saves nothing and keeps every pair.
+        let typo = Self.send(&session, .line("9z"))
+        #expect(Self.pairs(typo) == nil && session.attempt.answers["m1"]?.arrayValue?.count == 2)
+    }
+
+    @Test("multiple choice: each toggle says the whole choice in words")
+    func choicesInWords() {
+        var session = Self.session()
+        _ = Self.send(&session, .begin)
+        _ = Self.send(&session, .line(":n"))
+        let first = Self.send(&session, .line("a"))
+        #expect(first.contains(.showQuestion(note: "Saved. Now chosen: a) Oxygen.")), "\(first)")
+        let second = Self.send(&session, .line("c"))
+        #expect(second.contains(.showQuestion(note: "Saved. Now chosen: a) Oxygen, c) Nitrogen.")), "\(second)")
+    }
+}
+
+struct TakeTimeTextTests {
+    @Test("time left is never more than there is: minutes rounded down, seconds under a minute")
+    func roundedDown() {
+        #expect(TakeTimeText.spoken(.seconds(186)) == "3 minutes")
+        #expect(TakeTimeText.spoken(.seconds(61)) == "1 minute")
+        #expect(TakeTimeText.spoken(.milliseconds(59_900)) == "59 seconds")
+        #expect(TakeTimeText.spoken(.seconds(600)) == "10 minutes")
+        #expect(TakeTimeText.spoken(.milliseconds(599_500)) == "9 minutes")
+        #expect(TakeTimeText.short(.seconds(186)) == "3 min" && TakeTimeText.short(.seconds(40)) == "40 s")
+        #expect(TakeTimeText.spoken(.seconds(-5)) == "0 seconds")
+    }
+}

@@ -1,6 +1,7 @@
 import ArgumentParser
 import VaultAPI
 import VaultCore
+import VaultTake
 import VaultTerminal
 
 struct List: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import VaultAPI
 import VaultCore
+import VaultTake
 
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

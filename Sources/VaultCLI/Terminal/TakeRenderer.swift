@@ -67,7 +67,7 @@ extension TakeRenderer {
         case .essay:
             "Type your answer; every line is saved when you press Enter, and a line with only . finishes it"
                 + (question.maxLength.map { " (at most \($0) characters)" } ?? "") + "."
-        case .matching: "Pair each numbered item with a letter, such as 1c 2a; you may pair several at once."
+        case .matching: "Pair each numbered item with a letter, such as 1c 2a; pairs add to those you gave, and 1- clears item 1."
         case .ordering: "Type every letter once, in your order, such as c a b."
         case .fillInBlanks: "Fill the blanks one by one: type each blank's text, or a choice blank's letter, and press Enter."
         }
@@ -107,20 +107,6 @@ extension TakeRenderer {
 }
 
 /// Time said in words: "12 minutes", "1 minute", "40 seconds".
-enum TakeTimeText {
-    static func spoken(_ duration: Duration) -> String {
-        let seconds = max(0, Int(duration.components.seconds))
-        if seconds < 60 { return Plural.count(seconds, "second") }
-        return Plural.count((seconds + 59) / 60, "minute")
-    }
-
-    /// For tables: "7 min", "40 s".
-    static func short(_ duration: Duration) -> String {
-        let seconds = max(0, Int(duration.components.seconds))
-        return seconds < 60 ? "\(seconds) s" : "\((seconds + 59) / 60) min"
-    }
-}
-
 /// The visual screen: each question on a cleared screen with a live countdown on line 2 (on a terminal), or the
 /// same text appended (from a pipe).
 final class VisualTakeRenderer: TakeRenderer {
