@@ -234,6 +234,20 @@ public final class PostgresServerStorage: ServerStorage {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 answer.wait(continuation)
+                // The deadlines; cancelled as soon as the work is done, so a busy server keeps no sleeping timers.
+                let timer = Task {
+                    do { try await Task.sleep(for: Self.leaseLimit) } catch { return }
+                    if !gotConnection.isSet {
+                        answer.giveUp(
+                            StorageError.unavailable(
+                                "no database connection within \(Int(Self.leaseLimit.inSeconds)) s (the database is down, or its connections are all taken)"
+                            )
+                        )
+                        return
+                    }
+                    do { try await Task.sleep(for: Self.operationLimit - Self.leaseLimit) } catch { return }
+                    answer.giveUp(StorageError.unavailable("no answer from the database within \(Int(Self.operationLimit.inSeconds)) s"))
+                }
                 let work = Task {
                     do {
                         let value = try await self.client.withConnection { connection in
@@ -244,21 +258,9 @@ public final class PostgresServerStorage: ServerStorage {
                     } catch {
                         answer.resume(.failure(error))
                     }
+                    timer.cancel()
                 }
                 answer.onGiveUp { work.cancel() }
-                Task {
-                    try? await Task.sleep(for: Self.leaseLimit)
-                    if !gotConnection.isSet {
-                        answer.giveUp(
-                            StorageError.unavailable(
-                                "no database connection within \(Int(Self.leaseLimit.inSeconds)) s (the database is down, or its connections are all taken)"
-                            )
-                        )
-                        return
-                    }
-                    try? await Task.sleep(for: Self.operationLimit - Self.leaseLimit)
-                    answer.giveUp(StorageError.unavailable("no answer from the database within \(Int(Self.operationLimit.inSeconds)) s"))
-                }
             }
         } onCancel: {
             answer.giveUp(CancellationError())
