@@ -139,6 +139,16 @@ struct HostileImportTests {
         #expect(root.child("after")?.text == "x" && root.text == "tail")
     }
 
+    @Test("Aiken: an option whose space and the next character form one character (a combining mark) is read, not trapped")
+    func aikenCombiningMark() throws {
+        // The import_readers fuzz target's input: "I. " followed by U+034B, a combining mark that joins the space.
+        let bytes: [UInt8] = [0x57, 0x74, 0x20, 0x0A, 0x49, 0x2E, 0x20, 0xCD, 0x8B, 0xDF, 0x96, 0x68, 0x61, 0x74, 0x0A, 0x41, 0x2E, 0x20, 0x33, 0x0A]
+        let text = String(decoding: bytes, as: UTF8.self) + "B. 4\nANSWER: B\n"
+        let result = try AssessmentImporter.read(Data(text.utf8), fileName: "a.txt", format: .aiken)
+        #expect(result.assessment.questions.first?.choices?.count == 3)
+        #expect(AikenReader.option("A) Paris")! == ("A", "Paris") && AikenReader.option("Hello") == nil)
+    }
+
     @Test("an entity the document never defines is an error that names it, never text silently dropped")
     func undefinedEntity() throws {
         let text = #"<quiz><question type="essay"><questiontext><text>LEAK[&xxe;]END</text></questiontext></question></quiz>"#
