@@ -88,6 +88,7 @@ final class MarkupElement {
         try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
             let bytes = raw.bindMemory(to: UInt8.self)
             if bytes.contains(0) { throw notUTF8 }
+            try refuseEmptyInstructions(bytes)
             var index = 0
             // A UTF-8 byte-order mark is UTF-8; UTF-16's marks hold NUL bytes and were refused above.
             if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
@@ -129,6 +130,34 @@ final class MarkupElement {
                     return  // not XML's prolog; the parser says what is wrong
                 }
             }
+        }
+    }
+
+    /// Foundation's parser crashes (a NULL string read) on a processing instruction with nothing after its target,
+    /// `<?x?>`, anywhere in a document (found by the import_readers fuzz target): such an instruction is refused
+    /// before parsing. One pass over the bytes.
+    static func refuseEmptyInstructions(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+        func isName(_ byte: UInt8) -> Bool {
+            (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39) || byte >= 0x80
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".")
+        }
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        var index = 0
+        while index + 1 < bytes.count {
+            guard bytes[index] == UInt8(ascii: "<"), bytes[index + 1] == UInt8(ascii: "?") else {
+                index += 1
+                continue
+            }
+            var end = index + 2
+            while end < bytes.count, isName(bytes[end]) { end += 1 }
+            var after = end
+            while after < bytes.count, isSpace(bytes[after]) { after += 1 }
+            if after + 1 < bytes.count, bytes[after] == UInt8(ascii: "?"), bytes[after + 1] == UInt8(ascii: ">") {
+                throw ImportError(
+                    "The XML has a processing instruction with nothing in it (such as <?name?>), which is refused; remove it and try again."
+                )
+            }
+            index = max(end, index + 2)
         }
     }
 

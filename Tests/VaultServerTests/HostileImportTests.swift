@@ -149,6 +149,15 @@ struct HostileImportTests {
         #expect(AikenReader.option("A) Paris")! == ("A", "Paris") && AikenReader.option("Hello") == nil)
     }
 
+    @Test("a processing instruction with nothing in it (which crashes Foundation's parser) is refused before parsing")
+    func emptyInstruction() throws {
+        for text in ["<quiz><?xmi?></quiz>", "<?xml version=\"1.0\"?><quiz><q><?x   ?></q></quiz>", "<quiz><??></quiz>"] {
+            #expect(throws: ImportError.self) { try MarkupElement.parse(Data(text.utf8)) }
+        }
+        // Instructions with something in them, and the declaration, are read as before.
+        #expect(try MarkupElement.parse(Data(#"<?xml version="1.0"?><quiz><?app data?>x</quiz>"#.utf8)).text == "x")
+    }
+
     @Test("an entity the document never defines is an error that names it, never text silently dropped")
     func undefinedEntity() throws {
         let text = #"<quiz><question type="essay"><questiontext><text>LEAK[&xxe;]END</text></questiontext></question></quiz>"#
