@@ -167,7 +167,7 @@ let package = Package(
         .testTarget(name: "VaultFaultTests", dependencies: ["VaultTestSupport"]),
         .testTarget(
             name: "VaultCLITests",
-            dependencies: ["VaultCore", "VaultTestSupport"]
+            dependencies: ["VaultCore", "VaultTestSupport", "VaultTerminal"]
         ),
     ]
 )

@@ -55,7 +55,7 @@ struct VaultCommand: AsyncParsableCommand {
             if code == 0 {
                 exit(withError: error)
             }
-            FileHandle.standardError.write(Data((TerminalText.visible(fullMessage(for: error)) + "\n").utf8))
+            FileHandle.standardError.write(Data((Console.fittedForError(TerminalText.visible(fullMessage(for: error))) + "\n").utf8))
             Foundation.exit(VaultExit.usage)
         }
     }

@@ -163,7 +163,7 @@ enum MoodleXMLReader {
         var blanks: [Blank] = []
         var text = prompt
         for match in pattern.matches(in: prompt, range: NSRange(prompt.startIndex..., in: prompt)).reversed() {
-            guard let number = Int(prompt[Range(match.range(at: 1), in: prompt)!]), (1...options.count).contains(number) else { return nil }
+            guard let number = Int(prompt[Range(match.range(at: 1), in: prompt)!]), options.indices.contains(number - 1) else { return nil }
             let group = options[number - 1].group
             let members = options.enumerated().filter { $0.element.group == group }
             let choices = members.enumerated().map { Choice(id: ImportSupport.choiceID($0.offset), text: $0.element.element.text) }

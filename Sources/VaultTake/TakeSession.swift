@@ -36,6 +36,9 @@ public struct TakeSession: Sendable {
         /// The driver is ready: the first event.
         case begin
         case line(String)
+        /// The line being typed and not yet entered, as it stands now (the driver sends it within a second of the
+        /// last key, and before a signal or the time running out), so an essay's unfinished line is never lost.
+        case draft(String)
         /// Ctrl-D or a closed pipe.
         case endOfInput
         /// One second passed.
@@ -89,6 +92,8 @@ public struct TakeSession: Sendable {
     private let needsStartConfirmation: Bool
     private var shownAt: Duration = .zero
     private var ticks = 0
+    /// The essay whose first line, not yet entered, is being saved as its draft (until the line is entered).
+    private var firstLineDraft: String?
     /// The last minute mark announced (10, 5, 1), so each is said once.
     private var announced: Int?
 
@@ -113,10 +118,12 @@ public struct TakeSession: Sendable {
         case .begin: return begin(now)
         case .tick: return tick(now)
         case .resize: return mode == .question ? [.showQuestion(note: nil)] : []
+        case .draft(let text): return draft(text, now: now)
         case .endOfInput:
             if mode == .starting { return stop("Not started; your time has not begun.", status: 0) }
             return leave(0, say: true)
         case .line(let line):
+            firstLineDraft = nil
             if mode != .starting, isTimed, now.time.hasRunOut { return timeUp() }
             switch mode {
             case .starting: return answerStart(line, now: now)
@@ -243,7 +250,10 @@ public struct TakeSession: Sendable {
     }
 
     private mutating func move(to target: Int, now: Now) -> [Effect] {
-        index = min(max(target, 0), count - 1)
+        // Past either end the screen says where the student is and what to do, instead of doing nothing.
+        if target >= count { return [.showQuestion(note: Self.lastQuestion)] }
+        if target < 0 { return [.showQuestion(note: "This is the first question.")] }
+        index = target
         shownAt = now.elapsed
         return [.saveProgress(currentQuestion: index), .showQuestion(note: nil)]
     }
@@ -269,8 +279,13 @@ public struct TakeSession: Sendable {
         attempt.answers[question.id] = value
         // After every change the whole answer in words, so a screen reader says it too.
         let note = "Saved. " + Self.wholeAnswer(value, for: question)
-        // A single answer moves on; multiple choice stays so more choices can be toggled.
-        if question.type != .multipleChoice, index < count - 1 { index += 1 }
+        // A single answer moves on; multiple choice stays so more choices can be toggled. On the last question the
+        // student is told how to review and submit.
+        if question.type != .multipleChoice, index < count - 1 {
+            index += 1
+        } else if index == count - 1, question.type != .multipleChoice {
+            return effects + [.showQuestion(note: note + " " + Self.lastQuestion)]
+        }
         return effects + [.showQuestion(note: note)]
     }
 
@@ -340,6 +355,9 @@ public struct TakeSession: Sendable {
         return ids.joined(separator: ",")
     }
 
+    /// Said on the last question when there is nothing after it.
+    public static let lastQuestion = "This is the last question: :r shows what is unanswered or flagged, :s submits."
+
     public static let letters = (0..<26).map { String(UnicodeScalar(UInt8(97 + $0))) }
 
     // MARK: Essays
@@ -350,9 +368,11 @@ public struct TakeSession: Sendable {
     private mutating func essayLine(_ line: String, lines: [String], now: Now) -> [Effect] {
         if line == "." {
             mode = .question
-            if index < count - 1 { index += 1 }
+            let last = index == count - 1
+            if !last { index += 1 }
             shownAt = now.elapsed
-            return [.saveProgress(currentQuestion: index), .showQuestion(note: lines.isEmpty ? nil : "Saved.")]
+            let note = [lines.isEmpty ? nil : "Saved.", last ? Self.lastQuestion : nil].compactMap { $0 }.joined(separator: " ")
+            return [.saveProgress(currentQuestion: index), .showQuestion(note: note.isEmpty ? nil : note)]
         }
         let draft = lines + [line]
         let value: JSONValue
@@ -370,6 +390,34 @@ public struct TakeSession: Sendable {
         return [.record(questionID: question.id, value: value, spentMilliseconds: spent(now))] + (starting ? [.say(Self.essayHint)] : [])
             + [.promptEssayLine]
     }
+
+    /// The unfinished line of an essay, saved as part of its draft: after the lines already entered (or, on an essay
+    /// not yet begun, as its first line). Never over an essay already saved that the student has not chosen to
+    /// continue (`:e`), never a command being typed, and never past the time.
+    private mutating func draft(_ text: String, now: Now) -> [Effect] {
+        guard !(isTimed && now.time.hasRunOut), question.type == .essay else { return [] }
+        let lines: [String]
+        switch mode {
+        case .essay(let entered): lines = entered
+        case .question:
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            guard attempt.answers[question.id] == nil || firstLineDraft == question.id, let first = trimmed.first,
+                !Self.commandStarts.contains(first)
+            else { return [] }
+            firstLineDraft = question.id
+            lines = []
+        default: return []
+        }
+        let whole = (text.isEmpty ? lines : lines + [text]).joined(separator: "\n")
+        guard !whole.isEmpty, attempt.answers[question.id]?.stringValue != whole,
+            let value = try? AnswerParser.parse(whole, for: question)
+        else { return [] }
+        attempt.answers[question.id] = value
+        return [.record(questionID: question.id, value: value, spentMilliseconds: spent(now))]
+    }
+
+    /// The first characters of the screen's commands (a line starting with one is not an essay's first line).
+    static let commandStarts: Set<Character> = [":", "#", "!", "?", "<", ">", "."]
 
     // MARK: Blanks
 

@@ -7,7 +7,24 @@ import Glibc
 /// Columns a string takes in a terminal: wide (CJK, emoji) characters take two, combining marks and format
 /// characters (the bidi marks of right-to-left text) none. `String.count` would misalign Farsi and CJK titles.
 public enum DisplayWidth {
-    public static func of(_ text: String) -> Int { text.reduce(0) { $0 + of($1) } }
+    /// The columns of `text`; the colour and weight sequences a program adds (`ESC [ ... m`) take none.
+    public static func of(_ text: String) -> Int {
+        var width = 0
+        var inStyle = false
+        var previous: Character = " "
+        for character in text {
+            if inStyle, character == "m" || character == ";" || character.isASCII && character.isNumber {
+                if character == "m" { inStyle = false }
+            } else if character == "[", previous == "\u{1B}" {
+                inStyle = true
+            } else {
+                inStyle = false
+                width += of(character)
+            }
+            previous = character
+        }
+        return width
+    }
 
     public static func of(_ character: Character) -> Int {
         guard let scalar = character.unicodeScalars.first else { return 0 }
@@ -77,12 +94,35 @@ public enum DisplayWidth {
         return lines
     }
 
+    /// Output for a terminal `width` columns wide: each paragraph that fits is kept exactly as it is (tables keep
+    /// their alignment); a longer one is broken at spaces, its continuation lines indented like its first. The one
+    /// rule every command's human output follows, so no word is cut by the terminal and no line passes the width.
+    public static func fitted(_ text: String, width: Int) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { paragraph -> String in
+            let line = String(paragraph)
+            guard of(line) > width else { return line }
+            let indent = String(line.prefix { $0 == " " })
+            let room = max(width - indent.count, 10)
+            return wrap(String(line.dropFirst(indent.count)), width: room).map { indent + $0 }.joined(separator: "\n")
+        }
+        .joined(separator: "\n")
+    }
+
     /// `wrap` joined with newlines.
     public static func wrapped(_ text: String, width: Int) -> String { wrap(text, width: width).joined(separator: "\n") }
 
-    /// The terminal's width in columns (80 when it is not a terminal or says less than 20).
+    /// The terminal's width in columns: the terminal's own size; when standard output is not a terminal, `COLUMNS`
+    /// when it is set (as shells and `man` do), else 80. Less than 20 is read as 20.
     public static var terminalColumns: Int {
         var size = winsize()
-        return ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col >= 20 ? Int(size.ws_col) : 80
+        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return max(Int(size.ws_col), 20) }
+        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 0 { return max(columns, 20) }
+        return 80
+    }
+
+    /// The terminal's height in rows (24 when it is not a terminal).
+    public static var terminalRows: Int {
+        var size = winsize()
+        return ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_row > 0 ? Int(size.ws_row) : 24
     }
 }

@@ -38,7 +38,7 @@ public enum TerminalText {
     /// Prints a line of human output, with controls shown visibly and the program's own styles kept: the one way
     /// `vault-server`'s commands write to the terminal.
     public static func line(_ text: String = "", terminator: String = "\n") {
-        print(visible(keepingStyles: text), terminator: terminator)
+        print(DisplayWidth.fitted(visible(keepingStyles: text), width: DisplayWidth.terminalColumns), terminator: terminator)
     }
 
     /// Writes a line to standard error, controls shown visibly.

@@ -46,7 +46,9 @@ public enum Binaries {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program.hasPrefix("/") ? program : directory + "/" + program)
         process.arguments = arguments
-        var base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "NO_COLOR": "1"]
+        // Human output is fitted to the terminal, 80 columns when there is none: a wide COLUMNS lets the suites read
+        // whole sentences, and `OutputWidthTests` runs every command at 80 and 40 columns (no word cut, no line over).
+        var base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "NO_COLOR": "1", "COLUMNS": "1000"]
         // Sanitizer settings reach the binaries too (`scripts/test --sanitize`).
         for name in ["TMPDIR", "HOME", "ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS"] {
             base[name] = ProcessInfo.processInfo.environment[name]

@@ -60,9 +60,13 @@ struct SealedExamCommandTests {
         #expect(vault.snapshot() == beforeShow)
         let opened = try vault.unlocked(["unseal", "final-exam", "--start-code-stdin"], extraInput: startCode.lowercased() + "\n")
         #expect(opened.status == 0, "\(opened.stderr)")
-        #expect(opened.stdout.contains("2 questions") && opened.stdout.contains("30 minutes have started"), "\(opened.stdout)")
-        // The clock started at the unsealing: `show` needs no --start and shows the questions.
-        let shown = try vault.unlocked(["show", "final-exam"])
+        #expect(opened.stdout.contains("2 questions") && opened.stdout.contains("30 minutes, from when you answer yes"), "\(opened.stdout)")
+        // The clock has not started at the unsealing: the list says so, and `show` asks (or takes --start).
+        let listedOpen = try vault.unlocked(["list", "--json"])
+        #expect(listedOpen.stdout.contains("\"attempt_state\":\"not_started\""), "\(listedOpen.stdout)")
+        let asked = try vault.unlocked(["show", "final-exam"])
+        #expect(asked.status == 0 && !asked.stdout.contains(Self.canary) && asked.stdout.contains("Nothing was started"), "\(asked.stdout)")
+        let shown = try vault.unlocked(["show", "final-exam", "--start"])
         #expect(shown.status == 0 && shown.stdout.contains(Self.canary), "\(shown.stdout)\(shown.stderr)")
         #expect(!(try vault.unlocked(["list"]).stdout.contains("sealed")))
         let again = try vault.unlocked(["unseal", "final-exam", "--start-code-stdin"], extraInput: startCode + "\n")

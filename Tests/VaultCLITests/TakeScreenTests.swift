@@ -147,7 +147,7 @@ struct TakeScreenTests {
         defer { withExtendedLifetime(server) {} }
         #expect(try vault.answer("algebra-1", "q1", "b").status == 0)
         for arguments in [["--help"], ["take", "--help"], ["list", "--vault", vault.path, "--password-stdin"]] {
-            let result = try Binaries.run("vault", arguments, stdin: "pw-1\n")
+            let result = try Binaries.run("vault", arguments, stdin: "pw-1\n", environment: ["COLUMNS": "80"])
             for line in result.stdout.split(separator: "\n") {
                 #expect(line.count <= 80, "\(arguments): \(line)")
             }

@@ -106,6 +106,61 @@ struct TakeSessionTests {
         #expect(harness.session.mode == .essay(lines: ["First line.", "", "Third.", "Fourth."]))
     }
 
+    @Test("the unfinished line of an essay is its draft: after the entered lines, or as the first line; never a command, never over a saved essay")
+    func unfinishedLineDraft() {
+        var harness = Harness()
+        _ = harness.send(.begin)
+        _ = harness.send(.line("b"))
+        #expect(harness.session.index == 1)
+        // On an essay not yet begun, the line being typed is saved as its first line, and again as it grows.
+        #expect(harness.send(.draft("The sea")) == [.record(questionID: "q2", value: .string("The sea"), spentMilliseconds: 0)])
+        #expect(harness.send(.draft("The sea is")) == [.record(questionID: "q2", value: .string("The sea is"), spentMilliseconds: 0)])
+        // The same text again saves nothing; entering the line saves it as the essay's first line.
+        #expect(harness.send(.draft("The sea is")) == [])
+        let entered = harness.send(.line("The sea is salty."))
+        #expect(entered.first == .record(questionID: "q2", value: .string("The sea is salty."), spentMilliseconds: 0))
+        // In the essay, the unfinished line follows the entered ones.
+        #expect(
+            harness.send(.draft("Because")) == [.record(questionID: "q2", value: .string("The sea is salty.\nBecause"), spentMilliseconds: 0)]
+        )
+        #expect(harness.session.mode == .essay(lines: ["The sea is salty."]))
+        _ = harness.send(.line("Because of rocks."))
+        _ = harness.send(.line("."))
+        // Back on the saved essay (question mode): a line being typed does not replace it, nor does a command.
+        _ = harness.send(.line("<"))
+        #expect(harness.session.index == 1)
+        #expect(harness.send(.draft("oops")) == [])
+        #expect(harness.send(.draft(":n")) == [])
+        // Not an essay: nothing is a draft.
+        _ = harness.send(.line(":n"))
+        #expect(harness.send(.draft("t")) == [])
+    }
+
+    @Test(
+        "past the last question Enter says how to review and submit; a fill-in-the-blanks question at the end does not loop back to its first blank"
+    )
+    func lastQuestion() {
+        var question = Question(id: "f1", type: .fillInBlanks, prompt: "The [1] sat on the [2].")
+        question.blanks = [Blank(id: "1"), Blank(id: "2")]
+        let assessment = Assessment(id: "blanks", title: "Blanks", questions: [Question(id: "q1", type: .trueFalse, prompt: "True?"), question])
+        var session = TakeSession(attempt: AttemptRecord(id: "attempt-1", assessment: assessment), needsStartConfirmation: false)
+        func send(_ event: TakeSession.Event) -> [TakeSession.Effect] {
+            let time = AttemptTimeStatus(limit: nil, used: .zero, startedAt: nil, wallMovedBack: .zero)
+            return session.handle(event, now: TakeSession.Now(time: time, elapsed: .zero))
+        }
+        _ = send(.begin)
+        #expect(send(.line("<")) == [.showQuestion(note: "This is the first question.")])
+        _ = send(.line("t"))
+        #expect(session.index == 1)
+        #expect(send(.line("cat")) == [.promptBlank(1)])
+        let last = send(.line("mat"))
+        #expect(last.last == .showQuestion(note: "Saved. Your answer: [1] cat; [2] mat. " + TakeSession.lastQuestion), "\(last)")
+        #expect(session.mode == .question && session.index == 1)
+        // Enter on the last question: where the student is and what to do, not silence.
+        #expect(send(.line("")) == [.showQuestion(note: TakeSession.lastQuestion)])
+        #expect(send(.line(":s")) == [.askSubmit(unanswered: 0)])
+    }
+
     @Test("the clock never freezes: a time-out in the middle of an essay submits with the saved draft and says so")
     func timeOutInEssay() {
         var harness = Harness(timeLimit: 3)

@@ -22,7 +22,7 @@ struct List: ParsableCommand {
             let attempt =
                 item.sealed
                 ? "sealed"
-                : item.attemptState.replacingOccurrences(of: "_", with: " ")
+                : item.attemptState.words
                     + (timeLeft[item.id].map { ", \(TakeTimeText.short($0)) left" } ?? "")
                     + (item.pendingAnswers > 0 ? ", \(item.pendingAnswers) to upload" : "")
             table.add([item.id, item.title, "v\(item.version)", Console.bytes(item.sizeBytes), expiry, attempt])

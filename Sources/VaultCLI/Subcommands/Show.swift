@@ -61,7 +61,8 @@ struct Show: ParsableCommand {
         }
         let console = context.console
         console.line(console.bold(assessment.title) + "  (version \(assessment.version ?? 0))")
-        console.line("Attempt: \(attempt?.state.rawValue ?? "not started")")
+        let progress = attempt.map { AttemptProgress($0.state, timed: $0.timeLimit != nil, clockStarted: $0.time.isStarted) } ?? .none
+        console.line("Attempt: \(progress == .none ? "not started" : progress.words)")
         for (index, question) in assessment.questions.enumerated() {
             console.line("")
             console.line("\(index + 1). [\(question.id)] \(question.prompt)")
@@ -77,7 +78,7 @@ struct Show: ParsableCommand {
                 id: id,
                 title: assessment.title,
                 version: assessment.version ?? 0,
-                attemptState: attempt?.state.rawValue ?? "none",
+                attemptState: progress,
                 questions: items
             )
         )
@@ -87,7 +88,7 @@ struct Show: ParsableCommand {
         let id: String
         let title: String
         let version: Int
-        let attemptState: String
+        let attemptState: AttemptProgress
         let questions: [Item]
         enum CodingKeys: String, CodingKey {
             case id, title, version, questions

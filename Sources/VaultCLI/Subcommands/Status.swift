@@ -29,6 +29,9 @@ struct Status: AsyncParsableCommand {
         for (id, left) in try vault.timeLeftOfOpenAttempts().sorted(by: { $0.key < $1.key }) {
             console.line("\(id): in progress, \(TakeTimeText.short(left)) left (the clock runs whether the test is open or not).")
         }
+        for item in try vault.cachedAssessments() where item.attemptState == .notStarted {
+            console.line("\(item.id): not started; its clock starts when you answer yes to `vault take \(item.id)`.")
+        }
         if let until = report.unlockedUntil.flatMap(Timestamp.date) {
             let place = report.sessionKeyring == SessionKeyring.Keyring.loginSession.rawValue ? "login session" : "user keyring"
             console.line("Unlocked until \(ReadableDate.clock(until)) (key in your \(place)); `vault lock` locks it now.")

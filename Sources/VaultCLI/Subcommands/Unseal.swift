@@ -33,7 +33,7 @@ struct Unseal: AsyncParsableCommand {
         } else {
             document = try vault.unseal(id, startCode: try startCode.read(for: id))
         }
-        let limit = document.timeLimitSeconds.map { " Your \($0 / 60) minutes have started." } ?? ""
+        let limit = document.timeLimitSeconds.map { " It is timed: \(TimedStart.minutes($0)), from when you answer yes to its start screen." } ?? ""
         context.console.line("\(document.title) is open: \(Plural.count(document.questions.count, "question")).\(limit) `vault take \(id)` to begin.")
         context.console.emit(["unsealed": id])
     }

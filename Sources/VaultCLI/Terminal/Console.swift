@@ -23,14 +23,15 @@ struct Console {
     /// A line of human output; suppressed with --json or --quiet.
     func line(_ text: String = "") {
         guard !json, !quiet else { return }
-        // Titles, prompts, answers and server messages in it can never drive the terminal; our own styles stay.
-        print(TerminalText.visible(keepingStyles: text))
+        // Titles, prompts, answers and server messages in it can never drive the terminal; our own styles stay. Every
+        // line fits the terminal (80 columns, or COLUMNS, when not one): broken at spaces, never mid-word.
+        print(DisplayWidth.fitted(TerminalText.visible(keepingStyles: text), width: DisplayWidth.terminalColumns))
     }
 
     /// A warning for the user on stderr (kept with --json, dropped with --quiet).
     func warn(_ text: String) {
         guard !quiet else { return }
-        FileHandle.standardError.write(Data(("warning: " + TerminalText.visible(text) + "\n").utf8))
+        FileHandle.standardError.write(Data((Self.fittedForError("warning: " + TerminalText.visible(text)) + "\n").utf8))
     }
 
     func emit<T: Encodable>(_ value: T) {
@@ -45,6 +46,7 @@ struct Console {
     func bold(_ text: String) -> String { color ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
     func green(_ text: String) -> String { color ? "\u{1B}[32m\(text)\u{1B}[0m" : text }
     func yellow(_ text: String) -> String { color ? "\u{1B}[33m\(text)\u{1B}[0m" : text }
+    func red(_ text: String) -> String { color ? "\u{1B}[1m\u{1B}[31m\(text)\u{1B}[0m" : text }
 
     /// A bar such as `[#########-----------] 45%` for storage and progress.
     static func bar(fraction: Double, width: Int = 30) -> String {
@@ -56,9 +58,18 @@ struct Console {
 
     static func bytes(_ count: Int) -> String { ByteSize.text(count) }
 
+    /// A message for standard error, fitted to the terminal on standard error (or to COLUMNS / 80).
+    static func fittedForError(_ text: String) -> String {
+        var size = winsize()
+        let columns =
+            isatty(STDERR_FILENO) == 1 && ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0
+            ? max(Int(size.ws_col), 20) : DisplayWidth.terminalColumns
+        return DisplayWidth.fitted(text, width: columns)
+    }
+
     /// Reports a failure: one plain line on stderr, and with --json an error document on stdout.
     static func reportFailure(_ error: VaultError, json: Bool) {
-        FileHandle.standardError.write(Data(("vault: " + TerminalText.visible(error.message) + "\n").utf8))
+        FileHandle.standardError.write(Data((fittedForError("vault: " + TerminalText.visible(error.message)) + "\n").utf8))
         if json {
             let document = ["error": ["code": VaultExit.name(for: error), "message": error.message]]
             if let data = try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys]) {

@@ -2,64 +2,192 @@ import Foundation
 import VaultAPI
 import VaultCore
 import VaultTake
+import VaultTerminal
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Runs a `TakeSession` against the terminal and the vault. One task takes the events from one stream, fed by
-/// the input thread (lines), a one-second timer, and the signals (Ctrl-C, a closed terminal, SIGTERM, a resize); it
-/// performs each effect in order, so an answer is saved before anything after it is shown. Nothing waits while
-/// holding anything: the clock keeps ticking while the student types an essay or answers y/N.
+/// the input thread (keys, or lines from a pipe), a one-second timer, and the signals (Ctrl-C, a closed terminal,
+/// SIGTERM, a resize); it performs each effect in order, so an answer is saved before anything after it is shown.
+/// Nothing waits while holding anything: the clock keeps ticking while the student types an essay or answers y/N.
+///
+/// On a terminal the screen reads keys itself (`RawMode`, `KeyDecoder`, `LineEditor`): the line being typed is
+/// known here, drawn after its prompt, and given to the session as a draft within a second of the last key and
+/// before a signal or the end of the time, so an essay's unfinished line survives kill -9 (at most a second of it
+/// lost) and nothing typed is left for the shell when the screen closes.
 struct TakeDriver<C: Clock & Sendable> where C.Duration == Duration {
     let vault: Vault
     var session: TakeSession
     let renderer: any TakeRenderer
     let clock: C
+    /// Keys read one by one (a terminal, the visual screen) rather than whole lines.
+    let readsKeys: Bool
     /// The attempt as the vault's clock last saw it (refreshed when the clock starts).
     private var timing: AttemptRecord
+    private var editor = LineEditor()
+    /// Where the line being typed is drawn; nil until a key after the last prompt.
+    private var view: LineView?
+    /// The output's generation when the view was made: later output means the line must be drawn again.
+    private var viewGeneration = 0
+    /// The line changed since the session last had it as a draft.
+    private var draftChanged = false
+    /// The line changed since it was last drawn.
+    private var drawPending = false
 
-    init(vault: Vault, session: TakeSession, renderer: any TakeRenderer, clock: C) {
+    /// What the input thread, the timer and the signals send.
+    enum Input: Sendable {
+        case session(TakeSession.Event)
+        case keys([LineEditor.Key])
+    }
+
+    init(vault: Vault, session: TakeSession, renderer: any TakeRenderer, clock: C, readsKeys: Bool = false) {
         self.vault = vault
         self.session = session
         self.renderer = renderer
         self.clock = clock
+        self.readsKeys = readsKeys
         timing = session.attempt
     }
 
     /// Returns the exit status.
     mutating func run() async throws -> Int32 {
-        let (events, input) = AsyncStream<TakeSession.Event>.makeStream()
-        input.yield(.begin)
-        // Lines come from a thread of their own: `readLine` blocks, and nothing else waits for it.
-        let reader = Thread {
-            while let line = readLine(strippingNewline: true) { input.yield(.line(line)) }
-            input.yield(.endOfInput)
+        let (events, input) = AsyncStream<Input>.makeStream()
+        input.yield(.session(.begin))
+        let raw = readsKeys ? RawMode() : nil
+        // However the screen ends: the header's scroll region is undone, the terminal's settings put back, and
+        // whatever the student typed that the screen did not read is discarded, so it never lands on the shell's
+        // prompt (where Enter would run it).
+        defer {
+            renderer.finish()
+            raw?.restore()
+            if isatty(STDIN_FILENO) == 1 { tcflush(STDIN_FILENO, TCIFLUSH) }
         }
-        reader.start()
+        Self.startReader(raw != nil, input)
         let signals = Self.signalSources(input)
         defer { for source in signals { source.cancel() } }
         let clock = clock
         let ticker = Task {
             while !Task.isCancelled {
                 try? await clock.sleep(for: .seconds(1))
-                input.yield(.tick)
+                input.yield(.session(.tick))
             }
         }
         defer { ticker.cancel() }
         let start = clock.now
         for await event in events {
             let now = TakeSession.Now(time: vault.timeStatus(of: timing), elapsed: start.duration(to: clock.now))
-            for effect in session.handle(event, now: now) {
-                if let status = try perform(effect) { return status }
+            switch event {
+            case .keys(let keys):
+                for key in keys {
+                    if let status = try edit(key, now: now) { return status }
+                }
+                // Drawn once per batch of keys (a pasted paragraph or a fast typist), not once per key.
+                drawLine()
+            case .session(let event):
+                // The line being typed goes first, so a signal or the time running out finds it saved.
+                if draftChanged, event != .begin, event != .resize {
+                    if let status = try dispatch(.draft(editor.text), now: now) { return status }
+                }
+                if let status = try dispatch(event, now: now) { return status }
             }
         }
         return 0
     }
 
+    /// One key: the line edited and drawn again, or entered and given to the session.
+    private mutating func edit(_ key: LineEditor.Key, now: TakeSession.Now) throws -> Int32? {
+        let output = renderer.output
+        if view == nil || viewGeneration != output.generation {
+            view = LineView(prompt: output.tail)
+            viewGeneration = output.generation
+        }
+        switch editor.handle(key) {
+        case .unchanged:
+            return nil
+        case .edited:
+            draftChanged = true
+            drawPending = true
+            return nil
+        case .entered(let line):
+            // The entered line stays on the screen and the next text starts on a row of its own.
+            let columns = DisplayWidth.terminalColumns
+            let shown = drawPending ? view!.draw(LineEditor(line), columns: columns) : ""
+            output.write(shown + view!.finish(LineEditor(line), columns: columns))
+            drawPending = false
+            view = nil
+            draftChanged = false
+            return try dispatch(.line(line), now: now)
+        case .endOfInput:
+            return try dispatch(.endOfInput, now: now)
+        }
+    }
+
+    /// Draws the line being typed if keys changed it since it was last drawn.
+    private mutating func drawLine() {
+        guard drawPending, view != nil, viewGeneration == renderer.output.generation else { return }
+        renderer.output.writeInPlace(view!.draw(editor, columns: DisplayWidth.terminalColumns))
+        drawPending = false
+    }
+
+    /// Gives the session one event and performs what it says; afterwards the line being typed (if any) is drawn
+    /// again after whatever was written.
+    private mutating func dispatch(_ event: TakeSession.Event, now: TakeSession.Now) throws -> Int32? {
+        if case .draft = event { draftChanged = false }
+        drawLine()
+        for effect in session.handle(event, now: now) {
+            if let status = try perform(effect) { return status }
+        }
+        let output = renderer.output
+        if readsKeys, !editor.isEmpty, view == nil || viewGeneration != output.generation {
+            var fresh = LineView(prompt: output.tail)
+            output.writeInPlace(fresh.draw(editor, columns: DisplayWidth.terminalColumns))
+            view = fresh
+            viewGeneration = output.generation
+            drawPending = false
+        }
+        return nil
+    }
+
+    /// Before a sentence is written under a line the student has half typed: the line is left as it stands and the
+    /// sentence starts on a row of its own.
+    private mutating func leaveLine() {
+        guard var current = view, !editor.isEmpty, viewGeneration == renderer.output.generation else { return }
+        renderer.output.write(current.finish(editor, columns: DisplayWidth.terminalColumns))
+        view = nil
+    }
+
+    /// Keys from a terminal in raw mode, or lines from a pipe, on a thread of their own (reading blocks).
+    private static func startReader(_ keys: Bool, _ input: AsyncStream<Input>.Continuation) {
+        let reader = Thread {
+            if keys {
+                var decoder = KeyDecoder()
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while true {
+                    let count = read(STDIN_FILENO, &buffer, buffer.count)
+                    if count < 0, errno == EINTR { continue }
+                    guard count > 0 else { break }
+                    let keys = decoder.feed(buffer[0..<count])
+                    if !keys.isEmpty { input.yield(.keys(keys)) }
+                }
+            } else {
+                while let line = readLine(strippingNewline: true) { input.yield(.session(.line(line))) }
+            }
+            input.yield(.session(.endOfInput))
+        }
+        reader.start()
+    }
+
     /// Performs one effect; a status when the screen ends.
     private mutating func perform(_ effect: TakeSession.Effect) throws -> Int32? {
         let id = session.attempt.id
+        switch effect {
+        case .say, .askSubmit, .exit:
+            leaveLine()
+        default:
+            break
+        }
         switch effect {
         case .showStartScreen:
             renderer.startScreen(session, limit: session.attempt.timeLimit ?? .zero)
@@ -106,14 +234,14 @@ struct TakeDriver<C: Clock & Sendable> where C.Duration == Duration {
     }
 
     /// Ctrl-C, a closed terminal, SIGTERM and a resize, as events.
-    private static func signalSources(_ input: AsyncStream<TakeSession.Event>.Continuation) -> [any DispatchSourceSignal] {
+    private static func signalSources(_ input: AsyncStream<Input>.Continuation) -> [any DispatchSourceSignal] {
         let signals: [(Int32, TakeSession.Event)] = [
             (SIGINT, .signal(.interrupt)), (SIGHUP, .signal(.hangup)), (SIGTERM, .signal(.terminate)), (SIGWINCH, .resize),
         ]
         return signals.map { number, event in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { input.yield(event) }
+            source.setEventHandler { input.yield(.session(event)) }
             source.resume()
             return source
         }

@@ -4,8 +4,30 @@ import VaultCore
 import VaultTake
 import VaultTerminal
 
+/// What the take screen has written: everything goes to standard output through here, so the line being typed can
+/// be drawn after the prompt it follows (`tail`, the text after the last newline).
+final class TakeOutput {
+    /// The text written since the last newline (the prompt a typed line follows).
+    private(set) var tail = ""
+    /// Counts the writes that moved the text on (a clock rewritten in place does not).
+    private(set) var generation = 0
+
+    /// Text that moves the screen on.
+    func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+        generation += 1
+        // By scalars: "\r\n" is one Character in Swift, and would not be found as "\n".
+        let scalars = text.unicodeScalars
+        if let newline = scalars.lastIndex(of: "\n") { tail = String(scalars[scalars.index(after: newline)...]) } else { tail += text }
+    }
+
+    /// Text drawn in place (the clock, the line being edited): the prompt and what follows it are unchanged.
+    func writeInPlace(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
+}
+
 /// How the take screen shows what its session says. Two: the visual screen, and the screen-reader mode.
 protocol TakeRenderer: AnyObject {
+    var output: TakeOutput { get }
     func startScreen(_ session: TakeSession, limit: Duration)
     func question(_ session: TakeSession, note: String?, time: AttemptTimeStatus)
     func say(_ text: String)
@@ -14,12 +36,14 @@ protocol TakeRenderer: AnyObject {
     func askSubmit(unanswered: Int)
     func clock(_ remaining: Duration)
     func announce(_ remaining: Duration)
+    /// The screen is closing: leave the terminal as it was found.
+    func finish()
 }
 
 extension TakeRenderer {
     var columns: Int { min(DisplayWidth.terminalColumns, 100) }
 
-    func write(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
+    func write(_ text: String) { output.write(text) }
 
     /// A sentence (or several lines), wrapped to the terminal; the assessment's text in it can never drive the
     /// terminal (`TerminalText`).
@@ -54,6 +78,18 @@ extension TakeRenderer {
                 ? "\(Plural.count(unanswered, "question is", plural: "questions are")) unanswered. Submit anyway? [y/N]"
                 : "Submit now? You cannot change answers afterwards. [y/N]"
         )
+    }
+
+    /// The prompt under a question: a fill-in-the-blanks question asks for its first blank until it is answered;
+    /// once it is, the usual prompt (Enter moves on, typing fills the blanks again from the first).
+    static func promptText(_ question: Question, answered: Bool) -> String {
+        question.type == .fillInBlanks && !answered ? blankPromptText(question, index: 0) : "> "
+    }
+
+    /// The instruction for a question, as a sentence; an answered fill-in-the-blanks question says how to change it.
+    static func instruction(_ question: Question, answered: Bool) -> String {
+        guard question.type == .fillInBlanks, answered else { return instruction(question) }
+        return "Press Enter to go on, or type the first blank's answer to fill the blanks again."
     }
 
     /// The instruction for a question's type, as a sentence.
@@ -106,12 +142,18 @@ extension TakeRenderer {
     }
 }
 
-/// Time said in words: "12 minutes", "1 minute", "40 seconds".
-/// The visual screen: each question on a cleared screen with a live countdown on line 2 (on a terminal), or the
-/// same text appended (from a pipe).
+/// The visual screen: each question on a cleared screen under a pinned header (title and progress on row 1, the
+/// clock on row 2, a rule on row 3) on a terminal, or the same text appended (from a pipe). Below the header a scroll
+/// region holds the question and whatever the student types, so however far an essay or the help scrolls, the
+/// header rows never move and the clock never paints over the student's text.
 final class VisualTakeRenderer: TakeRenderer {
     let console: Console
     let interactive: Bool
+    let output = TakeOutput()
+    /// The rows the header takes; the scroll region starts below them.
+    static let headerRows = 3
+    /// Whether a scroll region is set (the terminal is tall enough for one).
+    private var pinned = false
 
     init(console: Console, interactive: Bool) {
         self.console = console
@@ -121,13 +163,23 @@ final class VisualTakeRenderer: TakeRenderer {
     func question(_ session: TakeSession, note: String?, time: AttemptTimeStatus) {
         let width = columns
         let question = session.question
-        var text = interactive ? "\u{1B}[2J\u{1B}[H" : ""
+        var text = ""
         let position = "  —  Question \(session.index + 1) of \(session.count)"
         // The title is cut by display width (wide and right-to-left scripts), so the header fits its line.
         let title = DisplayWidth.truncated(TerminalText.visible(session.attempt.assessment.title), to: width - DisplayWidth.of(position))
-        text += console.bold(title) + position + "\n"
-        text += (time.remaining.map { "time left \(AttemptTimeStatus.clockText($0))" } ?? "") + "\n"
-        text += String(repeating: "─", count: min(width, 80)) + "\n"
+        let header = console.bold(title) + position
+        let clock = time.remaining.map { clockLine($0) } ?? ""
+        let rule = String(repeating: "─", count: min(width, 80))
+        if interactive {
+            let rows = DisplayWidth.terminalRows
+            pinned = rows >= Self.headerRows + 5
+            // Reset any region, clear, draw the header, then confine scrolling to the rows below it. Setting a region
+            // homes the cursor, so the question starts on the first row of the region, placed explicitly.
+            text += "\u{1B}[r\u{1B}[2J\u{1B}[H" + header + "\r\n" + clock + "\r\n" + rule
+            text += pinned ? "\u{1B}[\(Self.headerRows + 1);\(rows)r\u{1B}[\(Self.headerRows + 1);1H" : "\r\n"
+        } else {
+            text += header + "\n" + (time.remaining.map { "time left \(AttemptTimeStatus.clockText($0))" } ?? "") + "\n" + rule + "\n"
+        }
         let flag = session.attempt.flagged.contains(question.id) ? " [flagged]" : ""
         text += DisplayWidth.wrapped(TerminalText.visible(question.prompt) + flag, width: width - 1) + "\n\n"
         let current = session.attempt.answers[question.id]
@@ -140,14 +192,13 @@ final class VisualTakeRenderer: TakeRenderer {
                 let lines = DisplayWidth.wrap(TerminalText.visible(choice.text), width: width - 10)
                 text += "  \(mark) \(letter)) " + lines.joined(separator: "\n         ") + "\n"
             }
-            text += "\n" + Self.instruction(question) + "\n"
+            text += "\n" + DisplayWidth.wrapped(Self.instruction(question), width: width - 1) + "\n"
         case .trueFalse, .numeric:
-            text +=
-                Self.instruction(question) + (current.map { "  Current: \(TerminalText.visible(AnswerParser.display($0, for: question)))" } ?? "")
-                + "\n"
+            let current = current.map { "  Current: \(TerminalText.visible(AnswerParser.display($0, for: question)))" } ?? ""
+            text += DisplayWidth.wrapped(Self.instruction(question) + current, width: width - 1) + "\n"
         case .matching, .ordering, .fillInBlanks:
             for line in Self.itemLines(question, current: current) { text += DisplayWidth.wrapped(line, width: width - 1) + "\n" }
-            text += "\n" + DisplayWidth.wrapped(Self.instruction(question), width: width - 1) + "\n"
+            text += "\n" + DisplayWidth.wrapped(Self.instruction(question, answered: current != nil), width: width - 1) + "\n"
             if let current { text += "Current: \(TerminalText.visible(AnswerParser.display(current, for: question)))\n" }
         case .shortText, .essay:
             text += DisplayWidth.wrapped(Self.instruction(question), width: width - 1) + "\n"
@@ -157,25 +208,41 @@ final class VisualTakeRenderer: TakeRenderer {
             }
         }
         text += "\n" + (note.map { DisplayWidth.wrapped(TerminalText.visible($0), width: width - 1) + "\n" } ?? "")
-        text += question.type == .fillInBlanks ? Self.blankPromptText(question, index: 0) : "> "
+        text += Self.promptText(question, answered: current != nil)
         write(text)
     }
 
     func essayPrompt(time: AttemptTimeStatus) { write("  ") }
 
+    /// "time left 03:06"; in the last minute marked in red, and with words too (NO_COLOR, or a terminal without colour).
+    private func clockLine(_ remaining: Duration) -> String {
+        let text = "time left \(AttemptTimeStatus.clockText(remaining))"
+        guard remaining < .seconds(60) else { return text }
+        return console.red(text + " — last minute" + (console.color ? "" : ": submit soon (:s)"))
+    }
+
     func clock(_ remaining: Duration) {
         guard interactive else { return }
-        // Save the cursor, rewrite the clock line (line 2), restore the cursor.
-        write("\u{1B}7\u{1B}[2;1H\u{1B}[Ktime left \(AttemptTimeStatus.clockText(remaining))\u{1B}8")
+        // Save the cursor, rewrite the clock's own row (outside the scroll region, so never the student's text),
+        // restore the cursor.
+        output.writeInPlace("\u{1B}7\u{1B}[2;1H\u{1B}[2K\(clockLine(remaining))\u{1B}8")
     }
 
     func announce(_ remaining: Duration) {}
+
+    func finish() {
+        guard interactive, pinned else { return }
+        // The whole screen scrolls again; the cursor stays where it was (setting a region would home it).
+        output.writeInPlace("\u{1B}7\u{1B}[r\u{1B}8")
+        pinned = false
+    }
 }
 
 /// The screen-reader mode: append-only. No cursor movement, no line rewritten in place, no colour, no box drawing;
 /// each question said once as sentences; what went wrong first, hints last; the time left said at each prompt and
 /// at 10, 5 and 1 minutes left.
 final class AccessibleTakeRenderer: TakeRenderer {
+    let output = TakeOutput()
     private var spokenQuestion: Int?
 
     func question(_ session: TakeSession, note: String?, time: AttemptTimeStatus) {
@@ -195,17 +262,19 @@ final class AccessibleTakeRenderer: TakeRenderer {
             }
             say(Self.instruction(question) + " Type ? for help.")
         }
-        prompt(time, question: session.question)
+        prompt(time, question: session.question, answered: session.attempt.answers[session.question.id] != nil)
     }
 
     func essayPrompt(time: AttemptTimeStatus) { prompt(time) }
 
-    private func prompt(_ time: AttemptTimeStatus, question: Question? = nil) {
-        let ask = question?.type == .fillInBlanks ? Self.blankPromptText(question!, index: 0) : "Your answer: "
-        write((time.remaining.map { TakeTimeText.spoken($0) + " left. " } ?? "") + ask)
+    private func prompt(_ time: AttemptTimeStatus, question: Question? = nil, answered: Bool = false) {
+        let ask = question.map { Self.promptText($0, answered: answered) == "> " ? "Your answer: " : Self.promptText($0, answered: answered) }
+        write((time.remaining.map { TakeTimeText.spoken($0) + " left. " } ?? "") + (ask ?? "Your answer: "))
     }
 
     func clock(_ remaining: Duration) {}
+
+    func finish() {}
 
     func announce(_ remaining: Duration) { write("\n" + TakeTimeText.spoken(remaining) + " left.\n") }
 }

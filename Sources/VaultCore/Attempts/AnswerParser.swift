@@ -48,7 +48,7 @@ public enum AnswerParser {
             let right = question.right ?? []
             var pairs: [Int: String] = [:]
             for token in trimmed.lowercased().split(whereSeparator: { $0 == " " || $0 == "," }) {
-                guard let letter = token.last, let number = Int(token.dropLast()), (1...left.count).contains(number),
+                guard let letter = token.last, let number = Int(token.dropLast()), left.indices.contains(number - 1),
                     let position = letters.firstIndex(of: String(letter)), position < right.count, pairs[number] == nil
                 else { return nil }
                 pairs[number] = right[position].id

@@ -10,7 +10,7 @@ public struct CachedAssessment: Codable, Sendable, Equatable {
     public var downloadedAt: String
     public var expiresAt: String
     public var lastAccessedAt: String
-    public var attemptState: String
+    public var attemptState: AttemptProgress
     public var pendingAnswers: Int
     public var expired: Bool
     /// Downloaded sealed and not opened yet (its questions are unreadable until the start code).

@@ -9,23 +9,30 @@ extension Vault {
         var open = false
         var submitted = false
         var synced = false
-        var latestState: String?
+        var latestState: AttemptProgress?
         var latestStart = -Double.infinity
     }
 
     func versionFacts() throws -> [String: VersionFacts] {
         var facts: [String: VersionFacts] = [:]
-        for row in try database.rows("SELECT assessment_id, assessment_version, state, max(started_at) FROM attempts GROUP BY 1, 2, 3") {
+        // SQLite gives the bare column (the clock's start) from the row that holds the group's max(started_at).
+        for row in try database.rows(
+            "SELECT assessment_id, assessment_version, state, max(started_at), timer_started_at IS NOT NULL FROM attempts GROUP BY 1, 2, 3"
+        ) {
             let key = "\(row.string(0))@\(row.int(1))"
             var fact = facts[key] ?? VersionFacts()
-            switch row.string(2) {
-            case "in_progress": fact.open = true
-            case "submitted": fact.submitted = true
-            default: fact.synced = true
+            let state = try row.state(AttemptRecord.State.self, 2)
+            switch state {
+            case .inProgress: fact.open = true
+            case .submitted: fact.submitted = true
+            case .synced: fact.synced = true
             }
             if row.double(3) > fact.latestStart {
                 fact.latestStart = row.double(3)
-                fact.latestState = row.string(2)
+                // Only an open attempt whose clock has not begun needs the time limit (read from the document once).
+                let waiting = state == .inProgress && row.int(4) == 0
+                let timed = waiting ? try timeLimit(assessmentID: row.string(0), version: row.int(1)) != nil : false
+                fact.latestState = AttemptProgress(state, timed: timed, clockStarted: !waiting)
             }
             facts[key] = fact
         }
@@ -182,7 +189,7 @@ extension Vault {
                 downloadedAt: Timestamp.string(epoch: row.double(5)),
                 expiresAt: Timestamp.string(epoch: row.double(6)),
                 lastAccessedAt: Timestamp.string(epoch: row.double(7)),
-                attemptState: fact.latestState ?? "none",
+                attemptState: fact.latestState ?? .none,
                 pendingAnswers: fact.pending,
                 expired: row.double(6) <= now.timeIntervalSince1970,
                 sealed: row.int(8) != 0,

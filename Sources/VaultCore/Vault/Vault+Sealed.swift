@@ -15,7 +15,8 @@ extension Vault {
     /// Unseals a downloaded sealed exam with the start code (or with the content key the server gives once it has
     /// opened): the questions are decrypted and checked against the content hash, the readable document replaces the
     /// sealed one and the content key is kept, all inside the encrypted vault. The code itself is never stored. A
-    /// wrong code changes nothing. A timed exam's clock starts at the unsealing.
+    /// wrong code changes nothing. A timed exam's clock does not start here: the student starts it on the start
+    /// screen of `take`, as for any timed test (the proctor reads the code out before everyone is ready).
     @discardableResult
     public func unseal(_ id: String, startCode: String? = nil, contentKey: Data? = nil, now: Date = Date()) throws -> Assessment {
         let (sealed, _) = try loadAssessment(id: id, now: now, allowSealed: true)
@@ -62,8 +63,8 @@ extension Vault {
                 [id, version, key, now.timeIntervalSince1970]
             )
         }
-        // A timed exam's clock starts now, at the unsealing (not at the download).
-        if document.timeLimitSeconds != nil { try startClock(attemptID: try openAttempt(on: id, now: now).id) }
+        // The attempt opens now, so `list` says "not started" until the student starts its clock.
+        if document.timeLimitSeconds != nil { _ = try openAttempt(on: id, now: now) }
         return document
     }
 

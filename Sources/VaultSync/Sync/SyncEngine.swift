@@ -338,7 +338,7 @@ public final class SyncEngine {
         var refreshed: [String] = []
         for entry in catalog {
             let mine = cached.filter { $0.id == entry.id }
-            guard let newest = mine.map(\.version).max(), newest < entry.version, !mine.contains(where: { $0.attemptState == "in_progress" }) else {
+            guard let newest = mine.map(\.version).max(), newest < entry.version, !mine.contains(where: { $0.attemptState.isOpen }) else {
                 continue
             }
             if case .stored? = try? await downloader.download(entry.id) { refreshed.append(entry.id) }
