@@ -96,7 +96,15 @@ public enum Scoring {
             for blank in blanks { if let right = blank.answer ?? blank.acceptedAnswers?.first { values[blank.id] = .string(right) } }
             return [.object(values)]
         }
-        return question.answerKey ?? question.acceptedAnswers.map { $0.map(JSONValue.string) }
+        return question.answerKey ?? question.acceptedAnswers.map { fullCredit($0, weights: question.acceptedAnswerWeights).map(JSONValue.string) }
+    }
+
+    /// The accepted texts a student should learn from: those earning full credit (else the best partial ones), never
+    /// a catch-all pattern (`*`, which GIFT and Moodle use to give feedback on any other answer).
+    static func fullCredit(_ accepted: [String], weights: [String: Double]?) -> [String] {
+        let candidates = accepted.filter { text in !text.isEmpty && !text.allSatisfy { $0 == "*" || $0 == " " } }
+        let best = candidates.map { weights?[$0] ?? 1 }.max() ?? 0
+        return best > 0 ? candidates.filter { (weights?[$0] ?? 1) == best } : []
     }
 
     /// The points a question of a submitted attempt stands at: the teacher's grade over the automatic points; a late

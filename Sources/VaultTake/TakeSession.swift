@@ -291,21 +291,11 @@ public struct TakeSession: Sendable {
 
     /// "Now chosen: a) Oxygen, c) Nitrogen." / "Now paired: 1 b) Paris; 2 a) Lima." / "Your answer: true."
     static func wholeAnswer(_ value: JSONValue, for question: Question) -> String {
+        let words = AnswerWords.text(value, for: question)
         switch question.type {
-        case .singleChoice, .multipleChoice:
-            let chosen = Set(value.arrayValue?.compactMap(\.stringValue) ?? value.stringValue.map { [$0] } ?? [])
-            let words = zip(letters, question.choices ?? []).filter { chosen.contains($0.1.id) }.map { "\($0.0)) \($0.1.text)" }
-            return words.isEmpty ? "Nothing is chosen now." : "Now chosen: " + words.joined(separator: ", ") + "."
-        case .matching:
-            let left = (question.left ?? []).map(\.id)
-            let right = question.right ?? []
-            let words = (value.arrayValue ?? []).compactMap(AnswerRules.pair).compactMap { pair -> String? in
-                guard let number = left.firstIndex(of: pair.left), let position = right.firstIndex(where: { $0.id == pair.right }) else { return nil }
-                return "\(number + 1) \(letters[position])) \(right[position].text)"
-            }
-            return "Now paired: " + words.joined(separator: "; ") + "."
-        default:
-            return "Your answer: \(AnswerParser.display(value, for: question))."
+        case .singleChoice, .multipleChoice: return words.isEmpty ? "Nothing is chosen now." : "Now chosen: \(words)."
+        case .matching: return "Now paired: \(words)."
+        default: return "Your answer: \(words)."
         }
     }
 

@@ -40,10 +40,32 @@ struct ResultsCommandTests {
         // Offline from here: the results are in the vault.
         let shown = try vault.unlocked(["results", "algebra-1"])
         #expect(shown.status == 0, "\(shown.stderr)")
-        #expect(shown.stdout.contains("q1  1/1  correct: b"), "\(shown.stdout)")
-        #expect(shown.stdout.contains("q2  0/"), "\(shown.stdout)")
-        #expect(shown.stdout.contains("q6  2/"), "\(shown.stdout)")
+        Self.expectStudentsTerms(shown.stdout)
         let json = try #require(try vault.unlocked(["results", "--json"]).json?["results"] as? [[String: Any]])
         #expect(json.first?["released"] as? Bool == true)
+        // Evicted with the rest of what is synced: the results still read in full, and results fetched after the
+        // eviction (or after downloading it again) are kept too.
+        let evicted = try vault.unlocked(["evict", "--synced"])
+        let listed = try vault.unlocked(["list", "--json"]).json?["assessments"] as? [Any]
+        #expect(evicted.status == 0 && listed?.isEmpty == true, "\(evicted.stdout)")
+        Self.expectStudentsTerms(try vault.unlocked(["results", "algebra-1"]).stdout)
+        try server.start()
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        #expect(try vault.unlocked(["download", "algebra-1"]).status == 0)
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        let reread = try vault.unlocked(["results"])
+        Self.expectStudentsTerms(reread.stdout)
+        #expect(!reread.stdout.contains("No results yet"))
+    }
+
+    /// The result as the student reads it: the question, their own answer and the correct one in the letters and
+    /// texts they saw, points per question and in total; no internal ids, no JSON.
+    static func expectStudentsTerms(_ text: String) {
+        #expect(text.contains("Algebra Quiz (algebra-1, version 1): 3 of "), "\(text)")
+        #expect(text.contains("1. 2x = 10. What is x?\n     Points: 1 of 1.\n     Your answer: b) 5\n     Correct answer: b) 5"), "\(text)")
+        #expect(text.contains("Your answer: a) 2\n     Correct answer: a) 2, c) -2"), "\(text)")
+        #expect(text.contains("Correct answer: true") && text.contains("Correct answer: 3.14"), "\(text)")
+        #expect(text.contains("Points: 2 of ") && text.contains("Your answer: Add three, then divide by four."), "\(text)")
+        #expect(!text.contains("[\"") && !text.contains("{\"") && !text.contains("correct: "), "\(text)")
     }
 }

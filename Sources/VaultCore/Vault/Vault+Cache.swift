@@ -158,7 +158,9 @@ extension Vault {
     }
 
     private func deleteCached(id: String, version: Int) throws {
-        // Attempts already uploaded go with their assessment; their answers were acknowledged by the server.
+        // Attempts already uploaded go with their assessment (their answers were acknowledged by the server); what
+        // they were is kept as their answer sheets, so their results still read.
+        try keepAnswerSheets(id: id, version: version, now: clocks.wall())
         try database.execute(
             "DELETE FROM responses WHERE attempt_id IN (SELECT id FROM attempts WHERE assessment_id = ? AND assessment_version = ?)",
             [id, version]

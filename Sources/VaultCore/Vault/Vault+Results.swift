@@ -6,7 +6,7 @@ extension Vault {
     /// attempts of this vault.
     public func saveResults(_ results: [AttemptResult], now: Date = Date()) throws {
         try database.inTransaction {
-            for result in results where try database.row("SELECT 1 FROM attempts WHERE id = ?", [result.attemptId]) != nil {
+            for result in results where try knowsAttempt(result.attemptId) {
                 try database.execute(
                     "INSERT OR REPLACE INTO results (attempt_id, assessment_id, fetched_at, result) VALUES (?, ?, ?, ?)",
                     [

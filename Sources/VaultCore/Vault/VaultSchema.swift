@@ -22,6 +22,7 @@ enum VaultSchema {
         migrator.register(8, version8)
         migrator.register(9, version9)
         migrator.register(10, version10)
+        migrator.register(11, version11)
         return migrator
     }
 
@@ -218,6 +219,19 @@ enum VaultSchema {
             private_key BLOB NOT NULL,
             public_key TEXT NOT NULL,
             created_at REAL NOT NULL
+        );
+        """
+
+    /// The questions and answers of a handed-in attempt whose assessment was evicted, so its results still read in
+    /// the student's own terms (`vault results` after `vault evict`).
+    static let version11 = """
+        CREATE TABLE answer_sheets (
+            attempt_id TEXT PRIMARY KEY NOT NULL,
+            assessment_id TEXT NOT NULL,
+            assessment_version INTEGER NOT NULL,
+            document BLOB NOT NULL,
+            answers TEXT NOT NULL,
+            kept_at REAL NOT NULL
         );
         """
 }
