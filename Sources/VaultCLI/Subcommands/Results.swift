@@ -33,7 +33,8 @@ struct Results: ParsableCommand {
     /// One attempt's result in the student's own terms: each question (shortened), the points, the student's own
     /// answer and, once released, the correct one, in the letters and texts the student saw.
     static func lines(_ result: AttemptResult, sheet: (assessment: Assessment, answers: [String: JSONValue])?) -> [String] {
-        let title = sheet.map { "\($0.assessment.title) (\(result.assessmentId), version \(result.assessmentVersion))" }
+        let title =
+            sheet.map { "\($0.assessment.title) (\(result.assessmentId), version \(result.assessmentVersion))" }
             ?? "\(result.assessmentId) (version \(result.assessmentVersion))"
         let waiting = result.pending > 0 ? "; \(Plural.count(result.pending, "answer waits", plural: "answers wait")) for your teacher" : ""
         var lines = ["\(title): \(AttemptResult.pointsText(result.score)) of \(AttemptResult.pointsText(result.maxScore)) points\(waiting)."]
