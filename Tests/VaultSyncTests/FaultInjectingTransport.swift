@@ -51,6 +51,12 @@ final class FaultInjectingTransport: HTTPTransport, @unchecked Sendable {
         }
     }
 
+    /// Faults for the next requests, after those already scripted.
+    func script(_ faults: [Fault]) { lock.withLock { script += faults } }
+
+    /// Requests sent so far to paths ending with `suffix`.
+    func count(_ suffix: String) -> Int { lock.withLock { requests.filter { $0.path.hasSuffix(suffix) }.count } }
+
     var batchRequests: Int { lock.withLock { requests.filter { $0.path.hasSuffix("/responses/batch") }.count } }
 }
 
