@@ -15,9 +15,13 @@ let directory = NSTemporaryDirectory() + "vault-bench-\(getpid())"
 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: directory) }
 
-// `--only import`: the import rows alone (for profiling the importer).
-if let index = CommandLine.arguments.firstIndex(of: "--only"), CommandLine.arguments.dropFirst(index + 1).first == "import" {
-    printTable(try ImportBenchmarks.rows(items: 2_000, rounds: quick ? 2 : 5))
+// `--only import` / `--only essay`: those rows alone (for profiling the importer, or the take screen's saves).
+if let index = CommandLine.arguments.firstIndex(of: "--only") {
+    switch CommandLine.arguments.dropFirst(index + 1).first {
+    case "import": printTable(try ImportBenchmarks.rows(items: 2_000, rounds: quick ? 2 : 5))
+    case "essay": printTable(try EssayBenchmarks.lineSaves(directory: directory, essays: quick ? 2 : 5))
+    default: print("--only takes import or essay")
+    }
     exit(0)
 }
 

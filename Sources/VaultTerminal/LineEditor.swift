@@ -170,3 +170,48 @@ public struct LineView: Sendable {
     /// ends exactly at the right edge leaves the cursor on its last row, waiting to wrap).
     static func rowsBefore(_ width: Int, columns: Int) -> Int { width > 0 ? (width - 1) / max(columns, 1) : 0 }
 }
+
+/// How a line being typed is put on the screen: `LineView` redraws it in place; `AppendedLine` only ever appends.
+public protocol LineDrawing: Sendable {
+    /// The bytes that show `editor` in place of what was shown before.
+    mutating func draw(_ editor: LineEditor, columns: Int) -> String
+    /// The bytes that leave the line as it stands and start the next row.
+    mutating func finish(_ editor: LineEditor, columns: Int) -> String
+}
+
+extension LineView: LineDrawing {}
+
+/// The line as a screen reader needs it: characters appended as they are typed, Backspace erasing the last one
+/// the way a terminal's own echo does (`BS space BS`), and no escape sequence, no cursor movement, no line
+/// rewritten. The editor's cursor stays at the end (keys that move it are not given to it in this mode).
+public struct AppendedLine: LineDrawing {
+    /// What the screen shows of the line now.
+    private var shown: [Character] = []
+
+    public init() {}
+
+    public mutating func draw(_ editor: LineEditor, columns: Int) -> String {
+        let next = editor.characters
+        var common = 0
+        while common < shown.count, common < next.count, shown[common] == next[common] { common += 1 }
+        let erased = DisplayWidth.of(String(shown[common...]))
+        shown = next
+        return String(repeating: "\u{8} \u{8}", count: erased) + TerminalText.visible(String(next[common...]))
+    }
+
+    public mutating func finish(_ editor: LineEditor, columns: Int) -> String {
+        let out = draw(editor, columns: columns) + "\n"
+        shown = []
+        return out
+    }
+}
+
+extension LineEditor.Key {
+    /// A key that only moves the cursor (left out where the line is only ever appended to).
+    public var movesCursor: Bool {
+        switch self {
+        case .left, .right, .home, .end, .wordLeft, .wordRight: true
+        default: false
+        }
+    }
+}

@@ -35,6 +35,9 @@ public final class TmuxScreen: @unchecked Sendable {
     /// Presses named keys (`C-c`, `Enter`, `Left`).
     public func press(_ keys: String...) throws { try tmux(["send-keys", "-t", "test"] + keys) }
 
+    /// From now on, every byte the program in the terminal writes is appended to `file` (tmux's pipe-pane).
+    public func record(to file: String) throws { try tmux(["pipe-pane", "-t", "test", "-o", "cat >> '\(file)'"]) }
+
     /// The screen's rows as a person sees them now.
     public func rows() throws -> [String] {
         try tmux(["capture-pane", "-p", "-t", "test"]).components(separatedBy: "\n")

@@ -99,6 +99,31 @@ struct PinnedScreenTests {
         try screen.waitFor("Killed")
         #expect(try answer(vault, 1) as? String == "The sea is salty.\nAll Rivers bring minerals")
 
+        // The screen-reader mode keeps the unfinished line too, and writes no escape sequence while it is typed.
+        try screen.type("clear")
+        let spokenFile = screen.directory.file("spoken")
+        try screen.record(to: spokenFile)
+        try screen.type("\(Binaries.directory)/vault take timed-essay --accessible --vault \(vault.path)")
+        try screen.waitFor("Vault password")
+        try screen.type("pw-1")
+        try screen.waitFor("Your answer:")
+        try screen.type("#2")
+        try screen.waitFor("Question 2 of 4")
+        try screen.type(":e")
+        try screen.waitFor("Continuing your answer")
+        try screen.type("Salt stays when wtr", enter: false)
+        try screen.press("BSpace", "BSpace")
+        try screen.type("ater dries", enter: false)
+        try screen.waitFor("Salt stays when water dries")
+        usleep(3_000_000)
+        kill(try #require(try screen.pid(of: "vault")), SIGKILL)
+        try screen.waitFor("$")
+        #expect(try answer(vault, 1) as? String == "The sea is salty.\nAll Rivers bring minerals\nSalt stays when water dries")
+        // What the screen wrote from the essay on, to the shell's "Killed" (the shell's own prompt has escapes).
+        let recorded = try String(contentsOfFile: spokenFile, encoding: .utf8)
+        let spoken = recorded.components(separatedBy: "Continuing your answer").last?.components(separatedBy: "Killed").first ?? ""
+        #expect(spoken.contains("Salt stays when wtr\u{8} \u{8}\u{8} \u{8}ater dries") && !spoken.contains("\u{1B}"), "\(spoken)")
+
         // Something typed and not entered when the screen closes stays out of the shell: Ctrl-C, then Enter.
         let marker = screen.directory.file("typed-into-the-shell")
         try screen.type("clear")

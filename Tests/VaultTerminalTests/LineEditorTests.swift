@@ -76,4 +76,22 @@ struct LineEditorTests {
         // Enter: down to the last row, then a new line.
         #expect(view.finish(editor, columns: 5) == "\u{1B}[2B\r\n")
     }
+
+    @Test("for a screen reader the line is only appended to: Backspace erases like a terminal's echo, no escape sequence ever")
+    func appended() {
+        var editor = LineEditor()
+        var view = AppendedLine()
+        var out = ""
+        for key: LineEditor.Key in [.character("c"), .character("a"), .character("t"), .backspace, .character("r"), .character("本")] {
+            _ = editor.handle(key)
+            out += view.draw(editor, columns: 80)
+        }
+        #expect(out == "cat\u{8} \u{8}r本")
+        // Ctrl-W: the word "car本" erased column by column (the wide character takes two).
+        _ = editor.handle(.deleteWord)
+        #expect(view.draw(editor, columns: 80) == String(repeating: "\u{8} \u{8}", count: 5))
+        _ = editor.handle(.character("x"))
+        #expect(view.finish(editor, columns: 80) == "x\n")
+        #expect(!out.contains("\u{1B}"))
+    }
 }

@@ -37,9 +37,16 @@ struct Take: AsyncParsableCommand {
         let session = TakeSession(attempt: attempt, needsStartConfirmation: attempt.timeLimit != nil && !started && !yes)
         let renderer: any TakeRenderer =
             speaks ? AccessibleTakeRenderer() : VisualTakeRenderer(console: context.console, interactive: interactive)
-        // The visual screen on a terminal reads keys itself (the unfinished line is kept); the screen-reader mode and
-        // a pipe read whole lines.
-        var driver = TakeDriver(vault: vault, session: session, renderer: renderer, clock: ContinuousClock(), readsKeys: interactive && !speaks)
+        // On a terminal the screen reads keys itself (the unfinished line is kept); the screen-reader mode only ever
+        // appends what is typed. A pipe gives whole lines.
+        var driver = TakeDriver(
+            vault: vault,
+            session: session,
+            renderer: renderer,
+            clock: ContinuousClock(),
+            readsKeys: interactive,
+            appendOnly: speaks
+        )
         let status = try await driver.run()
         if status != 0 { throw CommandExit(code: status) }
     }

@@ -22,13 +22,15 @@ struct TakeDriver<C: Clock & Sendable> where C.Duration == Duration {
     var session: TakeSession
     let renderer: any TakeRenderer
     let clock: C
-    /// Keys read one by one (a terminal, the visual screen) rather than whole lines.
+    /// Keys read one by one (a terminal) rather than whole lines.
     let readsKeys: Bool
+    /// The line typed is only appended to, never redrawn (the screen-reader mode).
+    let appendOnly: Bool
     /// The attempt as the vault's clock last saw it (refreshed when the clock starts).
     private var timing: AttemptRecord
     private var editor = LineEditor()
     /// Where the line being typed is drawn; nil until a key after the last prompt.
-    private var view: LineView?
+    private var view: (any LineDrawing)?
     /// The output's generation when the view was made: later output means the line must be drawn again.
     private var viewGeneration = 0
     /// The line changed since the session last had it as a draft.
@@ -42,12 +44,13 @@ struct TakeDriver<C: Clock & Sendable> where C.Duration == Duration {
         case keys([LineEditor.Key])
     }
 
-    init(vault: Vault, session: TakeSession, renderer: any TakeRenderer, clock: C, readsKeys: Bool = false) {
+    init(vault: Vault, session: TakeSession, renderer: any TakeRenderer, clock: C, readsKeys: Bool = false, appendOnly: Bool = false) {
         self.vault = vault
         self.session = session
         self.renderer = renderer
         self.clock = clock
         self.readsKeys = readsKeys
+        self.appendOnly = appendOnly
         timing = session.attempt
     }
 
@@ -99,8 +102,9 @@ struct TakeDriver<C: Clock & Sendable> where C.Duration == Duration {
     /// One key: the line edited and drawn again, or entered and given to the session.
     private mutating func edit(_ key: LineEditor.Key, now: TakeSession.Now) throws -> Int32? {
         let output = renderer.output
+        if appendOnly, key.movesCursor { return nil }
         if view == nil || viewGeneration != output.generation {
-            view = LineView(prompt: output.tail)
+            view = makeView()
             viewGeneration = output.generation
         }
         switch editor.handle(key) {
@@ -124,6 +128,9 @@ struct TakeDriver<C: Clock & Sendable> where C.Duration == Duration {
         }
     }
 
+    /// A new place for the line being typed, after what the screen wrote last.
+    private func makeView() -> any LineDrawing { appendOnly ? AppendedLine() : LineView(prompt: renderer.output.tail) }
+
     /// Draws the line being typed if keys changed it since it was last drawn.
     private mutating func drawLine() {
         guard drawPending, view != nil, viewGeneration == renderer.output.generation else { return }
@@ -141,7 +148,7 @@ struct TakeDriver<C: Clock & Sendable> where C.Duration == Duration {
         }
         let output = renderer.output
         if readsKeys, !editor.isEmpty, view == nil || viewGeneration != output.generation {
-            var fresh = LineView(prompt: output.tail)
+            var fresh = makeView()
             output.writeInPlace(fresh.draw(editor, columns: DisplayWidth.terminalColumns))
             view = fresh
             viewGeneration = output.generation
