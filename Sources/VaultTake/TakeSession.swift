@@ -383,9 +383,11 @@ public struct TakeSession: Sendable {
 
     /// The unfinished line of an essay, saved as part of its draft: after the lines already entered (or, on an essay
     /// not yet begun, as its first line). Never over an essay already saved that the student has not chosen to
-    /// continue (`:e`), never a command being typed, and never past the time.
+    /// continue (`:e`), and never a command being typed.
     private mutating func draft(_ text: String, now: Now) -> [Effect] {
-        guard !(isTimed && now.time.hasRunOut), question.type == .essay else { return [] }
+        // Past the limit too: the vault takes it within its grace (the line was typed before the tick that ends the
+        // time), and refuses it after, which ends the screen with the vault's sentence.
+        guard question.type == .essay else { return [] }
         let lines: [String]
         switch mode {
         case .essay(let entered): lines = entered

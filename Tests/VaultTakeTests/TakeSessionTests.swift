@@ -136,6 +136,18 @@ struct TakeSessionTests {
         #expect(harness.send(.draft("t")) == [])
     }
 
+    @Test("the time runs out while a line is being typed: the line is saved first, then the attempt is submitted with it")
+    func draftAtTimeUp() {
+        var harness = Harness(timeLimit: 60)
+        _ = harness.send(.begin)
+        _ = harness.send(.line("b"))
+        harness.used = .seconds(61)
+        // The driver gives the session the line before the tick that finds the time over.
+        #expect(harness.send(.draft("Salt comes")) == [.record(questionID: "q2", value: .string("Salt comes"), spentMilliseconds: 0)])
+        let ended = harness.send(.tick)
+        #expect(ended.contains(.submit) && ended.last == .exit(0), "\(ended)")
+    }
+
     @Test(
         "past the last question Enter says how to review and submit; a fill-in-the-blanks question at the end does not loop back to its first blank"
     )
