@@ -24,6 +24,29 @@ struct ImportCommandTests {
         ::Intro::Read every question twice.
         """#
 
+    @Test("publish --dry-run: the import report (questions by type, points, skipped with reasons, an existing version) and nothing published")
+    func dryRun() throws {
+        let (vault, server) = try CLIFixtures.downloaded([])
+        let file = vault.root.file("Physics Quiz.gift")
+        try Data(Self.gift.utf8).write(to: URL(fileURLWithPath: file))
+        let first = try server.admin(["publish", file, "--dry-run"])
+        #expect(first.status == 0, "\(first.stderr)")
+        for text in [
+            "Would publish physics-quiz, \"Physics Quiz\": 7 questions, 7 points.", "  essay: 1", "  matching: 1", "  true false: 1",
+            "Would skip \"Intro\":", "Nothing was published (--dry-run).",
+        ] {
+            #expect(first.stdout.contains(text), "\(text)\n\(first.stdout)")
+        }
+        #expect(!first.stdout.contains("exists"))
+        // Nothing was published: the catalog does not have it, and a student cannot download it.
+        #expect(try vault.unlocked(["download", "physics-quiz"]).status != 0)
+        #expect(try server.admin(["publish", file]).status == 0)
+        let again = try server.admin(["publish", file, "--dry-run", "--json"])
+        let report = try #require(again.json)
+        #expect(report["existing_version"] as? Int == 1 && report["questions"] as? Int == 7, "\(again.stdout)")
+        #expect((report["types"] as? [String: Int])?["multiple_choice"] == 1, "\(again.stdout)")
+    }
+
     @Test("a GIFT file published (a description skipped and named), taken offline with a matching question, synced and scored on release")
     func giftEndToEnd() throws {
         let (vault, server) = try CLIFixtures.downloaded([])

@@ -25,6 +25,8 @@ struct Publish: AsyncParsableCommand {
     @Option(help: "The title (default: the file's own, or its name).") var title: String?
     @Option(help: "The teacher who owns a new assessment (on the desk it is theirs and their co-teachers').") var owner: String?
     @Flag(help: "Refuse the whole file when any item would be skipped.") var strict = false
+    @Flag(help: "Say what would be published (questions by type, points, what is skipped and why) and change nothing.")
+    var dryRun = false
     @Flag(help: "Print {\"id\",\"version\",\"questions\",\"skipped\":[{\"item\",\"reason\"}]} as JSON.") var json = false
 
     struct Output: Encodable {
@@ -52,6 +54,11 @@ struct Publish: AsyncParsableCommand {
             Self.fail("\(file): \(problem.message)")
         }
         let storage = try await options.storage()
+        if dryRun {
+            let existing = try await storage.catalog().first { $0.id == result.assessment.id }
+            try Self.report(result, existing: existing, json: json)
+            return
+        }
         let published: PublishResponse
         do {
             // The server's own command line publishes with an administrator's rights; --owner makes a teacher the
@@ -91,6 +98,59 @@ struct Publish: AsyncParsableCommand {
         )
         for skip in result.skipped { TerminalText.line("Skipped \(skip.item): \(skip.reason).") }
         for note in result.notes { TerminalText.line("Note: \(note)") }
+    }
+
+    /// What `--dry-run` says: the import report, and what publishing would do to an assessment already there.
+    static func report(_ result: ImportResult, existing: CatalogEntry?, json: Bool) throws {
+        let questions = result.assessment.questions
+        let points = questions.reduce(0) { $0 + Scoring.maxPoints($1) }
+        var types: [String: Int] = [:]
+        for question in questions { types[question.type.rawValue, default: 0] += 1 }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let output = DryRun(
+                id: result.assessment.id,
+                title: result.assessment.title,
+                questions: questions.count,
+                points: points,
+                types: types,
+                skipped: result.skipped,
+                notes: result.notes,
+                existingVersion: existing?.version
+            )
+            print(String(decoding: try encoder.encode(output), as: UTF8.self))
+            return
+        }
+        let count = "\(questions.count) question\(questions.count == 1 ? "" : "s")"
+        let title = result.assessment.title
+        TerminalText.line("Would publish \(result.assessment.id), \"\(title)\": \(count), \(AttemptResult.pointsText(points)) points.")
+        for (type, number) in types.sorted(by: { $0.key < $1.key }) {
+            TerminalText.line("  \(type.replacingOccurrences(of: "_", with: " ")): \(number)")
+        }
+        for skip in result.skipped { TerminalText.line("Would skip \(skip.item): \(skip.reason).") }
+        for note in result.notes { TerminalText.line("Note: \(note)") }
+        if let existing {
+            TerminalText.line(
+                "\(existing.id) exists (\"\(existing.title)\", version \(existing.version)): publishing would make version \(existing.version + 1) if anything changed."
+            )
+        }
+        TerminalText.line("Nothing was published (--dry-run).")
+    }
+
+    struct DryRun: Encodable {
+        let id: String
+        let title: String
+        let questions: Int
+        let points: Double
+        let types: [String: Int]
+        let skipped: [ImportResult.Skipped]
+        let notes: [String]
+        let existingVersion: Int?
+        enum CodingKeys: String, CodingKey {
+            case id, title, questions, points, types, skipped, notes
+            case existingVersion = "existing_version"
+        }
     }
 
     /// A file that cannot be published: a sentence on stderr, exit 65, nothing stored.
