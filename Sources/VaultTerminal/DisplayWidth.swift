@@ -113,9 +113,12 @@ public enum DisplayWidth {
 
     /// The terminal's width in columns: the terminal's own size; when standard output is not a terminal, `COLUMNS`
     /// when it is set (as shells and `man` do), else 80. Less than 20 is read as 20.
-    public static var terminalColumns: Int {
+    public static var terminalColumns: Int { columns(of: STDOUT_FILENO) }
+
+    /// The width of the terminal on `descriptor` (standard error for messages), by the same rule.
+    public static func columns(of descriptor: Int32) -> Int {
         var size = winsize()
-        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return max(Int(size.ws_col), 20) }
+        if ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return max(Int(size.ws_col), 20) }
         if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 0 { return max(columns, 20) }
         return 80
     }

@@ -43,7 +43,8 @@ public enum TerminalText {
 
     /// Writes a line to standard error, controls shown visibly.
     public static func errorLine(_ text: String) {
-        FileHandle.standardError.write(Data((visible(keepingStyles: text) + "\n").utf8))
+        let fitted = DisplayWidth.fitted(visible(keepingStyles: text), width: DisplayWidth.columns(of: STDERR_FILENO))
+        FileHandle.standardError.write(Data((fitted + "\n").utf8))
     }
 
     static let styles: Set<String> = ["0", "1", "2", "22", "31", "32", "33", "39", "7", "27"]

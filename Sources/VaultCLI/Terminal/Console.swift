@@ -59,13 +59,7 @@ struct Console {
     static func bytes(_ count: Int) -> String { ByteSize.text(count) }
 
     /// A message for standard error, fitted to the terminal on standard error (or to COLUMNS / 80).
-    static func fittedForError(_ text: String) -> String {
-        var size = winsize()
-        let columns =
-            isatty(STDERR_FILENO) == 1 && ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0
-            ? max(Int(size.ws_col), 20) : DisplayWidth.terminalColumns
-        return DisplayWidth.fitted(text, width: columns)
-    }
+    static func fittedForError(_ text: String) -> String { DisplayWidth.fitted(text, width: DisplayWidth.columns(of: STDERR_FILENO)) }
 
     /// Reports a failure: one plain line on stderr, and with --json an error document on stdout.
     static func reportFailure(_ error: VaultError, json: Bool) {
