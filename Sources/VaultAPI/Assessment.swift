@@ -114,6 +114,9 @@ public struct Question: Codable, Sendable, Hashable {
     public var media: [Media]?
     /// Set by the server: SHA-256 of the canonical served question.
     public var hash: String?
+    /// The item's own response processing (QTI), which scores it instead of the keys above. Grading data: never
+    /// served; the keys stay for showing the right answer.
+    public var processing: ResponseProcessing?
 
     enum CodingKeys: String, CodingKey {
         case id, type, prompt, points, choices, tolerance, hash, left, right, items, blanks, media
@@ -121,6 +124,7 @@ public struct Question: Codable, Sendable, Hashable {
         case maxLength = "max_length"
         case acceptedAnswers = "accepted_answers"
         case acceptedAnswerWeights = "accepted_answer_weights"
+        case processing = "response_processing"
     }
 
     public init(
@@ -215,6 +219,7 @@ public struct Assessment: Codable, Sendable, Hashable {
             copy.questions[index].tolerance = nil
             copy.questions[index].acceptedAnswers = nil
             copy.questions[index].acceptedAnswerWeights = nil
+            copy.questions[index].processing = nil
             copy.questions[index].choices = unweighted(copy.questions[index].choices)
             copy.questions[index].left = unweighted(copy.questions[index].left)
             copy.questions[index].right = unweighted(copy.questions[index].right)

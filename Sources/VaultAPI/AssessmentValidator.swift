@@ -115,6 +115,10 @@ public enum AssessmentValidator {
                 }
             }
             try checkWeights(question, name: name, served: requireAnswerKeyAbsent, fail: fail)
+            if let processing = question.processing {
+                if requireAnswerKeyAbsent { try fail("\(name) carries its response processing, which must never be served.") }
+                try checkProcessing(processing, question: question, name: name, fail: fail)
+            }
             if question.type != .matching, question.left != nil || question.right != nil {
                 try fail("\(name) is \(question.type.rawValue) and cannot have left or right items.")
             }
@@ -145,6 +149,37 @@ public enum AssessmentValidator {
         for blank in question.blanks ?? [] {
             if let weights = blank.acceptedAnswerWeights, !Set(weights.keys).isSubset(of: Set(blank.acceptedAnswers ?? [])) {
                 try fail("\(name): blank \(blank.id) weighs an answer that is not one of its accepted answers.")
+            }
+        }
+    }
+
+    /// Response processing the server can evaluate in bounded time: only the rules and operators it knows, at most
+    /// `ResponseEvaluator.maxDepth` deep and `maxNodes` in all, bound to responses it declares.
+    static func checkProcessing(_ processing: ResponseProcessing, question: Question, name: String, fail: (String) throws -> Never) throws {
+        if let unknown = ResponseEvaluator.unsupported(in: processing.rules) {
+            try fail("\(name)'s response processing uses <\(unknown)>, which is not evaluated here.")
+        }
+        var nodes = 0
+        for rule in processing.rules {
+            let shape = rule.shape
+            nodes += shape.count
+            guard shape.depth <= ResponseEvaluator.maxDepth else {
+                try fail("\(name)'s response processing is nested more than \(ResponseEvaluator.maxDepth) deep.")
+            }
+        }
+        let declared = processing.responses + processing.outcomes + (processing.templates ?? [])
+        let tables = declared.map { ($0.mapping?.entries.count ?? 0) + ($0.lookup?.entries.count ?? 0) + ($0.correct?.count ?? 0) }
+        guard nodes + tables.reduce(0, +) <= ResponseEvaluator.maxNodes, declared.count <= 100 else {
+            try fail("\(name)'s response processing is larger than \(ResponseEvaluator.maxNodes) parts.")
+        }
+        let responses = Set(processing.responses.map(\.identifier))
+        switch processing.binding {
+        case .whole(let response), .swapped(let response):
+            guard responses.contains(response) else { try fail("\(name)'s response processing does not declare \(response).") }
+        case .blanks(let targets):
+            let blanks = Set((question.blanks ?? []).map(\.id))
+            guard targets.keys.allSatisfy(blanks.contains), targets.values.allSatisfy({ responses.contains($0.response) }) else {
+                try fail("\(name)'s response processing names blanks or responses it does not have.")
             }
         }
     }

@@ -15,6 +15,7 @@ public enum CanonicalJSON {
         copy.answerKey = nil
         copy.acceptedAnswers = nil
         copy.acceptedAnswerWeights = nil
+        copy.processing = nil
         return try encode(copy)
     }
 

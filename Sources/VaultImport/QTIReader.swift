@@ -3,9 +3,9 @@ import VaultAPI
 
 /// IMS QTI 2.1, 2.2 and 3.0 items (3.0's `qti-` names are read as 2.x's). Interactions read: choice (single and
 /// multiple), textEntry, extendedText, inlineChoice, match and associate, order, gapMatch; response processing by
-/// the standard templates (match_correct, map_response, map_response_point) with correctResponse and mapping.
-/// Skipped and named: hotspot, graphic, drawing, upload, media, slider, position, custom interactions, and custom
-/// response processing, which a terminal cannot take or we cannot score the same way.
+/// the item's own rules or a standard template written out (`ProcessingReader`), scored on the server as written.
+/// Skipped and named: hotspot, graphic, drawing, upload, media, slider, position, custom interactions, and rules
+/// with an operator the server does not evaluate.
 enum QTIReader {
     struct Skip: Error { var reason: String }
 
@@ -20,11 +20,17 @@ enum QTIReader {
         "associateInteraction", "orderInteraction", "gapMatchInteraction",
     ]
 
-    /// One item into a question, or a reason it was skipped.
+    /// One item into a question, or a reason it was skipped. The item's response processing (a template written
+    /// out, or the author's own rules) goes with the question and scores it on the server; its points are the item's.
     static func question(_ item: MarkupElement, missingAlt: inout Int, notes: inout [String]) throws -> Question {
         guard item.name == "assessmentItem" else { throw Skip(reason: "it is not an assessment item (<\(item.name)>)") }
-        if let processing = item.child("responseProcessing"), processing.attributes["template"] == nil, !processing.children.isEmpty {
-            throw Skip(reason: "it scores by custom response processing, which cannot be scored the same way here")
+        // A template item is drawn once, before anything of it is read.
+        let templates = try TemplateReader.instantiate(item)
+        func noteDrawn() {
+            guard templates != nil else { return }
+            notes.append(
+                "\"\(item.attributes["title"] ?? "item")\" draws its numbers at random; they were drawn once, so every student sees the same ones."
+            )
         }
         guard let body = item.child("itemBody") else { throw Skip(reason: "it has no item body") }
         let interactions = body.descendants.filter { $0.name.hasSuffix("Interaction") }
@@ -37,28 +43,39 @@ enum QTIReader {
             uniquingKeysWith: { first, _ in first }
         )
         func declaration(_ interaction: MarkupElement) -> MarkupElement? { declarations[interaction.attributes["responseIdentifier"] ?? ""] }
-        let points =
-            item.all("outcomeDeclaration").first { $0.attributes["identifier"] == "SCORE" }
-            .flatMap { $0.child("defaultValue")?.value("value") }.flatMap(Double.init).flatMap { $0 > 0 ? $0 : nil } ?? 1
-        // Inline blanks (text entries and inline choices in the sentence) make one fill-in-the-blanks question.
-        if interactions.allSatisfy({ $0.name == "textEntryInteraction" || $0.name == "inlineChoiceInteraction" }),
-            interactions.count > 1
-                || interactions.first?.name == "inlineChoiceInteraction"
+        let rules = try ProcessingReader.rules(of: item)
+        // Inline blanks (text entries, inline choices and one-answer choices in the sentence) make one
+        // fill-in-the-blanks question.
+        if interactions.allSatisfy(isBlank),
+            interactions.count > 1 || interactions.first?.name == "inlineChoiceInteraction"
         {
-            return try blanks(body, interactions: interactions, declaration: declaration, points: points, missingAlt: &missingAlt)
+            var targets: [String: ResponseBinding.BlankTarget] = [:]
+            var question = try blanks(body, declaration: declaration, targets: &targets, missingAlt: &missingAlt)
+            try ProcessingReader.attach(rules, of: item, binding: .blanks(targets), templates: templates, to: &question)
+            noteDrawn()
+            return question
         }
         guard interactions.count == 1, let interaction = interactions.first else {
-            throw Skip(reason: "it has several interactions of different kinds")
+            throw Skip(reason: "it has \(interactions.count) interactions, and a question here takes one answer of one kind")
         }
         var prompt = prose(body, missingAlt: &missingAlt)
         if let own = interaction.child("prompt") {
             let text = prose(own, missingAlt: &missingAlt)
             prompt = prompt.isEmpty ? text : prompt + "\n" + text
         }
-        guard !prompt.isEmpty else { throw Skip(reason: "it has no question text") }
+        // No words but the options themselves (a rating scale, a set of pairs): the item's title says what it is.
+        if prompt.isEmpty, interaction.name != "gapMatchInteraction", let title = item.attributes["title"] {
+            prompt = ImportSupport.tidy(title)
+        }
+        guard !prompt.isEmpty || interaction.name == "gapMatchInteraction" else { throw Skip(reason: "it has no question text") }
+        let response = interaction.attributes["responseIdentifier"] ?? ""
         let declared = declaration(interaction)
         let correct = values(declared?.child("correctResponse"))
-        var question = Question(id: "q", type: .essay, prompt: prompt, points: points)
+        // An item whose rules score it needs no key of ours; the key, when there is one, is what a result shows.
+        let scored = rules != nil
+        var question = Question(id: "q", type: .essay, prompt: prompt, points: 1)
+        var targets: [String: ResponseBinding.BlankTarget] = [:]
+        var swapped = false
         switch interaction.name {
         case "choiceInteraction":
             let choices = interaction.descendants.filter { $0.name == "simpleChoice" }.map {
@@ -69,11 +86,13 @@ enum QTIReader {
             if key.isEmpty, let mapping = declared?.child("mapping") {
                 key = mapping.all("mapEntry").filter { (Double($0.attributes["mappedValue"] ?? "") ?? 0) > 0 }.compactMap { $0.attributes["mapKey"] }
             }
-            guard choices.count >= 2, !key.isEmpty else { throw Skip(reason: "its choices have no correct response") }
+            guard choices.count >= 2 else { throw Skip(reason: "it has fewer than two choices") }
+            guard scored || !key.isEmpty else { throw Skip(reason: "its choices have no correct response") }
             question.type = single ? .singleChoice : .multipleChoice
-            question.answerKey = (single ? Array(key.prefix(1)) : key).map { .string($0) }
-            // map_response: each choice's mapped value as its share of the most the mapping can give.
-            if correct.isEmpty, let mapping = declared?.child("mapping") {
+            question.answerKey = key.isEmpty ? nil : (single ? Array(key.prefix(1)) : key).map { .string($0) }
+            question.choices = choices
+            // Without rules (no response processing): map_response's values as each choice's share.
+            if !scored, correct.isEmpty, let mapping = declared?.child("mapping") {
                 let values = Self.mappedValues(mapping)
                 let positive = values.values.filter { $0 > 0 }
                 let most = Double(mapping.attributes["upperBound"] ?? "") ?? (single ? positive.max() ?? 1 : positive.reduce(0, +))
@@ -81,8 +100,6 @@ enum QTIReader {
                 question.choices = choices.map { choice in
                     Choice(id: choice.id, text: choice.text, weight: min(1, max(-1, (values[choice.id] ?? fallback) / max(most, 0.000_001))))
                 }
-            } else {
-                question.choices = choices
             }
         case "textEntryInteraction":
             var accepted = correct
@@ -90,21 +107,18 @@ enum QTIReader {
                 accepted += mapping.all("mapEntry").filter { (Double($0.attributes["mappedValue"] ?? "") ?? 0) > 0 }.compactMap {
                     $0.attributes["mapKey"]
                 }
-                if mapping.all("mapEntry").contains(where: { $0.attributes["caseSensitive"] == "true" }) {
-                    notes.append("\"\(item.attributes["title"] ?? "item")\": answers are compared without regard to case here.")
-                }
             }
             question.type = .shortText
             question.maxLength = Int(interaction.attributes["expectedLength"] ?? "").map { max($0 * 4, 200) } ?? 200
-            question.acceptedAnswers = Self.unique(accepted)
+            question.acceptedAnswers = accepted.isEmpty ? nil : Self.unique(accepted)
             question.acceptedAnswerWeights = declared?.child("mapping").flatMap { Self.answerWeights($0, except: correct) }
         case "extendedTextInteraction":
             question.type = .essay
             question.maxLength = 20_000
         case "matchInteraction", "associateInteraction":
             let sets = interaction.all("simpleMatchSet")
-            let left: [MarkupElement]
-            let right: [MarkupElement]
+            var left: [MarkupElement]
+            var right: [MarkupElement]
             if sets.count == 2 {
                 left = sets[0].all("simpleAssociableChoice")
                 right = sets[1].all("simpleAssociableChoice")
@@ -113,28 +127,35 @@ enum QTIReader {
                 left = interaction.all("simpleAssociableChoice")
                 right = left
             }
+            // One thing to pair with several options (a rating scale): shown the other way round, so that the
+            // student numbers the one and letters the options.
+            swapped = right.count < 2 && left.count >= 2 && sets.count == 2
+            if swapped { (left, right) = (right, left) }
             let pairs = correct.compactMap { value -> JSONValue? in
-                let parts = value.split(separator: " ").map(String.init)
-                return parts.count == 2 ? .array([.string(parts[0]), .string(parts[1])]) : nil
+                let parts = value.split(whereSeparator: \.isWhitespace).map(String.init)
+                guard parts.count == 2 else { return nil }
+                return .array((swapped ? parts.reversed() : parts).map(JSONValue.string))
             }
-            guard !left.isEmpty, right.count >= 2, !pairs.isEmpty else { throw Skip(reason: "its pairs have no correct response") }
+            guard !left.isEmpty, right.count >= 2 else { throw Skip(reason: "it has nothing to pair") }
+            guard scored || !pairs.isEmpty else { throw Skip(reason: "its pairs have no correct response") }
             question.type = .matching
             question.left = left.map { Choice(id: $0.attributes["identifier"] ?? "", text: prose($0, missingAlt: &missingAlt)) }
             question.right = right.map { Choice(id: $0.attributes["identifier"] ?? "", text: prose($0, missingAlt: &missingAlt)) }
-            question.answerKey = pairs
+            question.answerKey = pairs.isEmpty ? nil : pairs
         case "orderInteraction":
             let items = interaction.descendants.filter { $0.name == "simpleChoice" }.map {
                 Choice(id: $0.attributes["identifier"] ?? "", text: prose($0, missingAlt: &missingAlt))
             }
-            guard items.count >= 2, correct.count == items.count else { throw Skip(reason: "its order has no correct response") }
+            guard items.count >= 2 else { throw Skip(reason: "it has fewer than two things to put in order") }
+            guard scored || correct.count == items.count else { throw Skip(reason: "its order has no correct response") }
             question.type = .ordering
             question.items = items
-            question.answerKey = correct.map { .string($0) }
+            question.answerKey = correct.count == items.count ? correct.map { .string($0) } : nil
         case "gapMatchInteraction":
             let words = interaction.all("gapText").map { Choice(id: $0.attributes["identifier"] ?? "", text: prose($0, missingAlt: &missingAlt)) }
             var answers: [String: String] = [:]
             for value in correct {
-                let parts = value.split(separator: " ").map(String.init)
+                let parts = value.split(whereSeparator: \.isWhitespace).map(String.init)
                 if parts.count == 2 { answers[parts[1]] = parts[0] }
             }
             var blanks: [Blank] = []
@@ -143,7 +164,9 @@ enum QTIReader {
                 if element.name == "gapText" || element.name == "prompt" { return "" }
                 guard element.name == "gap" else { return nil }
                 let id = "\(blanks.count + 1)"
-                blanks.append(Blank(id: id, choices: words, answer: answers[element.attributes["identifier"] ?? ""]))
+                let gap = element.attributes["identifier"] ?? ""
+                blanks.append(Blank(id: id, choices: words, answer: answers[gap]))
+                targets[id] = .init(response: response, gap: gap)
                 return "[\(id)]"
             }
             guard words.count >= 2, !blanks.isEmpty else { throw Skip(reason: "its gaps have no words to fill them") }
@@ -153,30 +176,53 @@ enum QTIReader {
         default:
             throw Skip(reason: "a \(interaction.name) cannot be taken in a terminal")
         }
+        if question.type != .essay {
+            let binding: ResponseBinding =
+                !targets.isEmpty ? .blanks(targets) : swapped ? .swapped(response: response) : .whole(response: response)
+            try ProcessingReader.attach(rules, of: item, binding: binding, templates: templates, to: &question)
+        } else {
+            question.points = ProcessingReader.normalMaximum(of: item) ?? 1
+        }
+        noteDrawn()
         return question
     }
 
-    /// A sentence with text entries and inline choices in it: each becomes a numbered blank.
+    /// An interaction a sentence can hold as a numbered blank: a text entry, an inline choice, a one-answer choice.
+    static func isBlank(_ interaction: MarkupElement) -> Bool {
+        switch interaction.name {
+        case "textEntryInteraction", "inlineChoiceInteraction": true
+        case "choiceInteraction": (interaction.attributes["maxChoices"] ?? "1") == "1"
+        default: false
+        }
+    }
+
+    /// A sentence with text entries, inline choices and one-answer choices in it: each becomes a numbered blank, and
+    /// `targets` says which response each blank fills.
     static func blanks(
         _ body: MarkupElement,
-        interactions: [MarkupElement],
         declaration: (MarkupElement) -> MarkupElement?,
-        points: Double,
+        targets: inout [String: ResponseBinding.BlankTarget],
         missingAlt: inout Int
     ) throws -> Question {
         var blanks: [Blank] = []
         var text = ""
+        var found: [String: ResponseBinding.BlankTarget] = [:]
         walk(body, into: &text, missingAlt: &missingAlt) { element in
-            guard element.name == "textEntryInteraction" || element.name == "inlineChoiceInteraction" else { return nil }
+            guard isBlank(element) else { return nil }
             let id = "\(blanks.count + 1)"
+            found[id] = .init(response: element.attributes["responseIdentifier"] ?? "")
             let declared = declaration(element)
             let correct = values(declared?.child("correctResponse"))
-            if element.name == "inlineChoiceInteraction" {
-                let choices = element.all("inlineChoice").map {
-                    Choice(id: $0.attributes["identifier"] ?? "", text: $0.text.trimmingCharacters(in: .whitespacesAndNewlines))
-                }
+            switch element.name {
+            case "inlineChoiceInteraction", "choiceInteraction":
+                let options =
+                    element.name == "choiceInteraction" ? element.descendants.filter { $0.name == "simpleChoice" } : element.all("inlineChoice")
+                var ignored = 0
+                let choices = options.map { Choice(id: $0.attributes["identifier"] ?? "", text: prose($0, missingAlt: &ignored)) }
+                let prompt = element.child("prompt").map { prose($0, missingAlt: &ignored) } ?? ""
                 blanks.append(Blank(id: id, choices: choices, answer: correct.first))
-            } else {
+                return element.name == "choiceInteraction" ? "\n\(prompt) [\(id)]\n" : "[\(id)]"
+            default:
                 var accepted = correct
                 accepted += (declared?.child("mapping")?.all("mapEntry") ?? []).filter { (Double($0.attributes["mappedValue"] ?? "") ?? 0) > 0 }
                     .compactMap { $0.attributes["mapKey"] }
@@ -187,11 +233,12 @@ enum QTIReader {
                         acceptedAnswerWeights: declared?.child("mapping").flatMap { Self.answerWeights($0, except: correct) }
                     )
                 )
+                return "[\(id)]"
             }
-            return "[\(id)]"
         }
         guard !blanks.isEmpty else { throw Skip(reason: "its blanks could not be read") }
-        return Question(id: "q", type: .fillInBlanks, prompt: ImportSupport.tidy(text), points: points).with { $0.blanks = blanks }
+        targets = found
+        return Question(id: "q", type: .fillInBlanks, prompt: ImportSupport.tidy(text), points: 1).with { $0.blanks = blanks }
     }
 
     /// Each text once, in order of first appearance.
@@ -234,12 +281,24 @@ enum QTIReader {
     }
 
     /// Walks text and elements in order; `replace` gives the text for an element it handles (nil: walk into it).
-    /// Paragraphs, line breaks and list items are kept; an image is its alt text.
-    static func walk(_ element: MarkupElement, into text: inout String, missingAlt: inout Int, replace: (MarkupElement) -> String?) {
+    /// White space inside a paragraph is collapsed as a browser does; paragraphs, line breaks, list items and `<pre>`
+    /// keep their lines; an image is its alt text; an object shows its fallback content (what the author wrote for a
+    /// reader that cannot show it), else its description; feedback, shown only after answering, is left out.
+    static func walk(
+        _ element: MarkupElement,
+        into text: inout String,
+        missingAlt: inout Int,
+        preformatted: Bool = false,
+        replace: (MarkupElement) -> String?
+    ) {
         for content in element.contents {
             switch content {
             case .text(let string):
-                text += String(string.map { $0 == "\n" || $0 == "\r\n" ? " " : $0 })
+                if preformatted {
+                    text += string
+                } else {
+                    text.unicodeScalars.append(contentsOf: string.unicodeScalars.lazy.map { Self.isSpace($0) ? " " : $0 })
+                }
             case .element(let child):
                 if let replacement = replace(child) {
                     text += replacement
@@ -247,23 +306,34 @@ enum QTIReader {
                 }
                 switch child.name {
                 case "br": text += "\n"
+                case "feedbackInline", "feedbackBlock", "modalFeedback", "templateVariable", "stylesheet":
+                    continue
+                case "object" where !child.children.isEmpty || !child.text.allSatisfy(\.isWhitespace):
+                    walk(child, into: &text, missingAlt: &missingAlt, preformatted: preformatted, replace: replace)
                 case "img", "object":
-                    let alt = (child.attributes["alt"] ?? child.text).trimmingCharacters(in: .whitespacesAndNewlines)
+                    let alt = (child.attributes["alt"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
                     if alt.isEmpty { missingAlt += 1 }
                     text += alt.isEmpty ? "[Picture with no description]" : "[Picture: \(alt)]"
                 case "li":
                     text += "\n- "
-                    walk(child, into: &text, missingAlt: &missingAlt, replace: replace)
-                case "p", "div", "ul", "ol", "h1", "h2", "h3", "h4", "table", "tr":
+                    walk(child, into: &text, missingAlt: &missingAlt, preformatted: preformatted, replace: replace)
+                case "pre":
                     text += "\n"
-                    walk(child, into: &text, missingAlt: &missingAlt, replace: replace)
+                    walk(child, into: &text, missingAlt: &missingAlt, preformatted: true, replace: replace)
+                    text += "\n"
+                case "p", "div", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "table", "tr", "blockquote":
+                    text += "\n"
+                    walk(child, into: &text, missingAlt: &missingAlt, preformatted: preformatted, replace: replace)
                     text += "\n"
                 default:
-                    walk(child, into: &text, missingAlt: &missingAlt, replace: replace)
+                    walk(child, into: &text, missingAlt: &missingAlt, preformatted: preformatted, replace: replace)
                 }
             }
         }
     }
+
+    /// XML's white space (space, tab, line feed, carriage return): one space in running text.
+    static func isSpace(_ scalar: Unicode.Scalar) -> Bool { scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r" }
 }
 
 extension Question {

@@ -8,6 +8,10 @@ public enum Scoring {
     /// The points `answer` earns, or nil when only a teacher can say (an essay; a short text without accepted answers).
     public static func points(for answer: JSONValue?, question: Question) -> Double? {
         let full = maxPoints(question)
+        if let processing = question.processing, question.type != .essay {
+            // The item's own rules, as its author wrote them: their SCORE is in the question's points.
+            return bounded(ResponseEvaluator.score(processing, answer: answer), full)
+        }
         guard let answer else { return needsTeacher(question) ? nil : 0 }
         switch question.type {
         case .singleChoice where isWeighted(question.choices):
@@ -78,7 +82,8 @@ public enum Scoring {
 
     /// Only a teacher can score it: an essay, a short text without accepted answers, a blank with no key.
     static func needsTeacher(_ question: Question) -> Bool {
-        switch question.type {
+        if question.processing != nil, question.type != .essay { return false }
+        return switch question.type {
         case .essay: true
         case .shortText: (question.acceptedAnswers ?? []).isEmpty
         case .fillInBlanks: (question.blanks ?? []).contains { $0.answer == nil && ($0.acceptedAnswers ?? []).isEmpty }

@@ -87,7 +87,7 @@ struct QTIImportTests {
     static let custom = #"""
         <assessmentItem identifier="custom" title="Custom"><responseDeclaration identifier="R"><correctResponse><value>A</value></correctResponse></responseDeclaration>
           <itemBody><choiceInteraction responseIdentifier="R" maxChoices="1"><prompt>P?</prompt><simpleChoice identifier="A">a</simpleChoice><simpleChoice identifier="B">b</simpleChoice></choiceInteraction></itemBody>
-          <responseProcessing><responseCondition><responseIf><match><variable identifier="R"/><correct identifier="R"/></match></responseIf></responseCondition></responseProcessing>
+          <responseProcessing><responseCondition><responseIf><patternMatch pattern="A.*"><variable identifier="R"/></patternMatch><setOutcomeValue identifier="SCORE"><baseValue baseType="float">1</baseValue></setOutcomeValue></responseIf></responseCondition></responseProcessing>
         </assessmentItem>
         """#
 
@@ -126,12 +126,13 @@ struct QTIImportTests {
         """#
 
     @Test(
-        "QTI items: choice (2.1, with its picture's alt text and points), order (3.0 names), match, inline blanks; hotspot and custom processing skipped"
+        "QTI items: choice (2.1, with its picture's alt text), order (3.0 names), match, inline blanks; hotspot and an operator not evaluated skipped"
     )
     func items() throws {
         let choice = try AssessmentImporter.read(Data(Self.choice21.utf8), fileName: "choice.xml")
         let q = try #require(choice.assessment.questions.first)
-        #expect(q.type == .singleChoice && q.answerKey == [.string("B")] && q.points == 2)
+        // match_correct gives 1 (SCORE's default value is where it starts, not what it can reach).
+        #expect(q.type == .singleChoice && q.answerKey == [.string("B")] && q.points == 1)
         #expect(q.prompt == "Look at the picture.\n\n[Picture: A green leaf]\nWhich gas do plants take in?", "\(q.prompt)")
         #expect(choice.assessment.title == "Photosynthesis")
         let order = try #require(try AssessmentImporter.read(Data(Self.order30.utf8), fileName: "order.xml").assessment.questions.first)
@@ -172,7 +173,9 @@ struct QTIImportTests {
         #expect(without.notes.contains { $0.contains("leaf.png") })
     }
 
-    @Test("QTI map_response: mapped values become choice weights and accepted-answer weights, scored in part")
+    @Test(
+        "QTI map_response, evaluated as written: the mapped values summed within the bounds, strings mapped with case, points the most the mapping gives"
+    )
     func mappedValues() throws {
         let choice = #"""
             <assessmentItem xmlns="http://www.imsglobal.org/xsd/imsqti_v2p1" identifier="m" title="Mapped">
@@ -186,10 +189,11 @@ struct QTIImportTests {
             </assessmentItem>
             """#
         let question = try #require(try AssessmentImporter.read(Data(choice.utf8), fileName: "m.xml").assessment.questions.first)
-        #expect(question.type == .multipleChoice && question.choices?.map(\.weight) == [0.5, 0.5, -0.5])
-        #expect(Scoring.points(for: .array([.string("A")]), question: question) == 0.5)
-        #expect(Scoring.points(for: .array([.string("A"), .string("B")]), question: question) == 1)
+        #expect(question.type == .multipleChoice && question.points == 2 && question.processing != nil)
+        #expect(Scoring.points(for: .array([.string("A")]), question: question) == 1)
+        #expect(Scoring.points(for: .array([.string("A"), .string("B")]), question: question) == 2)
         #expect(Scoring.points(for: .array([.string("A"), .string("C")]), question: question) == 0)
+        #expect(Scoring.points(for: nil, question: question) == 0)
         let text = #"""
             <assessmentItem xmlns="http://www.imsglobal.org/xsd/imsqti_v2p1" identifier="t" title="Text">
               <responseDeclaration identifier="RESPONSE" cardinality="single" baseType="string">
@@ -203,8 +207,10 @@ struct QTIImportTests {
         let entry = try #require(try AssessmentImporter.read(Data(text.utf8), fileName: "t.xml").assessment.questions.first)
         #expect(entry.prompt == "A young cat is a _____.", "\(entry.prompt)")
         #expect(entry.type == .shortText && entry.acceptedAnswers == ["cat", "kitty"] && entry.acceptedAnswerWeights == ["kitty": 0.5], "\(entry)")
-        #expect(Scoring.points(for: .string("Kitty"), question: entry) == 0.5)
-        #expect(Scoring.points(for: .string("cat"), question: entry) == 1)
+        #expect(entry.points == 2)
+        #expect(Scoring.points(for: .string("kitty"), question: entry) == 1)
+        #expect(Scoring.points(for: .string("Kitty"), question: entry) == 0, "QTI maps strings with case unless caseSensitive=\"false\"")
+        #expect(Scoring.points(for: .string("cat"), question: entry) == 2)
     }
 
     @Test("hostile packages: a path with .., an absolute path, a symlink, an entry that unpacks too large: refused, nothing read")

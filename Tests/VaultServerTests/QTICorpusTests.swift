@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+import VaultAPI
+import VaultImport
+import VaultRules
+
+/// The standard's own examples (1EdTech qti-examples, in `../shared/qti-examples/`; SOURCES.md names them): how many
+/// publish, and whether those that do score as their authors wrote.
+struct QTICorpusTests {
+    /// `../shared/qti-examples` beside the project: a developer's checkout and CI both have it.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("shared/qti-examples")
+
+    static func files(_ folder: String, _ suffix: String) throws -> [URL] {
+        let directory = root.appendingPathComponent(folder)
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(suffix) }.sorted()
+        return names.map { directory.appendingPathComponent($0) }
+    }
+
+    static func item(_ name: String) throws -> Question {
+        let url = root.appendingPathComponent("items/\(name)")
+        return try #require(try AssessmentImporter.read(Data(contentsOf: url), fileName: name).assessment.questions.first)
+    }
+
+    /// The answer a student gives who answers as the key says (what a released result shows as right).
+    static func rightAnswer(_ question: Question) -> JSONValue? {
+        switch question.type {
+        case .singleChoice, .trueFalse, .numeric: return question.answerKey?.first
+        case .multipleChoice, .matching, .ordering: return question.answerKey.map(JSONValue.array)
+        case .shortText: return question.acceptedAnswers?.first.map(JSONValue.string)
+        case .fillInBlanks:
+            var values: [String: JSONValue] = [:]
+            for blank in question.blanks ?? [] {
+                guard let right = blank.answer ?? blank.acceptedAnswers?.first else { return nil }
+                values[blank.id] = .string(right)
+            }
+            return .object(values)
+        case .essay: return nil
+        }
+    }
+
+    /// Whether every response the rules read declares a correct response (else "the right answer" is the rules').
+    static func declaresCorrect(_ processing: ResponseProcessing) -> Bool {
+        processing.responses.allSatisfy { ($0.correct ?? []).isEmpty == false }
+    }
+
+    @Test(
+        "the 1EdTech example items: at least 90% publish; each one that declares a correct response scores it at its points, and an empty answer what its rules give (0)"
+    )
+    func corpus() throws {
+        let files = try Self.files("items", ".xml")
+        #expect(files.count >= 250, "the examples are in ../shared/qti-examples/items (\(files.count) found)")
+        var published = 0
+        var reasons: [String: Int] = [:]
+        var checked = 0
+        for file in files {
+            let data = try Data(contentsOf: file)
+            let result: ImportResult
+            do {
+                result = try AssessmentImporter.read(data, fileName: file.lastPathComponent)
+            } catch let error as ImportError {
+                reasons[String(error.message.split(separator: ":").last ?? ""), default: 0] += 1
+                continue
+            }
+            published += 1
+            try AssessmentValidator.validate(result.assessment)
+            for question in result.assessment.questions {
+                let empty = Scoring.points(for: nil, question: question)
+                guard let processing = question.processing else { continue }
+                // Every example's own rules give an empty answer nothing (those whose SCORE starts at 1 set it to 0
+                // in their else branch, as match_correct does).
+                #expect(empty == 0, "\(file.lastPathComponent): an empty answer scores \(String(describing: empty)) (\(processing.scoreOutcome))")
+                guard Self.declaresCorrect(processing), let right = Self.rightAnswer(question) else { continue }
+                let points = Scoring.points(for: right, question: question)
+                #expect(
+                    points == Scoring.maxPoints(question),
+                    "\(file.lastPathComponent): the right answer scores \(String(describing: points)) of \(Scoring.maxPoints(question))"
+                )
+                checked += 1
+            }
+        }
+        #expect(Double(published) >= 0.9 * Double(files.count), "\(published) of \(files.count) publish; the rest: \(reasons)")
+        #expect(checked >= 150, "only \(checked) items were checked against their correct response")
+    }
+
+    @Test("the IMS samples score as their authors say: \"york\" 0.5 of 1, three right pairs of four 2.5 of 3, a wrong order 0 (all or nothing)")
+    func samples() throws {
+        let text = try Self.item("qtiv2p2-examples_items_text_entry.xml")
+        #expect(text.points == 1)
+        #expect(Scoring.points(for: .string("York"), question: text) == 1)
+        #expect(Scoring.points(for: .string("york"), question: text) == 0.5)
+        #expect(Scoring.points(for: .string("YORK"), question: text) == 0)
+        let match = try Self.item("qtiv2p2-examples_items_match.xml")
+        #expect(match.points == 3)
+        let pairs: [(String, String)] = [("C", "R"), ("D", "M"), ("P", "T")]
+        #expect(Scoring.points(for: .array(pairs.map { .array([.string($0.0), .string($0.1)]) }), question: match) == 2.5)
+        let order = try Self.item("qtiv2p2-examples_items_order.xml")
+        #expect(order.points == 1)
+        #expect(Scoring.points(for: .array(["DriverC", "DriverA", "DriverB"].map(JSONValue.string)), question: order) == 1)
+        #expect(Scoring.points(for: .array(["DriverC", "DriverB", "DriverA"].map(JSONValue.string)), question: order) == 0)
+    }
+
+    @Test(
+        "the BBQs package publishes every item but the upload, the select-point one and the sine rule computed by a computer algebra system; its essay keeps its 20 points"
+    )
+    func bbqs() throws {
+        let package = try #require(try Self.files("packages", ".zip").first { $0.lastPathComponent.contains("BBQs") })
+        let result = try AssessmentImporter.read(Data(contentsOf: package), fileName: package.lastPathComponent)
+        #expect(result.skipped.count == 3, "\(result.skipped)")
+        let reasons = ["uploadInteraction", "selectPointInteraction", "customOperator"]
+        #expect(result.skipped.allSatisfy { skipped in reasons.contains { skipped.reason.contains($0) } }, "\(result.skipped)")
+        // The sine rule computed with QTI's own math operators is there, its numbers drawn once.
+        let drawn = result.notes.filter { $0.contains("drawn once") }
+        #expect(drawn.count == 1, "\(result.notes)")
+        try AssessmentValidator.validate(result.assessment)
+        #expect(result.assessment.questions.contains { $0.type == .essay && $0.points == 20 })
+    }
+}
