@@ -96,3 +96,20 @@ struct ServerEdgeTests {
         }
     }
 }
+
+/// What publishing into a taken id may do without --replace.
+struct RevisionRuleTests {
+    static func document(_ title: String, _ prompts: [String]) -> Assessment {
+        Assessment(id: "x", title: title, questions: prompts.enumerated().map { Question(id: "q\($0.offset + 1)", type: .essay, prompt: $0.element) })
+    }
+
+    @Test("a revision keeps its title and at least half its questions (in any case and spacing); another file under the id is not one")
+    func revision() {
+        let existing = Self.document("Unit 1", ["What is 2+2?", "Name a planet.", "Why is the sky blue?"])
+        #expect(AssessmentPublisher.isRevision(Self.document("unit 1", ["what is 2+2?", "Name a  planet.", "A new one?"]), of: existing))
+        #expect(!AssessmentPublisher.isRevision(Self.document("Unit 1", ["Which is a planet?"]), of: existing))
+        #expect(!AssessmentPublisher.isRevision(Self.document("Unit 2", ["What is 2+2?", "Name a planet.", "Why is the sky blue?"]), of: existing))
+        // A sealed document shows no questions: its title decides.
+        #expect(AssessmentPublisher.isRevision(Self.document("Unit 1", ["Anything?"]), of: Self.document("Unit 1", [])))
+    }
+}

@@ -25,6 +25,10 @@ struct Publish: AsyncParsableCommand {
     @Option(help: "The title (default: the file's own, or its name).") var title: String?
     @Option(help: "The teacher who owns a new assessment (on the desk it is theirs and their co-teachers').") var owner: String?
     @Flag(help: "Refuse the whole file when any item would be skipped.") var strict = false
+    @Flag(
+        help: "Replace what the id holds even when this file is not a revision of it (another title, or other questions); without it that is refused."
+    )
+    var replace = false
     @Flag(help: "Say what would be published (questions by type, points, what is skipped and why) and change nothing.")
     var dryRun = false
     @Flag(help: "Print {\"id\",\"version\",\"questions\",\"skipped\":[{\"item\",\"reason\"}]} as JSON.") var json = false
@@ -54,10 +58,19 @@ struct Publish: AsyncParsableCommand {
             Self.fail("\(file): \(problem.message)")
         }
         let storage = try await options.storage()
+        // What the id holds now, as students download it: a file that is not a revision of it replaces another
+        // assessment, which is never done by accident.
+        let current = try await storage.served(id: result.assessment.id).flatMap { try? JSONDecoder().decode(Assessment.self, from: $0.bytes) }
+        let replacing = current.flatMap { AssessmentPublisher.isRevision(result.assessment, of: $0) ? nil : $0 }
         if dryRun {
             let existing = try await storage.catalog().first { $0.id == result.assessment.id }
-            try Self.report(result, existing: existing, json: json)
+            try Self.report(result, existing: existing, replacing: replacing, json: json)
             return
+        }
+        if let replacing, !replace {
+            Self.fail(
+                "\(file): \(result.assessment.id) already holds \"\(replacing.title)\" (\(Self.count(replacing.totalQuestions))), and this file is not a revision of it; nothing was published. Give it its own id with --id, or replace it with --replace."
+            )
         }
         let published: PublishResponse
         do {
@@ -101,7 +114,9 @@ struct Publish: AsyncParsableCommand {
     }
 
     /// What `--dry-run` says: the import report, and what publishing would do to an assessment already there.
-    static func report(_ result: ImportResult, existing: CatalogEntry?, json: Bool) throws {
+    static func count(_ questions: Int) -> String { "\(questions) question\(questions == 1 ? "" : "s")" }
+
+    static func report(_ result: ImportResult, existing: CatalogEntry?, replacing: Assessment?, json: Bool) throws {
         let questions = result.assessment.questions
         let points = questions.reduce(0) { $0 + Scoring.maxPoints($1) }
         var types: [String: Int] = [:]
@@ -117,20 +132,27 @@ struct Publish: AsyncParsableCommand {
                 types: types,
                 skipped: result.skipped,
                 notes: result.notes,
-                existingVersion: existing?.version
+                existingVersion: existing?.version,
+                replaces: replacing.map { _ in true }
             )
             print(String(decoding: try encoder.encode(output), as: UTF8.self))
             return
         }
         let count = "\(questions.count) question\(questions.count == 1 ? "" : "s")"
         let title = result.assessment.title
-        TerminalText.line("Would publish \(result.assessment.id), \"\(title)\": \(count), \(AttemptResult.pointsText(points)) points.")
+        TerminalText.line(
+            "Would publish \(result.assessment.id), \"\(title)\": \(count), \(AttemptResult.pointsText(points)) point\(points == 1 ? "" : "s")."
+        )
         for (type, number) in types.sorted(by: { $0.key < $1.key }) {
             TerminalText.line("  \(type.replacingOccurrences(of: "_", with: " ")): \(number)")
         }
         for skip in result.skipped { TerminalText.line("Would skip \(skip.item): \(skip.reason).") }
         for note in result.notes { TerminalText.line("Note: \(note)") }
-        if let existing {
+        if let replacing {
+            TerminalText.line(
+                "\(result.assessment.id) holds \"\(replacing.title)\" (\(Self.count(replacing.totalQuestions))), which this file is not a revision of: publishing is refused without --replace."
+            )
+        } else if let existing {
             TerminalText.line(
                 "\(existing.id) exists (\"\(existing.title)\", version \(existing.version)): publishing would make version \(existing.version + 1) if anything changed."
             )
@@ -147,9 +169,12 @@ struct Publish: AsyncParsableCommand {
         let skipped: [ImportResult.Skipped]
         let notes: [String]
         let existingVersion: Int?
+        /// The id holds another assessment, which publishing would replace (only with --replace).
+        let replaces: Bool?
         enum CodingKeys: String, CodingKey {
             case id, title, questions, points, types, skipped, notes
             case existingVersion = "existing_version"
+            case replaces
         }
     }
 
