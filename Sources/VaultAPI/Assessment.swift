@@ -51,9 +51,12 @@ public struct Blank: Codable, Sendable, Hashable {
     /// Grading data, never served: partial credit of accepted answers (text -> weight in [-1, 1]; an accepted
     /// answer not named here earns full credit).
     public var acceptedAnswerWeights: [String: Double]?
+    /// Grading data, never served: a numeric blank (Moodle's NUMERICAL gap): each accepted answer's tolerance; the
+    /// student's answer is compared with them as a number ("4.0" and "4,0" are 4).
+    public var tolerances: [String: Double]?
 
     enum CodingKeys: String, CodingKey {
-        case id, choices, answer
+        case id, choices, answer, tolerances
         case acceptedAnswers = "accepted_answers"
         case acceptedAnswerWeights = "accepted_answer_weights"
     }

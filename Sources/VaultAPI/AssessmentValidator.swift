@@ -147,6 +147,12 @@ public enum AssessmentValidator {
             try fail("\(name) weighs an answer that is not one of its accepted answers.")
         }
         for blank in question.blanks ?? [] {
+            if let tolerances = blank.tolerances {
+                if served { try fail("\(name): blank \(blank.id) carries tolerances, which are grading data and must never be served.") }
+                guard Set(tolerances.keys).isSubset(of: Set(blank.acceptedAnswers ?? [])), tolerances.keys.allSatisfy({ Double($0) != nil }),
+                    tolerances.values.allSatisfy({ $0.isFinite && $0 >= 0 })
+                else { try fail("\(name): blank \(blank.id)'s tolerances must be 0 or more, for accepted answers that are numbers.") }
+            }
             if let weights = blank.acceptedAnswerWeights, !Set(weights.keys).isSubset(of: Set(blank.acceptedAnswers ?? [])) {
                 try fail("\(name): blank \(blank.id) weighs an answer that is not one of its accepted answers.")
             }
@@ -172,6 +178,7 @@ public enum AssessmentValidator {
         guard nodes + tables.reduce(0, +) <= ResponseEvaluator.maxNodes, declared.count <= 100 else {
             try fail("\(name)'s response processing is larger than \(ResponseEvaluator.maxNodes) parts.")
         }
+        if let weight = processing.weight, !(weight > 0 && weight <= 1_000) { try fail("\(name)'s weight must be above 0 and at most 1,000.") }
         let responses = Set(processing.responses.map(\.identifier))
         switch processing.binding {
         case .whole(let response), .swapped(let response):

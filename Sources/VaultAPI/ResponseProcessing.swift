@@ -14,6 +14,8 @@ public struct ResponseProcessing: Codable, Sendable, Hashable {
     public var binding: ResponseBinding
     /// A template item's variables, with the values drawn for it when it was published (its `defaultValue`).
     public var templates: [ProcessingVariable]?
+    /// The test's weight on the item: its `SCORE` times this is the question's score.
+    public var weight: Double?
 
     public init(
         responses: [ProcessingVariable],

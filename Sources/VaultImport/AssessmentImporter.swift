@@ -56,7 +56,7 @@ public enum AssessmentImporter {
         if let id { result.assessment.id = id }
         if let title { result.assessment.title = title }
         guard !result.assessment.questions.isEmpty else {
-            let reasons = result.skipped.prefix(3).map { "\($0.item): \($0.reason)" }.joined(separator: "; ")
+            let reasons = result.skipped.prefix(3).map { "\($0.label): \($0.reason)" }.joined(separator: "; ")
             throw ImportError("Nothing in the file can be taken in a terminal, so nothing was published" + (reasons.isEmpty ? "." : " (\(reasons))."))
         }
         return result
@@ -68,8 +68,8 @@ public enum AssessmentImporter {
     /// One QTI item, or a content package of them.
     static func qti(_ data: Data, base: String) throws -> ImportResult {
         let zip = data.prefix(4) == Data([0x50, 0x4B, 0x03, 0x04])
-        let (items, title, files, repeated): ([(path: String, element: MarkupElement)], String?, [String: Data], Int) =
-            zip ? try QTIPackage.items(data) : ([(base, try MarkupElement.parse(data))], nil, [:], 0)
+        let (items, title, files, repeated, weights): ([(path: String, element: MarkupElement)], String?, [String: Data], Int, [String: Double]) =
+            zip ? try QTIPackage.items(data) : ([(base, try MarkupElement.parse(data))], nil, [:], 0, [:])
         var questions: [Question] = []
         var skipped: [ImportResult.Skipped] = []
         var notes: [String] = []
@@ -83,13 +83,17 @@ public enum AssessmentImporter {
             do {
                 var question = try QTIReader.question(item, missingAlt: &missingAlt, notes: &notes)
                 question.id = "q\(questions.count + 1)"
+                if let weight = weights[path], weight != 1 {
+                    question.points = (question.points ?? 1) * weight
+                    question.processing?.weight = weight
+                }
                 // A package's pictures travel inside the document (so inside the encrypted vault).
                 if zip { question.media = QTIPackage.media(of: item, path: path, files: files, missing: &missingPictures) }
                 outputBytes += ImportSupport.approximateBytes(of: question)
                 guard outputBytes <= AssessmentValidator.maxDocumentBytes else { throw ImportError.tooLarge }
                 questions.append(question)
             } catch let skip as QTIReader.Skip {
-                skipped.append(.init(item: name, reason: skip.reason))
+                skipped.append(.init(item: name, reason: skip.reason, path: path, identifier: item.attributes["identifier"]))
             }
         }
         if repeated > 0 { notes.append("The test names \(repeated) item(s) more than once; each item is included once.") }

@@ -210,7 +210,9 @@ enum GIFTReader {
                 raw = String(raw[raw.index(after: close)...])
             }
             let feedback = unescaped("#", in: Array(raw), from: 0)
-            let text = unescape(feedback.map { String(Array(raw)[..<$0]) } ?? raw).trimmingCharacters(in: .whitespacesAndNewlines)
+            // An answer's `[html]`, `[markdown]` or `[plain]` is its format, not its text.
+            var ignored = 0
+            let text = prose(feedback.map { String(Array(raw)[..<$0]) } ?? raw, missingAlt: &ignored)
             entries.append(Entry(right: mark == "=", weight: weight, text: text))
             index = end
         }

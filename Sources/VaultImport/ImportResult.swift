@@ -12,11 +12,23 @@ public enum ImportFormat: String, Sendable, CaseIterable {
 /// What a reader made of a file: our document, and every item it could not bring into a terminal, with why.
 public struct ImportResult: Sendable {
     public struct Skipped: Sendable, Equatable, Codable {
+        /// The item's title in quotes (or its file, or its position).
         public var item: String
         public var reason: String
-        public init(item: String, reason: String) {
+        /// A QTI item's file (its path inside a package) and identifier.
+        public var path: String?
+        public var identifier: String?
+        public init(item: String, reason: String, path: String? = nil, identifier: String? = nil) {
             self.item = item
             self.reason = reason
+            self.path = path
+            self.identifier = identifier
+        }
+
+        /// The item as a teacher finds it: `"Title" (items/q7.xml, Q7)`.
+        public var label: String {
+            let place = [path, identifier].compactMap { $0 }.filter { !item.contains($0) }
+            return place.isEmpty ? item : "\(item) (\(place.joined(separator: ", ")))"
         }
     }
 

@@ -64,8 +64,9 @@ enum QTIPackage {
     }
 
     /// The items of a package in order, with the test's title when there is one.
-    static func items(_ data: Data) throws -> (items: [(path: String, element: MarkupElement)], title: String?, files: [String: Data], repeated: Int)
-    {
+    static func items(
+        _ data: Data
+    ) throws -> (items: [(path: String, element: MarkupElement)], title: String?, files: [String: Data], repeated: Int, weights: [String: Double]) {
         let files = try files(data)
         guard let manifestData = files.first(where: { $0.key.lowercased().hasSuffix("imsmanifest.xml") })?.value else {
             throw ImportError("The zip has no imsmanifest.xml, so it is not a QTI content package.")
@@ -74,14 +75,20 @@ enum QTIPackage {
         let resources = manifest.descendants.filter { $0.name == "resource" }
         var order: [String] = []
         var title: String?
+        // A test's `weight` on an item reference multiplies the item's points.
+        var weights: [String: Double] = [:]
         // A test, when there is one, gives the order.
         for resource in resources where (resource.attributes["type"] ?? "").contains("test") {
             guard let href = resource.attributes["href"], let testData = files[href] else { continue }
             let test = try MarkupElement.parse(testData)
             title = test.attributes["title"]
             let base = (href as NSString).deletingLastPathComponent
-            order = test.descendants.filter { $0.name == "assessmentItemRef" }.compactMap { $0.attributes["href"] }.map {
-                base.isEmpty ? $0 : base + "/" + $0
+            for reference in test.descendants where reference.name == "assessmentItemRef" {
+                guard let href = reference.attributes["href"] else { continue }
+                let path = base.isEmpty ? href : base + "/" + href
+                order.append(path)
+                let declared = reference.all("weight").compactMap { $0.attributes["value"].flatMap(Double.init) }
+                if declared.count == 1, let weight = declared.first, weight > 0, weight.isFinite, weight <= 1_000 { weights[path] = weight }
             }
             break
         }
@@ -109,7 +116,7 @@ enum QTIPackage {
             items.append((path, try MarkupElement.parse(bytes)))
         }
         guard !items.isEmpty else { throw ImportError("The package's manifest names no item that is in the zip.") }
-        return (items, title, files, repeated)
+        return (items, title, files, repeated, weights)
     }
 
     /// The pictures an item shows (`img src`, `object data`), read from the package relative to the item's own

@@ -10,7 +10,7 @@ public enum Scoring {
         let full = maxPoints(question)
         if let processing = question.processing, question.type != .essay {
             // The item's own rules, as its author wrote them: their SCORE is in the question's points.
-            return bounded(ResponseEvaluator.score(processing, answer: answer), full)
+            return bounded(ResponseEvaluator.score(processing, answer: answer) * (processing.weight ?? 1), full)
         }
         guard let answer else { return needsTeacher(question) ? nil : 0 }
         switch question.type {
@@ -60,6 +60,7 @@ public enum Scoring {
             let earned = blanks.map { blank -> Double in
                 guard let value = values[blank.id]?.stringValue else { return 0 }
                 if blank.choices != nil { return weight(of: value, in: blank.choices, key: blank.answer.map { [.string($0)] }) }
+                if let tolerances = blank.tolerances { return numberWeight(value, tolerances: tolerances, weights: blank.acceptedAnswerWeights) }
                 return textWeight(value, accepted: blank.acceptedAnswers ?? [], weights: blank.acceptedAnswerWeights)
             }
             return bounded(full * earned.reduce(0, +) / Double(blanks.count), full)
@@ -78,6 +79,14 @@ public enum Scoring {
     static func textWeight(_ text: String, accepted: [String], weights: [String: Double]?) -> Double {
         let given = normalized(text)
         return accepted.filter { normalized($0) == given }.map { weights?[$0] ?? 1 }.max() ?? 0
+    }
+
+    /// A numeric blank's share: the best weight among the accepted numbers it is within the tolerance of, else 0.
+    static func numberWeight(_ text: String, tolerances: [String: Double], weights: [String: Double]?) -> Double {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard let value = Double(trimmed) ?? Double(trimmed.replacingOccurrences(of: ",", with: ".")), value.isFinite else { return 0 }
+        return tolerances.filter { accepted, tolerance in Double(accepted).map { abs(value - $0) <= tolerance + 1e-9 } ?? false }
+            .map { weights?[$0.key] ?? 1 }.max() ?? 0
     }
 
     /// Only a teacher can score it: an essay, a short text without accepted answers, a blank with no key.

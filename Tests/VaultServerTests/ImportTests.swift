@@ -198,6 +198,23 @@ struct ImportTests {
         #expect(Scoring.points(for: .object(["1": .string("Berlin"), "2": .string("b"), "3": .string("4")]), question: question) == 1)
         #expect(Scoring.points(for: .object(["1": .string("Berlin City"), "2": .string("b"), "3": .string("4")]), question: question) == 0.83)
         #expect(Scoring.points(for: .object(["1": .string("Berlin"), "2": .string("c"), "3": .string("4")]), question: question) == 0.5)
+        // The NUMERICAL gap is a number: "4.0" and "4,0" are 4; its tolerance is 0, so 4.1 is not.
+        #expect(blanks[2].tolerances == ["4": 0])
+        for four in ["4.0", "4,0", " 4.00 "] {
+            #expect(
+                Scoring.points(for: .object(["1": .string("Berlin"), "2": .string("b"), "3": .string(four)]), question: question) == 1,
+                "\(four)"
+            )
+        }
+        #expect(Scoring.points(for: .object(["1": .string("Berlin"), "2": .string("b"), "3": .string("4.1")]), question: question) == 0.67)
+        #expect(result.assessment.served.questions[0].blanks?[2].tolerances == nil)
+    }
+
+    @Test("GIFT: an answer's [html], [markdown] or [plain] is its format, not its text; [html] markup is removed")
+    func giftAnswerFormats() throws {
+        let gift = "::Gas::Which gas do plants take in? {=[html]<b>Carbon</b> dioxide ~[plain]Oxygen ~[markdown]Helium}\n"
+        let question = try #require(try AssessmentImporter.read(Data(gift.utf8), fileName: "g.gift").assessment.questions.first)
+        #expect(question.choices?.map(\.text) == ["Carbon dioxide", "Oxygen", "Helium"], "\(String(describing: question.choices))")
     }
 
     @Test("Aiken: single choice with the right answer as its key")

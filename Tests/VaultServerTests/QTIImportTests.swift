@@ -121,7 +121,7 @@ struct QTIImportTests {
     static let test = #"""
         <assessmentTest identifier="t" title="Biology check"><testPart identifier="p"><assessmentSection identifier="s" title="S">
           <assessmentItemRef identifier="a" href="items/order.xml"/><assessmentItemRef identifier="b" href="items/hot.xml"/>
-          <assessmentItemRef identifier="c" href="items/choice.xml"/>
+          <assessmentItemRef identifier="c" href="items/choice.xml"><weight identifier="W" value="3"/></assessmentItemRef>
         </assessmentSection></testPart></assessmentTest>
         """#
 
@@ -149,7 +149,9 @@ struct QTIImportTests {
         for document in [choice.assessment] { try AssessmentValidator.validate(document) }
     }
 
-    @Test("a content package: items in the test's order, the hotspot skipped and named, the test's title, its pictures carried in the document")
+    @Test(
+        "a content package: items in the test's order and weights, the hotspot skipped and named, the test's title, its pictures carried in the document"
+    )
     func package() throws {
         let files = [
             ("imsmanifest.xml", Self.manifest), ("test.xml", Self.test), ("items/choice.xml", Self.choice21), ("items/order.xml", Self.order30),
@@ -161,6 +163,10 @@ struct QTIImportTests {
         #expect(result.assessment.title == "Biology check")
         #expect(result.assessment.questions.map(\.type) == [.ordering, .singleChoice])
         #expect(result.skipped.map(\.item) == ["\"Hotspot\""])
+        // The test weighs the choice item 3: its points and its score are three times the item's own.
+        let weighed = result.assessment.questions[1]
+        #expect(weighed.points == 3 && Scoring.points(for: .string("B"), question: weighed) == 3)
+        #expect(Scoring.points(for: .string("A"), question: weighed) == 0)
         try AssessmentValidator.validate(result.assessment)
         // The picture travels inside the served document (so inside the encrypted vault), with its alt text.
         let media = try #require(result.assessment.questions[1].media?.first)

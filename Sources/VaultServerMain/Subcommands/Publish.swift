@@ -51,7 +51,7 @@ struct Publish: AsyncParsableCommand {
             Self.fail("\(file): \(error.message)")
         }
         if strict, !result.skipped.isEmpty {
-            for skip in result.skipped { TerminalText.errorLine("skipped \(skip.item): \(skip.reason)") }
+            for skip in result.skipped { TerminalText.errorLine("skipped \(skip.label): \(skip.reason)") }
             Self.fail("\(file): \(result.skipped.count) item(s) cannot be taken in a terminal and --strict was given; nothing was published.")
         }
         do { try AssessmentValidator.validate(result.assessment) } catch let problem as AssessmentValidator.Problem {
@@ -109,7 +109,7 @@ struct Publish: AsyncParsableCommand {
                 ? "Published \(published.id) version \(published.version) (\(questions))."
                 : "\(published.id) is unchanged at version \(published.version) (\(questions))."
         )
-        for skip in result.skipped { TerminalText.line("Skipped \(skip.item): \(skip.reason).") }
+        for skip in result.skipped { TerminalText.line("Skipped \(skip.label): \(skip.reason).") }
         for note in result.notes { TerminalText.line("Note: \(note)") }
     }
 
@@ -146,7 +146,7 @@ struct Publish: AsyncParsableCommand {
         for (type, number) in types.sorted(by: { $0.key < $1.key }) {
             TerminalText.line("  \(type.replacingOccurrences(of: "_", with: " ")): \(number)")
         }
-        for skip in result.skipped { TerminalText.line("Would skip \(skip.item): \(skip.reason).") }
+        for skip in result.skipped { TerminalText.line("Would skip \(skip.label): \(skip.reason).") }
         for note in result.notes { TerminalText.line("Note: \(note)") }
         if let replacing {
             TerminalText.line(
