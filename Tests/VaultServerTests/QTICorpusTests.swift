@@ -116,3 +116,102 @@ struct QTICorpusTests {
         #expect(result.assessment.questions.contains { $0.type == .essay && $0.points == 20 })
     }
 }
+
+/// The evaluator on hostile rules: what it cannot compute is NULL, never a crash, and nesting past the limit is refused.
+struct ResponseEvaluatorTests {
+    static func seed(_ name: String) throws -> Data {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fuzz/corpus/import_readers/\(name)")
+        return try Data(contentsOf: url).dropFirst()
+    }
+
+    @Test("division by zero, an integer overflow and a power past Double are NULL; 800 values counted; the last rule decides; 400 deep is refused")
+    func hostile() throws {
+        let question = try #require(try AssessmentImporter.read(Self.seed("qti-processing"), fileName: "f.xml").assessment.questions.first)
+        #expect(question.points == 2)
+        #expect(Scoring.points(for: .array([.string("A")]), question: question) == 2)
+        let processing = try #require(question.processing)
+        // Each rule on its own: the NULLs it leaves are NULLs, not a trap.
+        var only = processing
+        let branch = try #require(processing.rules.first?.arguments.first?.arguments)
+        for (index, expected) in [(1, nil), (2, nil), (3, nil)] as [(Int, Double?)] {
+            only.rules = [
+                ProcessingNode(name: "responseCondition", children: [ProcessingNode(name: "responseIf", children: [branch[0], branch[index]])])
+            ]
+            #expect(ResponseEvaluator.outcomes(only, answer: .array([.string("A")]))["SCORE"] == expected.map { .single(.float($0)) } ?? .null)
+        }
+        #expect(throws: ImportError.self) { try AssessmentImporter.read(Self.seed("qti-processing-too-deep"), fileName: "f.xml") }
+    }
+
+    @Test("equal with tolerances, equalRounded, stringMatch without case, anyN, index and lookupOutcomeValue as the specification gives them")
+    func operators() {
+        func value(_ type: String, _ text: String) -> ProcessingNode { ProcessingNode(name: "baseValue", attributes: ["baseType": type], text: text) }
+        func evaluate(_ expression: ProcessingNode, lookup: LookupTable? = nil) -> ProcessingValue? {
+            let processing = ResponseProcessing(
+                responses: [ProcessingVariable(identifier: "RESPONSE", cardinality: .single, baseType: .float)],
+                outcomes: [
+                    ProcessingVariable(identifier: "OUT", cardinality: .single, baseType: lookup == nil ? nil : .float, lookup: lookup)
+                ],
+                rules: [
+                    ProcessingNode(
+                        name: lookup == nil ? "setOutcomeValue" : "lookupOutcomeValue",
+                        attributes: ["identifier": "OUT"],
+                        children: [expression]
+                    )
+                ],
+                binding: .whole(response: "RESPONSE")
+            )
+            return ResponseEvaluator.outcomes(processing, answer: nil)["OUT"]
+        }
+        let yes = ProcessingValue.single(.boolean(true))
+        let no = ProcessingValue.single(.boolean(false))
+        let absolute = ProcessingNode(
+            name: "equal",
+            attributes: ["toleranceMode": "absolute", "tolerance": "0.1 0.2"],
+            children: [value("float", "4"), value("float", "4.15")]
+        )
+        #expect(evaluate(absolute) == yes)
+        let exclusive = ProcessingNode(
+            name: "equal",
+            attributes: ["toleranceMode": "absolute", "tolerance": "0.1", "includeUpperBound": "false"],
+            children: [value("float", "4"), value("float", "4.1")]
+        )
+        #expect(evaluate(exclusive) == no)
+        let relative = ProcessingNode(
+            name: "equal",
+            attributes: ["toleranceMode": "relative", "tolerance": "10"],
+            children: [value("float", "200"), value("float", "219")]
+        )
+        #expect(evaluate(relative) == yes)
+        let rounded = ProcessingNode(
+            name: "equalRounded",
+            attributes: ["figures": "3"],
+            children: [value("float", "3.14159"), value("float", "3.1404")]
+        )
+        #expect(evaluate(rounded) == yes)
+        let places = ProcessingNode(
+            name: "equalRounded",
+            attributes: ["roundingMode": "decimalPlaces", "figures": "1"],
+            children: [value("float", "2.34"), value("float", "2.36")]
+        )
+        #expect(evaluate(places) == no)
+        let text = ProcessingNode(
+            name: "stringMatch",
+            attributes: ["caseSensitive": "false"],
+            children: [value("string", "York"), value("string", "york")]
+        )
+        #expect(evaluate(text) == yes)
+        let any = ProcessingNode(
+            name: "anyN",
+            attributes: ["min": "2", "max": "3"],
+            children: [value("boolean", "true"), value("boolean", "false"), value("boolean", "true")]
+        )
+        #expect(evaluate(any) == yes)
+        let ordered = ProcessingNode(name: "ordered", children: [value("identifier", "a"), value("identifier", "b")])
+        #expect(evaluate(ProcessingNode(name: "index", attributes: ["n": "2"], children: [ordered])) == .single(.identifier("b")))
+        #expect(evaluate(ProcessingNode(name: "index", attributes: ["n": "3"], children: [ordered])) == .null)
+        let table = LookupTable(kind: .interpolation, entries: [.init(source: 8, target: "3"), .init(source: 5, target: "2")], defaultValue: "0")
+        #expect(evaluate(value("float", "6"), lookup: table) == .single(.float(2)))
+        #expect(evaluate(value("float", "1"), lookup: table) == .single(.float(0)))
+    }
+}
