@@ -102,7 +102,7 @@ let package = Package(
             ]
         ),
         // Teachers' files (Moodle XML, GIFT, Aiken) into our document, with what was skipped and why; no storage.
-        .target(name: "VaultImport", dependencies: ["VaultAPI", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        .target(name: "VaultImport", dependencies: ["VaultAPI", "CVaultZlib", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         // Text for terminals: display widths (CJK, emoji, bidi marks), wrapping, aligned tables. `vault` and
         // `vault-server` print with it.
         .target(name: "VaultTerminal"),
@@ -121,7 +121,8 @@ let package = Package(
         .executableTarget(
             name: "VaultBench",
             dependencies: [
-                "VaultCore", "VaultAPI", "VaultSync", "VaultTake", "VaultImport", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                "VaultCore", "VaultAPI", "VaultSync", "VaultTake", "VaultImport", "VaultRules",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
         // scripts/load: seeds a server's store, drives it with concurrent students, measures the raw engine.

@@ -19,7 +19,7 @@ public enum ProcessingValue: Hashable, Sendable {
 
         /// `text` read as `type`; nil when it is not one (or the type is one no terminal item holds).
         public init?(_ text: String, as type: BaseType?) {
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = Self.trimmed(text)
             switch type ?? .identifier {
             case .identifier, .intOrIdentifier, .uri:
                 guard !trimmed.isEmpty else { return nil }
@@ -44,6 +44,19 @@ public enum ProcessingValue: Hashable, Sendable {
             case .point, .duration, .file:
                 return nil
             }
+        }
+
+        /// `text` without white space at either end, without Foundation when there is none (most values: a bridged
+        /// trim was a fifth of scoring).
+        static func trimmed(_ text: String) -> String {
+            guard let first = text.utf8.first, let last = text.utf8.last else { return text }
+            // ASCII that is not white space at both ends: nothing to look up.
+            func plain(_ byte: UInt8) -> Bool { byte < 0x80 && byte > 0x20 }
+            if plain(first), plain(last) { return text }
+            let scalars = text.unicodeScalars
+            guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+            let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
+            return String(scalars[start...end])
         }
 
         /// As QTI writes it: "A", "3", "2.5", "true", "A B".
@@ -153,14 +166,16 @@ public struct ResponseEvaluator {
     /// The outcome `SCORE` after processing `answer` (nil: not answered), 0 when the rules leave it unset or not a
     /// number.
     public static func score(_ processing: ResponseProcessing, answer: JSONValue?) -> Double {
-        outcomes(processing, answer: answer)[processing.scoreOutcome]?.number ?? 0
+        var evaluator = ResponseEvaluator(processing)
+        evaluator.bind(answer)
+        return evaluator.finish()[processing.scoreOutcome]?.number ?? 0
     }
 
     /// Every outcome after processing `answer`.
     public static func outcomes(_ processing: ResponseProcessing, answer: JSONValue?) -> [String: ProcessingValue] {
         var evaluator = ResponseEvaluator(processing)
         evaluator.bind(answer)
-        return evaluator.finish()
+        return evaluator.finish().dictionary
     }
 
     /// The most `SCORE` the rules give to the declared correct responses, or to each mapping's best values (an item
@@ -174,9 +189,11 @@ public struct ResponseEvaluator {
             correct[response.identifier] = right ?? top
             mapped[response.identifier] = top ?? right
         }
-        let scores = [correct, mapped].map { responses in
+        // Without a mapping the two are one answer: evaluated once.
+        let candidates = processing.responses.contains { $0.mapping != nil } ? [correct, mapped] : [correct]
+        let scores = candidates.map { responses in
             var evaluator = ResponseEvaluator(processing)
-            evaluator.responses = responses
+            evaluator.responses = SmallMap(responses)
             return evaluator.finish()[processing.scoreOutcome]?.number ?? 0
         }
         let most = scores.max() ?? 0
@@ -193,17 +210,18 @@ public struct ResponseEvaluator {
         return values.isEmpty ? nil : container(values, response.cardinality)
     }
 
-    mutating func finish() -> [String: ProcessingValue] {
+    mutating func finish() -> SmallMap<ProcessingValue> {
         do { try run(rules) } catch {}
         return outcomes
     }
 
-    let declarations: [String: ProcessingVariable]
+    // An item has a handful of variables: looked up by a scan, not by hashing (hashing was a third of scoring).
+    let declarations: Declarations
     let binding: ResponseBinding
     let rules: [ProcessingNode]
-    var responses: [String: ProcessingValue] = [:]
-    var outcomes: [String: ProcessingValue] = [:]
-    var templates: [String: ProcessingValue] = [:]
+    var responses = SmallMap<ProcessingValue>()
+    var outcomes = SmallMap<ProcessingValue>()
+    var templates = SmallMap<ProcessingValue>()
     var steps = 0
     /// Drawing values (a template's processing): the generator; nil in response processing, where nothing is random.
     var random: SeededRandom?
@@ -233,21 +251,17 @@ public struct ResponseEvaluator {
                 generator.advance()
                 continue
             } catch {}
-            evaluator.instance.templates = evaluator.templates
+            evaluator.instance.templates = evaluator.templates.dictionary
             return evaluator.instance
         }
         return nil
     }
 
     init(_ processing: ResponseProcessing) {
-        var declarations: [String: ProcessingVariable] = [:]
-        for variable in processing.responses + processing.outcomes + (processing.templates ?? []) where declarations[variable.identifier] == nil {
-            declarations[variable.identifier] = variable
-        }
+        declarations = Declarations(processing: processing)
         for template in processing.templates ?? [] {
             templates[template.identifier] = Self.value(of: template.defaultValue, for: template) ?? .null
         }
-        self.declarations = declarations
         binding = processing.binding
         rules = processing.rules
         for outcome in processing.outcomes {
@@ -299,7 +313,7 @@ public struct ResponseEvaluator {
             responses[response] = Self.container(values, declaration.cardinality)
         case .blanks(let targets):
             guard case .object(let filled) = answer else { return }
-            var collected: [String: [Base]] = [:]
+            var collected = SmallMap<[Base]>()
             for (blank, target) in targets.sorted(by: { $0.key.localizedStandardCompare($1.key) == .orderedAscending }) {
                 guard let declaration = declarations[target.response], let value = filled[blank]?.stringValue else { continue }
                 let base: Base?
@@ -309,9 +323,9 @@ public struct ResponseEvaluator {
                 } else {
                     base = Base(value, as: declaration.baseType)
                 }
-                if let base { collected[target.response, default: []].append(base) }
+                if let base { collected[target.response] = (collected[target.response] ?? []) + [base] }
             }
-            for (response, values) in collected {
+            for (response, values) in collected.pairs {
                 responses[response] = Self.container(values, declarations[response]?.cardinality ?? .single)
             }
         }
@@ -342,7 +356,9 @@ public struct ResponseEvaluator {
         if steps > Self.budget { throw Stop.budget }
     }
 
-    mutating func run(_ rules: [ProcessingNode]) throws {
+    mutating func run(_ rules: [ProcessingNode]) throws { try run(rules[...]) }
+
+    mutating func run(_ rules: ArraySlice<ProcessingNode>) throws {
         for rule in rules {
             try step()
             switch rule.name {
@@ -352,7 +368,7 @@ public struct ResponseEvaluator {
                     case "responseIf", "responseElseIf":
                         guard let condition = branch.arguments.first else { continue }
                         if try evaluate(condition).boolean == true {
-                            try run(Array(branch.arguments.dropFirst()))
+                            try run(branch.arguments.dropFirst())
                             break branches
                         }
                     case "responseElse":
@@ -379,7 +395,7 @@ public struct ResponseEvaluator {
                     case "templateIf", "templateElseIf":
                         guard let condition = branch.arguments.first else { continue }
                         if try evaluate(condition).boolean == true {
-                            try run(Array(branch.arguments.dropFirst()))
+                            try run(branch.arguments.dropFirst())
                             break branches
                         }
                     case "templateElse":
@@ -781,7 +797,7 @@ struct SeededRandom: Sendable {
 
 extension Int {
     /// An attribute that is a number or names a template variable holding one (QTI's integerOrVariableRef).
-    fileprivate init?(integer text: String, _ templates: [String: ProcessingValue]) {
+    fileprivate init?(integer text: String, _ templates: SmallMap<ProcessingValue>) {
         if let value = Int(text) {
             self = value
         } else if let number = templates[text]?.number, number.isFinite, abs(number) < 1e15 {
@@ -791,3 +807,48 @@ extension Int {
         }
     }
 }
+
+/// An item's declared variables, found where they are declared (responses first, then outcomes, then template
+/// variables): nothing copied for an evaluation.
+struct Declarations {
+    let processing: ResponseProcessing
+
+    subscript(identifier: String) -> ProcessingVariable? {
+        if let found = processing.responses.first(where: { $0.identifier == identifier }) { return found }
+        if let found = processing.outcomes.first(where: { $0.identifier == identifier }) { return found }
+        return processing.templates?.first { $0.identifier == identifier }
+    }
+}
+
+/// A map of a few entries, found by a scan: an item's variables (a response, an outcome or two).
+struct SmallMap<Value> {
+    private(set) var keys: [String] = []
+    private(set) var values: [Value] = []
+
+    init() {}
+    init(_ dictionary: [String: Value]) {
+        for (key, value) in dictionary { self[key] = value }
+    }
+
+    subscript(key: String) -> Value? {
+        get { keys.firstIndex(of: key).map { values[$0] } }
+        set {
+            if let index = keys.firstIndex(of: key) {
+                if let newValue {
+                    values[index] = newValue
+                } else {
+                    keys.remove(at: index)
+                    values.remove(at: index)
+                }
+            } else if let newValue {
+                keys.append(key)
+                values.append(newValue)
+            }
+        }
+    }
+
+    var pairs: Zip2Sequence<[String], [Value]> { zip(keys, values) }
+    var dictionary: [String: Value] { Dictionary(zip(keys, values), uniquingKeysWith: { first, _ in first }) }
+}
+
+extension SmallMap: Sendable where Value: Sendable {}

@@ -18,7 +18,10 @@ defer { try? FileManager.default.removeItem(atPath: directory) }
 // `--only import` / `--only essay`: those rows alone (for profiling the importer, or the take screen's saves).
 if let index = CommandLine.arguments.firstIndex(of: "--only") {
     switch CommandLine.arguments.dropFirst(index + 1).first {
-    case "import": printTable(try ImportBenchmarks.rows(items: 2_000, rounds: quick ? 2 : 5))
+    case "import":
+        printTable(
+            try ImportBenchmarks.rows(items: 2_000, rounds: quick ? 2 : 5) + ImportBenchmarks.scoringRows(answers: 100_000, rounds: quick ? 2 : 5)
+        )
     case "essay": printTable(try EssayBenchmarks.lineSaves(directory: directory, essays: quick ? 2 : 5))
     default: print("--only takes import or essay")
     }
@@ -34,6 +37,7 @@ rows.append(saves.floor)
 rows.append(contentsOf: try StoreBenchmarks.journalModes(directory: directory, count: quick ? 200 : 1_000))
 rows.append(contentsOf: try EssayBenchmarks.lineSaves(directory: directory, essays: quick ? 2 : 5))
 rows.append(contentsOf: try ImportBenchmarks.rows(items: 2_000, rounds: quick ? 2 : 5))
+rows.append(contentsOf: try ImportBenchmarks.scoringRows(answers: 100_000, rounds: quick ? 2 : 5))
 
 let server = try BenchServer(directory: directory)
 defer { server.stop() }

@@ -65,11 +65,13 @@ public enum AssessmentImporter {
     /// The package's files read under the caps, nothing else (for `scripts/bench`: how much of an import is the zip).
     public static func unzipForBenchmark(_ data: Data) throws -> Int { try QTIPackage.files(data).count }
 
-    /// One QTI item, or a content package of them.
+    /// One QTI item, or a content package of them. A package's items are parsed and read on every core at once
+    /// (each is its own document), then put together in the package's order.
     static func qti(_ data: Data, base: String) throws -> ImportResult {
         let zip = data.prefix(4) == Data([0x50, 0x4B, 0x03, 0x04])
-        let (items, title, files, repeated, weights): ([(path: String, element: MarkupElement)], String?, [String: Data], Int, [String: Double]) =
-            zip ? try QTIPackage.items(data) : ([(base, try MarkupElement.parse(data))], nil, [:], 0, [:])
+        let (items, title, files, repeated, weights): ([(path: String, bytes: Data)], String?, [String: Data], Int, [String: Double]) =
+            zip ? try QTIPackage.items(data) : ([(base, data)], nil, [:], 0, [:])
+        let read = ItemRead.all(items, files: zip ? files : nil)
         var questions: [Question] = []
         var skipped: [ImportResult.Skipped] = []
         var notes: [String] = []
@@ -78,22 +80,27 @@ public enum AssessmentImporter {
         // The document's size as it grows (pictures are most of it): past the served cap the import stops, rather
         // than building a document no student could download.
         var outputBytes = 0
-        for (path, item) in items {
-            let name = item.attributes["title"].map { "\"\($0)\"" } ?? path
-            do {
-                var question = try QTIReader.question(item, missingAlt: &missingAlt, notes: &notes)
+        var singleTitle: String?
+        for (index, item) in read.enumerated() {
+            let path = items[index].path
+            notes += item.notes
+            missingAlt += item.missingAlt
+            missingPictures += item.missingPictures
+            singleTitle = item.title
+            switch item.outcome {
+            case .failed(let error):
+                throw error
+            case .skipped(let reason, let identifier):
+                skipped.append(.init(item: item.title.map { "\"\($0)\"" } ?? path, reason: reason, path: path, identifier: identifier))
+            case .read(var question):
                 question.id = "q\(questions.count + 1)"
                 if let weight = weights[path], weight != 1 {
                     question.points = (question.points ?? 1) * weight
                     question.processing?.weight = weight
                 }
-                // A package's pictures travel inside the document (so inside the encrypted vault).
-                if zip { question.media = QTIPackage.media(of: item, path: path, files: files, missing: &missingPictures) }
                 outputBytes += ImportSupport.approximateBytes(of: question)
                 guard outputBytes <= AssessmentValidator.maxDocumentBytes else { throw ImportError.tooLarge }
                 questions.append(question)
-            } catch let skip as QTIReader.Skip {
-                skipped.append(.init(item: name, reason: skip.reason, path: path, identifier: item.attributes["identifier"]))
             }
         }
         if repeated > 0 { notes.append("The test names \(repeated) item(s) more than once; each item is included once.") }
@@ -103,7 +110,7 @@ public enum AssessmentImporter {
                 "Pictures the package names but does not hold (their description stays in the text): \(missingPictures.joined(separator: ", "))."
             )
         }
-        let testTitle = title ?? (items.count == 1 ? items[0].element.attributes["title"] : nil)
+        let testTitle = title ?? (items.count == 1 ? singleTitle : nil)
         return ImportResult(
             assessment: Assessment(id: ImportSupport.id(from: base), title: testTitle ?? base, questions: questions),
             skipped: skipped,

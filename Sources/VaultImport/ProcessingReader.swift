@@ -18,7 +18,7 @@ enum ProcessingReader {
             return rules
         }
         guard let location = processing.attributes["template"] ?? processing.attributes["templateLocation"] else { return nil }
-        var name = location.split(separator: "/").last.map(String.init) ?? location
+        var name = location.lastIndex(of: "/").map { String(location[location.index(after: $0)...]) } ?? location
         if name.hasSuffix(".xml") { name.removeLast(4) }
         switch name {
         case "match_correct", "CC2_match", "CC2_match_basic": return matchCorrect
@@ -57,7 +57,8 @@ enum ProcessingReader {
             throw Skip(reason: "its interaction answers \(missing.isEmpty ? "a response" : missing), which the item does not declare")
         }
         question.processing = processing
-        question.points = maximum ?? ResponseEvaluator.best(processing) ?? 1
+        // match_correct gives 1 or 0: nothing to evaluate (it was a third of a package's import).
+        question.points = maximum ?? (rules == matchCorrect ? 1 : ResponseEvaluator.best(processing) ?? 1)
     }
 
     /// `SCORE`'s `normalMaximum`, when the item gives one above 0.
@@ -69,7 +70,7 @@ enum ProcessingReader {
     /// A response or outcome declaration.
     static func variable(_ element: MarkupElement) -> ProcessingVariable {
         func values(_ name: String) -> [String]? {
-            let found = (element.child(name)?.all("value") ?? []).map { $0.text.trimmingCharacters(in: .whitespacesAndNewlines) }
+            let found = (element.child(name)?.all("value") ?? []).map { ImportSupport.trimmed($0.text) }
             return found.isEmpty ? nil : found
         }
         let mapping = element.child("mapping").map { mapping in
@@ -122,7 +123,7 @@ enum ProcessingReader {
         guard depth <= ResponseEvaluator.maxDepth else {
             throw Skip(reason: "its response processing is nested more than \(ResponseEvaluator.maxDepth) deep")
         }
-        let text = element.children.isEmpty ? element.text.trimmingCharacters(in: .whitespacesAndNewlines) : ""
+        let text = element.children.isEmpty ? ImportSupport.trimmed(element.text) : ""
         return ProcessingNode(
             name: element.name,
             attributes: element.attributes,

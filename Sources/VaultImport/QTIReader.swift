@@ -33,7 +33,7 @@ enum QTIReader {
             )
         }
         guard let body = item.child("itemBody") else { throw Skip(reason: "it has no item body") }
-        let interactions = body.descendants.filter { $0.name.hasSuffix("Interaction") }
+        let interactions = body.descendants { $0.name.hasSuffix("Interaction") }
         if let other = interactions.first(where: { !read.contains($0.name) }) {
             throw Skip(reason: "a \(other.name) cannot be taken in a terminal")
         }
@@ -78,7 +78,7 @@ enum QTIReader {
         var swapped = false
         switch interaction.name {
         case "choiceInteraction":
-            let choices = interaction.descendants.filter { $0.name == "simpleChoice" }.map {
+            let choices = interaction.descendants { $0.name == "simpleChoice" }.map {
                 Choice(id: $0.attributes["identifier"] ?? "", text: prose($0, missingAlt: &missingAlt))
             }
             let single = (interaction.attributes["maxChoices"] ?? "1") == "1"
@@ -143,7 +143,7 @@ enum QTIReader {
             question.right = right.map { Choice(id: $0.attributes["identifier"] ?? "", text: prose($0, missingAlt: &missingAlt)) }
             question.answerKey = pairs.isEmpty ? nil : pairs
         case "orderInteraction":
-            let items = interaction.descendants.filter { $0.name == "simpleChoice" }.map {
+            let items = interaction.descendants { $0.name == "simpleChoice" }.map {
                 Choice(id: $0.attributes["identifier"] ?? "", text: prose($0, missingAlt: &missingAlt))
             }
             guard items.count >= 2 else { throw Skip(reason: "it has fewer than two things to put in order") }
@@ -216,7 +216,7 @@ enum QTIReader {
             switch element.name {
             case "inlineChoiceInteraction", "choiceInteraction":
                 let options =
-                    element.name == "choiceInteraction" ? element.descendants.filter { $0.name == "simpleChoice" } : element.all("inlineChoice")
+                    element.name == "choiceInteraction" ? element.descendants { $0.name == "simpleChoice" } : element.all("inlineChoice")
                 var ignored = 0
                 let choices = options.map { Choice(id: $0.attributes["identifier"] ?? "", text: prose($0, missingAlt: &ignored)) }
                 let prompt = element.child("prompt").map { prose($0, missingAlt: &ignored) } ?? ""
@@ -267,7 +267,7 @@ enum QTIReader {
 
     /// The `<value>`s of a correctResponse.
     static func values(_ element: MarkupElement?) -> [String] {
-        (element?.all("value") ?? []).map { $0.text.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        (element?.all("value") ?? []).map { ImportSupport.trimmed($0.text) }.filter { !$0.isEmpty }
     }
 
     /// The text of an element (interactions left out), as the student reads it.
@@ -294,10 +294,12 @@ enum QTIReader {
         for content in element.contents {
             switch content {
             case .text(let string):
-                if preformatted {
+                if preformatted || !string.utf8.contains(where: { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
                     text += string
                 } else {
-                    text.unicodeScalars.append(contentsOf: string.unicodeScalars.lazy.map { Self.isSpace($0) ? " " : $0 })
+                    var spaced = String.UnicodeScalarView()
+                    for scalar in string.unicodeScalars { spaced.append(Self.isSpace(scalar) ? " " : scalar) }
+                    text.unicodeScalars.append(contentsOf: spaced)
                 }
             case .element(let child):
                 if let replacement = replace(child) {
