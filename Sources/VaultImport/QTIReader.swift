@@ -308,8 +308,16 @@ enum QTIReader {
                 }
                 switch child.name {
                 case "br": text += "\n"
-                case "feedbackInline", "feedbackBlock", "modalFeedback", "templateVariable", "stylesheet":
+                case "feedbackInline", "feedbackBlock", "modalFeedback", "templateVariable", "stylesheet", "annotation", "annotationXml":
                     continue
+                case "math":
+                    // MathML: its TeX annotation when it has one (the source the author wrote, which a student can
+                    // read: "\sqrt{2}>2", where the presentation tokens alone would say "2 > 2"), else its tokens.
+                    if let tex = Self.tex(of: child) {
+                        text += " " + tex + " "
+                    } else {
+                        walk(child, into: &text, missingAlt: &missingAlt, preformatted: preformatted, replace: replace)
+                    }
                 case "object" where !child.children.isEmpty || !child.text.allSatisfy(\.isWhitespace):
                     walk(child, into: &text, missingAlt: &missingAlt, preformatted: preformatted, replace: replace)
                 case "img", "object":
@@ -332,6 +340,17 @@ enum QTIReader {
                 }
             }
         }
+    }
+
+    /// A MathML formula's TeX annotation (`<annotation encoding="application/x-tex">`, SnuggleTeX's, …) without its
+    /// display delimiters, or nil.
+    static func tex(of math: MarkupElement) -> String? {
+        let annotation = math.descendants { $0.name == "annotation" && ($0.attributes["encoding"] ?? "").lowercased().contains("tex") }.first
+        guard var tex = annotation.map({ ImportSupport.trimmed($0.text) }), !tex.isEmpty else { return nil }
+        for (open, close) in [("\\[", "\\]"), ("\\(", "\\)"), ("$$", "$$")] where tex.hasPrefix(open) && tex.hasSuffix(close) && tex.count >= 4 {
+            tex = ImportSupport.trimmed(String(tex.dropFirst(open.count).dropLast(close.count)))
+        }
+        return tex.isEmpty ? nil : tex.replacingOccurrences(of: "\n", with: " ")
     }
 
     /// XML's white space (space, tab, line feed, carriage return): one space in running text.
