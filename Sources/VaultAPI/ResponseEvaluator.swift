@@ -138,7 +138,7 @@ public struct ResponseEvaluator {
         "equal", "equalRounded", "lt", "lte", "gt", "gte", "and", "or", "not", "sum", "subtract", "product", "divide",
         "integerDivide", "integerModulus", "power", "round", "truncate", "integerToFloat", "index", "multiple", "ordered",
         "containerSize", "delete", "stringMatch", "substring", "fieldValue", "anyN", "max", "min", "mathConstant",
-        "mathOperator",
+        "mathOperator", "gcd", "lcm", "statsOperator", "repeat",
     ]
     /// The rules of a template item's `templateProcessing`, run once when it is published.
     public static let templateRules: Set<String> = [
@@ -625,6 +625,51 @@ public struct ResponseEvaluator {
                 default: nil
                 }
             return result.map(Self.finite) ?? .null
+        case "gcd", "lcm":
+            var numbers: [Int] = []
+            for argument in arguments {
+                let value = try evaluate(argument)
+                if value.isNull { return .null }
+                for base in value.values {
+                    guard case .integer(let number) = base, number != .min else { return .null }
+                    numbers.append(abs(number))
+                }
+            }
+            guard var result = numbers.first else { return .null }
+            for number in numbers.dropFirst() {
+                if node.name == "gcd" {
+                    result = Self.gcd(result, number)
+                } else {
+                    let divisor = Self.gcd(result, number)
+                    guard divisor != 0 else { return .single(.integer(0)) }
+                    let (value, overflow) = (result / divisor).multipliedReportingOverflow(by: number)
+                    if overflow { return .null }
+                    result = value
+                }
+            }
+            return .single(.integer(result))
+        case "statsOperator":
+            let numbers = try argument(0, of: node).values.compactMap(\.number)
+            guard !numbers.isEmpty else { return .null }
+            let count = Double(numbers.count)
+            let mean = numbers.reduce(0, +) / count
+            let squares = numbers.reduce(0) { $0 + ($1 - mean) * ($1 - mean) }
+            switch node.attribute("name") ?? "" {
+            case "mean": return Self.finite(mean)
+            case "popVariance": return Self.finite(squares / count)
+            case "popSD": return Self.finite((squares / count).squareRoot())
+            case "sampleVariance": return numbers.count > 1 ? Self.finite(squares / (count - 1)) : .null
+            case "sampleSD": return numbers.count > 1 ? Self.finite((squares / (count - 1)).squareRoot()) : .null
+            default: return .null
+            }
+        case "repeat":
+            // Its expressions, numberRepeats times over (at most 1,000), as one ordered container.
+            guard let times = Int(integer: node.attribute("numberRepeats") ?? "", templates), times >= 1, times <= 1_000 else { return .null }
+            var values: [Base] = []
+            for _ in 0..<times {
+                for argument in arguments { values += try evaluate(argument).values }
+            }
+            return values.isEmpty ? .null : .ordered(values)
         case "fieldValue":
             // Records come only from custom operators, which are not evaluated: a field is never there.
             return .null
@@ -722,6 +767,12 @@ public struct ResponseEvaluator {
             let quotient = x / y
             return .single(.integer((x % y != 0 && (x < 0) != (y < 0)) ? quotient - 1 : quotient))
         }
+    }
+
+    static func gcd(_ a: Int, _ b: Int) -> Int {
+        var (a, b) = (a, b)
+        while b != 0 { (a, b) = (b, a % b) }
+        return a
     }
 
     static func finite(_ value: Double) -> ProcessingValue { value.isFinite ? .single(.float(value)) : .null }

@@ -143,7 +143,9 @@ struct ResponseEvaluatorTests {
         #expect(throws: ImportError.self) { try AssessmentImporter.read(Self.seed("qti-processing-too-deep"), fileName: "f.xml") }
     }
 
-    @Test("equal with tolerances, equalRounded, stringMatch without case, anyN, index and lookupOutcomeValue as the specification gives them")
+    @Test(
+        "equal with tolerances, equalRounded, stringMatch without case, anyN, index, gcd, lcm, statsOperator, repeat and lookupOutcomeValue as the specification gives them"
+    )
     func operators() {
         func value(_ type: String, _ text: String) -> ProcessingNode { ProcessingNode(name: "baseValue", attributes: ["baseType": type], text: text) }
         func evaluate(_ expression: ProcessingNode, lookup: LookupTable? = nil) -> ProcessingValue? {
@@ -210,6 +212,14 @@ struct ResponseEvaluatorTests {
         let ordered = ProcessingNode(name: "ordered", children: [value("identifier", "a"), value("identifier", "b")])
         #expect(evaluate(ProcessingNode(name: "index", attributes: ["n": "2"], children: [ordered])) == .single(.identifier("b")))
         #expect(evaluate(ProcessingNode(name: "index", attributes: ["n": "3"], children: [ordered])) == .null)
+        let six = value("integer", "6")
+        #expect(evaluate(ProcessingNode(name: "gcd", children: [six, value("integer", "4")])) == .single(.integer(2)))
+        #expect(evaluate(ProcessingNode(name: "lcm", children: [six, value("integer", "4")])) == .single(.integer(12)))
+        let numbers = ProcessingNode(name: "ordered", children: ["2", "4", "4", "4", "5", "5", "7", "9"].map { value("integer", $0) })
+        #expect(evaluate(ProcessingNode(name: "statsOperator", attributes: ["name": "popSD"], children: [numbers])) == .single(.float(2)))
+        #expect(evaluate(ProcessingNode(name: "statsOperator", attributes: ["name": "mean"], children: [numbers])) == .single(.float(5)))
+        let repeated = ProcessingNode(name: "repeat", attributes: ["numberRepeats": "3"], children: [value("identifier", "x")])
+        #expect(evaluate(ProcessingNode(name: "containerSize", children: [repeated])) == .single(.integer(3)))
         let table = LookupTable(kind: .interpolation, entries: [.init(source: 8, target: "3"), .init(source: 5, target: "2")], defaultValue: "0")
         #expect(evaluate(value("float", "6"), lookup: table) == .single(.float(2)))
         #expect(evaluate(value("float", "1"), lookup: table) == .single(.float(0)))
