@@ -16,13 +16,14 @@ public enum AssessmentPublisher {
     }
 
     /// Whether `document` is a revision of the assessment `existing` (as served) under the same id: the same title,
-    /// and at least half the questions of the smaller of the two asked in the same words (a sealed document shows
-    /// no questions: its title decides). Publishing anything else into the id replaces another assessment, which
-    /// `vault-server publish` does only with `--replace`.
-    public static func isRevision(_ document: Assessment, of existing: Assessment) -> Bool {
+    /// and (`comparingQuestions`, for a file whose id came from its name or `--id`) at least half the questions of the
+    /// smaller of the two asked in the same words (a sealed document shows no questions: its title decides). Our own
+    /// JSON names its id itself, so its title decides. Publishing anything else into the id replaces another
+    /// assessment, which `vault-server publish` does only with `--replace`.
+    public static func isRevision(_ document: Assessment, of existing: Assessment, comparingQuestions: Bool = true) -> Bool {
         func key(_ text: String) -> String { Scoring.normalized(text) }
         guard key(document.title) == key(existing.title) else { return false }
-        guard !existing.questions.isEmpty, !document.questions.isEmpty else { return true }
+        guard comparingQuestions, !existing.questions.isEmpty, !document.questions.isEmpty else { return true }
         let before = Set(existing.questions.map { key($0.prompt) })
         let shared = document.questions.filter { before.contains(key($0.prompt)) }.count
         return 2 * shared >= min(before.count, document.questions.count)

@@ -14,7 +14,7 @@ struct VaultServerCommand: AsyncParsableCommand {
         version: ProductVersion.current,
         subcommands: [
             Serve.self, UserCommand.self, Publish.self, Delete.self, Responses.self, KeyCommand.self, ReceiptsCommand.self, Import.self, Grade.self,
-            Release.self, StartCode.self, Accommodation.self, RosterCommand.self, Export.self, Close.self, Share.self,
+            Release.self, StartCode.self, Accommodation.self, RosterCommand.self, Export.self, Close.self, Reopen.self, Share.self,
         ]
     )
 }

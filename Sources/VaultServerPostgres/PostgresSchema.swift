@@ -204,6 +204,19 @@ enum PostgresSchema {
             "CREATE INDEX submissions_by_user ON submissions (user_name, assessment_id)",
             "CREATE INDEX attempts_by_user ON attempts (user_name, assessment_id)",
         ],
+        // Actions that can be undone (close, reopen, release, hide results), with who and when (SQLite v13).
+        [
+            """
+            CREATE TABLE assessment_actions (
+                seq BIGSERIAL PRIMARY KEY,
+                assessment_id TEXT NOT NULL REFERENCES assessments (id),
+                action TEXT NOT NULL,
+                actor TEXT NOT NULL,
+                at DOUBLE PRECISION NOT NULL
+            )
+            """,
+            "CREATE INDEX assessment_actions_by_assessment ON assessment_actions (assessment_id, seq)",
+        ],
     ]
 
     static var latestVersion: Int { versions.count }

@@ -872,6 +872,53 @@ public final class PostgresServerStorage: ServerStorage {
         }
     }
 
+    public func apply(_ change: AssessmentChange, assessmentID: String, by actor: String, at: Date) async throws -> Bool {
+        try await transaction { connection in
+            var found = false
+            for try await _ in try await connection.query(
+                "SELECT 1 FROM assessments WHERE id = \(assessmentID) AND NOT deleted FOR UPDATE",
+                logger: self.logger
+            ).decode(Int32.self) { found = true }
+            guard found else { return false }
+            switch change {
+            case .close(let when):
+                try await connection.query(
+                    "UPDATE assessments SET closed_at = \(when.timeIntervalSince1970) WHERE id = \(assessmentID)",
+                    logger: self.logger
+                )
+            case .reopen:
+                try await connection.query("UPDATE assessments SET closed_at = NULL WHERE id = \(assessmentID)", logger: self.logger)
+            case .release:
+                try await connection.query(
+                    "UPDATE assessments SET released_at = \(at.timeIntervalSince1970) WHERE id = \(assessmentID) AND released_at IS NULL",
+                    logger: self.logger
+                )
+            case .hideResults:
+                try await connection.query("UPDATE assessments SET released_at = NULL WHERE id = \(assessmentID)", logger: self.logger)
+            }
+            try await connection.query(
+                """
+                INSERT INTO assessment_actions (assessment_id, action, actor, at)
+                VALUES (\(assessmentID), \(change.kind.rawValue), \(actor), \(at.timeIntervalSince1970))
+                """,
+                logger: self.logger
+            )
+            return true
+        }
+    }
+
+    public func actions(assessmentID: String) async throws -> [AssessmentAction] {
+        var actions: [AssessmentAction] = []
+        for try await row in try await client.query(
+            PostgresQuery(
+                unsafeSQL: "SELECT \(AssessmentAction.columns.joined(separator: ", ")) FROM assessment_actions WHERE assessment_id = $1 ORDER BY seq",
+                binds: Self.binds(assessmentID)
+            ),
+            logger: self.logger
+        ) { actions.append(try AssessmentAction(row: PostgresStoredRow(row))) }
+        return actions
+    }
+
     public func decideLate(attemptID: String, decision: LateDecision) async throws -> Bool {
         try await transaction { connection in
             var flags: String?

@@ -29,8 +29,9 @@ struct OwnershipCommandTests {
 
         let shared = try server.admin(["share", "kims-quiz", "--teacher", "lee"])
         #expect(shared.status == 0 && shared.stdout.contains("lee is now a co-teacher of kims-quiz"), "\(shared.stderr)")
-        // Now lee may publish a revision as owner-to-be of nothing new: it is a co-teacher's revision.
-        #expect(try server.admin(["publish", other, "--owner", "lee"]).status == 0)
+        // Now lee may replace it as a co-teacher (another title and question: not a revision, so --replace).
+        #expect(try server.admin(["publish", other, "--owner", "lee"]).status == 65)
+        #expect(try server.admin(["publish", other, "--owner", "lee", "--replace"]).status == 0)
         let owner = try server.admin(["share", "kims-quiz", "--teacher", "kim", "--remove"])
         #expect(owner.status != 0 && owner.stderr.contains("kim owns kims-quiz"))
         let missing = try server.admin(["share", "kims-quiz", "--teacher", "zed"])

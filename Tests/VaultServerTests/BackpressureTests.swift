@@ -54,6 +54,10 @@ struct SlowStorage: ServerStorage {
         try await base.submit(request, user: user, via: via, now: now)
     }
     func close(assessmentID: String, at: Date) async throws -> Bool { try await base.close(assessmentID: assessmentID, at: at) }
+    func apply(_ change: AssessmentChange, assessmentID: String, by actor: String, at: Date) async throws -> Bool {
+        try await base.apply(change, assessmentID: assessmentID, by: actor, at: at)
+    }
+    func actions(assessmentID: String) async throws -> [AssessmentAction] { try await base.actions(assessmentID: assessmentID) }
     func decideLate(attemptID: String, decision: LateDecision) async throws -> Bool {
         try await base.decideLate(attemptID: attemptID, decision: decision)
     }

@@ -184,7 +184,7 @@ struct DeskTests {
             #expect(blank.status == .seeOther)
 
             // Release, then the gradebook files.
-            #expect(try await browser.send(.post, "/desk/a/quiz-1/release", form: ["csrf": csrf]).status == .seeOther)
+            #expect(try await browser.send(.post, "/desk/a/quiz-1/release", form: ["csrf": csrf, "confirm": "yes"]).status == .seeOther)
             roster = try await browser.send(.get, "/desk/a/quiz-1")
             #expect(roster.text.contains("results released") && roster.text.contains("1.50 of 6"))
             let moodle = try await browser.send(.get, "/desk/a/quiz-1/export?format=moodle")
@@ -309,7 +309,12 @@ struct DeskTests {
                 let reply = try await teacher.send(.post, "/desk/a/quiz-1/close", form: form)
                 #expect(reply.status == .forbidden && reply.text.contains("out of date"))
             }
-            let crossSite = try await teacher.send(.post, "/desk/a/quiz-1/close", form: ["csrf": mine], headers: [.origin: "https://evil.example"])
+            let crossSite = try await teacher.send(
+                .post,
+                "/desk/a/quiz-1/close",
+                form: ["csrf": mine, "confirm": "yes"],
+                headers: [.origin: "https://evil.example"]
+            )
             #expect(crossSite.status == .forbidden)
             #expect(try await harness.storage.rosterFacts(assessmentID: "quiz-1", group: nil)?.closedAt == nil, "nothing changed")
             // A sign-in form posted without its own nonce (login CSRF) signs no one in.
@@ -317,8 +322,67 @@ struct DeskTests {
             let noNonce = try await forged.send(.post, "/desk/login", form: ["user": "teacher", "password": "teacher-pw", "nonce": "abc"])
             #expect(noNonce.status == .forbidden && forged.cookies["vault_desk"] == nil)
             // The right token closes it.
-            #expect(try await teacher.send(.post, "/desk/a/quiz-1/close", form: ["csrf": mine]).status == .seeOther)
+            #expect(try await teacher.send(.post, "/desk/a/quiz-1/close", form: ["csrf": mine, "confirm": "yes"]).status == .seeOther)
             #expect(try await harness.storage.rosterFacts(assessmentID: "quiz-1", group: nil)?.closedAt != nil)
+        }
+    }
+
+    @Test(
+        "close and release ask first on their own page (what is still open, what waits for grading), can be undone, and each is recorded with who and when",
+        arguments: Backend.all
+    )
+    func undoableActions(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        try await harness.test { api in
+            let teacher = try await api.token("teacher")
+            #expect(try await api.publish(Fixtures.quiz(), teacher: teacher).status == .created)
+            #expect(try await Self.handIn(api, student: "student", attempt: "a-1").status == .created)
+            var browser = DeskBrowser(api: api)
+            _ = try await browser.signIn("teacher")
+            let roster = try await browser.send(.get, "/desk/a/quiz-1")
+            let csrf = try #require(DeskBrowser.hidden("csrf", in: roster))
+            #expect(roster.text.contains("href=\"/desk/a/quiz-1/close\"") && roster.text.contains("Nothing closed, reopened"))
+
+            // Close: a post without the confirmation only leads to the question; the question says what is open.
+            let unconfirmed = try await browser.send(.post, "/desk/a/quiz-1/close", form: ["csrf": csrf])
+            #expect(unconfirmed.status == .seeOther && unconfirmed.headers[.location] == "/desk/a/quiz-1/close")
+            #expect(try await harness.storage.rosterFacts(assessmentID: "quiz-1", group: nil)?.closedAt == nil)
+            let asked = try await browser.send(.get, "/desk/a/quiz-1/close")
+            #expect(
+                asked.text.contains("Close \u{201C}") && asked.text.contains("not handed in") && asked.text.contains("You can reopen"),
+                "\(asked.text)"
+            )
+            #expect(try await browser.send(.post, "/desk/a/quiz-1/close", form: ["csrf": csrf, "confirm": "yes"]).status == .seeOther)
+            #expect(try await harness.storage.rosterFacts(assessmentID: "quiz-1", group: nil)?.closedAt != nil)
+            var page = try await browser.send(.get, "/desk/a/quiz-1")
+            #expect(page.text.contains("Closed by teacher") && page.text.contains("Reopen the exam"), "\(page.text)")
+
+            // Reopen: open again, recorded.
+            #expect(try await browser.send(.post, "/desk/a/quiz-1/reopen", form: ["csrf": csrf]).status == .seeOther)
+            #expect(try await harness.storage.rosterFacts(assessmentID: "quiz-1", group: nil)?.closedAt == nil)
+            page = try await browser.send(.get, "/desk/a/quiz-1")
+            #expect(page.text.contains("Reopened by teacher") && page.text.contains("The exam is open again") == false)
+
+            // Release: the essay and the short answer without a key still wait for grading, and the question says so.
+            let release = try await browser.send(.get, "/desk/a/quiz-1/release")
+            #expect(
+                release.text.contains("2 answers are still waiting for grading") && release.text.contains("1 of 2 students has not"),
+                "\(release.text)"
+            )
+            #expect(try await browser.send(.post, "/desk/a/quiz-1/release", form: ["csrf": csrf]).status == .seeOther)
+            #expect(try await TeacherDesk(storage: harness.storage).roster("quiz-1").released == false, "not without the confirmation")
+            #expect(try await browser.send(.post, "/desk/a/quiz-1/release", form: ["csrf": csrf, "confirm": "yes"]).status == .seeOther)
+            #expect(try await TeacherDesk(storage: harness.storage).roster("quiz-1").released)
+            #expect(try await browser.send(.post, "/desk/a/quiz-1/hide-results", form: ["csrf": csrf]).status == .seeOther)
+            #expect(try await TeacherDesk(storage: harness.storage).roster("quiz-1").released == false)
+
+            // Every action, oldest first, with who.
+            let history = try await harness.storage.actions(assessmentID: "quiz-1")
+            #expect(history.map(\.kind) == [.closed, .reopened, .released, .resultsHidden] && history.allSatisfy { $0.actor == "teacher" })
+            page = try await browser.send(.get, "/desk/a/quiz-1")
+            #expect(page.text.contains("Results released by teacher") && page.text.contains("Results hidden by teacher"))
+            #expect(try await harness.storage.apply(.reopen, assessmentID: "nope", by: "teacher", at: Date()) == false)
+            #expect(try await harness.storage.actions(assessmentID: "nope").isEmpty)
         }
     }
 

@@ -109,6 +109,9 @@ struct RevisionRuleTests {
         #expect(AssessmentPublisher.isRevision(Self.document("unit 1", ["what is 2+2?", "Name a  planet.", "A new one?"]), of: existing))
         #expect(!AssessmentPublisher.isRevision(Self.document("Unit 1", ["Which is a planet?"]), of: existing))
         #expect(!AssessmentPublisher.isRevision(Self.document("Unit 2", ["What is 2+2?", "Name a planet.", "Why is the sky blue?"]), of: existing))
+        // Our JSON names its own id: its title decides (questions may all change).
+        #expect(AssessmentPublisher.isRevision(Self.document("Unit 1", ["Which is a planet?"]), of: existing, comparingQuestions: false))
+        #expect(!AssessmentPublisher.isRevision(Self.document("Unit 2", ["What is 2+2?"]), of: existing, comparingQuestions: false))
         // A sealed document shows no questions: its title decides.
         #expect(AssessmentPublisher.isRevision(Self.document("Unit 1", ["Anything?"]), of: Self.document("Unit 1", [])))
     }

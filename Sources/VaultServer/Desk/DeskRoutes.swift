@@ -44,18 +44,14 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         // it does not exist, exactly as for an id that does not.
         let assessment = signedIn.group("a/:id").add(middleware: DeskAssessmentAccess(storage: storage))
         assessment.get { request, context in try await rosterPage(request, context: context) }
-        assessment.post("release") { request, context in
-            let id = try context.parameters.require("id")
-            _ = try await form(request, context: context)
-            try await desk.release(id)
-            return Response.redirect(to: "/desk/a/\(Self.pathSegment(id))?notice=released", type: .normal)
-        }
-        assessment.post("close") { request, context in
-            let id = try context.parameters.require("id")
-            _ = try await form(request, context: context)
-            _ = try await desk.close(id)
-            return Response.redirect(to: "/desk/a/\(Self.pathSegment(id))?notice=closed", type: .normal)
-        }
+        // Close and release ask first, on their own page, saying what will happen; both can be undone (reopen,
+        // hide results), and every one of the four is recorded with who and when.
+        assessment.get("release") { _, context in try await confirmPage(.release, context: context) }
+        assessment.get("close") { _, context in try await confirmPage(.close(at: Date()), context: context) }
+        assessment.post("release") { request, context in try await changeState(.release, request, context: context) }
+        assessment.post("close") { request, context in try await changeState(.close(at: Date()), request, context: context) }
+        assessment.post("reopen") { request, context in try await changeState(.reopen, request, context: context) }
+        assessment.post("hide-results") { request, context in try await changeState(.hideResults, request, context: context) }
         assessment.post("late") { request, context in
             let id = try context.parameters.require("id")
             let fields = try await form(request, context: context)
@@ -99,6 +95,40 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         assessment.post("grade") { request, context in try await saveGrades(request, context: context) }
         assessment.get("start-code") { _, context in try await startCodePage(context) }
         assessment.get("export") { request, context in try await export(request, context: context) }
+    }
+
+    // MARK: Actions that can be undone
+
+    /// The page that asks before closing or releasing: what it will do, and what is still open.
+    func confirmPage(_ change: AssessmentChange, context: VaultRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id")
+        let consequences = try await desk.consequences(id)
+        let view = DeskView.Confirm(
+            change: change,
+            title: consequences.title,
+            consequences: consequences,
+            csrf: csrf(context),
+            user: context.user,
+            idPath: Self.pathSegment(id)
+        )
+        return pages.html(pages.render("confirm", view))
+    }
+
+    /// Close (asked first), release (asked first), reopen or hide results, as the signed-in teacher.
+    func changeState(_ change: AssessmentChange, _ request: Request, context: VaultRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id")
+        let fields = try await form(request, context: context)
+        let page = "/desk/a/\(Self.pathSegment(id))"
+        switch change {
+        case .close, .release:
+            guard fields["confirm"] == "yes" else {
+                return Response.redirect(to: page + (change == .release ? "/release" : "/close"), type: .normal)
+            }
+        case .reopen, .hideResults:
+            break
+        }
+        try await desk.change(id, change, by: context.user ?? "a teacher")
+        return Response.redirect(to: page + "?notice=" + change.kind.rawValue, type: .normal)
     }
 
     // MARK: Signing in
@@ -198,6 +228,7 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             DeskView.TeacherRow(name: $0.key, label: $0.value == .owner ? "owner" : "co-teacher", removable: $0.value != .owner)
         }
         view.canShare = Ownership.mayShare(role: context.role ?? .student, access: context.user.flatMap { teachers[$0] })
+        view.history = try await desk.history(id).map(DeskView.historyLine)
         return pages.html(pages.render("roster", view))
     }
 

@@ -11,7 +11,7 @@ enum DeskTemplates {
 
     static let templates: [(String, String)] = [
         ("head", head), ("foot", foot), ("login", login), ("message", message), ("assessments", assessments), ("roster", roster),
-        ("grade", grade), ("startcode", startCode),
+        ("grade", grade), ("startcode", startCode), ("confirm", confirm),
     ]
 
     static let head = """
@@ -92,8 +92,10 @@ enum DeskTemplates {
         {{#sealed}}<a href="/desk/a/{{idPath}}/start-code">Start code</a>{{/sealed}}
         </nav>
         <div class="buttons">
-        {{^released}}<form method="post" action="/desk/a/{{idPath}}/release"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Release results</button></form>{{/released}}
-        {{^closed}}<form method="post" action="/desk/a/{{idPath}}/close"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Close the exam now</button></form>{{/closed}}
+        {{^released}}<a class="button" href="/desk/a/{{idPath}}/release">Release results…</a>{{/released}}
+        {{#released}}<form method="post" action="/desk/a/{{idPath}}/hide-results"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Hide results</button></form>{{/released}}
+        {{^closed}}<a class="button" href="/desk/a/{{idPath}}/close">Close the exam now…</a>{{/closed}}
+        {{#closed}}<form method="post" action="/desk/a/{{idPath}}/reopen"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Reopen the exam</button></form>{{/closed}}
         </div>
         <form class="filters" method="get" action="/desk/a/{{idPath}}">
         <label for="group">Group</label>
@@ -123,7 +125,20 @@ enum DeskTemplates {
         <ul>{{#teachers}}<li>{{name}} ({{label}}){{#removable}}{{#canShare}} <form class="inline" method="post" action="/desk/a/{{idPath}}/share"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="teacher" value="{{name}}"><button type="submit" name="action" value="remove">Remove</button></form>{{/canShare}}{{/removable}}</li>{{/teachers}}{{^teachers}}<li>Only administrators (published from the server's command line).</li>{{/teachers}}</ul>
         {{#canShare}}<form method="post" action="/desk/a/{{idPath}}/share"><input type="hidden" name="csrf" value="{{csrf}}"><label for="co-teacher">Add a co-teacher (user name)</label> <input id="co-teacher" name="teacher" required maxlength="200"> <button type="submit" name="action" value="add">Share</button></form>{{/canShare}}
         </section>
+        <section class="history" aria-labelledby="history-heading">
+        <h2 id="history-heading">What was done</h2>
+        <ul>{{#history}}<li>{{.}}</li>{{/history}}{{^history}}<li>Nothing closed, reopened, released or hidden yet.</li>{{/history}}</ul>
+        </section>
         <p class="small">This page refreshes itself every {{refresh}} seconds. Times are UTC.</p>
+        {{> foot}}
+        """
+
+    static let confirm = """
+        {{> head}}
+        <h1>{{heading}}</h1>
+        {{#lines}}<p>{{.}}</p>{{/lines}}
+        <form method="post" action="/desk/a/{{idPath}}/{{action}}"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="confirm" value="yes"><button type="submit">{{button}}</button></form>
+        <p><a href="/desk/a/{{idPath}}">Cancel: back to the assessment, nothing changed</a></p>
         {{> foot}}
         """
 
@@ -176,6 +191,7 @@ enum DeskTemplates {
         .actions a, .questions a { margin-right: 1rem; }
         .questions a[aria-current] { font-weight: bold; }
         .buttons form { display: inline-block; margin: 0.5rem 0.5rem 0.5rem 0; }
+        a.button { display: inline-block; margin: 0.5rem 0.5rem 0.5rem 0; padding: 0.3rem 0.8rem; border: 1px solid currentColor; border-radius: 3px; text-decoration: none; }
         .filters, .quick { margin: 0.6rem 0; }
         .answer { border: 1px solid #ccc; border-radius: 4px; padding: 0.5rem 1rem; margin: 0.8rem 0; }
         .text, .prompt { white-space: pre-wrap; unicode-bidi: plaintext; }

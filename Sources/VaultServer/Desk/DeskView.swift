@@ -67,8 +67,11 @@ enum DeskView {
 
     static func notice(_ word: String) -> String? {
         switch word {
-        case "released": "Results released: students see their scores and the correct answers at their next sync."
-        case "closed": "The exam is closed. New attempts are refused; a hand-in of an attempt started before closing is kept and flagged."
+        case "released": "Results released: students see their scores and the correct answers at their next sync. You can hide them again."
+        case "closed":
+            "The exam is closed. New attempts are refused; a hand-in of an attempt started before closing is kept and flagged. You can reopen it."
+        case "reopened": "The exam is open again: students can start and hand in attempts."
+        case "results_hidden": "Results hidden: students no longer get them at their next sync (what a student already synced stays on their device)."
         case "accepted": "The late hand-in counts like any other."
         case "zeroed": "The late hand-in scores 0."
         case "shared": "Shared: the co-teacher sees this assessment on their desk."
@@ -110,6 +113,66 @@ enum DeskView {
         var attempt: String
     }
 
+    /// What a recorded action says on the assessment's page: "Closed by ana on 25 Nov 2026 at 15:02 UTC."
+    static func historyLine(_ action: AssessmentAction) -> String {
+        let what =
+            switch action.kind {
+            case .closed: "Closed"
+            case .reopened: "Reopened"
+            case .released: "Results released"
+            case .resultsHidden: "Results hidden"
+            }
+        return "\(what) by \(action.actor), \(Timestamp.readable(action.at))."
+    }
+
+    /// The page that asks before closing or releasing.
+    struct Confirm {
+        var title: String
+        var heading: String
+        var lines: [String]
+        var action: String
+        var button: String
+        var csrf: String
+        var user: String?
+        var idPath: String
+
+        init(change: AssessmentChange, title: String, consequences: TeacherDesk.Consequences, csrf: String, user: String?, idPath: String) {
+            self.csrf = csrf
+            self.user = user
+            self.idPath = idPath
+            let open = consequences.notHandedIn
+            let notHandedIn =
+                open == 0
+                ? "Every student has handed in."
+                : "\(open) of \(consequences.expected) \(consequences.expected == 1 ? "student" : "students") \(open == 1 ? "has" : "have") not handed in."
+            switch change {
+            case .release, .hideResults:
+                self.title = "Release results"
+                heading = "Release the results of \u{201C}\(title)\u{201D}?"
+                let waiting = consequences.waitingForGrading
+                lines = [
+                    waiting == 0
+                        ? "Every answer handed in is graded."
+                        : "\(waiting) \(waiting == 1 ? "answer is" : "answers are") still waiting for grading: students will see those questions as not graded yet.",
+                    notHandedIn,
+                    "Students see their scores and the correct answers at their next sync. You can hide the results again afterwards; what a student already synced stays on their device.",
+                ]
+                action = "release"
+                button = "Release results"
+            case .close, .reopen:
+                self.title = "Close the exam"
+                heading = "Close \u{201C}\(title)\u{201D} now?"
+                lines = [
+                    notHandedIn,
+                    "Closing refuses new attempts. An attempt started before now and handed in later is kept and flagged, for you to accept or give 0.",
+                    "You can reopen the exam afterwards.",
+                ]
+                action = "close"
+                button = "Close the exam now"
+            }
+        }
+    }
+
     struct RosterPage {
         var title: String
         var rosterTitle: String
@@ -141,6 +204,8 @@ enum DeskView {
         /// Who may act on it, and whether this teacher may share it (its owner, an administrator).
         var teachers: [TeacherRow] = []
         var canShare = false
+        /// Closes, reopens, releases and hides, each with who and when.
+        var history: [String] = []
 
         init(
             page: TeacherDesk.RosterPage,
@@ -352,6 +417,7 @@ extension DeskView.RosterPage: MustacheParent {
         case "nextLink": nextLink as Any?
         case "teachers": teachers
         case "canShare": canShare
+        case "history": history
         default: nil
         }
     }

@@ -135,14 +135,48 @@ public struct TeacherDesk: Sendable {
         }
     }
 
-    public func close(_ id: String, at: Date? = nil) async throws -> Date {
+    /// Who acts from the server's own command line, as the record says.
+    public static let commandLine = "the server's command line"
+
+    /// Closes now or at `at`, recorded as `actor`'s action; returns when it closes.
+    @discardableResult
+    public func close(_ id: String, at: Date? = nil, by actor: String = commandLine) async throws -> Date {
         let when = at ?? now()
-        guard try await storage.close(assessmentID: id, at: when) else { throw Problem.noAssessment(id) }
+        try await change(id, .close(at: when), by: actor)
         return when
     }
 
-    public func release(_ id: String) async throws {
-        guard try await storage.release(assessmentID: id, now: now()) else { throw Problem.noAssessment(id) }
+    public func release(_ id: String, by actor: String = commandLine) async throws { try await change(id, .release, by: actor) }
+
+    /// Closes, reopens, releases or hides results, recording who did it and when in the same transaction.
+    public func change(_ id: String, _ change: AssessmentChange, by actor: String) async throws {
+        guard try await storage.apply(change, assessmentID: id, by: actor, at: now()) else { throw Problem.noAssessment(id) }
+    }
+
+    /// Every recorded close, reopen, release and hide of an assessment, oldest first.
+    public func history(_ id: String) async throws -> [AssessmentAction] { try await storage.actions(assessmentID: id) }
+
+    /// What closing or releasing now leaves behind, for the sentence that asks first.
+    public struct Consequences: Sendable, Equatable {
+        public var title: String
+        public var expected: Int
+        public var notHandedIn: Int
+        /// Answers of handed-in attempts that wait for a teacher's points.
+        public var waitingForGrading: Int
+        public var closed: Bool
+        public var released: Bool
+    }
+
+    public func consequences(_ id: String) async throws -> Consequences {
+        let roster = try await roster(id)
+        return Consequences(
+            title: roster.title,
+            expected: roster.students.count,
+            notHandedIn: roster.students.count - roster.handedInCount,
+            waitingForGrading: roster.students.compactMap(\.pending).reduce(0, +),
+            closed: roster.closed,
+            released: roster.released
+        )
     }
 
     public func decideLate(_ id: String, attempt: String, decision: LateDecision) async throws {

@@ -500,6 +500,41 @@ public final class SQLiteServerStorage: ServerStorage {
         }
     }
 
+    public func apply(_ change: AssessmentChange, assessmentID: String, by actor: String, at: Date) async throws -> Bool {
+        try await onDatabase { database, _ in
+            try database.inTransaction {
+                guard try database.row("SELECT 1 FROM assessments WHERE id = ? AND deleted = 0", [assessmentID]) != nil else { return false }
+                switch change {
+                case .close(let when):
+                    try database.execute("UPDATE assessments SET closed_at = ? WHERE id = ?", [when.timeIntervalSince1970, assessmentID])
+                case .reopen:
+                    try database.execute("UPDATE assessments SET closed_at = NULL WHERE id = ?", [assessmentID])
+                case .release:
+                    try database.execute(
+                        "UPDATE assessments SET released_at = ? WHERE id = ? AND released_at IS NULL",
+                        [at.timeIntervalSince1970, assessmentID]
+                    )
+                case .hideResults:
+                    try database.execute("UPDATE assessments SET released_at = NULL WHERE id = ?", [assessmentID])
+                }
+                try database.execute(
+                    "INSERT INTO assessment_actions (assessment_id, action, actor, at) VALUES (?, ?, ?, ?)",
+                    [assessmentID, change.kind.rawValue, actor, at.timeIntervalSince1970]
+                )
+                return true
+            }
+        }
+    }
+
+    public func actions(assessmentID: String) async throws -> [AssessmentAction] {
+        try await onDatabase { database, _ in
+            try database.rows(
+                "SELECT \(AssessmentAction.columns.joined(separator: ", ")) FROM assessment_actions WHERE assessment_id = ? ORDER BY seq",
+                [assessmentID]
+            ).map { try AssessmentAction(row: SQLiteStoredRow($0, columns: AssessmentAction.columns)) }
+        }
+    }
+
     public func decideLate(attemptID: String, decision: LateDecision) async throws -> Bool {
         try await onDatabase { database, _ in
             try database.inTransaction {

@@ -204,6 +204,20 @@ enum ServerSchema {
             CREATE INDEX attempts_by_user ON attempts (user_name, assessment_id);
             """
         )
+        // Actions that can be undone (close, reopen, release, hide results), with who and when.
+        migrator.register(
+            13,
+            """
+            CREATE TABLE assessment_actions (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                assessment_id TEXT NOT NULL REFERENCES assessments (id),
+                action TEXT NOT NULL,
+                actor TEXT NOT NULL,
+                at REAL NOT NULL
+            );
+            CREATE INDEX assessment_actions_by_assessment ON assessment_actions (assessment_id, seq);
+            """
+        )
         return migrator
     }
 }

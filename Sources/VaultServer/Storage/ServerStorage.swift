@@ -91,6 +91,11 @@ public protocol ServerStorage: Service {
     func close(assessmentID: String, at: Date) async throws -> Bool
     /// The teacher's decision on a submission that arrived after closing; false when the attempt has no such
     /// submission.
+    /// Closes, reopens, releases or hides results, and records who did it and when, in one transaction; false when
+    /// there is no such assessment (nothing recorded).
+    func apply(_ change: AssessmentChange, assessmentID: String, by actor: String, at: Date) async throws -> Bool
+    /// The actions recorded on an assessment, oldest first.
+    func actions(assessmentID: String) async throws -> [AssessmentAction]
     func decideLate(attemptID: String, decision: LateDecision) async throws -> Bool
 
     /// Records that `user` fetched `version` of an assessment (the roster's "downloaded").

@@ -61,11 +61,27 @@ struct Publish: AsyncParsableCommand {
         // What the id holds now, as students download it: a file that is not a revision of it replaces another
         // assessment, which is never done by accident.
         let current = try await storage.served(id: result.assessment.id).flatMap { try? JSONDecoder().decode(Assessment.self, from: $0.bytes) }
-        let replacing = current.flatMap { AssessmentPublisher.isRevision(result.assessment, of: $0) ? nil : $0 }
+        let ownJSON = (format == .auto ? AssessmentImporter.detect(data) : format) == .json
+        let replacing = current.flatMap {
+            AssessmentPublisher.isRevision(result.assessment, of: $0, comparingQuestions: !ownJSON) ? nil : $0
+        }
         if dryRun {
             let existing = try await storage.catalog().first { $0.id == result.assessment.id }
             try Self.report(result, existing: existing, replacing: replacing, json: json)
             return
+        }
+        // A teacher named as owner who may not change what the id holds is told that first.
+        var publisher: Publisher?
+        if let owner {
+            guard let record = try await storage.user(named: owner), record.role.teaches else {
+                throw ValidationError("There is no teacher called \(owner).")
+            }
+            publisher = Publisher(name: owner, role: record.role)
+            if current != nil,
+                !Ownership.mayAct(role: record.role, access: try await storage.teacherAccess(assessmentID: result.assessment.id, teacher: owner))
+            {
+                Self.fail("\(file): \(result.assessment.id) belongs to other teachers, so \(owner) cannot replace it; nothing was published.")
+            }
         }
         if let replacing, !replace {
             Self.fail(
@@ -76,13 +92,6 @@ struct Publish: AsyncParsableCommand {
         do {
             // The server's own command line publishes with an administrator's rights; --owner makes a teacher the
             // owner of a new assessment (and must be one who may change an existing one).
-            var publisher: Publisher?
-            if let owner {
-                guard let record = try await storage.user(named: owner), record.role.teaches else {
-                    throw ValidationError("There is no teacher called \(owner).")
-                }
-                publisher = Publisher(name: owner, role: record.role)
-            }
             published = try await storage.publish(result.assessment, now: Date(), by: publisher)
         } catch let tooLarge as AssessmentPublisher.TooLarge {
             Self.fail("\(file): \(tooLarge.description)")

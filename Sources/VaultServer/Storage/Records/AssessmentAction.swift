@@ -1,0 +1,50 @@
+import Foundation
+
+/// A teacher's action on an assessment that changes what students can do or see, and that can be undone: closing
+/// and reopening, releasing results and hiding them again.
+public enum AssessmentChange: Sendable, Equatable {
+    /// Closes it at a time (now, or later).
+    case close(at: Date)
+    /// Undoes a close: new attempts are taken again.
+    case reopen
+    /// Students see their results at their next sync.
+    case release
+    /// Undoes a release: results are hidden from students at their next sync.
+    case hideResults
+
+    public var kind: AssessmentAction.Kind {
+        switch self {
+        case .close: .closed
+        case .reopen: .reopened
+        case .release: .released
+        case .hideResults: .resultsHidden
+        }
+    }
+}
+
+/// One recorded action: what, who, when; shown on the assessment's page.
+public struct AssessmentAction: Sendable, Equatable, StoredRecord {
+    public enum Kind: String, Sendable, Equatable {
+        case closed, reopened, released
+        case resultsHidden = "results_hidden"
+    }
+
+    public var kind: Kind
+    /// The teacher's user name, or "the server's command line".
+    public var actor: String
+    public var at: Date
+
+    public init(kind: Kind, actor: String, at: Date) {
+        self.kind = kind
+        self.actor = actor
+        self.at = at
+    }
+
+    public static let columns = ["action", "actor", "at"]
+
+    public init(row: some StoredRow) throws {
+        let text = try row.string("action")
+        guard let kind = Kind(rawValue: text) else { throw StorageError.damaged("column action holds \(text), which is no action") }
+        self.init(kind: kind, actor: try row.string("actor"), at: Date(timeIntervalSince1970: try row.double("at")))
+    }
+}
