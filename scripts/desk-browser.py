@@ -168,6 +168,28 @@ def main():
             score = demo[0].split(",")[-1] if demo else ""
             if not score or not score.replace(".", "").isdigit() or float(score) < 2:
                 fail(f"{name}: the student's score is {score!r}")
+        # A phone, 390 x 844: no page scrolls sideways; the roster is one card per student, flags and score first.
+        # (Chromium keeps a desktop window at least 500 px wide: the phone's viewport is emulated, as DevTools does.)
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+        for path, name in [
+            ("/desk", "6-phone-assessments.png"),
+            ("/desk/a/algebra-1", "7-phone-roster.png"),
+            ("/desk/a/algebra-1/grade", "8-phone-grading.png"),
+            ("/desk/a/algebra-1/close", "9-phone-close-asks.png"),
+        ]:
+            driver.get(base + path)
+            wait.until(expected_conditions.presence_of_element_located((By.TAG_NAME, "main")))
+            wide = driver.execute_script("return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+            if wide[1] != 390:
+                fail(f"the phone's viewport is {wide[1]} px wide, not 390")
+            if wide[0] > wide[1]:
+                fail(f"{path} scrolls sideways at 390 px: {wide[0]} px wide in a {wide[1]} px window")
+            driver.save_screenshot(os.path.join(SHOTS, name))
+        driver.get(base + "/desk/a/algebra-1")
+        card = driver.find_element(By.CSS_SELECTOR, 'tr[data-user="demo"]')
+        score = driver.find_element(By.CSS_SELECTOR, 'tr[data-user="demo"] td.score')
+        if not score.is_displayed() or score.rect["x"] + score.rect["width"] > 390 or card.rect["width"] > 390:
+            fail(f"the score is off the phone's screen: {score.rect}, card {card.rect}")
         print(f"desk-browser: passed; screenshots in {SHOTS}")
     except BaseException:
         if driver is not None:

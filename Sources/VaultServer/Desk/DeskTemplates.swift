@@ -72,7 +72,7 @@ enum DeskTemplates {
         <thead><tr><th>Title</th><th>Id</th><th>Version</th><th>Sealed</th><th>Opens</th><th>Closes</th><th>Handed in</th></tr></thead>
         <tbody>
         {{#rows}}
-        <tr><td><a href="/desk/a/{{idPath}}">{{title}}</a></td><td>{{id}}</td><td>{{version}}</td><td>{{sealed}}</td><td>{{opens}}</td><td>{{closes}}</td><td>{{handedIn}} of {{expected}}</td></tr>
+        <tr><td class="who" data-label="Title"><a href="/desk/a/{{idPath}}">{{title}}</a></td><td data-label="Id">{{id}}</td><td data-label="Version">{{version}}</td><td data-label="Sealed">{{sealed}}</td><td data-label="Opens">{{opens}}</td><td data-label="Closes">{{closes}}</td><td class="handed-in" data-label="Handed in">{{handedIn}} of {{expected}}</td></tr>
         {{/rows}}
         {{^rows}}<tr><td colspan="7">Nothing is published yet: <code>vault-server publish FILE</code>.</td></tr>{{/rows}}
         </tbody>
@@ -110,8 +110,8 @@ enum DeskTemplates {
         <tbody>
         {{#students}}
         <tr class="{{rowClass}}" data-user="{{user}}">
-        <td>{{user}}</td><td>{{group}}</td><td>{{downloaded}}</td><td>{{handedIn}}</td><td>{{timeUsed}}</td><td>{{extra}}</td><td>{{score}}</td>
-        <td>{{flags}}{{#late}}
+        <td class="who" data-label="Student">{{user}}</td><td class="group" data-label="Group">{{group}}</td><td class="downloaded" data-label="Downloaded">{{downloaded}}</td><td class="handed-in" data-label="Handed in">{{handedIn}}</td><td class="time" data-label="Time used">{{timeUsed}}</td><td class="extra" data-label="Extra time">{{extra}}</td><td class="score" data-label="Score">{{score}}</td>
+        <td class="flags" data-label="Flags">{{flags}}{{#late}}
         <form class="late" method="post" action="/desk/a/{{idPath}}/late"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="attempt" value="{{attempt}}">
         <button type="submit" name="decision" value="accepted">Accept</button> <button type="submit" name="decision" value="zeroed">Give 0</button></form>{{/late}}{{lateText}}</td>
         </tr>
@@ -199,5 +199,25 @@ enum DeskTemplates {
         .small { font-size: 0.85rem; color: #555; }
         .late { display: inline; }
         button { font-size: 1rem; padding: 0.3rem 0.8rem; }
+        td, .prompt, .text { overflow-wrap: anywhere; }
+        /* A phone (390 px): no page scrolls sideways. Each roster row is a card, the student first, then what a
+           teacher acts on (flags with Accept / Give 0, the score, handed in), then the rest; every value keeps its
+           label. */
+        @media (max-width: 40rem) {
+            main { padding: 0.6rem; }
+            header { flex-wrap: wrap; gap: 0.3rem; }
+            table, tbody, tr, td { display: block; width: auto; }
+            thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+            tr { display: flex; flex-direction: column; border: 1px solid #ccc; border-radius: 4px; margin: 0 0 0.6rem; padding: 0.3rem 0.5rem; }
+            td { border: none; padding: 0.15rem 0; }
+            td[data-label]::before { content: attr(data-label) ": "; font-weight: bold; }
+            td.who { order: -3; font-size: 1.1rem; font-weight: bold; }
+            td.who::before { content: none; }
+            td.flags { order: -2; }
+            td.score { order: -1; }
+            td:empty { display: none; }
+            .code { font-size: 14vw; letter-spacing: 0.15em; }
+            .filters select, .filters input { max-width: 100%; }
+        }
         """
 }
