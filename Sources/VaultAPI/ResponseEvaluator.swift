@@ -224,7 +224,7 @@ public struct ResponseEvaluator {
     var templates = SmallMap<ProcessingValue>()
     var steps = 0
     /// Drawing values (a template's processing): the generator; nil in response processing, where nothing is random.
-    var random: SeededRandom?
+    var random: SplitMix64?
     var instance = TemplateInstance()
 
     enum Stop: Error { case exit, budget, constraint }
@@ -240,7 +240,7 @@ public struct ResponseEvaluator {
     /// instance: a revision of the item keeps its numbers). A `templateConstraint` not met draws again, at most 100
     /// times; nil when it is never met.
     public static func instantiate(_ processing: ResponseProcessing, templateRules: [ProcessingNode], seed: UInt64) -> TemplateInstance? {
-        var generator = SeededRandom(seed: seed)
+        var generator = SplitMix64(seed: seed)
         for _ in 0..<100 {
             var evaluator = ResponseEvaluator(processing)
             evaluator.random = generator
@@ -828,13 +828,13 @@ public struct ResponseEvaluator {
     }
 }
 
-/// SplitMix64: the same seed draws the same values on every machine (a template item's instance must not change
-/// between two publishes of the same file).
-struct SeededRandom: Sendable {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
+/// SplitMix64: a small generator whose values depend only on its seed, on every machine. A template item's instance
+/// must not change between two publishes of the same file; tests and benchmarks use it so a failure repeats.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    public var state: UInt64
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -842,7 +842,8 @@ struct SeededRandom: Sendable {
         return z ^ (z >> 31)
     }
 
-    mutating func next(below bound: UInt64) -> UInt64 { bound == 0 ? 0 : next() % bound }
+    /// A value in 0..<bound (0 when bound is 0), by the remainder: the same on every platform.
+    public mutating func next(below bound: UInt64) -> UInt64 { bound == 0 ? 0 : next() % bound }
     mutating func advance() { _ = next() }
 }
 

@@ -14,7 +14,7 @@ enum NetworkBenchmarks {
 
     /// A served document just under 10 MB, with enough variety that gzip is not trivial.
     static func bigAssessment(id: String) -> Assessment {
-        var generator = SplitMix(seed: 42)
+        var generator = SplitMix64(seed: 42)
         let words = ["photosynthesis", "equation", "village", "river", "triangle", "بازار", "کتاب", "学校", "numbers", "history"]
         let questions = (0..<1_900).map { index -> Question in
             var prompt = ""
@@ -128,19 +128,6 @@ enum NetworkBenchmarks {
 struct BenchError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-/// A small deterministic generator for benchmark data.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 extension Samples {

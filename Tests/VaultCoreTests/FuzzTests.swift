@@ -10,7 +10,7 @@ import VaultTestSupport
 struct FuzzTests {
     static let budget: Duration = .seconds(2)
 
-    static func mutate(_ seed: Data, _ random: inout SeededGenerator) -> Data {
+    static func mutate(_ seed: Data, _ random: inout SplitMix64) -> Data {
         var data = seed
         switch Int.random(in: 0..<5, using: &random) {
         case 0 where !data.isEmpty:
@@ -37,7 +37,7 @@ struct FuzzTests {
 
     /// Runs `body` on mutations of `seeds` until the budget is spent; returns how many inputs ran.
     static func fuzz(_ seeds: [Data], seed: UInt64, _ body: (Data) -> Void) -> Int {
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         let deadline = ContinuousClock.now + budget
         var runs = 0
         while ContinuousClock.now < deadline {

@@ -91,7 +91,7 @@ struct WireFastPathTests {
 
     @Test("20,000 mutated bodies: whenever the reader returns a batch, JSONDecoder returns the same one")
     func mutations() throws {
-        var random = SeededRandom(seed: 0x5eed)
+        var random = SplitMix64(seed: 0x5eed)
         let original = Array(Self.batch.utf8)
         let alphabet = Array(#"{}[]",:\ 0123456789.eE+-tfnulrsa"#.utf8) + [0x00, 0x1F, 0x7F, 0xC3, 0xFF]
         var agreed = 0
@@ -130,7 +130,7 @@ struct WireFastPathTests {
 
     @Test("a batch's results written by hand are JSONEncoder's canonical bytes")
     func canonicalResults() throws {
-        var random = SeededRandom(seed: 7)
+        var random = SplitMix64(seed: 7)
         let texts = ["r1", "a/b", "quote \"x\"", "tab\there", "é 😀", "", "This assessment is no longer available."]
         for _ in 0..<200 {
             let results = (0..<random.next(upTo: 6)).map { _ in
@@ -150,7 +150,7 @@ struct WireFastPathTests {
     func timestamps() throws {
         let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
         let plain = Date.ISO8601FormatStyle()
-        var random = SeededRandom(seed: 1970)
+        var random = SplitMix64(seed: 1970)
         for _ in 0..<5_000 {
             // Any millisecond from 1900 to 9999.
             let milliseconds = Int64(random.next(upTo: 255_000_000_000_000)) - 2_208_988_800_000
@@ -182,18 +182,9 @@ struct WireFastPathTests {
     }
 }
 
-/// A small deterministic generator (SplitMix64), so a failure repeats.
-struct SeededRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next(upTo bound: Int) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return bound <= 1 ? 0 : Int(z % UInt64(bound))
-    }
+extension SplitMix64 {
+    /// A value in 0..<bound (0 for a bound of 1 or less).
+    mutating func next(upTo bound: Int) -> Int { bound <= 1 ? 0 : Int(next(below: UInt64(bound))) }
 }
 
 extension WireFastPathTests {
