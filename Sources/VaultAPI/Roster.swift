@@ -46,6 +46,24 @@ public enum RosterFlag: String, Codable, Sendable, CaseIterable {
 }
 
 /// `vault-server roster ID --json` and the desk's roster page: every expected student of one assessment.
+/// Where a student is with an assessment on exam day.
+public enum RosterState: String, Codable, Sendable, Equatable, CaseIterable {
+    case notDownloaded = "not_downloaded"
+    case downloaded
+    /// Answers of an attempt reached the server; it is not handed in.
+    case answering
+    case handedIn = "handed_in"
+
+    public var label: String {
+        switch self {
+        case .notDownloaded: "not downloaded"
+        case .downloaded: "downloaded, not started"
+        case .answering: "answering"
+        case .handedIn: "handed in"
+        }
+    }
+}
+
 public struct Roster: Codable, Sendable, Equatable {
     public struct Student: Codable, Sendable, Equatable {
         public var user: String
@@ -80,7 +98,17 @@ public struct Roster: Codable, Sendable, Equatable {
             case extraMinutes = "extra_minutes"
             case maxScore = "max_score"
             case lateDecision = "late_decision"
+            case state, answered, questions
+            case lastSeenAt = "last_seen_at"
         }
+
+        /// Where the student is, in one word for scripts (`state`) and in words for people (`stateText`).
+        public var state: RosterState
+        /// An attempt in progress: the questions with an answer on the server, of `questions`.
+        public var answered: Int?
+        public var questions: Int?
+        /// The latest download, answer or hand-in the server received from them.
+        public var lastSeenAt: String?
 
         public init(user: String, group: String?) {
             self.user = user
@@ -88,6 +116,15 @@ public struct Roster: Codable, Sendable, Equatable {
             extraMinutes = 0
             flags = []
             attempts = 0
+            state = .notDownloaded
+        }
+
+        /// "answering, 3 of 6 answers in", "handed in", …
+        public var stateText: String {
+            switch state {
+            case .answering: "answering, \(answered ?? 0) of \(questions ?? 0) answers in"
+            default: state.label
+            }
         }
 
         public var downloaded: Bool { downloadedAt != nil }

@@ -25,6 +25,22 @@ public struct RosterFacts: Sendable {
         }
     }
 
+    /// An attempt that has answers on the server and is not handed in: a student answering right now.
+    public struct InProgress: Sendable, Equatable {
+        public var user: String
+        public var attemptID: String
+        /// Questions with a current answer.
+        public var answered: Int
+        /// Seconds since 1970 the server last received an answer of it.
+        public var lastReceivedAt: Double
+        public init(user: String, attemptID: String, answered: Int, lastReceivedAt: Double) {
+            self.user = user
+            self.attemptID = attemptID
+            self.answered = answered
+            self.lastReceivedAt = lastReceivedAt
+        }
+    }
+
     public var assessmentID: String
     /// The teacher's document of the current version (answer keys included).
     public var document: Assessment
@@ -38,6 +54,8 @@ public struct RosterFacts: Sendable {
     public var extraMinutes: [String: Int]
     /// Every submitted attempt of the assessment.
     public var results: [ResultInput]
+    /// Every attempt with answers that is not handed in.
+    public var inProgress: [InProgress]
 
     public init(
         assessmentID: String,
@@ -48,7 +66,8 @@ public struct RosterFacts: Sendable {
         students: [Student],
         downloads: [Download],
         extraMinutes: [String: Int],
-        results: [ResultInput]
+        results: [ResultInput],
+        inProgress: [InProgress] = []
     ) {
         self.assessmentID = assessmentID
         self.document = document
@@ -59,7 +78,19 @@ public struct RosterFacts: Sendable {
         self.downloads = downloads
         self.extraMinutes = extraMinutes
         self.results = results
+        self.inProgress = inProgress
     }
+}
+
+extension RosterFacts {
+    /// The attempts with answers on the server that are not handed in (user, attempt, questions answered, last
+    /// received), one statement for both stores (`$1`: the assessment id).
+    public static let inProgressQuery = """
+        SELECT r.user_name, r.attempt_id, COUNT(DISTINCT r.question_id), MAX(r.received_at) FROM responses r
+        WHERE r.assessment_id = $1 AND NOT r.superseded
+        AND NOT EXISTS (SELECT 1 FROM submissions s WHERE s.attempt_id = r.attempt_id)
+        GROUP BY r.user_name, r.attempt_id
+        """
 }
 
 /// The roster and the grading queue, built from `RosterFacts`: the one place that says what a teacher sees.
@@ -73,6 +104,12 @@ public enum RosterPlan {
         for download in facts.downloads {
             if let known = latestDownload[download.user], (known.version, known.at) >= (download.version, download.at) { continue }
             latestDownload[download.user] = download
+        }
+        // A student's latest attempt in progress (the one the server heard from last).
+        var answering: [String: RosterFacts.InProgress] = [:]
+        for attempt in facts.inProgress {
+            if let known = answering[attempt.user], known.lastReceivedAt >= attempt.lastReceivedAt { continue }
+            answering[attempt.user] = attempt
         }
         var students = facts.students
         // Someone who handed in without a student account in the list (a teacher trying it out) still shows when
@@ -97,6 +134,8 @@ public enum RosterPlan {
                     student,
                     results: byUser[student.name] ?? [],
                     download: latestDownload[student.name],
+                    answering: answering[student.name],
+                    questions: facts.document.totalQuestions,
                     extra: facts.extraMinutes[student.name] ?? 0,
                     scored: scored
                 )
@@ -130,6 +169,8 @@ public enum RosterPlan {
         _ student: RosterFacts.Student,
         results: [ResultInput],
         download: RosterFacts.Download?,
+        answering: RosterFacts.InProgress? = nil,
+        questions: Int = 0,
         extra: Int,
         scored: Bool
     ) -> Roster.Student {
@@ -138,9 +179,24 @@ public enum RosterPlan {
         row.downloadedVersion = download?.version
         row.downloadedAt = download.map { Timestamp.string(epoch: $0.at) }
         row.attempts = results.count
+        row.state = download == nil ? .notDownloaded : .downloaded
+        // Last seen: the latest download, answer or hand-in the server received from them.
+        let seen = [download?.at, answering?.lastReceivedAt, results.map(\.record.receivedAt).max()].compactMap { $0 }.max()
+        row.lastSeenAt = seen.map { Timestamp.string(epoch: $0) }
+        // Answering: an attempt with answers, not handed in, heard from after their last hand-in (an attempt left
+        // behind for another that was handed in is not what they are doing now).
+        if let answering, !results.contains(where: { $0.record.attemptID == answering.attemptID }),
+            answering.lastReceivedAt > (results.map(\.record.receivedAt).max() ?? -.infinity)
+        {
+            row.state = .answering
+            row.answered = answering.answered
+            row.questions = questions
+        }
         guard let latest = results.max(by: { ($0.record.receivedAt, $0.record.attemptID) < ($1.record.receivedAt, $1.record.attemptID) }) else {
             return row
         }
+        // A later attempt still in progress stays what the student is doing now.
+        if row.state != .answering { row.state = .handedIn }
         let record = latest.record
         row.attemptId = record.attemptID
         row.submittedAt = record.submittedAt

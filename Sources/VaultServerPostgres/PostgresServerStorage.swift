@@ -983,6 +983,13 @@ public final class PostgresServerStorage: ServerStorage {
                 """,
                 logger: self.logger
             ).decode((String, Int).self) { extra[user] = minutes }
+            var inProgress: [RosterFacts.InProgress] = []
+            for try await (user, attempt, answered, last) in try await connection.query(
+                PostgresQuery(unsafeSQL: RosterFacts.inProgressQuery, binds: Self.binds(assessmentID)),
+                logger: self.logger
+            ).decode((String, String, Int, Double).self) {
+                inProgress.append(.init(user: user, attemptID: attempt, answered: answered, lastReceivedAt: last))
+            }
             return RosterFacts(
                 assessmentID: assessmentID,
                 document: head.document,
@@ -992,7 +999,8 @@ public final class PostgresServerStorage: ServerStorage {
                 students: students,
                 downloads: downloads,
                 extraMinutes: extra,
-                results: try await self.resultInputs(user: nil, assessmentID: assessmentID, on: connection)
+                results: try await self.resultInputs(user: nil, assessmentID: assessmentID, on: connection),
+                inProgress: inProgress
             )
         }
     }

@@ -387,6 +387,38 @@ struct DeskTests {
     }
 
     @Test(
+        "exam day: a student who synced one answer shows as answering, 1 of 6, with when they were last seen; handed in once they hand in",
+        arguments: Backend.all
+    )
+    func answeringNow(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        try await harness.test { api in
+            let teacher = try await api.token("teacher")
+            #expect(try await api.publish(Fixtures.quiz(), teacher: teacher).status == .created)
+            let token = try await api.token("student")
+            let served = try await api.served("quiz-1", token: token)
+            let desk = TeacherDesk(storage: harness.storage)
+            var row = try #require(try await desk.roster("quiz-1").students.first { $0.user == "student" })
+            #expect(row.state == .downloaded && row.lastSeenAt != nil)
+            _ = try await api.batch([Fixtures.item(served, question: "q1", answer: .string("b"), attempt: "live-1")], token: token)
+            row = try #require(try await desk.roster("quiz-1").students.first { $0.user == "student" })
+            #expect(row.state == .answering && row.answered == 1 && row.questions == 6 && row.stateText == "answering, 1 of 6 answers in", "\(row)")
+            var browser = DeskBrowser(api: api)
+            _ = try await browser.signIn("teacher")
+            let page = try await browser.send(.get, "/desk/a/quiz-1?show=answering")
+            #expect(page.text.contains("answering, 1 of 6 answers in") && page.text.contains("Answering now (1)"), "\(page.text)")
+            #expect(page.text.contains("data-user=\"student\"") && !page.text.contains("data-user=\"student2\""))
+            // A second answer to the same question replaces the first: still one in.
+            _ = try await api.batch([Fixtures.item(served, question: "q1", answer: .string("c"), attempt: "live-1")], token: token)
+            #expect(try await desk.roster("quiz-1").students.first { $0.user == "student" }?.answered == 1)
+            // Handed in (another attempt, as a second device would): handed in, the attempt left behind is not "answering".
+            #expect(try await Self.handIn(api, student: "student", attempt: "live-2").status == .created)
+            row = try #require(try await desk.roster("quiz-1").students.first { $0.user == "student" })
+            #expect(row.state == .handedIn && row.answered == nil, "\(row)")
+        }
+    }
+
+    @Test(
         "closing with students offline: a new attempt after closing is refused, an offline attempt started before is kept and flagged, the student is told, the teacher accepts or zeroes it",
         arguments: Backend.all
     )

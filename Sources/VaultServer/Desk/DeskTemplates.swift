@@ -104,19 +104,19 @@ enum DeskTemplates {
         <select id="show" name="show">{{#shows}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/shows}}</select>
         <button type="submit">Filter</button>
         </form>
-        <p class="quick"><a href="/desk/a/{{idPath}}?show=not-downloaded{{groupQuery}}">Not downloaded ({{notDownloaded}})</a> · <a href="/desk/a/{{idPath}}?show=not-handed-in{{groupQuery}}">Not handed in ({{notHandedIn}})</a> · <a href="/desk/a/{{idPath}}?show=flagged{{groupQuery}}">Flagged ({{flagged}})</a></p>
+        <p class="quick"><a href="/desk/a/{{idPath}}?show=not-downloaded{{groupQuery}}">Not downloaded ({{notDownloaded}})</a> · <a href="/desk/a/{{idPath}}?show=not-handed-in{{groupQuery}}">Not handed in ({{notHandedIn}})</a> · <a href="/desk/a/{{idPath}}?show=answering{{groupQuery}}">Answering now ({{answering}})</a> · <a href="/desk/a/{{idPath}}?show=flagged{{groupQuery}}">Flagged ({{flagged}})</a></p>
         <table id="roster">
-        <thead><tr><th>Student</th><th>Group</th><th>Downloaded</th><th>Handed in</th><th>Time used</th><th>Extra time</th><th>Score</th><th>Flags</th></tr></thead>
+        <thead><tr><th>Student</th><th>Group</th><th>Downloaded</th><th>Handed in</th><th>Last seen</th><th>Time used</th><th>Extra time</th><th>Score</th><th>Flags</th></tr></thead>
         <tbody>
         {{#students}}
         <tr class="{{rowClass}}" data-user="{{user}}">
-        <td class="who" data-label="Student">{{user}}</td><td class="group" data-label="Group">{{group}}</td><td class="downloaded" data-label="Downloaded">{{downloaded}}</td><td class="handed-in" data-label="Handed in">{{handedIn}}</td><td class="time" data-label="Time used">{{timeUsed}}</td><td class="extra" data-label="Extra time">{{extra}}</td><td class="score" data-label="Score">{{score}}</td>
+        <td class="who" data-label="Student">{{user}}</td><td class="group" data-label="Group">{{group}}</td><td class="downloaded" data-label="Downloaded">{{downloaded}}</td><td class="handed-in" data-label="Handed in">{{handedIn}}</td><td class="seen" data-label="Last seen">{{lastSeen}}</td><td class="time" data-label="Time used">{{timeUsed}}</td><td class="extra" data-label="Extra time">{{extra}}</td><td class="score" data-label="Score">{{score}}</td>
         <td class="flags" data-label="Flags">{{flags}}{{#late}}
         <form class="late" method="post" action="/desk/a/{{idPath}}/late"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="attempt" value="{{attempt}}">
         <button type="submit" name="decision" value="accepted">Accept</button> <button type="submit" name="decision" value="zeroed">Give 0</button></form>{{/late}}{{lateText}}</td>
         </tr>
         {{/students}}
-        {{^students}}<tr><td colspan="8">No student matches.</td></tr>{{/students}}
+        {{^students}}<tr><td colspan="9">No student matches.</td></tr>{{/students}}
         </tbody>
         </table>
         {{#paging}}<p class="pager">{{rowsText}}{{#previousLink}} · <a href="{{previousLink}}">Previous</a>{{/previousLink}}{{#nextLink}} · <a href="{{nextLink}}">Next</a>{{/nextLink}}</p>{{/paging}}

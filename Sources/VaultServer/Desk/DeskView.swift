@@ -44,6 +44,7 @@ enum DeskView {
         case everyone
         case notDownloaded = "not-downloaded"
         case notHandedIn = "not-handed-in"
+        case answering
         case flagged
 
         var label: String {
@@ -51,6 +52,7 @@ enum DeskView {
             case .everyone: "Everyone"
             case .notDownloaded: "Not downloaded"
             case .notHandedIn: "Not handed in"
+            case .answering: "Answering now"
             case .flagged: "Flagged"
             }
         }
@@ -60,6 +62,7 @@ enum DeskView {
             case .everyone: true
             case .notDownloaded: !student.downloaded
             case .notHandedIn: !student.handedIn
+            case .answering: student.state == .answering
             case .flagged: !student.flags.isEmpty
             }
         }
@@ -103,6 +106,7 @@ enum DeskView {
         var group: String
         var downloaded: String
         var handedIn: String
+        var lastSeen: String
         var timeUsed: String
         var extra: String
         var score: String
@@ -195,6 +199,7 @@ enum DeskView {
         var groupQuery: String
         var notDownloaded: Int
         var notHandedIn: Int
+        var answering: Int
         var flagged: Int
         var students: [StudentRow]
         var paging: Bool
@@ -240,6 +245,7 @@ enum DeskView {
             groupQuery = group.map { "&group=" + (DeskRoutesPaths.query($0)) } ?? ""
             notDownloaded = inGroup.filter { !$0.downloaded }.count
             notHandedIn = inGroup.filter { !$0.handedIn }.count
+            answering = inGroup.filter { $0.state == .answering }.count
             flagged = inGroup.filter { !$0.flags.isEmpty }.count
             students = page.rows.map(Self.row)
             let first = page.page * page.pageSize
@@ -256,9 +262,12 @@ enum DeskView {
                 user: student.user,
                 group: student.group ?? "",
                 downloaded: student.downloadedAt.map { "version \(student.downloadedVersion ?? 0), \(Timestamp.readable($0))" } ?? "not downloaded",
-                handedIn: student.receivedAt.map {
-                    "\(Timestamp.readable($0))\(student.via == .handIn ? " (hand-in file)" : "")\(student.attempts > 1 ? ", \(student.attempts) attempts" : "")"
-                } ?? "not handed in",
+                handedIn: student.state == .answering
+                    ? student.stateText + (student.receivedAt.map { "; an earlier attempt handed in \(Timestamp.readable($0))" } ?? "")
+                    : student.receivedAt.map {
+                        "\(Timestamp.readable($0))\(student.via == .handIn ? " (hand-in file)" : "")\(student.attempts > 1 ? ", \(student.attempts) attempts" : "")"
+                    } ?? "not handed in",
+                lastSeen: student.lastSeenAt.map(Timestamp.readable) ?? "",
                 timeUsed: student.timeUsedMs.map { DeskView.minutes($0) } ?? "",
                 extra: student.extraMinutes > 0 ? "+\(student.extraMinutes) min" : "",
                 score: student.score.map { score in
@@ -372,6 +381,7 @@ extension DeskView.StudentRow: MustacheParent {
         case "group": group
         case "downloaded": downloaded
         case "handedIn": handedIn
+        case "lastSeen": lastSeen
         case "timeUsed": timeUsed
         case "extra": extra
         case "score": score
@@ -409,6 +419,7 @@ extension DeskView.RosterPage: MustacheParent {
         case "groupQuery": groupQuery
         case "notDownloaded": notDownloaded
         case "notHandedIn": notHandedIn
+        case "answering": answering
         case "flagged": flagged
         case "students": students
         case "paging": paging

@@ -599,7 +599,10 @@ public final class SQLiteServerStorage: ServerStorage {
                     students: students,
                     downloads: downloads,
                     extraMinutes: extra,
-                    results: try Self.resultInputs(user: nil, assessmentID: assessmentID, database: database)
+                    results: try Self.resultInputs(user: nil, assessmentID: assessmentID, database: database),
+                    inProgress: try database.rows(RosterFacts.inProgressQuery.replacingOccurrences(of: "$1", with: "?"), [assessmentID]).map {
+                        RosterFacts.InProgress(user: $0.string(0), attemptID: $0.string(1), answered: $0.int(2), lastReceivedAt: $0.double(3))
+                    }
                 )
             }
         }
