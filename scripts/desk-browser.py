@@ -15,6 +15,7 @@ import tempfile
 import time
 
 from selenium import webdriver
+from selenium.webdriver.support.ui import Select
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -98,14 +99,33 @@ def main():
             "pw-1\ndemo-password\n",
         )
         run([vault_bin, "download", "algebra-1", "--vault", vault, "--password-stdin"], "pw-1\n")
-        for question, value in [("q1", "b"), ("q6", ESSAY)]:
-            run([vault_bin, "answer", "algebra-1", question, "--vault", vault, "--password-stdin"], f"pw-1\n{value}\n")
+
+        # Exam day, live: the teacher has chosen a group without applying it and the focus is on that choice. The
+        # student syncs one answer: within 15 s the row says "answering, 1 of 6", the page was not reloaded, the
+        # choice and the focus are where they were.
+        driver.execute_script("window.deskStayed = true;")
+        Select(driver.find_element(By.ID, "group")).select_by_value("7b")
+        driver.find_element(By.ID, "group").click()
+        run([vault_bin, "answer", "algebra-1", "q1", "--vault", vault, "--password-stdin"], "pw-1\nb\n")
+        run([vault_bin, "sync", "--vault", vault, "--password-stdin"], "pw-1\n")
+        WebDriverWait(driver, 15).until(
+            lambda d: "answering, 1 of 6 answers in" in d.find_element(By.CSS_SELECTOR, 'tr[data-user="demo"]').text
+        )
+        if not driver.execute_script("return window.deskStayed === true;"):
+            fail("the roster reloaded the page to show the answer")
+        if Select(driver.find_element(By.ID, "group")).first_selected_option.get_attribute("value") != "7b":
+            fail("the group chosen but not applied was lost when the roster updated")
+        if driver.execute_script("return document.activeElement && document.activeElement.id") != "group":
+            fail("the keyboard focus moved when the roster updated")
+        driver.save_screenshot(os.path.join(SHOTS, "1b-roster-answering.png"))
+
+        run([vault_bin, "answer", "algebra-1", "q6", "--vault", vault, "--password-stdin"], f"pw-1\n{ESSAY}\n")
         run([vault_bin, "submit", "algebra-1", "--vault", vault, "--password-stdin"], "pw-1\n")
         run([vault_bin, "sync", "--vault", vault, "--password-stdin"], "pw-1\n")
 
-        # The roster refreshes by itself: wait for the hand-in to appear without reloading.
+        # The roster updates by itself: wait for the hand-in to appear without reloading.
         WebDriverWait(driver, 40).until(
-            lambda d: "not handed in" not in d.find_element(By.CSS_SELECTOR, 'tr[data-user="demo"]').text
+            lambda d: "to grade" in d.find_element(By.CSS_SELECTOR, 'tr[data-user="demo"]').text
         )
         row = driver.find_element(By.CSS_SELECTOR, 'tr[data-user="demo"]').text
         if "version 1" not in row or "to grade" not in row:

@@ -137,6 +137,11 @@ struct DeskTests {
             let list = try await browser.send(.get, "/desk")
             #expect(list.status == .ok && list.text.contains("/desk/a/quiz-1") && list.text.contains("0 of 3"))
             #expect(list.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
+            // The one script is the desk's own file: no inline script, no other origin.
+            let policy = list.headers[.contentSecurityPolicy] ?? ""
+            #expect(policy.contains("script-src 'self'") && policy.contains("connect-src 'self'") && !policy.contains("unsafe"))
+            let script = try await browser.send(.get, "/desk/live.js")
+            #expect(script.status == .ok && script.headers[.contentType]?.hasPrefix("text/javascript") == true && script.text.contains("DOMParser"))
 
             // The roster before anyone fetched the quiz, then live as the student syncs.
             var roster = try await browser.send(.get, "/desk/a/quiz-1?show=not-downloaded")

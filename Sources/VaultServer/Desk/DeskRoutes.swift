@@ -25,6 +25,13 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
 
     func register(on router: Router<VaultRequestContext>) {
         let open = router.group("desk").add(middleware: pages)
+        open.get("live.js") { _, _ in
+            Response(
+                status: .ok,
+                headers: [.contentType: "text/javascript; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: DeskTemplates.live))
+            )
+        }
         open.get("desk.css") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: DeskTemplates.css)))
         }

@@ -174,11 +174,11 @@ struct DeskPages: RouterMiddleware {
         )
     }
 
-    /// No script runs, nothing is framed or cached, no address leaks to another site in a referrer ("same-origin", not
+    /// No script runs but the desk's own file (`/desk/live.js`, which fetches only the desk), nothing is framed or cached, no address leaks to another site in a referrer ("same-origin", not
     /// "no-referrer": under that a browser sends `Origin: null` with the desk's own forms, which the origin check refuses).
     static func secure(_ headers: inout HTTPFields) {
         headers[.contentSecurityPolicy] =
-            "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+            "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
         headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         headers[.xContentTypeOptions] = "nosniff"
         headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"

@@ -1,7 +1,8 @@
 import Mustache
 
 /// The desk's pages as Mustache templates (swift-mustache escapes every `{{value}}` for HTML; no template uses the
-/// unescaped form). Plain HTML and one stylesheet; the roster refreshes itself with a meta refresh, no script.
+/// unescaped form). Plain HTML and one stylesheet; the roster updates itself in place with one small same-origin
+/// script (`live`), and without script by a meta refresh and a Refresh link.
 enum DeskTemplates {
     static func library() throws -> MustacheLibrary {
         var library = MustacheLibrary()
@@ -20,7 +21,7 @@ enum DeskTemplates {
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
-        {{#refresh}}<meta http-equiv="refresh" content="{{refresh}}">{{/refresh}}
+        {{#refresh}}<noscript><meta http-equiv="refresh" content="{{refresh}}"></noscript><script src="/desk/live.js" defer></script>{{/refresh}}
         <title>{{title}} · Teacher's desk</title>
         <link rel="stylesheet" href="/desk/desk.css">
         </head>
@@ -129,7 +130,7 @@ enum DeskTemplates {
         <h2 id="history-heading">What was done</h2>
         <ul>{{#history}}<li>{{.}}</li>{{/history}}{{^history}}<li>Nothing closed, reopened, released or hidden yet.</li>{{/history}}</ul>
         </section>
-        <p class="small">This page refreshes itself every {{refresh}} seconds. Times are UTC.</p>
+        <p class="small" id="live" data-seconds="{{refresh}}">This page updates itself every {{refresh}} seconds (<a href="">Refresh</a>). Times are UTC.</p>
         {{> foot}}
         """
 
@@ -173,6 +174,49 @@ enum DeskTemplates {
         <p class="code" aria-label="Start code {{spoken}}">{{code}}</p>
         <p><a href="/desk/a/{{idPath}}">Back to the roster</a></p>
         {{> foot}}
+        """
+
+    /// The roster, live: every few seconds the page is fetched again and its changing parts (the rows, the counts,
+    /// the pager, what was done) are put in place, so a filter chosen but not applied stays chosen and the keyboard's
+    /// focus stays where it was (a button in a replaced row is found again by its student and its value). No
+    /// framework; the server's HTML, already escaped, is the only thing inserted. Without script the page reloads.
+    static let live = """
+        (function () {
+          var live = document.getElementById("live");
+          if (!live || !window.fetch || !window.DOMParser) return;
+          var seconds = parseInt(live.getAttribute("data-seconds"), 10) || 10;
+          var parts = ["#roster tbody", "p.facts", "p.quick", "p.pager", "section.history ul"];
+          function key(element) {
+            var row = element.closest("tr[data-user]");
+            return row ? { user: row.getAttribute("data-user"), tag: element.tagName, value: element.value || "" } : null;
+          }
+          function find(container, wanted) {
+            var candidates = container.querySelectorAll("tr[data-user] " + wanted.tag.toLowerCase());
+            for (var i = 0; i < candidates.length; i++) {
+              var row = candidates[i].closest("tr[data-user]");
+              if (row.getAttribute("data-user") === wanted.user && (candidates[i].value || "") === wanted.value) return candidates[i];
+            }
+            return null;
+          }
+          function update() {
+            fetch(window.location.href, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+              .then(function (reply) { return reply.ok ? reply.text() : null; })
+              .then(function (html) {
+                if (!html) return;
+                var next = new DOMParser().parseFromString(html, "text/html");
+                parts.forEach(function (selector) {
+                  var now = document.querySelector(selector), fresh = next.querySelector(selector);
+                  if (!now || !fresh || now.innerHTML === fresh.innerHTML) return;
+                  var active = document.activeElement;
+                  var wanted = active && now.contains(active) ? key(active) : null;
+                  now.innerHTML = fresh.innerHTML;
+                  if (wanted) { var again = find(now, wanted); if (again) again.focus(); }
+                });
+              })
+              .catch(function () {});
+          }
+          window.setInterval(update, seconds * 1000);
+        })();
         """
 
     static let css = """
