@@ -314,7 +314,8 @@ public struct ResponseEvaluator {
         case .blanks(let targets):
             guard case .object(let filled) = answer else { return }
             var collected = SmallMap<[Base]>()
-            for (blank, target) in targets.sorted(by: { $0.key.localizedStandardCompare($1.key) == .orderedAscending }) {
+            // In blank order ("2" before "10"), without Foundation's locale-aware compare on every answer scored.
+            for (blank, target) in targets.sorted(by: { (Int($0.key) ?? .max, $0.key) < (Int($1.key) ?? .max, $1.key) }) {
                 guard let declaration = declarations[target.response], let value = filled[blank]?.stringValue else { continue }
                 let base: Base?
                 if let gap = target.gap {

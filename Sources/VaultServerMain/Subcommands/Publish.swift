@@ -80,7 +80,7 @@ struct Publish: AsyncParsableCommand {
             if current != nil,
                 !Ownership.mayAct(role: record.role, access: try await storage.teacherAccess(assessmentID: result.assessment.id, teacher: owner))
             {
-                Self.fail("\(file): \(result.assessment.id) belongs to other teachers, so \(owner) cannot replace it; nothing was published.")
+                Self.notPermitted(file: file, id: result.assessment.id, owner: owner)
             }
         }
         if let replacing, !replace {
@@ -96,7 +96,7 @@ struct Publish: AsyncParsableCommand {
         } catch let tooLarge as AssessmentPublisher.TooLarge {
             Self.fail("\(file): \(tooLarge.description)")
         } catch StorageError.notPermitted(let id) {
-            Self.fail("\(file): \(id) belongs to other teachers, so \(owner ?? "") cannot replace it; nothing was published.")
+            Self.notPermitted(file: file, id: id, owner: owner ?? "")
         }
         if json {
             let encoder = JSONEncoder()
@@ -188,6 +188,11 @@ struct Publish: AsyncParsableCommand {
     }
 
     /// A file that cannot be published: a sentence on stderr, exit 65, nothing stored.
+    /// A teacher named with --owner who may not change the assessment the id holds: one sentence, whichever check finds it.
+    static func notPermitted(file: String, id: String, owner: String) -> Never {
+        fail("\(file): \(id) belongs to other teachers, so \(owner) cannot replace it; nothing was published.")
+    }
+
     static func fail(_ message: String) -> Never {
         TerminalText.errorLine("vault-server: \(message)")
         Foundation.exit(65)
