@@ -100,6 +100,23 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         }
         assessment.get("grade") { request, context in try await gradePage(request, context: context) }
         assessment.post("grade") { request, context in try await saveGrades(request, context: context) }
+        assessment.get("analysis") { request, context in
+            let id = try context.parameters.require("id")
+            let (title, analysis) = try await desk.analysis(id, attempts: Self.attempts(request))
+            let view = DeskView.AnalysisPage(title: title, analysis: analysis, csrf: csrf(context), user: context.user, idPath: Self.pathSegment(id))
+            return pages.html(pages.render("analysis", view))
+        }
+        assessment.get("analysis.csv") { request, context in
+            let id = try context.parameters.require("id")
+            let (_, analysis) = try await desk.analysis(id, attempts: Self.attempts(request))
+            return Response(
+                status: .ok,
+                headers: [
+                    .contentType: "text/csv; charset=utf-8", .contentDisposition: "attachment; filename=\"\(Self.fileName(id))-item-analysis.csv\"",
+                ],
+                body: .init(byteBuffer: ByteBuffer(string: ItemAnalysisCSV.lines(analysis).joined()))
+            )
+        }
         assessment.get("start-code") { _, context in try await startCodePage(context) }
         assessment.get("export") { request, context in try await export(request, context: context) }
     }
@@ -316,12 +333,11 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         let group = request.uri.queryParameters.get("group").flatMap { $0.isEmpty ? nil : $0 }
         try await desk.requirePublished(id)  // an unknown assessment is a page, before any byte of the file is sent
         let desk = self.desk
-        let name = id.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" }.prefix(60)
         return Response(
             status: .ok,
             headers: [
                 .contentType: "text/csv; charset=utf-8",
-                .contentDisposition: "attachment; filename=\"\(String(String.UnicodeScalarView(name)))-\(format.rawValue).csv\"",
+                .contentDisposition: "attachment; filename=\"\(Self.fileName(id))-\(format.rawValue).csv\"",
             ],
             body: ResponseBody { writer in
                 var buffer = ByteBuffer()
@@ -371,6 +387,20 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             if fields[name] == nil { fields[name] = value }
         }
         return fields
+    }
+
+    /// An id as the start of a download's file name: ASCII letters, digits, - and _ only, at most 60.
+    static func fileName(_ id: String) -> String {
+        String(
+            String.UnicodeScalarView(
+                id.unicodeScalars.filter { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") }.prefix(60)
+            )
+        )
+    }
+
+    /// Which attempts the item analysis counts: `?attempts=all`, else each student's first.
+    static func attempts(_ request: Request) -> ItemAnalysis.Attempts {
+        request.uri.queryParameters.get("attempts").flatMap { ItemAnalysis.Attempts(rawValue: String($0)) } ?? .first
     }
 
     static func pathSegment(_ id: String) -> String { DeskRoutesPaths.query(id) }

@@ -12,7 +12,7 @@ enum DeskTemplates {
 
     static let templates: [(String, String)] = [
         ("head", head), ("foot", foot), ("login", login), ("message", message), ("assessments", assessments), ("roster", roster),
-        ("grade", grade), ("startcode", startCode), ("confirm", confirm),
+        ("grade", grade), ("startcode", startCode), ("confirm", confirm), ("analysis", analysis),
     ]
 
     static let head = """
@@ -87,6 +87,7 @@ enum DeskTemplates {
         <p class="facts">Version {{version}} · {{downloaded}} of {{expected}} downloaded · {{handedIn}} of {{expected}} handed in{{#closes}} · {{closesText}}{{/closes}}{{#released}} · results released{{/released}}</p>
         <nav class="actions">
         <a href="/desk/a/{{idPath}}/grade">Grade by question</a>
+        <a href="/desk/a/{{idPath}}/analysis">What each question told us</a>
         <a href="/desk/a/{{idPath}}/export?format=moodle{{groupQuery}}">Moodle CSV</a>
         <a href="/desk/a/{{idPath}}/export?format=canvas{{groupQuery}}">Canvas CSV</a>
         <a href="/desk/a/{{idPath}}/export?format=csv{{groupQuery}}">Per-question CSV</a>
@@ -164,6 +165,30 @@ enum DeskTemplates {
         {{#hasEntries}}<p><button type="submit">Save points{{#next}} and go to {{next}}{{/next}}</button></p>{{/hasEntries}}
         </form>
         <p><a href="/desk/a/{{idPath}}">Back to the roster</a></p>
+        {{> foot}}
+        """
+
+    static let analysis = """
+        {{> head}}
+        <h1>{{rosterTitle}}: what each question told us</h1>
+        {{#summary}}<p>{{.}}</p>{{/summary}}
+        <nav class="actions"><a href="{{otherLink}}">{{otherLabel}}</a> <a href="/desk/a/{{idPath}}/analysis.csv{{attemptsQuery}}">Item analysis CSV</a> <a href="/desk/a/{{idPath}}">Back to the roster</a></nav>
+        <section aria-labelledby="test-heading">
+        <h2 id="test-heading">The whole test</h2>
+        <dl class="figures">{{#figures}}<dt>{{label}}</dt><dd>{{value}}</dd>{{/figures}}</dl>
+        </section>
+        <section aria-labelledby="questions-heading">
+        <h2 id="questions-heading">Each question</h2>
+        <table id="analysis">
+        <thead><tr><th>Question</th><th>Attempts</th><th>Average</th><th>Facility</th><th>Standard deviation</th><th>Discrimination index</th><th>Discriminative efficiency</th><th>Worth a look</th></tr></thead>
+        <tbody>
+        {{#questions}}
+        <tr class="{{rowClass}}" data-question="{{id}}"><td class="who" data-label="Question"><strong>{{id}}</strong> <span dir="auto">{{prompt}}</span></td><td data-label="Attempts">{{attempts}}</td><td data-label="Average">{{average}}</td><td class="facility" data-label="Facility">{{facility}}</td><td data-label="Standard deviation">{{deviation}}</td><td class="discrimination" data-label="Discrimination index">{{discrimination}}</td><td data-label="Discriminative efficiency">{{efficiency}}</td><td class="concerns" data-label="Worth a look">{{#concerns}}<p>{{.}}</p>{{/concerns}}</td></tr>
+        {{/questions}}
+        </tbody>
+        </table>
+        </section>
+        <p class="small">Moodle's quiz statistics definitions: facility is the average mark as a share of the question's points; the discrimination index is the correlation of a question's marks with the rest of the test; discriminative efficiency compares that with the most it could be. A question is marked when its facility is under 10 % or over 90 %, or its discrimination is negative.</p>
         {{> foot}}
         """
 

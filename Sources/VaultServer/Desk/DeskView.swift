@@ -352,6 +352,103 @@ enum DeskView {
         }
     }
 
+    /// One question's line of the item analysis, every figure already worded.
+    struct AnalysisRow {
+        var id: String
+        var prompt: String
+        var attempts: Int
+        var average: String
+        var facility: String
+        var deviation: String
+        var discrimination: String
+        var efficiency: String
+        var concerns: [String]
+        var rowClass: String
+    }
+
+    struct Figure {
+        var label: String
+        var value: String
+    }
+
+    /// The item-analysis page: the test's figures, then one row per question; a question of concern is marked and
+    /// says why in words.
+    struct AnalysisPage {
+        var title: String
+        var rosterTitle: String
+        var user: String?
+        var csrf: String
+        var idPath: String
+        var attemptsQuery: String
+        var summary: [String]
+        var figures: [Figure]
+        var questions: [AnalysisRow]
+        var otherLink: String
+        var otherLabel: String
+
+        init(title: String, analysis: ItemAnalysis, csrf: String, user: String?, idPath: String) {
+            self.title = "What each question told us · \(title)"
+            rosterTitle = title
+            self.user = user
+            self.csrf = csrf
+            self.idPath = idPath
+            let first = analysis.attempts == .first
+            attemptsQuery = first ? "" : "?attempts=all"
+            otherLink = "/desk/a/\(idPath)/analysis" + (first ? "?attempts=all" : "")
+            otherLabel = first ? "Every attempt instead" : "First attempts only"
+            let test = analysis.test
+            var summary = [
+                test.attempts == 0
+                    ? "No graded attempt to analyse yet."
+                    : "\(test.attempts) \(test.attempts == 1 ? "attempt" : "attempts") analysed (\(first ? "each student's first" : "every attempt"))."
+            ]
+            if analysis.waitingForGrading > 0 {
+                summary.append(
+                    "\(analysis.waitingForGrading) \(analysis.waitingForGrading == 1 ? "attempt is" : "attempts are") left out until every answer is graded."
+                )
+            }
+            if analysis.zeroedLate > 0 {
+                summary.append(
+                    "\(analysis.zeroedLate) late \(analysis.zeroedLate == 1 ? "hand-in" : "hand-ins") given 0 \(analysis.zeroedLate == 1 ? "is" : "are") left out."
+                )
+            }
+            if test.attempts > 0, test.attempts < 3 {
+                summary.append("With fewer than 3 attempts the spread and consistency figures cannot be worked out.")
+            }
+            self.summary = summary
+            func points(_ value: Double?) -> String { value.map { AttemptResult.pointsText(($0 * 100).rounded() / 100) } ?? "–" }
+            func ofTest(_ value: Double?) -> String {
+                guard let value else { return "–" }
+                return test.maxPoints > 0 ? "\(points(value)) of \(points(test.maxPoints)) (\(Self.percent(value / test.maxPoints)))" : points(value)
+            }
+            figures = [
+                Figure(label: "Average", value: ofTest(test.average)),
+                Figure(label: "Median", value: ofTest(test.median)),
+                Figure(label: "Standard deviation", value: ofTest(test.standardDeviation)),
+                Figure(label: "Internal consistency (CIC)", value: test.internalConsistency.map { Self.percent($0 / 100) } ?? "–"),
+                Figure(label: "Error ratio", value: test.errorRatio.map { Self.percent($0 / 100) } ?? "–"),
+                Figure(label: "Standard error", value: test.standardError.map { "\(points($0)) \($0 == 1 ? "point" : "points")" } ?? "–"),
+            ]
+            questions = analysis.questions.map { question in
+                AnalysisRow(
+                    id: question.id,
+                    prompt: question.prompt.count > 120 ? String(question.prompt.prefix(117)) + "…" : question.prompt,
+                    attempts: question.attempts,
+                    average: question.averagePoints.map { "\(points($0)) of \(points(question.maxPoints))" } ?? "–",
+                    facility: question.facility.map(Self.percent) ?? "–",
+                    deviation: question.standardDeviation.map(Self.percent) ?? "–",
+                    discrimination: question.discriminationIndex.map { Self.percent($0 / 100) } ?? "–",
+                    efficiency: question.discriminativeEfficiency.map { Self.percent($0 / 100) } ?? "–",
+                    concerns: question.concerns.map(\.sentence),
+                    rowClass: question.concerns.isEmpty ? "" : "flagged"
+                )
+            }
+        }
+
+        /// 0.4567 as "45.7 %", a point as the separator whatever the locale.
+        static func percent(_ fraction: Double) -> String { String(format: "%.1f %%", fraction * 100) }
+    }
+
     struct StartCode {
         var title: String
         var rosterTitle: String

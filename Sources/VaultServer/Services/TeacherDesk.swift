@@ -179,6 +179,12 @@ public struct TeacherDesk: Sendable {
         )
     }
 
+    /// What each question told us (`ItemAnalysis`), over first attempts unless every attempt is asked for.
+    public func analysis(_ id: String, attempts: ItemAnalysis.Attempts = .first) async throws -> (title: String, analysis: ItemAnalysis) {
+        guard let facts = try await storage.rosterFacts(assessmentID: id, group: nil) else { throw Problem.noAssessment(id) }
+        return (facts.document.title, ItemAnalysis.analyse(facts.results, document: facts.document, attempts: attempts))
+    }
+
     public func decideLate(_ id: String, attempt: String, decision: LateDecision) async throws {
         guard try await storage.resultInputs(user: nil, assessmentID: id).contains(where: { $0.record.attemptID == attempt }) else {
             throw Problem.notSubmitted(attempt)
