@@ -53,6 +53,9 @@ public enum RosterState: String, Codable, Sendable, Equatable, CaseIterable {
     /// Answers of an attempt reached the server; it is not handed in.
     case answering
     case handedIn = "handed_in"
+    /// The server refused their latest hand-in or answers (the exam had closed, or no attempts were left): their
+    /// answers sit in their vault's dead letters, and the teacher decides what happens.
+    case refused
 
     public var label: String {
         switch self {
@@ -60,6 +63,23 @@ public enum RosterState: String, Codable, Sendable, Equatable, CaseIterable {
         case .downloaded: "downloaded, not started"
         case .answering: "answering"
         case .handedIn: "handed in"
+        case .refused: "refused"
+        }
+    }
+}
+
+/// Why the server refused a student's answers or hand-in (recorded so the teacher sees it, never only in the
+/// student's dead letters).
+public enum RefusalReason: String, Codable, Sendable, Equatable, CaseIterable {
+    /// A new attempt, begun after the exam closed.
+    case afterClosing = "after_closing"
+    /// Every attempt the assessment allows was already handed in.
+    case noAttemptsLeft = "no_attempts_left"
+
+    public var label: String {
+        switch self {
+        case .afterClosing: "refused: started after closing"
+        case .noAttemptsLeft: "refused: no attempts left"
         }
     }
 }
@@ -100,6 +120,8 @@ public struct Roster: Codable, Sendable, Equatable {
             case lateDecision = "late_decision"
             case state, answered, questions
             case lastSeenAt = "last_seen_at"
+            case refusal
+            case refusedAt = "refused_at"
         }
 
         /// Where the student is, in one word for scripts (`state`) and in words for people (`stateText`).
@@ -109,6 +131,9 @@ public struct Roster: Codable, Sendable, Equatable {
         public var questions: Int?
         /// The latest download, answer or hand-in the server received from them.
         public var lastSeenAt: String?
+        /// The latest refusal, when it is what the student did last.
+        public var refusal: RefusalReason?
+        public var refusedAt: String?
 
         public init(user: String, group: String?) {
             self.user = user
@@ -123,6 +148,7 @@ public struct Roster: Codable, Sendable, Equatable {
         public var stateText: String {
             switch state {
             case .answering: "answering, \(answered ?? 0) of \(questions ?? 0) answers in"
+            case .refused: refusal?.label ?? state.label
             default: state.label
             }
         }

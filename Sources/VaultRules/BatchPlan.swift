@@ -96,7 +96,10 @@ public struct BatchWrites: Sendable, Equatable {
     public var responses: [Response] = []
     /// Stored responses that lose their slot to an answer of this batch.
     public var superseded: [String] = []
-    public var isEmpty: Bool { attempts.isEmpty && responses.isEmpty && superseded.isEmpty }
+    /// Answers of a new attempt refused because the exam had closed, recorded for the teacher's roster (one per
+    /// student and assessment: the latest).
+    public var refusals: [RosterFacts.Refusal] = []
+    public var isEmpty: Bool { attempts.isEmpty && responses.isEmpty && superseded.isEmpty && refusals.isEmpty }
 }
 
 /// The per-batch rules of API v1, independent of any storage: duplicate, ownership, gone, closed, outdated
@@ -175,6 +178,15 @@ public enum BatchPlan {
             return ItemResult(id: item.id, status: .rejected, message: "This attempt belongs to someone else or another assessment.")
         }
         if owner == nil, let closed = ResponseRules.closedForNewAttempts(current, closedAt: head.closedAt, answeredAt: item.answeredAt, now: now) {
+            let refusal = RosterFacts.Refusal(
+                user: user,
+                assessmentID: item.assessmentId,
+                attemptID: item.attemptId,
+                reason: .afterClosing,
+                at: now.timeIntervalSince1970
+            )
+            writes.refusals.removeAll { $0.user == user && $0.assessmentID == item.assessmentId }
+            writes.refusals.append(refusal)
             return ItemResult(id: item.id, status: .rejected, message: closed)
         }
         let answered = item.assessmentVersion >= 1 ? questions[DocumentKey(id: item.assessmentId, version: item.assessmentVersion)] : nil

@@ -41,6 +41,23 @@ public struct RosterFacts: Sendable {
         }
     }
 
+    /// A hand-in or answers the server refused: the latest per student and assessment.
+    public struct Refusal: Sendable, Equatable {
+        public var user: String
+        public var assessmentID: String
+        public var attemptID: String
+        public var reason: RefusalReason
+        /// Seconds since 1970.
+        public var at: Double
+        public init(user: String, assessmentID: String, attemptID: String, reason: RefusalReason, at: Double) {
+            self.user = user
+            self.assessmentID = assessmentID
+            self.attemptID = attemptID
+            self.reason = reason
+            self.at = at
+        }
+    }
+
     public var assessmentID: String
     /// The teacher's document of the current version (answer keys included).
     public var document: Assessment
@@ -56,6 +73,8 @@ public struct RosterFacts: Sendable {
     public var results: [ResultInput]
     /// Every attempt with answers that is not handed in.
     public var inProgress: [InProgress]
+    /// Each student's latest refused hand-in or answers.
+    public var refusals: [Refusal]
 
     public init(
         assessmentID: String,
@@ -67,7 +86,8 @@ public struct RosterFacts: Sendable {
         downloads: [Download],
         extraMinutes: [String: Int],
         results: [ResultInput],
-        inProgress: [InProgress] = []
+        inProgress: [InProgress] = [],
+        refusals: [Refusal] = []
     ) {
         self.assessmentID = assessmentID
         self.document = document
@@ -79,6 +99,7 @@ public struct RosterFacts: Sendable {
         self.extraMinutes = extraMinutes
         self.results = results
         self.inProgress = inProgress
+        self.refusals = refusals
     }
 }
 
@@ -91,6 +112,9 @@ extension RosterFacts {
         AND NOT EXISTS (SELECT 1 FROM submissions s WHERE s.attempt_id = r.attempt_id)
         GROUP BY r.user_name, r.attempt_id
         """
+
+    /// Each student's latest refusal (user, attempt, reason, at), one statement for both stores (`$1`: the assessment).
+    public static let refusalsQuery = "SELECT user_name, attempt_id, reason, at FROM refused_submissions WHERE assessment_id = $1"
 }
 
 /// The roster and the grading queue, built from `RosterFacts`: the one place that says what a teacher sees.
@@ -111,6 +135,7 @@ public enum RosterPlan {
             if let known = answering[attempt.user], known.lastReceivedAt >= attempt.lastReceivedAt { continue }
             answering[attempt.user] = attempt
         }
+        let refusals = Dictionary(facts.refusals.map { ($0.user, $0) }, uniquingKeysWith: { first, second in first.at >= second.at ? first : second })
         var students = facts.students
         // Someone who handed in without a student account in the list (a teacher trying it out) still shows when
         // the roster is of everyone.
@@ -135,6 +160,7 @@ public enum RosterPlan {
                     results: byUser[student.name] ?? [],
                     download: latestDownload[student.name],
                     answering: answering[student.name],
+                    refusal: refusals[student.name],
                     questions: facts.document.totalQuestions,
                     extra: facts.extraMinutes[student.name] ?? 0,
                     scored: scored
@@ -170,6 +196,7 @@ public enum RosterPlan {
         results: [ResultInput],
         download: RosterFacts.Download?,
         answering: RosterFacts.InProgress? = nil,
+        refusal: RosterFacts.Refusal? = nil,
         questions: Int = 0,
         extra: Int,
         scored: Bool
@@ -181,7 +208,7 @@ public enum RosterPlan {
         row.attempts = results.count
         row.state = download == nil ? .notDownloaded : .downloaded
         // Last seen: the latest download, answer or hand-in the server received from them.
-        let seen = [download?.at, answering?.lastReceivedAt, results.map(\.record.receivedAt).max()].compactMap { $0 }.max()
+        let seen = [download?.at, answering?.lastReceivedAt, results.map(\.record.receivedAt).max(), refusal?.at].compactMap { $0 }.max()
         row.lastSeenAt = seen.map { Timestamp.string(epoch: $0) }
         // Answering: an attempt with answers, not handed in, heard from after their last hand-in (an attempt left
         // behind for another that was handed in is not what they are doing now).
@@ -192,11 +219,24 @@ public enum RosterPlan {
             row.answered = answering.answered
             row.questions = questions
         }
+        // Refused: the last thing the server heard from them was a refusal (no hand-in since, and no answer of
+        // another attempt since). The refused attempt's own answers, if any reached the server, do not make it
+        // "answering".
+        if let refusal, refusal.at >= (results.map(\.record.receivedAt).max() ?? -.infinity),
+            !results.contains(where: { $0.record.attemptID == refusal.attemptID }),
+            answering.map({ $0.attemptID == refusal.attemptID || $0.lastReceivedAt <= refusal.at }) ?? true
+        {
+            row.state = .refused
+            row.refusal = refusal.reason
+            row.refusedAt = Timestamp.string(epoch: refusal.at)
+            row.answered = nil
+            row.questions = nil
+        }
         guard let latest = results.max(by: { ($0.record.receivedAt, $0.record.attemptID) < ($1.record.receivedAt, $1.record.attemptID) }) else {
             return row
         }
-        // A later attempt still in progress stays what the student is doing now.
-        if row.state != .answering { row.state = .handedIn }
+        // A later attempt still in progress, or a later refusal, stays what the student is doing now.
+        if row.state != .answering, row.state != .refused { row.state = .handedIn }
         let record = latest.record
         row.attemptId = record.attemptID
         row.submittedAt = record.submittedAt

@@ -217,6 +217,19 @@ enum PostgresSchema {
             """,
             "CREATE INDEX assessment_actions_by_assessment ON assessment_actions (assessment_id, seq)",
         ],
+        // Refused hand-ins and answers, the latest per student and assessment (SQLite v14).
+        [
+            """
+            CREATE TABLE refused_submissions (
+                assessment_id TEXT NOT NULL REFERENCES assessments (id),
+                user_name TEXT NOT NULL,
+                attempt_id TEXT NOT NULL,
+                reason TEXT NOT NULL,
+                at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (assessment_id, user_name)
+            )
+            """
+        ],
     ]
 
     static var latestVersion: Int { versions.count }

@@ -588,6 +588,7 @@ public final class PostgresServerStorage: ServerStorage {
         if !writes.superseded.isEmpty {
             try await connection.query("UPDATE responses SET superseded = true WHERE id = ANY(\(writes.superseded))", logger: logger)
         }
+        for refusal in writes.refusals { try await connection.query(Self.refusalInsert(refusal), logger: logger) }
         guard !writes.responses.isEmpty || !writes.attempts.isEmpty else { return }
         // Read to the end (the statement returns no rows); PostgresNIO's command-tag variant of `execute` traps on a
         // prepared statement's stream, so it is not used.
@@ -949,6 +950,21 @@ public final class PostgresServerStorage: ServerStorage {
         }
     }
 
+    public func recordRefusals(_ refusals: [RosterFacts.Refusal]) async throws {
+        guard !refusals.isEmpty else { return }
+        try await plain { client in
+            for refusal in refusals { try await client.query(Self.refusalInsert(refusal), logger: self.logger) }
+        }
+    }
+
+    static func refusalInsert(_ refusal: RosterFacts.Refusal) -> PostgresQuery {
+        """
+        INSERT INTO refused_submissions (assessment_id, user_name, attempt_id, reason, at)
+        VALUES (\(refusal.assessmentID), \(refusal.user), \(refusal.attemptID), \(refusal.reason.rawValue), \(refusal.at))
+        ON CONFLICT (assessment_id, user_name) DO UPDATE SET attempt_id = EXCLUDED.attempt_id, reason = EXCLUDED.reason, at = EXCLUDED.at
+        """
+    }
+
     public func rosterFacts(assessmentID: String, group: String?) async throws -> RosterFacts? {
         try await transaction(.repeatableRead) { connection in
             var head: (version: Int, closedAt: Double?, released: Bool, document: Assessment)?
@@ -990,6 +1006,14 @@ public final class PostgresServerStorage: ServerStorage {
             ).decode((String, String, Int, Double).self) {
                 inProgress.append(.init(user: user, attemptID: attempt, answered: answered, lastReceivedAt: last))
             }
+            var refusals: [RosterFacts.Refusal] = []
+            for try await (user, attempt, reason, at) in try await connection.query(
+                PostgresQuery(unsafeSQL: RosterFacts.refusalsQuery, binds: Self.binds(assessmentID)),
+                logger: self.logger
+            ).decode((String, String, String, Double).self) {
+                guard let reason = RefusalReason(rawValue: reason) else { throw StorageError.damaged("a refused hand-in's reason") }
+                refusals.append(.init(user: user, assessmentID: assessmentID, attemptID: attempt, reason: reason, at: at))
+            }
             return RosterFacts(
                 assessmentID: assessmentID,
                 document: head.document,
@@ -1000,7 +1024,8 @@ public final class PostgresServerStorage: ServerStorage {
                 downloads: downloads,
                 extraMinutes: extra,
                 results: try await self.resultInputs(user: nil, assessmentID: assessmentID, on: connection),
-                inProgress: inProgress
+                inProgress: inProgress,
+                refusals: refusals
             )
         }
     }

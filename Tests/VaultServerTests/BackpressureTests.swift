@@ -21,6 +21,7 @@ struct SlowStorage: ServerStorage {
     }
     func tokenOwner(hash: String, now: Date) async throws -> (user: String, role: Role)? { try await base.tokenOwner(hash: hash, now: now) }
     func updatePassword(_ user: UserRecord) async throws { try await base.updatePassword(user) }
+    func recordRefusals(_ refusals: [RosterFacts.Refusal]) async throws { try await base.recordRefusals(refusals) }
     func revokeToken(hash: String) async throws { try await base.revokeToken(hash: hash) }
     func purgeExpiredTokens(now: Date) async throws { try await base.purgeExpiredTokens(now: now) }
     func publish(_ assessment: Assessment, now: Date, by publisher: Publisher?) async throws -> PublishResponse {

@@ -468,8 +468,24 @@ struct DeskTests {
             let closedReply = try await api.send(.post, APIPath.submissions, token: lateToken, json: startedLate)
             #expect(closedReply.status == .unprocessableContent && closedReply.errorCode == "assessment_closed")
 
+            // Both refusals are on the teacher's roster (the latest: the refused hand-in), not only in student2's
+            // dead letters; the desk counts and filters them.
             let desk = TeacherDesk(storage: harness.storage)
             var roster = try await desk.roster("quiz-1")
+            let refusedRow = try #require(roster.students.first { $0.user == "student2" })
+            #expect(refusedRow.state == .refused && refusedRow.refusal == .afterClosing && refusedRow.refusedAt != nil, "\(refusedRow)")
+            #expect(refusedRow.stateText == "refused: started after closing" && refusedRow.lastSeenAt == refusedRow.refusedAt)
+            var refusedPage = DeskBrowser(api: api)
+            _ = try await refusedPage.signIn("teacher")
+            let shown = try await refusedPage.send(.get, "/desk/a/quiz-1?show=refused")
+            #expect(shown.text.contains("Refused (1)") && shown.text.contains("refused: started after closing"), "\(shown.text)")
+            #expect(shown.text.contains("data-user=\"student2\"") && !shown.text.contains("data-user=\"student\""))
+            // Reopened, student2 hands in: handed in, the refusal is history.
+            #expect(try await harness.storage.apply(.reopen, assessmentID: "quiz-1", by: "teacher", at: Date()))
+            #expect(try await Self.handIn(api, student: "student2", attempt: "reopened-1").status == .created)
+            #expect(try await desk.roster("quiz-1").students.first { $0.user == "student2" }?.state == .handedIn)
+            #expect(try await harness.storage.close(assessmentID: "quiz-1", at: closedAt))
+            roster = try await desk.roster("quiz-1")
             var row = try #require(roster.students.first { $0.user == "student" })
             #expect(roster.closed && row.flags.contains(.afterClosing) && row.lateDecision == nil && row.via == .sync)
             var lines: [String] = []

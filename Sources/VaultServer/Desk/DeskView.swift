@@ -45,6 +45,7 @@ enum DeskView {
         case notDownloaded = "not-downloaded"
         case notHandedIn = "not-handed-in"
         case answering
+        case refused
         case flagged
 
         var label: String {
@@ -53,6 +54,7 @@ enum DeskView {
             case .notDownloaded: "Not downloaded"
             case .notHandedIn: "Not handed in"
             case .answering: "Answering now"
+            case .refused: "Refused"
             case .flagged: "Flagged"
             }
         }
@@ -63,6 +65,7 @@ enum DeskView {
             case .notDownloaded: !student.downloaded
             case .notHandedIn: !student.handedIn
             case .answering: student.state == .answering
+            case .refused: student.state == .refused
             case .flagged: !student.flags.isEmpty
             }
         }
@@ -200,6 +203,7 @@ enum DeskView {
         var notDownloaded: Int
         var notHandedIn: Int
         var answering: Int
+        var refused: Int
         var flagged: Int
         var students: [StudentRow]
         var paging: Bool
@@ -246,6 +250,7 @@ enum DeskView {
             notDownloaded = inGroup.filter { !$0.downloaded }.count
             notHandedIn = inGroup.filter { !$0.handedIn }.count
             answering = inGroup.filter { $0.state == .answering }.count
+            refused = inGroup.filter { $0.state == .refused }.count
             flagged = inGroup.filter { !$0.flags.isEmpty }.count
             students = page.rows.map(Self.row)
             let first = page.page * page.pageSize
@@ -262,8 +267,9 @@ enum DeskView {
                 user: student.user,
                 group: student.group ?? "",
                 downloaded: student.downloadedAt.map { "version \(student.downloadedVersion ?? 0), \(Timestamp.readable($0))" } ?? "not downloaded",
-                handedIn: student.state == .answering
-                    ? student.stateText + (student.receivedAt.map { "; an earlier attempt handed in \(Timestamp.readable($0))" } ?? "")
+                handedIn: student.state == .answering || student.state == .refused
+                    ? student.stateText + (student.refusedAt.map { ", \(Timestamp.readable($0))" } ?? "")
+                        + (student.receivedAt.map { "; an earlier attempt handed in \(Timestamp.readable($0))" } ?? "")
                     : student.receivedAt.map {
                         "\(Timestamp.readable($0))\(student.via == .handIn ? " (hand-in file)" : "")\(student.attempts > 1 ? ", \(student.attempts) attempts" : "")"
                     } ?? "not handed in",
@@ -275,7 +281,7 @@ enum DeskView {
                         + ((student.pending ?? 0) > 0 ? " (\(student.pending ?? 0) to grade)" : "")
                 } ?? "",
                 flags: student.flags.map(\.label).joined(separator: ", "),
-                rowClass: !student.flags.isEmpty ? "flagged" : student.handedIn ? "" : "missing",
+                rowClass: !student.flags.isEmpty || student.state == .refused ? "flagged" : student.handedIn ? "" : "missing",
                 late: late && student.lateDecision == nil,
                 lateText: student.lateDecision.map { $0 == .accepted ? " (accepted)" : " (given 0)" } ?? "",
                 attempt: student.attemptId ?? ""
@@ -517,6 +523,7 @@ extension DeskView.RosterPage: MustacheParent {
         case "notDownloaded": notDownloaded
         case "notHandedIn": notHandedIn
         case "answering": answering
+        case "refused": refused
         case "flagged": flagged
         case "students": students
         case "paging": paging

@@ -75,8 +75,10 @@ struct ResponseRoutes<Storage: ServerStorage> {
                 error.missing = ids
                 throw error
             case .noAttemptsLeft(let message):
+                try await recordRefusal(submission, user: user, reason: .noAttemptsLeft)
                 throw APIError(.unprocessableContent, code: .noAttemptsLeft, message: message)
             case .closed(let message):
+                try await recordRefusal(submission, user: user, reason: .afterClosing)
                 throw APIError(.unprocessableContent, code: .assessmentClosed, message: message)
             case .outdated(let version):
                 var error = APIError(.conflict, code: .versionConflict, message: "The assessment changed since this attempt started.")
@@ -98,5 +100,18 @@ struct ResponseRoutes<Storage: ServerStorage> {
                 throw APIError(.unprocessableContent, code: .rejected, message: message)
             }
         }
+    }
+
+    /// A refused hand-in goes on the teacher's roster (the student's answers wait in their dead letters).
+    func recordRefusal(_ submission: SubmissionRequest, user: String, reason: RefusalReason) async throws {
+        try await storage.recordRefusals([
+            RosterFacts.Refusal(
+                user: user,
+                assessmentID: submission.assessmentId,
+                attemptID: submission.attemptId,
+                reason: reason,
+                at: Date().timeIntervalSince1970
+            )
+        ])
     }
 }

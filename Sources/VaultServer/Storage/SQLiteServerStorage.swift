@@ -318,6 +318,7 @@ public final class SQLiteServerStorage: ServerStorage {
     }
 
     private static func apply(_ writes: BatchWrites, now: Date, database: Database) throws {
+        try record(writes.refusals, database: database)
         for id in writes.superseded { try database.execute("UPDATE responses SET superseded = 1 WHERE id = ?", [id]) }
         for attempt in writes.attempts {
             try database.execute(
@@ -549,6 +550,20 @@ public final class SQLiteServerStorage: ServerStorage {
 
     // MARK: The desk
 
+    public func recordRefusals(_ refusals: [RosterFacts.Refusal]) async throws {
+        guard !refusals.isEmpty else { return }
+        try await onDatabase { database, _ in try database.inTransaction { try Self.record(refusals, database: database) } }
+    }
+
+    private static func record(_ refusals: [RosterFacts.Refusal], database: Database) throws {
+        for refusal in refusals {
+            try database.execute(
+                "INSERT OR REPLACE INTO refused_submissions (assessment_id, user_name, attempt_id, reason, at) VALUES (?, ?, ?, ?, ?)",
+                [refusal.assessmentID, refusal.user, refusal.attemptID, refusal.reason.rawValue, refusal.at]
+            )
+        }
+    }
+
     public func recordDownload(assessmentID: String, version: Int, user: String, now: Date) async throws {
         try await onDatabase { database, _ in
             try database.inTransaction {
@@ -602,6 +617,16 @@ public final class SQLiteServerStorage: ServerStorage {
                     results: try Self.resultInputs(user: nil, assessmentID: assessmentID, database: database),
                     inProgress: try database.rows(RosterFacts.inProgressQuery.replacingOccurrences(of: "$1", with: "?"), [assessmentID]).map {
                         RosterFacts.InProgress(user: $0.string(0), attemptID: $0.string(1), answered: $0.int(2), lastReceivedAt: $0.double(3))
+                    },
+                    refusals: try database.rows(RosterFacts.refusalsQuery.replacingOccurrences(of: "$1", with: "?"), [assessmentID]).map { row in
+                        guard let reason = RefusalReason(rawValue: row.string(2)) else { throw StorageError.damaged("a refused hand-in's reason") }
+                        return RosterFacts.Refusal(
+                            user: row.string(0),
+                            assessmentID: assessmentID,
+                            attemptID: row.string(1),
+                            reason: reason,
+                            at: row.double(3)
+                        )
                     }
                 )
             }

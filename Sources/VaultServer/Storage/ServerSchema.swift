@@ -218,6 +218,21 @@ enum ServerSchema {
             CREATE INDEX assessment_actions_by_assessment ON assessment_actions (assessment_id, seq);
             """
         )
+        // Refused hand-ins and answers (after closing, no attempts left), the latest per student and assessment, so
+        // the roster shows them (they are never only in a student's dead letters).
+        migrator.register(
+            14,
+            """
+            CREATE TABLE refused_submissions (
+                assessment_id TEXT NOT NULL REFERENCES assessments (id),
+                user_name TEXT NOT NULL,
+                attempt_id TEXT NOT NULL,
+                reason TEXT NOT NULL,
+                at REAL NOT NULL,
+                PRIMARY KEY (assessment_id, user_name)
+            );
+            """
+        )
         return migrator
     }
 }

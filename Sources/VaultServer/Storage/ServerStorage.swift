@@ -98,6 +98,8 @@ public protocol ServerStorage: Service {
     func actions(assessmentID: String) async throws -> [AssessmentAction]
     func decideLate(attemptID: String, decision: LateDecision) async throws -> Bool
 
+    /// Records refused hand-ins (each replaces the student's earlier refusal on that assessment).
+    func recordRefusals(_ refusals: [RosterFacts.Refusal]) async throws
     /// Records that `user` fetched `version` of an assessment (the roster's "downloaded").
     func recordDownload(assessmentID: String, version: Int, user: String, now: Date) async throws
     /// What the roster of one assessment is built from, read in one transaction with a fixed number of queries;
