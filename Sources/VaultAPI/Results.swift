@@ -15,13 +15,16 @@ public struct AttemptResult: Codable, Sendable, Equatable {
         public var maxPoints: Double
         /// The correct answer: only once the teacher released the results.
         public var correctAnswer: [JSONValue]?
+        /// The teacher's written words on this answer, when they wrote any.
+        public var feedback: String?
         enum CodingKeys: String, CodingKey {
-            case points
+            case points, feedback
             case questionId = "question_id"
             case maxPoints = "max_points"
             case correctAnswer = "correct_answer"
         }
-        public init(questionId: String, points: Double?, maxPoints: Double, correctAnswer: [JSONValue]? = nil) {
+        public init(questionId: String, points: Double?, maxPoints: Double, correctAnswer: [JSONValue]? = nil, feedback: String? = nil) {
+            self.feedback = feedback
             self.questionId = questionId
             self.points = points
             self.maxPoints = maxPoints

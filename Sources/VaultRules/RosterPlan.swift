@@ -318,7 +318,8 @@ extension ResultInput {
         sources: [DocumentKey: Data],
         released: Set<String>,
         answers: [(attemptID: String, questionID: String, answer: String)],
-        grades: [(attemptID: String, questionID: String, points: Double)]
+        grades: [(attemptID: String, questionID: String, points: Double)],
+        feedback: [(attemptID: String, questionID: String, text: String)] = []
     ) -> [ResultInput] {
         let documents = sources.compactMapValues { try? JSONDecoder().decode(Assessment.self, from: $0) }
         var values: [String: [String: JSONValue]] = [:]
@@ -328,6 +329,8 @@ extension ResultInput {
         }
         var points: [String: [String: Double]] = [:]
         for row in grades { points[row.attemptID, default: [:]][row.questionID] = row.points }
+        var words: [String: [String: String]] = [:]
+        for row in feedback { words[row.attemptID, default: [:]][row.questionID] = row.text }
         return records.compactMap { record in
             guard let document = documents[DocumentKey(id: record.assessmentID, version: record.assessmentVersion)] else { return nil }
             return ResultInput(
@@ -335,6 +338,7 @@ extension ResultInput {
                 document: document,
                 answers: values[record.attemptID] ?? [:],
                 grades: points[record.attemptID] ?? [:],
+                feedback: words[record.attemptID] ?? [:],
                 released: released.contains(record.assessmentID)
             )
         }

@@ -123,7 +123,7 @@ public enum Scoring {
 
     /// The points a question of a submitted attempt stands at: the teacher's grade over the automatic points; a late
     /// hand-in the teacher zeroed scores nothing, one they accepted counts like any other. Nil: waiting for the teacher.
-    static func awarded(_ question: Question, record: SubmissionRecord, answers: [String: JSONValue], grades: [String: Double]) -> Double? {
+    public static func awarded(_ question: Question, record: SubmissionRecord, answers: [String: JSONValue], grades: [String: Double]) -> Double? {
         record.lateDecision == .zeroed ? 0 : grades[question.id] ?? points(for: answers[question.id], question: question)
     }
 
@@ -178,13 +178,22 @@ public enum Scoring {
         document: Assessment,
         answers: [String: JSONValue],
         grades: [String: Double],
+        feedback: [String: String] = [:],
         released: Bool
     ) -> AttemptResult {
         var questions: [AttemptResult.QuestionResult] = []
         for question in document.questions {
             let points = Self.awarded(question, record: record, answers: answers, grades: grades)
             let correct: [JSONValue]? = released ? correctAnswer(question) : nil
-            questions.append(.init(questionId: question.id, points: points, maxPoints: maxPoints(question), correctAnswer: correct))
+            questions.append(
+                .init(
+                    questionId: question.id,
+                    points: points,
+                    maxPoints: maxPoints(question),
+                    correctAnswer: correct,
+                    feedback: feedback[question.id]
+                )
+            )
         }
         return AttemptResult(
             attemptId: record.attemptID,
@@ -207,9 +216,19 @@ public struct ResultInput: Sendable {
     public var document: Assessment
     public var answers: [String: JSONValue]
     public var grades: [String: Double]
+    /// The teacher's written feedback per question.
+    public var feedback: [String: String]
     /// The teacher released the results (or the assessment shows them at submission).
     public var released: Bool
-    public init(record: SubmissionRecord, document: Assessment, answers: [String: JSONValue], grades: [String: Double], released: Bool) {
+    public init(
+        record: SubmissionRecord,
+        document: Assessment,
+        answers: [String: JSONValue],
+        grades: [String: Double],
+        feedback: [String: String] = [:],
+        released: Bool
+    ) {
+        self.feedback = feedback
         self.record = record
         self.document = document
         self.answers = answers
@@ -218,6 +237,6 @@ public struct ResultInput: Sendable {
     }
 
     public var result: AttemptResult {
-        Scoring.result(for: record, document: document, answers: answers, grades: grades, released: released)
+        Scoring.result(for: record, document: document, answers: answers, grades: grades, feedback: feedback, released: released)
     }
 }

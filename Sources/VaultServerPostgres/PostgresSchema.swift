@@ -128,7 +128,15 @@ enum PostgresSchema {
                 extra_minutes INTEGER NOT NULL,
                 PRIMARY KEY (assessment_id, user_name)
             )
+            """,
             """
+            CREATE TABLE feedback (
+                attempt_id TEXT NOT NULL,
+                question_id TEXT NOT NULL,
+                text TEXT NOT NULL,
+                PRIMARY KEY (attempt_id, question_id)
+            )
+            """,
         ],
         // A sealed exam's submission says when the student unsealed it.
         ["ALTER TABLE submissions ADD COLUMN unsealed_at TEXT"],
@@ -217,7 +225,7 @@ enum PostgresSchema {
             """,
             "CREATE INDEX assessment_actions_by_assessment ON assessment_actions (assessment_id, seq)",
         ],
-        // Refused hand-ins and answers, the latest per student and assessment (SQLite v14).
+        // Refused hand-ins and answers, the latest per student and assessment; written feedback (SQLite v14).
         [
             """
             CREATE TABLE refused_submissions (

@@ -824,7 +824,12 @@ public final class PostgresServerStorage: ServerStorage {
             query("SELECT g.attempt_id, g.question_id, g.points \(from) JOIN grades g ON g.attempt_id = s.attempt_id WHERE \(filter)"),
             logger: logger
         ).decode((String, String, Double).self) { grades.append(row) }
-        return ResultInput.assemble(records: records, sources: sources, released: released, answers: answers, grades: grades)
+        var feedback: [(attemptID: String, questionID: String, text: String)] = []
+        for try await row in try await connection.query(
+            query("SELECT f.attempt_id, f.question_id, f.text \(from) JOIN feedback f ON f.attempt_id = s.attempt_id WHERE \(filter)"),
+            logger: logger
+        ).decode((String, String, String).self) { feedback.append(row) }
+        return ResultInput.assemble(records: records, sources: sources, released: released, answers: answers, grades: grades, feedback: feedback)
     }
 
     public func grade(attemptID: String, questionID: String, points: Double) async throws -> Bool {
@@ -845,6 +850,35 @@ public final class PostgresServerStorage: ServerStorage {
                 """,
                 logger: self.logger
             )
+            return true
+        }
+    }
+
+    public func setFeedback(attemptID: String, questionID: String, text: String?) async throws -> Bool {
+        try await transaction { connection in
+            var source: Data?
+            for try await bytes in try await connection.query(
+                """
+                SELECT v.source FROM submissions s JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
+                WHERE s.attempt_id = \(attemptID)
+                """,
+                logger: self.logger
+            ).decode(Data.self) { source = bytes }
+            guard GradePlan.allows(questionID: questionID, source: source) else { return false }
+            if let text {
+                try await connection.query(
+                    """
+                    INSERT INTO feedback (attempt_id, question_id, text) VALUES (\(attemptID), \(questionID), \(text))
+                    ON CONFLICT (attempt_id, question_id) DO UPDATE SET text = EXCLUDED.text
+                    """,
+                    logger: self.logger
+                )
+            } else {
+                try await connection.query(
+                    "DELETE FROM feedback WHERE attempt_id = \(attemptID) AND question_id = \(questionID)",
+                    logger: self.logger
+                )
+            }
             return true
         }
     }

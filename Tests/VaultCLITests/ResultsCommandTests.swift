@@ -30,6 +30,9 @@ struct ResultsCommandTests {
         #expect(
             try Binaries.run("vault-server", ["grade", "algebra-1", "--attempt", "nope", "--question", "q6", "--points", "2"] + data).status != 0
         )
+        // Written feedback on the essay (a stray escape in it must not drive the student's terminal).
+        let feedback = ["grade", "algebra-1", "--attempt", attempt, "--question", "q6", "--feedback", "Clear steps.\nSay why \u{1B}[2Jyou divide."]
+        #expect(try Binaries.run("vault-server", feedback + data).status == 0)
         #expect(try Binaries.run("vault-server", ["release", "algebra-1"] + data).status == 0)
         let teacherView = try Binaries.run("vault-server", ["responses", "algebra-1"] + data)
         #expect(teacherView.stdout.contains("score:"), "\(teacherView.stdout)")
@@ -41,6 +44,8 @@ struct ResultsCommandTests {
         let shown = try vault.unlocked(["results", "algebra-1"])
         #expect(shown.status == 0, "\(shown.stderr)")
         Self.expectStudentsTerms(shown.stdout)
+        #expect(shown.stdout.contains("Your teacher wrote: Clear steps. Say why ^[[2Jyou divide."), "\(shown.stdout)")
+        #expect(!shown.stdout.contains("\u{1B}[2J"))
         let json = try #require(try vault.unlocked(["results", "--json"]).json?["results"] as? [[String: Any]])
         #expect(json.first?["released"] as? Bool == true)
         // Evicted with the rest of what is synced: the results still read in full, and results fetched after the

@@ -21,6 +21,9 @@ struct SlowStorage: ServerStorage {
     }
     func tokenOwner(hash: String, now: Date) async throws -> (user: String, role: Role)? { try await base.tokenOwner(hash: hash, now: now) }
     func updatePassword(_ user: UserRecord) async throws { try await base.updatePassword(user) }
+    func setFeedback(attemptID: String, questionID: String, text: String?) async throws -> Bool {
+        try await base.setFeedback(attemptID: attemptID, questionID: questionID, text: text)
+    }
     func recordRefusals(_ refusals: [RosterFacts.Refusal]) async throws { try await base.recordRefusals(refusals) }
     func revokeToken(hash: String) async throws { try await base.revokeToken(hash: hash) }
     func purgeExpiredTokens(now: Date) async throws { try await base.purgeExpiredTokens(now: now) }

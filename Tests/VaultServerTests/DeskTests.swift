@@ -424,6 +424,85 @@ struct DeskTests {
     }
 
     @Test(
+        "one student's answer sheet: every question with the answer escaped, a points box where the teacher gives them, feedback the student gets with the results, extra time; bad values change nothing",
+        arguments: Backend.all
+    )
+    func answerSheet(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        try await harness.test { api in
+            let teacher = try await api.token("teacher")
+            #expect(try await api.publish(Fixtures.quiz(), teacher: teacher).status == .created)
+            #expect(try await Self.handIn(api, student: "student", attempt: "sheet-1").status == .created)
+            var browser = DeskBrowser(api: api)
+            _ = try await browser.signIn("teacher")
+            let roster = try await browser.send(.get, "/desk/a/quiz-1")
+            #expect(roster.text.contains("<a href=\"/desk/a/quiz-1/student?user=student\">student</a>"), "\(roster.text)")
+            var page = try await browser.send(.get, "/desk/a/quiz-1/student?user=student")
+            #expect(page.status == .ok && page.text.contains("Question q1") && page.text.contains("Question q6"), "\(page.text)")
+            #expect(page.text.contains("&lt;script&gt;alert(1)&lt;/script&gt;") && !page.text.contains("<script>alert"))
+            // q1 is scored automatically (no box); the essay q6 waits for the teacher (a box, empty).
+            #expect(!page.text.contains("name=\"points:q1\"") && page.text.contains("name=\"points:q6\""))
+            #expect(page.text.contains("(waiting for you)"))
+            let csrf = try #require(DeskBrowser.hidden("csrf", in: page))
+
+            // Out of range: nothing saved, and said in words.
+            let tooMany = try await browser.send(
+                .post,
+                "/desk/a/quiz-1/student",
+                form: ["csrf": csrf, "user": "student", "attempt": "sheet-1", "points:q6": "99", "feedback:q6": "Nice."]
+            )
+            #expect(tooMany.status == .badRequest && tooMany.text.contains("Nothing was saved"), "\(tooMany.text)")
+            #expect(try await harness.storage.resultInputs(user: "student", assessmentID: "quiz-1").first?.feedback.isEmpty == true)
+
+            let saved = try await browser.send(
+                .post,
+                "/desk/a/quiz-1/student",
+                form: [
+                    "csrf": csrf, "user": "student", "attempt": "sheet-1", "points:q6": "0,5", "feedback:q6": "  Clear, but say why.  ",
+                    "feedback:q1": "Right.",
+                ]
+            )
+            #expect(saved.status == .seeOther, "\(saved.text)")
+            page = try await browser.send(.get, saved.headers[.location] ?? "")
+            #expect(page.text.contains("value=\"0.50\""), "\(page.text)")
+            #expect(page.text.contains(">Clear, but say why.</textarea>") && page.text.contains("(graded by you)"))
+
+            // The student reads the points and the feedback with the results, once released.
+            _ = try await TeacherDesk(storage: harness.storage).release("quiz-1")
+            let results = try await api.send(.get, APIPath.results, token: try await api.token("student")).decode(ResultsResponse.self).results
+            let q6 = try #require(results.first?.questions.first { $0.questionId == "q6" })
+            #expect(q6.points == 0.5 && q6.feedback == "Clear, but say why.", "\(q6)")
+            #expect(results.first?.questions.first { $0.questionId == "q1" }?.feedback == "Right.")
+            // Emptied, the feedback is gone.
+            _ = try await browser.send(
+                .post,
+                "/desk/a/quiz-1/student",
+                form: ["csrf": csrf, "user": "student", "attempt": "sheet-1", "feedback:q1": ""]
+            )
+            #expect(try await harness.storage.resultInputs(user: "student", assessmentID: "quiz-1").first?.feedback["q1"] == nil)
+
+            // Extra time: saved for this student and assessment; out of range or not a student is refused.
+            #expect(
+                try await browser.send(.post, "/desk/a/quiz-1/extra-time", form: ["csrf": csrf, "user": "student", "minutes": "15"]).status
+                    == .seeOther
+            )
+            #expect(try await harness.storage.extraMinutes(assessmentID: "quiz-1", user: "student") == 15)
+            let badExtra = try await browser.send(.post, "/desk/a/quiz-1/extra-time", form: ["csrf": csrf, "user": "student", "minutes": "-3"])
+            #expect(badExtra.status == .badRequest && badExtra.text.contains("from 0 to 1440"))
+            let notStudent = try await browser.send(.post, "/desk/a/quiz-1/extra-time", form: ["csrf": csrf, "user": "teacher", "minutes": "5"])
+            #expect(notStudent.status == .badRequest && notStudent.text.contains("There is no student teacher"))
+            // Without the form's token nothing is saved.
+            let forged = try await browser.send(.post, "/desk/a/quiz-1/extra-time", form: ["user": "student", "minutes": "60"])
+            let unchanged = try await harness.storage.extraMinutes(assessmentID: "quiz-1", user: "student")
+            #expect(forged.status != .seeOther && unchanged == 15)
+            // A student with nothing handed in: the page says so, and still offers extra time.
+            page = try await browser.send(.get, "/desk/a/quiz-1/student?user=student2")
+            #expect(page.text.contains("student2 has not handed in") && page.text.contains("name=\"minutes\""))
+            #expect(try await browser.send(.get, "/desk/a/quiz-1/student?user=nobody").status == .badRequest)
+        }
+    }
+
+    @Test(
         "closing with students offline: a new attempt after closing is refused, an offline attempt started before is kept and flagged, the student is told, the teacher accepts or zeroes it",
         arguments: Backend.all
     )

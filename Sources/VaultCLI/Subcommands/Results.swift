@@ -46,6 +46,7 @@ struct Results: ParsableCommand {
             guard let question = questions[item.questionId] else {
                 // The questions are not in this vault (another device's attempt): the points alone.
                 lines.append("  \(number + 1). Question \(item.questionId): \(points).")
+                if let feedback = item.feedback { lines.append("     Your teacher wrote: " + TerminalText.visible(Self.oneLine(feedback))) }
                 continue
             }
             lines.append("  \(number + 1). \(DisplayWidth.truncated(Self.oneLine(question.prompt), to: 70))")
@@ -55,6 +56,7 @@ struct Results: ParsableCommand {
             if let correct = item.correctAnswer.flatMap({ AnswerWords.correct($0, for: question) }) {
                 lines.append("     Correct answer: \(correct)")
             }
+            if let feedback = item.feedback { lines.append("     Your teacher wrote: " + TerminalText.visible(Self.oneLine(feedback))) }
         }
         if !result.released { lines.append("  Correct answers are shown once your teacher releases the results.") }
         return lines

@@ -100,6 +100,63 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         }
         assessment.get("grade") { request, context in try await gradePage(request, context: context) }
         assessment.post("grade") { request, context in try await saveGrades(request, context: context) }
+        assessment.get("student") { request, context in
+            let id = try context.parameters.require("id")
+            let user = request.uri.queryParameters.get("user").map { String($0) } ?? ""
+            let sheet = try await desk.sheet(id, user: user, attempt: request.uri.queryParameters.get("attempt").map { String($0) })
+            let notice: String? =
+                switch request.uri.queryParameters.get("notice") {
+                case "saved": "Saved. The student sees the points and feedback with their results once results are shown to them."
+                case "extra": "Extra time saved: it applies to the student's next download of a timed test."
+                default: nil
+                }
+            let view = DeskView.SheetPage(sheet: sheet, csrf: csrf(context), user: context.user, notice: notice, idPath: Self.pathSegment(id))
+            return pages.html(pages.render("sheet", view))
+        }
+        assessment.post("student") { request, context in
+            let id = try context.parameters.require("id")
+            let fields = try await form(request, context: context)
+            let user = fields["user"] ?? ""
+            let back = "/desk/a/\(Self.pathSegment(id))/student?user=\(Self.querySegment(user))"
+            guard let attempt = fields["attempt"] else {
+                throw DeskError(.badRequest, heading: "Not done", text: "The form names no attempt.", back: back)
+            }
+            var points: [String: Double] = [:]
+            var feedback: [String: String] = [:]
+            for (name, value) in fields {
+                if name.hasPrefix("points:") {
+                    let text = value.trimmingCharacters(in: .whitespaces)
+                    guard !text.isEmpty else { continue }
+                    guard let number = Double(text.replacingOccurrences(of: ",", with: ".")) else {
+                        throw DeskError(.badRequest, heading: "Not saved", text: "Points must be a number. Nothing was saved.", back: back)
+                    }
+                    points[String(name.dropFirst("points:".count))] = number
+                } else if name.hasPrefix("feedback:") {
+                    feedback[String(name.dropFirst("feedback:".count))] = value
+                }
+            }
+            do {
+                try await desk.saveSheet(id, attempt: attempt, points: points, feedback: feedback)
+            } catch let problem as TeacherDesk.Problem {
+                throw DeskError(.badRequest, heading: "Not saved", text: problem.description, back: back)
+            }
+            return Response.redirect(to: back + "&attempt=\(Self.querySegment(attempt))&notice=saved", type: .normal)
+        }
+        assessment.post("extra-time") { request, context in
+            let id = try context.parameters.require("id")
+            let fields = try await form(request, context: context)
+            let user = fields["user"] ?? ""
+            let back = "/desk/a/\(Self.pathSegment(id))/student?user=\(Self.querySegment(user))"
+            guard let minutes = fields["minutes"].flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else {
+                throw DeskError(.badRequest, heading: "Not saved", text: TeacherDesk.Problem.extraMinutesOutOfRange.description, back: back)
+            }
+            do {
+                try await desk.setExtraTime(id, user: user, minutes: minutes)
+            } catch let problem as TeacherDesk.Problem {
+                throw DeskError(.badRequest, heading: "Not saved", text: problem.description, back: back)
+            }
+            return Response.redirect(to: back + "&notice=extra", type: .normal)
+        }
         assessment.get("analysis") { request, context in
             let id = try context.parameters.require("id")
             let (title, analysis) = try await desk.analysis(id, attempts: Self.attempts(request))

@@ -12,7 +12,7 @@ enum DeskTemplates {
 
     static let templates: [(String, String)] = [
         ("head", head), ("foot", foot), ("login", login), ("message", message), ("assessments", assessments), ("roster", roster),
-        ("grade", grade), ("startcode", startCode), ("confirm", confirm), ("analysis", analysis),
+        ("grade", grade), ("startcode", startCode), ("confirm", confirm), ("analysis", analysis), ("sheet", sheet),
     ]
 
     static let head = """
@@ -112,7 +112,7 @@ enum DeskTemplates {
         <tbody>
         {{#students}}
         <tr class="{{rowClass}}" data-user="{{user}}">
-        <td class="who" data-label="Student">{{user}}</td><td class="group" data-label="Group">{{group}}</td><td class="downloaded" data-label="Downloaded">{{downloaded}}</td><td class="handed-in" data-label="Handed in">{{handedIn}}</td><td class="seen" data-label="Last seen">{{lastSeen}}</td><td class="time" data-label="Time used">{{timeUsed}}</td><td class="extra" data-label="Extra time">{{extra}}</td><td class="score" data-label="Score">{{score}}</td>
+        <td class="who" data-label="Student"><a href="/desk/a/{{idPath}}/student?user={{userQuery}}">{{user}}</a></td><td class="group" data-label="Group">{{group}}</td><td class="downloaded" data-label="Downloaded">{{downloaded}}</td><td class="handed-in" data-label="Handed in">{{handedIn}}</td><td class="seen" data-label="Last seen">{{lastSeen}}</td><td class="time" data-label="Time used">{{timeUsed}}</td><td class="extra" data-label="Extra time">{{extra}}</td><td class="score" data-label="Score">{{score}}</td>
         <td class="flags" data-label="Flags">{{flags}}{{#late}}
         <form class="late" method="post" action="/desk/a/{{idPath}}/late"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="attempt" value="{{attempt}}">
         <button type="submit" name="decision" value="accepted">Accept</button> <button type="submit" name="decision" value="zeroed">Give 0</button></form>{{/late}}{{lateText}}</td>
@@ -164,6 +164,40 @@ enum DeskTemplates {
         {{^entries}}<p>No one has handed in an answer to this question yet.</p>{{/entries}}
         {{#hasEntries}}<p><button type="submit">Save points{{#next}} and go to {{next}}{{/next}}</button></p>{{/hasEntries}}
         </form>
+        <p><a href="/desk/a/{{idPath}}">Back to the roster</a></p>
+        {{> foot}}
+        """
+
+    static let sheet = """
+        {{> head}}
+        <h1>{{student}}: {{rosterTitle}}</h1>
+        <p class="facts">{{state}}{{#score}} · {{score}}{{/score}}{{#flags}} · {{flags}}{{/flags}}</p>
+        {{#manyAttempts}}<nav class="questions" aria-label="Attempts">Attempts: {{#attempts}}<a href="{{link}}"{{#current}} aria-current="page"{{/current}}>{{id}}</a> {{/attempts}}</nav>{{/manyAttempts}}
+        {{#hasAttempt}}
+        <form method="post" action="/desk/a/{{idPath}}/student">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="user" value="{{student}}">
+        <input type="hidden" name="attempt" value="{{attempt}}">
+        {{#lines}}
+        <section class="answer {{rowClass}}" data-question="{{id}}">
+        <h2>Question {{id}}</h2>
+        <div class="prompt" dir="auto">{{prompt}}</div>
+        <div class="text" dir="auto">{{answer}}</div>
+        {{#needsTeacher}}<p><label for="p-{{id}}">Points for {{id}}</label> <input id="p-{{id}}" name="points:{{id}}" type="number" min="0" max="{{maxPoints}}" step="any" value="{{points}}"> of {{maxPoints}} ({{state}})</p>{{/needsTeacher}}
+        {{^needsTeacher}}<p>Points: {{points}} of {{maxPoints}} ({{state}})</p>{{/needsTeacher}}
+        <p><label for="f-{{id}}">Feedback on {{id}} (the student reads it with their results)</label><br><textarea id="f-{{id}}" name="feedback:{{id}}" rows="3" maxlength="5000" dir="auto">{{feedback}}</textarea></p>
+        </section>
+        {{/lines}}
+        <p><button type="submit">Save points and feedback</button></p>
+        </form>
+        {{/hasAttempt}}
+        {{^hasAttempt}}<p>{{student}} has not handed in an attempt of this assessment.</p>{{/hasAttempt}}
+        <section aria-labelledby="extra-heading">
+        <h2 id="extra-heading">Extra time</h2>
+        <form method="post" action="/desk/a/{{idPath}}/extra-time"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="user" value="{{student}}">
+        <label for="extra">Extra minutes for {{student}} on this assessment</label> <input id="extra" name="minutes" type="number" min="0" max="{{maxExtra}}" step="1" value="{{extraMinutes}}"> <button type="submit">Save extra time</button></form>
+        <p class="small">It applies to the student's next download of a timed test.</p>
+        </section>
         <p><a href="/desk/a/{{idPath}}">Back to the roster</a></p>
         {{> foot}}
         """

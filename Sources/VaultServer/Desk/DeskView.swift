@@ -106,6 +106,7 @@ enum DeskView {
 
     struct StudentRow {
         var user: String
+        var userQuery: String
         var group: String
         var downloaded: String
         var handedIn: String
@@ -265,6 +266,7 @@ enum DeskView {
             let late = student.flags.contains(.afterClosing)
             return StudentRow(
                 user: student.user,
+                userQuery: DeskRoutesPaths.query(student.user),
                 group: student.group ?? "",
                 downloaded: student.downloadedAt.map { "version \(student.downloadedVersion ?? 0), \(Timestamp.readable($0))" } ?? "not downloaded",
                 handedIn: student.state == .answering || student.state == .refused
@@ -355,6 +357,93 @@ enum DeskView {
             }
             hasEntries = !entries.isEmpty
             next = queue.next
+        }
+    }
+
+    /// One question of a student's answer sheet.
+    struct SheetLine {
+        var id: String
+        var prompt: String
+        var answer: String
+        var points: String
+        var maxPoints: String
+        var state: String
+        var needsTeacher: Bool
+        var feedback: String
+        var rowClass: String
+    }
+
+    struct AttemptLink {
+        var id: String
+        var link: String
+        var current: Bool
+    }
+
+    /// One student's whole answer sheet: their state on the roster, each question with their answer and points (a
+    /// points box where the teacher gives them), a feedback box per answer, and their extra time.
+    struct SheetPage {
+        var title: String
+        var rosterTitle: String
+        var user: String?
+        var csrf: String
+        var notice: String?
+        var idPath: String
+        var student: String
+        var state: String
+        var flags: String
+        var score: String
+        var extraMinutes: Int
+        var maxExtra: Int
+        var attempt: String
+        var hasAttempt: Bool
+        var attempts: [AttemptLink]
+        var manyAttempts: Bool
+        var lines: [SheetLine]
+
+        init(sheet: TeacherDesk.Sheet, csrf: String, user: String?, notice: String?, idPath: String) {
+            let row = sheet.row
+            title = "\(row.user) · \(sheet.title)"
+            rosterTitle = sheet.title
+            self.user = user
+            self.csrf = csrf
+            self.notice = notice
+            self.idPath = idPath
+            student = row.user
+            state = row.stateText + (row.receivedAt.map { ", \(Timestamp.readable($0))" } ?? "")
+            flags = row.flags.map(\.label).joined(separator: ", ")
+            extraMinutes = row.extraMinutes
+            maxExtra = TeacherDesk.maxExtraMinutes
+            attempt = sheet.attempt ?? ""
+            hasAttempt = sheet.attempt != nil
+            let userQuery = DeskRoutesPaths.query(row.user)
+            attempts = sheet.attempts.map {
+                AttemptLink(
+                    id: $0,
+                    link: "/desk/a/\(idPath)/student?user=\(userQuery)&attempt=\(DeskRoutesPaths.query($0))",
+                    current: $0 == sheet.attempt
+                )
+            }
+            manyAttempts = sheet.attempts.count > 1
+            let total = sheet.lines.compactMap(\.points).reduce(0, +)
+            let full = sheet.lines.map(\.maxPoints).reduce(0, +)
+            let waiting = sheet.lines.filter { $0.points == nil }.count
+            score =
+                sheet.attempt == nil
+                ? ""
+                : "\(AttemptResult.pointsText(total)) of \(AttemptResult.pointsText(full)) points" + (waiting > 0 ? " (\(waiting) to grade)" : "")
+            lines = sheet.lines.map { line in
+                SheetLine(
+                    id: line.question.id,
+                    prompt: line.question.prompt,
+                    answer: line.answer ?? "(no answer)",
+                    points: line.points.map(AttemptResult.pointsText) ?? "",
+                    maxPoints: AttemptResult.pointsText(line.maxPoints),
+                    state: line.graded ? "graded by you" : line.points == nil ? "waiting for you" : "automatic",
+                    needsTeacher: line.needsTeacher || line.graded,
+                    feedback: line.feedback ?? "",
+                    rowClass: line.points == nil ? "missing" : ""
+                )
+            }
         }
     }
 
@@ -481,6 +570,7 @@ extension DeskView.StudentRow: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
         case "user": user
+        case "userQuery": userQuery
         case "group": group
         case "downloaded": downloaded
         case "handedIn": handedIn

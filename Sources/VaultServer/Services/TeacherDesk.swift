@@ -21,6 +21,9 @@ public struct TeacherDesk: Sendable {
         case pointsOutOfRange(user: String, max: Double)
         case notSubmitted(String)
         case notLate(String)
+        case noStudent(String)
+        case extraMinutesOutOfRange
+        case feedbackTooLong(max: Int)
 
         public var description: String {
             switch self {
@@ -30,6 +33,9 @@ public struct TeacherDesk: Sendable {
                 "The points for \(user) must be a number from 0 to \(AttemptResult.pointsText(max)). Nothing was saved."
             case .notSubmitted(let attempt): "Attempt \(attempt) was not handed in for this assessment. Nothing was saved."
             case .notLate(let attempt): "Attempt \(attempt) did not arrive after closing; there is nothing to decide."
+            case .noStudent(let user): "There is no student \(user). Nothing was saved."
+            case .extraMinutesOutOfRange: "Extra time must be a whole number of minutes from 0 to \(TeacherDesk.maxExtraMinutes). Nothing was saved."
+            case .feedbackTooLong(let max): "Feedback is at most \(max) characters. Nothing was saved."
             }
         }
     }
@@ -177,6 +183,96 @@ public struct TeacherDesk: Sendable {
             closed: roster.closed,
             released: roster.released
         )
+    }
+
+    /// The most extra minutes a teacher may give (a day).
+    public static let maxExtraMinutes = 24 * 60
+    /// The longest feedback on one answer, in characters.
+    public static let maxFeedback = 5_000
+
+    /// One student's whole answer sheet: each question with their answer, its points and how they were given, and
+    /// the teacher's feedback; the latest handed-in attempt unless another is named.
+    public struct Sheet: Sendable {
+        public struct Line: Sendable {
+            public var question: Question
+            public var answer: String?
+            public var points: Double?
+            public var maxPoints: Double
+            /// The teacher's points stand (over automatic ones).
+            public var graded: Bool
+            /// The question needs a teacher's points (no automatic scoring).
+            public var needsTeacher: Bool
+            public var feedback: String?
+        }
+
+        public var title: String
+        public var row: Roster.Student
+        /// Every handed-in attempt of the student, oldest first, and the one shown.
+        public var attempts: [String]
+        public var attempt: String?
+        public var lines: [Line]
+    }
+
+    public func sheet(_ id: String, user: String, attempt: String? = nil) async throws -> Sheet {
+        guard let facts = try await storage.rosterFacts(assessmentID: id, group: nil) else { throw Problem.noAssessment(id) }
+        let roster = RosterPlan.roster(facts, group: nil, now: now())
+        guard let row = roster.students.first(where: { $0.user == user }) else { throw Problem.noStudent(user) }
+        let inputs = facts.results.filter { $0.record.user == user }.sorted {
+            ($0.record.receivedAt, $0.record.attemptID) < ($1.record.receivedAt, $1.record.attemptID)
+        }
+        let chosen = attempt.flatMap { wanted in inputs.first { $0.record.attemptID == wanted } } ?? inputs.last
+        let lines: [Sheet.Line] =
+            chosen.map { input in
+                input.document.questions.map { question -> Sheet.Line in
+                    let answer = input.answers[question.id]
+                    return Sheet.Line(
+                        question: question,
+                        answer: answer.map { AnswerText.plain($0, question: question) },
+                        points: Scoring.awarded(question, record: input.record, answers: input.answers, grades: input.grades),
+                        maxPoints: Scoring.maxPoints(question),
+                        graded: input.grades[question.id] != nil,
+                        needsTeacher: Scoring.points(for: nil, question: question) == nil,
+                        feedback: input.feedback[question.id]
+                    )
+                }
+            } ?? []
+        return Sheet(title: facts.document.title, row: row, attempts: inputs.map(\.record.attemptID), attempt: chosen?.record.attemptID, lines: lines)
+    }
+
+    /// Saves a sheet's points and feedback for one attempt, all or nothing: every value is checked (points within
+    /// [0, the question's points], feedback at most `maxFeedback` characters, questions of the attempt) first.
+    /// Empty feedback removes it.
+    public func saveSheet(_ id: String, attempt: String, points: [String: Double], feedback: [String: String]) async throws {
+        guard let input = try await storage.resultInputs(user: nil, assessmentID: id).first(where: { $0.record.attemptID == attempt }) else {
+            throw Problem.notSubmitted(attempt)
+        }
+        for (question, value) in points {
+            guard let asked = input.document.question(question) else { throw Problem.noQuestion(assessment: id, question: question) }
+            let full = Scoring.maxPoints(asked)
+            guard value.isFinite, value >= 0, value <= full else { throw Problem.pointsOutOfRange(user: input.record.user, max: full) }
+        }
+        for (question, text) in feedback {
+            guard input.document.question(question) != nil else { throw Problem.noQuestion(assessment: id, question: question) }
+            guard text.count <= Self.maxFeedback else { throw Problem.feedbackTooLong(max: Self.maxFeedback) }
+        }
+        for (question, value) in points.sorted(by: { $0.key < $1.key }) where input.grades[question] != value {
+            guard try await storage.grade(attemptID: attempt, questionID: question, points: value) else { throw Problem.notSubmitted(attempt) }
+        }
+        for (question, text) in feedback.sorted(by: { $0.key < $1.key }) {
+            let words = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard (input.feedback[question] ?? "") != words else { continue }
+            guard try await storage.setFeedback(attemptID: attempt, questionID: question, text: words.isEmpty ? nil : words) else {
+                throw Problem.notSubmitted(attempt)
+            }
+        }
+    }
+
+    /// Extra minutes for one student on this assessment (0 removes them); applies to their next download.
+    public func setExtraTime(_ id: String, user: String, minutes: Int) async throws {
+        try await requirePublished(id)
+        guard (0...Self.maxExtraMinutes).contains(minutes) else { throw Problem.extraMinutesOutOfRange }
+        guard let record = try await storage.user(named: user), record.role == .student else { throw Problem.noStudent(user) }
+        try await storage.setAccommodation(assessmentID: id, user: user, extraMinutes: minutes)
     }
 
     /// What each question told us (`ItemAnalysis`), over first attempts unless every attempt is asked for.

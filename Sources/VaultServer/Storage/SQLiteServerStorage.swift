@@ -461,7 +461,11 @@ public final class SQLiteServerStorage: ServerStorage {
             "SELECT g.attempt_id, g.question_id, g.points \(from) JOIN grades g ON g.attempt_id = s.attempt_id WHERE \(filter)",
             binds
         ).map { (attemptID: $0.string(0), questionID: $0.string(1), points: $0.double(2)) }
-        return ResultInput.assemble(records: records, sources: sources, released: released, answers: answers, grades: grades)
+        let feedback = try database.rows(
+            "SELECT f.attempt_id, f.question_id, f.text \(from) JOIN feedback f ON f.attempt_id = s.attempt_id WHERE \(filter)",
+            binds
+        ).map { (attemptID: $0.string(0), questionID: $0.string(1), text: $0.string(2)) }
+        return ResultInput.assemble(records: records, sources: sources, released: released, answers: answers, grades: grades, feedback: feedback)
     }
 
     public func grade(attemptID: String, questionID: String, points: Double) async throws -> Bool {
@@ -479,6 +483,30 @@ public final class SQLiteServerStorage: ServerStorage {
                     "INSERT OR REPLACE INTO grades (attempt_id, question_id, points) VALUES (?, ?, ?)",
                     [attemptID, questionID, points]
                 )
+                return true
+            }
+        }
+    }
+
+    public func setFeedback(attemptID: String, questionID: String, text: String?) async throws -> Bool {
+        try await onDatabase { database, _ in
+            try database.inTransaction {
+                let source = try database.row(
+                    """
+                    SELECT v.source FROM submissions s JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
+                    WHERE s.attempt_id = ?
+                    """,
+                    [attemptID]
+                )?.data(0)
+                guard GradePlan.allows(questionID: questionID, source: source) else { return false }
+                if let text {
+                    try database.execute(
+                        "INSERT OR REPLACE INTO feedback (attempt_id, question_id, text) VALUES (?, ?, ?)",
+                        [attemptID, questionID, text]
+                    )
+                } else {
+                    try database.execute("DELETE FROM feedback WHERE attempt_id = ? AND question_id = ?", [attemptID, questionID])
+                }
                 return true
             }
         }

@@ -124,6 +124,12 @@ enum ServerSchema {
                 extra_minutes INTEGER NOT NULL,
                 PRIMARY KEY (assessment_id, user_name)
             );
+            CREATE TABLE feedback (
+                attempt_id TEXT NOT NULL,
+                question_id TEXT NOT NULL,
+                text TEXT NOT NULL,
+                PRIMARY KEY (attempt_id, question_id)
+            );
             """
         )
         // A sealed exam's submission says when the student unsealed it.
@@ -219,7 +225,8 @@ enum ServerSchema {
             """
         )
         // Refused hand-ins and answers (after closing, no attempts left), the latest per student and assessment, so
-        // the roster shows them (they are never only in a student's dead letters).
+        // the roster shows them (they are never only in a student's dead letters); the teacher's written feedback on
+        // an answer, which the student reads with their results.
         migrator.register(
             14,
             """

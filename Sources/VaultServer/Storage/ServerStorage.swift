@@ -98,6 +98,9 @@ public protocol ServerStorage: Service {
     func actions(assessmentID: String) async throws -> [AssessmentAction]
     func decideLate(attemptID: String, decision: LateDecision) async throws -> Bool
 
+    /// The teacher's written feedback on one answer of a submitted attempt (nil removes it); false when the attempt
+    /// is not submitted or its version has no such question.
+    func setFeedback(attemptID: String, questionID: String, text: String?) async throws -> Bool
     /// Records refused hand-ins (each replaces the student's earlier refusal on that assessment).
     func recordRefusals(_ refusals: [RosterFacts.Refusal]) async throws
     /// Records that `user` fetched `version` of an assessment (the roster's "downloaded").

@@ -18,16 +18,32 @@ struct Grade: AsyncParsableCommand {
     @Option(help: "The question id.") var question: String
     @Option(help: "One attempt id (from `vault-server responses ID`).") var attempt: String?
     @Option(help: "The points for that attempt.") var points: Double?
+    @Option(help: "Written feedback on that attempt's answer, which the student reads with their results (\"\" removes it).")
+    var feedback: String?
 
     func run() async throws {
         let desk = TeacherDesk(storage: try await options.storage())
         do {
             if let attempt {
-                guard let points else { throw ValidationError("Give --points with --attempt.") }
-                try await desk.grade(id, question: question, points: [attempt: points])
-                TerminalText.line("Gave \(AttemptResult.pointsText(points)) points to \(question) of attempt \(attempt).")
+                guard points != nil || feedback != nil else { throw ValidationError("Give --points or --feedback with --attempt.") }
+                try await desk.saveSheet(
+                    id,
+                    attempt: attempt,
+                    points: points.map { [question: $0] } ?? [:],
+                    feedback: feedback.map { [question: $0] } ?? [:]
+                )
+                if let points { TerminalText.line("Gave \(AttemptResult.pointsText(points)) points to \(question) of attempt \(attempt).") }
+                if let feedback {
+                    TerminalText.line(
+                        feedback.isEmpty
+                            ? "Removed the feedback on \(question) of attempt \(attempt)."
+                            : "Saved the feedback on \(question) of attempt \(attempt)."
+                    )
+                }
             } else {
-                guard points == nil else { throw ValidationError("--points goes with --attempt; without it each student's points are asked for.") }
+                guard points == nil, feedback == nil else {
+                    throw ValidationError("--points and --feedback go with --attempt; without it each student's points are asked for.")
+                }
                 try await queue(desk)
             }
         } catch let problem as TeacherDesk.Problem {
