@@ -3,7 +3,9 @@
 python3-selenium). A real vault-server on 127.0.0.1 with the demo data; a real `vault` CLI as the student.
 
 The teacher signs in, watches the student's sync appear on the roster (it refreshes by itself), grades the essay in
-the queue, releases the results, and downloads both gradebook files, which are checked. Screenshots go to
+the queue, releases the results, downloads both gradebook files, which are checked, writes feedback on the student's
+answer sheet (the student's `vault results` shows it), reads the item analysis, adds a class of 30 from a pasted list,
+closes the exam and sees a student who started afterwards refused, and reopens it; then the pages at a phone's width. Screenshots go to
 .build/desk-screenshots/ (not committed). Exits non-zero, saying what failed, on any failure.
 """
 import os
@@ -188,6 +190,70 @@ def main():
             score = demo[0].split(",")[-1] if demo else ""
             if not score or not score.replace(".", "").isdigit() or float(score) < 2:
                 fail(f"{name}: the student's score is {score!r}")
+        # One student's answer sheet, from their name on the roster: written feedback on the essay, which the student
+        # reads with their results after the next sync.
+        driver.get(base + "/desk/a/algebra-1")
+        driver.find_element(By.CSS_SELECTOR, 'tr[data-user="demo"] td.who a').click()
+        wait.until(expected_conditions.presence_of_element_located((By.ID, "f-q6")))
+        if ESSAY not in driver.find_element(By.CSS_SELECTOR, 'section[data-question="q6"] .text').text:
+            fail("the answer sheet does not show the essay")
+        driver.find_element(By.ID, "f-q6").send_keys("Good steps; say why you subtract 3 first.")
+        driver.find_element(By.XPATH, "//button[text()='Save points and feedback']").click()
+        wait.until(expected_conditions.text_to_be_present_in_element((By.CSS_SELECTOR, ".notice"), "Saved"))
+        driver.save_screenshot(os.path.join(SHOTS, "5-answer-sheet.png"))
+        run([vault_bin, "sync", "--vault", vault, "--password-stdin"], "pw-1\n")
+        shown = run([vault_bin, "results", "algebra-1", "--vault", vault, "--password-stdin"], "pw-1\n")
+        if "Your teacher wrote: Good steps; say why you subtract 3 first." not in shown:
+            fail(f"vault results does not show the teacher's feedback: {shown[-600:]}")
+
+        # What each question told us: one attempt, its figures.
+        driver.get(base + "/desk/a/algebra-1")
+        driver.find_element(By.LINK_TEXT, "What each question told us").click()
+        wait.until(expected_conditions.presence_of_element_located((By.ID, "analysis")))
+        if "1 attempt analysed" not in driver.find_element(By.TAG_NAME, "main").text:
+            fail("the item analysis does not count the one graded attempt")
+        driver.save_screenshot(os.path.join(SHOTS, "5b-item-analysis.png"))
+
+        # A class list of 30 becomes 30 accounts, passwords made and shown once.
+        driver.get(base + "/desk/students")
+        wait.until(expected_conditions.presence_of_element_located((By.ID, "list")))
+        roster = "\n".join(["name,group,password"] + [f"class-{n:02d},8c," for n in range(1, 31)])
+        driver.execute_script("document.getElementById('list').value = arguments[0];", roster)
+        driver.find_element(By.XPATH, "//button[text()='Add these students']").click()
+        wait.until(expected_conditions.presence_of_element_located((By.ID, "added")))
+        if "Added 30 students." not in driver.find_element(By.TAG_NAME, "main").text:
+            fail("the class list did not add 30 students")
+        codes = driver.find_elements(By.CSS_SELECTOR, "#added td.password code")
+        if len(codes) != 30:
+            fail(f"{len(codes)} passwords shown for 30 new students")
+        driver.save_screenshot(os.path.join(SHOTS, "5c-students-added.png"))
+        listed = run([server_bin, "roster", "algebra-1", "--group", "8c", "--json", "--data", data])
+        if listed.count('"user" : "class-') != 30 and listed.count('"user": "class-') != 30:
+            fail("the new accounts are not on the roster of group 8c")
+
+        # Closing asks; a student who starts after closing is refused, and the roster says so; reopen works.
+        second = os.path.join(work, "vault-ana")
+        run([vault_bin, "init", "--vault", second, "--kdf-iterations", "1000", "--new-password-stdin"], "pw-2\n")
+        run(
+            [vault_bin, "login", "--server", base, "--user", "ana", "--vault", second, "--password-stdin", "--server-password-stdin"],
+            "pw-2\nana-password\n",
+        )
+        run([vault_bin, "download", "algebra-1", "--vault", second, "--password-stdin"], "pw-2\n")
+        driver.get(base + "/desk/a/algebra-1")
+        driver.find_element(By.LINK_TEXT, "Close the exam now…").click()
+        wait.until(expected_conditions.text_to_be_present_in_element((By.TAG_NAME, "h1"), "now?"))
+        driver.find_element(By.XPATH, "//button[text()='Close the exam now']").click()
+        wait.until(expected_conditions.text_to_be_present_in_element((By.CSS_SELECTOR, ".notice"), "The exam is closed"))
+        time.sleep(1.1)  # answered after the closing second
+        run([vault_bin, "answer", "algebra-1", "q1", "--vault", second, "--password-stdin"], "pw-2\nb\n")
+        subprocess.run([vault_bin, "sync", "--vault", second, "--password-stdin"], input=b"pw-2\n", capture_output=True, timeout=120)
+        WebDriverWait(driver, 15).until(
+            lambda d: "refused: started after closing" in d.find_element(By.CSS_SELECTOR, 'tr[data-user="ana"]').text
+        )
+        driver.save_screenshot(os.path.join(SHOTS, "5d-refused-after-closing.png"))
+        driver.find_element(By.XPATH, "//button[text()='Reopen the exam']").click()
+        wait.until(expected_conditions.text_to_be_present_in_element((By.CSS_SELECTOR, ".notice"), "open again"))
+
         # A phone, 390 x 844: no page scrolls sideways; the roster is one card per student, flags and score first.
         # (Chromium keeps a desktop window at least 500 px wide: the phone's viewport is emulated, as DevTools does.)
         driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
@@ -196,6 +262,9 @@ def main():
             ("/desk/a/algebra-1", "7-phone-roster.png"),
             ("/desk/a/algebra-1/grade", "8-phone-grading.png"),
             ("/desk/a/algebra-1/close", "9-phone-close-asks.png"),
+            ("/desk/a/algebra-1/student?user=demo", "10-phone-answer-sheet.png"),
+            ("/desk/a/algebra-1/analysis", "11-phone-item-analysis.png"),
+            ("/desk/students", "12-phone-add-students.png"),
         ]:
             driver.get(base + path)
             wait.until(expected_conditions.presence_of_element_located((By.TAG_NAME, "main")))

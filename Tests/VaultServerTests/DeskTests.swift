@@ -503,6 +503,58 @@ struct DeskTests {
     }
 
     @Test(
+        "a class list of 30 becomes 30 accounts: passwords from the file or made and shown once, groups kept, existing names left alone, a bad line adds nobody",
+        arguments: Backend.all
+    )
+    func classList(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        try await harness.test { api in
+            var browser = DeskBrowser(api: api)
+            _ = try await browser.signIn("teacher")
+            let form = try await browser.send(.get, "/desk/students")
+            let csrf = try #require(DeskBrowser.hidden("csrf", in: form))
+            #expect(form.text.contains("<label for=\"list\">"))
+            // A bad line (a password too short on line 3): nobody is added.
+            let bad = try await browser.send(.post, "/desk/students", form: ["csrf": csrf, "list": "name,group,password\nana,7b\nbo,7b,short\n"])
+            #expect(bad.status == .badRequest && bad.text.contains("Line 3") && bad.text.contains("Nothing was added"), "\(bad.text)")
+            #expect(try await harness.storage.user(named: "ana") == nil)
+
+            var lines = ["name,group,password"]
+            for number in 1...27 { lines.append("pupil\(number),\(number % 2 == 0 ? "7a" : "7b"),") }
+            lines.append("\"Doe, Jane\",7a,jane-secret-1")
+            lines.append("Zoë 東,,")
+            lines.append("student,7a,")  // exists already: left alone
+            lines.append("\"O\"\"Neil\",7b,")
+            let reply = try await browser.send(.post, "/desk/students", form: ["csrf": csrf, "list": lines.joined(separator: "\r\n")])
+            #expect(reply.status == .ok && reply.text.contains("Added 30 students. 1 already had an account"), "\(reply.text)")
+            #expect(reply.text.contains("only time they are shown") && reply.text.contains("from your list"))
+            for name in (1...27).map({ "pupil\($0)" }) + ["Doe, Jane", "Zoë 東", "O\"Neil"] {
+                let user = try await harness.storage.user(named: name)
+                #expect(user?.role == .student, "\(name)")
+            }
+            let pupil2 = try await harness.storage.user(named: "pupil2")
+            let zoe = try await harness.storage.user(named: "Zoë 東")
+            #expect(pupil2?.group == "7a" && zoe != nil && zoe?.group == nil)
+            // A generated password, read off the page, signs the student in; the file's password too.
+            let row = try #require(reply.text.range(of: "<td class=\"who\" data-label=\"Student\">pupil5</td>"))
+            let rest = reply.text[row.upperBound...]
+            let code = try #require(
+                rest.range(of: "<code>").flatMap { start in rest.range(of: "</code>").map { rest[start.upperBound..<$0.lowerBound] } }
+            )
+            #expect(code.count == 14 && code.filter { $0 == "-" }.count == 2, "\(code)")
+            #expect(try await api.send(.post, APIPath.token, json: TokenRequest(user: "pupil5", password: String(code))).status == .ok)
+            #expect(try await api.send(.post, APIPath.token, json: TokenRequest(user: "Doe, Jane", password: "jane-secret-1")).status == .ok)
+            // The existing student's password is unchanged.
+            #expect(try await api.send(.post, APIPath.token, json: TokenRequest(user: "student", password: "student-pw")).status == .ok)
+            // A student cannot add anyone.
+            var pupil = DeskBrowser(api: api)
+            let denied = try await pupil.signIn("student")
+            #expect(denied.status == .forbidden || denied.status == .seeOther)
+            #expect(try await pupil.send(.get, "/desk/students").status != .ok)
+        }
+    }
+
+    @Test(
         "closing with students offline: a new attempt after closing is refused, an offline attempt started before is kept and flagged, the student is told, the teacher accepts or zeroes it",
         arguments: Backend.all
     )
@@ -596,6 +648,23 @@ struct DeskTests {
 /// The form token a session's cookie value yields (the test derives it as the server does, to show that a valid
 /// token does not help a student).
 func deskCSRF(_ token: String) -> String { PasswordHasher.tokenHash("desk-csrf\u{0}" + token) }
+
+struct StudentListTests {
+    @Test("a class list: RFC 4180 quoting, a header skipped, blank lines ignored, every bad line named")
+    func reading() throws {
+        let list = try StudentList(csv: "name,group,password\r\n\"a, b\",\"7\"\"b\",longenough\n\nc\n")
+        #expect(list.entries == [.init(name: "a, b", group: "7\"b", password: "longenough"), .init(name: "c", group: nil, password: nil)])
+        #expect(throws: StudentList.Problem.empty) { try StudentList(csv: "name,group\n\n") }
+        #expect(throws: StudentList.Problem.badLine(2, "c is in the list twice.")) { try StudentList(csv: "c\nc") }
+        #expect(throws: StudentList.Problem.self) { try StudentList(csv: "a,b,c,d") }
+        #expect(throws: StudentList.Problem.self) { try StudentList(csv: "bad\u{1B}name") }
+        #expect(throws: StudentList.Problem.tooMany(max: StudentList.maxStudents)) {
+            try StudentList(csv: (0...StudentList.maxStudents).map { "s\($0)" }.joined(separator: "\n"))
+        }
+        let passwords = try (0..<200).map { _ in try StudentList.newPassword() }
+        #expect(Set(passwords).count == 200 && passwords.allSatisfy { $0.count == 14 && !$0.contains("0") && !$0.contains("l") })
+    }
+}
 
 struct GradebookCSVTests {
     @Test("CSV cells: numbers as numbers (0 as 0), text quoted with quotes doubled, formula injection guarded, names in any script")

@@ -41,7 +41,13 @@ struct ExtraTimeTests {
                 let vault = try TestVault.create(in: directory, name: user)
                 vault.clocks = clocks.clocks
                 let (client, transport) = try await LiveServer.client(port: port, user: user)
-                _ = try await Downloader(client: client, vault: vault, diskSpace: .fixed(1 << 40)).download("timed")
+                // Shut down on failure too: a client dropped unshut traps, hiding the failure itself.
+                do {
+                    _ = try await Downloader(client: client, vault: vault, diskSpace: .fixed(1 << 40)).download("timed")
+                } catch {
+                    await transport.shutdown()
+                    throw error
+                }
                 await transport.shutdown()
                 vaults.append(vault)
             }

@@ -40,6 +40,12 @@ public final class PasswordHashingPool: Sendable {
         }
     }
 
+    /// A new account's record at the current cost, derived on the pool's threads.
+    public func newRecord(name: String, role: Role, password: SecretBytes) async throws -> UserRecord {
+        let iterations = self.iterations
+        return try await pool.runIfActive { try PasswordHasher.makeRecord(name: name, role: role, password: password, iterations: iterations) }
+    }
+
     /// A new hash at the current cost (for raising an older hash after a successful login).
     public func rehash(_ record: UserRecord, password: SecretBytes) async throws -> UserRecord {
         let iterations = self.iterations

@@ -40,6 +40,15 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
 
         let signedIn = router.group("desk").add(middleware: pages).add(middleware: DeskAuthenticator(storage: storage))
         signedIn.get { _, context in try await assessmentsPage(context) }
+        signedIn.get("students") { _, context in
+            pages.html(
+                pages.render(
+                    "students",
+                    DeskView.Students(title: "Add students", user: context.user, csrf: csrf(context), max: StudentList.maxStudents)
+                )
+            )
+        }
+        signedIn.post("students") { request, context in try await addStudents(request, context: context) }
         signedIn.post("logout") { request, context in
             _ = try await form(request, context: context)
             if let hash = context.tokenHash { try await storage.revokeToken(hash: hash) }
@@ -210,6 +219,41 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         }
         try await desk.change(id, change, by: context.user ?? "a teacher")
         return Response.redirect(to: page + "?notice=" + change.kind.rawValue, type: .normal)
+    }
+
+    // MARK: Students
+
+    /// Adds the students of a pasted class list: every line checked first (a bad one adds nobody); names that exist
+    /// already are left as they are and listed; generated passwords are shown on this page once and stored only as
+    /// hashes.
+    func addStudents(_ request: Request, context: VaultRequestContext) async throws -> Response {
+        let fields = try await form(request, context: context)
+        let list: StudentList
+        do {
+            list = try StudentList(csv: fields["list"] ?? "")
+        } catch let problem as StudentList.Problem {
+            throw DeskError(.badRequest, heading: "Nobody was added", text: problem.description, back: "/desk/students")
+        }
+        var added: [DeskView.NewStudent] = []
+        var existing: [String] = []
+        for entry in list.entries {
+            if try await storage.user(named: entry.name) != nil {
+                existing.append(entry.name)
+                continue
+            }
+            let password = try entry.password ?? StudentList.newPassword()
+            var record = try await hashing.newRecord(name: entry.name, role: .student, password: SecretBytes(Array(password.utf8)))
+            record.group = entry.group
+            do {
+                try await storage.createUser(record)
+            } catch StorageError.userExists {
+                existing.append(entry.name)
+                continue
+            }
+            added.append(DeskView.NewStudent(name: entry.name, group: entry.group ?? "", password: entry.password == nil ? password : nil))
+        }
+        let view = DeskView.StudentsAdded(title: "Students added", user: context.user, csrf: csrf(context), added: added, existing: existing)
+        return pages.html(pages.render("studentsAdded", view))
     }
 
     // MARK: Signing in

@@ -12,7 +12,8 @@ enum DeskTemplates {
 
     static let templates: [(String, String)] = [
         ("head", head), ("foot", foot), ("login", login), ("message", message), ("assessments", assessments), ("roster", roster),
-        ("grade", grade), ("startcode", startCode), ("confirm", confirm), ("analysis", analysis), ("sheet", sheet),
+        ("grade", grade), ("startcode", startCode), ("confirm", confirm), ("analysis", analysis), ("sheet", sheet), ("students", students),
+        ("studentsAdded", studentsAdded),
     ]
 
     static let head = """
@@ -69,6 +70,7 @@ enum DeskTemplates {
     static let assessments = """
         {{> head}}
         <h1>Assessments</h1>
+        <nav class="actions"><a href="/desk/students">Add students from a class list</a></nav>
         <table>
         <thead><tr><th>Title</th><th>Id</th><th>Version</th><th>Sealed</th><th>Opens</th><th>Closes</th><th>Handed in</th></tr></thead>
         <tbody>
@@ -165,6 +167,36 @@ enum DeskTemplates {
         {{#hasEntries}}<p><button type="submit">Save points{{#next}} and go to {{next}}{{/next}}</button></p>{{/hasEntries}}
         </form>
         <p><a href="/desk/a/{{idPath}}">Back to the roster</a></p>
+        {{> foot}}
+        """
+
+    static let students = """
+        {{> head}}
+        <h1>Add students</h1>
+        <p>Paste a class list, one student per line: <code>name,group,password</code>. The group and the password may be left out; a password left out is made for you and shown once, on the next page. A first line <code>name,group,password</code> is skipped. At most {{max}} students at a time.</p>
+        <form method="post" action="/desk/students">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <p><label for="list">Class list (CSV)</label><br><textarea id="list" name="list" rows="16" cols="60" required spellcheck="false"></textarea></p>
+        <p><button type="submit">Add these students</button></p>
+        </form>
+        <p><a href="/desk">Back to the assessments</a></p>
+        {{> foot}}
+        """
+
+    static let studentsAdded = """
+        {{> head}}
+        <h1>Students added</h1>
+        <p role="status">{{summary}}</p>
+        {{#anyGenerated}}<p class="notice">Write down or print the passwords now: this is the only time they are shown. Each student can change theirs with <code>vault passwd</code>.</p>{{/anyGenerated}}
+        <table id="added">
+        <thead><tr><th>Student</th><th>Group</th><th>Password</th></tr></thead>
+        <tbody>
+        {{#added}}<tr><td class="who" data-label="Student">{{name}}</td><td data-label="Group">{{group}}</td><td class="password" data-label="Password">{{#password}}<code>{{password}}</code>{{/password}}{{^password}}from your list{{/password}}</td></tr>{{/added}}
+        {{^added}}<tr><td colspan="3">Nobody new.</td></tr>{{/added}}
+        </tbody>
+        </table>
+        {{#hasExisting}}<p>Already had an account (unchanged): {{#existing}}{{.}} {{/existing}}</p>{{/hasExisting}}
+        <p><a href="/desk/students">Add more</a> · <a href="/desk">Back to the assessments</a></p>
         {{> foot}}
         """
 

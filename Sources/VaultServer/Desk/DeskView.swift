@@ -360,6 +360,46 @@ enum DeskView {
         }
     }
 
+    struct Students {
+        var title: String
+        var user: String?
+        var csrf: String
+        var max: Int
+    }
+
+    struct NewStudent {
+        var name: String
+        var group: String
+        /// Generated: shown on this page once.
+        var password: String?
+    }
+
+    struct StudentsAdded {
+        var title: String
+        var user: String?
+        var csrf: String
+        var added: [NewStudent]
+        var existing: [String]
+        var summary: String
+        var anyGenerated: Bool
+        var hasExisting: Bool
+
+        init(title: String, user: String?, csrf: String, added: [NewStudent], existing: [String]) {
+            hasExisting = !existing.isEmpty
+            self.title = title
+            self.user = user
+            self.csrf = csrf
+            self.added = added
+            self.existing = existing
+            anyGenerated = added.contains { $0.password != nil }
+            summary =
+                "Added \(added.count) \(added.count == 1 ? "student" : "students")."
+                + (existing.isEmpty
+                    ? ""
+                    : " \(existing.count) already had an account and \(existing.count == 1 ? "was" : "were") left as \(existing.count == 1 ? "it was" : "they were").")
+        }
+    }
+
     /// One question of a student's answer sheet.
     struct SheetLine {
         var id: String
