@@ -335,6 +335,13 @@ enum DeskTemplates {
         .late { display: inline; }
         button { font-size: 1rem; padding: 0.3rem 0.8rem; }
         td, .prompt, .text { overflow-wrap: anywhere; }
+        textarea { width: 100%; max-width: 48rem; box-sizing: border-box; font: inherit; }
+        .answer.missing { background: #fff6e0; }
+        dl.figures { display: grid; grid-template-columns: max-content auto; gap: 0.2rem 1rem; }
+        dl.figures dt { font-weight: bold; }
+        dl.figures dd { margin: 0; }
+        .concerns p { margin: 0; }
+        #added code { font-size: 1.1rem; }
         /* A phone (390 px): no page scrolls sideways. Each roster row is a card, the student first, then what a
            teacher acts on (flags with Accept / Give 0, the score, handed in), then the rest; every value keeps its
            label. */
