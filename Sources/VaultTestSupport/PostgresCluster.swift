@@ -142,16 +142,24 @@ public final class PostgresCluster: @unchecked Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    /// A new, empty database; returns its URL (no password: trust authentication on 127.0.0.1).
-    public func createDatabase(prefix: String = "t") async throws -> String {
+    /// A new database, empty or a copy of `template`; returns its URL (no password: trust authentication on
+    /// 127.0.0.1). A template still being left by its last session is waited for (a few tries).
+    public func createDatabase(prefix: String = "t", template: String? = nil) async throws -> String {
         let name = counter.withLock {
             databases += 1
             return "\(prefix)\(getpid())_\(databases)"
         }
         let createdb = binaries + "/createdb"
-        let result = try await Binaries.offPool { try Binaries.system(createdb, ["-h", "127.0.0.1", "-p", "\(self.port)", "-U", Self.user, name]) }
-        guard result.status == 0 else { throw PostgresUnavailable(reason: "createdb failed: \(result.stderr)") }
-        return url(database: name)
+        let arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-U", Self.user] + (template.map { ["-T", $0] } ?? []) + [name]
+        var problem = ""
+        for _ in 0..<20 {
+            let result = try await Binaries.offPool { try Binaries.system(createdb, arguments) }
+            if result.status == 0 { return url(database: name) }
+            problem = result.stderr
+            guard problem.contains("being accessed by other users") else { break }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        throw PostgresUnavailable(reason: "createdb failed: \(problem)")
     }
 
     public func url(database: String) -> String { "postgres://\(Self.user)@127.0.0.1:\(port)/\(database)" }

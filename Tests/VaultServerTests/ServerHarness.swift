@@ -35,8 +35,21 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
             return try SQLiteServerStorage(directory: directory.file("data"))
         case .postgres:
             let cluster = try await PostgresCluster.shared()
-            return try await PostgresServerStorage(location: PostgresLocation(url: try await cluster.createDatabase()))
+            let template = try await Self.migratedTemplate.value
+            return try await PostgresServerStorage(location: PostgresLocation(url: try await cluster.createDatabase(template: template)))
         }
+    }
+
+    /// A database migrated once to the latest schema, which every test's database copies: sixty tests migrating
+    /// fourteen versions each at the same moment on two cores took longer than a connection may (15 s).
+    static let migratedTemplate = Task { () throws -> String in
+        let cluster = try await PostgresCluster.shared()
+        let url = try await cluster.createDatabase(prefix: "template")
+        let name = String(url.split(separator: "/").last ?? "")
+        _ = try await PostgresServerStorage(location: PostgresLocation(url: url))
+        // No session may stay on a template while it is copied.
+        _ = try cluster.psql("postgres", "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)'")
+        return name
     }
 }
 

@@ -42,7 +42,13 @@ struct LiveServer {
     static func client(port: Int, user: String = "student") async throws -> (ServerClient, AsyncHTTPTransport) {
         let transport = AsyncHTTPTransport(baseURL: "http://127.0.0.1:\(port)", connectTimeout: .seconds(2), readTimeout: .seconds(5))
         var client = ServerClient(transport: transport)
-        client.token = try await client.signIn(user: user, password: SecretBytes(Array("\(user)-pw".utf8))).token
+        do {
+            client.token = try await client.signIn(user: user, password: SecretBytes(Array("\(user)-pw".utf8))).token
+        } catch {
+            // A client dropped unshut traps, hiding the failure itself.
+            await transport.shutdown()
+            throw error
+        }
         return (client, transport)
     }
 }

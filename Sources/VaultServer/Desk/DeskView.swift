@@ -430,8 +430,8 @@ enum DeskView {
         var idPath: String
         var student: String
         var state: String
-        var flags: String
-        var score: String
+        var flags: String?
+        var score: String?
         var extraMinutes: Int
         var maxExtra: Int
         var attempt: String
@@ -450,7 +450,7 @@ enum DeskView {
             self.idPath = idPath
             student = row.user
             state = row.stateText + (row.receivedAt.map { ", \(Timestamp.readable($0))" } ?? "")
-            flags = row.flags.map(\.label).joined(separator: ", ")
+            flags = row.flags.isEmpty ? nil : row.flags.map(\.label).joined(separator: ", ")
             extraMinutes = row.extraMinutes
             maxExtra = TeacherDesk.maxExtraMinutes
             attempt = sheet.attempt ?? ""
@@ -469,7 +469,7 @@ enum DeskView {
             let waiting = sheet.lines.filter { $0.points == nil }.count
             score =
                 sheet.attempt == nil
-                ? ""
+                ? nil
                 : "\(AttemptResult.pointsText(total)) of \(AttemptResult.pointsText(full)) points" + (waiting > 0 ? " (\(waiting) to grade)" : "")
             lines = sheet.lines.map { line in
                 SheetLine(
