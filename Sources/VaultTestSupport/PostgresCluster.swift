@@ -142,6 +142,11 @@ public final class PostgresCluster: @unchecked Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// How long a test's store may take to connect and migrate: the suite runs a hundred tests at once on two cores,
+    /// where a test's tasks can wait their turn for many seconds (the product's 15 s is tested on its own, in
+    /// `PostgresLocationTests`).
+    public static let testConnectTimeout: Duration = .seconds(180)
+
     /// A new database, empty or a copy of `template`; returns its URL (no password: trust authentication on
     /// 127.0.0.1). A template still being left by its last session is waited for (a few tries).
     public func createDatabase(prefix: String = "t", template: String? = nil) async throws -> String {

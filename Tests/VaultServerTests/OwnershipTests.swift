@@ -153,7 +153,7 @@ struct OwnershipTests {
             INSERT INTO assessments (id, current_version, deleted, updated_at) VALUES ('old-1', 1, false, 0), ('old-2', 1, false, 0);
             """
         )
-        let storage = try await PostgresServerStorage(location: PostgresLocation(url: url))
+        let storage = try await PostgresServerStorage(location: PostgresLocation(url: url), connectTimeout: PostgresCluster.testConnectTimeout)
         for id in ["old-1", "old-2"] {
             #expect(try await storage.assessmentTeachers(assessmentID: id) == ["kim": .coTeacher, "lee": .coTeacher])
         }

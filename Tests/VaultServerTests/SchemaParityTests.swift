@@ -113,7 +113,7 @@ struct SchemaParityTests {
         }
         let cluster = try await PostgresCluster.shared()
         let url = try await cluster.createDatabase()
-        _ = try await PostgresServerStorage(location: PostgresLocation(url: url))
+        _ = try await PostgresServerStorage(location: PostgresLocation(url: url), connectTimeout: PostgresCluster.testConnectTimeout)
         let postgres = try Self.postgresSchema(cluster, String(url.split(separator: "/").last!))
         #expect(Set(sqlite.keys) == Set(postgres.keys))
         for name in Set(sqlite.keys).union(postgres.keys).sorted() {

@@ -36,7 +36,10 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .postgres:
             let cluster = try await PostgresCluster.shared()
             let template = try await Self.migratedTemplate.value
-            return try await PostgresServerStorage(location: PostgresLocation(url: try await cluster.createDatabase(template: template)))
+            return try await PostgresServerStorage(
+                location: PostgresLocation(url: try await cluster.createDatabase(template: template)),
+                connectTimeout: PostgresCluster.testConnectTimeout
+            )
         }
     }
 
@@ -46,7 +49,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
         let cluster = try await PostgresCluster.shared()
         let url = try await cluster.createDatabase(prefix: "template")
         let name = String(url.split(separator: "/").last ?? "")
-        _ = try await PostgresServerStorage(location: PostgresLocation(url: url))
+        _ = try await PostgresServerStorage(location: PostgresLocation(url: url), connectTimeout: PostgresCluster.testConnectTimeout)
         // No session may stay on a template while it is copied.
         _ = try cluster.psql("postgres", "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)'")
         return name

@@ -40,7 +40,9 @@ struct LiveServer {
     }
 
     static func client(port: Int, user: String = "student") async throws -> (ServerClient, AsyncHTTPTransport) {
-        let transport = AsyncHTTPTransport(baseURL: "http://127.0.0.1:\(port)", connectTimeout: .seconds(2), readTimeout: .seconds(5))
+        // Generous timeouts: the suite runs a hundred tests at once on two cores (the sync engine's own handling of
+        // timeouts is tested with fault-injecting transports).
+        let transport = AsyncHTTPTransport(baseURL: "http://127.0.0.1:\(port)", connectTimeout: .seconds(30), readTimeout: .seconds(60))
         var client = ServerClient(transport: transport)
         do {
             client.token = try await client.signIn(user: user, password: SecretBytes(Array("\(user)-pw".utf8))).token

@@ -15,7 +15,7 @@ struct RequestRetryTests {
             PasswordHasher.makeRecord(name: "ana", role: .student, password: SecretBytes(Array("ana-pw".utf8)), iterations: 1_000)
         )
         try await server.run { port in
-            let transport = AsyncHTTPTransport(baseURL: "http://127.0.0.1:\(port)", connectTimeout: .seconds(2), readTimeout: .seconds(5))
+            let transport = AsyncHTTPTransport(baseURL: "http://127.0.0.1:\(port)", connectTimeout: .seconds(30), readTimeout: .seconds(60))
             do {
                 try await Self.exercise(transport)
             } catch {

@@ -18,7 +18,7 @@ struct SignInTests {
             )
         }
         try await server.run { port in
-            let transport = AsyncHTTPTransport(baseURL: "http://127.0.0.1:\(port)", connectTimeout: .seconds(2), readTimeout: .seconds(5))
+            let transport = AsyncHTTPTransport(baseURL: "http://127.0.0.1:\(port)", connectTimeout: .seconds(30), readTimeout: .seconds(60))
             let client = ServerClient(transport: transport)
             do {
                 for (index, password) in passwords.enumerated() {
