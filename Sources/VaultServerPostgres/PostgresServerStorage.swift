@@ -857,15 +857,7 @@ public final class PostgresServerStorage: ServerStorage {
 
     public func grade(attemptID: String, questionID: String, points: Double) async throws -> Bool {
         try await transaction { connection in
-            var source: Data?
-            for try await bytes in try await connection.query(
-                """
-                SELECT v.source FROM submissions s JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
-                WHERE s.attempt_id = \(attemptID)
-                """,
-                logger: self.logger
-            ).decode(Data.self) { source = bytes }
-            guard GradePlan.allows(questionID: questionID, source: source) else { return false }
+            guard GradePlan.allows(questionID: questionID, source: try await self.submittedSource(attemptID, on: connection)) else { return false }
             try await connection.query(
                 """
                 INSERT INTO grades (attempt_id, question_id, points) VALUES (\(attemptID), \(questionID), \(points))
@@ -877,17 +869,23 @@ public final class PostgresServerStorage: ServerStorage {
         }
     }
 
+    /// The teacher's document of a submitted attempt's version (nil: not submitted): what a grade or feedback is
+    /// checked against.
+    private func submittedSource(_ attemptID: String, on connection: PostgresConnection) async throws -> Data? {
+        var source: Data?
+        for try await bytes in try await connection.query(
+            """
+            SELECT v.source FROM submissions s JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
+            WHERE s.attempt_id = \(attemptID)
+            """,
+            logger: logger
+        ).decode(Data.self) { source = bytes }
+        return source
+    }
+
     public func setFeedback(attemptID: String, questionID: String, text: String?) async throws -> Bool {
         try await transaction { connection in
-            var source: Data?
-            for try await bytes in try await connection.query(
-                """
-                SELECT v.source FROM submissions s JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
-                WHERE s.attempt_id = \(attemptID)
-                """,
-                logger: self.logger
-            ).decode(Data.self) { source = bytes }
-            guard GradePlan.allows(questionID: questionID, source: source) else { return false }
+            guard GradePlan.allows(questionID: questionID, source: try await self.submittedSource(attemptID, on: connection)) else { return false }
             if let text {
                 try await connection.query(
                     """

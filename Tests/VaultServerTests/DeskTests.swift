@@ -412,6 +412,10 @@ struct DeskTests {
             _ = try await browser.signIn("teacher")
             let page = try await browser.send(.get, "/desk/a/quiz-1?show=answering")
             #expect(page.text.contains("answering, 1 of 6 answers in") && page.text.contains("Answering now (1)"), "\(page.text)")
+            // A count for each state: student2 has not downloaded; nobody is downloaded-not-started or handed in.
+            #expect(
+                page.text.contains("Not downloaded (1)") && page.text.contains("Downloaded, not started (0)") && page.text.contains("Handed in (0)")
+            )
             #expect(page.text.contains("data-user=\"student\"") && !page.text.contains("data-user=\"student2\""))
             // A second answer to the same question replaces the first: still one in.
             _ = try await api.batch([Fixtures.item(served, question: "q1", answer: .string("c"), attempt: "live-1")], token: token)
@@ -420,6 +424,8 @@ struct DeskTests {
             #expect(try await Self.handIn(api, student: "student", attempt: "live-2").status == .created)
             row = try #require(try await desk.roster("quiz-1").students.first { $0.user == "student" })
             #expect(row.state == .handedIn && row.answered == nil, "\(row)")
+            let after = try await browser.send(.get, "/desk/a/quiz-1?show=handed-in")
+            #expect(after.text.contains("Handed in (1)") && after.text.contains("Answering now (0)") && after.text.contains("data-user=\"student\""))
         }
     }
 

@@ -108,7 +108,7 @@ enum DeskTemplates {
         <select id="show" name="show">{{#shows}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/shows}}</select>
         <button type="submit">Filter</button>
         </form>
-        <p class="quick"><a href="/desk/a/{{idPath}}?show=not-downloaded{{groupQuery}}">Not downloaded ({{notDownloaded}})</a> · <a href="/desk/a/{{idPath}}?show=not-handed-in{{groupQuery}}">Not handed in ({{notHandedIn}})</a> · <a href="/desk/a/{{idPath}}?show=answering{{groupQuery}}">Answering now ({{answering}})</a> · <a href="/desk/a/{{idPath}}?show=refused{{groupQuery}}">Refused ({{refused}})</a> · <a href="/desk/a/{{idPath}}?show=flagged{{groupQuery}}">Flagged ({{flagged}})</a></p>
+        <p class="quick"><a href="/desk/a/{{idPath}}?show=not-downloaded{{groupQuery}}">Not downloaded ({{notDownloaded}})</a> · <a href="/desk/a/{{idPath}}?show=not-handed-in{{groupQuery}}">Not handed in ({{notHandedIn}})</a> · <a href="/desk/a/{{idPath}}?show=not-started{{groupQuery}}">Downloaded, not started ({{notStarted}})</a> · <a href="/desk/a/{{idPath}}?show=answering{{groupQuery}}">Answering now ({{answering}})</a> · <a href="/desk/a/{{idPath}}?show=handed-in{{groupQuery}}">Handed in ({{handedInNow}})</a> · <a href="/desk/a/{{idPath}}?show=refused{{groupQuery}}">Refused ({{refused}})</a> · <a href="/desk/a/{{idPath}}?show=flagged{{groupQuery}}">Flagged ({{flagged}})</a></p>
         <table id="roster">
         <thead><tr><th>Student</th><th>Group</th><th>Downloaded</th><th>Handed in</th><th>Last seen</th><th>Time used</th><th>Extra time</th><th>Score</th><th>Flags</th></tr></thead>
         <tbody>

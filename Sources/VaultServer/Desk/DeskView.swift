@@ -44,7 +44,9 @@ enum DeskView {
         case everyone
         case notDownloaded = "not-downloaded"
         case notHandedIn = "not-handed-in"
+        case notStarted = "not-started"
         case answering
+        case handedIn = "handed-in"
         case refused
         case flagged
 
@@ -53,7 +55,9 @@ enum DeskView {
             case .everyone: "Everyone"
             case .notDownloaded: "Not downloaded"
             case .notHandedIn: "Not handed in"
+            case .notStarted: "Downloaded, not started"
             case .answering: "Answering now"
+            case .handedIn: "Handed in"
             case .refused: "Refused"
             case .flagged: "Flagged"
             }
@@ -64,7 +68,9 @@ enum DeskView {
             case .everyone: true
             case .notDownloaded: !student.downloaded
             case .notHandedIn: !student.handedIn
+            case .notStarted: student.state == .downloaded
             case .answering: student.state == .answering
+            case .handedIn: student.state == .handedIn
             case .refused: student.state == .refused
             case .flagged: !student.flags.isEmpty
             }
@@ -203,7 +209,9 @@ enum DeskView {
         var groupQuery: String
         var notDownloaded: Int
         var notHandedIn: Int
+        var notStarted: Int
         var answering: Int
+        var handedInNow: Int
         var refused: Int
         var flagged: Int
         var students: [StudentRow]
@@ -251,6 +259,8 @@ enum DeskView {
             notDownloaded = inGroup.filter { !$0.downloaded }.count
             notHandedIn = inGroup.filter { !$0.handedIn }.count
             answering = inGroup.filter { $0.state == .answering }.count
+            notStarted = inGroup.filter { $0.state == .downloaded }.count
+            handedInNow = inGroup.filter { $0.state == .handedIn }.count
             refused = inGroup.filter { $0.state == .refused }.count
             flagged = inGroup.filter { !$0.flags.isEmpty }.count
             students = page.rows.map(Self.row)
@@ -653,6 +663,8 @@ extension DeskView.RosterPage: MustacheParent {
         case "notDownloaded": notDownloaded
         case "notHandedIn": notHandedIn
         case "answering": answering
+        case "notStarted": notStarted
+        case "handedInNow": handedInNow
         case "refused": refused
         case "flagged": flagged
         case "students": students

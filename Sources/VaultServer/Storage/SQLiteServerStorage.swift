@@ -471,14 +471,7 @@ public final class SQLiteServerStorage: ServerStorage {
     public func grade(attemptID: String, questionID: String, points: Double) async throws -> Bool {
         try await onDatabase { database, _ in
             try database.inTransaction {
-                let source = try database.row(
-                    """
-                    SELECT v.source FROM submissions s JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
-                    WHERE s.attempt_id = ?
-                    """,
-                    [attemptID]
-                )?.data(0)
-                guard GradePlan.allows(questionID: questionID, source: source) else { return false }
+                guard GradePlan.allows(questionID: questionID, source: try Self.submittedSource(attemptID, database: database)) else { return false }
                 try database.execute(
                     "INSERT OR REPLACE INTO grades (attempt_id, question_id, points) VALUES (?, ?, ?)",
                     [attemptID, questionID, points]
@@ -488,17 +481,22 @@ public final class SQLiteServerStorage: ServerStorage {
         }
     }
 
+    /// The teacher's document of a submitted attempt's version (nil: not submitted): what a grade or feedback is
+    /// checked against.
+    private static func submittedSource(_ attemptID: String, database: Database) throws -> Data? {
+        try database.row(
+            """
+            SELECT v.source FROM submissions s JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
+            WHERE s.attempt_id = ?
+            """,
+            [attemptID]
+        )?.data(0)
+    }
+
     public func setFeedback(attemptID: String, questionID: String, text: String?) async throws -> Bool {
         try await onDatabase { database, _ in
             try database.inTransaction {
-                let source = try database.row(
-                    """
-                    SELECT v.source FROM submissions s JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
-                    WHERE s.attempt_id = ?
-                    """,
-                    [attemptID]
-                )?.data(0)
-                guard GradePlan.allows(questionID: questionID, source: source) else { return false }
+                guard GradePlan.allows(questionID: questionID, source: try Self.submittedSource(attemptID, database: database)) else { return false }
                 if let text {
                     try database.execute(
                         "INSERT OR REPLACE INTO feedback (attempt_id, question_id, text) VALUES (?, ?, ?)",
