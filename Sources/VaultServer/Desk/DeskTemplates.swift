@@ -187,7 +187,7 @@ enum DeskTemplates {
         {{> head}}
         <h1>Students added</h1>
         <p role="status">{{summary}}</p>
-        {{#anyGenerated}}<p class="notice">Write down or print the passwords now: this is the only time they are shown. Each student can change theirs with <code>vault passwd</code>.</p>{{/anyGenerated}}
+        {{#anyGenerated}}<p class="notice">Write down or print the passwords now: this is the only time they are shown, and the server keeps only their hashes.</p>{{/anyGenerated}}
         <table id="added">
         <thead><tr><th>Student</th><th>Group</th><th>Password</th></tr></thead>
         <tbody>
