@@ -79,7 +79,9 @@ struct FaultDrillTests {
         #expect(runs.count == students)
         for (index, status, took) in runs {
             #expect(status == 0 || status == 75, "s\(index): exit \(status)")
-            #expect(took < .seconds(25), "s\(index): the sync took \(took)")
+            // A bound that catches a hang, not a speed figure: 16 syncs at once on two cores shared with another
+            // build took up to 25.4 s.
+            #expect(took < .seconds(60), "s\(index): the sync took \(took)")
             if status == 0 {
                 let report = try #require(try vaults[index].unlocked(["status", "--json"]).json)
                 #expect(report["pending_answers"] as? Int == 0 && report["pending_submissions"] as? Int == 0, "s\(index) exited 0 with work pending")
