@@ -8,6 +8,7 @@ import Glibc
 #endif
 
 /// The attacks of the hostile review (issue "Trust") that reach the vault through the real `vault` binary.
+@Suite(.ownThreads)
 struct CLIAdversarialTests {
     @Test("two `vault init` at once: exactly one succeeds (0), the other is told the vault exists (73); the winner's password opens it")
     func concurrentInit() throws {

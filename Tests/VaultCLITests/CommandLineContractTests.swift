@@ -4,6 +4,7 @@ import VaultCore
 import VaultTestSupport
 
 /// The contract of docs/cli.md, checked on the real binary: global options, JSON keys, exit codes, messages.
+@Suite(.ownThreads)
 struct CommandLineContractTests {
     @Test("init creates a vault; global options work before and after the command name")
     func globalsAnywhere() throws {

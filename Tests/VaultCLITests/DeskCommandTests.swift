@@ -6,6 +6,7 @@ import VaultTestSupport
 
 /// The teacher's desk on the command line (`vault-server roster`, `grade --question`, `export`, `close`, `user add
 /// --group`) and what a student sees when their hand-in arrives after closing, through the real binaries.
+@Suite(.ownThreads)
 struct DeskCommandTests {
     static let essay = "Subtract 3, then divide by 4: x = 3. — محمد"
 

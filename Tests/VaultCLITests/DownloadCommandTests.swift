@@ -4,6 +4,7 @@ import VaultCore
 import VaultTestSupport
 
 /// login, catalog, download, list and the offline rules through the real `vault` and `vault-server` binaries.
+@Suite(.ownThreads)
 struct DownloadCommandTests {
     func signedIn() throws -> (CLIVault, ServerProcess) {
         let server = try ServerProcess()

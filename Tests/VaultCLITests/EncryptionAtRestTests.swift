@@ -8,6 +8,7 @@ import Glibc
 #endif
 
 /// What a security tester checks with stock tools.
+@Suite(.ownThreads)
 struct EncryptionAtRestTests {
     @Test("vault.db is not a SQLite file to sqlite3, and the stock sqlcipher shell opens it with the revealed key")
     func stockShells() throws {

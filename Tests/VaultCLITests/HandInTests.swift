@@ -5,6 +5,7 @@ import VaultCore
 import VaultTestSupport
 
 /// `vault hand-in` → `vault-server import` → `vault receipts import`, with the real binaries and a real server.
+@Suite(.ownThreads)
 struct HandInTests {
     let server: ServerProcess
     init() throws { server = try ServerProcess() }

@@ -10,6 +10,7 @@ import Glibc
 /// Every I/O call a command makes, failed one at a time (as SQLite's own suites do), with an LD_PRELOAD shim
 /// (Tests/FaultShim/faultshim.c, built here): the command fails with a plain sentence (74) or succeeds, and
 /// afterwards the vault opens, verifies, keeps every answer saved before, and holds no temporary file.
+@Suite(.ownThreads)
 struct IOFaultTests {
     static let shim: String? = {
         let output = NSTemporaryDirectory() + "/vault-faultshim-\(getpid()).so"

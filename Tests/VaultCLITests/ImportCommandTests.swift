@@ -4,6 +4,7 @@ import VaultAPI
 import VaultTestSupport
 
 /// `vault-server publish` of a teacher's own file, then taken offline through the real binaries and scored.
+@Suite(.ownThreads)
 struct ImportCommandTests {
     static let gift = #"""
         // Written for this project.

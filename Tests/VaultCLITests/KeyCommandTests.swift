@@ -8,6 +8,7 @@ import Glibc
 #endif
 
 /// passwd, key slots, help, and the JSON and usage contract of the remaining commands, on the real binary.
+@Suite(.ownThreads)
 struct KeyCommandTests {
     @Test("passwd: a wrong current password changes nothing (77); the right one swaps passwords")
     func passwd() throws {

@@ -6,6 +6,7 @@ import VaultTestSupport
 
 /// Every command's human output fits the terminal: at 80 and at 40 columns no line is wider, and no word is cut in
 /// two (the terminal's own wrapping cut "teacher" into "teache / r" and "submissions" into "submission / s").
+@Suite(.ownThreads)
 struct OutputWidthTests {
     /// The same student story, command by command, at `columns` (COLUMNS; the output is a pipe), for `user`: each
     /// command's arguments and what it printed on both streams.

@@ -4,6 +4,7 @@ import VaultTestSupport
 
 /// Ownership on the server's command line (an administrator's rights): `publish --owner`, `share`, `user add --role
 /// admin`; a teacher named as owner cannot replace another teacher's assessment.
+@Suite(.ownThreads)
 struct OwnershipCommandTests {
     @Test("publish --owner, share and its refusals, an administrator account")
     func commands() throws {

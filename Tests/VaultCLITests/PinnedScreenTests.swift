@@ -9,6 +9,7 @@ import Glibc
 
 /// The take screen as a student sees it: the real `vault` in a real terminal emulator (tmux, 80x24), read back as
 /// the rows on the screen.
+@Suite(.ownThreads)
 struct PinnedScreenTests {
     static let document = """
         {"id":"timed-essay","title":"Timed essay","time_limit_seconds":1200,"questions":[\

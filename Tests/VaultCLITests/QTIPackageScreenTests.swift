@@ -4,6 +4,7 @@ import VaultTestSupport
 
 /// The 1EdTech BBQs test package (../shared/qti-examples) as a student takes it: published by `vault-server`,
 /// downloaded, and every question opened on the take screen of the real `vault` in a real 80x24 terminal.
+@Suite(.ownThreads)
 struct QTIPackageScreenTests {
     static let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent(

@@ -9,6 +9,7 @@ import Glibc
 #endif
 
 /// A full disk and two commands at once, through the real binaries.
+@Suite(.ownThreads)
 struct ReliabilityTests {
     @Test("disk full while saving an answer: exit 74 in plain words, the vault still opens, nothing saved before is lost")
     func diskFull() throws {

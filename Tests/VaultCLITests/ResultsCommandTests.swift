@@ -4,6 +4,7 @@ import VaultAPI
 import VaultTestSupport
 
 /// Results through the real binaries: nothing before release, then score, points and correct answers, offline.
+@Suite(.ownThreads)
 struct ResultsCommandTests {
     @Test("vault results: none before the teacher releases; after release and a grade, sync brings them and they show offline")
     func releasedResults() throws {

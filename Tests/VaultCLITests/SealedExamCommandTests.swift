@@ -4,6 +4,7 @@ import VaultAPI
 import VaultTestSupport
 
 /// A sealed exam through the real binaries: published, downloaded ahead, unreadable until the start code.
+@Suite(.ownThreads)
 struct SealedExamCommandTests {
     static let canary = "CANARY-SEALED-CLI"
 

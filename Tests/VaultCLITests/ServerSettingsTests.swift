@@ -5,6 +5,7 @@ import VaultTestSupport
 /// `vault-server` settings from the environment, as the packaged service gives them (`/etc/default/vault-server`
 /// through its unit): the data directory, host, port and log level; flags still win; a bad value is refused in words.
 /// The settings file read by commands run as the service's own user is exercised by `scripts/test-package`.
+@Suite(.ownThreads)
 struct ServerSettingsTests {
     @Test("VAULT_SERVER_DATA is where commands keep their data; --data still wins")
     func dataDirectory() throws {

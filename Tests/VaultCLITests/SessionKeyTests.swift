@@ -4,6 +4,7 @@ import VaultCore
 import VaultTestSupport
 
 /// `vault unlock` / `vault lock` against the real kernel keyring.
+@Suite(.ownThreads)
 struct SessionKeyTests {
     /// Whether this kernel lets us use keyrings at all (some containers do not).
     static var keyringAvailable: Bool { (try? Binaries.system("keyctl", ["show", "@u"]).status) == 0 }

@@ -9,6 +9,7 @@ import Glibc
 #endif
 
 /// `vault sync` through the real binaries: summaries, exit codes, conflicts, crashes and a lossy network.
+@Suite(.ownThreads)
 struct SyncCommandTests {
     func received(_ server: ServerProcess, _ id: String = "algebra-1") throws -> ReceivedResponses {
         try CLIFixtures.received(server, id)

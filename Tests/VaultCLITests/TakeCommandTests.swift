@@ -8,6 +8,7 @@ import Glibc
 #endif
 
 /// `take` on a real pseudo-terminal, plus `answer`, `show` and `submit`, all against the demo samples.
+@Suite(.ownThreads)
 struct TakeCommandTests {
     func downloaded(_ ids: [String] = ["--all"]) throws -> (CLIVault, ServerProcess) { try CLIFixtures.downloaded(ids) }
 

@@ -8,6 +8,7 @@ import Glibc
 #endif
 
 /// The take screen of issue "the take screen as a state machine", through the real binary on a real pseudo-terminal.
+@Suite(.ownThreads)
 struct TakeScreenTests {
     func take(_ vault: CLIVault, _ id: String, _ extra: [String] = [], environment: [String: String] = [:]) throws -> PseudoTerminal {
         let terminal = try PseudoTerminal("vault", ["take", id, "--vault", vault.path, "--password-stdin"] + extra, environment: environment)

@@ -5,6 +5,7 @@ import VaultTestSupport
 /// Text from outside never drives a terminal: a title, a prompt and an essay carrying window-title, clear-screen
 /// and clipboard sequences are stored as written (`--json` shows them, JSON-escaped) and shown visibly by every
 /// command that prints them, on the student's side and the teacher's.
+@Suite(.ownThreads)
 struct TerminalSafetyTests {
     static let title = "Quiz \u{1B}]0;pwned\u{07}\u{1B}[2J"
     static let prompt = "Write here \u{1B}]52;c;ZXZpbA==\u{07} please."

@@ -9,6 +9,7 @@ import Glibc
 #endif
 
 /// Every attack of the hostile review (issue "Trust") against the vault library, each named after the attack.
+@Suite(.ownThreads)
 struct AdversarialTests {
     let directory = TemporaryDirectory()
     var paths: VaultPaths { VaultPaths(directory: directory.file("vault")) }

@@ -4,6 +4,7 @@ import VaultAPI
 @_spi(Testing) import VaultCore
 import VaultTestSupport
 
+@Suite(.ownThreads)
 struct AnswerParserTests {
     static let choices = [Choice(id: "a", text: "2"), Choice(id: "b", text: "5"), Choice(id: "c", text: "8")]
     static let single = Question(id: "q1", type: .singleChoice, prompt: "p", choices: choices)
@@ -61,6 +62,7 @@ struct AnswerParserTests {
     }
 }
 
+@Suite(.ownThreads)
 struct AttemptTests {
     let directory = TemporaryDirectory()
     static let now = Date(timeIntervalSince1970: 1_800_000_000)

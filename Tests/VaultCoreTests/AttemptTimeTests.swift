@@ -32,6 +32,7 @@ final class TestClocks: Sendable {
     func reboot() { state.withLock { $0.boot = AttemptClocks.BootReading(bootID: "boot-\(UUID())", elapsed: .seconds(5)) } }
 }
 
+@Suite(.ownThreads)
 struct AttemptTimeTests {
     let directory = TemporaryDirectory()
 

@@ -5,6 +5,7 @@ import VaultAPI
 import VaultTestSupport
 
 /// The cache inside a real vault: storing, replacing versions, expiry, limits, disk space, manual eviction.
+@Suite(.ownThreads)
 struct CacheTests {
     let directory = TemporaryDirectory()
     static let now = Date(timeIntervalSince1970: 1_800_000_000)

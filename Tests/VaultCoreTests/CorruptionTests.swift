@@ -5,6 +5,7 @@ import VaultTestSupport
 
 /// Flip a byte in every page and every key-file field, truncate at page boundaries: the right error class each
 /// time (never "wrong password" for damage), never a crash.
+@Suite(.ownThreads)
 struct CorruptionTests {
     let directory = TemporaryDirectory()
 

@@ -3,6 +3,7 @@ import Testing
 import VaultCore
 import VaultTestSupport
 
+@Suite(.ownThreads)
 struct DatabaseTests {
     let directory = TemporaryDirectory()
 

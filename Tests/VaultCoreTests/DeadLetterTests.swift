@@ -4,6 +4,7 @@ import VaultAPI
 @_spi(Testing) import VaultCore
 import VaultTestSupport
 
+@Suite(.ownThreads)
 struct DeadLetterTests {
     let directory = TemporaryDirectory()
 
@@ -41,6 +42,7 @@ struct DeadLetterTests {
     }
 }
 
+@Suite(.ownThreads)
 struct SyncQueuePlanTests {
     @Test("reading a batch walks the queue in seq order from the cursor: no index on kind, no sort of the whole queue")
     func batchQueryPlan() throws {

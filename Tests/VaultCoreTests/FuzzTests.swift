@@ -7,6 +7,7 @@ import VaultTestSupport
 /// Bounded-time mutation fuzzing of the parsers that read untrusted bytes: key file, gzip, assessment, server
 /// replies. Each target mutates valid seeds (bit flips, truncation, splices, byte insertions) from a fixed seed so
 /// failures reproduce; a parser may refuse, but must never crash or accept a mangled key file.
+@Suite(.ownThreads)
 struct FuzzTests {
     static let budget: Duration = .seconds(2)
 

@@ -9,6 +9,7 @@ import VaultTestSupport
 import Glibc
 #endif
 
+@Suite(.ownThreads)
 struct GzipTests {
     let sample = Data(String(repeating: "Algebra: 2x = 10. x = ? سؤال 问题 🙂\n", count: 500).utf8)
 

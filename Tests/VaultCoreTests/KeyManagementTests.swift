@@ -7,6 +7,7 @@ import VaultTestSupport
 import Glibc
 #endif
 
+@Suite(.ownThreads)
 struct KeyManagementTests {
     let directory = TemporaryDirectory()
     var paths: VaultPaths { VaultPaths(directory: directory.file("vault")) }

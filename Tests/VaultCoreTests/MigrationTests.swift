@@ -4,6 +4,7 @@ import VaultAPI
 @_spi(Testing) import VaultCore
 import VaultTestSupport
 
+@Suite(.ownThreads)
 struct MigrationTests {
     let directory = TemporaryDirectory()
 

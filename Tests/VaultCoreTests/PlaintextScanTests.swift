@@ -4,6 +4,7 @@ import Testing
 import VaultTestSupport
 
 /// No plaintext of an assessment, an answer, a token or the password in any file the vault writes, nor in TMPDIR.
+@Suite(.ownThreads)
 struct PlaintextScanTests {
     let directory = TemporaryDirectory()
 

@@ -4,6 +4,7 @@ import VaultAPI
 import VaultCore
 import VaultTestSupport
 
+@Suite(.ownThreads)
 struct SettingsAndPathsTests {
     let directory = TemporaryDirectory()
 

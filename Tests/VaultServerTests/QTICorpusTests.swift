@@ -3,9 +3,11 @@ import Testing
 import VaultAPI
 import VaultImport
 import VaultRules
+import VaultTestSupport
 
 /// The standard's own examples (1EdTech qti-examples, in `../shared/qti-examples/`; SOURCES.md names them): how many
 /// publish, and whether those that do score as their authors wrote.
+@Suite(.ownThreads)
 struct QTICorpusTests {
     /// `../shared/qti-examples` beside the project: a developer's checkout and CI both have it.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -118,6 +120,7 @@ struct QTICorpusTests {
 }
 
 /// The evaluator on hostile rules: what it cannot compute is NULL, never a crash, and nesting past the limit is refused.
+@Suite(.ownThreads)
 struct ResponseEvaluatorTests {
     static func seed(_ name: String) throws -> Data {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -3,9 +3,11 @@ import Testing
 import VaultAPI
 import VaultImport
 import VaultRules
+import VaultTestSupport
 import ZIPFoundation
 
 /// IMS QTI items (2.1 and 3.0 names) and content packages, written for this project.
+@Suite(.ownThreads)
 struct QTIImportTests {
     static let choice21 = #"""
         <?xml version="1.0" encoding="UTF-8"?>

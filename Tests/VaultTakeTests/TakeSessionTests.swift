@@ -6,6 +6,7 @@ import VaultTake
 import VaultTestSupport
 
 /// The take screen's state machine, driven event by event with a manual clock: no terminal, no sleeps.
+@Suite(.ownThreads)
 struct TakeSessionTests {
     static func attempt(timeLimit: Int? = nil) -> AttemptRecord {
         var assessment = Assessment(
@@ -262,6 +263,7 @@ extension TakeSessionTests {
 }
 
 /// Answers that add up and say so (the student's screen, third round).
+@Suite(.ownThreads)
 struct AnswersThatAddUpTests {
     static func session() -> TakeSession {
         var matching = Question(id: "m1", type: .matching, prompt: "Capitals.")
@@ -319,6 +321,7 @@ struct AnswersThatAddUpTests {
     }
 }
 
+@Suite(.ownThreads)
 struct TakeTimeTextTests {
     @Test("time left is never more than there is: minutes rounded down, seconds under a minute")
     func roundedDown() {
