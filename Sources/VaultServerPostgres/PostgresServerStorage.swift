@@ -74,7 +74,7 @@ final class LeaseFlag: Sendable {
 
 public final class PostgresServerStorage: ServerStorage {
     let client: PostgresClient
-    let location: PostgresLocation
+    public let location: PostgresLocation
     let logger: Logger
     private let runner: Task<Void, Never>
     /// Served versions are immutable once published: decoded once per process and kept.
@@ -192,17 +192,26 @@ public final class PostgresServerStorage: ServerStorage {
     /// one before it committed (a session advisory lock held around the transaction). Hand-ins of one assessment read
     /// and write the same small index pages; under SERIALIZABLE their overlapping snapshots made each a pivot of the
     /// others (PostgreSQL's manual, 13.2.3: page-level predicate locks), and a burst failed one another until the
-    /// retries ran out ("too busy"). Queued, they do not overlap at all.
+    /// retries ran out ("too busy"). Queued, they do not overlap at all. The lock is tried, never waited for on a
+    /// pooled connection: a transaction whose turn has not come gives its connection back and tries again shortly,
+    /// so a burst of hand-ins for one assessment never holds the pool's eight connections that every other request
+    /// needs. A turn that does not come within `operationLimit` is "too busy".
     func transaction<T: Sendable>(
         _ isolation: Isolation = .serializable,
         queue: String? = nil,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
-        for attempt in 0..<Self.maxTries {
+        var conflicts = 0
+        var waits = 0
+        let started = ContinuousClock.now
+        while true {
             do {
                 return try await leased { connection in
                     if let queue {
-                        try await connection.query("SELECT pg_advisory_lock(hashtextextended(\(queue), 0))", logger: self.logger)
+                        let rows = try await connection.query("SELECT pg_try_advisory_lock(hashtextextended(\(queue), 0))", logger: self.logger)
+                        var taken = false
+                        for try await row in rows { taken = try row.decode(Bool.self) }
+                        guard taken else { throw NotYourTurn() }
                     }
                     do {
                         try await connection.query(PostgresQuery(unsafeSQL: "BEGIN ISOLATION LEVEL \(isolation.rawValue)"), logger: self.logger)
@@ -223,16 +232,24 @@ public final class PostgresServerStorage: ServerStorage {
                         throw error
                     }
                 }
+            } catch is NotYourTurn {
+                guard ContinuousClock.now - started < Self.operationLimit else { throw StorageError.tooMuchContention }
+                waits += 1
+                try await Task.sleep(for: .milliseconds(Int.random(in: 1...(2 << min(waits, 5)))))
             } catch  where ["40001", "40P01", "23505"].contains(Self.sqlState(error)) {
-                try await Task.sleep(for: .microseconds(Int.random(in: 100...(1_000 << min(attempt, 6)))))
+                conflicts += 1
+                guard conflicts < Self.maxTries else { throw StorageError.tooMuchContention }
+                try await Task.sleep(for: .microseconds(Int.random(in: 100...(1_000 << min(conflicts, 6)))))
             } catch let error as StorageError {
                 throw error
             } catch {
                 throw Self.storageError(error, location: location)
             }
         }
-        throw StorageError.tooMuchContention
     }
+
+    /// Another transaction of the same queue holds its turn (see `transaction(_:queue:_:)`).
+    private struct NotYourTurn: Error {}
 
     static func unlock(_ queue: String, on connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query("SELECT pg_advisory_unlock(hashtextextended(\(queue), 0))", logger: logger)

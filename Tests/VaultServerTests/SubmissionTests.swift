@@ -1,7 +1,10 @@
 import Foundation
+import Hummingbird
 import Testing
 import VaultAPI
 import VaultServer
+import VaultServerPostgres
+import VaultTestSupport
 
 struct SubmissionTests {
     @Test(
@@ -60,6 +63,66 @@ struct SubmissionTests {
             #expect(gone.errorCode == "gone")
             // The teacher still sees what came in for the deleted assessment.
             #expect(try await api.send(.get, APIPath.responses("quiz-1"), token: teacher).decode(ReceivedResponses.self).submissions.count == 2)
+        }
+    }
+
+    /// PostgreSQL queues hand-ins of one assessment (an advisory lock, see `PostgresServerStorage.transaction`). A
+    /// hand-in whose turn has not come must not sit on one of the pool's eight connections: twelve waiting hand-ins
+    /// held all eight, and every other request was answered "unavailable" after the 2 s lease.
+    @Test("PostgreSQL: twelve hand-ins waiting for their turn hold no connection; other requests are served, then all twelve land")
+    func queuedHandInsHoldNoConnection() async throws {
+        guard Backend.all.contains(.postgres) else { return }
+        let harness = try await ServerHarness(.postgres)
+        let database = try #require(harness.storage as? PostgresServerStorage).location.database
+        let cluster = try await PostgresCluster.shared()
+        try await harness.test { api in
+            let teacher = try await api.token("teacher")
+            let students = [try await api.token("student"), try await api.token("student2")]
+            try await api.publish(Fixtures.quiz(), teacher: teacher)
+            let served = try await api.served("quiz-1", token: students[0])
+            var requests: [(token: String, request: SubmissionRequest)] = []
+            for index in 0..<12 {
+                let token = students[index % 2]
+                let item = Fixtures.item(served, question: "q3", answer: .bool(true), attempt: "attempt-\(index)")
+                _ = try await api.batch([item], token: token)
+                let request = SubmissionRequest(
+                    attemptId: "attempt-\(index)",
+                    assessmentId: "quiz-1",
+                    assessmentVersion: 1,
+                    submittedAt: "2026-11-20T10:10:00.000Z",
+                    responseIds: [item.id]
+                ).listing([item])
+                requests.append((token, request))
+            }
+            // Another session holds the assessment's turn for 5 s, as a long hand-in would.
+            let locker = try Binaries.start(
+                cluster.binaries + "/psql",
+                [
+                    "-h", "127.0.0.1", "-p", "\(cluster.port)", "-U", PostgresCluster.user, "-d", database, "-c",
+                    "SELECT pg_advisory_lock(hashtextextended('submissions:quiz-1', 0)), pg_sleep(5)",
+                ]
+            )
+            defer { if locker.isRunning { locker.terminate() } }
+            for _ in 0..<100 {
+                let held = try await Binaries.offPool { try cluster.psql(database, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'") }
+                if held.trimmingCharacters(in: .whitespacesAndNewlines) == "1" { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for (token, request) in requests {
+                    group.addTask { try await api.send(.post, APIPath.submissions, token: token, json: request).status }
+                }
+                // While the twelve wait for their turn, the rest of the server is served (a connection is free).
+                try await Task.sleep(for: .milliseconds(2_500))
+                #expect(locker.isRunning, "the turn is still held while the other request is made")
+                let other = try await api.send(.get, APIPath.assessments, token: students[0])
+                #expect(other.status == .ok, "\(other.status)")
+                var statuses: [HTTPResponse.Status] = []
+                for try await status in group { statuses.append(status) }
+                #expect(statuses == Array(repeating: .created, count: 12), "\(statuses)")
+            }
+            let received = try await api.send(.get, APIPath.responses("quiz-1"), token: teacher).decode(ReceivedResponses.self)
+            #expect(received.submissions.count == 12)
         }
     }
 }
