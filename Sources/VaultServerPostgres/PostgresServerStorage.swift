@@ -818,17 +818,23 @@ public final class PostgresServerStorage: ServerStorage {
 
     // MARK: Results
 
-    public func resultInputs(user: String?, assessmentID: String?) async throws -> [ResultInput] {
+    public func resultInputs(user: String?, assessmentID: String?, attemptID: String?) async throws -> [ResultInput] {
         try await transaction(.repeatableRead) { connection in
-            try await self.resultInputs(user: user, assessmentID: assessmentID, on: connection)
+            try await self.resultInputs(user: user, assessmentID: assessmentID, attemptID: attemptID, on: connection)
         }
     }
 
     /// Every submitted attempt's result input in four queries, whatever their number.
-    func resultInputs(user: String?, assessmentID: String?, on connection: PostgresConnection) async throws -> [ResultInput] {
-        let filter = "($1::text IS NULL OR s.user_name = $1) AND ($2::text IS NULL OR s.assessment_id = $2) AND NOT a.deleted"
+    func resultInputs(
+        user: String?,
+        assessmentID: String?,
+        attemptID: String? = nil,
+        on connection: PostgresConnection
+    ) async throws -> [ResultInput] {
+        let filter =
+            "($1::text IS NULL OR s.user_name = $1) AND ($2::text IS NULL OR s.assessment_id = $2) AND ($3::text IS NULL OR s.attempt_id = $3) AND NOT a.deleted"
         let from = "FROM submissions s JOIN assessments a ON a.id = s.assessment_id"
-        func query(_ sql: String) -> PostgresQuery { PostgresQuery(unsafeSQL: sql, binds: Self.binds(user, assessmentID)) }
+        func query(_ sql: String) -> PostgresQuery { PostgresQuery(unsafeSQL: sql, binds: Self.binds(user, assessmentID, attemptID)) }
         var records: [SubmissionRecord] = []
         var released = Set<String>()
         for try await row in try await connection.query(

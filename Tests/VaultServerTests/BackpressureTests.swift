@@ -78,8 +78,8 @@ struct SlowStorage: ServerStorage {
     func attachReceipt(attemptID: String, signed: SignedReceipt) async throws -> SignedReceipt {
         try await base.attachReceipt(attemptID: attemptID, signed: signed)
     }
-    func resultInputs(user: String?, assessmentID: String?) async throws -> [ResultInput] {
-        try await base.resultInputs(user: user, assessmentID: assessmentID)
+    func resultInputs(user: String?, assessmentID: String?, attemptID: String?) async throws -> [ResultInput] {
+        try await base.resultInputs(user: user, assessmentID: assessmentID, attemptID: attemptID)
     }
     func grade(attemptID: String, questionID: String, points: Double) async throws -> Bool {
         try await base.grade(attemptID: attemptID, questionID: questionID, points: points)

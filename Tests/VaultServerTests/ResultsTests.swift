@@ -144,6 +144,11 @@ struct ResultsTests {
             #expect(try await harness.storage.grade(attemptID: "quiz-1-a", questionID: "q6", points: 1))
             #expect(try await !harness.storage.grade(attemptID: "quiz-1-a", questionID: "nope", points: 1))
             #expect(try await !harness.storage.grade(attemptID: "never-submitted", questionID: "q6", points: 1))
+            // Narrowed to one attempt, the store reads that attempt only (the desk saving one sheet).
+            let one = try await harness.storage.resultInputs(user: nil, assessmentID: nil, attemptID: "quiz-1-a")
+            #expect(one.map(\.record.attemptID) == ["quiz-1-a"] && one.first?.grades == ["q6": 1] && one.first?.answers.count == 3)
+            #expect(try await harness.storage.resultInputs(user: nil, assessmentID: "quiz-2", attemptID: "quiz-1-a").isEmpty)
+            #expect(try await harness.storage.resultInputs(user: nil, assessmentID: nil).count == 2)
             #expect(try await harness.storage.release(assessmentID: "quiz-1", now: Date()))
             shown = try await results()
             let released = try #require(shown.first { $0.assessmentId == "quiz-1" })

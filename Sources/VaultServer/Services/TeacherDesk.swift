@@ -243,7 +243,7 @@ public struct TeacherDesk: Sendable {
     /// [0, the question's points], feedback at most `maxFeedback` characters, questions of the attempt) first.
     /// Empty feedback removes it.
     public func saveSheet(_ id: String, attempt: String, points: [String: Double], feedback: [String: String]) async throws {
-        guard let input = try await storage.resultInputs(user: nil, assessmentID: id).first(where: { $0.record.attemptID == attempt }) else {
+        guard let input = try await storage.resultInputs(user: nil, assessmentID: id, attemptID: attempt).first else {
             throw Problem.notSubmitted(attempt)
         }
         for (question, value) in points {
@@ -282,7 +282,7 @@ public struct TeacherDesk: Sendable {
     }
 
     public func decideLate(_ id: String, attempt: String, decision: LateDecision) async throws {
-        guard try await storage.resultInputs(user: nil, assessmentID: id).contains(where: { $0.record.attemptID == attempt }) else {
+        guard try await !storage.resultInputs(user: nil, assessmentID: id, attemptID: attempt).isEmpty else {
             throw Problem.notSubmitted(attempt)
         }
         guard try await storage.decideLate(attemptID: attempt, decision: decision) else { throw Problem.notLate(attempt) }

@@ -427,15 +427,18 @@ public final class SQLiteServerStorage: ServerStorage {
     /// The columns `submission(_:)` reads, in its order (`s` is `submissions`).
     static let submissionColumns = SubmissionRecord.selection("s")
 
-    public func resultInputs(user: String?, assessmentID: String?) async throws -> [ResultInput] {
-        try await onDatabase { database, _ in try Self.resultInputs(user: user, assessmentID: assessmentID, database: database) }
+    public func resultInputs(user: String?, assessmentID: String?, attemptID: String?) async throws -> [ResultInput] {
+        try await onDatabase { database, _ in
+            try Self.resultInputs(user: user, assessmentID: assessmentID, attemptID: attemptID, database: database)
+        }
     }
 
     /// Every submitted attempt's result input in four queries, whatever their number.
-    static func resultInputs(user: String?, assessmentID: String?, database: Database) throws -> [ResultInput] {
-        let filter = "(?1 IS NULL OR s.user_name = ?1) AND (?2 IS NULL OR s.assessment_id = ?2) AND a.deleted = 0"
+    static func resultInputs(user: String?, assessmentID: String?, attemptID: String? = nil, database: Database) throws -> [ResultInput] {
+        let filter =
+            "(?1 IS NULL OR s.user_name = ?1) AND (?2 IS NULL OR s.assessment_id = ?2) AND (?3 IS NULL OR s.attempt_id = ?3) AND a.deleted = 0"
         let from = "FROM submissions s JOIN assessments a ON a.id = s.assessment_id"
-        let binds: [any DatabaseValueConvertible] = [user, assessmentID]
+        let binds: [any DatabaseValueConvertible] = [user, assessmentID, attemptID]
         var released = Set<String>()
         let records = try database.rows(
             "SELECT \(submissionColumns), a.released_at \(from) WHERE \(filter) ORDER BY s.assessment_id, s.user_name, s.attempt_id",

@@ -80,8 +80,9 @@ public protocol ServerStorage: Service {
     /// Stores `signed` as the attempt's receipt unless one is stored already; returns the stored one.
     func attachReceipt(attemptID: String, signed: SignedReceipt) async throws -> SignedReceipt
 
-    /// What the results of submitted attempts are computed from, narrowed to a user and/or an assessment.
-    func resultInputs(user: String?, assessmentID: String?) async throws -> [ResultInput]
+    /// What the results of submitted attempts are computed from, narrowed to a user, an assessment and/or one
+    /// attempt (the desk acting on one attempt reads that one, not the class).
+    func resultInputs(user: String?, assessmentID: String?, attemptID: String?) async throws -> [ResultInput]
     /// The teacher's points for a question of a submitted attempt (over the automatic ones); false when the attempt
     /// was not submitted or its version has no such question.
     func grade(attemptID: String, questionID: String, points: Double) async throws -> Bool
@@ -193,5 +194,12 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notPermitted(let id): "There is no assessment \(id) of yours; nothing was changed."
         case .refused(let state): "The database refused the request (SQLSTATE \(state))."
         }
+    }
+}
+
+extension ServerStorage {
+    /// Every submitted attempt of a user and/or an assessment.
+    public func resultInputs(user: String?, assessmentID: String?) async throws -> [ResultInput] {
+        try await resultInputs(user: user, assessmentID: assessmentID, attemptID: nil)
     }
 }
