@@ -72,7 +72,7 @@ let package = Package(
         .target(
             name: "VaultServer",
             dependencies: [
-                "VaultCore", "VaultAPI", "VaultRules",
+                "VaultCore", "VaultAPI", "VaultRules", "VaultImport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

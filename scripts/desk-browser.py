@@ -214,6 +214,34 @@ def main():
             fail("the item analysis does not count the one graded attempt")
         driver.save_screenshot(os.path.join(SHOTS, "5b-item-analysis.png"))
 
+        # Publishing a file from the desk: the 1EdTech sample package (../shared/qti-examples), checked first (the
+        # import report, with what is left out and why), then published; its page is the next one.
+        package = os.path.join(
+            os.path.dirname(ROOT), "shared", "qti-examples", "packages", "1EdTech+qti-examples_qtiv3-examples_packaging_simple_simple.zip"
+        )
+        if not os.path.exists(package):
+            package = os.path.join(work, "capitals.gift")
+            with open(package, "w", encoding="utf-8") as gift:
+                gift.write("::Capital::What is the capital of France? {=Paris ~London ~Rome}\n\n::Note::Only a description.\n")
+        driver.get(base + "/desk")
+        driver.find_element(By.LINK_TEXT, "Publish a file").click()
+        wait.until(expected_conditions.presence_of_element_located((By.ID, "file")))
+        driver.find_element(By.ID, "file").send_keys(package)
+        driver.find_element(By.ID, "id").send_keys("sample-package")
+        driver.find_element(By.XPATH, "//button[text()='Check the file']").click()
+        wait.until(expected_conditions.presence_of_element_located((By.ID, "publish-now")))
+        report = driver.find_element(By.ID, "report").text
+        if "Would publish" not in report or "sample-package" not in report:
+            fail(f"the import report does not say what would be published: {report}")
+        driver.save_screenshot(os.path.join(SHOTS, "5e-publish-report.png"))
+        if subprocess.run([server_bin, "roster", "sample-package", "--data", data], capture_output=True).returncode == 0:
+            fail("checking a file published it")
+        driver.find_element(By.ID, "publish-now").click()
+        wait.until(expected_conditions.text_to_be_present_in_element((By.CSS_SELECTOR, ".notice"), "Published"))
+        if not driver.current_url.startswith(base + "/desk/a/sample-package"):
+            fail(f"after publishing the desk shows {driver.current_url}")
+        driver.save_screenshot(os.path.join(SHOTS, "5f-published.png"))
+
         # A class list of 30 becomes 30 accounts, passwords made and shown once.
         driver.get(base + "/desk/students")
         wait.until(expected_conditions.presence_of_element_located((By.ID, "list")))
@@ -265,6 +293,7 @@ def main():
             ("/desk/a/algebra-1/student?user=demo", "10-phone-answer-sheet.png"),
             ("/desk/a/algebra-1/analysis", "11-phone-item-analysis.png"),
             ("/desk/students", "12-phone-add-students.png"),
+            ("/desk/publish", "13-phone-publish.png"),
         ]:
             driver.get(base + path)
             wait.until(expected_conditions.presence_of_element_located((By.TAG_NAME, "main")))

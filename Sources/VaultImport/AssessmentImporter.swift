@@ -4,6 +4,9 @@ import VaultAPI
 /// Turns a teacher's file into our document: our JSON, Moodle XML, GIFT or Aiken (`auto` decides by content).
 /// No storage here: `vault-server publish` validates and stores what this returns.
 public enum AssessmentImporter {
+    /// The largest file read (a document with its pictures may be 10 MB; a package's zip a little more).
+    public static let maxFileBytes = 12 * 1024 * 1024
+
     public static func read(
         _ data: Data,
         fileName: String,

@@ -69,7 +69,7 @@ enum ImportSupport {
     }
 
     /// The largest file read (a served document is at most 10 MB).
-    static let maxBytes = 12 * 1024 * 1024
+    static let maxBytes = AssessmentImporter.maxFileBytes
 
     /// An assessment id from a file name or a title: lower case, a-z 0-9 and '-', at most 64 characters.
     static func id(from text: String) -> String {

@@ -17,13 +17,14 @@ struct DeskBrowser {
         _ method: HTTPRequest.Method,
         _ path: String,
         form: [String: String]? = nil,
+        body: Data? = nil,
         headers: HTTPFields = [:]
     ) async throws
         -> APIClient.Reply
     {
         var headers = headers
         if !cookies.isEmpty { headers[.cookie] = cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; ") }
-        var body: Data?
+        var body = body
         if let form {
             headers[.contentType] = "application/x-www-form-urlencoded"
             body = Data(DeskBrowser.encode(form).utf8)
@@ -557,6 +558,91 @@ struct DeskTests {
             let denied = try await pupil.signIn("student")
             #expect(denied.status == .forbidden || denied.status == .seeOther)
             #expect(try await pupil.send(.get, "/desk/students").status != .ok)
+        }
+    }
+
+    @Test(
+        "publishing a file on the desk: the import report first (what is left out and why), then publish; a file that is not a revision replaces only when asked; another teacher's id is taken; bad files change nothing",
+        arguments: Backend.all
+    )
+    func publishFile(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        try await harness.storage.createUser(
+            PasswordHasher.makeRecord(name: "teacher2", role: .teacher, password: SecretBytes(Array("teacher2-pw".utf8)), iterations: 1_000)
+        )
+        try await harness.test { api in
+            var browser = DeskBrowser(api: api)
+            _ = try await browser.signIn("teacher")
+            let page = try await browser.send(.get, "/desk/publish")
+            #expect(page.status == .ok && page.text.contains("<input type=\"file\" id=\"file\"") && page.text.contains("src=\"/desk/upload.js\""))
+            #expect(page.text.contains("<noscript>") && page.text.contains("vault-server publish FILE --owner teacher"))
+            let csrf = try #require(page.text.range(of: "data-csrf=\"").map { String(page.text[$0.upperBound...].prefix { $0 != "\"" }) })
+            let script = try await browser.send(.get, "/desk/upload.js")
+            #expect(script.status == .ok && script.text.contains("X-Desk-CSRF"))
+            let gift = Data(
+                """
+                ::Capital::What is the capital of France? {=Paris ~London ~Rome}
+
+                ::Two::2 + 2 = {#4}
+
+                ::Note::Only a description, no answers.
+                """.utf8
+            )
+            func post(_ path: String, _ data: Data, token: String? = nil, type: String = "application/octet-stream") async throws -> APIClient.Reply {
+                var headers: HTTPFields = [.contentType: type]
+                if let token = token ?? Optional(csrf), !token.isEmpty { headers[HTTPField.Name("X-Desk-CSRF")!] = token }
+                return try await browser.send(.post, path, body: data, headers: headers)
+            }
+            // Without the page's token, or sent some other way: refused, nothing read.
+            #expect(try await post("/desk/publish/check?name=capitals.gift", gift, token: "").status == .forbidden)
+            #expect(try await post("/desk/publish/check?name=capitals.gift", gift, type: "text/plain").status == .unsupportedMediaType)
+            // The report: what would be published, and what is left out and why; nothing changes yet.
+            let report = try await post("/desk/publish/check?name=capitals.gift", gift)
+            #expect(report.status == .ok, "\(report.text)")
+            #expect(report.text.contains("Would publish <strong>capitals</strong> as <code>capitals</code>: 2 questions, 2 points"), "\(report.text)")
+            #expect(report.text.contains("Left out (1)") && report.text.contains("Note") && report.text.contains("id=\"publish-now\""))
+            #expect(try await harness.storage.served(id: "capitals") == nil)
+            // Publish: the assessment's page is named next, and it says so.
+            let published = try await post("/desk/publish/commit?name=capitals.gift", gift)
+            #expect(published.status == .ok && published.headers[HTTPField.Name("X-Desk-Next")!] == "/desk/a/capitals?notice=published")
+            #expect(try await harness.storage.served(id: "capitals")?.version == 1)
+            #expect(try await browser.send(.get, "/desk/a/capitals?notice=published").text.contains("Published: students get this version"))
+            // Another file under the same id, not a revision of it: shown, refused unless "Replace it" is ticked.
+            let other = Data("::Sky::The sky is blue. {T}\n".utf8)
+            let warned = try await post("/desk/publish/check?name=other.gift&id=capitals&title=Sky", other)
+            #expect(warned.text.contains("this file is not a revision of it") && warned.text.contains("id=\"replace\""), "\(warned.text)")
+            let refused = try await post("/desk/publish/commit?name=other.gift&id=capitals&title=Sky", other)
+            #expect(refused.status == .conflict && refused.text.contains("Nothing was published"))
+            #expect(try await harness.storage.served(id: "capitals")?.version == 1)
+            let replaced = try await post("/desk/publish/commit?name=other.gift&id=capitals&title=Sky&replace=1", other)
+            #expect(replaced.status == .ok && replaced.headers[HTTPField.Name("X-Desk-Next")!] == "/desk/a/capitals?notice=published")
+            #expect(try await harness.storage.served(id: "capitals")?.version == 2)
+            // Files that cannot be read: a sentence, nothing published.
+            let garbage = try await post("/desk/publish/check?name=junk.bin&id=junk", Data([0, 0xFF, 0xFE, 0x41]))
+            #expect(garbage.status == .unprocessableContent && garbage.text.contains("role=\"alert\">junk.bin: "), "\(garbage.text)")
+            let huge = try await post("/desk/publish/check?name=huge.gift&id=huge", Data(repeating: 0x41, count: 13 * 1024 * 1024))
+            #expect(huge.status == .contentTooLarge && huge.text.contains("larger than any assessment may be"))
+            #expect(try await harness.storage.served(id: "junk") == nil)
+            #expect(try await harness.storage.served(id: "huge") == nil)
+
+            // Another teacher: the id is taken, and nothing of the assessment is shown.
+            var colleague = DeskBrowser(api: api)
+            _ = try await colleague.signIn("teacher2")
+            let theirs = try await colleague.send(.get, "/desk/publish")
+            let theirToken = try #require(theirs.text.range(of: "data-csrf=\"").map { String(theirs.text[$0.upperBound...].prefix { $0 != "\"" }) })
+            let taken = try await colleague.send(
+                .post,
+                "/desk/publish/commit?name=capitals.gift",
+                body: gift,
+                headers: [.contentType: "application/octet-stream", HTTPField.Name("X-Desk-CSRF")!: theirToken]
+            )
+            #expect(taken.status == .conflict && taken.text.contains("taken by another teacher&#39;s assessment"), "\(taken.status) \(taken.text)")
+            #expect(!taken.text.contains("Sky"))
+            #expect(try await harness.storage.served(id: "capitals")?.version == 2)
+            // A student has no publish page.
+            var pupil = DeskBrowser(api: api)
+            _ = try await pupil.signIn("student")
+            #expect(try await pupil.send(.get, "/desk/publish").status != .ok)
         }
     }
 

@@ -49,6 +49,7 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             )
         }
         signedIn.post("students") { request, context in try await addStudents(request, context: context) }
+        registerUpload(on: signedIn, open: open)
         signedIn.post("logout") { request, context in
             _ = try await form(request, context: context)
             if let hash = context.tokenHash { try await storage.revokeToken(hash: hash) }
@@ -461,14 +462,19 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
 
     /// A signed-in form post's fields, after its CSRF token and origin are checked.
     func form(_ request: Request, context: VaultRequestContext) async throws -> [String: String] {
+        try checkOrigin(request)
+        let fields = try await Self.fields(request)
+        guard let token = context.deskToken, DeskSession.csrfMatches(fields["csrf"], token: token) else { throw DeskError.staleForm }
+        return fields
+    }
+
+    /// A post from another site (its Origin names another host) is refused before anything is read.
+    func checkOrigin(_ request: Request) throws {
         if let origin = request.headers[.origin], let host = request.head.authority,
             URLComponents(string: origin).map({ "\($0.host ?? "")\($0.port.map { ":\($0)" } ?? "")" }) != host
         {
             throw DeskError.staleForm
         }
-        let fields = try await Self.fields(request)
-        guard let token = context.deskToken, DeskSession.csrfMatches(fields["csrf"], token: token) else { throw DeskError.staleForm }
-        return fields
     }
 
     /// An `application/x-www-form-urlencoded` body, read under a limit and decoded by Foundation.

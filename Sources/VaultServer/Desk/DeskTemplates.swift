@@ -13,7 +13,7 @@ enum DeskTemplates {
     static let templates: [(String, String)] = [
         ("head", head), ("foot", foot), ("login", login), ("message", message), ("assessments", assessments), ("roster", roster),
         ("grade", grade), ("startcode", startCode), ("confirm", confirm), ("analysis", analysis), ("sheet", sheet), ("students", students),
-        ("studentsAdded", studentsAdded),
+        ("studentsAdded", studentsAdded), ("publish", publish),
     ]
 
     static let head = """
@@ -23,6 +23,7 @@ enum DeskTemplates {
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         {{#refresh}}<noscript><meta http-equiv="refresh" content="{{refresh}}"></noscript><script src="/desk/live.js" defer></script>{{/refresh}}
+        {{#script}}<script src="{{script}}" defer></script>{{/script}}
         <title>{{title}} · Teacher's desk</title>
         <link rel="stylesheet" href="/desk/desk.css">
         </head>
@@ -70,14 +71,14 @@ enum DeskTemplates {
     static let assessments = """
         {{> head}}
         <h1>Assessments</h1>
-        <nav class="actions"><a href="/desk/students">Add students from a class list</a></nav>
+        <nav class="actions"><a href="/desk/publish">Publish a file</a> · <a href="/desk/students">Add students from a class list</a></nav>
         <table>
         <thead><tr><th>Title</th><th>Id</th><th>Version</th><th>Sealed</th><th>Opens</th><th>Closes</th><th>Handed in</th></tr></thead>
         <tbody>
         {{#rows}}
         <tr><td class="who" data-label="Title"><a href="/desk/a/{{idPath}}">{{title}}</a></td><td data-label="Id">{{id}}</td><td data-label="Version">{{version}}</td><td data-label="Sealed">{{sealed}}</td><td data-label="Opens">{{opens}}</td><td data-label="Closes">{{closes}}</td><td class="handed-in" data-label="Handed in">{{handedIn}} of {{expected}}</td></tr>
         {{/rows}}
-        {{^rows}}<tr><td colspan="7">Nothing is published yet: <code>vault-server publish FILE</code>.</td></tr>{{/rows}}
+        {{^rows}}<tr><td colspan="7">Nothing is published yet: <a href="/desk/publish">publish a file</a>.</td></tr>{{/rows}}
         </tbody>
         </table>
         {{> foot}}
@@ -198,6 +199,91 @@ enum DeskTemplates {
         {{#hasExisting}}<p>Already had an account (unchanged): {{#existing}}{{.}} {{/existing}}</p>{{/hasExisting}}
         <p><a href="/desk/students">Add more</a> · <a href="/desk">Back to the assessments</a></p>
         {{> foot}}
+        """
+
+    /// Publishing a file: the page sends the file with its small script (`upload`) and shows what would be published
+    /// (`#report`, the same page rendered by the server) before anything changes; "Publish" sends it again to be
+    /// published. Without script the page says how to publish on the server.
+    static let publish = """
+        {{> head}}
+        <h1>Publish a file</h1>
+        <p>Our JSON, IMS QTI (one item, or a .zip content package), Moodle XML, GIFT or Aiken, up to 12 MB. You see what would be published, and what cannot be taken in a terminal and why, before anything changes.</p>
+        <form id="upload" method="post" action="/desk/publish/check" data-csrf="{{csrf}}" data-busy="Reading the file…" data-failed="The file could not be sent (is the server still there?); nothing was published. Try again.">
+        <p><label for="file">File</label><br><input type="file" id="file" name="file" required></p>
+        <p><label for="id">Id (leave empty to take it from the file's name)</label><br><input type="text" id="id" name="id" value="{{id}}" maxlength="64" pattern="[a-z0-9][a-z0-9-]*" spellcheck="false"></p>
+        <p><label for="title">Title (leave empty to keep the file's own)</label><br><input type="text" id="title" name="title" value="{{titleChoice}}" maxlength="200"></p>
+        <p><button type="submit">Check the file</button></p>
+        </form>
+        <noscript><p class="problem">Sending a file needs this page's script, which your browser is not running. On the server, <code>vault-server publish FILE --owner {{user}}</code> does the same.</p></noscript>
+        <section id="report" aria-live="polite">
+        {{#problem}}<p class="problem" role="alert">{{problem}}</p>{{/problem}}
+        {{#ready}}
+        <h2>{{fileName}}</h2>
+        <p>Would publish <strong>{{assessmentTitle}}</strong> as <code>{{assessmentID}}</code>: {{summary}}.</p>
+        <ul class="types">{{#types}}<li>{{name}}: {{count}}</li>{{/types}}</ul>
+        {{#hasSkipped}}<h3>Left out ({{skippedCount}})</h3><p>These cannot be taken in a terminal:</p><ul class="skipped">{{#skipped}}<li>{{label}}: {{reason}}</li>{{/skipped}}</ul>{{/hasSkipped}}
+        {{#hasNotes}}<h3>Notes</h3><ul class="notes">{{#notes}}<li>{{.}}</li>{{/notes}}</ul>{{/hasNotes}}
+        {{#existing}}<p>{{existing}}</p>{{/existing}}
+        {{#replacing}}<p class="problem">{{replacing}}</p><p><input type="checkbox" id="replace"> <label for="replace">Replace it: students who have not handed it in get this one instead</label></p>{{/replacing}}
+        <p><button type="button" id="publish-now">Publish</button> <a href="/desk">Cancel</a></p>
+        {{/ready}}
+        </section>
+        <p><a href="/desk">Back to the assessments</a></p>
+        {{> foot}}
+        """
+
+    /// The publish page's script: reads the chosen file and posts its bytes (the desk reads no multipart forms), with
+    /// the page's CSRF token in a header; the answer's `#report` is put in place (the server's HTML, already escaped).
+    static let upload = """
+        (function () {
+          var form = document.getElementById("upload");
+          var report = document.getElementById("report");
+          var file = document.getElementById("file");
+          if (!form || !report || !file || !window.fetch || !window.DOMParser) return;
+          function send(path, replace) {
+            var chosen = file.files[0];
+            if (!chosen) return;
+            var query = ["name=" + encodeURIComponent(chosen.name)];
+            ["id", "title"].forEach(function (name) {
+              var value = form.elements[name].value.trim();
+              if (value) query.push(name + "=" + encodeURIComponent(value));
+            });
+            if (replace) query.push("replace=1");
+            var busy = document.createElement("p");
+            busy.setAttribute("role", "status");
+            busy.textContent = form.getAttribute("data-busy") || "Reading the file…";
+            report.replaceChildren(busy);
+            chosen.arrayBuffer()
+              .then(function (bytes) {
+                return fetch(path + "?" + query.join("&"), {
+                  method: "POST",
+                  credentials: "same-origin",
+                  headers: { "Content-Type": "application/octet-stream", "X-Desk-CSRF": form.getAttribute("data-csrf") },
+                  body: bytes
+                });
+              })
+              .then(function (reply) {
+                var next = reply.headers.get("X-Desk-Next");
+                if (reply.ok && next && next.charAt(0) === "/" && next.charAt(1) !== "/") { window.location.assign(next); return null; }
+                return reply.text();
+              })
+              .then(function (html) {
+                if (html === null) return;
+                var fresh = new DOMParser().parseFromString(html, "text/html").getElementById("report");
+                if (fresh) { report.innerHTML = fresh.innerHTML; } else { busy.textContent = form.getAttribute("data-failed"); }
+                var publish = document.getElementById("publish-now");
+                if (publish) {
+                  publish.addEventListener("click", function () {
+                    var box = document.getElementById("replace");
+                    send("/desk/publish/commit", box && box.checked);
+                  });
+                  publish.focus();
+                }
+              })
+              .catch(function () { busy.textContent = form.getAttribute("data-failed"); });
+          }
+          form.addEventListener("submit", function (event) { event.preventDefault(); send("/desk/publish/check", false); });
+        })();
         """
 
     static let sheet = """
@@ -334,7 +420,7 @@ enum DeskTemplates {
         .small { font-size: 0.85rem; color: #555; }
         .late { display: inline; }
         button { font-size: 1rem; padding: 0.3rem 0.8rem; }
-        td, .prompt, .text { overflow-wrap: anywhere; }
+        td, .prompt, .text, #report { overflow-wrap: anywhere; }
         textarea { width: 100%; max-width: 48rem; box-sizing: border-box; font: inherit; }
         .answer.missing { background: #fff6e0; }
         dl.figures { display: grid; grid-template-columns: max-content auto; gap: 0.2rem 1rem; }

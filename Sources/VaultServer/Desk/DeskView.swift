@@ -88,6 +88,8 @@ enum DeskView {
         case "zeroed": "The late hand-in scores 0."
         case "shared": "Shared: the co-teacher sees this assessment on their desk."
         case "unshared": "The co-teacher no longer sees this assessment."
+        case "published": "Published: students get this version at their next download."
+        case "unchanged": "The file is the same as the published version; nothing changed."
         default: nil
         }
     }
@@ -367,6 +369,67 @@ enum DeskView {
             }
             hasEntries = !entries.isEmpty
             next = queue.next
+        }
+    }
+
+    /// The publish page, with what the posted file would become when one was checked.
+    struct PublishPage {
+        var title = "Publish a file"
+        var user: String?
+        var csrf: String
+        var script = "/desk/upload.js"
+        var id = ""
+        var titleChoice = ""
+        var problem: String?
+        var ready: PublishReport?
+    }
+
+    /// The import report of a file on the desk (what `vault-server publish --dry-run` says).
+    struct PublishReport {
+        struct TypeCount {
+            var name: String
+            var count: Int
+        }
+
+        struct Skip {
+            var label: String
+            var reason: String
+        }
+
+        var fileName: String
+        var assessmentTitle: String
+        var assessmentID: String
+        var summary: String
+        var types: [TypeCount]
+        var skipped: [Skip]
+        var notes: [String]
+        var existing: String?
+        var replacing: String?
+        // Stored, not computed: templates see stored properties only.
+        var hasSkipped: Bool
+        var skippedCount: Int
+        var hasNotes: Bool
+
+        init(_ plan: ContentPlan, fileName: String) {
+            self.fileName = fileName
+            assessmentTitle = plan.assessment.title
+            assessmentID = plan.assessment.id
+            let questions = plan.assessment.questions.count
+            summary =
+                "\(questions) \(questions == 1 ? "question" : "questions"), \(AttemptResult.pointsText(plan.points)) \(plan.points == 1 ? "point" : "points")"
+            types = plan.types.map { TypeCount(name: $0.type.replacingOccurrences(of: "_", with: " "), count: $0.count) }
+            skipped = plan.result.skipped.map { Skip(label: $0.label, reason: $0.reason) }
+            notes = plan.result.notes
+            hasSkipped = !skipped.isEmpty
+            skippedCount = skipped.count
+            hasNotes = !notes.isEmpty
+            if let replacing = plan.replacing {
+                self.replacing =
+                    "\(plan.assessment.id) holds \"\(replacing.title)\" (\(replacing.totalQuestions) questions), and this file is not a revision of it."
+            } else if let current = plan.current {
+                existing =
+                    "\(current.id) is published (\"\(current.title)\", version \(current.version ?? 1)): this makes version \((current.version ?? 1) + 1) if anything changed."
+            }
         }
     }
 

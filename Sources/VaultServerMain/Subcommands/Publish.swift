@@ -44,30 +44,25 @@ struct Publish: AsyncParsableCommand {
     func run() async throws {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: file)) } catch { throw ValidationError("Cannot read \(file).") }
-        let result: ImportResult
+        let storage = try await options.storage()
+        let plan: ContentPlan
         do {
-            result = try AssessmentImporter.read(data, fileName: file, format: format, id: id, title: title)
-        } catch let error as ImportError {
-            Self.fail("\(file): \(error.message)")
+            plan = try await ContentPlan.make(data, fileName: file, format: format, id: id, title: title, storage: storage)
+        } catch let refused as ContentPlan.Refused {
+            Self.fail("\(file): \(refused.message)")
         }
+        let result = plan.result
         if strict, !result.skipped.isEmpty {
             for skip in result.skipped { TerminalText.errorLine("skipped \(skip.label): \(skip.reason)") }
             Self.fail("\(file): \(result.skipped.count) item(s) cannot be taken in a terminal and --strict was given; nothing was published.")
         }
-        do { try AssessmentValidator.validate(result.assessment) } catch let problem as AssessmentValidator.Problem {
-            Self.fail("\(file): \(problem.message)")
-        }
-        let storage = try await options.storage()
         // What the id holds now, as students download it: a file that is not a revision of it replaces another
         // assessment, which is never done by accident.
-        let current = try await storage.served(id: result.assessment.id).flatMap { try? JSONDecoder().decode(Assessment.self, from: $0.bytes) }
-        let ownJSON = (format == .auto ? AssessmentImporter.detect(data) : format) == .json
-        let replacing = current.flatMap {
-            AssessmentPublisher.isRevision(result.assessment, of: $0, comparingQuestions: !ownJSON) ? nil : $0
-        }
+        let current = plan.current
+        let replacing = plan.replacing
         if dryRun {
             let existing = try await storage.catalog().first { $0.id == result.assessment.id }
-            try Self.report(result, existing: existing, replacing: replacing, json: json)
+            try Self.report(plan, existing: existing, json: json)
             return
         }
         // A teacher named as owner who may not change what the id holds is told that first.
@@ -125,11 +120,12 @@ struct Publish: AsyncParsableCommand {
     /// What `--dry-run` says: the import report, and what publishing would do to an assessment already there.
     static func count(_ questions: Int) -> String { "\(questions) question\(questions == 1 ? "" : "s")" }
 
-    static func report(_ result: ImportResult, existing: CatalogEntry?, replacing: Assessment?, json: Bool) throws {
+    static func report(_ plan: ContentPlan, existing: CatalogEntry?, json: Bool) throws {
+        let result = plan.result
+        let replacing = plan.replacing
         let questions = result.assessment.questions
-        let points = questions.reduce(0) { $0 + Scoring.maxPoints($1) }
-        var types: [String: Int] = [:]
-        for question in questions { types[question.type.rawValue, default: 0] += 1 }
+        let points = plan.points
+        let types = Dictionary(uniqueKeysWithValues: plan.types.map { ($0.type, $0.count) })
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
