@@ -113,6 +113,8 @@ def main():
         WebDriverWait(driver, 15).until(
             lambda d: "answering, 1 of 6 answers in" in d.find_element(By.CSS_SELECTOR, 'tr[data-user="demo"]').text
         )
+        if "started" not in driver.find_element(By.CSS_SELECTOR, 'tr[data-user="demo"]').text:
+            fail("the roster does not say when the attempt started (the vault's sync sends attempt_started_at)")
         if not driver.execute_script("return window.deskStayed === true;"):
             fail("the roster reloaded the page to show the answer")
         if Select(driver.find_element(By.ID, "group")).first_selected_option.get_attribute("value") != "7b":

@@ -81,6 +81,7 @@ public struct JSONReader {
         var timeSpent: Int?
         var answeredAt: String?
         var force: Bool?
+        var attemptStartedAt: String?
         var seen = 0
         guard consume(UInt8(ascii: "{")) else { return nil }
         if !consume(UInt8(ascii: "}")) {
@@ -104,6 +105,7 @@ public struct JSONReader {
                 case .timeSpentMs: read = null() || Self.set(&timeSpent, integer())
                 case .answeredAt: read = Self.set(&answeredAt, string())
                 case .force: read = null() || Self.set(&force, boolean())
+                case .attemptStartedAt: read = null() || Self.set(&attemptStartedAt, string())
                 }
                 guard read else { return nil }
             } while consume(UInt8(ascii: ","))
@@ -121,7 +123,8 @@ public struct JSONReader {
             answer: answer,
             timeSpentMs: timeSpent ?? 0,
             answeredAt: answeredAt,
-            force: force ?? false
+            force: force ?? false,
+            attemptStartedAt: attemptStartedAt
         )
     }
 

@@ -122,6 +122,8 @@ public struct Roster: Codable, Sendable, Equatable {
             case lastSeenAt = "last_seen_at"
             case refusal
             case refusedAt = "refused_at"
+            case startedAt = "started_at"
+            case timeLeftSeconds = "time_left_seconds"
         }
 
         /// Where the student is, in one word for scripts (`state`) and in words for people (`stateText`).
@@ -134,6 +136,10 @@ public struct Roster: Codable, Sendable, Equatable {
         /// The latest refusal, when it is what the student did last.
         public var refusal: RefusalReason?
         public var refusedAt: String?
+        /// An attempt in progress: when its clock started on the device (when the device said), and for a timed test
+        /// the seconds left at the roster's time (its limit with the student's extra time; 0 when it has run out).
+        public var startedAt: String?
+        public var timeLeftSeconds: Int?
 
         public init(user: String, group: String?) {
             self.user = user
@@ -147,7 +153,8 @@ public struct Roster: Codable, Sendable, Equatable {
         /// "answering, 3 of 6 answers in", "handed in", …
         public var stateText: String {
             switch state {
-            case .answering: "answering, \(answered ?? 0) of \(questions ?? 0) answers in"
+            case .answering:
+                "answering, \(answered ?? 0) of \(questions ?? 0) answers in" + (timeLeftSeconds.map { ", " + Self.timeLeftText($0) } ?? "")
             case .refused: refusal?.label ?? state.label
             default: state.label
             }
@@ -155,6 +162,15 @@ public struct Roster: Codable, Sendable, Equatable {
 
         public var downloaded: Bool { downloadedAt != nil }
         public var handedIn: Bool { attemptId != nil }
+
+        /// "14 min left", "under a minute left", "time is up".
+        public static func timeLeftText(_ seconds: Int) -> String {
+            switch seconds {
+            case ...0: "time is up"
+            case ..<60: "under a minute left"
+            default: "\(seconds / 60) min left"
+            }
+        }
     }
 
     public var assessmentId: String

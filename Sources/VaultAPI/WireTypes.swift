@@ -122,6 +122,10 @@ public struct ResponseItem: Codable, Sendable, Equatable {
     public var timeSpentMs: Int
     public var answeredAt: String
     public var force: Bool
+    /// When the attempt's clock started on the device (ISO 8601, UTC): the teacher's roster shows "started at" and,
+    /// for a timed test, the time left while the student is still answering. The device's word, like `answered_at`;
+    /// the first value the server receives for an attempt stands. Absent from older clients.
+    public var attemptStartedAt: String?
 
     /// The wire names, in one place: `JSONReader`'s fast path reads exactly these (it switches over them with no
     /// default, so a field added here does not compile until the fast path reads it too).
@@ -134,6 +138,7 @@ public struct ResponseItem: Codable, Sendable, Equatable {
         case questionHash = "question_hash"
         case timeSpentMs = "time_spent_ms"
         case answeredAt = "answered_at"
+        case attemptStartedAt = "attempt_started_at"
     }
 
     public init(
@@ -146,7 +151,8 @@ public struct ResponseItem: Codable, Sendable, Equatable {
         answer: JSONValue,
         timeSpentMs: Int,
         answeredAt: String,
-        force: Bool = false
+        force: Bool = false,
+        attemptStartedAt: String? = nil
     ) {
         self.id = id
         self.attemptId = attemptId
@@ -158,6 +164,7 @@ public struct ResponseItem: Codable, Sendable, Equatable {
         self.timeSpentMs = timeSpentMs
         self.answeredAt = answeredAt
         self.force = force
+        self.attemptStartedAt = attemptStartedAt
     }
 
     public init(from decoder: Decoder) throws {
@@ -172,6 +179,7 @@ public struct ResponseItem: Codable, Sendable, Equatable {
         timeSpentMs = try container.decodeIfPresent(Int.self, forKey: .timeSpentMs) ?? 0
         answeredAt = try container.decode(String.self, forKey: .answeredAt)
         force = try container.decodeIfPresent(Bool.self, forKey: .force) ?? false
+        attemptStartedAt = try container.decodeIfPresent(String.self, forKey: .attemptStartedAt)
     }
 }
 

@@ -76,6 +76,8 @@ public struct BatchWrites: Sendable, Equatable {
         public var id: String
         public var user: String
         public var assessmentID: String
+        /// Seconds since 1970 when its clock started on the device (`attempt_started_at`), when the item said.
+        public var startedAt: Double?
     }
     public struct Response: Sendable, Equatable {
         public var id: String
@@ -223,7 +225,14 @@ public enum BatchPlan {
         if !superseded { facts.latest[slot] = LatestAnswer(responseID: item.id, answeredAtMilliseconds: milliseconds) }
         if owner == nil {
             facts.attempts[item.attemptId] = AttemptOwner(user: user, assessmentID: item.assessmentId)
-            writes.attempts.append(.init(id: item.attemptId, user: user, assessmentID: item.assessmentId))
+            writes.attempts.append(
+                .init(
+                    id: item.attemptId,
+                    user: user,
+                    assessmentID: item.assessmentId,
+                    startedAt: item.attemptStartedAt.flatMap(Timestamp.milliseconds).map { Double($0) / 1000 }
+                )
+            )
         }
         facts.storedResponses[item.id] = user
         writes.responses.append(

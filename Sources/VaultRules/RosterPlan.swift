@@ -33,11 +33,14 @@ public struct RosterFacts: Sendable {
         public var answered: Int
         /// Seconds since 1970 the server last received an answer of it.
         public var lastReceivedAt: Double
-        public init(user: String, attemptID: String, answered: Int, lastReceivedAt: Double) {
+        /// Seconds since 1970 when its clock started on the device, when the device said (`attempt_started_at`).
+        public var startedAt: Double?
+        public init(user: String, attemptID: String, answered: Int, lastReceivedAt: Double, startedAt: Double? = nil) {
             self.user = user
             self.attemptID = attemptID
             self.answered = answered
             self.lastReceivedAt = lastReceivedAt
+            self.startedAt = startedAt
         }
     }
 
@@ -105,9 +108,10 @@ public struct RosterFacts: Sendable {
 
 extension RosterFacts {
     /// The attempts with answers on the server that are not handed in (user, attempt, questions answered, last
-    /// received), one statement for both stores (`$1`: the assessment id).
+    /// received, clock started), one statement for both stores (`$1`: the assessment id).
     public static let inProgressQuery = """
-        SELECT r.user_name, r.attempt_id, COUNT(DISTINCT r.question_id), MAX(r.received_at) FROM responses r
+        SELECT r.user_name, r.attempt_id, COUNT(DISTINCT r.question_id), MAX(r.received_at), MAX(t.started_at) FROM responses r
+        JOIN attempts t ON t.id = r.attempt_id
         WHERE r.assessment_id = $1 AND NOT r.superseded
         AND NOT EXISTS (SELECT 1 FROM submissions s WHERE s.attempt_id = r.attempt_id)
         GROUP BY r.user_name, r.attempt_id
@@ -163,6 +167,8 @@ public enum RosterPlan {
                     refusal: refusals[student.name],
                     questions: facts.document.totalQuestions,
                     extra: facts.extraMinutes[student.name] ?? 0,
+                    timeLimitSeconds: facts.document.timeLimitSeconds,
+                    now: now,
                     scored: scored
                 )
             }
@@ -199,6 +205,8 @@ public enum RosterPlan {
         refusal: RosterFacts.Refusal? = nil,
         questions: Int = 0,
         extra: Int,
+        timeLimitSeconds: Int?,
+        now: Date,
         scored: Bool
     ) -> Roster.Student {
         var row = Roster.Student(user: student.name, group: student.group)
@@ -218,6 +226,13 @@ public enum RosterPlan {
             row.state = .answering
             row.answered = answering.answered
             row.questions = questions
+            if let started = answering.startedAt {
+                row.startedAt = Timestamp.string(epoch: started)
+                if let limit = timeLimitSeconds {
+                    let left = started + Double(limit + extra * 60) - now.timeIntervalSince1970
+                    row.timeLeftSeconds = max(0, Int(left.rounded(.down)))
+                }
+            }
         }
         // Refused: the last thing the server heard from them was a refusal (no hand-in since, and no answer of
         // another attempt since). The refused attempt's own answers, if any reached the server, do not make it

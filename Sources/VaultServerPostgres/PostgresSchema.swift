@@ -238,6 +238,8 @@ enum PostgresSchema {
             )
             """
         ],
+        // When each attempt's clock started on the device (SQLite v15).
+        ["ALTER TABLE attempts ADD COLUMN started_at DOUBLE PRECISION"],
     ]
 
     static var latestVersion: Int { versions.count }

@@ -633,6 +633,17 @@ public final class PostgresServerStorage: ServerStorage {
         // Read to the end (the statement returns no rows); PostgresNIO's command-tag variant of `execute` traps on a
         // prepared statement's stream, so it is not used.
         for try await _ in try await connection.execute(HotStatements.BatchInsert(writes: writes, now: now), logger: logger) {}
+        // A new attempt's clock start, when the device sent one (rare: once per attempt, so not in the hot statement).
+        let started = writes.attempts.compactMap { attempt in attempt.startedAt.map { (attempt.id, $0) } }
+        if !started.isEmpty {
+            try await connection.query(
+                """
+                UPDATE attempts SET started_at = v.started_at FROM unnest(\(started.map(\.0))::text[], \(started.map(\.1))::double precision[])
+                    AS v(id, started_at) WHERE attempts.id = v.id AND attempts.started_at IS NULL
+                """,
+                logger: logger
+            )
+        }
     }
 
     // MARK: Submissions
@@ -1078,11 +1089,11 @@ public final class PostgresServerStorage: ServerStorage {
                 logger: self.logger
             ).decode((String, Int).self) { extra[user] = minutes }
             var inProgress: [RosterFacts.InProgress] = []
-            for try await (user, attempt, answered, last) in try await connection.query(
+            for try await (user, attempt, answered, last, started) in try await connection.query(
                 PostgresQuery(unsafeSQL: RosterFacts.inProgressQuery, binds: Self.binds(assessmentID)),
                 logger: self.logger
-            ).decode((String, String, Int, Double).self) {
-                inProgress.append(.init(user: user, attemptID: attempt, answered: answered, lastReceivedAt: last))
+            ).decode((String, String, Int, Double, Double?).self) {
+                inProgress.append(.init(user: user, attemptID: attempt, answered: answered, lastReceivedAt: last, startedAt: started))
             }
             var refusals: [RosterFacts.Refusal] = []
             for try await (user, attempt, reason, at) in try await connection.query(

@@ -64,4 +64,17 @@ struct DeskCommandTests {
         #expect((roster.first { $0["user"] as? String == "demo" }?["flags"] as? [String])?.contains("after_closing") == true)
         #expect(try server.admin(["close", "algebra-1", "--at", "yesterday"]).stderr.contains("--at takes a time"))
     }
+
+    @Test("an answer synced by the real vault carries when its attempt started: the roster shows it (started_at) while they answer")
+    func startedAtFromTheVault() throws {
+        let (vault, server) = try CLIFixtures.prepared(answers: [("q1", "b")], submit: false)
+        let before = Date()
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        let roster = try #require(try server.admin(["roster", "algebra-1", "--json"]).json?["students"] as? [[String: Any]])
+        let demo = try #require(roster.first { $0["user"] as? String == "demo" })
+        #expect(demo["state"] as? String == "answering", "\(demo)")
+        let started = try #require((demo["started_at"] as? String).flatMap(Timestamp.date), "\(demo)")
+        #expect(started <= before && started > before - 300, "\(started) \(before)")
+        #expect(try server.admin(["roster", "algebra-1"]).stdout.contains("; started "))
+    }
 }

@@ -431,6 +431,64 @@ struct DeskTests {
     }
 
     @Test(
+        "exam day, a timed test: the roster says when each attempt's clock started on the device and the time left (with extra time); the first start the server hears stands; an older client's attempt has none",
+        arguments: Backend.all
+    )
+    func startedAndTimeLeft(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        try await harness.test { api in
+            let teacher = try await api.token("teacher")
+            var quiz = Fixtures.quiz()
+            quiz.timeLimitSeconds = 20 * 60
+            #expect(try await api.publish(quiz, teacher: teacher).status == .created)
+            try await harness.storage.setAccommodation(assessmentID: "quiz-1", user: "student2", extraMinutes: 10)
+            let token = try await api.token("student")
+            let token2 = try await api.token("student2")
+            let served = try await api.served("quiz-1", token: token)
+            let now = Date()
+            func item(_ question: String, attempt: String, started: Date?, at time: String = "2026-11-20T10:00:00.000Z") -> ResponseItem {
+                var item = Fixtures.item(served, question: question, answer: .string("b"), attempt: attempt, at: time)
+                item.attemptStartedAt = started.map(Timestamp.string)
+                return item
+            }
+            // student started 5 minutes ago: 15 minutes left. student2 started 25 minutes ago with 10 extra: 5 left.
+            _ = try await api.batch([item("q1", attempt: "t-1", started: now - 300)], token: token)
+            _ = try await api.batch([item("q1", attempt: "t-2", started: now - 1_500)], token: token2)
+            // A later item of the same attempt naming another start changes nothing: the first stands.
+            _ = try await api.batch([item("q1", attempt: "t-1", started: now, at: "2026-11-20T10:05:00.000Z")], token: token)
+            let desk = TeacherDesk(storage: harness.storage, now: { now })
+            let rows = Dictionary(uniqueKeysWithValues: try await desk.roster("quiz-1").students.map { ($0.user, $0) })
+            let first = try #require(rows["student"])
+            #expect(first.state == .answering && first.answered == 1 && first.timeLeftSeconds.map { (899...900).contains($0) } == true, "\(first)")
+            #expect(first.startedAt.flatMap(Timestamp.date).map { abs($0.timeIntervalSince(now - 300)) < 0.01 } == true, "\(first)")
+            #expect(first.stateText == "answering, 1 of 6 answers in, 15 min left" || first.stateText == "answering, 1 of 6 answers in, 14 min left")
+            let second = try #require(rows["student2"])
+            #expect(second.timeLeftSeconds.map { (299...300).contains($0) } == true, "\(second)")
+            // Past the limit: "time is up".
+            let later = TeacherDesk(storage: harness.storage, now: { now + 3_600 })
+            #expect(try await later.roster("quiz-1").students.first { $0.user == "student" }?.stateText == "answering, 1 of 6 answers in, time is up")
+            // On the desk page, with when it started.
+            var browser = DeskBrowser(api: api)
+            _ = try await browser.signIn("teacher")
+            let page = try await browser.send(.get, "/desk/a/quiz-1")
+            #expect(page.text.contains("min left; started "), "\(page.text)")
+        }
+        // An older client sends no start: answering, with no start and no time left.
+        let older = try await ServerHarness(backend)
+        try await older.test { api in
+            let teacher = try await api.token("teacher")
+            var quiz = Fixtures.quiz()
+            quiz.timeLimitSeconds = 600
+            #expect(try await api.publish(quiz, teacher: teacher).status == .created)
+            let token = try await api.token("student")
+            let served = try await api.served("quiz-1", token: token)
+            _ = try await api.batch([Fixtures.item(served, question: "q1", answer: .string("b"), attempt: "old-1")], token: token)
+            let row = try #require(try await TeacherDesk(storage: older.storage).roster("quiz-1").students.first { $0.user == "student" })
+            #expect(row.state == .answering && row.startedAt == nil && row.timeLeftSeconds == nil && row.stateText == "answering, 1 of 6 answers in")
+        }
+    }
+
+    @Test(
         "one student's answer sheet: every question with the answer escaped, a points box where the teacher gives them, feedback the student gets with the results, extra time; bad values change nothing",
         arguments: Backend.all
     )

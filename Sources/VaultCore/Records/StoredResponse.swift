@@ -7,6 +7,7 @@ struct StoredResponse {
     /// The selected columns, in order; `r` is `responses`, `t` its attempt.
     enum Column: Int, CaseIterable {
         case id, attemptID, assessmentID, assessmentVersion, questionID, questionHash, answer, timeSpentMs, answeredAt, force
+        case attemptStartedAt
 
         var sql: String {
             switch self {
@@ -20,6 +21,8 @@ struct StoredResponse {
             case .timeSpentMs: "r.time_spent_ms"
             case .answeredAt: "r.answered_at"
             case .force: "r.force_pending"
+            // The attempt's clock start (a timed test's timer), else when the attempt began.
+            case .attemptStartedAt: "COALESCE(t.timer_started_at, t.started_at)"
             }
         }
     }
@@ -55,7 +58,8 @@ struct StoredResponse {
                 answer: answer,
                 timeSpentMs: row.int(at(.timeSpentMs)),
                 answeredAt: row.string(at(.answeredAt)),
-                force: row.int(at(.force)) != 0
+                force: row.int(at(.force)) != 0,
+                attemptStartedAt: row.optionalDouble(at(.attemptStartedAt)).map { Timestamp.string(epoch: $0) }
             )
         }
     }

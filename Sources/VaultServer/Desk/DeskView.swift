@@ -283,6 +283,7 @@ enum DeskView {
                 downloaded: student.downloadedAt.map { "version \(student.downloadedVersion ?? 0), \(Timestamp.readable($0))" } ?? "not downloaded",
                 handedIn: student.state == .answering || student.state == .refused
                     ? student.stateText + (student.refusedAt.map { ", \(Timestamp.readable($0))" } ?? "")
+                        + (student.startedAt.map { "; started \(Timestamp.readable($0))" } ?? "")
                         + (student.receivedAt.map { "; an earlier attempt handed in \(Timestamp.readable($0))" } ?? "")
                     : student.receivedAt.map {
                         "\(Timestamp.readable($0))\(student.via == .handIn ? " (hand-in file)" : "")\(student.attempts > 1 ? ", \(student.attempts) attempts" : "")"

@@ -322,8 +322,8 @@ public final class SQLiteServerStorage: ServerStorage {
         for id in writes.superseded { try database.execute("UPDATE responses SET superseded = 1 WHERE id = ?", [id]) }
         for attempt in writes.attempts {
             try database.execute(
-                "INSERT OR IGNORE INTO attempts (id, user_name, assessment_id) VALUES (?, ?, ?)",
-                [attempt.id, attempt.user, attempt.assessmentID]
+                "INSERT OR IGNORE INTO attempts (id, user_name, assessment_id, started_at) VALUES (?, ?, ?, ?)",
+                [attempt.id, attempt.user, attempt.assessmentID, attempt.startedAt]
             )
         }
         for response in writes.responses {
@@ -645,7 +645,13 @@ public final class SQLiteServerStorage: ServerStorage {
                     extraMinutes: extra,
                     results: try Self.resultInputs(user: nil, assessmentID: assessmentID, database: database),
                     inProgress: try database.rows(RosterFacts.inProgressQuery.replacingOccurrences(of: "$1", with: "?"), [assessmentID]).map {
-                        RosterFacts.InProgress(user: $0.string(0), attemptID: $0.string(1), answered: $0.int(2), lastReceivedAt: $0.double(3))
+                        RosterFacts.InProgress(
+                            user: $0.string(0),
+                            attemptID: $0.string(1),
+                            answered: $0.int(2),
+                            lastReceivedAt: $0.double(3),
+                            startedAt: $0.optionalDouble(4)
+                        )
                     },
                     refusals: try database.rows(RosterFacts.refusalsQuery.replacingOccurrences(of: "$1", with: "?"), [assessmentID]).map { row in
                         guard let reason = RefusalReason(rawValue: row.string(2)) else { throw StorageError.damaged("a refused hand-in's reason") }

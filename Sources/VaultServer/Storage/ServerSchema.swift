@@ -240,6 +240,9 @@ enum ServerSchema {
             );
             """
         )
+        // When each attempt's clock started on the device (the first value received), for the roster's "started at"
+        // and "time left".
+        migrator.register(15, "ALTER TABLE attempts ADD COLUMN started_at REAL;")
         return migrator
     }
 }

@@ -36,7 +36,9 @@ struct RosterCommand: AsyncParsableCommand {
             let downloaded = student.downloadedVersion.map { "v\($0)" } ?? "no"
             var handedIn = "no"
             if let received = student.receivedAt { handedIn = Timestamp.readable(received) + (student.via == .handIn ? " (file)" : "") }
-            if student.state == .answering || student.state == .refused { handedIn = student.stateText }
+            if student.state == .answering || student.state == .refused {
+                handedIn = student.stateText + (student.startedAt.map { "; started " + Timestamp.readable($0) } ?? "")
+            }
             var score = ""
             if let value = student.score { score = AttemptResult.pointsText(value) + "/" + AttemptResult.pointsText(student.maxScore ?? 0) }
             var flags = student.flags.map(\.label).joined(separator: ", ")
