@@ -199,7 +199,8 @@ extension WireFastPathTests {
         answer: .array([.string("a"), .number(2.5), .bool(true), .null]),
         timeSpentMs: 4321,
         answeredAt: "2026-11-20T10:00:00.000Z",
-        force: true
+        force: true,
+        attemptStartedAt: "2026-11-20T09:58:00.000Z"
     )
 
     @Test("a fully populated item, encoded by the encoder, reads back equal through the fast path and JSONDecoder; every field is in the body")

@@ -94,16 +94,16 @@ struct SubmissionTests {
                 ).listing([item])
                 requests.append((token, request))
             }
-            // Another session holds the assessment's turn for 5 s, as a long hand-in would.
+            // Another session holds the assessment's turn, as a long hand-in would, until the test lets it go.
             let locker = try Binaries.start(
                 cluster.binaries + "/psql",
                 [
                     "-h", "127.0.0.1", "-p", "\(cluster.port)", "-U", PostgresCluster.user, "-d", database, "-c",
-                    "SELECT pg_advisory_lock(hashtextextended('submissions:quiz-1', 0)), pg_sleep(5)",
+                    "SELECT pg_advisory_lock(hashtextextended('submissions:quiz-1', 0)), pg_sleep(120)",
                 ]
             )
             defer { if locker.isRunning { locker.terminate() } }
-            for _ in 0..<100 {
+            for _ in 0..<200 {
                 let held = try await Binaries.offPool { try cluster.psql(database, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'") }
                 if held.trimmingCharacters(in: .whitespacesAndNewlines) == "1" { break }
                 try await Task.sleep(for: .milliseconds(50))
@@ -112,11 +112,16 @@ struct SubmissionTests {
                 for (token, request) in requests {
                     group.addTask { try await api.send(.post, APIPath.submissions, token: token, json: request).status }
                 }
-                // While the twelve wait for their turn, the rest of the server is served (a connection is free).
+                // While the twelve wait for their turn (each holding a connection, they would take all eight), the
+                // rest of the server is served.
                 try await Task.sleep(for: .milliseconds(2_500))
-                #expect(locker.isRunning, "the turn is still held while the other request is made")
                 let other = try await api.send(.get, APIPath.assessments, token: students[0])
                 #expect(other.status == .ok, "\(other.status)")
+                let waiting = try await api.send(.get, APIPath.responses("quiz-1"), token: teacher).decode(ReceivedResponses.self)
+                #expect(waiting.submissions.isEmpty, "the hand-ins waited for their turn")
+                _ = try await Binaries.offPool {
+                    try cluster.psql(database, "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted")
+                }
                 var statuses: [HTTPResponse.Status] = []
                 for try await status in group { statuses.append(status) }
                 #expect(statuses == Array(repeating: .created, count: 12), "\(statuses)")
