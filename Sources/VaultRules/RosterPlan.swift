@@ -178,10 +178,12 @@ public enum RosterPlan {
     /// `rows` with their scores, from the attempts they name.
     public static func scored(_ rows: [Roster.Student], facts: RosterFacts) -> [Roster.Student] {
         let wanted = Set(rows.compactMap(\.attemptId))
-        let inputs = Dictionary(
-            facts.results.filter { wanted.contains($0.record.attemptID) }.map { ($0.record.attemptID, $0) },
-            uniquingKeysWith: { first, _ in first }
-        )
+        return scored(rows, inputs: facts.results.filter { wanted.contains($0.record.attemptID) })
+    }
+
+    /// `rows` with their scores, from `inputs` (which hold at least the attempts the rows name, with their answers).
+    public static func scored(_ rows: [Roster.Student], inputs: [ResultInput]) -> [Roster.Student] {
+        let inputs = Dictionary(inputs.map { ($0.record.attemptID, $0) }, uniquingKeysWith: { first, _ in first })
         return rows.map { row in
             guard let attempt = row.attemptId, let input = inputs[attempt] else { return row }
             return score(row, input)

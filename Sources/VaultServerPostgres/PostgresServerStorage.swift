@@ -829,9 +829,9 @@ public final class PostgresServerStorage: ServerStorage {
 
     // MARK: Results
 
-    public func resultInputs(user: String?, assessmentID: String?, attemptID: String?) async throws -> [ResultInput] {
+    public func resultInputs(user: String?, assessmentID: String?, attemptIDs: [String]?) async throws -> [ResultInput] {
         try await transaction(.repeatableRead) { connection in
-            try await self.resultInputs(user: user, assessmentID: assessmentID, attemptID: attemptID, on: connection)
+            try await self.resultInputs(user: user, assessmentID: assessmentID, attemptIDs: attemptIDs, on: connection)
         }
     }
 
@@ -839,13 +839,18 @@ public final class PostgresServerStorage: ServerStorage {
     func resultInputs(
         user: String?,
         assessmentID: String?,
-        attemptID: String? = nil,
+        attemptIDs: [String]? = nil,
+        detail: ResultDetail = .answers,
         on connection: PostgresConnection
     ) async throws -> [ResultInput] {
         let filter =
-            "($1::text IS NULL OR s.user_name = $1) AND ($2::text IS NULL OR s.assessment_id = $2) AND ($3::text IS NULL OR s.attempt_id = $3) AND NOT a.deleted"
+            "($1::text IS NULL OR s.user_name = $1) AND ($2::text IS NULL OR s.assessment_id = $2) AND ($3::text[] IS NULL OR s.attempt_id = ANY($3::text[])) AND NOT a.deleted"
         let from = "FROM submissions s JOIN assessments a ON a.id = s.assessment_id"
-        func query(_ sql: String) -> PostgresQuery { PostgresQuery(unsafeSQL: sql, binds: Self.binds(user, assessmentID, attemptID)) }
+        func query(_ sql: String) -> PostgresQuery {
+            var binds = Self.binds(user, assessmentID)
+            binds.append(attemptIDs)
+            return PostgresQuery(unsafeSQL: sql, binds: binds)
+        }
         var records: [SubmissionRecord] = []
         var released = Set<String>()
         for try await row in try await connection.query(
@@ -870,22 +875,26 @@ public final class PostgresServerStorage: ServerStorage {
             logger: logger
         ).decode((String, Int, Data).self) { sources[DocumentKey(id: id, version: version)] = source }
         var answers: [(attemptID: String, questionID: String, answer: String)] = []
-        for try await row in try await connection.query(
-            query(
-                "SELECT r.attempt_id, r.question_id, r.answer \(from) JOIN responses r ON r.attempt_id = s.attempt_id WHERE \(filter) AND NOT r.superseded"
-            ),
-            logger: logger
-        ).decode((String, String, String).self) { answers.append(row) }
+        if detail == .answers {
+            for try await row in try await connection.query(
+                query(
+                    "SELECT r.attempt_id, r.question_id, r.answer \(from) JOIN responses r ON r.attempt_id = s.attempt_id WHERE \(filter) AND NOT r.superseded"
+                ),
+                logger: logger
+            ).decode((String, String, String).self) { answers.append(row) }
+        }
         var grades: [(attemptID: String, questionID: String, points: Double)] = []
         for try await row in try await connection.query(
             query("SELECT g.attempt_id, g.question_id, g.points \(from) JOIN grades g ON g.attempt_id = s.attempt_id WHERE \(filter)"),
             logger: logger
         ).decode((String, String, Double).self) { grades.append(row) }
         var feedback: [(attemptID: String, questionID: String, text: String)] = []
-        for try await row in try await connection.query(
-            query("SELECT f.attempt_id, f.question_id, f.text \(from) JOIN feedback f ON f.attempt_id = s.attempt_id WHERE \(filter)"),
-            logger: logger
-        ).decode((String, String, String).self) { feedback.append(row) }
+        if detail == .answers {
+            for try await row in try await connection.query(
+                query("SELECT f.attempt_id, f.question_id, f.text \(from) JOIN feedback f ON f.attempt_id = s.attempt_id WHERE \(filter)"),
+                logger: logger
+            ).decode((String, String, String).self) { feedback.append(row) }
+        }
         return ResultInput.assemble(records: records, sources: sources, released: released, answers: answers, grades: grades, feedback: feedback)
     }
 
@@ -1054,7 +1063,7 @@ public final class PostgresServerStorage: ServerStorage {
         """
     }
 
-    public func rosterFacts(assessmentID: String, group: String?) async throws -> RosterFacts? {
+    public func rosterFacts(assessmentID: String, group: String?, detail: ResultDetail) async throws -> RosterFacts? {
         try await transaction(.repeatableRead) { connection in
             var head: (version: Int, closedAt: Double?, released: Bool, document: Assessment)?
             for try await (version, closedAt, released, source) in try await connection.query(
@@ -1112,7 +1121,7 @@ public final class PostgresServerStorage: ServerStorage {
                 students: students,
                 downloads: downloads,
                 extraMinutes: extra,
-                results: try await self.resultInputs(user: nil, assessmentID: assessmentID, on: connection),
+                results: try await self.resultInputs(user: nil, assessmentID: assessmentID, detail: detail, on: connection),
                 inProgress: inProgress,
                 refusals: refusals
             )

@@ -68,8 +68,8 @@ struct SlowStorage: ServerStorage {
     func recordDownload(assessmentID: String, version: Int, user: String, now: Date) async throws {
         try await base.recordDownload(assessmentID: assessmentID, version: version, user: user, now: now)
     }
-    func rosterFacts(assessmentID: String, group: String?) async throws -> RosterFacts? {
-        try await base.rosterFacts(assessmentID: assessmentID, group: group)
+    func rosterFacts(assessmentID: String, group: String?, detail: ResultDetail) async throws -> RosterFacts? {
+        try await base.rosterFacts(assessmentID: assessmentID, group: group, detail: detail)
     }
     func received(assessmentID: String) async throws -> ReceivedResponses? { try await base.received(assessmentID: assessmentID) }
     func run() async throws { try await base.run() }
@@ -78,8 +78,8 @@ struct SlowStorage: ServerStorage {
     func attachReceipt(attemptID: String, signed: SignedReceipt) async throws -> SignedReceipt {
         try await base.attachReceipt(attemptID: attemptID, signed: signed)
     }
-    func resultInputs(user: String?, assessmentID: String?, attemptID: String?) async throws -> [ResultInput] {
-        try await base.resultInputs(user: user, assessmentID: assessmentID, attemptID: attemptID)
+    func resultInputs(user: String?, assessmentID: String?, attemptIDs: [String]?) async throws -> [ResultInput] {
+        try await base.resultInputs(user: user, assessmentID: assessmentID, attemptIDs: attemptIDs)
     }
     func grade(attemptID: String, questionID: String, points: Double) async throws -> Bool {
         try await base.grade(attemptID: attemptID, questionID: questionID, points: points)

@@ -793,6 +793,48 @@ struct DeskTests {
             await #expect(throws: TeacherDesk.Problem.self) { try await desk.decideLate("quiz-1", attempt: "nope", decision: .accepted) }
         }
     }
+
+    @Test(
+        "a district's roster and files read the class without its answers and score only what they show: the same page, the same files, whatever the chunk",
+        arguments: Backend.all
+    )
+    func readsOnlyWhatItShows(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        for number in 3...8 {
+            try await harness.storage.createUser(
+                PasswordHasher.makeRecord(name: "student\(number)", role: .student, password: SecretBytes(Array("student\(number)-pw".utf8)), iterations: 1_000)
+            )
+        }
+        try await harness.test { api in
+            let teacher = try await api.token("teacher")
+            #expect(try await api.publish(Fixtures.quiz(), teacher: teacher).status == .created)
+            for (index, name) in (["student", "student2"] + (3...7).map { "student\($0)" }).enumerated() {
+                #expect(try await Self.handIn(api, student: name, attempt: "class-\(index)").status == .created)
+                if index % 2 == 0 { #expect(try await harness.storage.grade(attemptID: "class-\(index)", questionID: "q6", points: Double(index % 3))) }
+            }
+            let desk = TeacherDesk(storage: harness.storage)
+            let full = try #require(try await harness.storage.rosterFacts(assessmentID: "quiz-1", group: nil))
+            let everything = RosterPlan.roster(full, group: nil, now: Date())
+            // The page: three rows a page, scored from their own answers, equal to scoring with every answer read.
+            for page in 0..<3 {
+                let shown = try await desk.rosterPage("quiz-1", group: nil, page: page, pageSize: 3, including: { _ in true })
+                let expected = Array(everything.students.dropFirst(page * 3).prefix(3))
+                #expect(shown.rows == expected, "page \(page)")
+                #expect(shown.rows.contains { $0.score != nil } || expected.allSatisfy { $0.score == nil })
+            }
+            // The files: the same lines read in chunks of 2 as with every answer at once.
+            for format in GradebookCSV.Format.allCases {
+                var whole: [String] = []
+                try await GradebookCSV.write(full, roster: everything, format: format) { whole.append($0) }
+                var chunked = desk
+                chunked.exportChunk = 2
+                var lines: [String] = []
+                try await chunked.export("quiz-1", format: format) { lines.append($0) }
+                #expect(lines == whole, "\(format)")
+                #expect(lines.count == everything.students.count + 1)
+            }
+        }
+    }
 }
 
 /// The form token a session's cookie value yields (the test derives it as the server does, to show that a valid

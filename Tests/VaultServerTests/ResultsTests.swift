@@ -144,11 +144,18 @@ struct ResultsTests {
             #expect(try await harness.storage.grade(attemptID: "quiz-1-a", questionID: "q6", points: 1))
             #expect(try await !harness.storage.grade(attemptID: "quiz-1-a", questionID: "nope", points: 1))
             #expect(try await !harness.storage.grade(attemptID: "never-submitted", questionID: "q6", points: 1))
-            // Narrowed to one attempt, the store reads that attempt only (the desk saving one sheet).
-            let one = try await harness.storage.resultInputs(user: nil, assessmentID: nil, attemptID: "quiz-1-a")
+            // Narrowed to some attempts, the store reads those only (the desk saving one sheet, or showing one page).
+            let one = try await harness.storage.resultInputs(user: nil, assessmentID: nil, attemptIDs: ["quiz-1-a"])
             #expect(one.map(\.record.attemptID) == ["quiz-1-a"] && one.first?.grades == ["q6": 1] && one.first?.answers.count == 3)
-            #expect(try await harness.storage.resultInputs(user: nil, assessmentID: "quiz-2", attemptID: "quiz-1-a").isEmpty)
+            #expect(try await harness.storage.resultInputs(user: nil, assessmentID: "quiz-2", attemptIDs: ["quiz-1-a"]).isEmpty)
+            #expect(try await harness.storage.resultInputs(user: nil, assessmentID: nil, attemptIDs: []).isEmpty)
+            let both = try await harness.storage.resultInputs(user: nil, assessmentID: nil, attemptIDs: ["quiz-2-a", "quiz-1-a", "nope"])
+            #expect(Set(both.map(\.record.attemptID)) == ["quiz-1-a", "quiz-2-a"])
             #expect(try await harness.storage.resultInputs(user: nil, assessmentID: nil).count == 2)
+            // Without answers (the roster's counts): the same attempts and grades, no answers.
+            let summary = try #require(try await harness.storage.rosterFacts(assessmentID: "quiz-1", group: nil, detail: .summary))
+            #expect(summary.results.map(\.record.attemptID) == ["quiz-1-a"] && summary.results.first?.answers.isEmpty == true)
+            #expect(summary.results.first?.grades == ["q6": 1])
             #expect(try await harness.storage.release(assessmentID: "quiz-1", now: Date()))
             shown = try await results()
             let released = try #require(shown.first { $0.assessmentId == "quiz-1" })

@@ -14,6 +14,12 @@ public enum GradebookCSV {
     /// The rows, header first, each ending in CRLF (RFC 4180), handed to `write` one at a time so a large class
     /// streams out.
     public static func write(_ facts: RosterFacts, roster: Roster, format: Format, to write: (String) async throws -> Void) async throws {
+        try await header(facts, format: format, to: write)
+        try await rows(roster.students, inputs: facts.results, document: facts.document, format: format, to: write)
+    }
+
+    /// The header row.
+    public static func header(_ facts: RosterFacts, format: Format, to write: (String) async throws -> Void) async throws {
         let title = facts.document.title
         switch format {
         case .moodle:
@@ -37,8 +43,18 @@ public enum GradebookCSV {
                 )
             )
         }
-        let inputs = Dictionary(facts.results.map { ($0.record.attemptID, $0) }, uniquingKeysWith: { first, _ in first })
-        for student in roster.students {
+    }
+
+    /// One row per student of `students` (scored), their answers' points from `inputs` (the per-question file).
+    public static func rows(
+        _ students: [Roster.Student],
+        inputs: [ResultInput],
+        document: Assessment,
+        format: Format,
+        to write: (String) async throws -> Void
+    ) async throws {
+        let inputs = Dictionary(inputs.map { ($0.record.attemptID, $0) }, uniquingKeysWith: { first, _ in first })
+        for student in students {
             let input = student.attemptId.flatMap { inputs[$0] }
             switch format {
             case .moodle:
@@ -53,7 +69,7 @@ public enum GradebookCSV {
                     uniquingKeysWith: { first, _ in first }
                 )
                 // A question answered but not graded yet says so; one not answered (or nothing handed in) is empty.
-                let points = facts.document.questions.map { question -> Cell in
+                let points = document.questions.map { question -> Cell in
                     guard let entry = awarded[question.id] else { return .empty }
                     return entry.map(Cell.number) ?? .text(Self.pendingCell)
                 }

@@ -8,6 +8,8 @@ import VaultRules
 public struct TeacherDesk: Sendable {
     public let storage: any ServerStorage
     public let now: @Sendable () -> Date
+    /// Students per read while exporting (tests make it small to cross its boundaries).
+    public var exportChunk = 250
 
     public init(storage: any ServerStorage, now: @escaping @Sendable () -> Date = { Date() }) {
         self.storage = storage
@@ -60,8 +62,9 @@ public struct TeacherDesk: Sendable {
         public var pageSize: Int
     }
 
-    /// The desk's roster page: scores are worked out for the rows shown only (a district roster of 2,000 students
-    /// shows 200 at a time; its counts cover everyone).
+    /// The desk's roster page: the class is read without its answers (states, counts and flags need none), and
+    /// scores are worked out for the rows shown only, from their own answers (a district roster of 2,000 students
+    /// and 100,000 answers shows 200 at a time; its counts cover everyone).
     public func rosterPage(
         _ id: String,
         group: String?,
@@ -69,7 +72,7 @@ public struct TeacherDesk: Sendable {
         pageSize: Int = 200,
         including: (Roster.Student) -> Bool
     ) async throws -> RosterPage {
-        guard let facts = try await storage.rosterFacts(assessmentID: id, group: nil) else { throw Problem.noAssessment(id) }
+        guard let facts = try await storage.rosterFacts(assessmentID: id, group: nil, detail: .summary) else { throw Problem.noAssessment(id) }
         let roster = RosterPlan.roster(facts, group: nil, now: now(), scored: false)
         let inGroup = roster.students.filter { group == nil || $0.group == group }
         let matching = inGroup.filter(including)
@@ -80,7 +83,7 @@ public struct TeacherDesk: Sendable {
             roster: roster,
             inGroup: inGroup,
             matching: matching.count,
-            rows: RosterPlan.scored(slice, facts: facts),
+            rows: try await scored(slice, assessmentID: id),
             page: page,
             pages: pages,
             pageSize: pageSize
@@ -243,7 +246,7 @@ public struct TeacherDesk: Sendable {
     /// [0, the question's points], feedback at most `maxFeedback` characters, questions of the attempt) first.
     /// Empty feedback removes it.
     public func saveSheet(_ id: String, attempt: String, points: [String: Double], feedback: [String: String]) async throws {
-        guard let input = try await storage.resultInputs(user: nil, assessmentID: id, attemptID: attempt).first else {
+        guard let input = try await storage.resultInputs(user: nil, assessmentID: id, attemptIDs: [attempt]).first else {
             throw Problem.notSubmitted(attempt)
         }
         for (question, value) in points {
@@ -282,17 +285,33 @@ public struct TeacherDesk: Sendable {
     }
 
     public func decideLate(_ id: String, attempt: String, decision: LateDecision) async throws {
-        guard try await !storage.resultInputs(user: nil, assessmentID: id, attemptID: attempt).isEmpty else {
+        guard try await !storage.resultInputs(user: nil, assessmentID: id, attemptIDs: [attempt]).isEmpty else {
             throw Problem.notSubmitted(attempt)
         }
         guard try await storage.decideLate(attemptID: attempt, decision: decision) else { throw Problem.notLate(attempt) }
     }
 
-    /// A gradebook file of one assessment (a group or everyone), line by line.
-    public func export(_ id: String, format: GradebookCSV.Format, group: String? = nil, to write: (String) async throws -> Void) async throws {
-        guard let facts = try await storage.rosterFacts(assessmentID: id, group: group) else { throw Problem.noAssessment(id) }
-        try await GradebookCSV.write(facts, roster: RosterPlan.roster(facts, group: group, now: now()), format: format, to: write)
+    /// `rows` scored from their own attempts' answers, read for those attempts only.
+    func scored(_ rows: [Roster.Student], assessmentID: String) async throws -> [Roster.Student] {
+        let attempts = rows.compactMap(\.attemptId)
+        guard !attempts.isEmpty else { return rows }
+        return RosterPlan.scored(rows, inputs: try await storage.resultInputs(user: nil, assessmentID: assessmentID, attemptIDs: attempts))
     }
+
+    /// A gradebook file of one assessment (a group or everyone), line by line: the class is read without answers,
+    /// then `exportChunk` students at a time with theirs, so the memory it takes does not grow with the class.
+    public func export(_ id: String, format: GradebookCSV.Format, group: String? = nil, to write: (String) async throws -> Void) async throws {
+        guard let facts = try await storage.rosterFacts(assessmentID: id, group: group, detail: .summary) else { throw Problem.noAssessment(id) }
+        let roster = RosterPlan.roster(facts, group: group, now: now(), scored: false)
+        try await GradebookCSV.header(facts, format: format, to: write)
+        for start in stride(from: 0, to: roster.students.count, by: max(1, exportChunk)) {
+            let rows = Array(roster.students[start..<min(start + max(1, exportChunk), roster.students.count)])
+            let attempts = rows.compactMap(\.attemptId)
+            let inputs = attempts.isEmpty ? [] : try await storage.resultInputs(user: nil, assessmentID: id, attemptIDs: attempts)
+            try await GradebookCSV.rows(RosterPlan.scored(rows, inputs: inputs), inputs: inputs, document: facts.document, format: format, to: write)
+        }
+    }
+
 
     /// The start code of a sealed exam's current version (with its title), or nil when it is not sealed.
     public func startCode(_ id: String, sealIterations: Int) async throws -> (version: Int, code: String, title: String)? {

@@ -427,18 +427,34 @@ public final class SQLiteServerStorage: ServerStorage {
     /// The columns `submission(_:)` reads, in its order (`s` is `submissions`).
     static let submissionColumns = SubmissionRecord.selection("s")
 
-    public func resultInputs(user: String?, assessmentID: String?, attemptID: String?) async throws -> [ResultInput] {
+    public func resultInputs(user: String?, assessmentID: String?, attemptIDs: [String]?) async throws -> [ResultInput] {
         try await onDatabase { database, _ in
-            try Self.resultInputs(user: user, assessmentID: assessmentID, attemptID: attemptID, database: database)
+            guard let attemptIDs else { return try Self.resultInputs(user: user, assessmentID: assessmentID, database: database) }
+            // At most 500 ids a statement (SQLite takes 999 variables).
+            var inputs: [ResultInput] = []
+            for start in stride(from: 0, to: attemptIDs.count, by: 500) {
+                let chunk = Array(attemptIDs[start..<min(start + 500, attemptIDs.count)])
+                inputs += try Self.resultInputs(user: user, assessmentID: assessmentID, attemptIDs: chunk, database: database)
+            }
+            return inputs
         }
     }
 
     /// Every submitted attempt's result input in four queries, whatever their number.
-    static func resultInputs(user: String?, assessmentID: String?, attemptID: String? = nil, database: Database) throws -> [ResultInput] {
-        let filter =
-            "(?1 IS NULL OR s.user_name = ?1) AND (?2 IS NULL OR s.assessment_id = ?2) AND (?3 IS NULL OR s.attempt_id = ?3) AND a.deleted = 0"
+    static func resultInputs(
+        user: String?,
+        assessmentID: String?,
+        attemptIDs: [String]? = nil,
+        detail: ResultDetail = .answers,
+        database: Database
+    ) throws -> [ResultInput] {
+        // `attemptIDs` as ?3, ?4, …: at most 500 (the caller splits longer lists).
+        let attempts = attemptIDs.map { ids in
+            "s.attempt_id IN (" + (ids.isEmpty ? "NULL" : ids.indices.map { "?\($0 + 3)" }.joined(separator: ", ")) + ")"
+        }
+        let filter = "(?1 IS NULL OR s.user_name = ?1) AND (?2 IS NULL OR s.assessment_id = ?2) AND \(attempts ?? "1") AND a.deleted = 0"
         let from = "FROM submissions s JOIN assessments a ON a.id = s.assessment_id"
-        let binds: [any DatabaseValueConvertible] = [user, assessmentID, attemptID]
+        let binds: [any DatabaseValueConvertible] = [user, assessmentID] + (attemptIDs ?? [])
         var released = Set<String>()
         let records = try database.rows(
             "SELECT \(submissionColumns), a.released_at \(from) WHERE \(filter) ORDER BY s.assessment_id, s.user_name, s.attempt_id",
@@ -456,18 +472,24 @@ public final class SQLiteServerStorage: ServerStorage {
             """,
             binds
         ) { sources[DocumentKey(id: row.string(0), version: row.int(1))] = row.data(2) }
-        let answers = try database.rows(
-            "SELECT r.attempt_id, r.question_id, r.answer \(from) JOIN responses r ON r.attempt_id = s.attempt_id WHERE \(filter) AND r.superseded = 0",
-            binds
-        ).map { (attemptID: $0.string(0), questionID: $0.string(1), answer: $0.string(2)) }
+        let answers =
+            detail == .summary
+            ? []
+            : try database.rows(
+                "SELECT r.attempt_id, r.question_id, r.answer \(from) JOIN responses r ON r.attempt_id = s.attempt_id WHERE \(filter) AND r.superseded = 0",
+                binds
+            ).map { (attemptID: $0.string(0), questionID: $0.string(1), answer: $0.string(2)) }
         let grades = try database.rows(
             "SELECT g.attempt_id, g.question_id, g.points \(from) JOIN grades g ON g.attempt_id = s.attempt_id WHERE \(filter)",
             binds
         ).map { (attemptID: $0.string(0), questionID: $0.string(1), points: $0.double(2)) }
-        let feedback = try database.rows(
-            "SELECT f.attempt_id, f.question_id, f.text \(from) JOIN feedback f ON f.attempt_id = s.attempt_id WHERE \(filter)",
-            binds
-        ).map { (attemptID: $0.string(0), questionID: $0.string(1), text: $0.string(2)) }
+        let feedback =
+            detail == .summary
+            ? []
+            : try database.rows(
+                "SELECT f.attempt_id, f.question_id, f.text \(from) JOIN feedback f ON f.attempt_id = s.attempt_id WHERE \(filter)",
+                binds
+            ).map { (attemptID: $0.string(0), questionID: $0.string(1), text: $0.string(2)) }
         return ResultInput.assemble(records: records, sources: sources, released: released, answers: answers, grades: grades, feedback: feedback)
     }
 
@@ -610,7 +632,7 @@ public final class SQLiteServerStorage: ServerStorage {
         }
     }
 
-    public func rosterFacts(assessmentID: String, group: String?) async throws -> RosterFacts? {
+    public func rosterFacts(assessmentID: String, group: String?, detail: ResultDetail) async throws -> RosterFacts? {
         try await onDatabase { database, _ in
             try database.inTransaction {
                 guard
@@ -643,7 +665,7 @@ public final class SQLiteServerStorage: ServerStorage {
                     students: students,
                     downloads: downloads,
                     extraMinutes: extra,
-                    results: try Self.resultInputs(user: nil, assessmentID: assessmentID, database: database),
+                    results: try Self.resultInputs(user: nil, assessmentID: assessmentID, detail: detail, database: database),
                     inProgress: try database.rows(RosterFacts.inProgressQuery.replacingOccurrences(of: "$1", with: "?"), [assessmentID]).map {
                         RosterFacts.InProgress(
                             user: $0.string(0),

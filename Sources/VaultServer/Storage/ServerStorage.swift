@@ -80,9 +80,9 @@ public protocol ServerStorage: Service {
     /// Stores `signed` as the attempt's receipt unless one is stored already; returns the stored one.
     func attachReceipt(attemptID: String, signed: SignedReceipt) async throws -> SignedReceipt
 
-    /// What the results of submitted attempts are computed from, narrowed to a user, an assessment and/or one
-    /// attempt (the desk acting on one attempt reads that one, not the class).
-    func resultInputs(user: String?, assessmentID: String?, attemptID: String?) async throws -> [ResultInput]
+    /// What the results of submitted attempts are computed from, narrowed to a user, an assessment and/or some
+    /// attempts (the desk acting on one attempt, or showing a page of 200, reads those, not the class).
+    func resultInputs(user: String?, assessmentID: String?, attemptIDs: [String]?) async throws -> [ResultInput]
     /// The teacher's points for a question of a submitted attempt (over the automatic ones); false when the attempt
     /// was not submitted or its version has no such question.
     func grade(attemptID: String, questionID: String, points: Double) async throws -> Bool
@@ -108,7 +108,9 @@ public protocol ServerStorage: Service {
     func recordDownload(assessmentID: String, version: Int, user: String, now: Date) async throws
     /// What the roster of one assessment is built from, read in one transaction with a fixed number of queries;
     /// nil when the assessment is unknown or deleted.
-    func rosterFacts(assessmentID: String, group: String?) async throws -> RosterFacts?
+    /// `detail: .summary` leaves the answers and feedback out of `results` (states, counts and flags need none; the
+    /// rows a page shows are scored from `resultInputs(attemptIDs:)`).
+    func rosterFacts(assessmentID: String, group: String?, detail: ResultDetail) async throws -> RosterFacts?
 
     /// The sealing of a published version, or nil before it was made.
     func sealing(assessmentID: String, version: Int) async throws -> SealingMaterial?
@@ -200,6 +202,19 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
 extension ServerStorage {
     /// Every submitted attempt of a user and/or an assessment.
     public func resultInputs(user: String?, assessmentID: String?) async throws -> [ResultInput] {
-        try await resultInputs(user: user, assessmentID: assessmentID, attemptID: nil)
+        try await resultInputs(user: user, assessmentID: assessmentID, attemptIDs: nil)
     }
+
+    /// The roster's facts with every answer.
+    public func rosterFacts(assessmentID: String, group: String?) async throws -> RosterFacts? {
+        try await rosterFacts(assessmentID: assessmentID, group: group, detail: .answers)
+    }
+}
+
+/// How much of each submitted attempt a read brings.
+public enum ResultDetail: Sendable {
+    /// Records, documents, grades, answers and feedback: enough to score.
+    case answers
+    /// Records, documents and grades only: enough for states, counts and flags.
+    case summary
 }
