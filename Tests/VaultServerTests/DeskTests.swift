@@ -802,7 +802,12 @@ struct DeskTests {
         let harness = try await ServerHarness(backend)
         for number in 3...8 {
             try await harness.storage.createUser(
-                PasswordHasher.makeRecord(name: "student\(number)", role: .student, password: SecretBytes(Array("student\(number)-pw".utf8)), iterations: 1_000)
+                PasswordHasher.makeRecord(
+                    name: "student\(number)",
+                    role: .student,
+                    password: SecretBytes(Array("student\(number)-pw".utf8)),
+                    iterations: 1_000
+                )
             )
         }
         try await harness.test { api in
@@ -810,7 +815,9 @@ struct DeskTests {
             #expect(try await api.publish(Fixtures.quiz(), teacher: teacher).status == .created)
             for (index, name) in (["student", "student2"] + (3...7).map { "student\($0)" }).enumerated() {
                 #expect(try await Self.handIn(api, student: name, attempt: "class-\(index)").status == .created)
-                if index % 2 == 0 { #expect(try await harness.storage.grade(attemptID: "class-\(index)", questionID: "q6", points: Double(index % 3))) }
+                if index % 2 == 0 {
+                    #expect(try await harness.storage.grade(attemptID: "class-\(index)", questionID: "q6", points: Double(index % 3)))
+                }
             }
             let desk = TeacherDesk(storage: harness.storage)
             let full = try #require(try await harness.storage.rosterFacts(assessmentID: "quiz-1", group: nil))

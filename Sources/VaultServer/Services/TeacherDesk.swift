@@ -312,7 +312,6 @@ public struct TeacherDesk: Sendable {
         }
     }
 
-
     /// The start code of a sealed exam's current version (with its title), or nil when it is not sealed.
     public func startCode(_ id: String, sealIterations: Int) async throws -> (version: Int, code: String, title: String)? {
         guard let served = try await storage.served(id: id) else { throw Problem.noAssessment(id) }
