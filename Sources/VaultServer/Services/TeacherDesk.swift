@@ -44,7 +44,10 @@ public struct TeacherDesk: Sendable {
 
     /// Every expected student's row; `scored: false` when only counts are wanted.
     public func roster(_ id: String, group: String? = nil, scored: Bool = true) async throws -> Roster {
-        guard let facts = try await storage.rosterFacts(assessmentID: id, group: group) else { throw Problem.noAssessment(id) }
+        // Unscored (the Assessments page's counts for each assessment), the answers are not read at all.
+        guard let facts = try await storage.rosterFacts(assessmentID: id, group: group, detail: scored ? .answers : .summary) else {
+            throw Problem.noAssessment(id)
+        }
         return RosterPlan.roster(facts, group: group, now: now(), scored: scored)
     }
 
