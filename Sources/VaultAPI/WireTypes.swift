@@ -467,6 +467,7 @@ public enum APIPath {
     public static let submissions = "/v1/submissions"
     public static let serverKey = "/v1/server-key"
     public static let results = "/v1/results"
+    public static let attempts = "/v1/attempts"
     public static let deviceKeys = "/v1/device-keys"
     public static func assessment(_ id: String) -> String { "/v1/assessments/\(id)" }
     public static func sealedKey(_ id: String) -> String { "/v1/assessments/\(id)/key" }

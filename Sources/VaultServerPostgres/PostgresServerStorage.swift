@@ -829,6 +829,24 @@ public final class PostgresServerStorage: ServerStorage {
 
     // MARK: Results
 
+    public func heldAttempts(user: String, assessmentID: String) async throws -> [HeldAttempt] {
+        try await transaction(.repeatableRead) { connection in
+            var attempts: [HeldAttemptsQuery.AttemptRow] = []
+            for try await (id, started, handedIn) in try await connection.query(
+                PostgresQuery(unsafeSQL: HeldAttemptsQuery.attempts, binds: Self.binds(user, assessmentID)),
+                logger: self.logger
+            ).decode((String, Double?, Bool).self) { attempts.append(.init(id: id, startedAt: started, handedIn: handedIn)) }
+            var answers: [HeldAttemptsQuery.AnswerRow] = []
+            for try await (attempt, id, question, answer, answeredAt, version) in try await connection.query(
+                PostgresQuery(unsafeSQL: HeldAttemptsQuery.answers, binds: Self.binds(user, assessmentID)),
+                logger: self.logger
+            ).decode((String, String, String, String, String, Int).self) {
+                answers.append(.init(attemptID: attempt, responseID: id, questionID: question, answer: answer, answeredAt: answeredAt, version: version))
+            }
+            return try HeldAttemptsQuery.assemble(assessmentID: assessmentID, attempts: attempts, answers: answers)
+        }
+    }
+
     public func resultInputs(user: String?, assessmentID: String?, attemptIDs: [String]?) async throws -> [ResultInput] {
         try await transaction(.repeatableRead) { connection in
             try await self.resultInputs(user: user, assessmentID: assessmentID, attemptIDs: attemptIDs, on: connection)

@@ -78,6 +78,9 @@ struct SlowStorage: ServerStorage {
     func attachReceipt(attemptID: String, signed: SignedReceipt) async throws -> SignedReceipt {
         try await base.attachReceipt(attemptID: attemptID, signed: signed)
     }
+    func heldAttempts(user: String, assessmentID: String) async throws -> [HeldAttempt] {
+        try await base.heldAttempts(user: user, assessmentID: assessmentID)
+    }
     func resultInputs(user: String?, assessmentID: String?, attemptIDs: [String]?) async throws -> [ResultInput] {
         try await base.resultInputs(user: user, assessmentID: assessmentID, attemptIDs: attemptIDs)
     }

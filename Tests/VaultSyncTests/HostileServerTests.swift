@@ -135,6 +135,55 @@ extension HostileServerTests {
     }
 }
 
+extension HostileServerTests {
+    @Test("held attempts edited in flight (an answer changed, another student's attempt slipped in) are refused: signed for this student by the pinned key")
+    func heldAttemptsTampered() async throws {
+        let identity = ServerIdentity()
+        let key = try identity.publicKey
+        let attempt = HeldAttempt(
+            attemptId: "a-1",
+            assessmentId: "quiz",
+            assessmentVersion: 1,
+            startedAt: "2026-11-20T09:58:00.000Z",
+            extraMinutes: 0,
+            state: .inProgress,
+            answers: [.init(responseId: "r-1", questionId: "q1", answer: .string("b"), answeredAt: "2026-11-20T10:00:00.000Z")]
+        )
+        let honest = try CanonicalJSON.encode(AttemptsResponse(attempts: [attempt]))
+        let signature = try ServedSignature.sign(ServedSignature.attempts(user: "ana", honest), with: identity)
+        var changed = attempt
+        changed.answers[0].answer = .string("c")
+        let edited = try CanonicalJSON.encode(AttemptsResponse(attempts: [changed]))
+        let otherUsers = try ServedSignature.sign(ServedSignature.attempts(user: "bo", honest), with: identity)
+        var elsewhere = attempt
+        elsewhere.assessmentId = "other"
+        let otherAssessment = try CanonicalJSON.encode(AttemptsResponse(attempts: [elsewhere]))
+        let otherAssessmentSigned = try ServedSignature.sign(ServedSignature.attempts(user: "ana", otherAssessment), with: identity)
+        for (body, signed, accepted) in [
+            (edited, signature, false), (honest, otherUsers, false), (otherAssessment, otherAssessmentSigned, false), (honest, signature, true),
+        ] {
+            let router = Router()
+            router.get("/v1/attempts") { _, _ in
+                var headers: HTTPFields = [.contentType: "application/json"]
+                headers[HTTPField.Name(ServedSignature.header)!] = signed
+                return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+            }
+            let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+            try await app.test(.live) { client in
+                let transport = AsyncHTTPTransport(baseURL: "http://127.0.0.1:\(client.port!)")
+                let server = ServerClient(transport: transport, token: "t")
+                if accepted {
+                    let held = try await server.attempts(assessmentID: "quiz", user: "ana", key: key)
+                    #expect(held == [attempt])
+                } else {
+                    await #expect(throws: ServerError.self) { _ = try await server.attempts(assessmentID: "quiz", user: "ana", key: key) }
+                }
+                await transport.shutdown()
+            }
+        }
+    }
+}
+
 enum VaultExitClass {
     static func isBadData(_ error: VaultError) -> Bool { error.code == .invalidData }
 }

@@ -136,6 +136,10 @@ public enum ServedSignature {
     /// The results served to `user`: bound to the user, so one student's results cannot stand for another's.
     public static func results(user: String, _ bytes: Data) -> Data { Data("vault-results-v1\n\(user)\n".utf8) + bytes }
 
+    /// The attempts served to `user` (`GET /v1/attempts`): bound to the user like results, under a label of their own
+    /// so neither can stand for the other.
+    public static func attempts(user: String, _ bytes: Data) -> Data { Data("vault-attempts-v1\n\(user)\n".utf8) + bytes }
+
     /// The signature for a header.
     public static func sign(_ labelled: Data, with identity: ServerIdentity) throws -> String {
         try identity.signature(for: labelled).base64EncodedString()

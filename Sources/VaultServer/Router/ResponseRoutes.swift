@@ -47,6 +47,28 @@ struct ResponseRoutes<Storage: ServerStorage> {
             )
             return try JSONBody.response(bytes: bytes, request: request, headers: headers)
         }
+        group.get("attempts") { request, context in
+            let user = try context.user ?? { throw APIError.unauthorized }()
+            guard let assessment = request.uri.queryParameters.get("assessment"), !assessment.isEmpty, assessment.count <= 200 else {
+                throw APIError.badRequest("Name the assessment: /v1/attempts?assessment=ID.")
+            }
+            let id = String(assessment)
+            // Only the caller's own attempts, whatever they ask for; their extra time rides along (the deadline
+            // another device keeps is the first device's start plus the limit plus these minutes).
+            let extra = try await storage.extraMinutes(assessmentID: id, user: user)
+            let attempts = try await storage.heldAttempts(user: user, assessmentID: id).map { attempt in
+                var attempt = attempt
+                attempt.extraMinutes = extra
+                return attempt
+            }
+            let bytes = try CanonicalJSON.encode(AttemptsResponse(attempts: attempts))
+            var headers: HTTPFields = [:]
+            headers[ServedSignatureHeader.name] = try ServedSignature.sign(
+                ServedSignature.attempts(user: user, bytes),
+                with: try await receipts.identity()
+            )
+            return try JSONBody.response(bytes: bytes, request: request, headers: headers)
+        }
         uploads.post("submissions") { request, context in
             let user = try context.user ?? { throw APIError.unauthorized }()
             let submission = try await JSONBody.decode(SubmissionRequest.self, from: request, limit: 4 * 1024 * 1024)

@@ -424,6 +424,28 @@ public final class SQLiteServerStorage: ServerStorage {
 
     // MARK: Results
 
+    public func heldAttempts(user: String, assessmentID: String) async throws -> [HeldAttempt] {
+        try await onDatabase { database, _ in
+            try database.inTransaction {
+                func sql(_ text: String) -> String { text.replacingOccurrences(of: "$1", with: "?1").replacingOccurrences(of: "$2", with: "?2") }
+                let attempts = try database.rows(sql(HeldAttemptsQuery.attempts), [user, assessmentID]).map {
+                    HeldAttemptsQuery.AttemptRow(id: $0.string(0), startedAt: $0.optionalDouble(1), handedIn: $0.int(2) != 0)
+                }
+                let answers = try database.rows(sql(HeldAttemptsQuery.answers), [user, assessmentID]).map {
+                    HeldAttemptsQuery.AnswerRow(
+                        attemptID: $0.string(0),
+                        responseID: $0.string(1),
+                        questionID: $0.string(2),
+                        answer: $0.string(3),
+                        answeredAt: $0.string(4),
+                        version: $0.int(5)
+                    )
+                }
+                return try HeldAttemptsQuery.assemble(assessmentID: assessmentID, attempts: attempts, answers: answers)
+            }
+        }
+    }
+
     /// The columns `submission(_:)` reads, in its order (`s` is `submissions`).
     static let submissionColumns = SubmissionRecord.selection("s")
 

@@ -80,6 +80,9 @@ public protocol ServerStorage: Service {
     /// Stores `signed` as the attempt's receipt unless one is stored already; returns the stored one.
     func attachReceipt(attemptID: String, signed: SignedReceipt) async throws -> SignedReceipt
 
+    /// `user`'s own attempts of an assessment that have answers on the server, with their current answers, oldest
+    /// first; nothing of anyone else's.
+    func heldAttempts(user: String, assessmentID: String) async throws -> [HeldAttempt]
     /// What the results of submitted attempts are computed from, narrowed to a user, an assessment and/or some
     /// attempts (the desk acting on one attempt, or showing a page of 200, reads those, not the class).
     func resultInputs(user: String?, assessmentID: String?, attemptIDs: [String]?) async throws -> [ResultInput]

@@ -36,6 +36,27 @@ public struct ServerClient: Sendable {
         return results.results
     }
 
+    /// The caller's attempts of an assessment as the server holds them, once their signature checks out against `key`
+    /// (the pinned one) for `user`: what a second device continues from.
+    public func attempts(assessmentID: String, user: String, key: ServerPublicKey) async throws -> [HeldAttempt] {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        let query = assessmentID.addingPercentEncoding(withAllowedCharacters: allowed) ?? assessmentID
+        let reply = try await send("GET", APIPath.attempts + "?assessment=" + query, maxBytes: 8 * 1024 * 1024)
+        let body = try body(of: reply, expecting: [200])
+        guard ServedSignature.isValid(reply.headers[ServedSignature.header], for: ServedSignature.attempts(user: user, body), key: key) else {
+            throw ServerError.badResponse("the attempts are not signed by this vault's server")
+        }
+        guard let held = try? JSONDecoder().decode(AttemptsResponse.self, from: body) else {
+            throw ServerError.badResponse("the attempts are not of the expected shape")
+        }
+        // Only what was asked for: an attempt of another assessment is not this one's to continue.
+        guard held.attempts.allSatisfy({ $0.assessmentId == assessmentID }) else {
+            throw ServerError.badResponse("the attempts name another assessment")
+        }
+        return held.attempts
+    }
+
     /// A sealed exam's content key, once it has opened (403 before: `ServerError.refused` with the server's sentence).
     public func sealedKey(_ id: String) async throws -> SealedKeyResponse {
         let reply = try await send("GET", APIPath.sealedKey(id), maxBytes: 64 * 1024)
