@@ -841,7 +841,9 @@ public final class PostgresServerStorage: ServerStorage {
                 PostgresQuery(unsafeSQL: HeldAttemptsQuery.answers, binds: Self.binds(user, assessmentID)),
                 logger: self.logger
             ).decode((String, String, String, String, String, Int).self) {
-                answers.append(.init(attemptID: attempt, responseID: id, questionID: question, answer: answer, answeredAt: answeredAt, version: version))
+                answers.append(
+                    .init(attemptID: attempt, responseID: id, questionID: question, answer: answer, answeredAt: answeredAt, version: version)
+                )
             }
             return try HeldAttemptsQuery.assemble(assessmentID: assessmentID, attempts: attempts, answers: answers)
         }

@@ -43,7 +43,10 @@ struct HeldAttemptsTests {
             let attempt = try #require(held.first)
             #expect(attempt.startedAt == started && attempt.extraMinutes == 15 && attempt.state == .inProgress && attempt.assessmentVersion == 1)
             #expect(attempt.answers.map(\.questionId) == ["q1", "q3"])
-            #expect(attempt.answers.first?.answer == .string("a") && attempt.answers.first?.responseId == later.id, "the later answer stands: \(attempt.answers)")
+            #expect(
+                attempt.answers.first?.answer == .string("a") && attempt.answers.first?.responseId == later.id,
+                "the later answer stands: \(attempt.answers)"
+            )
             // Signed for this student, under the attempts' own label.
             let signature = reply.headers[HTTPField.Name(ServedSignature.header)!]
             #expect(ServedSignature.isValid(signature, for: ServedSignature.attempts(user: "student", reply.body), key: key))

@@ -136,7 +136,9 @@ extension HostileServerTests {
 }
 
 extension HostileServerTests {
-    @Test("held attempts edited in flight (an answer changed, another student's attempt slipped in) are refused: signed for this student by the pinned key")
+    @Test(
+        "held attempts edited in flight (an answer changed, another student's attempt slipped in) are refused: signed for this student by the pinned key"
+    )
     func heldAttemptsTampered() async throws {
         let identity = ServerIdentity()
         let key = try identity.publicKey
