@@ -23,6 +23,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
+from selenium.common.exceptions import StaleElementReferenceException
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(ROOT, ".build", "debug")
@@ -75,7 +76,20 @@ def main():
         options.add_experimental_option("prefs", {"download.default_directory": downloads, "download.prompt_for_download": False})
         driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
         driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
-        wait = WebDriverWait(driver, 30)
+        # The roster replaces its rows in place every few seconds: a row found a moment ago may be gone when its text
+        # is read, so every wait tries again on a stale element instead of failing.
+        def live_wait(seconds):
+            return WebDriverWait(driver, seconds, ignored_exceptions=[StaleElementReferenceException])
+
+        wait = live_wait(30)
+
+        def row_text(user):
+            for _ in range(50):
+                try:
+                    return driver.find_element(By.CSS_SELECTOR, f'tr[data-user="{user}"]').text
+                except StaleElementReferenceException:
+                    time.sleep(0.1)
+            fail(f"the row of {user} kept being replaced")
 
         # Sign in.
         driver.get(base + "/desk")
@@ -88,7 +102,7 @@ def main():
             fail("the session cookie is not HttpOnly")
         driver.find_element(By.LINK_TEXT, "Algebra Quiz").click()
         wait.until(expected_conditions.presence_of_element_located((By.ID, "roster")))
-        row = driver.find_element(By.CSS_SELECTOR, 'tr[data-user="demo"]').text
+        row = row_text("demo")
         if "not handed in" not in row:
             fail(f"before the student's sync the roster says: {row}")
         driver.save_screenshot(os.path.join(SHOTS, "1-roster-before.png"))
@@ -110,10 +124,10 @@ def main():
         driver.find_element(By.ID, "group").click()
         run([vault_bin, "answer", "algebra-1", "q1", "--vault", vault, "--password-stdin"], "pw-1\nb\n")
         run([vault_bin, "sync", "--vault", vault, "--password-stdin"], "pw-1\n")
-        WebDriverWait(driver, 15).until(
-            lambda d: "answering, 1 of 6 answers in" in d.find_element(By.CSS_SELECTOR, 'tr[data-user="demo"]').text
+        live_wait(15).until(
+            lambda d: "answering, 1 of 6 answers in" in row_text("demo")
         )
-        if "started" not in driver.find_element(By.CSS_SELECTOR, 'tr[data-user="demo"]').text:
+        if "started" not in row_text("demo"):
             fail("the roster does not say when the attempt started (the vault's sync sends attempt_started_at)")
         if not driver.execute_script("return window.deskStayed === true;"):
             fail("the roster reloaded the page to show the answer")
@@ -128,10 +142,10 @@ def main():
         run([vault_bin, "sync", "--vault", vault, "--password-stdin"], "pw-1\n")
 
         # The roster updates by itself: wait for the hand-in to appear without reloading.
-        WebDriverWait(driver, 40).until(
-            lambda d: "to grade" in d.find_element(By.CSS_SELECTOR, 'tr[data-user="demo"]').text
+        live_wait(40).until(
+            lambda d: "to grade" in row_text("demo")
         )
-        row = driver.find_element(By.CSS_SELECTOR, 'tr[data-user="demo"]').text
+        row = row_text("demo")
         if "version 1" not in row or "to grade" not in row:
             fail(f"after the sync the roster row says: {row}")
         driver.save_screenshot(os.path.join(SHOTS, "2-roster-after-sync.png"))
@@ -161,7 +175,7 @@ def main():
         wait.until(expected_conditions.text_to_be_present_in_element((By.CSS_SELECTOR, ".notice"), "Results released"))
         if "Results released by teacher" not in driver.find_element(By.TAG_NAME, "main").text:
             fail("the assessment's page does not record who released the results")
-        row = driver.find_element(By.CSS_SELECTOR, 'tr[data-user="demo"]').text
+        row = row_text("demo")
         driver.save_screenshot(os.path.join(SHOTS, "4-released.png"))
         if "2 of" not in row:
             fail(f"after grading the essay the row says: {row}")
@@ -277,8 +291,8 @@ def main():
         time.sleep(1.1)  # answered after the closing second
         run([vault_bin, "answer", "algebra-1", "q1", "--vault", second, "--password-stdin"], "pw-2\nb\n")
         subprocess.run([vault_bin, "sync", "--vault", second, "--password-stdin"], input=b"pw-2\n", capture_output=True, timeout=120)
-        WebDriverWait(driver, 15).until(
-            lambda d: "refused: started after closing" in d.find_element(By.CSS_SELECTOR, 'tr[data-user="ana"]').text
+        live_wait(15).until(
+            lambda d: "refused: started after closing" in row_text("ana")
         )
         driver.save_screenshot(os.path.join(SHOTS, "5d-refused-after-closing.png"))
         driver.find_element(By.XPATH, "//button[text()='Reopen the exam']").click()
