@@ -23,6 +23,11 @@ public struct JSONReader {
         }
     }
 
+    /// A stored answer (canonical JSON text): the fast reader, else `JSONDecoder`; nil when neither reads it.
+    public static func storedAnswer(_ text: String) -> JSONValue? {
+        value(text) ?? (try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)))
+    }
+
     /// Any one JSON value (a stored answer), as `JSONDecoder` decodes `JSONValue`, or nil: then decode with
     /// `JSONDecoder`.
     public static func value(_ text: String) -> JSONValue? {

@@ -342,7 +342,7 @@ extension ResultInput {
         var values: [String: [String: JSONValue]] = [:]
         for row in answers {
             values[row.attemptID, default: [:]][row.questionID] =
-                JSONReader.value(row.answer) ?? (try? JSONDecoder().decode(JSONValue.self, from: Data(row.answer.utf8)))
+                JSONReader.storedAnswer(row.answer)
         }
         var points: [String: [String: Double]] = [:]
         for row in grades { points[row.attemptID, default: [:]][row.questionID] = row.points }

@@ -1,12 +1,16 @@
 import Hummingbird
 import NIOCore
 import VaultAPI
+import VaultRules
 
 /// The request context: Hummingbird's core storage, the client's address and the authenticated user.
 public struct VaultRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public var user: String?
     public var role: Role?
+
+    /// Who publishes through this request: the signed-in user with their role (an assessment they publish is theirs).
+    public var publisher: Publisher? { user.flatMap { user in role.map { Publisher(name: user, role: $0) } } }
     /// The token the request was authenticated with (its hash), so `DELETE /v1/auth/token` revokes that one.
     public var tokenHash: String?
     /// The desk's session token (from its cookie), from which the forms' CSRF token is derived.

@@ -88,7 +88,7 @@ extension DeskRoutes {
         }
         let published: PublishResponse
         do {
-            let publisher = context.user.flatMap { user in context.role.map { Publisher(name: user, role: $0) } }
+            let publisher = context.publisher
             published = try await storage.publish(plan.assessment, now: configuration.now(), by: publisher)
         } catch let tooLarge as AssessmentPublisher.TooLarge {
             return refuse(.contentTooLarge, "\(fileName): \(tooLarge.description)")

@@ -60,7 +60,15 @@ public struct ContentPlan: Sendable {
         } catch let problem as AssessmentValidator.Problem {
             throw Refused(message: problem.message)
         }
-        let current = try await storage.served(id: result.assessment.id).flatMap { try? JSONDecoder().decode(Assessment.self, from: $0.bytes) }
+        // A stored document that does not decode is named, never read as "nothing there" (which would let this file
+        // replace it without being asked).
+        var current: Assessment?
+        if let served = try await storage.served(id: result.assessment.id) {
+            guard let document = try? JSONDecoder().decode(Assessment.self, from: served.bytes) else {
+                throw StorageError.damaged("the published document of \(result.assessment.id)")
+            }
+            current = document
+        }
         // Our own JSON names its questions itself, so a revision may change them; an imported file's questions are
         // numbered by the importer, so the same numbers with other questions are another assessment.
         let ownJSON = (format == .auto ? AssessmentImporter.detect(data) : format) == .json

@@ -52,7 +52,7 @@ public enum HeldAttemptsQuery {
         return try attempts.compactMap { attempt -> HeldAttempt? in
             guard let rows = byAttempt[attempt.id], !rows.isEmpty else { return nil }
             let held = try rows.sorted { $0.questionID < $1.questionID }.map { row in
-                guard let value = JSONReader.value(row.answer) ?? (try? JSONDecoder().decode(JSONValue.self, from: Data(row.answer.utf8))) else {
+                guard let value = JSONReader.storedAnswer(row.answer) else {
                     throw StorageError.damaged("the stored answer \(row.responseID)")
                 }
                 return HeldAttempt.Answer(responseId: row.responseID, questionId: row.questionID, answer: value, answeredAt: row.answeredAt)
