@@ -136,6 +136,11 @@ public enum SubmissionFlag: String, Sendable, Codable, CaseIterable, Equatable {
     /// The exam was closed when this submission arrived; its attempt started before closing (a student who was
     /// offline). Stored, never lost; the teacher accepts or zeroes it.
     case afterClosing = "after_closing"
+    /// An answer given before the hand-in on another device of the student arrived after it and, being the later
+    /// answer to its question, replaced one that was handed in: the receipt was signed again over the final set.
+    case changedAfterHandIn = "changed_after_hand_in"
+    /// Answers given after the hand-in (on another device) arrived: kept for the teacher, not counted.
+    case answersAfterHandIn = "answers_after_hand_in"
 }
 
 /// `POST /v1/device-keys`: a vault's Ed25519 public key (raw 32 bytes, base64), registered to the signed-in user.

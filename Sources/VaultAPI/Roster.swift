@@ -23,6 +23,8 @@ public enum RosterFlag: String, Codable, Sendable, CaseIterable {
     case overTime = "over_time"
     case secondAttempt = "second_attempt"
     case afterClosing = "after_closing"
+    case changedAfterHandIn = "changed_after_hand_in"
+    case answersAfterHandIn = "answers_after_hand_in"
 
     public init(_ flag: SubmissionFlag) {
         switch flag {
@@ -30,6 +32,8 @@ public enum RosterFlag: String, Codable, Sendable, CaseIterable {
         case .overTime: self = .overTime
         case .secondAttempt: self = .secondAttempt
         case .afterClosing: self = .afterClosing
+        case .changedAfterHandIn: self = .changedAfterHandIn
+        case .answersAfterHandIn: self = .answersAfterHandIn
         }
     }
 
@@ -41,6 +45,8 @@ public enum RosterFlag: String, Codable, Sendable, CaseIterable {
         case .overTime: "over the time limit"
         case .secondAttempt: "a second attempt"
         case .afterClosing: "arrived after closing"
+        case .changedAfterHandIn: "changed by another device after hand-in"
+        case .answersAfterHandIn: "answers after hand-in (not counted)"
         }
     }
 }

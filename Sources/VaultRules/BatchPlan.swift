@@ -50,10 +50,16 @@ public struct LatestAnswer: Sendable, Equatable {
 public struct AttemptOwner: Sendable, Equatable {
     public var user: String
     public var assessmentID: String
-    public init(user: String, assessmentID: String) {
+    /// When it was handed in (the submission's `submitted_at`, in milliseconds since 1970), if it was.
+    public var handedInAtMilliseconds: Int64?
+    public init(user: String, assessmentID: String, handedInAtMilliseconds: Int64? = nil) {
         self.user = user
         self.assessmentID = assessmentID
+        self.handedInAtMilliseconds = handedInAtMilliseconds
     }
+
+    /// The facts' reading of a stored submission's `submitted_at` text (nil: none, or unreadable).
+    public static func handedIn(_ submittedAt: String?) -> Int64? { submittedAt.flatMap(Timestamp.milliseconds) }
 }
 
 /// What the store holds that a batch's rules depend on, read inside the batch's transaction with a constant number
@@ -101,7 +107,12 @@ public struct BatchWrites: Sendable, Equatable {
     /// Answers of a new attempt refused because the exam had closed, recorded for the teacher's roster (one per
     /// student and assessment: the latest).
     public var refusals: [RosterFacts.Refusal] = []
-    public var isEmpty: Bool { attempts.isEmpty && responses.isEmpty && superseded.isEmpty && refusals.isEmpty }
+    /// Handed-in attempts whose submission this batch changes, with the flag it gains: `changedAfterHandIn` also
+    /// means its answer count is counted again and its receipt signed again (same receipt id) over the final set.
+    public var handedInChanges: [String: Set<SubmissionFlag>] = [:]
+    public var isEmpty: Bool {
+        attempts.isEmpty && responses.isEmpty && superseded.isEmpty && refusals.isEmpty && handedInChanges.isEmpty
+    }
 }
 
 /// The per-batch rules of API v1, independent of any storage: duplicate, ownership, gone, closed, outdated
@@ -204,10 +215,21 @@ public enum BatchPlan {
             let answer = try? CanonicalJSON.text(item.answer)
         else { return result }
 
-        // Last write wins by answered_at (ties broken by id) per attempt and question.
+        // Last write wins by answered_at (ties broken by id) per attempt and question. An attempt handed in (on
+        // another of the student's devices) takes an answer given before its hand-in by the same rule, and its
+        // receipt follows; an answer given after it is kept for the teacher and never counted.
         let slot = AnswerSlot(attemptID: item.attemptId, questionID: item.questionId)
         var superseded = false
-        if let latest = facts.latest[slot] {
+        if let handedIn = owner?.handedInAtMilliseconds, milliseconds > handedIn {
+            superseded = true
+            writes.handedInChanges[item.attemptId, default: []].insert(.answersAfterHandIn)
+            result = ItemResult(
+                id: item.id,
+                status: .superseded,
+                currentVersion: result.currentVersion,
+                message: "This attempt was already handed in on another device, so this later answer does not count. It is kept for your teacher."
+            )
+        } else if let latest = facts.latest[slot] {
             if (latest.answeredAtMilliseconds, latest.responseID) > (milliseconds, item.id) {
                 superseded = true
                 result = ItemResult(
@@ -222,7 +244,10 @@ public enum BatchPlan {
                 writes.superseded.append(latest.responseID)
             }
         }
-        if !superseded { facts.latest[slot] = LatestAnswer(responseID: item.id, answeredAtMilliseconds: milliseconds) }
+        if !superseded {
+            facts.latest[slot] = LatestAnswer(responseID: item.id, answeredAtMilliseconds: milliseconds)
+            if owner?.handedInAtMilliseconds != nil { writes.handedInChanges[item.attemptId, default: []].insert(.changedAfterHandIn) }
+        }
         if owner == nil {
             facts.attempts[item.attemptId] = AttemptOwner(user: user, assessmentID: item.assessmentId)
             writes.attempts.append(

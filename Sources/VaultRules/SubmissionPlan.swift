@@ -103,6 +103,12 @@ public struct SubmissionRecord: Sendable, Equatable {
     /// The flags as a store keeps them (a comma-separated list of the enum's words).
     public var flagsText: String { flags.map(\.rawValue).joined(separator: ",") }
 
+    /// Stored flags with `added` joined in, as a store keeps them (in the enum's order, each once).
+    public static func merged(_ stored: String?, adding added: Set<SubmissionFlag>) throws -> String {
+        let all = Set(try flags(stored: stored)).union(added)
+        return SubmissionFlag.allCases.filter(all.contains).map(\.rawValue).joined(separator: ",")
+    }
+
     /// Flags read back from a store; a word this server does not know means the row was damaged.
     public static func flags(stored text: String?) throws -> [SubmissionFlag] {
         guard let text, !text.isEmpty else { return [] }

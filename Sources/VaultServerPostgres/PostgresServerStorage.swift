@@ -633,6 +633,7 @@ public final class PostgresServerStorage: ServerStorage {
         // Read to the end (the statement returns no rows); PostgresNIO's command-tag variant of `execute` traps on a
         // prepared statement's stream, so it is not used.
         for try await _ in try await connection.execute(HotStatements.BatchInsert(writes: writes, now: now), logger: logger) {}
+        try await applyHandedInChanges(writes.handedInChanges, on: connection)
         // A new attempt's clock start, when the device sent one (rare: once per attempt, so not in the hot statement).
         let started = writes.attempts.compactMap { attempt in attempt.startedAt.map { (attempt.id, $0) } }
         if !started.isEmpty {
@@ -643,6 +644,32 @@ public final class PostgresServerStorage: ServerStorage {
                 """,
                 logger: logger
             )
+        }
+    }
+
+    /// Handed-in attempts the batch changed (rare: a student's other device): their flags, and for one whose
+    /// current answers changed, the count and the receipt, signed again over the final set on its next read.
+    private func applyHandedInChanges(_ changes: [String: Set<SubmissionFlag>], on connection: PostgresConnection) async throws {
+        for (attemptID, added) in changes.sorted(by: { $0.key < $1.key }) {
+            var stored: String??
+            for try await flags in try await connection.query(
+                "SELECT flags FROM submissions WHERE attempt_id = \(attemptID) FOR UPDATE",
+                logger: logger
+            ).decode(String?.self) { stored = .some(flags) }
+            guard let stored else { continue }
+            let flags = try SubmissionRecord.merged(stored, adding: added)
+            if added.contains(.changedAfterHandIn) {
+                try await connection.query(
+                    """
+                    UPDATE submissions SET flags = \(flags), signed_receipt = NULL,
+                        response_count = (SELECT count(*) FROM responses WHERE attempt_id = \(attemptID) AND NOT superseded)
+                    WHERE attempt_id = \(attemptID)
+                    """,
+                    logger: logger
+                )
+            } else {
+                try await connection.query("UPDATE submissions SET flags = \(flags) WHERE attempt_id = \(attemptID)", logger: logger)
+            }
         }
     }
 
@@ -846,6 +873,28 @@ public final class PostgresServerStorage: ServerStorage {
                 )
             }
             return try HeldAttemptsQuery.assemble(assessmentID: assessmentID, attempts: attempts, answers: answers)
+        }
+    }
+
+    public func replacedAnswers(attemptID: String) async throws -> [ReplacedAnswer] {
+        try await plain { client in
+            var replaced: [ReplacedAnswer] = []
+            for try await (question, id, answer, answeredAt, milliseconds, handedIn) in try await client.query(
+                PostgresQuery(unsafeSQL: ReplacedAnswersQuery.sql, binds: Self.binds(attemptID)),
+                logger: self.logger
+            ).decode((String, String, String, String, Int64, String?).self) {
+                replaced.append(
+                    try ReplacedAnswersQuery.answer(
+                        questionID: question,
+                        responseID: id,
+                        answer: answer,
+                        answeredAt: answeredAt,
+                        answeredAtMilliseconds: milliseconds,
+                        handedIn: handedIn
+                    )
+                )
+            }
+            return replaced
         }
     }
 

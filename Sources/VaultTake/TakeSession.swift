@@ -146,7 +146,15 @@ public struct TakeSession: Sendable {
         if isTimed, now.time.hasRunOut { return timeUp() }
         shownAt = now.elapsed
         skipMarks(now)
-        return (isTimed ? [.startClock] : []) + [.say(intro), .showQuestion(note: nil)]
+        return (isTimed ? [.startClock] : []) + continuedNote(now) + [.say(intro), .showQuestion(note: nil)]
+    }
+
+    /// An attempt begun on another device says so, once per opening, with the time its clock kept.
+    private func continuedNote(_ now: Now) -> [Effect] {
+        guard attempt.continuedAt != nil else { return [] }
+        let started = attempt.time.startedAt.map { " at \(Sealing.readable($0))" } ?? ""
+        let left = now.time.remaining.map { "; \(TakeTimeText.spoken($0)) left" } ?? ""
+        return [.say("You started this test on another device\(started)\(left).")]
     }
 
     private mutating func answerStart(_ line: String, now: Now) -> [Effect] {

@@ -81,6 +81,9 @@ struct SlowStorage: ServerStorage {
     func heldAttempts(user: String, assessmentID: String) async throws -> [HeldAttempt] {
         try await base.heldAttempts(user: user, assessmentID: assessmentID)
     }
+    func replacedAnswers(attemptID: String) async throws -> [ReplacedAnswer] {
+        try await base.replacedAnswers(attemptID: attemptID)
+    }
     func resultInputs(user: String?, assessmentID: String?, attemptIDs: [String]?) async throws -> [ResultInput] {
         try await base.resultInputs(user: user, assessmentID: assessmentID, attemptIDs: attemptIDs)
     }

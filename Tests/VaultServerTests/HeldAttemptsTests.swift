@@ -72,4 +72,65 @@ struct HeldAttemptsTests {
             #expect(try await api.send(.get, APIPath.attempts + "?assessment=quiz-1").status == .unauthorized)
         }
     }
+
+    @Test(
+        "another device's answers after a hand-in: one given before it counts by time and the receipt is signed again over the final set; one given after is kept, not counted; the teacher sees both",
+        arguments: Backend.all
+    )
+    func answersAfterHandIn(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        try await harness.test { api in
+            let teacher = try await api.token("teacher")
+            #expect(try await api.publish(Fixtures.quiz(), teacher: teacher).status == .created)
+            let token = try await api.token("student")
+            let served = try await api.served("quiz-1", token: token)
+            // Device B holds q1 and q3 and hands the attempt in at 10:10.
+            let q1 = Fixtures.item(served, question: "q1", answer: .string("b"), at: "2026-11-20T10:00:00.000Z")
+            let q3 = Fixtures.item(served, question: "q3", answer: .bool(true), at: "2026-11-20T10:01:00.000Z")
+            _ = try await api.batch([q1, q3], token: token)
+            let request = SubmissionRequest(
+                attemptId: "attempt-1",
+                assessmentId: "quiz-1",
+                assessmentVersion: 1,
+                submittedAt: "2026-11-20T10:10:00.000Z",
+                responseIds: [q1.id, q3.id]
+            ).listing([q1, q3])
+            let created = try await api.send(.post, APIPath.submissions, token: token, json: request)
+            #expect(created.status == .created)
+            let receipt = try created.decode(SubmissionReceipt.self)
+
+            // Device A comes back: q3 changed at 10:05 (before the hand-in), q1 changed at 10:20 (after it).
+            let changed = Fixtures.item(served, question: "q3", answer: .bool(false), at: "2026-11-20T10:05:00.000Z")
+            let late = Fixtures.item(served, question: "q1", answer: .string("a"), at: "2026-11-20T10:20:00.000Z")
+            let results = try await api.batch([changed, late], token: token)
+            #expect(results.map(\.status) == [.accepted, .superseded], "\(results)")
+            #expect(results[1].message?.contains("already handed in on another device") == true)
+
+            let received = try await api.send(.get, APIPath.responses("quiz-1"), token: teacher).decode(ReceivedResponses.self)
+            let current = received.responses.filter { !$0.superseded }.map(\.id).sorted()
+            #expect(current == [q1.id, changed.id].sorted(), "q3 by time; the late q1 does not count")
+            #expect(received.submissions.count == 1, "one attempt, one submission")
+            #expect(received.submissions.first?.flags == [.changedAfterHandIn, .answersAfterHandIn])
+
+            // The receipt, read again: the same id, signed over the final set (A's q3, B's q1).
+            let again = try await api.send(.post, APIPath.submissions, token: token, json: request)
+            #expect(again.status == .ok)
+            let final = try again.decode(SubmissionReceipt.self)
+            #expect(final.receiptId == receipt.receiptId && final.responseCount == 2)
+            let statement = try JSONDecoder().decode(
+                ReceiptStatement.self,
+                from: Data(try #require(final.signed?.statement).utf8)
+            )
+            #expect(statement.responses.map(\.responseId).sorted() == [q1.id, changed.id].sorted())
+
+            // The teacher's sheet keeps both answers that do not count, each saying why.
+            let replaced = try await harness.storage.replacedAnswers(attemptID: "attempt-1")
+            #expect(replaced.map(\.questionID) == ["q1", "q3"])
+            #expect(replaced.map(\.afterHandIn) == [true, false])
+            let sheet = try await TeacherDesk(storage: harness.storage).sheet("quiz-1", user: "student")
+            let lines = Dictionary(uniqueKeysWithValues: sheet.lines.map { ($0.question.id, $0) })
+            #expect(lines["q3"]?.replaced.count == 1 && lines["q3"]?.replaced.first?.afterHandIn == false)
+            #expect(lines["q1"]?.replaced.first?.afterHandIn == true)
+        }
+    }
 }

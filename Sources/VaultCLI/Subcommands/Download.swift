@@ -26,6 +26,8 @@ struct Download: AsyncParsableCommand {
         let version: Int
         let status: String
         let evicted: [String]
+        /// The attempt begun on another device that this one continues now.
+        var continued: String?
     }
 
     func run() async throws {
@@ -45,17 +47,37 @@ struct Download: AsyncParsableCommand {
                 bar.finish()
                 switch outcome {
                 case .stored(let id, let version, let evicted, _):
-                    results.append(Result(id: id, version: version, status: "downloaded", evicted: evicted))
                     context.console.line("\(id) (version \(version)) is available offline.")
                     if !evicted.isEmpty { context.console.line("  To make room, removed from the cache: \(evicted.joined(separator: ", ")).") }
+                    results.append(Result(id: id, version: version, status: "downloaded", evicted: evicted, continued: nil))
                 case .alreadyCurrent(let id, let version):
-                    results.append(Result(id: id, version: version, status: "current", evicted: []))
                     context.console.line("\(id) (version \(version)) is already available offline and up to date.")
+                    results.append(Result(id: id, version: version, status: "current", evicted: [], continued: nil))
+                }
+                // An attempt begun on another device is continued here, never started again.
+                do {
+                    if let continuation = try await downloader.continueAttempt(id) {
+                        let title = (try? vault.loadAssessment(id: id, allowSealed: true).assessment.title) ?? id
+                        if let sentence = Vault.continuationSentence(continuation, title: title) { context.console.line(sentence) }
+                        if case .continued(let attemptID, _, _, _, _) = continuation { results[results.count - 1].continued = attemptID }
+                    }
+                } catch {
+                    // The copy is stored; only the look for an attempt begun elsewhere failed (said, not fatal).
+                    context.console.line("Could not check whether you started \(id) on another device: \(Self.sentence(error))")
                 }
             }
             return results
         }
         if results.isEmpty { context.console.line("Nothing new to download.") }
         context.console.emit(["downloads": results])
+    }
+
+    /// A failure as the student reads it (never an HTTP code).
+    static func sentence(_ error: any Error) -> String {
+        switch error {
+        case let error as ServerError: error.vaultError.message
+        case let error as VaultError: error.message
+        default: "the server's answer could not be read."
+        }
     }
 }

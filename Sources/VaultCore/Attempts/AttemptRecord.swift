@@ -21,6 +21,8 @@ public struct AttemptRecord: Sendable {
     public var expiresAt: Date
     /// The clock of a timed attempt (see `AttemptTime`); unused when untimed.
     public var time: AttemptTime
+    /// When this vault continued the attempt after it began on another device (nil: it began here).
+    public var continuedAt: Date?
 
     public var timeLimit: Duration? { assessment.timeLimitSeconds.map { .seconds($0) } }
 
@@ -35,7 +37,8 @@ public struct AttemptRecord: Sendable {
         flagged: Set<String> = [],
         answers: [String: JSONValue] = [:],
         expiresAt: Date = .distantFuture,
-        time: AttemptTime = AttemptTime()
+        time: AttemptTime = AttemptTime(),
+        continuedAt: Date? = nil
     ) {
         self.id = id
         self.assessment = assessment
@@ -48,6 +51,7 @@ public struct AttemptRecord: Sendable {
         self.answers = answers
         self.expiresAt = expiresAt
         self.time = time
+        self.continuedAt = continuedAt
     }
 
     public var unanswered: [Question] { assessment.questions.filter { answers[$0.id] == nil } }

@@ -4,7 +4,7 @@ import Foundation
 struct AttemptRow {
     enum Column: Int, CaseIterable {
         case assessmentID, assessmentVersion, state, startedAt, submittedAt, activeMs, currentQuestion, flags
-        case timerStartedAt, countedMs, bootID, bootCheckpointMs, lastWall, wallBackMs
+        case timerStartedAt, countedMs, bootID, bootCheckpointMs, lastWall, wallBackMs, continuedAt
         var name: String {
             switch self {
             case .timerStartedAt: "timer_started_at"
@@ -13,6 +13,7 @@ struct AttemptRow {
             case .bootCheckpointMs: "boot_checkpoint_ms"
             case .lastWall: "last_wall_at"
             case .wallBackMs: "wall_back_ms"
+            case .continuedAt: "continued_at"
             case .assessmentID: "assessment_id"
             case .assessmentVersion: "assessment_version"
             case .state: "state"
@@ -37,6 +38,8 @@ struct AttemptRow {
     /// Question ids, stored comma-separated.
     let flagged: Set<String>
     let time: AttemptTime
+    /// When this vault continued an attempt begun on another device.
+    let continuedAt: Date?
 
     init(_ row: Row) throws {
         assessmentID = row.string(Column.assessmentID.rawValue)
@@ -55,6 +58,7 @@ struct AttemptRow {
         time.lastWall = row.optionalDouble(Column.lastWall.rawValue).map { Date(timeIntervalSince1970: $0) }
         time.wallMovedBackMilliseconds = row.int(Column.wallBackMs.rawValue)
         self.time = time
+        continuedAt = row.optionalDouble(Column.continuedAt.rawValue).map { Date(timeIntervalSince1970: $0) }
     }
 
     /// The columns `store` writes, as `SET` assignments.

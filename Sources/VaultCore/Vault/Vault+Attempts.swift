@@ -90,7 +90,8 @@ extension Vault {
             flagged: row.flagged,
             answers: answers,
             expiresAt: expiresAt,
-            time: row.time
+            time: row.time,
+            continuedAt: row.continuedAt
         )
     }
 

@@ -23,6 +23,7 @@ enum VaultSchema {
         migrator.register(9, version9)
         migrator.register(10, version10)
         migrator.register(11, version11)
+        migrator.register(12, version12)
         return migrator
     }
 
@@ -233,5 +234,11 @@ enum VaultSchema {
             answers TEXT NOT NULL,
             kept_at REAL NOT NULL
         );
+        """
+
+    /// An attempt continued here after it began on another device: when this vault took it over (the take screen and
+    /// `status` say so; its clock kept the first device's start).
+    static let version12 = """
+        ALTER TABLE attempts ADD COLUMN continued_at REAL;
         """
 }

@@ -301,6 +301,7 @@ enum DeskTemplates {
         <h2>Question {{id}}</h2>
         <div class="prompt" dir="auto">{{prompt}}</div>
         <div class="text" dir="auto">{{answer}}</div>
+        {{#hasReplaced}}<details class="replaced"><summary>Earlier answers, not counted</summary><ul>{{#replaced}}<li><span class="text" dir="auto">{{answer}}</span> ({{note}})</li>{{/replaced}}</ul></details>{{/hasReplaced}}
         {{#needsTeacher}}<p><label for="p-{{id}}">Points for {{id}}</label> <input id="p-{{id}}" name="points:{{id}}" type="number" min="0" max="{{maxPoints}}" step="any" value="{{points}}"> of {{maxPoints}} ({{state}})</p>{{/needsTeacher}}
         {{^needsTeacher}}<p>Points: {{points}} of {{maxPoints}} ({{state}})</p>{{/needsTeacher}}
         <p><label for="f-{{id}}">Feedback on {{id}} (the student reads it with their results)</label><br><textarea id="f-{{id}}" name="feedback:{{id}}" rows="3" maxlength="5000" dir="auto">{{feedback}}</textarea></p>

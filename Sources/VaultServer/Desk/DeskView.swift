@@ -485,6 +485,14 @@ enum DeskView {
         var needsTeacher: Bool
         var feedback: String
         var rowClass: String
+        /// Answers kept but not counted, each worded ("replaced: given ...", "given after the hand-in: not counted").
+        var replaced: [ReplacedLine]
+        var hasReplaced: Bool
+    }
+
+    struct ReplacedLine {
+        var answer: String
+        var note: String
     }
 
     struct AttemptLink {
@@ -555,7 +563,16 @@ enum DeskView {
                     state: line.graded ? "graded by you" : line.points == nil ? "waiting for you" : "automatic",
                     needsTeacher: line.needsTeacher || line.graded,
                     feedback: line.feedback ?? "",
-                    rowClass: line.points == nil ? "missing" : ""
+                    rowClass: line.points == nil ? "missing" : "",
+                    replaced: line.replaced.map {
+                        ReplacedLine(
+                            answer: $0.answer,
+                            note: $0.afterHandIn
+                                ? "given \(Timestamp.readable($0.answeredAt)), after the hand-in on another device: kept, not counted"
+                                : "given \(Timestamp.readable($0.answeredAt)), replaced by a later answer"
+                        )
+                    },
+                    hasReplaced: !line.replaced.isEmpty
                 )
             }
         }

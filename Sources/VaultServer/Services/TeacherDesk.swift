@@ -209,6 +209,15 @@ public struct TeacherDesk: Sendable {
             /// The question needs a teacher's points (no automatic scoring).
             public var needsTeacher: Bool
             public var feedback: String?
+            /// Earlier answers that do not count (replaced, or given after the hand-in), oldest first.
+            public var replaced: [Replaced] = []
+        }
+
+        /// An answer kept, not counted: what it was, when it was given, and why it does not count.
+        public struct Replaced: Sendable {
+            public var answer: String
+            public var answeredAt: String
+            public var afterHandIn: Bool
         }
 
         public var title: String
@@ -227,6 +236,19 @@ public struct TeacherDesk: Sendable {
             ($0.record.receivedAt, $0.record.attemptID) < ($1.record.receivedAt, $1.record.attemptID)
         }
         let chosen = attempt.flatMap { wanted in inputs.first { $0.record.attemptID == wanted } } ?? inputs.last
+        var replaced: [String: [Sheet.Replaced]] = [:]
+        if let chosen {
+            for earlier in try await storage.replacedAnswers(attemptID: chosen.record.attemptID) {
+                guard let question = chosen.document.question(earlier.questionID) else { continue }
+                replaced[earlier.questionID, default: []].append(
+                    Sheet.Replaced(
+                        answer: AnswerText.plain(earlier.answer, question: question),
+                        answeredAt: earlier.answeredAt,
+                        afterHandIn: earlier.afterHandIn
+                    )
+                )
+            }
+        }
         let lines: [Sheet.Line] =
             chosen.map { input in
                 input.document.questions.map { question -> Sheet.Line in
@@ -238,7 +260,8 @@ public struct TeacherDesk: Sendable {
                         maxPoints: Scoring.maxPoints(question),
                         graded: input.grades[question.id] != nil,
                         needsTeacher: Scoring.points(for: nil, question: question) == nil,
-                        feedback: input.feedback[question.id]
+                        feedback: input.feedback[question.id],
+                        replaced: replaced[question.id] ?? []
                     )
                 }
             } ?? []

@@ -302,8 +302,15 @@ public final class SQLiteServerStorage: ServerStorage {
             facts.documents[key] = documents[key]
         }
         for id in needs.attemptIDs {
-            if let row = try database.row("SELECT user_name, assessment_id FROM attempts WHERE id = ?", [id]) {
-                facts.attempts[id] = AttemptOwner(user: row.string(0), assessmentID: row.string(1))
+            if let row = try database.row(
+                "SELECT a.user_name, a.assessment_id, s.submitted_at FROM attempts a LEFT JOIN submissions s ON s.attempt_id = a.id WHERE a.id = ?",
+                [id]
+            ) {
+                facts.attempts[id] = AttemptOwner(
+                    user: row.string(0),
+                    assessmentID: row.string(1),
+                    handedInAtMilliseconds: AttemptOwner.handedIn(row.optionalString(2))
+                )
             }
         }
         for slot in needs.slots {
@@ -338,6 +345,22 @@ public final class SQLiteServerStorage: ServerStorage {
                     response.superseded, now.timeIntervalSince1970,
                 ]
             )
+        }
+        for (attemptID, added) in writes.handedInChanges.sorted(by: { $0.key < $1.key }) {
+            guard let row = try database.row("SELECT flags FROM submissions WHERE attempt_id = ?", [attemptID]) else { continue }
+            let flags = try SubmissionRecord.merged(row.optionalString(0), adding: added)
+            if added.contains(.changedAfterHandIn) {
+                // The final set: counted again, and the receipt signed again over it (same receipt id).
+                try database.execute(
+                    """
+                    UPDATE submissions SET flags = ?, signed_receipt = NULL,
+                        response_count = (SELECT count(*) FROM responses WHERE attempt_id = ? AND superseded = 0) WHERE attempt_id = ?
+                    """,
+                    [flags, attemptID, attemptID]
+                )
+            } else {
+                try database.execute("UPDATE submissions SET flags = ? WHERE attempt_id = ?", [flags, attemptID])
+            }
         }
     }
 
@@ -442,6 +465,21 @@ public final class SQLiteServerStorage: ServerStorage {
                     )
                 }
                 return try HeldAttemptsQuery.assemble(assessmentID: assessmentID, attempts: attempts, answers: answers)
+            }
+        }
+    }
+
+    public func replacedAnswers(attemptID: String) async throws -> [ReplacedAnswer] {
+        try await onDatabase { database, _ in
+            try database.rows(ReplacedAnswersQuery.sql.replacingOccurrences(of: "$1", with: "?1"), [attemptID]).map {
+                try ReplacedAnswersQuery.answer(
+                    questionID: $0.string(0),
+                    responseID: $0.string(1),
+                    answer: $0.string(2),
+                    answeredAt: $0.string(3),
+                    answeredAtMilliseconds: Int64($0.int(4)),
+                    handedIn: $0.optionalString(5)
+                )
             }
         }
     }

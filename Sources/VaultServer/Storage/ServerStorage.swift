@@ -83,6 +83,9 @@ public protocol ServerStorage: Service {
     /// `user`'s own attempts of an assessment that have answers on the server, with their current answers, oldest
     /// first; nothing of anyone else's.
     func heldAttempts(user: String, assessmentID: String) async throws -> [HeldAttempt]
+    /// An attempt's answers that do not count (replaced by a later one, or given after its hand-in), by question
+    /// and time: the superseded history the teacher's answer sheet shows.
+    func replacedAnswers(attemptID: String) async throws -> [ReplacedAnswer]
     /// What the results of submitted attempts are computed from, narrowed to a user, an assessment and/or some
     /// attempts (the desk acting on one attempt, or showing a page of 200, reads those, not the class).
     func resultInputs(user: String?, assessmentID: String?, attemptIDs: [String]?) async throws -> [ResultInput]

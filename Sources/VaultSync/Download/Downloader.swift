@@ -50,6 +50,18 @@ public struct Downloader {
         }
     }
 
+    /// After a download: the student's latest attempt in progress that the server holds (begun on another device)
+    /// is continued here, with its answers and its clock (`Vault.continueAttempt`). The server's word is taken only
+    /// when the pinned key signed it for this user. Nil when there is nothing to continue.
+    public func continueAttempt(_ id: String) async throws -> Vault.Continuation? {
+        guard let user = try vault.account()?.user else { return nil }
+        let held = try await client.attempts(assessmentID: id, user: user, key: try await pinnedKey())
+        let open = held.filter { $0.state == .inProgress }
+            .max { ($0.startedAt.flatMap(Timestamp.date) ?? .distantPast) < ($1.startedAt.flatMap(Timestamp.date) ?? .distantPast) }
+        guard let open else { return nil }
+        return try vault.continueAttempt(open, now: now())
+    }
+
     /// The pinned server key; a vault that has none pins the server's now (trust on first use, as `vault login` does).
     func pinnedKey() async throws -> ServerPublicKey {
         if try vault.pinnedServerKey() == nil {

@@ -1,0 +1,126 @@
+import Foundation
+import VaultAPI
+
+/// Carrying on at another machine: an attempt in progress that the server holds (its answers synced from the device
+/// it began on) becomes this vault's, under the same id, with those answers and the first device's clock. One attempt,
+/// never a second one: the server counts it once and its receipt covers every answer from both devices.
+extension Vault {
+    /// What `continueAttempt` did.
+    public enum Continuation: Sendable, Equatable {
+        /// The attempt is this vault's now. `startedAt` is its clock's start on the first device (timed tests);
+        /// `remaining` the time left then; `handedInAtLimit` when that time had already run out here.
+        case continued(attemptID: String, answers: Int, startedAt: Date?, remaining: Duration?, handedInAtLimit: Bool)
+        /// This vault holds the attempt already (it began here, or was continued before).
+        case alreadyHere(attemptID: String)
+        /// Not continued; the sentence says why and what to do.
+        case notContinued(String)
+    }
+
+    /// Brings `held` (the server's word for one of this student's attempts in progress, signature checked) into
+    /// this vault. Its version must be downloaded here and readable (a sealed exam needs its start code on this
+    /// device too). An attempt begun on this device and never answered gives way; one with answers is never touched.
+    public func continueAttempt(_ held: HeldAttempt, now: Date? = nil) throws -> Continuation {
+        if try database.row("SELECT 1 FROM attempts WHERE id = ?", [held.attemptId]) != nil {
+            return .alreadyHere(attemptID: held.attemptId)
+        }
+        guard held.state == .inProgress else {
+            return .notContinued("You already handed in this test on another device; it cannot be answered again.")
+        }
+        let wall = now ?? clocks.wall()
+        let assessment: Assessment
+        do {
+            assessment = try loadAssessment(id: held.assessmentId, version: held.assessmentVersion, now: wall).assessment
+        } catch let error as VaultError where error.code == .notFound {
+            return .notContinued(
+                "Your answers on the other device were given on version \(held.assessmentVersion) of \(held.assessmentId), which this device does not have. Ask your teacher before starting again here."
+            )
+        } catch let error as VaultError where error.code == .notAllowed {
+            // A sealed exam: the key is per device, so the start code is needed here as well.
+            return .notContinued(
+                "You started \(held.assessmentId) on another device. It is sealed on this one: enter the start code with `vault unseal \(held.assessmentId)`, then run `vault download \(held.assessmentId)` again to continue where you left off."
+            )
+        }
+        let hashes = try questionHashes(id: held.assessmentId, version: held.assessmentVersion)
+        let startedAt = held.startedAt.flatMap(Timestamp.date)
+        var checkpoint = TimeCheckpoint.untimed
+        var brought = 0
+        let openHere = try database.rows(
+            "SELECT id FROM attempts WHERE assessment_id = ? AND state = \(AttemptRecord.State.inProgress.sql)",
+            [held.assessmentId]
+        ).map { $0.string(0) }
+        for open in openHere where try database.scalarInt("SELECT count(*) FROM responses WHERE attempt_id = ?", [open]) ?? 0 > 0 {
+            return .notContinued(
+                "You have answers to \(assessment.title) on this device as well, so the attempt from the other device was not brought here. Ask your teacher which one counts."
+            )
+        }
+        try database.inTransaction {
+            // An attempt opened here and never answered gives way to the one begun elsewhere.
+            for open in openHere { try database.execute("DELETE FROM attempts WHERE id = ?", [open]) }
+            try database.execute(
+                """
+                INSERT INTO attempts (id, assessment_id, assessment_version, state, started_at, continued_at)
+                VALUES (?, ?, ?, \(AttemptRecord.State.inProgress.sql), ?, ?)
+                """,
+                [held.attemptId, held.assessmentId, held.assessmentVersion, (startedAt ?? wall).timeIntervalSince1970, wall.timeIntervalSince1970]
+            )
+            if assessment.timeLimitSeconds != nil, let startedAt {
+                // The first device's time counts: the clock started there, and the time since is counted as used here
+                // too (a clock set back on this device gives none of it back).
+                var time = AttemptTime()
+                time.startedAt = startedAt
+                time.countedMilliseconds = max(0, Int((wall.timeIntervalSince(startedAt) * 1000).rounded(.down)))
+                let boot = clocks.boot()
+                time.bootID = boot.bootID
+                time.bootCheckpointMilliseconds = boot.elapsed.wholeMilliseconds
+                time.lastWall = wall
+                try database.execute(
+                    "UPDATE attempts SET \(AttemptRow.timeAssignments) WHERE id = ?",
+                    AttemptRow.timeValues(time) + [held.attemptId]
+                )
+            }
+            for answer in held.answers {
+                guard let hash = hashes[answer.questionId] else { continue }
+                // Stored on the server already: uploaded, waiting for the receipt that names it.
+                try database.execute(
+                    """
+                    INSERT INTO responses (id, attempt_id, question_id, question_hash, answer, time_spent_ms, answered_at, state)
+                    VALUES (?, ?, ?, ?, ?, 0, ?, \(ResponseState.uploaded.sql))
+                    """,
+                    [answer.responseId, held.attemptId, answer.questionId, hash, try CanonicalJSON.text(answer.answer), answer.answeredAt]
+                )
+                brought += 1
+            }
+            try recordAccess(id: held.assessmentId, version: held.assessmentVersion, now: wall)
+            checkpoint = try checkpointTime(attemptID: held.attemptId, start: false)
+        }
+        let record = try attempt(held.attemptId, now: wall)
+        logger.notice("an attempt begun on another device was continued here")
+        return .continued(
+            attemptID: held.attemptId,
+            answers: brought,
+            startedAt: record.timeLimit == nil ? nil : record.time.startedAt,
+            remaining: timeStatus(of: record).remaining,
+            handedInAtLimit: checkpoint == .submittedAtLimit
+        )
+    }
+
+    /// In one sentence, what continuing did, for the student.
+    public static func continuationSentence(_ continuation: Continuation, title: String, now: Date = Date()) -> String? {
+        switch continuation {
+        case .alreadyHere: return nil
+        case .notContinued(let sentence): return sentence
+        case .continued(_, let answers, let startedAt, let remaining, let handedIn):
+            let brought = answers == 1 ? "1 answer" : "\(answers) answers"
+            if handedIn {
+                return "You started \(title) on another device and its time has run out, so it was handed in with the \(brought) saved there."
+            }
+            guard let startedAt, let remaining else {
+                return "You started \(title) on another device: \(brought) brought here. `vault take` continues the same attempt."
+            }
+            let minutes = max(0, Int(remaining.components.seconds)) / 60
+            let left = minutes >= 1 ? (minutes == 1 ? "1 minute" : "\(minutes) minutes") : "less than a minute"
+            return
+                "You started \(title) on another device at \(Sealing.readable(startedAt)); \(left) left. Your \(brought) from there are here; `vault take` continues the same attempt."
+        }
+    }
+}
