@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+import VaultAPI
+import VaultCore
+import VaultTestSupport
+
+/// Carrying on at another machine, through the real binaries and a real server on each store: two vaults of one
+/// student, one attempt, one receipt, nothing summed, the later answer by time, the replaced one kept.
+@Suite(.ownThreads)
+struct CarryOnCommandTests {
+    /// SQLite always; PostgreSQL where it is installed (and always where the run requires it).
+    static let stores: [String] = PostgresCluster.unavailableReason != nil && !PostgresCluster.required ? ["sqlite"] : ["sqlite", "postgres"]
+
+    static func server(_ store: String) async throws -> ServerProcess {
+        guard store == "postgres" else { return try ServerProcess() }
+        let cluster = try await PostgresCluster.shared()
+        return try ServerProcess(database: try await cluster.createDatabase())
+    }
+
+    /// A new vault signed in as `demo`, with `id` downloaded; the download's result.
+    static func device(_ server: ServerProcess, downloading id: String) throws -> (CLIVault, Binaries.Result) {
+        let vault = CLIVault()
+        try vault.initialize()
+        let login = try vault.run(
+            ["login", "--server", server.url, "--user", "demo", "--vault", vault.path, "--password-stdin", "--server-password-stdin"],
+            stdin: "pw-1\ndemo-password\n"
+        )
+        #expect(login.status == 0, "\(login.stderr)")
+        return (vault, try vault.unlocked(["download", id]))
+    }
+
+    @Test("q1-q3 on A, synced; B continues the same attempt, answers q4-q6 and hands in; A's q2 changed before arrives later", arguments: stores)
+    func carryOn(store: String) async throws {
+        let server = try await Self.server(store)
+        let (a, first) = try Self.device(server, downloading: "algebra-1")
+        #expect(first.status == 0 && !first.stdout.contains("another device"), "\(first.stdout)")
+        for (question, value) in [("q1", "b"), ("q2", "a,c"), ("q3", "true")] { #expect(try a.answer("algebra-1", question, value).status == 0) }
+        #expect(try a.unlocked(["sync"]).status == 0)
+        // A changes q2 and never syncs it before its machine dies.
+        #expect(try a.answer("algebra-1", "q2", "b").status == 0)
+
+        let (b, download) = try Self.device(server, downloading: "algebra-1")
+        #expect(download.status == 0, "\(download.stderr)")
+        #expect(download.stdout.contains("You started Algebra Quiz on another device: 3 answers brought here."), "\(download.stdout)")
+        // A's answers are B's now, under the same attempt.
+        let shown = try b.unlocked(["show", "algebra-1", "--json"])
+        let items = try #require((try? JSONSerialization.jsonObject(with: Data(shown.stdout.utf8))) as? [String: Any], "\(shown.stdout)")
+        let answered = (items["questions"] as? [[String: Any]] ?? items["items"] as? [[String: Any]] ?? []).filter { $0["answer"] != nil }
+        #expect(answered.compactMap { $0["id"] as? String }.sorted() == ["q1", "q2", "q3"], "\(shown.stdout)")
+        for (question, value) in [("q4", "3.14"), ("q5", "coefficient"), ("q6", "Because the slope is 2.")] {
+            #expect(try b.answer("algebra-1", question, value).status == 0)
+        }
+        let submit = try b.unlocked(["submit", "algebra-1"])
+        #expect(submit.status == 0, "\(submit.stdout) \(submit.stderr)")
+        let sync = try b.unlocked(["sync", "--json"])
+        #expect(sync.status == 0, "\(sync.stdout) \(sync.stderr)")
+
+        // A comes back online.
+        let back = try a.unlocked(["sync"])
+        #expect(back.status == 0, "\(back.stdout) \(back.stderr)")
+
+        let received = try CLIFixtures.received(server)
+        #expect(Set(received.responses.map(\.attemptId)).count == 1, "one attempt across both devices")
+        #expect(received.submissions.count == 1, "one hand-in, one receipt")
+        let current = received.responses.filter { !$0.superseded }
+        #expect(current.count == 6, "nothing summed: one current answer per question")
+        #expect(current.first { $0.questionId == "q2" }?.answer == .array([.string("b")]), "A's q2 is the later answer by time")
+        let replaced = received.responses.filter(\.superseded)
+        #expect(replaced.map(\.questionId) == ["q2"] && replaced.first?.answer == .array([.string("a"), .string("c")]), "kept, visible")
+        #expect(received.submissions.first?.flags?.contains(.changedAfterHandIn) == true)
+        #expect(received.submissions.first?.flags?.contains(.secondAttempt) != true)
+        let roster = try #require(try server.admin(["roster", "algebra-1", "--json"]).json?["students"] as? [[String: Any]])
+        let demo = try #require(roster.first { $0["user"] as? String == "demo" })
+        #expect(demo["state"] as? String == "handed_in", "\(demo)")
+    }
+
+    @Test("a timed test continued on another device keeps the first device's clock", arguments: stores)
+    func timedCarryOn(store: String) async throws {
+        let server = try await Self.server(store)
+        let (a, _) = try Self.device(server, downloading: "science-timed")
+        // Answering starts the clock on A.
+        #expect(try a.answer("science-timed", "q1", "b").status == 0)
+        #expect(try a.unlocked(["sync"]).status == 0)
+
+        let (b, download) = try Self.device(server, downloading: "science-timed")
+        #expect(download.status == 0, "\(download.stderr)")
+        #expect(download.stdout.contains("You started Science Sprint (10 minutes) on another device at"), "\(download.stdout)")
+        #expect(download.stdout.contains("9 minutes left"), "the time used on A counts: \(download.stdout)")
+        let take = try b.unlocked(["take", "science-timed", "--non-interactive"], extraInput: ":q\n")
+        #expect(take.status == 0, "\(take.stdout) \(take.stderr)")
+        #expect(take.stdout.contains("You started this test on another device at"), "\(take.stdout)")
+        #expect(take.stdout.contains("9 minutes left"), "\(take.stdout)")
+        #expect(!take.stdout.contains("Start now?"), "the clock is not started again: \(take.stdout)")
+    }
+}
