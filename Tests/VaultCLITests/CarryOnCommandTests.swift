@@ -58,6 +58,11 @@ struct CarryOnCommandTests {
         // A comes back online.
         let back = try a.unlocked(["sync"])
         #expect(back.status == 0, "\(back.stdout) \(back.stderr)")
+        // A is told, in a sentence each, what moved on elsewhere, and its copy of the attempt is closed.
+        #expect(back.stdout.contains("Algebra Quiz: questions q4, q5, q6 were answered later on another device"), "\(back.stdout)")
+        #expect(back.stdout.contains("Algebra Quiz was handed in on another device."), "\(back.stdout)")
+        let after = try a.answer("algebra-1", "q5", "slope")
+        #expect(after.status != 0 && after.stderr.contains("already submitted"), "\(after.stdout) \(after.stderr)")
 
         let received = try CLIFixtures.received(server)
         #expect(Set(received.responses.map(\.attemptId)).count == 1, "one attempt across both devices")

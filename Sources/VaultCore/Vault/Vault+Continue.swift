@@ -124,3 +124,80 @@ extension Vault {
         }
     }
 }
+
+extension Vault {
+    /// Attempts in progress here with answers the server holds: the ones another device may have moved on.
+    public func openAttemptsOnServer() throws -> [(attemptID: String, assessmentID: String)] {
+        try database.rows(
+            """
+            SELECT a.id, a.assessment_id FROM attempts a WHERE a.state = \(AttemptRecord.State.inProgress.sql) AND EXISTS (
+                SELECT 1 FROM responses r WHERE r.attempt_id = a.id AND r.state IN (\(ResponseState.uploaded.sql), \(ResponseState.synced.sql)))
+            """
+        ).map { ($0.string(0), $0.string(1)) }
+    }
+
+    /// What the server's word about an attempt in progress here changed.
+    public struct Reconciled: Sendable, Equatable {
+        /// Questions whose current answer came from another device (now here too), sorted.
+        public var changed: [String] = []
+        /// The attempt was handed in on another device: closed here.
+        public var handedInElsewhere = false
+        public init(changed: [String] = [], handedInElsewhere: Bool = false) {
+            self.changed = changed
+            self.handedInElsewhere = handedInElsewhere
+        }
+    }
+
+    /// Brings this vault's copy of an attempt in progress up to the server's (`held`, signature checked): a current
+    /// answer given on another device is stored here as well (the later one by time already won on the server), and
+    /// an attempt handed in there is closed here, so this device neither starts it again nor counts on answers given
+    /// after that (they still go up, and the teacher sees them).
+    public func reconcile(_ held: HeldAttempt, now: Date = Date()) throws -> Reconciled {
+        guard
+            let row = try database.row("SELECT assessment_id, assessment_version, state FROM attempts WHERE id = ?", [held.attemptId]),
+            try row.state(AttemptRecord.State.self, 2) == .inProgress, row.string(0) == held.assessmentId
+        else { return Reconciled() }
+        let hashes = try questionHashes(id: row.string(0), version: row.int(1))
+        var outcome = Reconciled()
+        try database.inTransaction {
+            for answer in held.answers {
+                guard let hash = hashes[answer.questionId],
+                    try database.row("SELECT 1 FROM responses WHERE id = ?", [answer.responseId]) == nil
+                else { continue }
+                try database.execute(
+                    """
+                    INSERT INTO responses (id, attempt_id, question_id, question_hash, answer, time_spent_ms, answered_at, state)
+                    VALUES (?, ?, ?, ?, ?, 0, ?, \(ResponseState.uploaded.sql))
+                    """,
+                    [answer.responseId, held.attemptId, answer.questionId, hash, try CanonicalJSON.text(answer.answer), answer.answeredAt]
+                )
+                outcome.changed.append(answer.questionId)
+            }
+            if held.state == .handedIn {
+                try database.execute(
+                    "UPDATE attempts SET state = \(AttemptRecord.State.synced.sql), submitted_at = ? WHERE id = ?",
+                    [now.timeIntervalSince1970, held.attemptId]
+                )
+                outcome.handedInElsewhere = true
+            }
+        }
+        outcome.changed.sort()
+        if outcome != Reconciled() { logger.notice("an attempt moved on on another device; this copy follows it") }
+        return outcome
+    }
+
+    /// What `reconcile` did, in sentences for the student (none when nothing changed).
+    public static func reconciledSentences(_ outcome: Reconciled, title: String) -> [String] {
+        var sentences: [String] = []
+        if !outcome.changed.isEmpty {
+            let list = outcome.changed.joined(separator: ", ")
+            sentences.append(
+                "\(title): \(outcome.changed.count == 1 ? "question \(list) was" : "questions \(list) were") answered later on another device; those answers count and are here now."
+            )
+        }
+        if outcome.handedInElsewhere {
+            sentences.append("\(title) was handed in on another device. Answers given here after that are kept for your teacher but do not count.")
+        }
+        return sentences
+    }
+}

@@ -84,9 +84,31 @@ public final class SyncEngine {
             ignoreBackoff = false
         }
         if let downloader { report.refreshed = await refreshOutdated(downloader) }
+        await followOtherDevices()
         await fetchResults()
         try vault.setMeta(["last_sync_at": Timestamp.string(now()), "connectivity": "online"])
         return finish()
+    }
+
+    /// An attempt in progress here may have moved on on another of the student's devices: its later answers are
+    /// brought here and a hand-in there closes it here, each said in a sentence. Best effort, like results: a failure
+    /// never fails the sync (the answers are up); the next sync looks again.
+    private func followOtherDevices() async {
+        do {
+            let open = try vault.openAttemptsOnServer()
+            guard !open.isEmpty, let user = try vault.account()?.user else { return }
+            let key = try vault.serverPublicKey()
+            let here = Set(open.map(\.attemptID))
+            for assessmentID in Set(open.map(\.assessmentID)).sorted() {
+                for held in try await client.attempts(assessmentID: assessmentID, user: user, key: key) where here.contains(held.attemptId) {
+                    let outcome = try vault.reconcile(held, now: now())
+                    let title = (try? vault.loadAssessment(id: assessmentID, allowSealed: true).assessment.title) ?? assessmentID
+                    report.notices += Vault.reconciledSentences(outcome, title: title)
+                }
+            }
+        } catch {
+            logger.info("attempts on other devices not checked", metadata: ["reason": "\(error)"])
+        }
     }
 
     /// Results of handed-in attempts, kept for offline viewing. Best effort: a failure here never fails the sync
