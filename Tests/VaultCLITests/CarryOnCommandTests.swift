@@ -21,11 +21,7 @@ struct CarryOnCommandTests {
     static func device(_ server: ServerProcess, downloading id: String) throws -> (CLIVault, Binaries.Result) {
         let vault = CLIVault()
         try vault.initialize()
-        let login = try vault.run(
-            ["login", "--server", server.url, "--user", "demo", "--vault", vault.path, "--password-stdin", "--server-password-stdin"],
-            stdin: "pw-1\ndemo-password\n"
-        )
-        #expect(login.status == 0, "\(login.stderr)")
+        try vault.signIn(to: server)
         return (vault, try vault.unlocked(["download", id]))
     }
 
@@ -96,5 +92,40 @@ struct CarryOnCommandTests {
         #expect(take.stdout.contains("You started this test on another device at"), "\(take.stdout)")
         #expect(take.stdout.contains("9 minutes left"), "\(take.stdout)")
         #expect(!take.stdout.contains("Start now?"), "the clock is not started again: \(take.stdout)")
+    }
+
+    @Test("a sealed exam continued on another device needs the start code there too (the key is per device)")
+    func sealedCarryOn() throws {
+        let server = try ServerProcess()
+        let data = ["--data", server.dataDirectory]
+        let document = server.directory.file("sealed.json")
+        try Data(
+            """
+            {"id":"final-exam","title":"Final exam","sealed":true,"opens_at":"2030-06-01T09:00:00Z",
+             "questions":[{"id":"q1","type":"single_choice","prompt":"Pick one","choices":[{"id":"a","text":"A"},{"id":"b","text":"B"}],"answer_key":["a"]},
+                          {"id":"q2","type":"essay","prompt":"Explain"}]}
+            """.utf8
+        ).write(to: URL(fileURLWithPath: document))
+        #expect(try Binaries.run("vault-server", ["publish", document] + data).status == 0)
+        let code = try Binaries.run("vault-server", ["start-code", "final-exam", "--seal-iterations", "1000"] + data)
+        let startCode = try #require(code.stdout.split(separator: " ").last).trimmingCharacters(in: .whitespacesAndNewlines)
+
+        let (a, _) = try Self.device(server, downloading: "final-exam")
+        #expect(try a.unlocked(["unseal", "final-exam", "--start-code-stdin"], extraInput: startCode + "\n").status == 0)
+        #expect(try a.answer("final-exam", "q1", "a").status == 0)
+        #expect(try a.unlocked(["sync"]).status == 0)
+
+        let (b, sealed) = try Self.device(server, downloading: "final-exam")
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        #expect(sealed.stdout.contains("It is sealed on this one: enter the start code with `vault unseal final-exam`"), "\(sealed.stdout)")
+        #expect(try b.unlocked(["unseal", "final-exam", "--start-code-stdin"], extraInput: startCode + "\n").status == 0)
+        let again = try b.unlocked(["download", "final-exam"])
+        #expect(again.stdout.contains("You started Final exam on another device: 1 answer brought here."), "\(again.stdout)")
+        #expect(try b.answer("final-exam", "q2", "Because.").status == 0)
+        #expect(try b.unlocked(["submit", "final-exam"]).status == 0)
+        #expect(try b.unlocked(["sync"]).status == 0)
+        let received = try CLIFixtures.received(server, "final-exam")
+        #expect(received.submissions.count == 1 && Set(received.responses.map(\.attemptId)).count == 1)
+        #expect(received.responses.filter { !$0.superseded }.count == 2)
     }
 }
