@@ -44,6 +44,7 @@ public struct JSONReader {
 
     private mutating func batchRequest() -> BatchRequest? {
         var responses: [ResponseItem]?
+        var device: String?
         guard consume(UInt8(ascii: "{")) else { return nil }
         if !consume(UInt8(ascii: "}")) {
             repeat {
@@ -51,13 +52,18 @@ public struct JSONReader {
                 if Self.matches(key, "responses") {
                     guard responses == nil, let items = array({ $0.responseItem() }) else { return nil }
                     responses = items
+                } else if Self.matches(key, "device") {
+                    guard device == nil else { return nil }
+                    if null() { continue }
+                    guard let text = string() else { return nil }
+                    device = text
                 } else {
                     guard skipValue() else { return nil }
                 }
             } while consume(UInt8(ascii: ","))
             guard consume(UInt8(ascii: "}")) else { return nil }
         }
-        return responses.map(BatchRequest.init(responses:))
+        return responses.map { BatchRequest(responses: $0, device: device) }
     }
 
     /// The fields of a `ResponseItem`: its own `CodingKeys`, so the names are never written twice.

@@ -130,6 +130,8 @@ public struct Roster: Codable, Sendable, Equatable {
             case refusedAt = "refused_at"
             case startedAt = "started_at"
             case timeLeftSeconds = "time_left_seconds"
+            case devices
+            case devicesLastSeen = "devices_last_seen"
         }
 
         /// Where the student is, in one word for scripts (`state`) and in words for people (`stateText`).
@@ -146,6 +148,10 @@ public struct Roster: Codable, Sendable, Equatable {
         /// the seconds left at the roster's time (its limit with the student's extra time; 0 when it has run out).
         public var startedAt: String?
         public var timeLeftSeconds: Int?
+        /// The devices the attempt shown (in progress, or the latest handed in) was answered on, and when each was
+        /// last seen, latest first (vaults that name no device are not counted).
+        public var devices: Int?
+        public var devicesLastSeen: [String]?
 
         public init(user: String, group: String?) {
             self.user = user
@@ -161,9 +167,17 @@ public struct Roster: Codable, Sendable, Equatable {
             switch state {
             case .answering:
                 "answering, \(answered ?? 0) of \(questions ?? 0) answers in" + (timeLeftSeconds.map { ", " + Self.timeLeftText($0) } ?? "")
+                    + devicesText
             case .refused: refusal?.label ?? state.label
+            case .handedIn: state.label + devicesText
             default: state.label
             }
+        }
+
+        /// ", on 2 devices" when the attempt moved between devices; nothing for one.
+        public var devicesText: String {
+            guard let devices, devices > 1 else { return "" }
+            return ", on \(devices) devices"
         }
 
         public var downloaded: Bool { downloadedAt != nil }

@@ -186,7 +186,18 @@ public struct ResponseItem: Codable, Sendable, Equatable {
 /// `POST /v1/responses/batch`
 public struct BatchRequest: Codable, Sendable {
     public var responses: [ResponseItem]
-    public init(responses: [ResponseItem]) { self.responses = responses }
+    /// The sending vault's device id (random, made once per vault): the roster counts the devices an attempt was
+    /// answered on and when each was last seen. Optional (older vaults send none).
+    public var device: String?
+    public init(responses: [ResponseItem], device: String? = nil) {
+        self.responses = responses
+        self.device = device
+    }
+
+    /// A device id: 8 to 64 of a-z, 0-9 and '-'.
+    public static func isValidDevice(_ id: String) -> Bool {
+        (8...64).contains(id.utf8.count) && id.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
+    }
 }
 
 public enum ItemStatus: String, Codable, Sendable, CaseIterable {

@@ -110,6 +110,11 @@ public struct BatchWrites: Sendable, Equatable {
     /// Handed-in attempts whose submission this batch changes, with the flag it gains: `changedAfterHandIn` also
     /// means its answer count is counted again and its receipt signed again (same receipt id) over the final set.
     public var handedInChanges: [String: Set<SubmissionFlag>] = [:]
+    /// The device the batch came from and the attempts it stored answers of: each (attempt, device) is seen now.
+    public var device: String?
+    public var seenAttempts: [String] {
+        device == nil ? [] : Array(Set(responses.map(\.attemptID))).sorted()
+    }
     public var isEmpty: Bool {
         attempts.isEmpty && responses.isEmpty && superseded.isEmpty && refusals.isEmpty && handedInChanges.isEmpty
     }
@@ -153,9 +158,16 @@ public enum BatchPlan {
     /// Results in the order of `items`, and what to write. Items are judged in order, each seeing what the ones
     /// before it did (an id twice in one batch is a duplicate the second time; a slot answered twice keeps the
     /// later answer).
-    public static func decide(_ items: [ResponseItem], user: String, now: Date, facts: BatchFacts) -> (results: [ItemResult], writes: BatchWrites) {
+    public static func decide(
+        _ items: [ResponseItem],
+        user: String,
+        device: String? = nil,
+        now: Date,
+        facts: BatchFacts
+    ) -> (results: [ItemResult], writes: BatchWrites) {
         var facts = facts
         var writes = BatchWrites()
+        writes.device = device
         var results: [ItemResult] = []
         results.reserveCapacity(items.count)
         // Each document's questions by id, once per batch (a batch of n answers would otherwise scan n times).

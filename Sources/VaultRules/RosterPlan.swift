@@ -78,6 +78,9 @@ public struct RosterFacts: Sendable {
     public var inProgress: [InProgress]
     /// Each student's latest refused hand-in or answers.
     public var refusals: [Refusal]
+    /// When each device an attempt was answered on was last seen (seconds since 1970), by attempt (vaults that
+    /// name no device are not counted).
+    public var devices: [String: [Double]]
 
     public init(
         assessmentID: String,
@@ -90,8 +93,10 @@ public struct RosterFacts: Sendable {
         extraMinutes: [String: Int],
         results: [ResultInput],
         inProgress: [InProgress] = [],
-        refusals: [Refusal] = []
+        refusals: [Refusal] = [],
+        devices: [String: [Double]] = [:]
     ) {
+        self.devices = devices
         self.assessmentID = assessmentID
         self.document = document
         self.version = version
@@ -116,6 +121,18 @@ extension RosterFacts {
         AND NOT EXISTS (SELECT 1 FROM submissions s WHERE s.attempt_id = r.attempt_id)
         GROUP BY r.user_name, r.attempt_id
         """
+
+    /// Each attempt's devices and when each was last seen (attempt, last seen), one statement for both stores.
+    public static let devicesQuery = """
+        SELECT d.attempt_id, d.last_seen FROM attempt_devices d JOIN attempts t ON t.id = d.attempt_id WHERE t.assessment_id = $1
+        """
+
+    /// The rows of `devicesQuery` by attempt, the latest sighting first.
+    public static func devices(_ rows: [(attemptID: String, lastSeen: Double)]) -> [String: [Double]] {
+        var devices: [String: [Double]] = [:]
+        for row in rows { devices[row.attemptID, default: []].append(row.lastSeen) }
+        return devices.mapValues { $0.sorted(by: >) }
+    }
 
     /// Each student's latest refusal (user, attempt, reason, at), one statement for both stores (`$1`: the assessment).
     public static let refusalsQuery = "SELECT user_name, attempt_id, reason, at FROM refused_submissions WHERE assessment_id = $1"
@@ -165,6 +182,7 @@ public enum RosterPlan {
                     download: latestDownload[student.name],
                     answering: answering[student.name],
                     refusal: refusals[student.name],
+                    devices: facts.devices,
                     questions: facts.document.totalQuestions,
                     extra: facts.extraMinutes[student.name] ?? 0,
                     timeLimitSeconds: facts.document.timeLimitSeconds,
@@ -205,6 +223,7 @@ public enum RosterPlan {
         download: RosterFacts.Download?,
         answering: RosterFacts.InProgress? = nil,
         refusal: RosterFacts.Refusal? = nil,
+        devices: [String: [Double]] = [:],
         questions: Int = 0,
         extra: Int,
         timeLimitSeconds: Int?,
@@ -226,6 +245,7 @@ public enum RosterPlan {
             answering.lastReceivedAt > (results.map(\.record.receivedAt).max() ?? -.infinity)
         {
             row.state = .answering
+            row.seenOn(devices[answering.attemptID])
             row.answered = answering.answered
             row.questions = questions
             if let started = answering.startedAt {
@@ -261,6 +281,7 @@ public enum RosterPlan {
         row.via = record.via
         row.timeUsedMs = record.timeUsedMilliseconds
         row.lateDecision = record.lateDecision
+        if row.state == .handedIn { row.seenOn(devices[record.attemptID]) }
         var flags: [RosterFlag] = []
         if (record.clockMovedBackMilliseconds ?? 0) > 0 { flags.append(.clockMovedBack) }
         flags += record.flags.map(RosterFlag.init)
@@ -359,5 +380,14 @@ extension ResultInput {
                 released: released.contains(record.assessmentID)
             )
         }
+    }
+}
+
+extension Roster.Student {
+    /// The devices the row's attempt was answered on: their number and when each was last seen, latest first.
+    mutating func seenOn(_ lastSeen: [Double]?) {
+        guard let lastSeen, !lastSeen.isEmpty else { return }
+        devices = lastSeen.count
+        devicesLastSeen = lastSeen.map { Timestamp.string(epoch: $0) }
     }
 }

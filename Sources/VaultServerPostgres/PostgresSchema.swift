@@ -240,6 +240,17 @@ enum PostgresSchema {
         ],
         // When each attempt's clock started on the device (SQLite v15).
         ["ALTER TABLE attempts ADD COLUMN started_at DOUBLE PRECISION"],
+        // The devices each attempt was answered from, and when each was last seen (SQLite v16).
+        [
+            """
+            CREATE TABLE attempt_devices (
+                attempt_id TEXT NOT NULL REFERENCES attempts (id),
+                device TEXT NOT NULL,
+                last_seen DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (attempt_id, device)
+            )
+            """
+        ],
     ]
 
     static var latestVersion: Int { versions.count }

@@ -580,10 +580,10 @@ public final class PostgresServerStorage: ServerStorage {
     /// `responses_one_current`; two owners of one attempt on its primary key. The assessment heads are read `FOR SHARE`,
     /// so a publish or delete waits for the batch (and the batch never stores against a version that was replaced
     /// under it).
-    public func recordBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult] {
+    public func recordBatch(_ items: [ResponseItem], user: String, device: String?, now: Date) async throws -> [ItemResult] {
         try await transaction(.readCommitted) { connection in
             let facts = try await self.facts(for: items, on: connection)
-            let plan = BatchPlan.decide(items, user: user, now: now, facts: facts)
+            let plan = BatchPlan.decide(items, user: user, device: device, now: now, facts: facts)
             try await self.apply(plan.writes, now: now, on: connection)
             return plan.results
         }
@@ -634,6 +634,16 @@ public final class PostgresServerStorage: ServerStorage {
         // prepared statement's stream, so it is not used.
         for try await _ in try await connection.execute(HotStatements.BatchInsert(writes: writes, now: now), logger: logger) {}
         try await applyHandedInChanges(writes.handedInChanges, on: connection)
+        if let device = writes.device, !writes.seenAttempts.isEmpty {
+            try await connection.query(
+                """
+                INSERT INTO attempt_devices (attempt_id, device, last_seen)
+                SELECT attempt_id, \(device), \(now.timeIntervalSince1970) FROM unnest(\(writes.seenAttempts)::text[]) AS a(attempt_id)
+                ON CONFLICT (attempt_id, device) DO UPDATE SET last_seen = EXCLUDED.last_seen
+                """,
+                logger: logger
+            )
+        }
         // A new attempt's clock start, when the device sent one (rare: once per attempt, so not in the hot statement).
         let started = writes.attempts.compactMap { attempt in attempt.startedAt.map { (attempt.id, $0) } }
         if !started.isEmpty {
@@ -1181,6 +1191,11 @@ public final class PostgresServerStorage: ServerStorage {
                 guard let reason = RefusalReason(rawValue: reason) else { throw StorageError.damaged("a refused hand-in's reason") }
                 refusals.append(.init(user: user, assessmentID: assessmentID, attemptID: attempt, reason: reason, at: at))
             }
+            var devices: [(attemptID: String, lastSeen: Double)] = []
+            for try await (attempt, lastSeen) in try await connection.query(
+                PostgresQuery(unsafeSQL: RosterFacts.devicesQuery, binds: Self.binds(assessmentID)),
+                logger: self.logger
+            ).decode((String, Double).self) { devices.append((attempt, lastSeen)) }
             return RosterFacts(
                 assessmentID: assessmentID,
                 document: head.document,
@@ -1192,7 +1207,8 @@ public final class PostgresServerStorage: ServerStorage {
                 extraMinutes: extra,
                 results: try await self.resultInputs(user: nil, assessmentID: assessmentID, detail: detail, on: connection),
                 inProgress: inProgress,
-                refusals: refusals
+                refusals: refusals,
+                devices: RosterFacts.devices(devices)
             )
         }
     }

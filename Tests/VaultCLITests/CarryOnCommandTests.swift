@@ -73,6 +73,8 @@ struct CarryOnCommandTests {
         let roster = try #require(try server.admin(["roster", "algebra-1", "--json"]).json?["students"] as? [[String: Any]])
         let demo = try #require(roster.first { $0["user"] as? String == "demo" })
         #expect(demo["state"] as? String == "handed_in", "\(demo)")
+        #expect(demo["devices"] as? Int == 2 && (demo["devices_last_seen"] as? [String])?.count == 2, "\(demo)")
+        #expect(try server.admin(["roster", "algebra-1"]).stdout.contains(", on 2 devices"))
     }
 
     @Test("a timed test continued on another device keeps the first device's clock", arguments: stores)

@@ -43,9 +43,9 @@ struct SlowStorage: ServerStorage {
     func delete(id: String, now: Date) async throws -> Bool { try await base.delete(id: id, now: now) }
     func catalog() async throws -> [CatalogEntry] { try await base.catalog() }
     func served(id: String) async throws -> (bytes: Data, contentHash: String, version: Int)? { try await base.served(id: id) }
-    func recordBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult] {
+    func recordBatch(_ items: [ResponseItem], user: String, device: String?, now: Date) async throws -> [ItemResult] {
         try await Task.sleep(for: delay)
-        return try await base.recordBatch(items, user: user, now: now)
+        return try await base.recordBatch(items, user: user, device: device, now: now)
     }
     func registerDeviceKey(user: String, publicKey: String, fingerprint: String, now: Date) async throws -> Bool {
         try await base.registerDeviceKey(user: user, publicKey: publicKey, fingerprint: fingerprint, now: now)

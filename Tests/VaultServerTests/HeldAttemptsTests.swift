@@ -133,4 +133,33 @@ struct HeldAttemptsTests {
             #expect(lines["q1"]?.replaced.first?.afterHandIn == true)
         }
     }
+
+    @Test(
+        "a batch's device: the roster counts the devices of an attempt and when each was last seen; a malformed one is refused",
+        arguments: Backend.all
+    )
+    func devicesOnTheRoster(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        try await harness.test { api in
+            let teacher = try await api.token("teacher")
+            #expect(try await api.publish(Fixtures.quiz(), teacher: teacher).status == .created)
+            let token = try await api.token("student")
+            let served = try await api.served("quiz-1", token: token)
+            func upload(_ minute: Int, device: String?) async throws -> Int {
+                let item = Fixtures.item(served, question: "q3", answer: .bool(minute % 2 == 0), at: "2026-11-20T10:0\(minute):00.000Z")
+                let reply = try await api.send(.post, APIPath.batch, token: token, json: BatchRequest(responses: [item], device: device))
+                return Int(reply.status.code)
+            }
+            #expect(try await upload(1, device: "Not A Device!") == 400)
+            #expect(try await upload(1, device: "short") == 400)
+            #expect(try await upload(1, device: "device-aaaa-1111") == 200)
+            let one = try #require(try await TeacherDesk(storage: harness.storage).roster("quiz-1").students.first { $0.user == "student" })
+            #expect(one.devices == 1 && one.devicesText.isEmpty && one.stateText.hasPrefix("answering"), "\(one)")
+            #expect(try await upload(2, device: "device-bbbb-2222") == 200)
+            #expect(try await upload(3, device: nil) == 200, "a vault that names no device is still served")
+            let two = try #require(try await TeacherDesk(storage: harness.storage).roster("quiz-1").students.first { $0.user == "student" })
+            #expect(two.devices == 2 && two.devicesLastSeen?.count == 2, "\(two)")
+            #expect(two.stateText.hasSuffix(", on 2 devices"), "\(two.stateText)")
+        }
+    }
 }

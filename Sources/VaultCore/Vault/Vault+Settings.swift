@@ -42,4 +42,13 @@ extension Vault {
             for (key, value) in values.sorted(by: { $0.key < $1.key }) { try setMeta(key, value) }
         }
     }
+
+    /// This vault's device id: random, made the first time it is asked for, kept in the encrypted database. Sent
+    /// with uploads so the teacher's roster can count the devices an attempt was answered on; it says nothing else.
+    public func deviceID() throws -> String {
+        if let id = try meta("device_id") { return id }
+        let id = UUID().uuidString.lowercased()
+        try setMeta("device_id", id)
+        return id
+    }
 }

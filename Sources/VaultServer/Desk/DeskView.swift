@@ -286,7 +286,7 @@ enum DeskView {
                         + (student.startedAt.map { "; started \(Timestamp.readable($0))" } ?? "")
                         + (student.receivedAt.map { "; an earlier attempt handed in \(Timestamp.readable($0))" } ?? "")
                     : student.receivedAt.map {
-                        "\(Timestamp.readable($0))\(student.via == .handIn ? " (hand-in file)" : "")\(student.attempts > 1 ? ", \(student.attempts) attempts" : "")"
+                        "\(Timestamp.readable($0))\(student.via == .handIn ? " (hand-in file)" : "")\(student.attempts > 1 ? ", \(student.attempts) attempts" : "")\(student.devicesText)"
                     } ?? "not handed in",
                 lastSeen: student.lastSeenAt.map(Timestamp.readable) ?? "",
                 timeUsed: student.timeUsedMs.map { DeskView.minutes($0) } ?? "",

@@ -29,7 +29,10 @@ struct ResponseRoutes<Storage: ServerStorage> {
                 throw APIError.badRequest("Every response needs its own id of at most 100 characters.")
             }
             try Identifiers.check(batch.responses)
-            let results = try await storage.recordBatch(batch.responses, user: user, now: Date())
+            if let device = batch.device, !BatchRequest.isValidDevice(device) {
+                throw APIError.badRequest("device must be 8 to 64 characters of a-z, 0-9 and '-'.")
+            }
+            let results = try await storage.recordBatch(batch.responses, user: user, device: batch.device, now: Date())
             return try JSONBody.response(bytes: CanonicalJSON.encode(results: BatchResponse(results: results)), request: request)
         }
         group.get("results") { request, context in

@@ -262,11 +262,11 @@ public final class SQLiteServerStorage: ServerStorage {
 
     // MARK: Responses
 
-    public func recordBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult] {
+    public func recordBatch(_ items: [ResponseItem], user: String, device: String?, now: Date) async throws -> [ItemResult] {
         try await onDatabase { database, documents in
             try database.inTransaction {
                 let facts = try Self.facts(for: items, database: database, documents: &documents)
-                let plan = BatchPlan.decide(items, user: user, now: now, facts: facts)
+                let plan = BatchPlan.decide(items, user: user, device: device, now: now, facts: facts)
                 try Self.apply(plan.writes, now: now, database: database)
                 return plan.results
             }
@@ -345,6 +345,14 @@ public final class SQLiteServerStorage: ServerStorage {
                     response.superseded, now.timeIntervalSince1970,
                 ]
             )
+        }
+        if let device = writes.device {
+            for attemptID in writes.seenAttempts {
+                try database.execute(
+                    "INSERT OR REPLACE INTO attempt_devices (attempt_id, device, last_seen) VALUES (?, ?, ?)",
+                    [attemptID, device, now.timeIntervalSince1970]
+                )
+            }
         }
         for (attemptID, added) in writes.handedInChanges.sorted(by: { $0.key < $1.key }) {
             guard let row = try database.row("SELECT flags FROM submissions WHERE attempt_id = ?", [attemptID]) else { continue }
@@ -744,7 +752,12 @@ public final class SQLiteServerStorage: ServerStorage {
                             reason: reason,
                             at: row.double(3)
                         )
-                    }
+                    },
+                    devices: RosterFacts.devices(
+                        try database.rows(RosterFacts.devicesQuery.replacingOccurrences(of: "$1", with: "?"), [assessmentID]).map {
+                            ($0.string(0), $0.double(1))
+                        }
+                    )
                 )
             }
         }

@@ -243,6 +243,18 @@ enum ServerSchema {
         // When each attempt's clock started on the device (the first value received), for the roster's "started at"
         // and "time left".
         migrator.register(15, "ALTER TABLE attempts ADD COLUMN started_at REAL;")
+        // The devices each attempt was answered from, and when each was last seen (the roster's "on 2 devices").
+        migrator.register(
+            16,
+            """
+            CREATE TABLE attempt_devices (
+                attempt_id TEXT NOT NULL REFERENCES attempts (id),
+                device TEXT NOT NULL,
+                last_seen REAL NOT NULL,
+                PRIMARY KEY (attempt_id, device)
+            );
+            """
+        )
         return migrator
     }
 }

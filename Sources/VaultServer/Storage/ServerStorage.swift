@@ -64,8 +64,9 @@ public protocol ServerStorage: Service {
     /// The served bytes, hash and number of the current version, or nil when unknown or deleted.
     func served(id: String) async throws -> (bytes: Data, contentHash: String, version: Int)?
 
-    /// One transaction: `BatchPlan` over the facts read inside it, its writes applied in it.
-    func recordBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult]
+    /// One transaction: `BatchPlan` over the facts read inside it, its writes applied in it. `device`: the sending
+    /// vault's id, when it said (the roster's devices per attempt).
+    func recordBatch(_ items: [ResponseItem], user: String, device: String?, now: Date) async throws -> [ItemResult]
     /// What `recordBatch` would answer, writing nothing (an import judges a whole file before storing any of it).
     func judgeBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult]
     /// One transaction: `SubmissionPlan` over the facts read inside it; `via` says how it reached the server.
@@ -223,4 +224,11 @@ public enum ResultDetail: Sendable {
     case answers
     /// Records, documents and grades only: enough for states, counts and flags.
     case summary
+}
+
+extension ServerStorage {
+    /// A batch from a vault that names no device.
+    public func recordBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult] {
+        try await recordBatch(items, user: user, device: nil, now: now)
+    }
 }

@@ -35,7 +35,9 @@ struct RosterCommand: AsyncParsableCommand {
         let rows = roster.students.map { student -> [String] in
             let downloaded = student.downloadedVersion.map { "v\($0)" } ?? "no"
             var handedIn = "no"
-            if let received = student.receivedAt { handedIn = Timestamp.readable(received) + (student.via == .handIn ? " (file)" : "") }
+            if let received = student.receivedAt {
+                handedIn = Timestamp.readable(received) + (student.via == .handIn ? " (file)" : "") + student.devicesText
+            }
             if student.state == .answering || student.state == .refused {
                 handedIn = student.stateText + (student.startedAt.map { "; started " + Timestamp.readable($0) } ?? "")
             }

@@ -166,8 +166,8 @@ public struct ServerClient: Sendable {
         return .document(document, bytes: body, etag: reply.headers["etag"], signature: reply.headers[ServedSignature.header])
     }
 
-    public func uploadBatch(_ items: [ResponseItem]) async throws -> [ItemResult] {
-        let body = try Gzip.compress(try CanonicalJSON.encode(BatchRequest(responses: items)))
+    public func uploadBatch(_ items: [ResponseItem], device: String? = nil) async throws -> [ItemResult] {
+        let body = try Gzip.compress(try CanonicalJSON.encode(BatchRequest(responses: items, device: device)))
         let reply = try await send("POST", APIPath.batch, headers: ["content-encoding": "gzip"], body: body, maxBytes: 4 * 1024 * 1024)
         let results = try decode(BatchResponse.self, reply, expecting: [200]).results
         guard results.map(\.id) == items.map(\.id) else { throw ServerError.badResponse("the batch results do not match the answers sent") }

@@ -145,6 +145,7 @@ public final class SyncEngine {
         var inFlight: InFlightBatch?
         defer { inFlight?.task.cancel() }
         var sentAny = false
+        let device = try vault.deviceID()
         while true {
             let next = try nextBatch(after: cursor, ignoreBackoff: ignoreBackoff)
             var started: InFlightBatch?
@@ -152,7 +153,7 @@ public final class SyncEngine {
                 cursor = last.seq
                 let client = client
                 let items = next.map(\.item)
-                started = InFlightBatch(batch: next, task: Task { try await client.uploadBatch(items) })
+                started = InFlightBatch(batch: next, task: Task { try await client.uploadBatch(items, device: device) })
                 sentAny = true
             }
             if let previous = inFlight {

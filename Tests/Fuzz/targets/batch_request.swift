@@ -41,7 +41,10 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let decoded = try? JSONDecoder().decode(BatchRequest.self, from: data)
     // The server's hand reader either steps aside or reads exactly what JSONDecoder reads.
     if let fast = JSONReader.batchRequest(data) {
-        require(decoded?.responses == fast.responses, "the hand-written batch reader disagrees with JSONDecoder")
+        require(
+            decoded?.responses == fast.responses && decoded?.device == fast.device,
+            "the hand-written batch reader disagrees with JSONDecoder"
+        )
     }
     guard let batch = decoded else { return 0 }
     for item in batch.responses {
