@@ -59,6 +59,22 @@ struct CarryOnCommandTests {
         #expect(back.stdout.contains("Algebra Quiz was handed in on another device."), "\(back.stdout)")
         let after = try a.answer("algebra-1", "q5", "slope")
         #expect(after.status != 0 && after.stderr.contains("already submitted"), "\(after.stdout) \(after.stderr)")
+        // B, at its next sync: told that q2 changed, and its receipt is the one over the final set (one receipt id).
+        let receiptsBefore = try b.unlocked(["receipts", "--json"]).stdout
+        let renewed = try b.unlocked(["sync"])
+        #expect(renewed.status == 0, "\(renewed.stdout) \(renewed.stderr)")
+        #expect(
+            renewed.stdout.contains(
+                "Algebra Quiz: question q2 was answered on another device before your hand-in; those answers count, and your receipt is renewed"
+            ),
+            "\(renewed.stdout)"
+        )
+        let receipts = try b.unlocked(["receipts", "--json"]).stdout
+        let receiptIDs = { (text: String) in text.components(separatedBy: "rcpt-").dropFirst().map { $0.prefix(20) } }
+        #expect(Set(receiptIDs(receipts)) == Set(receiptIDs(receiptsBefore)) && !receiptIDs(receipts).isEmpty, "\(receipts)")
+        #expect(try b.unlocked(["verify"]).status == 0)
+        let quiet = try b.unlocked(["sync"])
+        #expect(!quiet.stdout.contains("another device"), "said once: \(quiet.stdout)")
 
         let received = try CLIFixtures.received(server)
         #expect(Set(received.responses.map(\.attemptId)).count == 1, "one attempt across both devices")

@@ -58,10 +58,13 @@ extension Vault {
             for open in openHere { try database.execute("DELETE FROM attempts WHERE id = ?", [open]) }
             try database.execute(
                 """
-                INSERT INTO attempts (id, assessment_id, assessment_version, state, started_at, continued_at)
-                VALUES (?, ?, ?, \(AttemptRecord.State.inProgress.sql), ?, ?)
+                INSERT INTO attempts (id, assessment_id, assessment_version, state, started_at, continued_at, shared_at)
+                VALUES (?, ?, ?, \(AttemptRecord.State.inProgress.sql), ?, ?, ?)
                 """,
-                [held.attemptId, held.assessmentId, held.assessmentVersion, (startedAt ?? wall).timeIntervalSince1970, wall.timeIntervalSince1970]
+                [
+                    held.attemptId, held.assessmentId, held.assessmentVersion, (startedAt ?? wall).timeIntervalSince1970,
+                    wall.timeIntervalSince1970, wall.timeIntervalSince1970,
+                ]
             )
             if assessment.timeLimitSeconds != nil, let startedAt {
                 // The first device's time counts: the clock started there, and the time since is counted as used here
@@ -126,13 +129,19 @@ extension Vault {
 }
 
 extension Vault {
-    /// Attempts in progress here with answers the server holds: the ones another device may have moved on.
-    public func openAttemptsOnServer() throws -> [(attemptID: String, assessmentID: String)] {
+    /// How long a handed-in attempt shared with another device is still followed.
+    static let followHandedIn: TimeInterval = 7 * 86_400
+
+    /// The attempts another device may have moved on: in progress here with answers the server holds, and handed in
+    /// here in the last week when another device answered them too.
+    public func openAttemptsOnServer(now: Date = Date()) throws -> [(attemptID: String, assessmentID: String)] {
         try database.rows(
             """
-            SELECT a.id, a.assessment_id FROM attempts a WHERE a.state = \(AttemptRecord.State.inProgress.sql) AND EXISTS (
-                SELECT 1 FROM responses r WHERE r.attempt_id = a.id AND r.state IN (\(ResponseState.uploaded.sql), \(ResponseState.synced.sql)))
-            """
+            SELECT a.id, a.assessment_id FROM attempts a WHERE (a.state = \(AttemptRecord.State.inProgress.sql) AND EXISTS (
+                SELECT 1 FROM responses r WHERE r.attempt_id = a.id AND r.state IN (\(ResponseState.uploaded.sql), \(ResponseState.synced.sql))))
+                OR (a.state != \(AttemptRecord.State.inProgress.sql) AND a.shared_at IS NOT NULL AND a.submitted_at > ?)
+            """,
+            [now.timeIntervalSince1970 - Self.followHandedIn]
         ).map { ($0.string(0), $0.string(1)) }
     }
 
@@ -142,9 +151,13 @@ extension Vault {
         public var changed: [String] = []
         /// The attempt was handed in on another device: closed here.
         public var handedInElsewhere = false
-        public init(changed: [String] = [], handedInElsewhere: Bool = false) {
+        /// Handed in here, and an answer given earlier on another device changed its final set: its submission is
+        /// queued again, so the receipt here is the one the server signed over the final set.
+        public var receiptRenewed = false
+        public init(changed: [String] = [], handedInElsewhere: Bool = false, receiptRenewed: Bool = false) {
             self.changed = changed
             self.handedInElsewhere = handedInElsewhere
+            self.receiptRenewed = receiptRenewed
         }
     }
 
@@ -155,8 +168,9 @@ extension Vault {
     public func reconcile(_ held: HeldAttempt, now: Date = Date()) throws -> Reconciled {
         guard
             let row = try database.row("SELECT assessment_id, assessment_version, state FROM attempts WHERE id = ?", [held.attemptId]),
-            try row.state(AttemptRecord.State.self, 2) == .inProgress, row.string(0) == held.assessmentId
+            row.string(0) == held.assessmentId
         else { return Reconciled() }
+        let open = try row.state(AttemptRecord.State.self, 2) == .inProgress
         let hashes = try questionHashes(id: row.string(0), version: row.int(1))
         var outcome = Reconciled()
         try database.inTransaction {
@@ -173,12 +187,27 @@ extension Vault {
                 )
                 outcome.changed.append(answer.questionId)
             }
-            if held.state == .handedIn {
+            if open, held.state == .handedIn {
                 try database.execute(
                     "UPDATE attempts SET state = \(AttemptRecord.State.synced.sql), submitted_at = ? WHERE id = ?",
                     [now.timeIntervalSince1970, held.attemptId]
                 )
                 outcome.handedInElsewhere = true
+            }
+            if !open, !outcome.changed.isEmpty,
+                try database.row("SELECT 1 FROM sync_queue WHERE kind = \(QueueKind.submission.sql) AND ref_id = ?", [held.attemptId]) == nil
+            {
+                try database.execute(
+                    "INSERT INTO sync_queue (kind, ref_id, enqueued_at) VALUES (\(QueueKind.submission.sql), ?, ?)",
+                    [held.attemptId, now.timeIntervalSince1970]
+                )
+                outcome.receiptRenewed = true
+            }
+            if outcome != Reconciled() {
+                try database.execute(
+                    "UPDATE attempts SET shared_at = coalesce(shared_at, ?) WHERE id = ?",
+                    [now.timeIntervalSince1970, held.attemptId]
+                )
             }
         }
         outcome.changed.sort()
@@ -191,8 +220,11 @@ extension Vault {
         var sentences: [String] = []
         if !outcome.changed.isEmpty {
             let list = outcome.changed.joined(separator: ", ")
+            let which = outcome.changed.count == 1 ? "question \(list) was" : "questions \(list) were"
             sentences.append(
-                "\(title): \(outcome.changed.count == 1 ? "question \(list) was" : "questions \(list) were") answered later on another device; those answers count and are here now."
+                outcome.receiptRenewed
+                    ? "\(title): \(which) answered on another device before your hand-in; those answers count, and your receipt is renewed over the final answers."
+                    : "\(title): \(which) answered later on another device; those answers count and are here now."
             )
         }
         if outcome.handedInElsewhere {

@@ -24,6 +24,7 @@ enum VaultSchema {
         migrator.register(10, version10)
         migrator.register(11, version11)
         migrator.register(12, version12)
+        migrator.register(13, version13)
         return migrator
     }
 
@@ -240,5 +241,12 @@ enum VaultSchema {
     /// `status` say so; its clock kept the first device's start).
     static let version12 = """
         ALTER TABLE attempts ADD COLUMN continued_at REAL;
+        """
+
+    /// When this vault learned that an attempt is answered on another device too (it continued one, or a sync brought
+    /// another device's answers): such an attempt, once handed in, is still followed for a week, so an earlier answer
+    /// from the other device that arrives later renews the receipt here.
+    static let version13 = """
+        ALTER TABLE attempts ADD COLUMN shared_at REAL;
         """
 }

@@ -84,7 +84,7 @@ public final class SyncEngine {
             ignoreBackoff = false
         }
         if let downloader { report.refreshed = await refreshOutdated(downloader) }
-        await followOtherDevices()
+        if await followOtherDevices() { _ = try await submitReady(ignoreBackoff: true) }
         await fetchResults()
         try vault.setMeta(["last_sync_at": Timestamp.string(now()), "connectivity": "online"])
         return finish()
@@ -93,15 +93,18 @@ public final class SyncEngine {
     /// An attempt in progress here may have moved on on another of the student's devices: its later answers are
     /// brought here and a hand-in there closes it here, each said in a sentence. Best effort, like results: a failure
     /// never fails the sync (the answers are up); the next sync looks again.
-    private func followOtherDevices() async {
+    /// True when a receipt is to be renewed (a submission was queued again).
+    private func followOtherDevices() async -> Bool {
+        var renew = false
         do {
-            let open = try vault.openAttemptsOnServer()
-            guard !open.isEmpty, let user = try vault.account()?.user else { return }
+            let open = try vault.openAttemptsOnServer(now: now())
+            guard !open.isEmpty, let user = try vault.account()?.user else { return false }
             let key = try vault.serverPublicKey()
             let here = Set(open.map(\.attemptID))
             for assessmentID in Set(open.map(\.assessmentID)).sorted() {
                 for held in try await client.attempts(assessmentID: assessmentID, user: user, key: key) where here.contains(held.attemptId) {
                     let outcome = try vault.reconcile(held, now: now())
+                    renew = renew || outcome.receiptRenewed
                     let title = (try? vault.loadAssessment(id: assessmentID, allowSealed: true).assessment.title) ?? assessmentID
                     report.notices += Vault.reconciledSentences(outcome, title: title)
                 }
@@ -109,6 +112,7 @@ public final class SyncEngine {
         } catch {
             logger.info("attempts on other devices not checked", metadata: ["reason": "\(error)"])
         }
+        return renew
     }
 
     /// Results of handed-in attempts, kept for offline viewing. Best effort: a failure here never fails the sync
