@@ -68,6 +68,41 @@ struct AttemptTimeTests {
         #expect(vault.timeStatus(of: attempt).remaining == .seconds(540))
     }
 
+    @Test(
+        "continued on another device: the first device's start is the clock's start, the deadline stays, a clock set back gives nothing back, and past it the attempt is handed in"
+    )
+    func continuedKeepsTheDeadline() throws {
+        let clocks = TestClocks()
+        let vault = try timedVault(clocks)
+        let began = clocks.clocks.wall().addingTimeInterval(-240)  // 4 minutes ago on the first device
+        let held = HeldAttempt(
+            attemptId: "attempt-elsewhere",
+            assessmentId: "timed",
+            assessmentVersion: 1,
+            startedAt: Timestamp.string(began),
+            extraMinutes: 0,
+            state: .inProgress,
+            answers: [.init(responseId: "r-1", questionId: "q1", answer: .string("one"), answeredAt: Timestamp.string(began.addingTimeInterval(30)))]
+        )
+        let continued = try vault.continueAttempt(held)
+        guard case .continued(let id, 1, let startedAt, let remaining, false) = continued else {
+            Issue.record("\(continued)")
+            return
+        }
+        #expect(id == "attempt-elsewhere" && startedAt == began && remaining == .seconds(360))
+        #expect(try vault.continueAttempt(held) == .alreadyHere(attemptID: id), "once")
+        let attempt = try vault.openAttempt(on: "timed")
+        #expect(attempt.id == id && attempt.answers["q1"] == .string("one"), "the same attempt, with the first device's answer")
+        #expect(Vault.continuationSentence(continued, title: "Timed Quiz")?.contains("; 6 minutes left.") == true)
+        // Setting this device's wall clock back gives nothing back: the time since the first start was counted.
+        clocks.setWall(by: -3_600)
+        #expect(vault.timeStatus(of: try vault.attempt(id)).remaining == .seconds(360))
+        clocks.setWall(by: 3_600)
+        clocks.pass(.seconds(360 + 11))
+        #expect(try vault.submitIfTimeIsUp(attemptID: id), "handed in at the first device's deadline (and the grace)")
+        #expect(try vault.attempt(id).state == .submitted)
+    }
+
     @Test("the time runs with no screen open: leaving and coming back gives nothing back")
     func runsWhileAway() throws {
         let clocks = TestClocks()
