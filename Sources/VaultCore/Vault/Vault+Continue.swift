@@ -83,14 +83,7 @@ extension Vault {
             }
             for answer in held.answers {
                 guard let hash = hashes[answer.questionId] else { continue }
-                // Stored on the server already: uploaded, waiting for the receipt that names it.
-                try database.execute(
-                    """
-                    INSERT INTO responses (id, attempt_id, question_id, question_hash, answer, time_spent_ms, answered_at, state)
-                    VALUES (?, ?, ?, ?, ?, 0, ?, \(ResponseState.uploaded.sql))
-                    """,
-                    [answer.responseId, held.attemptId, answer.questionId, hash, try CanonicalJSON.text(answer.answer), answer.answeredAt]
-                )
+                try storeHeld(answer, attemptID: held.attemptId, questionHash: hash)
                 brought += 1
             }
             try recordAccess(id: held.assessmentId, version: held.assessmentVersion, now: wall)
@@ -178,13 +171,7 @@ extension Vault {
                 guard let hash = hashes[answer.questionId],
                     try database.row("SELECT 1 FROM responses WHERE id = ?", [answer.responseId]) == nil
                 else { continue }
-                try database.execute(
-                    """
-                    INSERT INTO responses (id, attempt_id, question_id, question_hash, answer, time_spent_ms, answered_at, state)
-                    VALUES (?, ?, ?, ?, ?, 0, ?, \(ResponseState.uploaded.sql))
-                    """,
-                    [answer.responseId, held.attemptId, answer.questionId, hash, try CanonicalJSON.text(answer.answer), answer.answeredAt]
-                )
+                try storeHeld(answer, attemptID: held.attemptId, questionHash: hash)
                 outcome.changed.append(answer.questionId)
             }
             if open, held.state == .handedIn {
@@ -231,5 +218,17 @@ extension Vault {
             sentences.append("\(title) was handed in on another device. Answers given here after that are kept for your teacher but do not count.")
         }
         return sentences
+    }
+
+    /// Inside a transaction: an answer the server holds, stored here as `uploaded` (waiting for the receipt that
+    /// names it), encrypted like any answer.
+    private func storeHeld(_ answer: HeldAttempt.Answer, attemptID: String, questionHash: String) throws {
+        try database.execute(
+            """
+            INSERT INTO responses (id, attempt_id, question_id, question_hash, answer, time_spent_ms, answered_at, state)
+            VALUES (?, ?, ?, ?, ?, 0, ?, \(ResponseState.uploaded.sql))
+            """,
+            [answer.responseId, attemptID, answer.questionId, questionHash, try CanonicalJSON.text(answer.answer), answer.answeredAt]
+        )
     }
 }
