@@ -131,6 +131,14 @@ struct HeldAttemptsTests {
             let lines = Dictionary(uniqueKeysWithValues: sheet.lines.map { ($0.question.id, $0) })
             #expect(lines["q3"]?.replaced.count == 1 && lines["q3"]?.replaced.first?.afterHandIn == false)
             #expect(lines["q1"]?.replaced.first?.afterHandIn == true)
+            var browser = DeskBrowser(api: api)
+            _ = try await browser.signIn("teacher")
+            let page = try await browser.send(.get, "/desk/a/quiz-1/student?user=student").text
+            #expect(
+                page.contains("Earlier answers, not counted") && page.contains("after the hand-in on another device: kept, not counted"),
+                "\(page)"
+            )
+            #expect(page.contains("replaced by a later answer") && page.contains("changed by another device after hand-in"), "\(page)")
         }
     }
 
@@ -160,6 +168,10 @@ struct HeldAttemptsTests {
             let two = try #require(try await TeacherDesk(storage: harness.storage).roster("quiz-1").students.first { $0.user == "student" })
             #expect(two.devices == 2 && two.devicesLastSeen?.count == 2, "\(two)")
             #expect(two.stateText.hasSuffix(", on 2 devices"), "\(two.stateText)")
+            var browser = DeskBrowser(api: api)
+            _ = try await browser.signIn("teacher")
+            let page = try await browser.send(.get, "/desk/a/quiz-1/student?user=student")
+            #expect(page.text.contains("on 2 devices") && page.text.contains("Answered on 2 devices, last seen "), "\(page.text)")
         }
     }
 }

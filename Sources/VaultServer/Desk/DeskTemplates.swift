@@ -290,6 +290,7 @@ enum DeskTemplates {
         {{> head}}
         <h1>{{student}}: {{rosterTitle}}</h1>
         <p class="facts">{{state}}{{#score}} · {{score}}{{/score}}{{#flags}} · {{flags}}{{/flags}}</p>
+        {{#devices}}<p class="facts">{{devices}}</p>{{/devices}}
         {{#manyAttempts}}<nav class="questions" aria-label="Attempts">Attempts: {{#attempts}}<a href="{{link}}"{{#current}} aria-current="page"{{/current}}>{{id}}</a> {{/attempts}}</nav>{{/manyAttempts}}
         {{#hasAttempt}}
         <form method="post" action="/desk/a/{{idPath}}/student">

@@ -514,6 +514,8 @@ enum DeskView {
         var state: String
         var flags: String?
         var score: String?
+        /// "Answered on 2 devices, last seen …" when the attempt moved between devices.
+        var devices: String?
         var extraMinutes: Int
         var maxExtra: Int
         var attempt: String
@@ -533,6 +535,11 @@ enum DeskView {
             student = row.user
             state = row.stateText + (row.receivedAt.map { ", \(Timestamp.readable($0))" } ?? "")
             flags = row.flags.isEmpty ? nil : row.flags.map(\.label).joined(separator: ", ")
+            devices =
+                (row.devices ?? 0) > 1
+                ? "Answered on \(row.devices ?? 0) devices, last seen "
+                    + (row.devicesLastSeen ?? []).map(Timestamp.readable).joined(separator: " and ")
+                : nil
             extraMinutes = row.extraMinutes
             maxExtra = TeacherDesk.maxExtraMinutes
             attempt = sheet.attempt ?? ""
