@@ -113,12 +113,15 @@ public struct RosterFacts: Sendable {
 
 extension RosterFacts {
     /// The attempts with answers on the server that are not handed in (user, attempt, questions answered, last
-    /// received, clock started), one statement for both stores (`$1`: the assessment id).
+    /// received, clock started), one statement for both stores (`$1`: the assessment id). It starts from the
+    /// assessment's attempts without a submission, so the answers of handed-in attempts are never read (a class that
+    /// has handed in: 1.4 ms instead of 35-44 ms on PostgreSQL, 2,000 attempts of 50 answers); the current answers are
+    /// one per question (`responses_one_current`), so they are counted, not sorted for DISTINCT.
     public static let inProgressQuery = """
-        SELECT r.user_name, r.attempt_id, COUNT(DISTINCT r.question_id), MAX(r.received_at), MAX(t.started_at) FROM responses r
-        JOIN attempts t ON t.id = r.attempt_id
-        WHERE r.assessment_id = $1 AND NOT r.superseded
-        AND NOT EXISTS (SELECT 1 FROM submissions s WHERE s.attempt_id = r.attempt_id)
+        SELECT r.user_name, r.attempt_id, COUNT(*), MAX(r.received_at), MAX(t.started_at) FROM attempts t
+        JOIN responses r ON r.attempt_id = t.id AND NOT r.superseded
+        WHERE t.assessment_id = $1
+        AND NOT EXISTS (SELECT 1 FROM submissions s WHERE s.attempt_id = t.id)
         GROUP BY r.user_name, r.attempt_id
         """
 
