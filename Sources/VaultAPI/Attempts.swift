@@ -74,3 +74,23 @@ public struct HeldAttempt: Codable, Sendable, Equatable {
         self.answers = answers
     }
 }
+
+/// `POST /v1/given-up`: a vault gave up sending answers (or a hand-in) of an attempt (too large, or failing until its
+/// tries ran out) and keeps them as dead letters. The server records it for the teacher's roster ("given up on the
+/// device"): what it never received is then not invisible.
+public struct GivenUpReport: Codable, Sendable, Equatable {
+    public var assessmentId: String
+    public var attemptId: String
+    /// How many answers (and hand-ins) the vault holds as dead letters for it.
+    public var items: Int
+    enum CodingKeys: String, CodingKey {
+        case items
+        case assessmentId = "assessment_id"
+        case attemptId = "attempt_id"
+    }
+    public init(assessmentId: String, attemptId: String, items: Int) {
+        self.assessmentId = assessmentId
+        self.attemptId = attemptId
+        self.items = items
+    }
+}

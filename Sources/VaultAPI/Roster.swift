@@ -81,11 +81,15 @@ public enum RefusalReason: String, Codable, Sendable, Equatable, CaseIterable {
     case afterClosing = "after_closing"
     /// Every attempt the assessment allows was already handed in.
     case noAttemptsLeft = "no_attempts_left"
+    /// The student's vault gave up sending (too large, or failing until its tries ran out): the answers are kept on
+    /// the device as dead letters, and the vault said so when it could.
+    case givenUpOnDevice = "given_up_on_device"
 
     public var label: String {
         switch self {
         case .afterClosing: "refused: started after closing"
         case .noAttemptsLeft: "refused: no attempts left"
+        case .givenUpOnDevice: "given up on the device (answers kept there)"
         }
     }
 }

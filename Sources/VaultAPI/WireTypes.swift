@@ -480,6 +480,7 @@ public enum APIPath {
     public static let results = "/v1/results"
     public static let attempts = "/v1/attempts"
     public static let deviceKeys = "/v1/device-keys"
+    public static let givenUp = "/v1/given-up"
     public static func assessment(_ id: String) -> String { "/v1/assessments/\(id)" }
     public static func sealedKey(_ id: String) -> String { "/v1/assessments/\(id)/key" }
     public static func responses(_ id: String) -> String { "/v1/assessments/\(id)/responses" }

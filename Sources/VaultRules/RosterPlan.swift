@@ -264,7 +264,11 @@ public enum RosterPlan {
         // "answering".
         if let refusal, refusal.at >= (results.map(\.record.receivedAt).max() ?? -.infinity),
             !results.contains(where: { $0.record.attemptID == refusal.attemptID }),
-            answering.map({ $0.attemptID == refusal.attemptID || $0.lastReceivedAt <= refusal.at }) ?? true
+            answering.map({
+                // A refused attempt's own answers do not make it "answering"; one given up on the device that is
+                // heard from again is alive.
+                ($0.attemptID == refusal.attemptID && refusal.reason != .givenUpOnDevice) || $0.lastReceivedAt <= refusal.at
+            }) ?? true
         {
             row.state = .refused
             row.refusal = refusal.reason

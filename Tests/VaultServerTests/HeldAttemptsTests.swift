@@ -174,4 +174,35 @@ struct HeldAttemptsTests {
             #expect(page.text.contains("on 2 devices") && page.text.contains("Answered on 2 devices, last seen "), "\(page.text)")
         }
     }
+
+    @Test(
+        "POST /v1/given-up: 204 and the caller's own roster row says 'given up on the device'; 400 malformed, 404 unknown, 401 without a token",
+        arguments: Backend.all
+    )
+    func givenUp(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        try await harness.test { api in
+            let teacher = try await api.token("teacher")
+            #expect(try await api.publish(Fixtures.quiz(), teacher: teacher).status == .created)
+            let token = try await api.token("student")
+            let report = GivenUpReport(assessmentId: "quiz-1", attemptId: "attempt-9", items: 2)
+            #expect(try await api.send(.post, APIPath.givenUp, json: report).status == .unauthorized)
+            #expect(
+                try await api.send(.post, APIPath.givenUp, token: token, json: GivenUpReport(assessmentId: "quiz-1", attemptId: "", items: 2)).status
+                    == .badRequest
+            )
+            #expect(
+                try await api.send(.post, APIPath.givenUp, token: token, json: GivenUpReport(assessmentId: "quiz-1", attemptId: "a", items: 0)).status
+                    == .badRequest
+            )
+            #expect(
+                try await api.send(.post, APIPath.givenUp, token: token, json: GivenUpReport(assessmentId: "nope", attemptId: "a", items: 1)).status
+                    == .notFound
+            )
+            #expect(try await api.send(.post, APIPath.givenUp, token: token, json: report).status == .noContent)
+            let roster = try await TeacherDesk(storage: harness.storage).roster("quiz-1")
+            #expect(roster.students.first { $0.user == "student" }?.refusal == .givenUpOnDevice)
+            #expect(roster.students.first { $0.user == "student2" }?.refusal == nil, "only the caller's row")
+        }
+    }
 }

@@ -115,6 +115,34 @@ struct SyncEngineTests {
         }
     }
 
+    @Test("an answer given up on the device (too large even alone) is reported once: the roster shows 'given up on the device'")
+    func givenUpIsReported() async throws {
+        let answers: [(String, JSONValue)] = [("q1", .string("b")), ("q3", .string(String(repeating: "A long day. ", count: 400)))]
+        try await SyncScenario.run(answers: answers, submit: false) { server, vault, client, transport, attempt in
+            let faulty = FaultInjectingTransport(inner: transport)
+            // The server's limit, as a middle box or a smaller server would set it: the essay never fits.
+            faulty.rule = { request in
+                let batch = request.body.flatMap { try? Gzip.decompress($0) }.flatMap { try? JSONDecoder().decode(BatchRequest.self, from: $0) }
+                return batch?.responses.contains { $0.questionId == "q3" } == true ? .reply(status: 413, headers: [:], body: "{}") : .pass
+            }
+            let report = try await SyncScenario.engine(vault, client, transport: faulty).run()
+            #expect(report.uploaded == 1 && report.deadLetters == 1, "\(report)")
+            #expect(faulty.count("/v1/given-up") == 1)
+            let roster = try await TeacherDesk(storage: server.storage).roster("quiz")
+            let row = try #require(roster.students.first { $0.user == "student" })
+            #expect(row.state == .refused && row.refusal == .givenUpOnDevice, "\(row)")
+            #expect(row.stateText == "given up on the device (answers kept there)")
+            _ = try await SyncScenario.engine(vault, client, transport: faulty).run()
+            #expect(faulty.count("/v1/given-up") == 1, "reported once")
+            // Heard from again (another answer of the attempt): answering, not given up.
+            faulty.rule = nil
+            try vault.recordAnswer(attemptID: attempt, questionID: "q2", answer: .bool(true))
+            _ = try await SyncScenario.engine(vault, client, transport: faulty).run()
+            let again = try #require(try await TeacherDesk(storage: server.storage).roster("quiz").students.first { $0.user == "student" })
+            #expect(again.state == .answering, "\(again)")
+        }
+    }
+
     @Test("batches are bounded by count and by bytes")
     func batching() async throws {
         let answers: [(String, JSONValue)] =

@@ -235,18 +235,25 @@ extension Vault {
             guard let row = try database.row("SELECT kind, ref_id, tries FROM sync_queue WHERE seq = ?", [seq]), row.int(2) >= maxTries else {
                 return false
             }
-            try moveToDeadLetters(kind: try row.state(QueueKind.self, 0), refID: row.string(1), reason: "Gave up after \(row.int(2)) tries: \(error)")
+            try moveToDeadLetters(
+                kind: try row.state(QueueKind.self, 0),
+                refID: row.string(1),
+                reason: "Gave up after \(row.int(2)) tries: \(error)",
+                unseen: true
+            )
             return true
         }
     }
 
     /// Moves an answer or a submission out of the queue into the dead letters, keeping its content. Atomic: a
     /// crash never leaves an answer marked dead without its dead letter.
-    public func moveToDeadLetters(kind: QueueKind, refID: String, reason: String, now: Date = Date()) throws {
-        try database.inTransaction { try insertDeadLetter(kind: kind, refID: refID, reason: reason, now: now) }
+    /// `unseen`: the server neither received it nor decided on it (given up, or refused as invalid); it is reported
+    /// to the server once (`unreportedGivenUp`), so the teacher's roster shows it.
+    public func moveToDeadLetters(kind: QueueKind, refID: String, reason: String, unseen: Bool = false, now: Date = Date()) throws {
+        try database.inTransaction { try insertDeadLetter(kind: kind, refID: refID, reason: reason, unseen: unseen, now: now) }
     }
 
-    private func insertDeadLetter(kind: QueueKind, refID: String, reason: String, now: Date) throws {
+    private func insertDeadLetter(kind: QueueKind, refID: String, reason: String, unseen: Bool, now: Date) throws {
         let payload: Data
         let assessmentID: String?
         if kind == .response, let stored = try storedResponse(refID) {
@@ -268,9 +275,33 @@ extension Vault {
         }
         try database.execute("DELETE FROM sync_queue WHERE kind = ? AND ref_id = ?", [kind.rawValue, refID])
         try database.execute(
-            "INSERT INTO dead_letters (kind, ref_id, assessment_id, reason, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            [kind.rawValue, refID, assessmentID, reason, payload, now.timeIntervalSince1970]
+            "INSERT INTO dead_letters (kind, ref_id, assessment_id, reason, payload, created_at, unseen) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [kind.rawValue, refID, assessmentID, reason, payload, now.timeIntervalSince1970, unseen]
         )
+    }
+
+    /// Dead letters the server has not heard of, by attempt: the assessment, the attempt, how many, and their ids.
+    public func unreportedGivenUp() throws -> [(assessmentID: String, attemptID: String, ids: [Int])] {
+        var groups: [String: (assessmentID: String, ids: [Int])] = [:]
+        for row in try database.rows(
+            """
+            SELECT d.id, d.assessment_id, CASE d.kind WHEN \(QueueKind.response.sql) THEN r.attempt_id ELSE d.ref_id END
+            FROM dead_letters d LEFT JOIN responses r ON r.id = d.ref_id
+            WHERE d.unseen = 1 AND d.reported_at IS NULL AND d.assessment_id IS NOT NULL
+            ORDER BY d.id
+            """
+        ) {
+            guard let attempt = row.optionalString(2) else { continue }
+            groups[attempt, default: (row.string(1), [])].ids.append(row.int(0))
+        }
+        return groups.map { ($0.value.assessmentID, $0.key, $0.value.ids) }.sorted { $0.attemptID < $1.attemptID }
+    }
+
+    /// The server has been told of these dead letters.
+    public func markReported(_ ids: [Int], now: Date = Date()) throws {
+        try database.inTransaction {
+            for id in ids { try database.execute("UPDATE dead_letters SET reported_at = ? WHERE id = ?", [now.timeIntervalSince1970, id]) }
+        }
     }
 
     func storedResponse(_ id: String) throws -> StoredResponse? {

@@ -25,6 +25,7 @@ enum VaultSchema {
         migrator.register(11, version11)
         migrator.register(12, version12)
         migrator.register(13, version13)
+        migrator.register(14, version14)
         return migrator
     }
 
@@ -248,5 +249,12 @@ enum VaultSchema {
     /// from the other device that arrives later renews the receipt here.
     static let version13 = """
         ALTER TABLE attempts ADD COLUMN shared_at REAL;
+        """
+
+    /// Dead letters the server never received nor decided on (given up: too large, or failing until the tries ran
+    /// out; refused as invalid) are reported to it once, so the teacher's roster shows "given up on the device".
+    static let version14 = """
+        ALTER TABLE dead_letters ADD COLUMN unseen INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE dead_letters ADD COLUMN reported_at REAL;
         """
 }

@@ -72,6 +72,25 @@ struct ResponseRoutes<Storage: ServerStorage> {
             )
             return try JSONBody.response(bytes: bytes, request: request, headers: headers)
         }
+        group.post("given-up") { request, context in
+            let user = try context.user ?? { throw APIError.unauthorized }()
+            let report = try await JSONBody.decode(GivenUpReport.self, from: request, limit: 64 * 1024)
+            guard AssessmentValidator.isValidID(report.assessmentId), !report.attemptId.isEmpty, report.attemptId.unicodeScalars.count <= 100,
+                (1...100_000).contains(report.items)
+            else { throw APIError.badRequest("Name the assessment, the attempt (at most 100 characters) and how many items were given up.") }
+            guard try await storage.served(id: report.assessmentId) != nil else { throw APIError.notFound(report.assessmentId) }
+            // Keyed by the caller: it only ever marks their own row of the roster.
+            try await storage.recordRefusals([
+                RosterFacts.Refusal(
+                    user: user,
+                    assessmentID: report.assessmentId,
+                    attemptID: report.attemptId,
+                    reason: .givenUpOnDevice,
+                    at: Date().timeIntervalSince1970
+                )
+            ])
+            return Response(status: .noContent)
+        }
         uploads.post("submissions") { request, context in
             let user = try context.user ?? { throw APIError.unauthorized }()
             let submission = try await JSONBody.decode(SubmissionRequest.self, from: request, limit: 4 * 1024 * 1024)

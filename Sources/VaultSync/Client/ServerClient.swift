@@ -174,6 +174,12 @@ public struct ServerClient: Sendable {
         return results
     }
 
+    /// Tells the server what this vault gave up sending (`POST /v1/given-up`).
+    public func reportGivenUp(_ report: GivenUpReport) async throws {
+        let reply = try await send("POST", APIPath.givenUp, body: try CanonicalJSON.encode(report), maxBytes: 64 * 1024)
+        _ = try body(of: reply, expecting: [204])
+    }
+
     public func submit(_ request: SubmissionRequest) async throws -> SubmissionReceipt {
         let reply = try await send("POST", APIPath.submissions, body: try CanonicalJSON.encode(request), maxBytes: 1024 * 1024)
         switch reply.status {

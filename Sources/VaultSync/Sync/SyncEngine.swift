@@ -84,10 +84,25 @@ public final class SyncEngine {
             ignoreBackoff = false
         }
         if let downloader { report.refreshed = await refreshOutdated(downloader) }
+        await reportGivenUp()
         if await followOtherDevices() { _ = try await submitReady(ignoreBackoff: true) }
         await fetchResults()
         try vault.setMeta(["last_sync_at": Timestamp.string(now()), "connectivity": "online"])
         return finish()
+    }
+
+    /// Dead letters the server never received nor decided on are reported to it once per attempt, so the teacher's
+    /// roster shows "given up on the device" (the content stays here, in the dead letters). Best effort: the next sync
+    /// tries again.
+    private func reportGivenUp() async {
+        do {
+            for group in try vault.unreportedGivenUp() {
+                try await client.reportGivenUp(GivenUpReport(assessmentId: group.assessmentID, attemptId: group.attemptID, items: group.ids.count))
+                try vault.markReported(group.ids, now: now())
+            }
+        } catch {
+            logger.info("given-up answers not reported", metadata: ["reason": "\(error)"])
+        }
     }
 
     /// An attempt in progress here may have moved on on another of the student's devices: its later answers are
@@ -226,6 +241,7 @@ public final class SyncEngine {
                     kind: .response,
                     refID: result.id,
                     reason: "The server refused this answer: \(result.message ?? "no reason given").",
+                    unseen: true,
                     now: now()
                 )
             }
@@ -242,7 +258,13 @@ public final class SyncEngine {
             if items.count > 1 {
                 batchSize = max(1, items.count / 2)
             } else if let item = items.first {
-                try vault.moveToDeadLetters(kind: item.kind, refID: item.id, reason: "It is too large for the server to accept.", now: now())
+                try vault.moveToDeadLetters(
+                    kind: item.kind,
+                    refID: item.id,
+                    reason: "It is too large for the server to accept.",
+                    unseen: true,
+                    now: now()
+                )
             }
         case .offline:
             // Hard offline: nothing can go now; the queue is kept as it was.
@@ -261,7 +283,7 @@ public final class SyncEngine {
         default:
             // 400, 404, 422 and answers that break the contract: no retry; keep the content as dead letters.
             for item in items {
-                try vault.moveToDeadLetters(kind: item.kind, refID: item.id, reason: error.vaultError.message, now: now())
+                try vault.moveToDeadLetters(kind: item.kind, refID: item.id, reason: error.vaultError.message, unseen: true, now: now())
             }
         }
     }
