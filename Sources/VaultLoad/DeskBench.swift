@@ -42,6 +42,17 @@ enum DeskBench {
         guard let served = try await storage.served(id: assessmentID).map({ try JSONDecoder().decode(Assessment.self, from: $0.bytes) }) else {
             throw LoadError("the desk assessment was not stored")
         }
+        // The teacher's other assessments (`--assessments N` in all): the Assessments page lists every one with its
+        // counts. Small ones, as a term's quizzes are.
+        let assessments = Int(option("assessments", "1")!)!
+        for index in 1..<max(1, assessments) {
+            let quiz = Assessment(
+                id: "desk-extra-\(index)",
+                title: "Quiz \(index)",
+                questions: (1...5).map { Question(id: "q\($0)", type: .shortText, prompt: "Question \($0)?", maxLength: 200) }
+            )
+            _ = try await storage.publish(quiz, now: Date(), by: Publisher(name: teacher.name, role: .teacher))
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<students {
                 if index >= 8 { try await group.next() }
@@ -49,7 +60,7 @@ enum DeskBench {
             }
             try await group.waitForAll()
         }
-        print("seeded \(students) students with \(students * questions) answers on \(assessmentID)")
+        print("seeded \(students) students with \(students * questions) answers on \(assessmentID), \(max(1, assessments)) assessments")
     }
 
     static func seedStudent(_ index: Int, served: Assessment, storage: any ServerStorage) async throws {
@@ -136,10 +147,22 @@ enum DeskBench {
             page.append(seconds(ContinuousClock.now - start))
         }
         let raw = try await rawRounds(rounds)
+        // The Assessments page: every assessment of the teacher with its counts.
+        var list: [Double] = []
+        for _ in 0..<rounds {
+            var request = HTTPClientRequest(url: base + "/desk")
+            request.headers.add(name: "Cookie", value: cookie)
+            let start = ContinuousClock.now
+            let response = try await client.execute(request, timeout: .seconds(60))
+            _ = try await response.body.collect(upTo: 64 << 20)
+            guard response.status == .ok else { throw LoadError("the Assessments page answered \(response.status)") }
+            list.append(seconds(ContinuousClock.now - start))
+        }
 
         let line: [String: Any] = [
             "page_p50_ms": percentile(page, 0.5), "page_p99_ms": percentile(page, 0.99), "page_bytes": bytes,
             "raw_p50_ms": percentile(raw, 0.5), "raw_p99_ms": percentile(raw, 0.99), "export": export,
+            "list_p50_ms": percentile(list, 0.5), "list_p99_ms": percentile(list, 0.99),
         ]
         print(String(decoding: try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]), as: UTF8.self))
     }

@@ -19,8 +19,12 @@ public enum ResponseRules {
     /// When the assessment closes, in seconds since 1970: the earlier of its document's `not_after` and the teacher's
     /// `vault-server close`; nil when neither is set.
     public static func closesAt(_ assessment: Assessment, closedAt: Double?) -> Double? {
-        let notAfter = assessment.notAfter.flatMap(Timestamp.milliseconds).map { Double($0) / 1000 }
-        return [notAfter, closedAt].compactMap { $0 }.min()
+        closesAt(notAfter: assessment.notAfter, closedAt: closedAt)
+    }
+
+    /// The same from the document's `not_after` text (a catalog entry's).
+    public static func closesAt(notAfter: String?, closedAt: Double?) -> Double? {
+        [notAfter.flatMap(Timestamp.milliseconds).map { Double($0) / 1000 }, closedAt].compactMap { $0 }.min()
     }
 
     /// A sentence when an answer of a new attempt comes after closing, else nil. An attempt whose answers were

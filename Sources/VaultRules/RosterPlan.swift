@@ -398,3 +398,32 @@ extension Roster.Student {
         devicesLastSeen = lastSeen.map { Timestamp.string(epoch: $0) }
     }
 }
+
+/// What the Assessments page shows of every assessment at once, read in three statements whatever their number
+/// (the page read one whole roster per assessment: 300 rosters of 2,000 students).
+public struct AssessmentOverview: Sendable, Equatable {
+    /// Every student account.
+    public var students: Set<String>
+    /// Per assessment, the users who handed in an attempt.
+    public var handedIn: [String: Set<String>]
+    /// Per assessment, when the teacher closed it (seconds since 1970).
+    public var closedAt: [String: Double]
+
+    public init(students: Set<String>, handedIn: [String: Set<String>], closedAt: [String: Double]) {
+        self.students = students
+        self.handedIn = handedIn
+        self.closedAt = closedAt
+    }
+
+    /// The statements both stores run.
+    public static let studentsQuery = "SELECT name FROM users WHERE role = 'student'"
+    public static let handedInQuery = "SELECT DISTINCT assessment_id, user_name FROM submissions"
+    public static let closedQuery = "SELECT id, closed_at FROM assessments WHERE closed_at IS NOT NULL"
+
+    /// An assessment's counts as its roster of everyone counts them: handed in, of the students plus anyone else who
+    /// handed in (a teacher trying it out).
+    public func counts(_ assessmentID: String) -> (handedIn: Int, expected: Int) {
+        let submitters = handedIn[assessmentID] ?? []
+        return (submitters.count, students.count + submitters.subtracting(students).count)
+    }
+}

@@ -886,6 +886,25 @@ public final class PostgresServerStorage: ServerStorage {
         }
     }
 
+    public func assessmentOverview() async throws -> AssessmentOverview {
+        try await transaction(.repeatableRead) { connection in
+            var students = Set<String>()
+            for try await name in try await connection.query(PostgresQuery(unsafeSQL: AssessmentOverview.studentsQuery), logger: self.logger)
+                .decode(String.self)
+            { students.insert(name) }
+            var handedIn: [String: Set<String>] = [:]
+            for try await (assessment, user) in try await connection.query(
+                PostgresQuery(unsafeSQL: AssessmentOverview.handedInQuery),
+                logger: self.logger
+            ).decode((String, String).self) { handedIn[assessment, default: []].insert(user) }
+            var closed: [String: Double] = [:]
+            for try await (id, at) in try await connection.query(PostgresQuery(unsafeSQL: AssessmentOverview.closedQuery), logger: self.logger)
+                .decode((String, Double).self)
+            { closed[id] = at }
+            return AssessmentOverview(students: students, handedIn: handedIn, closedAt: closed)
+        }
+    }
+
     public func replacedAnswers(attemptID: String) async throws -> [ReplacedAnswer] {
         try await plain { client in
             var replaced: [ReplacedAnswer] = []

@@ -81,6 +81,7 @@ struct SlowStorage: ServerStorage {
     func heldAttempts(user: String, assessmentID: String) async throws -> [HeldAttempt] {
         try await base.heldAttempts(user: user, assessmentID: assessmentID)
     }
+    func assessmentOverview() async throws -> AssessmentOverview { try await base.assessmentOverview() }
     func replacedAnswers(attemptID: String) async throws -> [ReplacedAnswer] {
         try await base.replacedAnswers(attemptID: attemptID)
     }

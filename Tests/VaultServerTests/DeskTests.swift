@@ -75,6 +75,35 @@ enum Reach: String, CaseIterable, Sendable, CustomTestStringConvertible {
 struct DeskTests {
     static let essay = "مرحبا <script>alert(1)</script> — the answer\nin two lines"
 
+    @Test("the Assessments page's counts, read for every assessment at once, are each roster's counts", arguments: Backend.all)
+    func overviewIsTheRosters(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        try await harness.test { api in
+            let teacher = try await api.token("teacher")
+            #expect(try await api.publish(Fixtures.quiz(), teacher: teacher).status == .created)
+            var other = Fixtures.quiz()
+            other.id = "quiz-2"
+            #expect(try await api.publish(other, teacher: teacher).status == .created)
+            #expect(try await Self.handIn(api, student: "student", attempt: "o-1").status == .created)
+            #expect(try await Self.handIn(api, student: "teacher", attempt: "o-2").status == .created, "a teacher trying it out")
+            #expect(try await harness.storage.close(assessmentID: "quiz-2", at: Date(timeIntervalSince1970: 1_900_000_000)))
+            let overview = try await harness.storage.assessmentOverview()
+            let desk = TeacherDesk(storage: harness.storage)
+            for id in ["quiz-1", "quiz-2"] {
+                let roster = try await desk.roster(id, scored: false)
+                #expect(overview.counts(id) == (roster.handedInCount, roster.students.count), "\(id)")
+                #expect(
+                    ResponseRules.closesAt(notAfter: nil, closedAt: overview.closedAt[id]).map { Timestamp.string(epoch: $0) } == roster.closesAt
+                )
+            }
+            #expect(overview.counts("quiz-1") == (2, 3) && overview.counts("quiz-2") == (0, 2))
+            var browser = DeskBrowser(api: api)
+            _ = try await browser.signIn("teacher")
+            let page = try await browser.send(.get, "/desk").text
+            #expect(page.contains(Timestamp.readable(epoch: 1_900_000_000)), "the closing shows")
+        }
+    }
+
     /// The student hands in a quiz with an essay; returns the attempt id.
     static func handIn(
         _ api: APIClient,

@@ -308,8 +308,11 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         var rows: [DeskView.AssessmentRow] = []
         // A teacher sees the assessments they own or share; an administrator sees every one.
         let shared = context.role == .admin ? nil : try await storage.sharedAssessmentIDs(teacher: context.user ?? "")
+        // Every assessment's counts in one read (not a roster each).
+        let overview = try await storage.assessmentOverview()
         for entry in try await storage.catalog() where shared?.contains(entry.id) ?? true {
-            let roster = try? await desk.roster(entry.id, scored: false)
+            let counts = overview.counts(entry.id)
+            let closes = ResponseRules.closesAt(notAfter: entry.notAfter, closedAt: overview.closedAt[entry.id])
             rows.append(
                 DeskView.AssessmentRow(
                     id: entry.id,
@@ -318,9 +321,9 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
                     version: entry.version,
                     sealed: entry.sealed == true ? "sealed" : "",
                     opens: entry.opensAt.map(Timestamp.readable) ?? "",
-                    closes: roster?.closesAt.map(Timestamp.readable) ?? "",
-                    handedIn: roster?.handedInCount ?? 0,
-                    expected: roster?.students.count ?? 0
+                    closes: closes.map { Timestamp.readable(epoch: $0) } ?? "",
+                    handedIn: counts.handedIn,
+                    expected: counts.expected
                 )
             )
         }

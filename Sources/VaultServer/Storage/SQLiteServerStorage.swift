@@ -477,6 +477,22 @@ public final class SQLiteServerStorage: ServerStorage {
         }
     }
 
+    public func assessmentOverview() async throws -> AssessmentOverview {
+        try await onDatabase { database, _ in
+            try database.inTransaction {
+                var handedIn: [String: Set<String>] = [:]
+                for row in try database.rows(AssessmentOverview.handedInQuery) { handedIn[row.string(0), default: []].insert(row.string(1)) }
+                var closed: [String: Double] = [:]
+                for row in try database.rows(AssessmentOverview.closedQuery) { closed[row.string(0)] = row.double(1) }
+                return AssessmentOverview(
+                    students: Set(try database.rows(AssessmentOverview.studentsQuery).map { $0.string(0) }),
+                    handedIn: handedIn,
+                    closedAt: closed
+                )
+            }
+        }
+    }
+
     public func replacedAnswers(attemptID: String) async throws -> [ReplacedAnswer] {
         try await onDatabase { database, _ in
             try database.rows(ReplacedAnswersQuery.sql.replacingOccurrences(of: "$1", with: "?1"), [attemptID]).map {

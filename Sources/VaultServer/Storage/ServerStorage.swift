@@ -118,6 +118,8 @@ public protocol ServerStorage: Service {
     /// `detail: .summary` leaves the answers and feedback out of `results` (states, counts and flags need none; the
     /// rows a page shows are scored from `resultInputs(attemptIDs:)`).
     func rosterFacts(assessmentID: String, group: String?, detail: ResultDetail) async throws -> RosterFacts?
+    /// Every assessment's counts for the Assessments page, in a constant number of statements.
+    func assessmentOverview() async throws -> AssessmentOverview
 
     /// The sealing of a published version, or nil before it was made.
     func sealing(assessmentID: String, version: Int) async throws -> SealingMaterial?
