@@ -116,7 +116,7 @@ extension Vault {
             let minutes = max(0, Int(remaining.components.seconds)) / 60
             let left = minutes >= 1 ? (minutes == 1 ? "1 minute" : "\(minutes) minutes") : "less than a minute"
             return
-                "You started \(title) on another device at \(Sealing.readable(startedAt)); \(left) left. Your \(brought) from there are here; `vault take` continues the same attempt."
+                "You started \(title) on another device at \(Sealing.readable(startedAt)); \(left) left. \(brought) brought here; `vault take` continues the same attempt."
         }
     }
 }
