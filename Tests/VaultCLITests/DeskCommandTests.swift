@@ -65,6 +65,19 @@ struct DeskCommandTests {
         #expect(try server.admin(["close", "algebra-1", "--at", "yesterday"]).stderr.contains("--at takes a time"))
     }
 
+    @Test("an attempt begun after closing is refused, and the roster keeps saying so: the vault reports only what the server never received")
+    func refusedStaysRefused() throws {
+        let (vault, server) = try CLIFixtures.downloaded(["algebra-1"])
+        #expect(try server.admin(["close", "algebra-1"]).status == 0)
+        Thread.sleep(forTimeInterval: 1.1)  // answered after the closing second
+        #expect(try vault.answer("algebra-1", "q1", "b").status == 0)
+        _ = try vault.unlocked(["sync"])
+        _ = try vault.unlocked(["sync"])
+        let roster = try #require(try server.admin(["roster", "algebra-1", "--json"]).json?["students"] as? [[String: Any]])
+        let demo = try #require(roster.first { $0["user"] as? String == "demo" })
+        #expect(demo["state"] as? String == "refused" && demo["refusal"] as? String == "after_closing", "\(demo)")
+    }
+
     @Test("an answer synced by the real vault carries when its attempt started: the roster shows it (started_at) while they answer")
     func startedAtFromTheVault() throws {
         let (vault, server) = try CLIFixtures.prepared(answers: [("q1", "b")], submit: false)

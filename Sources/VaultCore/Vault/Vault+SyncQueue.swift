@@ -247,8 +247,9 @@ extension Vault {
 
     /// Moves an answer or a submission out of the queue into the dead letters, keeping its content. Atomic: a
     /// crash never leaves an answer marked dead without its dead letter.
-    /// `unseen`: the server neither received it nor decided on it (given up, or refused as invalid); it is reported
-    /// to the server once (`unreportedGivenUp`), so the teacher's roster shows it.
+    /// `unseen`: the server never received it (too large even alone, or failing until the tries ran out); it is
+    /// reported to the server once (`unreportedGivenUp`), so the teacher's roster shows it. What the server refused it
+    /// decided on itself (and records what the roster needs: closed, no attempts left), so that is not reported.
     public func moveToDeadLetters(kind: QueueKind, refID: String, reason: String, unseen: Bool = false, now: Date = Date()) throws {
         try database.inTransaction { try insertDeadLetter(kind: kind, refID: refID, reason: reason, unseen: unseen, now: now) }
     }

@@ -251,8 +251,8 @@ enum VaultSchema {
         ALTER TABLE attempts ADD COLUMN shared_at REAL;
         """
 
-    /// Dead letters the server never received nor decided on (given up: too large, or failing until the tries ran
-    /// out; refused as invalid) are reported to it once, so the teacher's roster shows "given up on the device".
+    /// Dead letters the server never received (given up: too large even alone, or failing until the tries ran out)
+    /// are reported to it once, so the teacher's roster shows "given up on the device".
     static let version14 = """
         ALTER TABLE dead_letters ADD COLUMN unseen INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE dead_letters ADD COLUMN reported_at REAL;

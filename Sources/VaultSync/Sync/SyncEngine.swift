@@ -241,7 +241,6 @@ public final class SyncEngine {
                     kind: .response,
                     refID: result.id,
                     reason: "The server refused this answer: \(result.message ?? "no reason given").",
-                    unseen: true,
                     now: now()
                 )
             }
@@ -283,7 +282,7 @@ public final class SyncEngine {
         default:
             // 400, 404, 422 and answers that break the contract: no retry; keep the content as dead letters.
             for item in items {
-                try vault.moveToDeadLetters(kind: item.kind, refID: item.id, reason: error.vaultError.message, unseen: true, now: now())
+                try vault.moveToDeadLetters(kind: item.kind, refID: item.id, reason: error.vaultError.message, now: now())
             }
         }
     }
