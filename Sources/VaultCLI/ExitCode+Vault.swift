@@ -1,5 +1,6 @@
 import ArgumentParser
 import VaultCore
+import VaultSync
 
 /// The exit codes of docs/cli.md.
 enum VaultExit {
@@ -24,6 +25,20 @@ enum VaultExit {
         case .temporary: temporary
         case .offline: offline
         case .usage: usage
+        }
+    }
+
+    /// A failure of the vault's own as the student reads it (never an HTTP code or a database number); nil for
+    /// anything else (an argument error keeps ArgumentParser's message). The one mapping for every command.
+    static func vaultError(for error: any Error) -> VaultError? {
+        switch error {
+        case let error as VaultError: error
+        case let error as ServerError: error.vaultError
+        case let error as DatabaseError: error.vaultError
+        case let error as CryptoError:
+            VaultError(.io, "A cryptographic operation failed unexpectedly; nothing was changed.", detail: "\(error)")
+        case let error as Gzip.Failure: VaultError(.invalidData, "Stored data could not be decompressed (\(error)).")
+        default: nil
         }
     }
 

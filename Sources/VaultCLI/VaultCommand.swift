@@ -32,24 +32,13 @@ struct VaultCommand: AsyncParsableCommand {
             } else {
                 try command.run()
             }
-        } catch let error as VaultError {
-            Console.reportFailure(error, json: json)
-            Foundation.exit(VaultExit.code(for: error))
-        } catch let error as DatabaseError {
-            let mapped = error.vaultError
-            Console.reportFailure(mapped, json: json)
-            Foundation.exit(VaultExit.code(for: mapped))
-        } catch let error as CryptoError {
-            let mapped = VaultError(.io, "A cryptographic operation failed unexpectedly; nothing was changed.", detail: "\(error)")
-            Console.reportFailure(mapped, json: json)
-            Foundation.exit(VaultExit.code(for: mapped))
-        } catch let error as Gzip.Failure {
-            let mapped = VaultError(.invalidData, "Stored data could not be decompressed (\(error)).")
-            Console.reportFailure(mapped, json: json)
-            Foundation.exit(VaultExit.code(for: mapped))
         } catch let exit as CommandExit {
             Foundation.exit(exit.code)
         } catch {
+            if let mapped = VaultExit.vaultError(for: error) {
+                Console.reportFailure(mapped, json: json)
+                Foundation.exit(VaultExit.code(for: mapped))
+            }
             let code = exitCode(for: error).rawValue
             // Argument errors use ArgumentParser's own message and usage; 64 instead of its 64/1 mix.
             if code == 0 {

@@ -428,10 +428,7 @@ struct DeskTests {
     func answeringNow(backend: Backend) async throws {
         let harness = try await ServerHarness(backend)
         try await harness.test { api in
-            let teacher = try await api.token("teacher")
-            #expect(try await api.publish(Fixtures.quiz(), teacher: teacher).status == .created)
-            let token = try await api.token("student")
-            let served = try await api.served("quiz-1", token: token)
+            let (_, token, served) = try await api.quizServed()
             let desk = TeacherDesk(storage: harness.storage)
             var row = try #require(try await desk.roster("quiz-1").students.first { $0.user == "student" })
             #expect(row.state == .downloaded && row.lastSeenAt != nil)

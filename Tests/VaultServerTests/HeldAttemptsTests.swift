@@ -80,10 +80,7 @@ struct HeldAttemptsTests {
     func answersAfterHandIn(backend: Backend) async throws {
         let harness = try await ServerHarness(backend)
         try await harness.test { api in
-            let teacher = try await api.token("teacher")
-            #expect(try await api.publish(Fixtures.quiz(), teacher: teacher).status == .created)
-            let token = try await api.token("student")
-            let served = try await api.served("quiz-1", token: token)
+            let (teacher, token, served) = try await api.quizServed()
             // Device B holds q1 and q3 and hands the attempt in at 10:10.
             let q1 = Fixtures.item(served, question: "q1", answer: .string("b"), at: "2026-11-20T10:00:00.000Z")
             let q3 = Fixtures.item(served, question: "q3", answer: .bool(true), at: "2026-11-20T10:01:00.000Z")
@@ -149,10 +146,7 @@ struct HeldAttemptsTests {
     func devicesOnTheRoster(backend: Backend) async throws {
         let harness = try await ServerHarness(backend)
         try await harness.test { api in
-            let teacher = try await api.token("teacher")
-            #expect(try await api.publish(Fixtures.quiz(), teacher: teacher).status == .created)
-            let token = try await api.token("student")
-            let served = try await api.served("quiz-1", token: token)
+            let (_, token, served) = try await api.quizServed()
             func upload(_ minute: Int, device: String?) async throws -> Int {
                 let item = Fixtures.item(served, question: "q3", answer: .bool(minute % 2 == 0), at: "2026-11-20T10:0\(minute):00.000Z")
                 let reply = try await api.send(.post, APIPath.batch, token: token, json: BatchRequest(responses: [item], device: device))

@@ -164,7 +164,8 @@ struct ItemAnalysisTests {
                     submittedAt: "2026-11-20T10:10:00.000Z",
                     responseIds: items.map(\.id)
                 ).listing(items)
-                #expect(try await api.send(.post, APIPath.submissions, token: token, json: submission).status == .created)
+                let handedIn = try await api.send(.post, APIPath.submissions, token: token, json: submission)
+                #expect(handedIn.status == .created, "\(String(decoding: handedIn.body, as: UTF8.self))")
             }
             var browser = DeskBrowser(api: api)
             _ = try await browser.signIn("teacher")

@@ -63,21 +63,13 @@ struct Download: AsyncParsableCommand {
                     }
                 } catch {
                     // The copy is stored; only the look for an attempt begun elsewhere failed (said, not fatal).
-                    context.console.line("Could not check whether you started \(id) on another device: \(Self.sentence(error))")
+                    let why = VaultExit.vaultError(for: error)?.message ?? "the server's answer could not be read."
+                    context.console.line("Could not check whether you started \(id) on another device: \(why)")
                 }
             }
             return results
         }
         if results.isEmpty { context.console.line("Nothing new to download.") }
         context.console.emit(["downloads": results])
-    }
-
-    /// A failure as the student reads it (never an HTTP code).
-    static func sentence(_ error: any Error) -> String {
-        switch error {
-        case let error as ServerError: error.vaultError.message
-        case let error as VaultError: error.message
-        default: "the server's answer could not be read."
-        }
     }
 }

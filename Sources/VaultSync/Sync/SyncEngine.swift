@@ -91,7 +91,7 @@ public final class SyncEngine {
         return finish()
     }
 
-    /// Dead letters the server never received nor decided on are reported to it once per attempt, so the teacher's
+    /// Dead letters the server never received (too large even alone, or their tries ran out) are reported to it once per attempt, so the teacher's
     /// roster shows "given up on the device" (the content stays here, in the dead letters). Best effort: the next sync
     /// tries again.
     private func reportGivenUp() async {
@@ -120,6 +120,8 @@ public final class SyncEngine {
                 for held in try await client.attempts(assessmentID: assessmentID, user: user, key: key) where here.contains(held.attemptId) {
                     let outcome = try vault.reconcile(held, now: now())
                     renew = renew || outcome.receiptRenewed
+                    // Nothing moved (the usual case at every sync): no document is opened for a title.
+                    guard outcome != Vault.Reconciled() else { continue }
                     let title = (try? vault.loadAssessment(id: assessmentID, allowSealed: true).assessment.title) ?? assessmentID
                     report.notices += Vault.reconciledSentences(outcome, title: title)
                 }
