@@ -43,6 +43,8 @@ let package = Package(
             name: "CVaultZlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // glibc's gettext and setlocale (part of libc: nothing to link; msgfmt from `gettext` builds the catalogs).
+        .systemLibrary(name: "CGettext"),
 
         // The vault: storage, crypto, compression, cache. The only target that touches the C modules.
         .target(
@@ -106,12 +108,15 @@ let package = Package(
         // Text for terminals: display widths (CJK, emoji, bidi marks), wrapping, aligned tables. `vault` and
         // `vault-server` print with it.
         .target(name: "VaultTerminal"),
+        // The student's language: messages from gettext catalogs (po/), plurals by the language's rules, right to
+        // left marked where the language needs it.
+        .target(name: "VaultLanguage", dependencies: ["CGettext"]),
         // The take screen as a state machine (events in, effects out), with no terminal and no storage in it.
-        .target(name: "VaultTake", dependencies: ["VaultCore", "VaultAPI"]),
+        .target(name: "VaultTake", dependencies: ["VaultCore", "VaultAPI", "VaultLanguage"]),
         .executableTarget(
             name: "VaultCLI",
             dependencies: [
-                "VaultCore", "VaultSync", "VaultAPI", "VaultTake", "VaultTerminal",
+                "VaultCore", "VaultSync", "VaultAPI", "VaultTake", "VaultTerminal", "VaultLanguage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -163,6 +168,7 @@ let package = Package(
             dependencies: ["VaultTake", "VaultCore", "VaultAPI", "VaultTestSupport"]
         ),
         .testTarget(name: "VaultTerminalTests", dependencies: ["VaultTerminal"]),
+        .testTarget(name: "VaultLanguageTests", dependencies: ["VaultLanguage", "VaultTestSupport"]),
         // Exam-day faults with real parts: a PostgreSQL cluster of the test's own (stopped, started, its backends
         // terminated, its tables locked), real `vault-server` processes and real vaults.
         .testTarget(name: "VaultFaultTests", dependencies: ["VaultTestSupport"]),

@@ -1,0 +1,178 @@
+import CGettext
+import Foundation
+import Synchronization
+
+/// The language the vault speaks to the student: messages from the gettext catalogs in `po/` (compiled by
+/// `scripts/catalogs` to `share/locale/<lang>/LC_MESSAGES/vault.mo`), read through glibc's gettext. Chosen once at
+/// start (`activate`); English, the messages as written in the code, when nothing is chosen or no catalog matches.
+///
+/// Foundation's localization does not work on Linux (no `String(localized:)`, `Locale.current` ignores LANG), so
+/// this is gettext through a module map, the way the platform's own tools do it.
+public enum Language {
+    /// The gettext domain: `vault.mo`.
+    public static let domain = "vault"
+
+    /// What the active catalog says of its language: direction and digits.
+    public struct Traits: Sendable, Equatable {
+        /// Written right to left (Arabic, Persian): messages are marked so that bidi-aware terminals show them so.
+        public var rightToLeft = false
+        /// The digits 0 to 9 as the language writes them (ASCII unless the catalog says otherwise).
+        public var digits: [Character] = Array("0123456789")
+        public init(rightToLeft: Bool = false, digits: [Character] = Array("0123456789")) {
+            self.rightToLeft = rightToLeft
+            self.digits = digits
+        }
+    }
+
+    private static let state = Mutex<(active: Bool, traits: Traits)>((false, Traits()))
+
+    /// The active language's traits (left to right, ASCII digits until `activate` finds a catalog saying otherwise).
+    public static var traits: Traits { state.withLock { $0.traits } }
+
+    /// The language asked for, as a gettext LANGUAGE chain ("fa", "pt_BR:pt"), or nil for English. The first that
+    /// names one wins: `--lang`, then VAULT_LANG, then LANGUAGE, LC_ALL, LC_MESSAGES and LANG as the system gives
+    /// them ("fa_IR.UTF-8" → "fa_IR:fa"). "C", "POSIX" and anything that is not a language tag are passed over, so a
+    /// hostile value never reaches the catalog's path.
+    public static func requested(explicit: String?, environment: [String: String]) -> String? {
+        let sources = [
+            explicit, environment["VAULT_LANG"], environment["LANGUAGE"], environment["LC_ALL"], environment["LC_MESSAGES"], environment["LANG"],
+        ]
+        for source in sources {
+            guard let source, !source.isEmpty else { continue }
+            var chain: [String] = []
+            for part in source.split(separator: ":") {
+                // "fa_IR.UTF-8@calendar" → "fa_IR", then its language alone as the fallback.
+                let tag = String(part.prefix { $0 != "." && $0 != "@" })
+                guard tag != "C", tag != "POSIX", Self.isTag(tag) else { continue }
+                chain.append(tag)
+                if let base = tag.split(separator: "_").first.map(String.init), base != tag { chain.append(base) }
+            }
+            if !chain.isEmpty { return Self.unique(chain).joined(separator: ":") }
+            // An explicit "C" or "POSIX" means English: later sources are not asked.
+            if source == explicit || source == environment["VAULT_LANG"], ["C", "POSIX"].contains(source.prefix { $0 != "." }) { return nil }
+        }
+        return nil
+    }
+
+    /// Speaks `chain` (from `requested`) from the catalogs in `directory` (nil: `VAULT_LOCALEDIR`, else
+    /// `share/locale` beside the executable's directory). Sets the messages' locale itself, to C.UTF-8 when the
+    /// system's is missing or C, so a machine with only C.UTF-8 still speaks Persian.
+    @discardableResult
+    public static func activate(
+        _ chain: String?,
+        catalogs directory: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    )
+        -> Traits
+    {
+        setenv("LANGUAGE", chain ?? "en", 1)
+        for category in [LC_CTYPE, LC_MESSAGES] {
+            let set = setlocale(category, "").map { String(cString: $0) }
+            if set == nil || set == "C" || set == "POSIX" { setlocale(category, "C.UTF-8") }
+        }
+        if let directory = directory ?? Self.catalogDirectory(environment: environment) {
+            bindtextdomain(domain, directory)
+            bind_textdomain_codeset(domain, "UTF-8")
+        }
+        // Translators: write rtl here if your language is written right to left (Arabic, Persian); leave ltr otherwise.
+        let direction = lookUp("ltr")
+        // Translators: the digits zero to nine as your language writes them, in order (Persian: ۰۱۲۳۴۵۶۷۸۹).
+        let digits = Array(lookUp("0123456789"))
+        let traits = Traits(rightToLeft: direction == "rtl", digits: digits.count == 10 ? digits : Array("0123456789"))
+        state.withLock { $0 = (true, traits) }
+        return traits
+    }
+
+    /// Where the compiled catalogs are: `VAULT_LOCALEDIR`, else `../share/locale` from the executable (an installed
+    /// /usr/bin/vault finds /usr/share/locale; a build in .build/debug finds .build/share/locale).
+    static func catalogDirectory(environment: [String: String]) -> String? {
+        if let set = environment["VAULT_LOCALEDIR"], !set.isEmpty { return set }
+        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
+        let directory = URL(fileURLWithPath: executable).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+            "share/locale"
+        ).path
+        return FileManager.default.fileExists(atPath: directory) ? directory : nil
+    }
+
+    /// A message from the catalog, its `{name}` placeholders filled.
+    static func message(_ id: String, plural: String? = nil, count: Int = 0, _ values: [(key: String, value: any Sendable)]) -> String {
+        let active = state.withLock { $0.active }
+        let text: String
+        if !active {
+            text = plural.map { count == 1 ? id : $0 } ?? id
+        } else if let plural {
+            text = Self.lookUp(id, plural: plural, count: count)
+        } else {
+            text = Self.lookUp(id)
+        }
+        return fill(text, values: values, traits: traits)
+    }
+
+    /// gettext answers with the id's own pointer when the catalog lacks it: the ids' storage is kept alive until
+    /// the answer is copied.
+    static func lookUp(_ id: String, plural: String? = nil, count: Int = 0) -> String {
+        id.withCString { id in
+            guard let plural else { return String(cString: dgettext(domain, id)) }
+            return plural.withCString { plural in String(cString: dngettext(domain, id, plural, UInt(max(count, 0)))) }
+        }
+    }
+
+    /// Fills `{name}` placeholders: a number in the language's digits, every value isolated (U+2068…U+2069) in a
+    /// right-to-left language so an id, a command or the student's own words keep their direction; the whole line
+    /// begins with a right-to-left mark there, so a bidi-aware terminal lays it out right to left.
+    static func fill(_ text: String, values: [(key: String, value: any Sendable)], traits: Traits) -> String {
+        var result = ""
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            result += rest[..<open]
+            let name = String(rest[rest.index(after: open)..<close])
+            if let value = values.first(where: { $0.key == name })?.value {
+                let shown = (value as? Int).map { number($0, traits: traits) } ?? "\(value)"
+                result += traits.rightToLeft ? "\u{2068}" + shown + "\u{2069}" : shown
+            } else {
+                result += rest[open...close]
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        result += rest
+        return traits.rightToLeft && !result.isEmpty ? "\u{200F}" + result : result
+    }
+
+    /// A whole number in the active language's digits ("۱۲" in Persian).
+    public static func number(_ value: Int) -> String { number(value, traits: traits) }
+
+    /// Digits of any text in the active language's (the clock "03:06" → "۰۳:۰۶"); everything else unchanged.
+    public static func digits(_ text: String) -> String {
+        let traits = traits
+        guard traits.digits != Array("0123456789") else { return text }
+        return String(text.map { $0.isASCII && $0.isNumber ? traits.digits[Int($0.asciiValue! - 48)] : $0 })
+    }
+
+    static func number(_ value: Int, traits: Traits) -> String {
+        let ascii = String(value)
+        guard traits.digits != Array("0123456789") else { return ascii }
+        return String(ascii.map { $0.isNumber ? traits.digits[Int($0.asciiValue! - 48)] : $0 })
+    }
+
+    static func isTag(_ tag: String) -> Bool {
+        !tag.isEmpty && tag.count <= 16 && tag.allSatisfy { $0.isASCII && ($0.isLetter || $0 == "_") } && tag.first!.isLetter
+    }
+
+    private static func unique(_ tags: [String]) -> [String] {
+        var seen = Set<String>()
+        return tags.filter { seen.insert($0).inserted }
+    }
+}
+
+/// A message in the student's language: `tr("Question {n} of {count}.", ["n": 2, "count": 6])`. The id is the
+/// English sentence, whole (never pieces glued together, so every language keeps its own word order); `{name}`
+/// placeholders are filled after translation. Only a literal may be an id: `scripts/catalogs` finds them in the code.
+public func tr(_ id: StaticString, _ values: KeyValuePairs<String, any Sendable> = [:]) -> String {
+    Language.message(id.description, Array(values))
+}
+
+/// A message that depends on a count, by the language's own plural rules (Arabic has six forms): `{n}` is the count.
+/// `trn("{n} question", "{n} questions", 3)`.
+public func trn(_ singular: StaticString, _ plural: StaticString, _ count: Int, _ values: KeyValuePairs<String, any Sendable> = [:]) -> String {
+    Language.message(singular.description, plural: plural.description, count: count, [(key: "n", value: count)] + Array(values))
+}
