@@ -50,7 +50,7 @@ let package = Package(
         .target(
             name: "VaultCore",
             dependencies: [
-                "CSQLCipher", "COpenSSL", "CVaultZlib", "CKeyutils", "VaultAPI",
+                "CSQLCipher", "COpenSSL", "CVaultZlib", "CKeyutils", "VaultAPI", "VaultLanguage",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

@@ -16,13 +16,26 @@ struct GlobalOptions: ParsableArguments {
 
     @Flag(help: "Log details to stderr (never passwords or keys).")
     var verbose = false
+
+    @Option(help: "The language to speak: es, fr, pt_BR, sw, ar or fa (also $VAULT_LANG; else LANGUAGE, LC_ALL, LANG).")
+    var lang: String?
 }
 
 /// Moves global options written before the command name to the end, so `vault --json status` and
 /// `vault status --json` parse alike.
 enum ArgumentNormalizer {
     static let flags: Set<String> = ["--json", "--no-color", "--quiet", "--verbose"]
-    static let valued: Set<String> = ["--vault"]
+    static let valued: Set<String> = ["--vault", "--lang"]
+
+    /// The value of a valued global option (`--lang fa` or `--lang=fa`), read before the command is parsed.
+    static func value(of option: String, in arguments: [String]) -> String? {
+        for (index, argument) in arguments.enumerated() {
+            if argument == "--" { return nil }
+            if argument == option, index + 1 < arguments.count { return arguments[index + 1] }
+            if argument.hasPrefix(option + "=") { return String(argument.dropFirst(option.count + 1)) }
+        }
+        return nil
+    }
 
     static func normalize(_ arguments: [String]) -> [String] {
         var rest: [String] = []

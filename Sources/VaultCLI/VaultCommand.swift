@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultLanguage
 import VaultTerminal
 
 @main
@@ -25,6 +26,16 @@ struct VaultCommand: AsyncParsableCommand {
         signal(SIGXFSZ, SIG_IGN)
         let arguments = ArgumentNormalizer.normalize(Array(CommandLine.arguments.dropFirst()))
         let json = arguments.contains("--json")
+        // The language first, so every sentence after this is in it; `--json` documents stay English (scripts read
+        // them), as do exit codes.
+        let lang = ArgumentNormalizer.value(of: "--lang", in: arguments)
+        if let lang, Language.requested(explicit: lang, environment: [:]) == nil, !["C", "POSIX", "en"].contains(lang) {
+            FileHandle.standardError.write(
+                Data("Error: --lang takes a language code such as es, fr, pt_BR, sw, ar or fa (not \(TerminalText.visible(lang))).\n".utf8)
+            )
+            Foundation.exit(VaultExit.usage)
+        }
+        Language.activate(json ? nil : Language.requested(explicit: lang, environment: ProcessInfo.processInfo.environment))
         do {
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? AsyncParsableCommand {

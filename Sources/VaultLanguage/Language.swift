@@ -138,6 +138,17 @@ public enum Language {
         return traits.rightToLeft && !result.isEmpty ? "\u{200F}" + result : result
     }
 
+    /// A line the code composed itself (a choice's letter and text): begun with a right-to-left mark in a
+    /// right-to-left language, so it is laid out like the sentences around it.
+    public static func marked(_ line: String) -> String { traits.rightToLeft && !line.isEmpty ? "\u{200F}" + line : line }
+
+    /// Every line of `text` marked like `marked` (a wrapped sentence's second line too).
+    public static func markedLines(_ text: String) -> String {
+        guard traits.rightToLeft else { return text }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasPrefix("\u{200F}") ? String($0) : marked(String($0)) }
+            .joined(separator: "\n")
+    }
+
     /// A whole number in the active language's digits ("۱۲" in Persian).
     public static func number(_ value: Int) -> String { number(value, traits: traits) }
 

@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultLanguage
 
 /// An answer in the letters and texts the student saw: "b) 5", "a) Oxygen, c) Nitrogen", "1 b) Paris; 2 a) Lima",
 /// "[1] cat; [2] b) mat". The take screen says the whole answer with it after every change, and `vault results` the
@@ -14,7 +15,7 @@ public enum AnswerWords {
             let chosen = value.arrayValue?.compactMap(\.stringValue) ?? value.stringValue.map { [$0] } ?? []
             return chosen.compactMap { choice($0, in: question.choices ?? []) }.joined(separator: ", ")
         case .trueFalse:
-            return value.boolValue.map { $0 ? "true" : "false" } ?? ""
+            return value.boolValue.map { $0 ? tr("true") : tr("false") } ?? ""
         case .matching:
             let left = (question.left ?? []).map(\.id)
             let right = question.right ?? []
@@ -48,7 +49,7 @@ public enum AnswerWords {
         case .multipleChoice, .matching, .ordering:
             words = text(.array(key), for: question)
         case .shortText, .essay:
-            words = key.compactMap(\.stringValue).filter { !isCatchAll($0) }.joined(separator: " or ")
+            words = key.compactMap(\.stringValue).filter { !isCatchAll($0) }.joined(separator: " " + tr("or") + " ")
         }
         return words.isEmpty ? nil : words
     }

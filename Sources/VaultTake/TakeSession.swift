@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultLanguage
 
 /// The take screen as a state machine: a value that takes one event at a time (a typed line, a clock tick, a
 /// signal, a resize) and returns what to do, in order. It never waits and never touches the vault or the terminal:
@@ -120,7 +121,7 @@ public struct TakeSession: Sendable {
         case .resize: return mode == .question ? [.showQuestion(note: nil)] : []
         case .draft(let text): return draft(text, now: now)
         case .endOfInput:
-            if mode == .starting { return stop("Not started; your time has not begun.", status: 0) }
+            if mode == .starting { return stop(Self.notStarted, status: 0) }
             return leave(0, say: true)
         case .line(let line):
             firstLineDraft = nil
@@ -152,13 +153,20 @@ public struct TakeSession: Sendable {
     /// An attempt begun on another device says so, once per opening, with the time its clock kept.
     private func continuedNote(_ now: Now) -> [Effect] {
         guard attempt.continuedAt != nil else { return [] }
-        let started = attempt.time.startedAt.map { " at \(Sealing.readable($0))" } ?? ""
-        let left = now.time.remaining.map { "; \(TakeTimeText.spoken($0)) left" } ?? ""
-        return [.say("You started this test on another device\(started)\(left).")]
+        let started = attempt.time.startedAt.map { Sealing.readable($0) }
+        let sentence =
+            switch (started, now.time.remaining) {
+            case (let at?, let left?):
+                tr("You started this test on another device at {time}; {left} left.", ["time": at, "left": TakeTimeText.spoken(left)])
+            case (let at?, nil): tr("You started this test on another device at {time}.", ["time": at])
+            case (nil, let left?): tr("You started this test on another device; {left} left.", ["left": TakeTimeText.spoken(left)])
+            case (nil, nil): tr("You started this test on another device.")
+            }
+        return [.say(sentence)]
     }
 
     private mutating func answerStart(_ line: String, now: Now) -> [Effect] {
-        guard Self.isYes(line) else { return stop("Not started; your time has not begun.", status: 0) }
+        guard Self.isYes(line) else { return stop(Self.notStarted, status: 0) }
         mode = .question
         shownAt = now.elapsed
         skipMarks(now)
@@ -172,18 +180,32 @@ public struct TakeSession: Sendable {
     }
 
     public var intro: String {
-        var text = "\(attempt.assessment.title): \(Plural.count(count, "question")). Type ? for help. Every answer is saved as you type it."
-        if !attempt.answers.isEmpty { text += " Resuming: \(attempt.answers.count) answered so far." }
-        return text
+        let title = attempt.assessment.title
+        if attempt.answers.isEmpty {
+            return trn(
+                "{title}: {n} question. Type ? for help. Every answer is saved as you type it.",
+                "{title}: {n} questions. Type ? for help. Every answer is saved as you type it.",
+                count,
+                ["title": title]
+            )
+        }
+        return trn(
+            "{title}: {n} question. Type ? for help. Every answer is saved as you type it. Resuming: {answered} answered so far.",
+            "{title}: {n} questions. Type ? for help. Every answer is saved as you type it. Resuming: {answered} answered so far.",
+            count,
+            ["title": title, "answered": attempt.answers.count]
+        )
     }
 
     public var savedMessage: String {
-        "Saved. Come back with `vault take \(attempt.assessment.id)`" + (isTimed ? "; the time keeps running while you are away." : ".")
+        isTimed
+            ? tr("Saved. Come back with `vault take {id}`; the time keeps running while you are away.", ["id": attempt.assessment.id])
+            : tr("Saved. Come back with `vault take {id}`.", ["id": attempt.assessment.id])
     }
 
     /// Leaves with everything saved (an essay's lines were saved as they were entered).
     private mutating func leave(_ status: Int32, say: Bool) -> [Effect] {
-        if mode == .starting { return stop("Not started; your time has not begun.", status: status) }
+        if mode == .starting { return stop(Self.notStarted, status: status) }
         mode = .finished
         return [.saveProgress(currentQuestion: index)] + (say ? [.say(savedMessage)] : []) + [.exit(status)]
     }
@@ -196,15 +218,20 @@ public struct TakeSession: Sendable {
     private mutating func timeUp() -> [Effect] {
         let essay: Bool = if case .essay = mode { true } else { false }
         mode = .finished
-        let saved = Plural.count(attempt.answers.count, "answer")
-        return [
-            .saveProgress(currentQuestion: index), .submit,
-            .say(
-                "Time is up. Your attempt was submitted with the \(saved) you saved"
-                    + (essay ? ", your essay as far as you had entered it" : "") + "; it will be uploaded with `vault sync`."
-            ),
-            .exit(0),
-        ]
+        let saved = attempt.answers.count
+        let sentence =
+            essay
+            ? trn(
+                "Time is up. Your attempt was submitted with the {n} answer you saved, your essay as far as you had entered it; it will be uploaded with `vault sync`.",
+                "Time is up. Your attempt was submitted with the {n} answers you saved, your essay as far as you had entered it; it will be uploaded with `vault sync`.",
+                saved
+            )
+            : trn(
+                "Time is up. Your attempt was submitted with the {n} answer you saved; it will be uploaded with `vault sync`.",
+                "Time is up. Your attempt was submitted with the {n} answers you saved; it will be uploaded with `vault sync`.",
+                saved
+            )
+        return [.saveProgress(currentQuestion: index), .submit, .say(sentence), .exit(0)]
     }
 
     private mutating func tick(_ now: Now) -> [Effect] {
@@ -232,7 +259,8 @@ public struct TakeSession: Sendable {
         case "!", ":f", ":flag":
             if attempt.flagged.contains(question.id) { attempt.flagged.remove(question.id) } else { attempt.flagged.insert(question.id) }
             return [
-                .saveFlags(attempt.flagged), .showQuestion(note: attempt.flagged.contains(question.id) ? "Flagged for review." : "Flag removed."),
+                .saveFlags(attempt.flagged),
+                .showQuestion(note: attempt.flagged.contains(question.id) ? tr("Flagged for review.") : tr("Flag removed.")),
             ]
         case ":r", ":review": return [.showQuestion(note: review)]
         case ":q", ":quit": return leave(0, say: true)
@@ -240,17 +268,19 @@ public struct TakeSession: Sendable {
             mode = .confirmSubmit
             return [.askSubmit(unanswered: attempt.unanswered.count)]
         case ":e", ":edit":
-            guard question.type == .essay else { return [.showQuestion(note: "Only an essay can be continued with :e.")] }
+            guard question.type == .essay else { return [.showQuestion(note: tr("Only an essay can be continued with :e."))] }
             let lines = attempt.answers[question.id]?.stringValue.map { $0.components(separatedBy: "\n") } ?? []
             mode = .essay(lines: lines)
             shownAt = now.elapsed
-            return [.say(lines.isEmpty ? Self.essayHint : "Continuing your answer. " + Self.essayHint), .promptEssayLine]
+            return [.say(lines.isEmpty ? Self.essayHint : tr("Continuing your answer.") + " " + Self.essayHint), .promptEssayLine]
         default:
             if command.hasPrefix("#"), let number = Int(command.dropFirst()) {
-                guard (1...count).contains(number) else { return [.showQuestion(note: "There is no question \(number); choose 1 to \(count).")] }
+                guard (1...count).contains(number) else {
+                    return [.showQuestion(note: tr("There is no question {number}; choose 1 to {count}.", ["number": number, "count": count]))]
+                }
                 return move(to: number - 1, now: now)
             }
-            if command.hasPrefix(":") { return [.showQuestion(note: "Unknown command \(command). Type ? for help.")] }
+            if command.hasPrefix(":") { return [.showQuestion(note: tr("Unknown command {command}. Type ? for help.", ["command": command]))] }
             if question.type == .essay { return essayLine(line, lines: [], now: now) }
             if question.type == .fillInBlanks { return blankLine(line, lines: [], now: now) }
             return answer(line, now: now)
@@ -260,7 +290,7 @@ public struct TakeSession: Sendable {
     private mutating func move(to target: Int, now: Now) -> [Effect] {
         // Past either end the screen says where the student is and what to do, instead of doing nothing.
         if target >= count { return [.showQuestion(note: Self.lastQuestion)] }
-        if target < 0 { return [.showQuestion(note: "This is the first question.")] }
+        if target < 0 { return [.showQuestion(note: tr("This is the first question."))] }
         index = target
         shownAt = now.elapsed
         return [.saveProgress(currentQuestion: index), .showQuestion(note: nil)]
@@ -279,14 +309,14 @@ public struct TakeSession: Sendable {
                 }
             value = try AnswerParser.parse(text, for: question)
         } catch let error as VaultError {
-            return [.showQuestion(note: error.message + " Nothing was saved; try again.")]
+            return [.showQuestion(note: error.message + " " + tr("Nothing was saved; try again."))]
         } catch {
-            return [.showQuestion(note: "That is not an answer to this question. Nothing was saved; try again.")]
+            return [.showQuestion(note: tr("That is not an answer to this question. Nothing was saved; try again."))]
         }
         let effects: [Effect] = [.record(questionID: question.id, value: value, spentMilliseconds: spent(now))]
         attempt.answers[question.id] = value
         // After every change the whole answer in words, so a screen reader says it too.
-        let note = "Saved. " + Self.wholeAnswer(value, for: question)
+        let note = tr("Saved.") + " " + Self.wholeAnswer(value, for: question)
         // A single answer moves on; multiple choice stays so more choices can be toggled. On the last question the
         // student is told how to review and submit.
         if question.type != .multipleChoice, index < count - 1 {
@@ -301,9 +331,9 @@ public struct TakeSession: Sendable {
     static func wholeAnswer(_ value: JSONValue, for question: Question) -> String {
         let words = AnswerWords.text(value, for: question)
         switch question.type {
-        case .singleChoice, .multipleChoice: return words.isEmpty ? "Nothing is chosen now." : "Now chosen: \(words)."
-        case .matching: return "Now paired: \(words)."
-        default: return "Your answer: \(words)."
+        case .singleChoice, .multipleChoice: return words.isEmpty ? tr("Nothing is chosen now.") : tr("Now chosen: {answer}.", ["answer": words])
+        case .matching: return tr("Now paired: {answer}.", ["answer": words])
+        default: return tr("Your answer: {answer}.", ["answer": words])
         }
     }
 
@@ -320,11 +350,11 @@ public struct TakeSession: Sendable {
         }
         for token in line.lowercased().split(whereSeparator: { $0 == " " || $0 == "," }) {
             guard let last = token.last, let number = Int(token.dropLast()), (1...max(left.count, 1)).contains(number) else {
-                throw VaultError(.invalidData, "Pair an item with a match, such as 1b; 1- clears item 1's pair.")
+                throw VaultError(.invalidData, tr("Pair an item with a match, such as 1b; 1- clears item 1's pair."))
             }
             pairs[number] = last == "-" ? nil : String(last)
         }
-        guard !pairs.isEmpty else { throw VaultError(.invalidData, "Every pair is cleared; pair at least one item, such as 1b.") }
+        guard !pairs.isEmpty else { throw VaultError(.invalidData, tr("Every pair is cleared; pair at least one item, such as 1b.")) }
         return pairs.keys.sorted().map { "\($0)\(pairs[$0]!)" }.joined(separator: " ")
     }
 
@@ -341,7 +371,7 @@ public struct TakeSession: Sendable {
         var ids: [String] = []
         for letter in letters {
             guard let position = Self.letters.firstIndex(of: letter), position < choices.count else {
-                throw VaultError(.invalidData, "Type a letter from a to \(Self.letters[max(choices.count - 1, 0)]).")
+                throw VaultError(.invalidData, tr("Type a letter from a to {last}.", ["last": Self.letters[max(choices.count - 1, 0)]]))
             }
             ids.append(choices[position].id)
         }
@@ -354,13 +384,16 @@ public struct TakeSession: Sendable {
     }
 
     /// Said on the last question when there is nothing after it.
-    public static let lastQuestion = "This is the last question: :r shows what is unanswered or flagged, :s submits."
+    public static var lastQuestion: String { tr("This is the last question: :r shows what is unanswered or flagged, :s submits.") }
 
     public static let letters = (0..<26).map { String(UnicodeScalar(UInt8(97 + $0))) }
 
     // MARK: Essays
 
-    public static let essayHint = "Keep typing; every line is saved when you press Enter. A line with only . finishes the answer."
+    public static var essayHint: String { tr("Keep typing; every line is saved when you press Enter. A line with only . finishes the answer.") }
+
+    /// Said when a timed test's start screen is left without starting.
+    public static var notStarted: String { tr("Not started; your time has not begun.") }
 
     /// Each entered line is saved at once as the question's draft; `.` alone finishes and moves on.
     private mutating func essayLine(_ line: String, lines: [String], now: Now) -> [Effect] {
@@ -369,7 +402,7 @@ public struct TakeSession: Sendable {
             let last = index == count - 1
             if !last { index += 1 }
             shownAt = now.elapsed
-            let note = [lines.isEmpty ? nil : "Saved.", last ? Self.lastQuestion : nil].compactMap { $0 }.joined(separator: " ")
+            let note = [lines.isEmpty ? nil : tr("Saved."), last ? Self.lastQuestion : nil].compactMap { $0 }.joined(separator: " ")
             return [.saveProgress(currentQuestion: index), .showQuestion(note: note.isEmpty ? nil : note)]
         }
         let draft = lines + [line]
@@ -378,7 +411,7 @@ public struct TakeSession: Sendable {
             value = try AnswerParser.parse(draft.joined(separator: "\n"), for: question)
         } catch let error as VaultError {
             mode = .essay(lines: lines)
-            return [.say(error.message + " That line was not saved; the answer so far is."), .promptEssayLine]
+            return [.say(error.message + " " + tr("That line was not saved; the answer so far is.")), .promptEssayLine]
         } catch {
             return [.promptEssayLine]
         }
@@ -438,16 +471,20 @@ public struct TakeSession: Sendable {
     private mutating func confirm(_ line: String) -> [Effect] {
         guard Self.isYes(line) else {
             mode = .question
-            return [.showQuestion(note: "Not submitted.")]
+            return [.showQuestion(note: tr("Not submitted."))]
         }
         mode = .finished
         return [
             .saveProgress(currentQuestion: index), .submit,
-            .say("Submitted. Your answers will be uploaded with `vault sync` when you are online."), .exit(0),
+            .say(tr("Submitted. Your answers will be uploaded with `vault sync` when you are online.")), .exit(0),
         ]
     }
 
-    static func isYes(_ line: String) -> Bool { ["y", "yes"].contains(line.trimmingCharacters(in: .whitespaces).lowercased()) }
+    /// "y" and "yes" in every language, and the language's own word for yes.
+    public static func isYes(_ line: String) -> Bool {
+        // Translators: the word a student may type for yes at a [y/N] question (y and yes always work too).
+        ["y", "yes", tr("yes").lowercased()].contains(line.trimmingCharacters(in: .whitespaces).lowercased())
+    }
 
     // MARK: Texts
 
@@ -455,19 +492,27 @@ public struct TakeSession: Sendable {
         let questions = attempt.assessment.questions.enumerated()
         let unanswered = questions.filter { attempt.answers[$0.element.id] == nil }.map { "\($0.offset + 1)" }
         let flagged = questions.filter { attempt.flagged.contains($0.element.id) }.map { "\($0.offset + 1)" }
-        return "Unanswered: \(unanswered.isEmpty ? "none" : unanswered.joined(separator: ", ")). "
-            + "Flagged: \(flagged.isEmpty ? "none" : flagged.joined(separator: ", ")). Use #N to go there."
+        let none = tr("none")
+        return tr(
+            "Unanswered: {unanswered}. Flagged: {flagged}. Use #N to go there.",
+            [
+                "unanswered": unanswered.isEmpty ? none : Language.digits(unanswered.joined(separator: ", ")),
+                "flagged": flagged.isEmpty ? none : Language.digits(flagged.joined(separator: ", ")),
+            ]
+        )
     }
 
     /// The help, one entry per line (each wrapped to the terminal by the renderer).
-    public static let help = """
-        Type your answer and press Enter.
-        Choices: the letter. Multiple choice: a letter toggles it, or a,c sets several.
-        True or false: t or f. Numeric: a number. Text: the text.
-        Essay: type lines; each is saved when you press Enter; a line with only . finishes. :e continues a saved essay.
-        Enter or > next question. < previous. #N goes to question N.
-        ! flags for review. :r lists what is unanswered or flagged. :s submits. :q leaves (all is saved).
-        """
+    public static var help: String {
+        [
+            tr("Type your answer and press Enter."),
+            tr("Choices: the letter. Multiple choice: a letter toggles it, or a,c sets several."),
+            tr("True or false: t or f. Numeric: a number. Text: the text."),
+            tr("Essay: type lines; each is saved when you press Enter; a line with only . finishes. :e continues a saved essay."),
+            tr("Enter or > next question. < previous. #N goes to question N."),
+            tr("! flags for review. :r lists what is unanswered or flagged. :s submits. :q leaves (all is saved)."),
+        ].joined(separator: "\n")
+    }
 }
 
 /// Singular and plural said right.

@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultLanguage
 import VaultTake
 import VaultTerminal
 
@@ -47,36 +48,43 @@ extension TakeRenderer {
 
     /// A sentence (or several lines), wrapped to the terminal; the assessment's text in it can never drive the
     /// terminal (`TerminalText`).
-    func say(_ text: String) { write(DisplayWidth.wrapped(TerminalText.visible(text), width: columns - 1) + "\n") }
+    func say(_ text: String) { write(Language.markedLines(DisplayWidth.wrapped(TerminalText.visible(text), width: columns - 1)) + "\n") }
 
     func startScreen(_ session: TakeSession, limit: Duration) {
         let assessment = session.attempt.assessment
         say(assessment.title)
         if let description = assessment.description { say(description) }
         say(
-            "\(Plural.count(session.count, "question")). Time limit: \(TakeTimeText.spoken(limit)) (any extra time you were given is included). "
-                + "The clock starts when you answer yes and keeps running until you submit, even if you leave."
+            trn(
+                "{n} question. Time limit: {limit} (any extra time you were given is included). The clock starts when you answer yes and keeps running until you submit, even if you leave.",
+                "{n} questions. Time limit: {limit} (any extra time you were given is included). The clock starts when you answer yes and keeps running until you submit, even if you leave.",
+                session.count,
+                ["limit": TakeTimeText.spoken(limit)]
+            )
         )
-        write("Start now? [y/N] ")
+        write(tr("Start now? [y/N]") + " ")
     }
 
     /// "Blank [2] of 3 (a) red  b) blue): ": the blank's place, and its choices when it has some.
     func blankPrompt(_ session: TakeSession, index: Int, time: AttemptTimeStatus) {
-        write((time.remaining.map { TakeTimeText.spoken($0) + " left. " } ?? "") + Self.blankPromptText(session.question, index: index))
+        write((time.remaining.map { Self.timeLeft($0) + " " } ?? "") + Self.blankPromptText(session.question, index: index))
     }
 
     static func blankPromptText(_ question: Question, index: Int) -> String {
         guard let blanks = question.blanks, index < blanks.count else { return "> " }
         let blank = blanks[index]
         let choices = blank.choices.map { " (" + zip(TakeSession.letters, $0).map { "\($0)) \($1.text)" }.joined(separator: "  ") + ")" } ?? ""
-        return TerminalText.visible("Blank [\(blank.id)], \(index + 1) of \(blanks.count)\(choices): ")
+        return TerminalText.visible(
+            tr("Blank [{blank}], {number} of {count}{choices}:", ["blank": blank.id, "number": index + 1, "count": blanks.count, "choices": choices])
+                + " "
+        )
     }
 
     func askSubmit(unanswered: Int) {
         say(
             unanswered > 0
-                ? "\(Plural.count(unanswered, "question is", plural: "questions are")) unanswered. Submit anyway? [y/N]"
-                : "Submit now? You cannot change answers afterwards. [y/N]"
+                ? trn("{n} question is unanswered. Submit anyway? [y/N]", "{n} questions are unanswered. Submit anyway? [y/N]", unanswered)
+                : tr("Submit now? You cannot change answers afterwards. [y/N]")
         )
     }
 
@@ -86,26 +94,36 @@ extension TakeRenderer {
         question.type == .fillInBlanks && !answered ? blankPromptText(question, index: 0) : "> "
     }
 
+    /// "3 minutes left.": the time left as a sentence.
+    static func timeLeft(_ remaining: Duration) -> String { tr("{time} left.", ["time": TakeTimeText.spoken(remaining)]) }
+
     /// The instruction for a question, as a sentence; an answered fill-in-the-blanks question says how to change it.
     static func instruction(_ question: Question, answered: Bool) -> String {
         guard question.type == .fillInBlanks, answered else { return instruction(question) }
-        return "Press Enter to go on, or type the first blank's answer to fill the blanks again."
+        return tr("Press Enter to go on, or type the first blank's answer to fill the blanks again.")
     }
 
     /// The instruction for a question's type, as a sentence.
     static func instruction(_ question: Question) -> String {
         switch question.type {
-        case .singleChoice: "Type the letter of one choice."
-        case .multipleChoice: "Type a letter to choose it or take it back, or several letters separated by commas."
-        case .trueFalse: "Answer t for true or f for false."
-        case .numeric: "Type a number."
-        case .shortText: "Type your answer" + (question.maxLength.map { " (at most \($0) characters)" } ?? "") + "."
+        case .singleChoice: tr("Type the letter of one choice.")
+        case .multipleChoice: tr("Type a letter to choose it or take it back, or several letters separated by commas.")
+        case .trueFalse: tr("Answer t for true or f for false.")
+        case .numeric: tr("Type a number.")
+        case .shortText:
+            question.maxLength.map { trn("Type your answer (at most {n} character).", "Type your answer (at most {n} characters).", $0) }
+                ?? tr("Type your answer.")
         case .essay:
-            "Type your answer; every line is saved when you press Enter, and a line with only . finishes it"
-                + (question.maxLength.map { " (at most \($0) characters)" } ?? "") + "."
-        case .matching: "Pair each numbered item with a letter, such as 1c 2a; pairs add to those you gave, and 1- clears item 1."
-        case .ordering: "Type every letter once, in your order, such as c a b."
-        case .fillInBlanks: "Fill the blanks one by one: type each blank's text, or a choice blank's letter, and press Enter."
+            question.maxLength.map {
+                trn(
+                    "Type your answer; every line is saved when you press Enter, and a line with only . finishes it (at most {n} character).",
+                    "Type your answer; every line is saved when you press Enter, and a line with only . finishes it (at most {n} characters).",
+                    $0
+                )
+            } ?? tr("Type your answer; every line is saved when you press Enter, and a line with only . finishes it.")
+        case .matching: tr("Pair each numbered item with a letter, such as 1c 2a; pairs add to those you gave, and 1- clears item 1.")
+        case .ordering: tr("Type every letter once, in your order, such as c a b.")
+        case .fillInBlanks: tr("Fill the blanks one by one: type each blank's text, or a choice blank's letter, and press Enter.")
         }
     }
 
@@ -164,7 +182,7 @@ final class VisualTakeRenderer: TakeRenderer {
         let width = columns
         let question = session.question
         var text = ""
-        let position = "  —  Question \(session.index + 1) of \(session.count)"
+        let position = "  —  " + tr("Question {number} of {count}", ["number": session.index + 1, "count": session.count])
         // The title is cut by display width (wide and right-to-left scripts), so the header fits its line.
         let title = DisplayWidth.truncated(TerminalText.visible(session.attempt.assessment.title), to: width - DisplayWidth.of(position))
         let header = console.bold(title) + position
@@ -178,9 +196,11 @@ final class VisualTakeRenderer: TakeRenderer {
             text += "\u{1B}[r\u{1B}[2J\u{1B}[H" + header + "\r\n" + clock + "\r\n" + rule
             text += pinned ? "\u{1B}[\(Self.headerRows + 1);\(rows)r\u{1B}[\(Self.headerRows + 1);1H" : "\r\n"
         } else {
-            text += header + "\n" + (time.remaining.map { "time left \(AttemptTimeStatus.clockText($0))" } ?? "") + "\n" + rule + "\n"
+            text += header + "\n" + (time.remaining.map { Self.clockText($0) } ?? "") + "\n" + rule + "\n"
         }
-        let flag = session.attempt.flagged.contains(question.id) ? " [flagged]" : ""
+        let flag = session.attempt.flagged.contains(question.id) ? " [" + tr("flagged") + "]" : ""
+        let head = text
+        text = ""
         text += DisplayWidth.wrapped(TerminalText.visible(question.prompt) + flag, width: width - 1) + "\n\n"
         let current = session.attempt.answers[question.id]
         switch question.type {
@@ -190,35 +210,44 @@ final class VisualTakeRenderer: TakeRenderer {
                 let mark =
                     question.type == .multipleChoice ? (selected.contains(choice.id) ? "[x]" : "[ ]") : (selected.contains(choice.id) ? "(*)" : "( )")
                 let lines = DisplayWidth.wrap(TerminalText.visible(choice.text), width: width - 10)
-                text += "  \(mark) \(letter)) " + lines.joined(separator: "\n         ") + "\n"
+                text += Language.marked("  \(mark) \(letter)) " + lines.joined(separator: "\n         ")) + "\n"
             }
             text += "\n" + DisplayWidth.wrapped(Self.instruction(question), width: width - 1) + "\n"
         case .trueFalse, .numeric:
-            let current = current.map { "  Current: \(TerminalText.visible(AnswerParser.display($0, for: question)))" } ?? ""
+            let current =
+                current.map { "  " + tr("Current: {answer}", ["answer": TerminalText.visible(AnswerParser.display($0, for: question))]) } ?? ""
             text += DisplayWidth.wrapped(Self.instruction(question) + current, width: width - 1) + "\n"
         case .matching, .ordering, .fillInBlanks:
-            for line in Self.itemLines(question, current: current) { text += DisplayWidth.wrapped(line, width: width - 1) + "\n" }
+            for line in Self.itemLines(question, current: current) { text += DisplayWidth.wrapped(Language.marked(line), width: width - 1) + "\n" }
             text += "\n" + DisplayWidth.wrapped(Self.instruction(question, answered: current != nil), width: width - 1) + "\n"
-            if let current { text += "Current: \(TerminalText.visible(AnswerParser.display(current, for: question)))\n" }
+            if let current { text += tr("Current: {answer}", ["answer": TerminalText.visible(AnswerParser.display(current, for: question))]) + "\n" }
         case .shortText, .essay:
             text += DisplayWidth.wrapped(Self.instruction(question), width: width - 1) + "\n"
             if let current {
-                text += "Current answer" + (question.type == .essay ? " (:e continues it)" : "") + ":\n"
+                text += (question.type == .essay ? tr("Current answer (:e continues it):") : tr("Current answer:")) + "\n"
                 text += DisplayWidth.wrapped(TerminalText.visible(AnswerParser.display(current, for: question)), width: width - 1) + "\n"
             }
         }
         text += "\n" + (note.map { DisplayWidth.wrapped(TerminalText.visible($0), width: width - 1) + "\n" } ?? "")
-        text += Self.promptText(question, answered: current != nil)
-        write(text)
+        // Right to left: every line of the question marked, so a bidi-aware terminal lays each out right to left.
+        write(head + Language.markedLines(text) + Self.promptText(question, answered: current != nil))
     }
 
     func essayPrompt(time: AttemptTimeStatus) { write("  ") }
 
     /// "time left 03:06"; in the last minute marked in red, and with words too (NO_COLOR, or a terminal without colour).
     private func clockLine(_ remaining: Duration) -> String {
-        let text = "time left \(AttemptTimeStatus.clockText(remaining))"
-        guard remaining < .seconds(60) else { return text }
-        return console.red(text + " — last minute" + (console.color ? "" : ": submit soon (:s)"))
+        guard remaining < .seconds(60) else { return Self.clockText(remaining) }
+        let clock = Language.digits(AttemptTimeStatus.clockText(remaining))
+        return console.red(
+            console.color
+                ? tr("time left {clock} — last minute", ["clock": clock]) : tr("time left {clock} — last minute: submit soon (:s)", ["clock": clock])
+        )
+    }
+
+    /// "time left 03:06", in the language's words and digits.
+    static func clockText(_ remaining: Duration) -> String {
+        tr("time left {clock}", ["clock": Language.digits(AttemptTimeStatus.clockText(remaining))])
     }
 
     func clock(_ remaining: Duration) {
@@ -250,17 +279,20 @@ final class AccessibleTakeRenderer: TakeRenderer {
         if spokenQuestion != session.index {
             spokenQuestion = session.index
             let question = session.question
-            var sentences = ["Question \(session.index + 1) of \(session.count)."]
-            if session.attempt.flagged.contains(question.id) { sentences.append("You flagged this question.") }
+            var sentences = [tr("Question {number} of {count}.", ["number": session.index + 1, "count": session.count])]
+            if session.attempt.flagged.contains(question.id) { sentences.append(tr("You flagged this question.")) }
             say(sentences.joined(separator: " ") + " " + question.prompt)
             for (number, pair) in zip(TakeSession.letters, question.choices ?? []).enumerated() {
-                say("Choice \(pair.0), \(number + 1) of \(question.choices?.count ?? 0): \(pair.1.text)")
+                let count = question.choices?.count ?? 0
+                say(
+                    tr("Choice {letter}, {number} of {count}: {text}", ["letter": pair.0, "number": number + 1, "count": count, "text": pair.1.text])
+                )
             }
-            for line in Self.itemLines(question, current: nil) { say(line.trimmingCharacters(in: .whitespaces)) }
+            for line in Self.itemLines(question, current: nil) { say(Language.marked(line.trimmingCharacters(in: .whitespaces))) }
             if let current = session.attempt.answers[question.id] {
-                say("Your answer now: \(AnswerParser.display(current, for: question)).")
+                say(tr("Your answer now: {answer}.", ["answer": AnswerParser.display(current, for: question)]))
             }
-            say(Self.instruction(question) + " Type ? for help.")
+            say(Self.instruction(question) + " " + tr("Type ? for help."))
         }
         prompt(time, question: session.question, answered: session.attempt.answers[session.question.id] != nil)
     }
@@ -268,13 +300,14 @@ final class AccessibleTakeRenderer: TakeRenderer {
     func essayPrompt(time: AttemptTimeStatus) { prompt(time) }
 
     private func prompt(_ time: AttemptTimeStatus, question: Question? = nil, answered: Bool = false) {
-        let ask = question.map { Self.promptText($0, answered: answered) == "> " ? "Your answer: " : Self.promptText($0, answered: answered) }
-        write((time.remaining.map { TakeTimeText.spoken($0) + " left. " } ?? "") + (ask ?? "Your answer: "))
+        let yourAnswer = tr("Your answer:") + " "
+        let ask = question.map { Self.promptText($0, answered: answered) == "> " ? yourAnswer : Self.promptText($0, answered: answered) }
+        write((time.remaining.map { Self.timeLeft($0) + " " } ?? "") + (ask ?? yourAnswer))
     }
 
     func clock(_ remaining: Duration) {}
 
     func finish() {}
 
-    func announce(_ remaining: Duration) { write("\n" + TakeTimeText.spoken(remaining) + " left.\n") }
+    func announce(_ remaining: Duration) { write("\n" + Self.timeLeft(remaining) + "\n") }
 }

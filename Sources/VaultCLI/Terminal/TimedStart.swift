@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultLanguage
 import VaultTake
 
 #if canImport(Glibc)
@@ -14,22 +15,29 @@ enum TimedStart {
         console.line(console.bold(assessment.title))
         if let description = assessment.description { console.line(description) }
         console.line(
-            "\(Plural.count(assessment.questions.count, "question")), \(minutes(limitSeconds)) to answer them. The time starts when you see "
-                + "the questions and keeps running until you submit, even if you leave."
+            trn(
+                "{n} question, {time} to answer it. The time starts when you see the question and keeps running until you submit, even if you leave.",
+                "{n} questions, {time} to answer them. The time starts when you see the questions and keeps running until you submit, even if you leave.",
+                assessment.questions.count,
+                ["time": minutes(limitSeconds)]
+            )
         )
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
-            console.line("Nothing was started. To start now, run the command again with --start, or use `vault take \(assessment.id)`.")
+            console.line(
+                tr("Nothing was started. To start now, run the command again with --start, or use `vault take {id}`.", ["id": assessment.id])
+            )
             return false
         }
-        FileHandle.standardOutput.write(Data("Start now? [y/N] ".utf8))
-        guard let reply = readLine()?.trimmingCharacters(in: .whitespaces).lowercased(), reply == "y" || reply == "yes" else {
-            console.line("Not started; your time has not begun.")
+        FileHandle.standardOutput.write(Data((tr("Start now? [y/N]") + " ").utf8))
+        guard let reply = readLine(), TakeSession.isYes(reply) else {
+            console.line(TakeSession.notStarted)
             return false
         }
         return true
     }
 
     static func minutes(_ seconds: Int) -> String {
-        seconds % 60 == 0 ? "\(seconds / 60) minute\(seconds == 60 ? "" : "s")" : "\(seconds / 60) min \(seconds % 60) s"
+        seconds % 60 == 0
+            ? trn("{n} minute", "{n} minutes", seconds / 60) : tr("{minutes} min {seconds} s", ["minutes": seconds / 60, "seconds": seconds % 60])
     }
 }

@@ -1,17 +1,44 @@
 import Foundation
 import VaultAPI
+import VaultLanguage
 
 /// Turns what a student typed into the JSON answer for a question, or says what is accepted.
 public enum AnswerParser {
     /// The value for `text`, checked by `AnswerRules` (the rule the server applies too); a misfit says what the
     /// question accepts.
     public static func parse(_ text: String, for question: Question) throws -> JSONValue {
-        let misfit = VaultError(
-            .invalidData,
-            "That answer does not fit question \(question.id). Accepted: \(AnswerRules.accepted(by: question))."
-        )
+        let misfit = VaultError(.invalidData, misfitSentence(question))
         guard let value = candidate(text, for: question), AnswerRules.isValid(value, for: question) else { throw misfit }
         return value
+    }
+
+    /// What the question accepts, as the student reads it (the server says `AnswerRules.accepted` in English).
+    static func misfitSentence(_ question: Question) -> String {
+        let id = question.id
+        let ids = (question.choices ?? []).map(\.id).joined(separator: ", ")
+        switch question.type {
+        case .singleChoice: return tr("That answer does not fit question {id}. Accepted: one of {ids}.", ["id": id, "ids": ids])
+        case .multipleChoice:
+            return tr(
+                "That answer does not fit question {id}. Accepted: choice ids separated by commas, each once, from {ids}.",
+                ["id": id, "ids": ids]
+            )
+        case .trueFalse: return tr("That answer does not fit question {id}. Accepted: true or false.", ["id": id])
+        case .numeric: return tr("That answer does not fit question {id}. Accepted: a decimal number such as 3.14.", ["id": id])
+        case .shortText, .essay:
+            return trn(
+                "That answer does not fit question {id}. Accepted: text of at most {n} character.",
+                "That answer does not fit question {id}. Accepted: text of at most {n} characters.",
+                AnswerRules.maxLength(of: question),
+                ["id": id]
+            )
+        case .matching:
+            return tr("That answer does not fit question {id}. Accepted: pairs of a left number and a right letter, such as 1c 2a.", ["id": id])
+        case .ordering:
+            return tr("That answer does not fit question {id}. Accepted: every item's letter once, in your order, such as c a b.", ["id": id])
+        case .fillInBlanks:
+            return tr("That answer does not fit question {id}. Accepted: one line per blank, in order (a choice blank takes its letter).", ["id": id])
+        }
     }
 
     /// Text to a value of the question's type, before the rules are applied; nil when it cannot be read as one.
