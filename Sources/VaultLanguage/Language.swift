@@ -83,15 +83,16 @@ public enum Language {
         return traits
     }
 
-    /// Where the compiled catalogs are: `VAULT_LOCALEDIR`, else `../share/locale` from the executable (an installed
-    /// /usr/bin/vault finds /usr/share/locale; a build in .build/debug finds .build/share/locale).
+    /// Where the compiled catalogs are: `VAULT_LOCALEDIR`, else `share/locale` beside the executable's directory (an
+    /// installed /usr/bin/vault finds /usr/share/locale) or one above it (a build in .build/<triple>/debug finds
+    /// .build/share/locale, where scripts/catalogs writes).
     static func catalogDirectory(environment: [String: String]) -> String? {
         if let set = environment["VAULT_LOCALEDIR"], !set.isEmpty { return set }
         guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
-        let directory = URL(fileURLWithPath: executable).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
-            "share/locale"
-        ).path
-        return FileManager.default.fileExists(atPath: directory) ? directory : nil
+        let bin = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        return [bin.deletingLastPathComponent(), bin.deletingLastPathComponent().deletingLastPathComponent()]
+            .map { $0.appendingPathComponent("share/locale").path }
+            .first { FileManager.default.fileExists(atPath: $0) }
     }
 
     /// A message from the catalog, its `{name}` placeholders filled.
