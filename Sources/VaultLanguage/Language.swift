@@ -118,20 +118,29 @@ public enum Language {
         }
     }
 
-    /// Fills `{name}` placeholders: a number in the language's digits, every value isolated (U+2068…U+2069) in a
-    /// right-to-left language so an id, a command or the student's own words keep their direction; the whole line
-    /// begins with a right-to-left mark there, so a bidi-aware terminal lays it out right to left.
+    /// Fills `{name}` placeholders: a number in the language's digits. In a right-to-left language the line begins
+    /// with a right-to-left mark (a bidi-aware terminal lays it out right to left), every value is isolated
+    /// (U+2068…U+2069) so an id or the student's own words keep their direction, and a `command` is isolated left to
+    /// right as a whole (U+2066…U+2069) with nothing invisible inside it, so the student can copy and type it as shown.
     static func fill(_ text: String, values: [(key: String, value: any Sendable)], traits: Traits) -> String {
         var result = ""
+        var inCommand = false
         var rest = Substring(text)
-        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            result += rest[..<open]
-            let name = String(rest[rest.index(after: open)..<close])
+        while let next = rest.firstIndex(where: { $0 == "{" || $0 == "`" }) {
+            result += rest[..<next]
+            if rest[next] == "`" {
+                if traits.rightToLeft { result += inCommand ? "`\u{2069}" : "\u{2066}`" } else { result += "`" }
+                inCommand.toggle()
+                rest = rest[rest.index(after: next)...]
+                continue
+            }
+            guard let close = rest[next...].firstIndex(of: "}") else { break }
+            let name = String(rest[rest.index(after: next)..<close])
             if let value = values.first(where: { $0.key == name })?.value {
-                let shown = (value as? Int).map { number($0, traits: traits) } ?? "\(value)"
-                result += traits.rightToLeft ? "\u{2068}" + shown + "\u{2069}" : shown
+                let shown = (value as? Int).map { inCommand ? String($0) : number($0, traits: traits) } ?? "\(value)"
+                result += traits.rightToLeft && !inCommand ? "\u{2068}" + shown + "\u{2069}" : shown
             } else {
-                result += rest[open...close]
+                result += rest[next...close]
             }
             rest = rest[rest.index(after: close)...]
         }

@@ -29,6 +29,9 @@ struct LanguageTests {
                 == "\u{200F}پرسش \u{2068}۱۲\u{2069}: vault take \u{2068}quiz-1\u{2069}"
         )
         #expect(Language.fill("{missing} stays", values: values, traits: .init()) == "{missing} stays")
+        // A command is copied and typed as shown: nothing invisible inside its backticks, ASCII digits there.
+        let command = Language.fill("با `vault take {id} --n {n}` برگرد.", values: values, traits: persian)
+        #expect(command == "\u{200F}با \u{2066}`vault take quiz-1 --n 12`\u{2069} برگرد.")
         #expect(Language.number(-45, traits: persian) == "-۴۵")
     }
 

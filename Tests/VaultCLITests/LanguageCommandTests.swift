@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+import VaultCore
+import VaultTerminal
+import VaultTestSupport
+
+/// The take screen in the student's language, through the real binary on a real pseudo-terminal, with the catalogs
+/// compiled from po/ by scripts/catalogs.
+@Suite(.ownThreads)
+struct LanguageCommandTests {
+    /// A timed test whose every word is Greek (no ASCII word): whatever English a transcript holds came from the vault.
+    static let document = """
+        {"id":"glossa","title":"Δοκιμή","time_limit_seconds":600,"questions":[\
+        {"id":"q1","type":"true_false","prompt":"Ο ήλιος είναι αστέρι."},\
+        {"id":"q2","type":"single_choice","prompt":"Διάλεξε χρώμα.","choices":[{"id":"a","text":"Κόκκινο"},{"id":"b","text":"Μπλε"}]},\
+        {"id":"q3","type":"essay","prompt":"Γράψε γιατί."}]}
+        """
+
+    /// A vault signed in with `glossa` downloaded.
+    func prepared() throws -> (CLIVault, ServerProcess) {
+        let (vault, server) = try CLIFixtures.downloaded([])
+        let path = vault.root.file("glossa.json")
+        try Data(Self.document.utf8).write(to: URL(fileURLWithPath: path))
+        try server.admin(["publish", path])
+        #expect(try vault.unlocked(["download", "glossa"]).status == 0)
+        return (vault, server)
+    }
+
+    /// The whole test in screen-reader mode (append-only): start, a typo, help, an answer, an essay, review, submit.
+    func spokenTranscript(_ vault: CLIVault, environment: [String: String]) throws -> String {
+        let screen = try PseudoTerminal(
+            "vault",
+            ["take", "glossa", "--vault", vault.path, "--password-stdin"],
+            environment: ["ACCESSIBLE": "1", "VAULT_LOCALEDIR": try Catalogs.directory()].merging(environment) { $1 }
+        )
+        screen.send("pw-1\n")
+        var transcript = try screen.wait(for: "[y/N]")
+        screen.send("y\n")
+        transcript += try screen.wait(for: "Ο ήλιος είναι αστέρι.")
+        screen.send("zz\nt\n")
+        transcript += try screen.wait(for: "Διάλεξε χρώμα.")
+        screen.send("?\nb\n")
+        transcript += try screen.wait(for: "Γράψε γιατί.")
+        screen.send("Επειδή λάμπει.\n.\n:r\n:s\n")
+        transcript += try screen.wait(for: "[y/N]")
+        screen.send("y\n")
+        #expect(screen.waitForExit() == 0)
+        return transcript + screen.remainingOutput
+    }
+
+    /// Lines a student reads: the password echo and blank lines left out, the terminal's CR LF as one break.
+    static func lines(_ transcript: String) -> [String] {
+        transcript.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n").map(String.init)
+            .filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+    }
+
+    @Test("the pseudo-language: every line of the take screen comes from the catalog (no English word left) and fits 80 columns")
+    func pseudoLanguage() throws {
+        let (vault, server) = try prepared()
+        defer { withExtendedLifetime(server) {} }
+        let transcript = try spokenTranscript(vault, environment: ["VAULT_LANG": "qps"])
+        #expect(transcript.contains("⟦"), "the pseudo-language was not used: \(transcript)")
+        if ProcessInfo.processInfo.environment["VAULT_SHOW_TRANSCRIPT"] != nil { print(transcript) }
+        for line in Self.lines(transcript) {
+            // What the student types stays ASCII: commands in backticks, [y/N], single letters and keys (t, f, :s, #N).
+            let spoken = line.replacingOccurrences(of: #"`[^`]*`"#, with: "", options: .regularExpression)
+                .replacingOccurrences(of: "[y/N]", with: "")
+            let english = spoken.range(of: #"[A-Za-z]{3,}"#, options: .regularExpression).map { String(spoken[$0]) }
+            #expect(english == nil, "English left untranslated (\(english ?? "")): \(line)")
+            #expect(DisplayWidth.of(line) <= 80, "past 80 columns: \(line)")
+        }
+        let show = try #require(try vault.unlocked(["show", "glossa", "--json"]).json)
+        #expect(show["attempt_state"] as? String == "submitted", "--json stays English and the attempt is handed in")
+    }
+
+    @Test("screen-reader mode says the same things in every language: each English sentence translated, the content and the answers intact")
+    func everyLanguageSaysTheSame() throws {
+        let (english, englishServer) = try prepared()
+        defer { withExtendedLifetime(englishServer) {} }
+        let reference = Self.lines(try spokenTranscript(english, environment: [:]))
+        #expect(reference.contains { $0.contains("3 questions. Time limit: 10 minutes") }, "\(reference)")
+        let sentences = reference.filter { $0.range(of: #"[A-Za-z]{3,} [A-Za-z]{3,}"#, options: .regularExpression) != nil }
+        for language in Catalogs.languages {
+            let (vault, server) = try prepared()
+            defer { withExtendedLifetime(server) {} }
+            let lines = Self.lines(try spokenTranscript(vault, environment: ["VAULT_LANG": language]))
+            let text = lines.joined(separator: "\n")
+            for sentence in sentences { #expect(!text.contains(sentence), "\(language): still English: \(sentence)") }
+            // The content and the student's own words, whatever the language around them.
+            for content in ["Ο ήλιος είναι αστέρι.", "Διάλεξε χρώμα.", "Κόκκινο", "Μπλε", "Γράψε γιατί.", "Επειδή λάμπει."] {
+                #expect(text.contains(content), "\(language): \(content) is missing")
+            }
+            for line in lines { #expect(DisplayWidth.of(line) <= 80, "\(language): past 80 columns: \(line)") }
+            let show = try #require(try vault.unlocked(["show", "glossa", "--json"]).json)
+            #expect(show["attempt_state"] as? String == "submitted", "\(language): not handed in")
+            let answers = (show["questions"] as? [[String: Any]])?.compactMap { $0["answer"] as? String }
+            #expect(answers?.contains("Επειδή λάμπει.") == true, "\(language): the essay was not kept")
+        }
+    }
+
+    @Test("right to left: in Persian and Arabic every line of the question screen is marked, ids and commands isolated, Persian digits on the clock")
+    func rightToLeft() throws {
+        for (language, clock) in [("fa", "\u{2068}۰۹:"), ("ar", "\u{2068}09:")] {
+            let (vault, server) = try prepared()
+            defer { withExtendedLifetime(server) {} }
+            let screen = try PseudoTerminal(
+                "vault",
+                ["take", "glossa", "--vault", vault.path, "--password-stdin", "--lang", language],
+                environment: ["VAULT_LOCALEDIR": try Catalogs.directory()]
+            )
+            screen.send("pw-1\n")
+            var output = try screen.wait(for: "[y/N]")
+            screen.send("y\n")
+            output += try screen.wait(for: "αστέρι.")
+            screen.send("t\n")
+            output += try screen.wait(for: "Κόκκινο")
+            screen.send(":q\n")
+            _ = screen.waitForExit()
+            output += screen.remainingOutput
+            // The clock: "time left 09:59" in the language, in its digits (Persian ۰-۹), isolated.
+            #expect(output.contains(clock), "\(language): no clock in its digits: \(output)")
+            // Every line a sentence begins with the right-to-left mark; the choice lines too.
+            for line in output.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n") where line.contains("Κόκκινο") {
+                #expect(line.hasPrefix("\u{200F}"), "\(language): a choice line is not marked: \(line)")
+            }
+            // The command to come back with is copied as shown: nothing invisible between its backticks.
+            let back = try #require(output.range(of: #"`vault take [^`]*`"#, options: .regularExpression), "\(language): \(output)")
+            #expect(output[back] == "`vault take glossa`", "\(language): \(output[back].unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+    }
+}
