@@ -62,7 +62,7 @@ let package = Package(
         .target(
             name: "VaultSync",
             dependencies: [
-                "VaultCore", "VaultAPI",
+                "VaultCore", "VaultAPI", "VaultLanguage",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]

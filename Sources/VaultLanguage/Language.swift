@@ -24,7 +24,10 @@ public enum Language {
         }
     }
 
-    private static let state = Mutex<(active: Bool, traits: Traits)>((false, Traits()))
+    private static let state = Mutex<(active: Bool, traits: Traits, identifier: String?)>((false, Traits(), nil))
+
+    /// The active catalog's language ("fa", "pt_BR", from its header), nil for English: dates are written in it.
+    public static var identifier: String? { state.withLock { $0.identifier } }
 
     /// The active language's traits (left to right, ASCII digits until `activate` finds a catalog saying otherwise).
     public static var traits: Traits { state.withLock { $0.traits } }
@@ -79,7 +82,14 @@ public enum Language {
         // Translators: the digits zero to nine as your language writes them, in order (Persian: ۰۱۲۳۴۵۶۷۸۹).
         let digits = Array(lookUp("0123456789"))
         let traits = Traits(rightToLeft: direction == "rtl", digits: digits.count == 10 ? digits : Array("0123456789"))
-        state.withLock { $0 = (true, traits) }
+        // The catalog's header (gettext's answer for the empty id) names its language; the pseudo-language has none
+        // that dates know, so it keeps English dates.
+        let header = lookUp(String())
+        let named = header.split(separator: "\n").first { $0.hasPrefix("Language: ") }.map {
+            String($0.dropFirst(10)).trimmingCharacters(in: .whitespaces)
+        }
+        let identifier = named.flatMap { $0.isEmpty || $0 == "qps" || $0 == "en" ? nil : $0 }
+        state.withLock { $0 = (true, traits, identifier) }
         return traits
     }
 
@@ -96,13 +106,24 @@ public enum Language {
     }
 
     /// A message from the catalog, its `{name}` placeholders filled.
-    static func message(_ id: String, plural: String? = nil, count: Int = 0, _ values: [(key: String, value: any Sendable)]) -> String {
+    static func message(
+        _ id: String,
+        plural: String? = nil,
+        count: Int = 0,
+        context: String? = nil,
+        _ values: [(key: String, value: any Sendable)]
+    ) -> String {
         let active = state.withLock { $0.active }
-        let text: String
+        var text: String
         if !active {
             text = plural.map { count == 1 ? id : $0 } ?? id
         } else if let plural {
             text = Self.lookUp(id, plural: plural, count: count)
+        } else if let context {
+            // gettext's msgctxt: the context and the id joined by EOT; a catalog without it answers with the key.
+            let key = context + "\u{4}" + id
+            text = Self.lookUp(key)
+            if text == key { text = id }
         } else {
             text = Self.lookUp(id)
         }
@@ -190,6 +211,12 @@ public enum Language {
 /// placeholders are filled after translation. Only a literal may be an id: `scripts/catalogs` finds them in the code.
 public func tr(_ id: StaticString, _ values: KeyValuePairs<String, any Sendable> = [:]) -> String {
     Language.message(id.description, Array(values))
+}
+
+/// A message whose English serves in more than one place and may not in another language: `context` tells them
+/// apart (gettext's msgctxt), as `trc("attempt", "none")` (Spanish "ninguno") beside `tr("none")` ("ninguna").
+public func trc(_ context: StaticString, _ id: StaticString, _ values: KeyValuePairs<String, any Sendable> = [:]) -> String {
+    Language.message(id.description, context: context.description, Array(values))
 }
 
 /// A message that depends on a count, by the language's own plural rules (Arabic has six forms): `{n}` is the count.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultLanguage
 import VaultSync
 
 struct Download: AsyncParsableCommand {
@@ -42,16 +43,18 @@ struct Download: AsyncParsableCommand {
             let downloader = Downloader(client: session.client, vault: vault)
             var results: [Result] = []
             for id in wanted {
-                let bar = ProgressBar(label: "Downloading \(id)", console: context.console)
+                let bar = ProgressBar(label: tr("Downloading {id}", ["id": id]), console: context.console)
                 let outcome = try await downloader.download(id) { done, total in bar.update(done, of: total) }
                 bar.finish()
                 switch outcome {
                 case .stored(let id, let version, let evicted, _):
-                    context.console.line("\(id) (version \(version)) is available offline.")
-                    if !evicted.isEmpty { context.console.line("  To make room, removed from the cache: \(evicted.joined(separator: ", ")).") }
+                    context.console.line(tr("{id} (version {version}) is available offline.", ["id": id, "version": version]))
+                    if !evicted.isEmpty {
+                        context.console.line("  " + tr("To make room, removed from the cache: {ids}.", ["ids": evicted.joined(separator: ", ")]))
+                    }
                     results.append(Result(id: id, version: version, status: "downloaded", evicted: evicted, continued: nil))
                 case .alreadyCurrent(let id, let version):
-                    context.console.line("\(id) (version \(version)) is already available offline and up to date.")
+                    context.console.line(tr("{id} (version {version}) is already available offline and up to date.", ["id": id, "version": version]))
                     results.append(Result(id: id, version: version, status: "current", evicted: [], continued: nil))
                 }
                 // An attempt begun on another device is continued here, never started again.
@@ -64,12 +67,12 @@ struct Download: AsyncParsableCommand {
                 } catch {
                     // The copy is stored; only the look for an attempt begun elsewhere failed (said, not fatal).
                     let why = VaultExit.vaultError(for: error)?.message ?? "the server's answer could not be read."
-                    context.console.line("Could not check whether you started \(id) on another device: \(why)")
+                    context.console.line(tr("Could not check whether you started {id} on another device: {why}", ["id": id, "why": why]))
                 }
             }
             return results
         }
-        if results.isEmpty { context.console.line("Nothing new to download.") }
+        if results.isEmpty { context.console.line(tr("Nothing new to download.")) }
         context.console.emit(["downloads": results])
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import VaultCore
+import VaultLanguage
 
 struct Init: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Create a new encrypted vault.")
@@ -12,7 +13,10 @@ struct Init: ParsableCommand {
     func run() throws {
         let context = CommandContext(globals)
         if SecureFiles.exists(context.paths.keyFile) || SecureFiles.exists(context.paths.database) {
-            throw VaultError(.vaultExists, "A vault already exists in \(context.paths.directory). It was left untouched.")
+            throw VaultError(
+                .vaultExists,
+                tr("A vault already exists in {directory}. It was left untouched.", ["directory": context.paths.directory])
+            )
         }
         let iterations = kdf.iterations()
         if iterations < KDFParameters.defaultIterations {
@@ -20,7 +24,7 @@ struct Init: ParsableCommand {
         }
         let password = try PasswordReader.new(credentials.newPasswordStdin ? credentials : CredentialSources(stdinForNew: credentials.passwordStdin))
         let vault = try Vault.create(paths: context.paths, password: password, iterations: iterations, logger: context.logger)
-        context.console.line("Created an encrypted vault in \(context.paths.directory).")
+        context.console.line(tr("Created an encrypted vault in {directory}.", ["directory": context.paths.directory]))
         context.console.emit(InitResult(vault: context.paths.directory, vaultId: vault.vaultID, kdfIterations: iterations))
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import VaultAPI
 import VaultCore
+import VaultLanguage
 import VaultTake
 import VaultTerminal
 
@@ -14,17 +15,17 @@ struct List: ParsableCommand {
         let vault = try context.openVault(credentials)
         let items = try vault.cachedAssessments()
         // Too wide for the terminal: size goes first, then the version, then the title is cut.
-        var table = TextTable(["ID", "TITLE", "VER", "SIZE", "EXPIRES", "ATTEMPT"], flexible: 1, droppable: [3, 2])
+        var table = TextTable([tr("ID"), tr("TITLE"), tr("VER"), tr("SIZE"), tr("EXPIRES"), tr("ATTEMPT")], flexible: 1, droppable: [3, 2])
         let timeLeft = try vault.timeLeftOfOpenAttempts()
         let narrow = DisplayWidth.terminalColumns < 110
         for item in items {
-            let expiry = item.expired ? "expired" : ReadableDate.relative(item.expiresAt, short: narrow)
+            let expiry = item.expired ? tr("expired") : ReadableDate.relative(item.expiresAt, short: narrow)
             let attempt =
                 item.sealed
-                ? "sealed"
+                ? tr("sealed")
                 : item.attemptState.words
-                    + (timeLeft[item.id].map { ", \(TakeTimeText.short($0)) left" } ?? "")
-                    + (item.pendingAnswers > 0 ? ", \(item.pendingAnswers) to upload" : "")
+                    + (timeLeft[item.id].map { ", " + tr("{time} left", ["time": TakeTimeText.short($0)]) } ?? "")
+                    + (item.pendingAnswers > 0 ? ", " + tr("{count} to upload", ["count": item.pendingAnswers]) : "")
             table.add([item.id, item.title, "v\(item.version)", Console.bytes(item.sizeBytes), expiry, attempt])
         }
         if !items.isEmpty { for line in table.render() { context.console.line(line) } }
@@ -32,7 +33,7 @@ struct List: ParsableCommand {
         for item in items where item.sealed {
             context.console.line(StartCodeSource.sealedLine(id: item.id, opensAt: item.opensAt))
         }
-        if items.isEmpty { context.console.line("Nothing downloaded yet. While online, run `vault catalog` and `vault download ID`.") }
+        if items.isEmpty { context.console.line(tr("Nothing downloaded yet. While online, run `vault catalog` and `vault download ID`.")) }
         context.console.emit(["assessments": items])
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultLanguage
 import VaultSync
 
 struct Login: AsyncParsableCommand {
@@ -31,7 +32,7 @@ struct Login: AsyncParsableCommand {
             fromStdin: serverPasswordStdin,
             fileVariable: "VAULT_SERVER_PASSWORD_FILE",
             environment: ProcessInfo.processInfo.environment,
-            prompt: "Server password for \(user): ",
+            prompt: tr("Server password for {user}:", ["user": user]) + " ",
             confirm: false,
             flag: "--server-password-stdin"
         )
@@ -73,8 +74,12 @@ struct Login: AsyncParsableCommand {
                 role: token.role.rawValue
             )
         )
-        context.console.line("Signed in to \(server) as \(user).")
-        context.console.line("Server key: \(key.fingerprint)\(pinned?.key == key ? "" : " (pinned now; ask your teacher to confirm it)")")
+        context.console.line(tr("Signed in to {server} as {user}.", ["server": server, "user": user]))
+        context.console.line(
+            pinned?.key == key
+                ? tr("Server key: {key}", ["key": key.fingerprint])
+                : tr("Server key: {key} (pinned now; ask your teacher to confirm it)", ["key": key.fingerprint])
+        )
         context.console.emit(["server": server, "user": user, "expires_at": token.expiresAt, "server_key": key.fingerprint])
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultLanguage
 import VaultTake
 import VaultTerminal
 
@@ -20,7 +21,7 @@ struct Results: ParsableCommand {
         let results = try vault.results(matching: id)
         if results.isEmpty {
             context.console.line(
-                "No results yet. They arrive with `vault sync` once you handed in and your teacher shows them (at submission or when released)."
+                tr("No results yet. They arrive with `vault sync` once you handed in and your teacher shows them (at submission or when released).")
             )
         }
         for result in results {
@@ -34,31 +35,52 @@ struct Results: ParsableCommand {
     /// answer and, once released, the correct one, in the letters and texts the student saw.
     static func lines(_ result: AttemptResult, sheet: (assessment: Assessment, answers: [String: JSONValue])?) -> [String] {
         let title =
-            sheet.map { "\($0.assessment.title) (\(result.assessmentId), version \(result.assessmentVersion))" }
-            ?? "\(result.assessmentId) (version \(result.assessmentVersion))"
-        let waiting = result.pending > 0 ? "; \(Plural.count(result.pending, "answer waits", plural: "answers wait")) for your teacher" : ""
-        var lines = ["\(title): \(AttemptResult.pointsText(result.score)) of \(AttemptResult.pointsText(result.maxScore)) points\(waiting)."]
+            sheet.map {
+                tr(
+                    "{title} ({id}, version {version})",
+                    ["title": $0.assessment.title, "id": result.assessmentId, "version": result.assessmentVersion]
+                )
+            }
+            ?? tr("{id} (version {version})", ["id": result.assessmentId, "version": result.assessmentVersion])
+        let (score, most) = (AttemptResult.pointsText(result.score), AttemptResult.pointsText(result.maxScore))
+        var lines = [
+            result.pending > 0
+                ? trn(
+                    "{title}: {score} of {max} points; {n} answer waits for your teacher.",
+                    "{title}: {score} of {max} points; {n} answers wait for your teacher.",
+                    result.pending,
+                    ["title": title, "score": score, "max": most]
+                )
+                : tr("{title}: {score} of {max} points.", ["title": title, "score": score, "max": most])
+        ]
         let questions = Dictionary((sheet?.assessment.questions ?? []).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for (number, item) in result.questions.enumerated() {
+            let max = AttemptResult.pointsText(item.maxPoints)
             let points =
-                item.points.map { "\(AttemptResult.pointsText($0)) of \(AttemptResult.pointsText(item.maxPoints))" }
-                ?? "waiting for your teacher (up to \(AttemptResult.pointsText(item.maxPoints)))"
+                item.points.map { tr("{points} of {max}", ["points": AttemptResult.pointsText($0), "max": max]) }
+                ?? tr("waiting for your teacher (up to {max})", ["max": max])
             guard let question = questions[item.questionId] else {
                 // The questions are not in this vault (another device's attempt): the points alone.
-                lines.append("  \(number + 1). Question \(item.questionId): \(points).")
-                if let feedback = item.feedback { lines.append("     Your teacher wrote: " + TerminalText.visible(Self.oneLine(feedback))) }
+                lines.append("  " + tr("{number}. Question {id}: {points}.", ["number": number + 1, "id": item.questionId, "points": points]))
+                if let feedback = item.feedback {
+                    lines.append("     " + tr("Your teacher wrote: {feedback}", ["feedback": TerminalText.visible(Self.oneLine(feedback))]))
+                }
                 continue
             }
             lines.append("  \(number + 1). \(DisplayWidth.truncated(Self.oneLine(question.prompt), to: 70))")
-            lines.append("     Points: \(points).")
+            lines.append("     " + tr("Points: {points}.", ["points": points]))
             let given = sheet?.answers[question.id].map { AnswerWords.text($0, for: question) }
-            lines.append("     Your answer: " + (given.map { DisplayWidth.truncated(Self.oneLine($0), to: 200) } ?? "none"))
+            lines.append(
+                "     " + tr("Your answer: {answer}", ["answer": given.map { DisplayWidth.truncated(Self.oneLine($0), to: 200) } ?? tr("none")])
+            )
             if let correct = item.correctAnswer.flatMap({ AnswerWords.correct($0, for: question) }) {
-                lines.append("     Correct answer: \(correct)")
+                lines.append("     " + tr("Correct answer: {answer}", ["answer": correct]))
             }
-            if let feedback = item.feedback { lines.append("     Your teacher wrote: " + TerminalText.visible(Self.oneLine(feedback))) }
+            if let feedback = item.feedback {
+                lines.append("     " + tr("Your teacher wrote: {feedback}", ["feedback": TerminalText.visible(Self.oneLine(feedback))]))
+            }
         }
-        if !result.released { lines.append("  Correct answers are shown once your teacher releases the results.") }
+        if !result.released { lines.append("  " + tr("Correct answers are shown once your teacher releases the results.")) }
         return lines
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultLanguage
 import VaultTake
 
 struct Submit: ParsableCommand {
@@ -14,12 +15,20 @@ struct Submit: ParsableCommand {
         let context = CommandContext(globals)
         let vault = try context.openVault(credentials)
         guard let attempt = try vault.latestAttempt(on: id), attempt.state == .inProgress else {
-            throw VaultError(.notFound, "There is no attempt in progress on \(id). Start one with `vault take \(id)`.")
+            throw VaultError(.notFound, tr("There is no attempt in progress on {id}. Start one with `vault take {id}`.", ["id": id]))
         }
         try vault.submitAttempt(attempt.id)
         let unanswered = attempt.unanswered.count
+        let title = attempt.assessment.title
         context.console.line(
-            "Submitted \(attempt.assessment.title)\(unanswered > 0 ? " with \(Plural.count(unanswered, "question")) unanswered" : ""). It will be uploaded with `vault sync` when you are online."
+            unanswered > 0
+                ? trn(
+                    "Submitted {title} with {n} question unanswered. It will be uploaded with `vault sync` when you are online.",
+                    "Submitted {title} with {n} questions unanswered. It will be uploaded with `vault sync` when you are online.",
+                    unanswered,
+                    ["title": title]
+                )
+                : tr("Submitted {title}. It will be uploaded with `vault sync` when you are online.", ["title": title])
         )
         context.console.emit(SubmitResult(assessmentId: id, attemptId: attempt.id, answered: attempt.answers.count, unanswered: unanswered))
     }

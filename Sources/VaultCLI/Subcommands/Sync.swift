@@ -8,6 +8,7 @@ import VaultTake
 
 #if canImport(Glibc)
 import Glibc
+import VaultLanguage
 #endif
 
 struct Sync: AsyncParsableCommand {
@@ -70,10 +71,15 @@ struct Sync: AsyncParsableCommand {
                 }
         } catch let stopped as SyncStopped {
             SyncOutput.print(stopped.report, console: context.console)
-            let when = stopped.nextTryAt.map { " The next try is due at \(Timestamp.string($0))." } ?? ""
+            let when = stopped.nextTryAt.map { " " + tr("The next try is due at {time}.", ["time": ReadableDate.clock($0)]) } ?? ""
+            let waiting = trn(
+                "{n} item waits in the queue and nothing was lost.",
+                "{n} items wait in the queue and nothing was lost.",
+                stopped.report.remaining
+            )
             throw VaultError(
                 .temporary,
-                "Sync stopped before everything was uploaded: \(stopped.reason.vaultError.message) \(Plural.count(stopped.report.remaining, "item waits", plural: "items wait")) in the queue and nothing was lost.\(when)"
+                tr("Sync stopped before everything was uploaded: {why}", ["why": stopped.reason.vaultError.message]) + " " + waiting + when
             )
         }
         SyncOutput.print(report, console: context.console)
@@ -82,10 +88,17 @@ struct Sync: AsyncParsableCommand {
         // yet) is a "try again later", never a success a script or a student would trust.
         if report.remaining > 0 {
             let next =
-                try vault.nextRetryAt(after: Date()).map { " The next try is due at \(Timestamp.string($0)); run `vault sync` again then." } ?? ""
+                try vault.nextRetryAt(after: Date()).map {
+                    " " + tr("The next try is due at {time}; run `vault sync` again then.", ["time": ReadableDate.clock($0)])
+                }
+                ?? ""
             throw VaultError(
                 .temporary,
-                "Not everything is uploaded yet: \(Plural.count(report.remaining, "item waits", plural: "items wait")) in the queue and nothing was lost.\(next)"
+                trn(
+                    "Not everything is uploaded yet: {n} item waits in the queue and nothing was lost.",
+                    "Not everything is uploaded yet: {n} items wait in the queue and nothing was lost.",
+                    report.remaining
+                ) + next
             )
         }
     }
@@ -106,7 +119,7 @@ struct Sync: AsyncParsableCommand {
             downloader: Downloader(client: session.client, vault: vault),
             logger: logger
         )
-        let bar = ProgressBar(label: "Uploading", console: console)
+        let bar = ProgressBar(label: tr("Uploading"), console: console)
         engine.progress = { done, total in bar.update(done, of: total) }
         defer { bar.finish() }
         return try await engine.run()

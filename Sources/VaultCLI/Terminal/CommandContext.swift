@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import VaultCore
+import VaultLanguage
 
 /// What every subcommand needs: where the vault is, how to print, how to log.
 struct CommandContext {
@@ -23,7 +24,7 @@ struct CommandContext {
     /// the password from its source. Commands that change keys pass `allowSession: false`.
     func openVault(_ credentials: CredentialSources, allowSession: Bool = true) throws -> Vault {
         guard SecureFiles.exists(paths.keyFile) || SecureFiles.exists(paths.database) else {
-            throw VaultError(.noVault, "There is no vault in \(paths.directory). Create one with `vault init`.")
+            throw VaultError(.noVault, tr("There is no vault in {directory}. Create one with `vault init`.", ["directory": paths.directory]))
         }
         let vault: Vault
         if allowSession, !credentials.passwordStdin, PasswordReader.fileVariableUnset(),

@@ -4,6 +4,7 @@ import VaultCore
 
 #if canImport(Glibc)
 import Glibc
+import VaultLanguage
 #endif
 
 /// Flags that choose where passwords come from. Never a password itself: it is never an argument.
@@ -24,7 +25,7 @@ enum PasswordReader {
             fromStdin: options.passwordStdin,
             fileVariable: "VAULT_PASSWORD_FILE",
             environment: environment,
-            prompt: "Vault password: ",
+            prompt: tr("Vault password:") + " ",
             confirm: false,
             flag: "--password-stdin"
         )
@@ -40,7 +41,7 @@ enum PasswordReader {
             fromStdin: options.newPasswordStdin,
             fileVariable: "VAULT_NEW_PASSWORD_FILE",
             environment: environment,
-            prompt: "New password: ",
+            prompt: tr("New password:") + " ",
             confirm: true,
             flag: "--new-password-stdin"
         )
@@ -56,18 +57,18 @@ enum PasswordReader {
     ) throws -> SecretBytes {
         if fromStdin {
             guard let line = try readLine(descriptor: STDIN_FILENO) else {
-                throw VaultError(.passwordRequired, "No password was given on standard input.")
+                throw VaultError(.passwordRequired, tr("No password was given on standard input."))
             }
             return line
         }
         if let path = environment[fileVariable], !path.isEmpty {
             let descriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else {
-                throw VaultError(.passwordRequired, "The password file named by \(fileVariable) cannot be read.")
+                throw VaultError(.passwordRequired, tr("The password file named by {variable} cannot be read.", ["variable": fileVariable]))
             }
             defer { close(descriptor) }
             guard let line = try readLine(descriptor: descriptor) else {
-                throw VaultError(.passwordRequired, "The password file named by \(fileVariable) is empty.")
+                throw VaultError(.passwordRequired, tr("The password file named by {variable} is empty.", ["variable": fileVariable]))
             }
             return line
         }
@@ -82,9 +83,9 @@ enum PasswordReader {
         defer { close(terminal) }
         let first = try prompted(prompt, terminal: terminal)
         if confirm {
-            let second = try prompted("Repeat it: ", terminal: terminal)
+            let second = try prompted(tr("Repeat it:") + " ", terminal: terminal)
             guard first.isEqual(to: second) else {
-                throw VaultError(.usage, "The two passwords are different. Nothing was changed; try again.")
+                throw VaultError(.usage, tr("The two passwords are different. Nothing was changed; try again."))
             }
         }
         return first
@@ -103,7 +104,7 @@ enum PasswordReader {
             _ = write(terminal, "\n", 1)
         }
         guard let line = try readLine(descriptor: terminal) else {
-            throw VaultError(.passwordRequired, "No password was entered.")
+            throw VaultError(.passwordRequired, tr("No password was entered."))
         }
         return line
     }

@@ -1,5 +1,6 @@
 import Foundation
 import VaultAPI
+import VaultLanguage
 
 /// Dates as a person reads them: relative and in local time ("in 6 days, Sat 29 Nov", "2 hours ago").
 enum ReadableDate {
@@ -9,14 +10,18 @@ enum ReadableDate {
         let magnitude = abs(seconds)
         let amount: String
         switch magnitude {
-        case ..<60: return seconds >= 0 ? "in under a minute" : "just now"
-        case ..<3_600: amount = plural(Int(magnitude / 60), "minute")
-        case ..<86_400: amount = plural(Int(magnitude / 3_600), "hour")
-        default: amount = plural(Int((magnitude / 86_400).rounded()), "day")
+        case ..<60: return seconds >= 0 ? tr("in under a minute") : tr("just now")
+        case ..<3_600: amount = trn("{n} minute", "{n} minutes", Int(magnitude / 60))
+        case ..<86_400: amount = trn("{n} hour", "{n} hours", Int(magnitude / 3_600))
+        default: amount = trn("{n} day", "{n} days", Int((magnitude / 86_400).rounded()))
         }
-        let phrase = seconds >= 0 ? "in \(amount)" : "\(amount) ago"
-        if short { return phrase }
-        return magnitude < 86_400 ? "\(phrase), \(clock(date))" : "\(phrase), \(day(date))"
+        let when = magnitude < 86_400 ? clock(date) : day(date)
+        switch (seconds >= 0, short) {
+        case (true, true): return tr("in {amount}", ["amount": amount])
+        case (false, true): return tr("{amount} ago", ["amount": amount])
+        case (true, false): return tr("in {amount}, {when}", ["amount": amount, "when": when])
+        case (false, false): return tr("{amount} ago, {when}", ["amount": amount, "when": when])
+        }
     }
 
     /// An RFC 3339 timestamp as relative text; unreadable text is shown as it is.
@@ -24,20 +29,7 @@ enum ReadableDate {
         Timestamp.date(text).map { relative($0, now: now, short: short) } ?? text
     }
 
-    static func day(_ date: Date) -> String { dayFormatter.string(from: date) }
-    static func clock(_ date: Date) -> String { clockFormatter.string(from: date) }
-
-    /// "Sat 29 Nov" and "14:05", in local time. Made once (formatters are costly to make).
-    private static let dayFormatter: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "EEE d MMM"
-        return formatter
-    }()
-    private static let clockFormatter: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "HH:mm"
-        return formatter
-    }()
-
-    private static func plural(_ count: Int, _ unit: String) -> String { "\(count) \(unit)\(count == 1 ? "" : "s")" }
+    /// "Sat 29 Nov" and "14:05", in local time, as the student's language writes them.
+    static func day(_ date: Date) -> String { PeopleDates.day(date) }
+    static func clock(_ date: Date) -> String { PeopleDates.clock(date) }
 }

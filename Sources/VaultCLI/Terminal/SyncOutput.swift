@@ -1,50 +1,79 @@
 import Foundation
+import VaultLanguage
 import VaultSync
 import VaultTake
 
 enum SyncOutput {
     static func print(_ report: SyncReport, console: Console) {
         console.line(
-            "Uploaded \(Plural.count(report.uploaded, "answer")) (\(report.duplicates) already there, \(report.superseded) replaced by later answers); \(Plural.count(report.submitted, "submission")) confirmed."
+            tr(
+                "Uploaded {answers} ({duplicates} already there, {superseded} replaced by later answers); {submissions} confirmed.",
+                [
+                    "answers": trn("{n} answer", "{n} answers", report.uploaded), "duplicates": report.duplicates, "superseded": report.superseded,
+                    "submissions": trn("{n} submission", "{n} submissions", report.submitted),
+                ]
+            )
         )
-        for receipt in report.receipts { console.line("  Receipt from the server: \(receipt)") }
+        for receipt in report.receipts { console.line("  " + tr("Receipt from the server: {receipt}", ["receipt": receipt])) }
         for notice in report.notices { console.line(console.yellow(notice)) }
         if report.conflicts > 0 {
             console.line(
                 console.yellow(
-                    "\(Plural.count(report.conflicts, "answer waits", plural: "answers wait")) for your decision: the assessment changed. Run `vault sync` in a terminal to decide."
+                    trn(
+                        "{n} answer waits for your decision: the assessment changed. Run `vault sync` in a terminal to decide.",
+                        "{n} answers wait for your decision: the assessment changed. Run `vault sync` in a terminal to decide.",
+                        report.conflicts
+                    )
                 )
             )
         }
         if report.gone > 0 {
             console.line(
-                "\(Plural.count(report.gone, "item belongs", plural: "items belong")) to assessments that are no longer available; kept as dead letters."
+                trn(
+                    "{n} item belongs to assessments that are no longer available; kept as dead letters.",
+                    "{n} items belong to assessments that are no longer available; kept as dead letters.",
+                    report.gone
+                )
             )
         }
         if report.deadLetters > 0 {
             console.line(
                 console.yellow(
-                    "\(Plural.count(report.deadLetters, "upload", plural: "uploads")) gave up and \(report.deadLetters == 1 ? "is" : "are") kept as dead letters: see `vault dead-letters list`."
+                    trn(
+                        "{n} upload gave up and is kept as dead letters: see `vault dead-letters list`.",
+                        "{n} uploads gave up and are kept as dead letters: see `vault dead-letters list`.",
+                        report.deadLetters
+                    )
                 )
             )
         }
-        if !report.refreshed.isEmpty { console.line("Downloaded newer versions of: \(report.refreshed.joined(separator: ", ")).") }
+        if !report.refreshed.isEmpty { console.line(tr("Downloaded newer versions of: {ids}.", ["ids": report.refreshed.joined(separator: ", ")])) }
         for (_, questions) in report.unconfirmed.sorted(by: { $0.key < $1.key }) {
             let list = questions.joined(separator: ", ")
             console.line(
                 console.yellow(
                     questions.count == 1
-                        ? "The server has not confirmed your answer to question \(list): it is kept here and sent again at the next sync."
-                        : "The server has not confirmed your answers to questions \(list): they are kept here and sent again at the next sync."
+                        ? tr(
+                            "The server has not confirmed your answer to question {questions}: it is kept here and sent again at the next sync.",
+                            ["questions": list]
+                        )
+                        : tr(
+                            "The server has not confirmed your answers to questions {questions}: they are kept here and sent again at the next sync.",
+                            ["questions": list]
+                        )
                 )
             )
         }
         // "Everything is uploaded" only when it is true: nothing queued, unconfirmed or given up.
         if report.remaining == 0 && report.unconfirmed.isEmpty && report.deadLetters == 0 {
-            console.line("Everything is uploaded.")
+            console.line(tr("Everything is uploaded."))
         } else if report.remaining > 0 {
             console.line(
-                "\(Plural.count(report.remaining, "item still waits", plural: "items still wait")) in the queue; `vault status` shows what and when it is tried again."
+                trn(
+                    "{n} item still waits in the queue; `vault status` shows what and when it is tried again.",
+                    "{n} items still wait in the queue; `vault status` shows what and when it is tried again.",
+                    report.remaining
+                )
             )
         }
         console.emit(report)

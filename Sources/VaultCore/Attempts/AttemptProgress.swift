@@ -1,3 +1,5 @@
+import VaultLanguage
+
 /// Where a student stands on a downloaded assessment, as `list`, `show` and `status` say it (and `--json` spells it).
 /// A timed attempt whose start screen was answered "no" is `notStarted`: its clock has not begun, so "in progress"
 /// would be untrue.
@@ -19,11 +21,11 @@ public enum AttemptProgress: String, Codable, Sendable, CaseIterable {
     /// In words, for tables and sentences.
     public var words: String {
         switch self {
-        case .none: "none"
-        case .notStarted: "not started"
-        case .inProgress: "in progress"
-        case .submitted: "submitted"
-        case .synced: "synced"
+        case .none: trc("attempt", "none")
+        case .notStarted: tr("not started")
+        case .inProgress: tr("in progress")
+        case .submitted: tr("submitted")
+        case .synced: tr("synced")
         }
     }
 

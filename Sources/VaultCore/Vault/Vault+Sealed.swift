@@ -1,14 +1,10 @@
 import Foundation
 import VaultAPI
+import VaultLanguage
 
 extension Sealing {
     /// "Mon 1 Dec 09:00" in the user's time zone.
-    public static func readable(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "EEE d MMM HH:mm"
-        return formatter.string(from: date)
-    }
+    public static func readable(_ date: Date) -> String { PeopleDates.dayAndClock(date) }
 }
 
 extension Vault {

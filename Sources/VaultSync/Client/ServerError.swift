@@ -1,5 +1,6 @@
 import Foundation
 import VaultCore
+import VaultLanguage
 
 /// What went wrong talking to the server, typed for retry decisions and worded for students.
 public enum ServerError: Error, Sendable, Equatable {
@@ -38,36 +39,41 @@ public enum ServerError: Error, Sendable, Equatable {
         case .offline:
             VaultError(
                 .offline,
-                "This needs an internet connection and the server cannot be reached. Your work is saved and fully available offline; try again when you are online."
+                tr(
+                    "This needs an internet connection and the server cannot be reached. Your work is saved and fully available offline; try again when you are online."
+                )
             )
         case .degraded:
-            VaultError(.temporary, "The server is reachable but not answering properly right now. Your work is saved; try again in a few minutes.")
+            VaultError(
+                .temporary,
+                tr("The server is reachable but not answering properly right now. Your work is saved; try again in a few minutes.")
+            )
         case .signInExpired:
-            VaultError(.notAllowed, "Your sign-in has expired. Run `vault login`.")
+            VaultError(.notAllowed, tr("Your sign-in has expired. Run `vault login`."))
         case .badCredentials:
-            VaultError(.notAllowed, "The server did not accept that user name and password. Check them and try again.")
+            VaultError(.notAllowed, tr("The server did not accept that user name and password. Check them and try again."))
         case .forbidden:
-            VaultError(.notAllowed, "Your account is not allowed to do this.")
+            VaultError(.notAllowed, tr("Your account is not allowed to do this."))
         case .notFound(let what):
-            VaultError(.notFound, "\(what) is no longer available on the server.")
+            VaultError(.notFound, tr("{what} is no longer available on the server.", ["what": what]))
         case .tooLarge:
-            VaultError(.temporary, "The server refused an upload as too large. It will be sent in smaller parts next time.")
+            VaultError(.temporary, tr("The server refused an upload as too large. It will be sent in smaller parts next time."))
         case .rateLimited:
-            VaultError(.temporary, "The server is busy. Your work is saved; try again in a few minutes.")
+            VaultError(.temporary, tr("The server is busy. Your work is saved; try again in a few minutes."))
         case .serverFailure:
-            VaultError(.temporary, "The server had a problem. Your work is saved; try again later.")
+            VaultError(.temporary, tr("The server had a problem. Your work is saved; try again later."))
         case .versionConflict:
-            VaultError(.temporary, "The assessment changed on the server; decide what to do with `vault sync`.")
+            VaultError(.temporary, tr("The assessment changed on the server; decide what to do with `vault sync`."))
         case .responsesMissing:
-            VaultError(.temporary, "Some answers have not reached the server yet; they will be sent first.")
+            VaultError(.temporary, tr("Some answers have not reached the server yet; they will be sent first."))
         case .refused(_, let message):
-            VaultError(.invalidData, "The server refused the request: \(message)")
+            VaultError(.invalidData, tr("The server refused the request: {message}", ["message": message]))
         case .noAttemptsLeft(let message):
-            VaultError(.notAllowed, "\(message) Your answers stay in this vault; `vault hand-in` can still give them to your teacher.")
+            VaultError(.notAllowed, message + " " + tr("Your answers stay in this vault; `vault hand-in` can still give them to your teacher."))
         case .notOpenYet(let message):
-            VaultError(.notAllowed, "\(message) Until then it opens only with the start code from the person running it.")
+            VaultError(.notAllowed, message + " " + tr("Until then it opens only with the start code from the person running it."))
         case .badResponse(let why):
-            VaultError(.invalidData, "The server sent something unexpected (\(why)). Nothing was changed.")
+            VaultError(.invalidData, tr("The server sent something unexpected ({why}). Nothing was changed.", ["why": why]))
         }
     }
 }
