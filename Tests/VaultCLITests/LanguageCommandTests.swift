@@ -73,6 +73,62 @@ struct LanguageCommandTests {
         #expect(show["attempt_state"] as? String == "submitted", "--json stays English and the attempt is handed in")
     }
 
+    /// English words in a line a student reads; what is not words (commands in backticks, [y/N], the server's
+    /// address, paths, key fingerprints, dates the pseudo-language leaves English) is left out first.
+    static func englishWords(_ line: String, values: [String]) -> [String] {
+        var spoken = line
+        for value in values { spoken = spoken.replacingOccurrences(of: value, with: "") }
+        for pattern in [
+            #"`[^`]*`"#, #"\[y/N\]"#, #"https?://\S+"#, #"/\S+"#, #"\brcpt-\S+"#, #"\b[0-9a-f]{4}(-[0-9a-f]{4}){3,}\b"#, #"\b[0-9a-f]{16,}\b"#,
+            #"\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d+ [A-Z][a-z]{2}\b"#,
+        ] {
+            spoken = spoken.replacingOccurrences(of: pattern, with: "", options: .regularExpression)
+        }
+        var words: [String] = []
+        var rest = spoken[...]
+        while let range = rest.range(of: #"[A-Za-z]{3,}"#, options: .regularExpression) {
+            words.append(String(rest[range]))
+            rest = rest[range.upperBound...]
+        }
+        return words
+    }
+
+    @Test("the whole story in the pseudo-language: init, login, download, list, take, status, sync, results: no English word in a human line")
+    func pseudoStory() throws {
+        let server = try ServerProcess()
+        defer { withExtendedLifetime(server) {} }
+        let vault = CLIVault()
+        let environment = ["VAULT_LANG": "qps", "VAULT_LOCALEDIR": try Catalogs.directory()]
+        let document = vault.root.file("glossa.json")
+        try Data(Self.document.utf8).write(to: URL(fileURLWithPath: document))
+        try server.admin(["publish", document])
+        let steps: [(String, [String], String)] = [
+            ("init", ["init", "--kdf-iterations", "1000", "--new-password-stdin"], "pw-1\n"),
+            ("login", ["login", "--server", server.url, "--user", "demo", "--password-stdin", "--server-password-stdin"], "pw-1\ndemo-password\n"),
+            ("download", ["download", "glossa"], "pw-1\n"),
+            ("list", ["list"], "pw-1\n"),
+            ("take", ["take", "glossa", "--yes", "--non-interactive"], "pw-1\nzz\nt\nb\nΕπειδή λάμπει.\n.\n:s\ny\n"),
+            ("status", ["status"], "pw-1\n"),
+            ("sync", ["sync"], "pw-1\n"),
+            ("results", ["results"], "pw-1\n"),
+        ]
+        for (name, arguments, input) in steps {
+            let result = try vault.run(
+                arguments + ["--vault", vault.path] + (name == "init" ? [] : ["--password-stdin"]),
+                stdin: input,
+                environment: environment
+            )
+            #expect(result.status == 0 || (name == "status" && result.status == 3), "\(name): \(result.status) \(result.stderr)")
+            let text = result.stdout + result.stderr
+            #expect(!text.isEmpty, "\(name) said nothing")
+            if ProcessInfo.processInfo.environment["VAULT_SHOW_TRANSCRIPT"] != nil { print("$ vault \(name)\n" + text) }
+            for line in text.split(separator: "\n").map(String.init) {
+                let english = Self.englishWords(line, values: [vault.path, server.url, "demo", "glossa", "vault-cli"])
+                #expect(english.isEmpty, "\(name): English left untranslated \(english): \(line)")
+            }
+        }
+    }
+
     @Test("screen-reader mode says the same things in every language: each English sentence translated, the content and the answers intact")
     func everyLanguageSaysTheSame() throws {
         let (english, englishServer) = try prepared()

@@ -20,7 +20,12 @@ struct Init: ParsableCommand {
         }
         let iterations = kdf.iterations()
         if iterations < KDFParameters.defaultIterations {
-            context.console.warn("\(iterations) key-derivation rounds is below the recommended 210,000; use this only for tests.")
+            context.console.warn(
+                tr(
+                    "{count} key-derivation rounds is below the recommended {recommended}; use this only for tests.",
+                    ["count": iterations, "recommended": KDFParameters.defaultIterations]
+                )
+            )
         }
         let password = try PasswordReader.new(credentials.newPasswordStdin ? credentials : CredentialSources(stdinForNew: credentials.passwordStdin))
         let vault = try Vault.create(paths: context.paths, password: password, iterations: iterations, logger: context.logger)

@@ -4,6 +4,7 @@ import VaultTerminal
 
 #if canImport(Glibc)
 import Glibc
+import VaultLanguage
 #endif
 
 /// Everything the CLI prints: plain text or one JSON document on stdout, messages and progress on stderr.
@@ -31,7 +32,7 @@ struct Console {
     /// A warning for the user on stderr (kept with --json, dropped with --quiet).
     func warn(_ text: String) {
         guard !quiet else { return }
-        FileHandle.standardError.write(Data((Self.fittedForError("warning: " + TerminalText.visible(text)) + "\n").utf8))
+        FileHandle.standardError.write(Data((Self.fittedForError(tr("warning: {text}", ["text": TerminalText.visible(text)])) + "\n").utf8))
     }
 
     func emit<T: Encodable>(_ value: T) {
