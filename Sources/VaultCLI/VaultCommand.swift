@@ -35,7 +35,14 @@ struct VaultCommand: AsyncParsableCommand {
             )
             Foundation.exit(VaultExit.usage)
         }
-        Language.activate(json ? nil : Language.requested(explicit: lang, environment: ProcessInfo.processInfo.environment))
+        // After --lang and VAULT_LANG, the language saved in the vault (`vault config set lang fa`), then the system's.
+        let environment = ProcessInfo.processInfo.environment
+        let saved =
+            lang == nil && (environment["VAULT_LANG"] ?? "").isEmpty
+            ? VaultLanguageChoice.saved(
+                in: VaultPaths.resolve(explicit: ArgumentNormalizer.value(of: "--vault", in: arguments), environment: environment)
+            ) : nil
+        Language.activate(json ? nil : Language.requested(explicit: lang ?? saved, environment: environment))
         do {
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? AsyncParsableCommand {

@@ -196,7 +196,7 @@ public enum Language {
         return String(ascii.map { $0.isNumber ? traits.digits[Int($0.asciiValue! - 48)] : $0 })
     }
 
-    static func isTag(_ tag: String) -> Bool {
+    public static func isTag(_ tag: String) -> Bool {
         !tag.isEmpty && tag.count <= 16 && tag.allSatisfy { $0.isASCII && ($0.isLetter || $0 == "_") } && tag.first!.isLetter
     }
 

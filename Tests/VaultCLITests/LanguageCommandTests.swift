@@ -129,6 +129,38 @@ struct LanguageCommandTests {
         }
     }
 
+    @Test(
+        "choosing the language: --lang, then VAULT_LANG, then `vault config set lang`, then the system's; --json and exit codes stay; a bad code is refused"
+    )
+    func choosing() throws {
+        let (vault, server) = try CLIFixtures.downloaded([])
+        defer { withExtendedLifetime(server) {} }
+        let catalogs = try Catalogs.directory()
+        func status(_ extra: [String] = [], environment: [String: String] = [:]) throws -> Binaries.Result {
+            try vault.run(
+                ["status", "--vault", vault.path, "--password-stdin"] + extra,
+                stdin: "pw-1\n",
+                environment: ["VAULT_LOCALEDIR": catalogs].merging(environment) { $1 }
+            )
+        }
+        #expect(try status(environment: ["LANG": "fr_FR.UTF-8"]).stdout.contains("Connexion (dernier état)"), "the system's language")
+        #expect(try vault.run(["config", "set", "lang", "sw", "--vault", vault.path, "--password-stdin"], stdin: "pw-1\n").status == 0)
+        #expect(
+            try status(environment: ["LANG": "fr_FR.UTF-8"]).stdout.contains("Muunganisho (mara ya mwisho)"),
+            "the vault's choice over the system's"
+        )
+        #expect(try status(environment: ["VAULT_LANG": "pt_BR"]).stdout.contains("Conexão (última vez)"), "VAULT_LANG over the vault's choice")
+        #expect(try status(["--lang", "es"], environment: ["VAULT_LANG": "pt_BR"]).stdout.contains("Conexión (la última vez)"), "--lang over all")
+        let json = try status(["--json"])
+        #expect(json.json?["connectivity"] as? String != nil && !json.stdout.contains("Muunganisho"), "--json stays English: \(json.stdout)")
+        let refused = try vault.run(["config", "set", "lang", "../../etc", "--vault", vault.path, "--password-stdin"], stdin: "pw-1\n")
+        #expect(refused.status == 64 && refused.stderr.contains("es, fr, pt_BR"), "\(refused.stderr)")
+        #expect(try status().stdout.contains("Muunganisho"), "the refused value changed nothing")
+        #expect(try status(["--lang", "xx!"]).status == 64, "--lang with something that is not a language")
+        #expect(try vault.run(["config", "unset", "lang", "--vault", vault.path, "--password-stdin"], stdin: "pw-1\n").status == 0)
+        #expect(try status().stdout.contains("Connection (last seen)"), "English when nothing is chosen")
+    }
+
     @Test("screen-reader mode says the same things in every language: each English sentence translated, the content and the answers intact")
     func everyLanguageSaysTheSame() throws {
         let (english, englishServer) = try prepared()

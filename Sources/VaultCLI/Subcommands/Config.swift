@@ -1,9 +1,13 @@
 import ArgumentParser
 import VaultCore
+import VaultLanguage
 
 struct Config: ParsableCommand {
+    /// `lang`: the student's language, kept beside the vault (it is needed before the vault is unlocked).
+    static let language = "lang"
+
     static let configuration = CommandConfiguration(
-        abstract: "Read and change settings stored inside the vault.",
+        abstract: "Read and change settings stored inside the vault (and `lang`, the language, beside it).",
         subcommands: [Get.self, Set.self, Unset.self, List.self]
     )
 
@@ -15,6 +19,12 @@ struct Config: ParsableCommand {
 
         func run() throws {
             let context = CommandContext(globals)
+            if key == Config.language {
+                let value = VaultLanguageChoice.saved(in: context.paths) ?? ""
+                context.console.line(value.isEmpty ? tr("(none: the system's language)") : value)
+                context.console.emit([key: value])
+                return
+            }
             _ = try VaultSettings.key(named: key)
             let vault = try context.openVault(credentials)
             let value = try vault.settings().value(key)
@@ -32,6 +42,14 @@ struct Config: ParsableCommand {
 
         func run() throws {
             let context = CommandContext(globals)
+            if key == Config.language {
+                // Only the vault's owner changes it: the password opens the vault first.
+                _ = try context.openVault(credentials)
+                try VaultLanguageChoice.save(value, in: context.paths)
+                context.console.line("\(key) = \(value)")
+                context.console.emit([key: value])
+                return
+            }
             _ = try VaultSettings.key(named: key)
             let vault = try context.openVault(credentials)
             try vault.setSetting(key, to: value)
@@ -49,6 +67,13 @@ struct Config: ParsableCommand {
 
         func run() throws {
             let context = CommandContext(globals)
+            if key == Config.language {
+                _ = try context.openVault(credentials)
+                try VaultLanguageChoice.save(nil, in: context.paths)
+                context.console.line(tr("{key} unset: the system's language is used.", ["key": key]))
+                context.console.emit([key: ""])
+                return
+            }
             _ = try VaultSettings.key(named: key)
             let vault = try context.openVault(credentials)
             try vault.setSetting(key, to: nil)
