@@ -1,6 +1,7 @@
 import ArgumentParser
 import VaultCore
 import VaultSync
+import VaultLanguage
 
 /// The exit codes of docs/cli.md.
 enum VaultExit {
@@ -36,8 +37,8 @@ enum VaultExit {
         case let error as ServerError: error.vaultError
         case let error as DatabaseError: error.vaultError
         case let error as CryptoError:
-            VaultError(.io, "A cryptographic operation failed unexpectedly; nothing was changed.", detail: "\(error)")
-        case let error as Gzip.Failure: VaultError(.invalidData, "Stored data could not be decompressed (\(error)).")
+            VaultError(.io, tr("A cryptographic operation failed unexpectedly; nothing was changed."), detail: "\(error)")
+        case let error as Gzip.Failure: VaultError(.invalidData, tr("Stored data could not be decompressed ({error}).", ["error": error]))
         default: nil
         }
     }

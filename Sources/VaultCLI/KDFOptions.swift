@@ -1,5 +1,6 @@
 import ArgumentParser
 import VaultCore
+import VaultLanguage
 
 /// `--kdf-iterations` for the commands that set a password (init, passwd, key add).
 struct KDFOptions: ParsableArguments {
@@ -8,7 +9,7 @@ struct KDFOptions: ParsableArguments {
 
     func validate() throws {
         if let kdfIterations, !(KDFParameters.iterationFloor...KDFParameters.iterationCeiling).contains(kdfIterations) {
-            throw ValidationError("--kdf-iterations must be between 1,000 and 10,000,000.")
+            throw ValidationError(tr("--kdf-iterations must be between 1,000 and 10,000,000."))
         }
     }
 

@@ -515,9 +515,4 @@ public struct TakeSession: Sendable {
     }
 }
 
-/// Singular and plural said right.
-public enum Plural {
-    public static func count(_ count: Int, _ noun: String, plural: String? = nil) -> String {
-        "\(count) \(count == 1 ? noun : plural ?? noun + "s")"
-    }
-}
+

@@ -10,6 +10,12 @@ public enum TakeTimeText {
         return trn("{n} minute", "{n} minutes", seconds / 60)
     }
 
+    /// A time limit as announced before it starts: "30 minutes", "1 min 30 s".
+    public static func limit(_ seconds: Int) -> String {
+        seconds % 60 == 0
+            ? trn("{n} minute", "{n} minutes", seconds / 60) : tr("{minutes} min {seconds} s", ["minutes": seconds / 60, "seconds": seconds % 60])
+    }
+
     /// For tables: "7 min", "40 s".
     public static func short(_ duration: Duration) -> String {
         let seconds = max(0, Int(duration.components.seconds))

@@ -157,6 +157,11 @@ struct LanguageCommandTests {
         #expect(refused.status == 64 && refused.stderr.contains("es, fr, pt_BR"), "\(refused.stderr)")
         #expect(try status().stdout.contains("Muunganisho"), "the refused value changed nothing")
         #expect(try status(["--lang", "xx!"]).status == 64, "--lang with something that is not a language")
+        #expect(try vault.run(["config", "set", "lang", "C", "--vault", vault.path, "--password-stdin"], stdin: "pw-1\n").status == 0)
+        #expect(
+            try status(environment: ["LANG": "fr_FR.UTF-8"]).stdout.contains("Connection (last seen)"),
+            "a saved C is a choice of English that the system's language does not override"
+        )
         #expect(try vault.run(["config", "unset", "lang", "--vault", vault.path, "--password-stdin"], stdin: "pw-1\n").status == 0)
         #expect(try status().stdout.contains("Connection (last seen)"), "English when nothing is chosen")
     }

@@ -241,11 +241,11 @@ struct TakeSessionTests {
         #expect(harness.send(.resize).isEmpty)
     }
 
-    @Test("singular and plural are said right")
-    func plurals() {
-        #expect(Plural.count(1, "question") == "1 question")
-        #expect(Plural.count(2, "answer") == "2 answers")
-        #expect(Plural.count(1, "question is", plural: "questions are") == "1 question is")
+    @Test("a time limit is said in whole minutes, or minutes and seconds")
+    func timeLimits() {
+        #expect(TakeTimeText.limit(60) == "1 minute")
+        #expect(TakeTimeText.limit(1800) == "30 minutes")
+        #expect(TakeTimeText.limit(90) == "1 min 30 s")
     }
 }
 

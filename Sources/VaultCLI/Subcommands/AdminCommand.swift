@@ -3,6 +3,7 @@ import Foundation
 import VaultCore
 import VaultTake
 import VaultTerminal
+import VaultLanguage
 
 struct AdminCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,20 +22,26 @@ struct AdminCommand: ParsableCommand {
         func run() throws {
             let context = CommandContext(globals)
             let report = try VaultUsageScanner.report(root: root)
-            var table = TextTable(["VAULT", "OWNER", "SIZE", "FILES", "LAST CHANGE"], flexible: 0)
+            var table = TextTable([tr("VAULT"), tr("OWNER"), tr("SIZE"), tr("FILES"), tr("LAST CHANGE")], flexible: 0)
             for vault in report.vaults {
-                table.add([vault.path, vault.owner, Console.bytes(vault.bytes), "\(vault.files)", ReadableDate.relative(vault.modifiedAt)])
+                table.add([vault.path, vault.owner, Console.bytes(vault.bytes), Language.number(vault.files), ReadableDate.relative(vault.modifiedAt)])
             }
             if !report.vaults.isEmpty {
                 for line in table.render() { context.console.line(line) }
                 context.console.line(
-                    "Total: \(Plural.count(report.vaults.count, "vault")), \(Console.bytes(report.totalBytes)), \(Plural.count(report.totalFiles, "file"))."
+                    tr(
+                        "Total: {vaults}, {size}, {files}.",
+                        [
+                            "vaults": trn("{n} vault", "{n} vaults", report.vaults.count), "size": Console.bytes(report.totalBytes),
+                            "files": trn("{n} file", "{n} files", report.totalFiles),
+                        ]
+                    )
                 )
             } else {
-                context.console.line("No vaults found under \(root).")
+                context.console.line(tr("No vaults found under {directory}.", ["directory": root]))
             }
             for skipped in report.unreadable {
-                context.console.line("Not read: \(skipped.path) (\(skipped.reason)).")
+                context.console.line(tr("Not read: {path} ({reason}).", ["path": skipped.path, "reason": skipped.reason]))
             }
             context.console.emit(report)
         }

@@ -3,6 +3,7 @@ import Foundation
 import VaultAPI
 import VaultCore
 import VaultTake
+import VaultLanguage
 
 struct Answer: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,7 +27,10 @@ struct Answer: ParsableCommand {
     func validate() throws {
         guard refusedValue.isEmpty else {
             throw ValidationError(
-                "An answer is never taken from the command line: other users can see it with `ps`, and your shell keeps it in its history. Run `vault answer \(id) \(questionID)` and type the answer at the prompt, or give it on standard input."
+                tr(
+                    "An answer is never taken from the command line: other users can see it with `ps`, and your shell keeps it in its history. Run `vault answer {id} {question}` and type the answer at the prompt, or give it on standard input.",
+                    ["id": id, "question": questionID]
+                )
             )
         }
     }
@@ -38,14 +42,19 @@ struct Answer: ParsableCommand {
         let attempt = try vault.openAttempt(on: id)
         guard let question = attempt.assessment.question(questionID) else {
             let ids = attempt.assessment.questions.map(\.id).joined(separator: ", ")
-            throw VaultError(.notFound, "\(id) has no question \(questionID). Its questions are: \(ids).")
+            throw VaultError(.notFound, tr("{id} has no question {questionID}. Its questions are: {ids}.", ["id": id, "questionID": questionID, "ids": ids]))
         }
         // The core refuses an answer past a timed attempt's limit, submitting the attempt, and says so.
         let text = try AnswerInput.read(for: question)
         let parsed = try AnswerParser.parse(text, for: question)
         try vault.recordAnswer(attemptID: attempt.id, questionID: questionID, answer: parsed)
         context.console.line(
-            "Saved your answer to \(questionID). \(Plural.count(attempt.unanswered.filter { $0.id != questionID }.count, "question")) left unanswered."
+            trn(
+                "Saved your answer to {id}. {count} question left unanswered.",
+                "Saved your answer to {id}. {count} questions left unanswered.",
+                attempt.unanswered.filter { $0.id != questionID }.count,
+                ["id": questionID]
+            )
         )
         context.console.emit(["assessment_id": id, "question_id": questionID, "attempt_id": attempt.id])
     }

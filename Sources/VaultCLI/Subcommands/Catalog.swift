@@ -4,6 +4,7 @@ import VaultAPI
 import VaultCore
 import VaultSync
 import VaultTerminal
+import VaultLanguage
 
 struct Catalog: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "What the server offers, marking what is downloaded or outdated.")
@@ -51,23 +52,23 @@ struct Catalog: AsyncParsableCommand {
                 opensAt: entry.opensAt
             )
         }
-        var table = TextTable(["ID", "TITLE", "VER", "SIZE", "ON THIS DEVICE"], flexible: 1)
+        var table = TextTable([tr("ID"), tr("TITLE"), tr("VER"), tr("SIZE"), tr("ON THIS DEVICE")], flexible: 1)
         for row in rows {
             let mark =
                 switch row.downloadedVersion {
                 case nil: "-"
-                case row.version: "downloaded"
-                default: "outdated (you have v\(row.downloadedVersion!))"
+                case row.version: tr("downloaded")
+                default: tr("outdated (you have version {version})", ["version": row.downloadedVersion ?? 0])
                 }
-            let title = row.sealed ? row.title + " (sealed)" : row.title
-            table.add([row.id, title, "v\(row.version)", Console.bytes(row.sizeBytes), mark])
+            let title = row.sealed ? tr("{title} (sealed)", ["title": row.title]) : row.title
+            table.add([row.id, title, Language.number(row.version), Console.bytes(row.sizeBytes), mark])
         }
         if !rows.isEmpty { for line in table.render() { context.console.line(line) } }
         // When a sealed exam opens, on a line of its own (in the table it would be cut on a terminal).
         for row in rows where row.sealed {
             context.console.line(StartCodeSource.sealedLine(id: row.id, opensAt: row.opensAt))
         }
-        if rows.isEmpty { context.console.line("The server offers no assessments right now.") }
+        if rows.isEmpty { context.console.line(tr("The server offers no assessments right now.")) }
         context.console.emit(["assessments": rows])
     }
 }

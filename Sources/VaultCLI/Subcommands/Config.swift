@@ -78,7 +78,7 @@ struct Config: ParsableCommand {
             let vault = try context.openVault(credentials)
             try vault.setSetting(key, to: nil)
             let stored = try vault.settings().value(key)
-            context.console.line("\(key) = \(stored) (default)")
+            context.console.line(tr("{key} = {value} (default)", ["key": key, "value": stored]))
             context.console.emit([key: stored])
         }
     }
@@ -94,7 +94,9 @@ struct Config: ParsableCommand {
             var document: [String: Int] = [:]
             for (key, value, isDefault) in try vault.settings().all {
                 document[key.name] = value
-                context.console.line("\(key.name) = \(value)\(isDefault ? " (default)" : "")  # \(key.help)")
+                context.console.line(
+                    (isDefault ? tr("{key} = {value} (default)", ["key": key.name, "value": value]) : "\(key.name) = \(value)") + "  # " + key.help
+                )
             }
             context.console.emit(["settings": document])
         }

@@ -4,6 +4,7 @@ import VaultAPI
 import VaultCore
 import VaultTake
 import VaultTerminal
+import VaultLanguage
 
 struct DeadLetters: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,12 +22,12 @@ struct DeadLetters: ParsableCommand {
         func run() throws {
             let context = CommandContext(globals)
             let letters = try context.openVault(credentials).deadLetters()
-            var table = TextTable(["ID", "KIND", "ASSESSMENT", "WHEN", "REASON"], flexible: 4)
+            var table = TextTable([tr("ID"), tr("KIND"), tr("ASSESSMENT"), tr("WHEN"), tr("REASON")], flexible: 4)
             for letter in letters {
                 table.add(["\(letter.id)", letter.kind.rawValue, letter.assessmentID ?? "-", ReadableDate.relative(letter.createdAt), letter.reason])
             }
             if !letters.isEmpty { for line in table.render(width: .max) { context.console.line(line) } }
-            if letters.isEmpty { context.console.line("No dead letters: every upload either went through or is still queued.") }
+            if letters.isEmpty { context.console.line(tr("No dead letters: every upload either went through or is still queued.")) }
             context.console.emit(["dead_letters": letters])
         }
     }
@@ -40,7 +41,7 @@ struct DeadLetters: ParsableCommand {
         func run() throws {
             let context = CommandContext(globals)
             try context.openVault(credentials).retryDeadLetter(id)
-            context.console.line("Dead letter \(id) is back in the queue; it goes up with the next `vault sync`.")
+            context.console.line(tr("Dead letter {id} is back in the queue; it goes up with the next `vault sync`.", ["id": id]))
             context.console.emit(["requeued": id])
         }
     }
@@ -54,7 +55,7 @@ struct DeadLetters: ParsableCommand {
         func run() throws {
             let context = CommandContext(globals)
             try context.openVault(credentials).discardDeadLetter(id)
-            context.console.line("Dead letter \(id) was deleted.")
+            context.console.line(tr("Dead letter {id} was deleted.", ["id": id]))
             context.console.emit(["discarded": id])
         }
     }
@@ -78,12 +79,16 @@ struct DeadLetters: ParsableCommand {
             if encrypt {
                 data = try ExportEnvelope.seal(data, password: try PasswordReader.new(credentials))
             } else {
-                context.console.warn("\(output) is not encrypted: anyone who gets it can read these answers. Use --encrypt to protect it.")
+                context.console.warn(
+                    tr("{file} is not encrypted: anyone who gets it can read these answers. Use --encrypt to protect it.", ["file": output])
+                )
             }
             do {
                 try SecureFiles.atomicWrite(data, to: output)
             }
-            context.console.line("Wrote \(Plural.count(letters.count, "dead letter")) to \(output).")
+            context.console.line(
+                trn("Wrote {count} dead letter to {file}.", "Wrote {count} dead letters to {file}.", letters.count, ["file": output])
+            )
             context.console.emit(["output": output, "count": "\(letters.count)", "encrypted": encrypt ? "true" : "false"])
         }
     }

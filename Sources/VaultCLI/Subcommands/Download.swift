@@ -15,10 +15,10 @@ struct Download: AsyncParsableCommand {
 
     func validate() throws {
         let modes = [!ids.isEmpty, next != nil, all].filter { $0 }.count
-        guard modes == 1 else { throw ValidationError("Name assessment ids, or use --next N, or --all.") }
-        if let next, next < 1 || next > 500 { throw ValidationError("--next takes a number from 1 to 500.") }
+        guard modes == 1 else { throw ValidationError(tr("Name assessment ids, or use --next N, or --all.")) }
+        if let next, next < 1 || next > 500 { throw ValidationError(tr("--next takes a number from 1 to 500.")) }
         for id in ids where !AssessmentValidator.isValidID(id) {
-            throw ValidationError("\(id) is not an assessment id (a-z, 0-9 and '-'). `vault catalog` lists them.")
+            throw ValidationError(tr("{id} is not an assessment id (a-z, 0-9 and '-'). `vault catalog` lists them.", ["id": id]))
         }
     }
 

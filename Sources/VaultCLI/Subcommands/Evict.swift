@@ -1,5 +1,6 @@
 import ArgumentParser
 import VaultCore
+import VaultLanguage
 
 struct Evict: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,7 +13,7 @@ struct Evict: ParsableCommand {
     @Argument(help: "Assessment ids.") var ids: [String] = []
 
     func validate() throws {
-        guard expired || synced || !ids.isEmpty else { throw ValidationError("Name assessment ids, or use --expired or --synced.") }
+        guard expired || synced || !ids.isEmpty else { throw ValidationError(tr("Name assessment ids, or use --expired or --synced.")) }
     }
 
     func run() throws {

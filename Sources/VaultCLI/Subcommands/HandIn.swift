@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultLanguage
 
 struct HandIn: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,7 +24,10 @@ struct HandIn: ParsableCommand {
         let (file, attemptID) = try vault.handInFile(id)
         try SecureFiles.atomicWrite(file, to: out)
         context.console.line(
-            "Wrote the hand-in of \(id) to \(out). Give it to your teacher; the receipt they send back goes in with `vault receipts import FILE`."
+            tr(
+                "Wrote the hand-in of {id} to {file}. Give it to your teacher; the receipt they send back goes in with `vault receipts import FILE`.",
+                ["id": id, "file": out]
+            )
         )
         context.console.emit(["attempt_id": attemptID, "file": out])
     }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import VaultAPI
 import VaultCore
+import VaultLanguage
 
 #if canImport(Glibc)
 import Glibc
@@ -24,8 +26,15 @@ struct Key: ParsableCommand {
                 SlotInfo(id: $0.id, label: $0.label, createdAt: $0.createdAt, kdf: $0.kdf.algorithm.rawValue, iterations: $0.kdf.iterations)
             }
             for slot in slots {
-                let marker = slot.id == vault.unlockedSlot ? " (this password)" : ""
-                context.console.line("slot \(slot.id)  \(slot.label)  \(slot.kdf) x \(slot.iterations)  created \(slot.createdAt)\(marker)")
+                let values: KeyValuePairs<String, any Sendable> = [
+                    "id": slot.id, "label": slot.label, "kdf": slot.kdf, "iterations": slot.iterations,
+                    "when": Timestamp.date(slot.createdAt).map(PeopleDates.dayAndClock) ?? slot.createdAt,
+                ]
+                context.console.line(
+                    slot.id == vault.unlockedSlot
+                        ? tr("slot {id}  {label}  {kdf} x {iterations}  created {when} (this password)", values)
+                        : tr("slot {id}  {label}  {kdf} x {iterations}  created {when}", values)
+                )
             }
             context.console.emit(["slots": slots])
         }
@@ -55,7 +64,7 @@ struct Key: ParsableCommand {
             let vault = try context.openVault(credentials, allowSession: false)
             let password = try PasswordReader.new(credentials)
             let id = try vault.addSlot(label: label, password: password, iterations: kdf.iterations())
-            context.console.line("Added key slot \(id) (\(label)).")
+            context.console.line(tr("Added key slot {id} ({label}).", ["id": id, "label": label]))
             context.console.emit(["slot": id])
         }
     }
@@ -70,7 +79,7 @@ struct Key: ParsableCommand {
             let context = CommandContext(globals)
             let vault = try context.openVault(credentials, allowSession: false)
             try vault.removeSlot(slot)
-            context.console.line("Removed key slot \(slot).")
+            context.console.line(tr("Removed key slot {id}.", ["id": slot]))
             context.console.emit(["removed": slot])
         }
     }
@@ -86,14 +95,14 @@ struct Key: ParsableCommand {
         func run() throws {
             let context = CommandContext(globals)
             guard SecureFiles.exists(context.paths.keyFile) else {
-                throw VaultError(.noVault, "There is no vault in \(context.paths.directory). Create one with `vault init`.")
+                throw VaultError(.noVault, tr("There is no vault in {directory}. Create one with `vault init`.", ["directory": context.paths.directory]))
             }
             let password = try PasswordReader.current(credentials)
             let vault = try Vault.open(paths: context.paths, password: password, logger: context.logger)
             let dropped = try vault.rotateKey(password: password)
-            context.console.line("The vault was re-encrypted with a new data key.")
+            context.console.line(tr("The vault was re-encrypted with a new data key."))
             if !dropped.isEmpty {
-                context.console.line("Removed slots (add them again with `vault key add`): \(dropped.joined(separator: ", ")).")
+                context.console.line(tr("Removed slots (add them again with `vault key add`): {slots}.", ["slots": dropped.joined(separator: ", ")]))
             }
             context.console.emit(RotateResult(rotated: true, removedSlots: dropped))
         }
@@ -122,18 +131,18 @@ struct Key: ParsableCommand {
             if !yes { try confirm() }
             let (literal, pageSize) = vault.revealKey()
             let pragmas = ["PRAGMA key = \"\(literal)\";", "PRAGMA cipher_page_size = \(pageSize);"]
-            context.console.line("Anyone with this key can read the whole vault. Paste these lines into `sqlcipher vault.db`:")
+            context.console.line(tr("Anyone with this key can read the whole vault. Paste these lines into `sqlcipher vault.db`:"))
             for pragma in pragmas { context.console.line("  " + pragma) }
             context.console.emit(RevealResult(sqlcipherKey: literal, pragmas: pragmas))
         }
 
         private func confirm() throws {
             guard isatty(STDIN_FILENO) == 1 else {
-                throw VaultError(.notAllowed, "Revealing the key needs confirmation. Run it in a terminal, or add --yes.")
+                throw VaultError(.notAllowed, tr("Revealing the key needs confirmation. Run it in a terminal, or add --yes."))
             }
-            FileHandle.standardError.write(Data("This prints the key that decrypts the whole vault. Type 'reveal' to go on: ".utf8))
+            FileHandle.standardError.write(Data((tr("This prints the key that decrypts the whole vault. Type 'reveal' to go on:") + " ").utf8))
             guard readLine()?.trimmingCharacters(in: .whitespaces) == "reveal" else {
-                throw VaultError(.notAllowed, "The key was not revealed.")
+                throw VaultError(.notAllowed, tr("The key was not revealed."))
             }
         }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultLanguage
 
 struct Lock: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Forget the session key `vault unlock` kept: the next command asks for the password.")
@@ -12,7 +13,7 @@ struct Lock: ParsableCommand {
         // The vault id is in the key file, in plain text: locking needs no password.
         let vaultID = try Vault.vaultID(paths: context.paths)
         let removed = SessionKeyring.remove(vaultID: vaultID)
-        context.console.line(removed ? "Locked: the next command asks for the password." : "The vault was not unlocked.")
+        context.console.line(removed ? tr("Locked: the next command asks for the password.") : tr("The vault was not unlocked."))
         context.console.emit(["locked": true, "was_unlocked": removed])
     }
 }

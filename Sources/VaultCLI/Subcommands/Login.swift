@@ -26,7 +26,7 @@ struct Login: AsyncParsableCommand {
         let vault = try context.openVault(credentials)
         let previous = try vault.account()
         guard let server = server ?? previous?.serverURL, let user = user ?? previous?.user else {
-            throw ValidationError("Give --server URL and --user NAME the first time.")
+            throw ValidationError(tr("Give --server URL and --user NAME the first time."))
         }
         let password = try PasswordReader.read(
             fromStdin: serverPasswordStdin,
@@ -45,12 +45,12 @@ struct Login: AsyncParsableCommand {
             do {
                 _ = try ServerPublicKey(key)
             } catch {
-                throw VaultError(.invalidData, "The server's key is not valid, so this vault will not sign in to it.")
+                throw VaultError(.invalidData, tr("The server's key is not valid, so this vault will not sign in to it."))
             }
             if let serverKey, serverKey.lowercased() != key.fingerprint {
                 throw VaultError(
                     .notAllowed,
-                    "The server's key (\(key.fingerprint)) is not the one you gave (\(serverKey)). Nothing was sent; check the address and the fingerprint."
+                    tr("The server's key ({fingerprint}) is not the one you gave ({serverKey}). Nothing was sent; check the address and the fingerprint.", ["fingerprint": key.fingerprint, "serverKey": serverKey])
                 )
             }
             if let pinned, pinned.key != key, !acceptNewServerKey, serverKey == nil {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultCore
 import VaultSync
+import VaultLanguage
 
 struct Logout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,8 +22,8 @@ struct Logout: AsyncParsableCommand {
         try vault.forgetToken()
         context.console.line(
             revoked
-                ? "Signed out; the server no longer accepts this sign-in. Your saved work stays in the vault; `vault login` signs in again."
-                : "Signed out here. The server could not be reached, so its copy of the sign-in expires by itself. Your saved work stays in the vault."
+                ? tr("Signed out; the server no longer accepts this sign-in. Your saved work stays in the vault; `vault login` signs in again.")
+                : tr("Signed out here. The server could not be reached, so its copy of the sign-in expires by itself. Your saved work stays in the vault.")
         )
         context.console.emit(["signed_out": true, "revoked_on_server": revoked])
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import VaultCore
+import VaultLanguage
 
 struct Passwd: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,7 +19,7 @@ struct Passwd: ParsableCommand {
         let newPassword = try PasswordReader.new(credentials)
         let current = vault.keyFile.slots.first { $0.id == vault.unlockedSlot }
         try vault.changePassword(to: newPassword, iterations: kdf.iterations(keeping: current?.kdf.iterations))
-        context.console.line("The password was changed.")
+        context.console.line(tr("The password was changed."))
         context.console.emit(["changed": true])
     }
 }

@@ -4,6 +4,7 @@ import VaultAPI
 import VaultCore
 import VaultTake
 import VaultTerminal
+import VaultLanguage
 
 struct Receipts: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,7 +18,7 @@ struct Receipts: ParsableCommand {
         let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? nil
         guard let size, size <= 1 << 20, let bytes = FileManager.default.contents(atPath: file),
             let receipt = try? JSONDecoder().decode(SignedReceipt.self, from: bytes)
-        else { throw VaultError(.invalidData, "\(file) is not a receipt file.") }
+        else { throw VaultError(.invalidData, tr("{file} is not a receipt file.", ["file": file])) }
         return receipt
     }
 
@@ -30,20 +31,23 @@ struct Receipts: ParsableCommand {
         func run() throws {
             let context = CommandContext(globals)
             let receipts = try context.openVault(credentials).receipts(matching: id)
-            var table = TextTable(["RECEIPT", "ASSESSMENT", "VERSION", "HANDED IN", "ANSWERS"], flexible: 1)
+            var table = TextTable([tr("RECEIPT"), tr("ASSESSMENT"), tr("VERSION"), tr("HANDED IN"), tr("ANSWERS")], flexible: 1)
             for receipt in receipts {
                 let statement = receipt.statement
                 let received = Timestamp.date(statement.receivedAt).map { ReadableDate.relative($0) } ?? statement.receivedAt
-                table.add([statement.receiptId, statement.assessmentId, "\(statement.assessmentVersion)", received, "\(statement.responses.count)"])
+                table.add([statement.receiptId, statement.assessmentId, Language.number(statement.assessmentVersion), received, Language.number(statement.responses.count)])
             }
             if receipts.isEmpty {
                 context.console.line(
-                    id.map { "No receipt for \($0) yet: it arrives with the `vault sync` that hands the attempt in." } ?? "No receipts yet."
+                    id.map { tr("No receipt for {id} yet: it arrives with the `vault sync` that hands the attempt in.", ["id": $0]) } ?? tr("No receipts yet.")
                 )
             } else {
                 for line in table.render(width: .max) { context.console.line(line) }
                 context.console.line(
-                    "Each is signed by the server key \(receipts[0].statement.keyFingerprint); `vault receipts export ID --out FILE` writes one to show."
+                    tr(
+                        "Each is signed by the server key {fingerprint}; `vault receipts export ID --out FILE` writes one to show.",
+                        ["fingerprint": receipts[0].statement.keyFingerprint]
+                    )
                 )
             }
             context.console.emit(["receipts": receipts.map(\.statement)])
@@ -62,10 +66,10 @@ struct Receipts: ParsableCommand {
         func run() throws {
             let context = CommandContext(globals)
             guard let receipt = try context.openVault(credentials).receipts(matching: id).first else {
-                throw VaultError(.notFound, "There is no receipt for \(id) in this vault.")
+                throw VaultError(.notFound, tr("There is no receipt for {id} in this vault.", ["id": id]))
             }
             try SecureFiles.atomicWrite(Data(receipt.signed.storedText.utf8), to: out)
-            context.console.line("Wrote receipt \(receipt.statement.receiptId) to \(out).")
+            context.console.line(tr("Wrote receipt {id} to {file}.", ["id": receipt.statement.receiptId, "file": out]))
             context.console.emit(["receipt_id": receipt.statement.receiptId, "file": out])
         }
     }
@@ -93,29 +97,39 @@ struct Receipts: ParsableCommand {
             let context = CommandContext(globals)
             let check = try context.openVault(credentials).check(try Receipts.read(file))
             let statement = check.statement
-            context.console.line("Valid receipt \(statement.receiptId), signed by the server key \(statement.keyFingerprint).")
             context.console.line(
-                "\(statement.user) handed in \(statement.assessmentId) (version \(statement.assessmentVersion)) at \(statement.submittedAt) with \(Plural.count(statement.responses.count, "answer"))."
+                tr("Valid receipt {id}, signed by the server key {fingerprint}.", ["id": statement.receiptId, "fingerprint": statement.keyFingerprint])
+            )
+            context.console.line(
+                trn(
+                    "{user} handed in {id} (version {version}) on {when} with {count} answer.",
+                    "{user} handed in {id} (version {version}) on {when} with {count} answers.",
+                    statement.responses.count,
+                    [
+                        "user": statement.user, "id": statement.assessmentId, "version": statement.assessmentVersion,
+                        "when": Timestamp.date(statement.submittedAt).map(PeopleDates.dayAndClock) ?? statement.submittedAt,
+                    ]
+                )
             )
             context.console.emit(
                 Output(receipt: statement, mismatchedQuestions: check.mismatchedQuestions, missingQuestions: check.missingQuestions)
             )
             if check.mismatchedQuestions == nil {
-                context.console.line("This vault has no such attempt, so its answers were not compared.")
+                context.console.line(tr("This vault has no such attempt, so its answers were not compared."))
             } else if check.coversEverything {
-                context.console.line("It names every answer of the attempt, each the one this vault holds.")
+                context.console.line(tr("It names every answer of the attempt, each the one this vault holds."))
             } else {
-                var problems: [String] = []
+                var sentences = [tr("The receipt does not prove the whole hand-in.")]
                 if let mismatched = check.mismatchedQuestions, !mismatched.isEmpty {
-                    problems.append("it names other answers than this vault holds for \(mismatched.joined(separator: ", "))")
+                    sentences.append(
+                        tr("It names other answers than this vault holds for {questions}.", ["questions": mismatched.joined(separator: ", ")])
+                    )
                 }
                 if let missing = check.missingQuestions, !missing.isEmpty {
-                    problems.append("it does not name this vault's answers to \(missing.joined(separator: ", "))")
+                    sentences.append(tr("It does not name this vault's answers to {questions}.", ["questions": missing.joined(separator: ", ")]))
                 }
-                throw VaultError(
-                    .invalidData,
-                    "The receipt does not prove the whole hand-in: \(problems.joined(separator: "; and ")). Keep this vault and show it to your teacher."
-                )
+                sentences.append(tr("Keep this vault and show it to your teacher."))
+                throw VaultError(.invalidData, sentences.joined(separator: " "))
             }
         }
     }
@@ -132,7 +146,7 @@ struct Receipts: ParsableCommand {
         func run() throws {
             let context = CommandContext(globals)
             let statement = try context.openVault(credentials).importReceipt(try Receipts.read(file))
-            context.console.line("Receipt \(statement.receiptId) attached: \(statement.assessmentId) is handed in.")
+            context.console.line(tr("Receipt {receipt} attached: {id} is handed in.", ["receipt": statement.receiptId, "id": statement.assessmentId]))
             context.console.emit(["receipt_id": statement.receiptId, "attempt_id": statement.attemptId])
         }
     }

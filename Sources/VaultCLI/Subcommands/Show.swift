@@ -3,6 +3,7 @@ import Foundation
 import VaultAPI
 import VaultCore
 import VaultTake
+import VaultLanguage
 
 struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "The questions, with the answers of the current attempt.")
@@ -42,7 +43,7 @@ struct Show: ParsableCommand {
                 attempt = try vault.startClock(attemptID: open.id)
             } else if let open = attempt, open.state == .inProgress, try vault.submitIfTimeIsUp(attemptID: open.id) {
                 attempt = try vault.attempt(open.id)
-                context.console.warn("The time for \(assessment.title) ran out, so it was submitted with the answers saved before.")
+                context.console.warn(tr("The time for {title} ran out, so it was submitted with the answers saved before.", ["title": assessment.title]))
             }
         }
         let items = assessment.questions.map { question in
@@ -60,18 +61,22 @@ struct Show: ParsableCommand {
             )
         }
         let console = context.console
-        console.line(console.bold(assessment.title) + "  (version \(assessment.version ?? 0))")
+        console.line(tr("{title}  (version {version})", ["title": console.bold(assessment.title), "version": assessment.version ?? 0]))
         let progress = attempt.map { AttemptProgress($0.state, timed: $0.timeLimit != nil, clockStarted: $0.time.isStarted) } ?? .none
-        console.line("Attempt: \(progress == .none ? "not started" : progress.words)")
+        console.line(tr("Attempt: {state}", ["state": progress == .none ? tr("not started") : progress.words]))
         for (index, question) in assessment.questions.enumerated() {
             console.line("")
-            console.line("\(index + 1). [\(question.id)] \(question.prompt)")
+            console.line(Language.marked("\(Language.number(index + 1)). [\(question.id)] \(question.prompt)"))
             for (letter, choice) in zip(TakeSession.letters, question.choices ?? []) {
-                console.line("   \(letter)) \(choice.text)   (id: \(choice.id))")
+                console.line(Language.marked("   \(letter)) \(choice.text)   (id: \(choice.id))"))
             }
-            for line in VisualTakeRenderer.itemLines(question, current: nil) { console.line(" " + line) }
-            let answer = attempt?.answers[question.id].map { AnswerParser.display($0, for: question) } ?? "(no answer)"
-            console.line("   Answer: \(answer)\(items[index].flagged ? "  [flagged]" : "")")
+            for line in VisualTakeRenderer.itemLines(question, current: nil) { console.line(Language.marked(" " + line)) }
+            let answer = attempt?.answers[question.id].map { AnswerParser.display($0, for: question) } ?? tr("(no answer)")
+            console.line(
+                Language.marked(
+                    "   " + (items[index].flagged ? tr("Answer: {answer}  [flagged]", ["answer": answer]) : tr("Answer: {answer}", ["answer": answer]))
+                )
+            )
         }
         console.emit(
             ShowResult(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import VaultCore
 import VaultTerminal
+import VaultLanguage
 
 struct Storage: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,20 +16,25 @@ struct Storage: ParsableCommand {
         let report = try vault.storage()
         let console = context.console
         let fraction = report.limitBytes > 0 ? Double(report.usedBytes) / Double(report.limitBytes) : 0
-        console.line("Cache: \(Console.bytes(report.usedBytes)) of \(Console.bytes(report.limitBytes)) \(Console.bar(fraction: fraction))")
-        console.line("Assessments: \(report.assessments.count) of at most \(report.maxAssessments)")
-        console.line("Vault files on disk: \(Console.bytes(report.fileBytes))")
-        console.line("Answers not yet uploaded: \(report.pendingAnswers) (never evicted, no size limit)")
-        var table = TextTable(["ID", "VER", "STORED", "EXPIRES", "EVICTION"], flexible: 0)
+        console.line(
+            tr("Cache: {used} of {limit}", ["used": Console.bytes(report.usedBytes), "limit": Console.bytes(report.limitBytes)]) + " "
+                + Console.bar(fraction: fraction)
+        )
+        console.line(tr("Assessments: {count} of at most {limit}", ["count": report.assessments.count, "limit": report.maxAssessments]))
+        console.line(tr("Vault files on disk: {size}", ["size": Console.bytes(report.fileBytes)]))
+        console.line(tr("Answers not yet uploaded: {count} (never evicted, no size limit)", ["count": report.pendingAnswers]))
+        var table = TextTable([tr("ID"), tr("VER"), tr("STORED"), tr("EXPIRES"), tr("EVICTION")], flexible: 0)
         for entry in report.assessments {
-            let note = entry.evictable ? "can be evicted" : "kept (unsent work)"
-            table.add([entry.id, "v\(entry.version)", Console.bytes(entry.storedBytes), ReadableDate.relative(entry.expiresAt), note])
+            let note = entry.evictable ? tr("can be evicted") : tr("kept (unsent work)")
+            table.add([entry.id, Language.number(entry.version), Console.bytes(entry.storedBytes), ReadableDate.relative(entry.expiresAt), note])
         }
         if !report.assessments.isEmpty { for line in table.render() { console.line(line) } }
         if let first = report.nextEvictions.first {
-            console.line("Eviction would remove next: \(first.id) v\(first.version) (\(first.reason)).")
+            console.line(
+                tr("Eviction would remove next: {id} version {version} ({reason}).", ["id": first.id, "version": first.version, "reason": first.reason])
+            )
         } else if !report.assessments.isEmpty {
-            console.line("Eviction would remove nothing: every assessment holds work in progress or not yet uploaded.")
+            console.line(tr("Eviction would remove nothing: every assessment holds work in progress or not yet uploaded."))
         }
         console.emit(report)
     }

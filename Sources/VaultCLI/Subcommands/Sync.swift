@@ -28,8 +28,8 @@ struct Sync: AsyncParsableCommand {
     enum ConflictMode: String, ExpressibleByArgument, CaseIterable { case ask, submit, discard, keep }
 
     func validate() throws {
-        if let batchSize, !(1...500).contains(batchSize) { throw ValidationError("--batch-size takes a number from 1 to 500.") }
-        if forever && !watch { throw ValidationError("--forever goes with --watch.") }
+        if let batchSize, !(1...500).contains(batchSize) { throw ValidationError(tr("--batch-size takes a number from 1 to 500.")) }
+        if forever && !watch { throw ValidationError(tr("--forever goes with --watch.")) }
     }
 
     func run() async throws {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultLanguage
 
 struct Unlock: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,7 +19,7 @@ struct Unlock: ParsableCommand {
 
     func validate() throws {
         guard let seconds = Self.seconds(duration), (1...12 * 3600).contains(seconds) else {
-            throw ValidationError("--for takes a duration such as 30s, 15m or 2h, up to 12h.")
+            throw ValidationError(tr("--for takes a duration such as 30s, 15m or 2h, up to 12h."))
         }
     }
 
@@ -26,9 +27,11 @@ struct Unlock: ParsableCommand {
         let context = CommandContext(globals)
         let vault = try context.openVault(credentials, allowSession: false)
         let info = try vault.unlockSession(for: .seconds(Self.seconds(duration) ?? 900))
-        let place = info.keyring == .loginSession ? "your login session" : "your user keyring"
+        
         context.console.line(
-            "The vault stays unlocked until \(ReadableDate.clock(info.expiresAt)) (key kept in \(place)). `vault lock` locks it now."
+            info.keyring == .loginSession
+                ? tr("The vault stays unlocked until {time} (key kept in your login session). `vault lock` locks it now.", ["time": ReadableDate.clock(info.expiresAt)])
+                : tr("The vault stays unlocked until {time} (key kept in your user keyring). `vault lock` locks it now.", ["time": ReadableDate.clock(info.expiresAt)])
         )
         context.console.emit(["unlocked_until": Timestamp.string(info.expiresAt), "keyring": info.keyring.rawValue])
     }

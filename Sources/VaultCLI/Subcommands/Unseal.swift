@@ -4,6 +4,7 @@ import VaultAPI
 import VaultCore
 import VaultSync
 import VaultTake
+import VaultLanguage
 
 struct Unseal: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,21 +21,25 @@ struct Unseal: AsyncParsableCommand {
         let context = CommandContext(globals)
         let vault = try context.openVault(credentials)
         guard try vault.isSealed(id) else {
-            context.console.line("\(id) is not sealed (or already unsealed); it is ready to take.")
+            context.console.line(tr("{id} is not sealed (or already unsealed); it is ready to take.", ["id": id]))
             return
         }
         let document: Assessment
         if online {
             let key = try await NetworkSession.with(vault: vault) { session in try await session.client.sealedKey(id) }
             guard let contentKey = Data(base64Encoded: key.contentKey) else {
-                throw VaultError(.invalidData, "The server's key for \(id) is not a key.")
+                throw VaultError(.invalidData, tr("The server's key for {id} is not a key.", ["id": id]))
             }
             document = try vault.unseal(id, contentKey: contentKey)
         } else {
             document = try vault.unseal(id, startCode: try startCode.read(for: id))
         }
-        let limit = document.timeLimitSeconds.map { " It is timed: \(TimedStart.minutes($0)), from when you answer yes to its start screen." } ?? ""
-        context.console.line("\(document.title) is open: \(Plural.count(document.questions.count, "question")).\(limit) `vault take \(id)` to begin.")
+        var sentences = [StartCodeSource.openLine(document)]
+        if let limit = document.timeLimitSeconds {
+            sentences.append(tr("It is timed: {time}, from when you answer yes to its start screen.", ["time": TakeTimeText.limit(limit)]))
+        }
+        sentences.append(tr("`vault take {id}` to begin.", ["id": id]))
+        context.console.line(sentences.joined(separator: " "))
         context.console.emit(["unsealed": id])
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import VaultCore
+import VaultLanguage
 
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,10 +14,10 @@ struct Verify: ParsableCommand {
         let vault = try context.openVault(credentials)
         let report = vault.verify()
         if report.ok {
-            context.console.line("The vault is intact: key file, database pages and stored assessments all check out.")
+            context.console.line(tr("The vault is intact: key file, database pages and stored assessments all check out."))
         } else {
-            context.console.line("The vault has problems:")
-            for problem in report.problems { context.console.line("  - " + problem) }
+            context.console.line(tr("The vault has problems:"))
+            for problem in report.problems { context.console.line(Language.marked("  - " + problem)) }
         }
         context.console.emit(report)
         if !report.ok { throw CommandExit(code: VaultExit.badData) }

@@ -2,6 +2,7 @@ import Foundation
 import VaultAPI
 import VaultCore
 import VaultTerminal
+import VaultLanguage
 
 #if canImport(Glibc)
 import Glibc
@@ -23,11 +24,11 @@ enum AnswerInput {
         guard !data.isEmpty else {
             throw VaultError(
                 .usage,
-                "No answer was given on standard input. Type it at the prompt (run the command in a terminal), or pipe it in."
+                tr("No answer was given on standard input. Type it at the prompt (run the command in a terminal), or pipe it in.")
             )
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            throw VaultError(.invalidData, "The answer on standard input is not valid UTF-8 text. Nothing was saved.")
+            throw VaultError(.invalidData, tr("The answer on standard input is not valid UTF-8 text. Nothing was saved."))
         }
         if isEssay { return trimmingOneNewline(text) }
         // One line; a Windows line end (from a file written elsewhere) is not part of the answer.
@@ -45,23 +46,26 @@ enum AnswerInput {
             if count <= 0 { return data }
             data.append(contentsOf: chunk[0..<count])
             if data.count > maxBytes {
-                throw VaultError(.invalidData, "The answer on standard input is longer than \(maxBytes / 1024) KiB. Nothing was saved.")
+                throw VaultError(.invalidData, tr("The answer on standard input is longer than {size} KiB. Nothing was saved.", ["size": maxBytes / 1024]))
             }
         }
     }
 
     private static func prompt(for question: Question, multiline: Bool) throws -> String {
-        let hint: String
+        let ids = (question.choices ?? []).map(\.id).joined(separator: ", ")
+        let prompt: String
         switch question.type {
-        case .singleChoice: hint = "a choice id (\((question.choices ?? []).map(\.id).joined(separator: ", ")))"
-        case .multipleChoice: hint = "choice ids separated by commas (\((question.choices ?? []).map(\.id).joined(separator: ", ")))"
-        case .trueFalse: hint = "true or false"
-        case .numeric: hint = "a number"
-        case .shortText: hint = "one line of text"
-        case .essay: hint = "your text; end with a line holding only a dot, or Ctrl-D"
-        case .matching, .ordering, .fillInBlanks: hint = AnswerRules.accepted(by: question) + (multiline ? "; then a line with only a dot" : "")
+        case .singleChoice: prompt = tr("Your answer (a choice id: {ids}):", ["ids": ids])
+        case .multipleChoice: prompt = tr("Your answer (choice ids separated by commas: {ids}):", ["ids": ids])
+        case .trueFalse: prompt = tr("Your answer (true or false):")
+        case .numeric: prompt = tr("Your answer (a number):")
+        case .shortText: prompt = tr("Your answer (one line of text):")
+        case .essay: prompt = tr("Your answer (your text; end with a line holding only a dot, or Ctrl-D):")
+        case .matching: prompt = tr("Your answer (pairs of a left number and a right letter, such as 1c 2a):")
+        case .ordering: prompt = tr("Your answer (every item's letter once, in your order, such as c a b):")
+        case .fillInBlanks: prompt = tr("Your answer (one line per blank, in order; then a line with only a dot):")
         }
-        FileHandle.standardError.write(Data(TerminalText.visible("\(question.prompt)\nYour answer (\(hint)): ").utf8))
+        FileHandle.standardError.write(Data(TerminalText.visible(Language.marked(question.prompt) + "\n" + prompt + " ").utf8))
         var lines: [String] = []
         while let line = Swift.readLine(strippingNewline: true) {
             if !multiline { return line }
@@ -69,7 +73,7 @@ enum AnswerInput {
             lines.append(line)
         }
         guard multiline, !lines.isEmpty else {
-            throw VaultError(.usage, "No answer was typed, so nothing was saved.")
+            throw VaultError(.usage, tr("No answer was typed, so nothing was saved."))
         }
         return lines.joined(separator: "\n")
     }

@@ -2,6 +2,7 @@ import Foundation
 import VaultAPI
 import VaultCore
 import VaultSync
+import VaultLanguage
 
 /// What a network-required command uses: the HTTP transport (built only here), the typed client, and a
 /// reachability check done first. Offline-capable commands never create one.
@@ -13,10 +14,10 @@ final class NetworkSession {
     init(vault: Vault, serverURL: String? = nil) throws {
         let account = try vault.account()
         guard let url = serverURL ?? account?.serverURL else {
-            throw VaultError(.notAllowed, "This vault is not signed in to a server yet. Run `vault login --server URL --user NAME`.")
+            throw VaultError(.notAllowed, tr("This vault is not signed in to a server yet. Run `vault login --server URL --user NAME`."))
         }
         guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
-            throw VaultError(.usage, "\(url) is not a server address such as http://127.0.0.1:8080.")
+            throw VaultError(.usage, tr("{url} is not a server address such as http://127.0.0.1:8080.", ["url": url]))
         }
         self.vault = vault
         transport = AsyncHTTPTransport(baseURL: url)
@@ -48,11 +49,10 @@ final class NetworkSession {
     static func keyChanged(pinned: String, served: String) -> VaultError {
         VaultError(
             .notAllowed,
-            """
-            The server's key has changed since this vault first saw it (pinned \(pinned), now \(served)). Someone may be \
-            pretending to be your school's server, so nothing was sent. If your teacher confirms the new key, run \
-            `vault login --accept-new-server-key`.
-            """
+            tr(
+                "The server's key has changed since this vault first saw it (pinned {pinned}, now {served}). Someone may be pretending to be your school's server, so nothing was sent. If your teacher confirms the new key, run `vault login --accept-new-server-key`.",
+                ["pinned": pinned, "served": served]
+            )
         )
     }
 

@@ -1,10 +1,10 @@
 import ArgumentParser
 import Foundation
 import VaultCore
+import VaultLanguage
 
 #if canImport(Glibc)
 import Glibc
-import VaultLanguage
 #endif
 
 /// Flags that choose where passwords come from. Never a password itself: it is never an argument.
@@ -77,7 +77,7 @@ enum PasswordReader {
             if terminal >= 0 { close(terminal) }
             throw VaultError(
                 .passwordRequired,
-                "A password is needed and there is no terminal to ask for it. Use \(flag) or set \(fileVariable)."
+                tr("A password is needed and there is no terminal to ask for it. Use {flag} or set {fileVariable}.", ["flag": flag, "fileVariable": fileVariable])
             )
         }
         defer { close(terminal) }
@@ -137,7 +137,7 @@ enum PasswordReader {
         if tooLong {
             throw VaultError(
                 .usage,
-                "That line is longer than \(maxLength) bytes, the longest password the vault accepts. Nothing was changed; use a shorter password."
+                tr("That line is longer than {maxLength} bytes, the longest password the vault accepts. Nothing was changed; use a shorter password.", ["maxLength": maxLength])
             )
         }
         guard sawAnything else { return nil }

@@ -3,6 +3,7 @@ import Foundation
 import VaultAPI
 import VaultCore
 import VaultTake
+import VaultLanguage
 
 /// Where a sealed exam's start code comes from, for `take`, `show`, `answer` and `unseal`: `--start-code-stdin`,
 /// `$VAULT_START_CODE_FILE`, or a no-echo prompt on a terminal. The code is never stored.
@@ -21,7 +22,7 @@ struct StartCodeSource: ParsableArguments {
             fromStdin: startCodeStdin,
             fileVariable: Self.fileVariable,
             environment: ProcessInfo.processInfo.environment,
-            prompt: "Start code for \(id): ",
+            prompt: tr("Start code for {id}:", ["id": id]) + " ",
             confirm: false,
             flag: "--start-code-stdin"
         )
@@ -32,14 +33,19 @@ struct StartCodeSource: ParsableArguments {
     func unsealIfSealed(_ vault: Vault, id: String, console: Console) throws {
         guard (try? vault.isSealed(id)) == true, available else { return }
         let document = try vault.unseal(id, startCode: try read(for: id))
-        console.line("\(document.title) is open: \(Plural.count(document.questions.count, "question")).")
+        console.line(Self.openLine(document))
+    }
+
+    /// "Final exam is open: 6 questions."
+    static func openLine(_ document: Assessment) -> String {
+        trn("{title} is open: {count} question.", "{title} is open: {count} questions.", document.questions.count, ["title": document.title])
     }
 }
 
 extension StartCodeSource {
     /// "final-exam is sealed: opens Sat 1 Jun 09:00 or with the start code." (catalog and list, below their tables).
     static func sealedLine(id: String, opensAt: String?) -> String {
-        let opens = opensAt.flatMap(Timestamp.date).map { "opens \(Sealing.readable($0)) or with the start code" }
-        return "\(id) is sealed: \(opens ?? "it opens with the start code")."
+        guard let opens = opensAt.flatMap(Timestamp.date) else { return tr("{id} is sealed: it opens with the start code.", ["id": id]) }
+        return tr("{id} is sealed: opens {when} or with the start code.", ["id": id, "when": Sealing.readable(opens)])
     }
 }

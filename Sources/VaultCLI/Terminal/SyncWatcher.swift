@@ -2,6 +2,8 @@ import Foundation
 import Logging
 import VaultCore
 import VaultSync
+import VaultTake
+import VaultLanguage
 
 /// `sync --watch`: waits for the server, drains the queue on the retry schedule, exits when it is empty.
 struct SyncWatcher {
@@ -35,7 +37,9 @@ struct SyncWatcher {
                 pause = .seconds(5)
                 if report.remaining == 0 && !forever { return total }
             } catch let error as VaultError where error.code == .offline || error.code == .temporary {
-                console.warn("The server cannot be reached; trying again in \(pause.components.seconds) s. Your work is saved.")
+                console.warn(
+                    tr("The server cannot be reached; trying again in {time}. Your work is saved.", ["time": TakeTimeText.spoken(pause)])
+                )
             } catch let stopped as SyncStopped {
                 total.remaining = stopped.report.remaining
             }

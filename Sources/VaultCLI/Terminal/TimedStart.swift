@@ -19,7 +19,7 @@ enum TimedStart {
                 "{n} question, {time} to answer it. The time starts when you see the question and keeps running until you submit, even if you leave.",
                 "{n} questions, {time} to answer them. The time starts when you see the questions and keeps running until you submit, even if you leave.",
                 assessment.questions.count,
-                ["time": minutes(limitSeconds)]
+                ["time": TakeTimeText.limit(limitSeconds)]
             )
         )
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
@@ -34,10 +34,5 @@ enum TimedStart {
             return false
         }
         return true
-    }
-
-    static func minutes(_ seconds: Int) -> String {
-        seconds % 60 == 0
-            ? trn("{n} minute", "{n} minutes", seconds / 60) : tr("{minutes} min {seconds} s", ["minutes": seconds / 60, "seconds": seconds % 60])
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import VaultLanguage
 
 /// Decides which cached assessments may go, and in what order, to stay within the cache limits.
 ///
@@ -55,10 +56,10 @@ public struct EvictionPolicy: Sendable {
 
         public var description: String {
             switch self {
-            case .expiredAndSynced: "expired, nothing left to upload"
-            case .completedNotOpenedForAWeek: "completed and uploaded, not opened for 7 days"
-            case .neverOpenedAfterThreeDays: "downloaded more than 3 days ago, never opened"
-            case .leastRecentlyOpened: "least recently opened"
+            case .expiredAndSynced: tr("expired, nothing left to upload")
+            case .completedNotOpenedForAWeek: tr("completed and uploaded, not opened for 7 days")
+            case .neverOpenedAfterThreeDays: tr("downloaded more than 3 days ago, never opened")
+            case .leastRecentlyOpened: tr("least recently opened")
             }
         }
     }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import VaultAPI
+import VaultLanguage
 
 /// A vault's own Ed25519 key: made once, kept inside the encrypted vault, registered with the server at login
 /// (bound to the user), and used to sign hand-in files, so that nobody can hand in for a student from a device the
@@ -14,7 +15,7 @@ public struct DeviceKey: Sendable {
         do {
             key = try Curve25519.Signing.PrivateKey(rawRepresentation: material)
         } catch {
-            throw VaultError(.databaseDamaged, "This vault's signing key cannot be read. Run `vault verify`.")
+            throw VaultError(.databaseDamaged, tr("This vault's signing key cannot be read. Run `vault verify`."))
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import VaultLanguage
 
 /// How a slot's key-encryption key is derived from a password.
 public struct KDFParameters: Codable, Sendable, Equatable {
@@ -55,27 +56,27 @@ extension KeyFileError {
         case .parametersOutOfRange(let iterations):
             VaultError(
                 .keyFileDamaged,
-                "The key file \(path) asks for \(iterations) key-derivation rounds, outside the allowed range. It is damaged or was tampered with."
+                tr("The key file {path} asks for {iterations} key-derivation rounds, outside the allowed range. It is damaged or was tampered with.", ["path": path, "iterations": iterations])
             )
         case .tooManySlots(let count):
             VaultError(
                 .keyFileDamaged,
-                "The key file \(path) would hold \(count) key slots; at most \(KeyFile.Limits.maxSlots) are allowed. Remove a slot with `vault key remove` first, or restore the file from a backup if you did not add them."
+                tr("The key file {path} would hold {count} key slots; at most {maxSlots} are allowed. Remove a slot with `vault key remove` first, or restore the file from a backup if you did not add them.", ["path": path, "count": count, "maxSlots": KeyFile.Limits.maxSlots])
             )
         case .totalCostTooHigh(let iterations):
             VaultError(
                 .keyFileDamaged,
-                "The key file \(path) would need \(iterations) key-derivation rounds over all its slots, more than the \(KeyFile.Limits.maxTotalIterations) allowed. Remove a slot or use fewer rounds."
+                tr("The key file {path} would need {iterations} key-derivation rounds over all its slots, more than the {maxTotalIterations} allowed. Remove a slot or use fewer rounds.", ["path": path, "iterations": iterations, "maxTotalIterations": KeyFile.Limits.maxTotalIterations])
             )
         case .badLabel:
             VaultError(
                 .usage,
-                "A key slot label must be 1 to \(KeyFile.Limits.maxLabelBytes) bytes of printable text. Choose a shorter label."
+                tr("A key slot label must be 1 to {maxLabelBytes} bytes of printable text. Choose a shorter label.", ["maxLabelBytes": KeyFile.Limits.maxLabelBytes])
             )
         case .wrongPassword:
             VaultError.wrongPassword
         default:
-            VaultError(.keyFileDamaged, "The key file \(path) is damaged. Restore it from a backup.", detail: "\(self)")
+            VaultError(.keyFileDamaged, tr("The key file {path} is damaged. Restore it from a backup.", ["path": path]), detail: "\(self)")
         }
     }
 }

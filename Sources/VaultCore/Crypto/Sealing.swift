@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import VaultAPI
+import VaultLanguage
 
 /// Sealed exams: a random content key per published version encrypts the questions; the key is wrapped under a start
 /// code the proctor reads out. See `SealedContent` and `WrappedKey` for the formats.
@@ -112,8 +113,8 @@ public enum SealingError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .wrongCode: "That start code is not right. Check it with the person running the exam and try again."
-        case .damaged: "This sealed exam was changed on its way or is damaged; it cannot be opened. Download it again."
+        case .wrongCode: tr("That start code is not right. Check it with the person running the exam and try again.")
+        case .damaged: tr("This sealed exam was changed on its way or is damaged; it cannot be opened. Download it again.")
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import VaultLanguage
 
 #if canImport(Glibc)
 import Glibc
@@ -14,7 +15,7 @@ public enum SecureFiles {
         var info = stat()
         if lstat(path, &info) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFDIR else {
-                throw VaultError(.cannotCreate, "\(path) exists and is not a directory. Choose another place for the vault.")
+                throw VaultError(.cannotCreate, tr("{path} exists and is not a directory. Choose another place for the vault.", ["path": path]))
             }
             if info.st_mode & 0o077 != 0 { chmod(path, 0o700) }
             return
@@ -28,7 +29,7 @@ public enum SecureFiles {
         } catch {
             throw VaultError(
                 .cannotCreate,
-                "Could not create the directory \(path). Check that you may write there.",
+                tr("Could not create the directory {path}. Check that you may write there.", ["path": path]),
                 detail: "\(error)"
             )
         }
@@ -43,14 +44,16 @@ public enum SecureFiles {
         if (info.st_mode & S_IFMT) == S_IFLNK {
             throw VaultError(
                 .insecureFiles,
-                "\(path) is a symbolic link, which the vault refuses. Replace it with the real \(isDirectory ? "directory" : "file")."
+                isDirectory
+                    ? tr("{path} is a symbolic link, which the vault refuses. Replace it with the real directory.", ["path": path])
+                    : tr("{path} is a symbolic link, which the vault refuses. Replace it with the real file.", ["path": path])
             )
         }
         if info.st_mode & 0o077 != 0 {
             let mode = isDirectory ? "700" : "600"
             throw VaultError(
                 .insecureFiles,
-                "\(path) can be read by other users. Run `chmod \(mode) \(path)` and try again."
+                tr("{path} can be read by other users. Run `chmod {mode} {path}` and try again.", ["path": path, "mode": mode])
             )
         }
     }
@@ -81,7 +84,7 @@ public enum SecureFiles {
             if count == 0 { return data }
             data.append(contentsOf: chunk[0..<count])
             if data.count > limit {
-                throw VaultError(.invalidData, "\(path) is larger than expected (\(limit) bytes at most).")
+                throw VaultError(.invalidData, tr("{path} is larger than expected ({limit} bytes at most).", ["path": path, "limit": limit]))
             }
         }
     }
@@ -107,7 +110,7 @@ public enum SecureFiles {
         defer { unlink(temporary) }
         guard link(temporary, path) == 0 else {
             if errno == EEXIST {
-                throw VaultError(.vaultExists, "\(shown(path)) already exists. It was left untouched.")
+                throw VaultError(.vaultExists, tr("{path} already exists. It was left untouched.", ["path": shown(path)]))
             }
             throw ioError("create", path)
         }
@@ -191,15 +194,15 @@ public enum SecureFiles {
         case ENOSPC, EDQUOT, EFBIG:
             return VaultError(
                 .diskFull,
-                "The disk is full, so \(path) could not be written. Free some space and try again; nothing was lost.",
+                tr("The disk is full, so {path} could not be written. Free some space and try again; nothing was lost.", ["path": path]),
                 detail: "\(operation): \(reason)"
             )
         case EACCES, EPERM:
-            return VaultError(.io, "Permission denied for \(path). Check who owns the vault directory.", detail: "\(operation): \(reason)")
+            return VaultError(.io, tr("Permission denied for {path}. Check who owns the vault directory.", ["path": path]), detail: "\(operation): \(reason)")
         case ELOOP:
-            return VaultError(.insecureFiles, "\(path) is a symbolic link, which the vault refuses.", detail: operation)
+            return VaultError(.insecureFiles, tr("{path} is a symbolic link, which the vault refuses.", ["path": path]), detail: operation)
         default:
-            return VaultError(.io, "Could not \(operation) \(path): \(reason).", detail: "errno \(code)")
+            return VaultError(.io, tr("Could not {operation} {path}: {reason}.", ["operation": operation, "path": path, "reason": reason]), detail: "errno \(code)")
         }
     }
 }

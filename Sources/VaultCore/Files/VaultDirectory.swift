@@ -1,4 +1,5 @@
 import Foundation
+import VaultLanguage
 
 #if canImport(Glibc)
 import Glibc
@@ -19,18 +20,18 @@ public final class VaultDirectory {
         if create { try SecureFiles.createDirectory(path) }
         var info = stat()
         guard lstat(path, &info) == 0 else {
-            throw VaultError(.noVault, "There is no vault in \(path). Create one with `vault init`.")
+            throw VaultError(.noVault, tr("There is no vault in {path}. Create one with `vault init`.", ["path": path]))
         }
         if (info.st_mode & S_IFMT) == S_IFLNK {
             throw VaultError(
                 .insecureFiles,
-                "\(path) is a symbolic link, which the vault refuses because it could point anywhere. Use the real directory's path with --vault."
+                tr("{path} is a symbolic link, which the vault refuses because it could point anywhere. Use the real directory's path with --vault.", ["path": path])
             )
         }
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOTDIR {
-                throw VaultError(.cannotCreate, "\(path) is not a directory. Choose another place for the vault.")
+                throw VaultError(.cannotCreate, tr("{path} is not a directory. Choose another place for the vault.", ["path": path]))
             }
             throw SecureFiles.ioError("open", path)
         }
@@ -44,7 +45,7 @@ public final class VaultDirectory {
             let owner = UserName.of(uid: info.st_uid)
             throw VaultError(
                 .insecureFiles,
-                "\(path) belongs to another user (\(owner)), so the vault refuses it. Use a directory of your own, or have it handed to you with `chown`."
+                tr("{path} belongs to another user ({owner}), so the vault refuses it. Use a directory of your own, or have it handed to you with `chown`.", ["path": path, "owner": owner])
             )
         }
         if info.st_mode & 0o077 != 0 {
@@ -52,7 +53,7 @@ public final class VaultDirectory {
                 fchmod(descriptor, 0o700)
             } else {
                 close(descriptor)
-                throw VaultError(.insecureFiles, "\(path) can be read by other users. Run `chmod 700 \(path)` and try again.")
+                throw VaultError(.insecureFiles, tr("{path} can be read by other users. Run `chmod 700 {path}` and try again.", ["path": path]))
             }
         }
         self.descriptor = descriptor

@@ -2,6 +2,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import VaultLanguage
 #endif
 
 /// Who may use the vault at once, across processes and within one: an open-file-description lock on `vault.lock`.
@@ -67,12 +68,15 @@ public final class VaultLock {
                 let holder =
                     fcntl(descriptor, F_GETLK, &probe) == 0 && probe.l_type != Int16(F_UNLCK) && probe.l_pid > 0
                     ? Int(probe.l_pid) : nil
-                let who = holder.map { " (process \($0))" } ?? ""
+                let who = holder.map { tr("another vault command (process {pid})", ["pid": "\($0)"]) } ?? tr("another vault command")
                 throw VaultError(
                     .busy,
                     mode == .exclusive
-                        ? "The vault is in use by another vault command\(who), and this needs it alone. Wait for that one to finish (or close `vault take`), then try again."
-                        : "The vault is in use by another vault command\(who). Wait for it to finish, then try again."
+                        ? tr(
+                            "The vault is in use by {who}, and this needs it alone. Wait for that one to finish (or close `vault take`), then try again.",
+                            ["who": who]
+                        )
+                        : tr("The vault is in use by {who}. Wait for it to finish, then try again.", ["who": who])
                 )
             }
             usleep(50_000)

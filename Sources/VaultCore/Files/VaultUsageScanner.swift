@@ -1,5 +1,6 @@
 import Foundation
 import VaultAPI
+import VaultLanguage
 
 /// `vault admin usage`: finds vault directories (those holding vault.key) and sums their files from metadata.
 public enum VaultUsageScanner {
@@ -55,7 +56,7 @@ public enum VaultUsageScanner {
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
         guard manager.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw VaultError(.notFound, "\(root) is not a directory.")
+            throw VaultError(.notFound, tr("{root} is not a directory.", ["root": root]))
         }
         var found: [Usage] = []
         var pending: [(String, Int)] = [((root as NSString).standardizingPath, 0)]

@@ -1,3 +1,5 @@
+import VaultLanguage
+
 /// A state or kind kept in a TEXT column: one Swift definition, written into SQL by `sql`, never as a bare string.
 public protocol StoredState: RawRepresentable, Sendable, CaseIterable where RawValue == String {}
 
@@ -32,7 +34,7 @@ extension Row {
     /// The stored state in column `index`; a word this enum does not know means the row was damaged.
     func state<S: StoredState>(_ type: S.Type, _ index: Int) throws -> S {
         guard let value = S(rawValue: string(index)) else {
-            throw VaultError(.databaseDamaged, "The vault holds a record in a state it does not know. Run `vault verify`.")
+            throw VaultError(.databaseDamaged, tr("The vault holds a record in a state it does not know. Run `vault verify`."))
         }
         return value
     }

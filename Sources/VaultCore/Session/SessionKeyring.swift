@@ -1,6 +1,7 @@
 import CKeyutils
 import COpenSSL
 import Foundation
+import VaultLanguage
 
 #if canImport(Glibc)
 import Glibc
@@ -104,7 +105,7 @@ public enum SessionKeyring {
     private static func refused(_ what: String) -> VaultError {
         VaultError(
             .notAllowed,
-            "The kernel keyring is not available here, so the vault cannot stay unlocked; every command will ask for the password as before.",
+            tr("The kernel keyring is not available here, so the vault cannot stay unlocked; every command will ask for the password as before."),
             detail: "\(what): \(String(cString: strerror(errno)))"
         )
     }

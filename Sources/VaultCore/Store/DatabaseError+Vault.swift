@@ -1,4 +1,5 @@
 import Foundation
+import VaultLanguage
 
 /// How a SQLite failure in the middle of a command reads to a student.
 extension DatabaseError {
@@ -11,17 +12,17 @@ extension DatabaseError {
         if isDiskFull {
             return VaultError(
                 .diskFull,
-                "The disk is full, so the change could not be saved. Free some space and try again; everything saved before is intact.",
+                tr("The disk is full, so the change could not be saved. Free some space and try again; everything saved before is intact."),
                 detail: description
             )
         }
         return switch resultCode.primaryResultCode {
         case .SQLITE_CORRUPT, .SQLITE_NOTADB:
-            VaultError(.databaseDamaged, "The vault database is damaged or has been tampered with. Restore it from a backup.", detail: description)
+            VaultError(.databaseDamaged, tr("The vault database is damaged or has been tampered with. Restore it from a backup."), detail: description)
         case .SQLITE_BUSY:
-            VaultError(.busy, "The vault is in use by another program. Wait for it to finish, then try again.", detail: description)
+            VaultError(.busy, tr("The vault is in use by another program. Wait for it to finish, then try again."), detail: description)
         default:
-            VaultError(.io, "The vault could not be written. Check the disk and try again; everything saved before is intact.", detail: description)
+            VaultError(.io, tr("The vault could not be written. Check the disk and try again; everything saved before is intact."), detail: description)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import VaultAPI
+import VaultLanguage
 
 /// What a handed-in attempt was: the questions as the student saw them and the answers they gave. Results are read
 /// against it (the question, the student's own answer, the correct one, in the letters the student saw), so it is
@@ -22,7 +23,7 @@ extension Vault {
         do {
             answers = try JSONDecoder().decode([String: JSONValue].self, from: Data(row.string(1).utf8))
         } catch {
-            throw VaultError(.databaseDamaged, "The kept answers of attempt \(attemptID) are damaged.", detail: "\(error)")
+            throw VaultError(.databaseDamaged, tr("The kept answers of attempt {attemptID} are damaged.", ["attemptID": attemptID]), detail: "\(error)")
         }
         return (try Self.decodeDocument(row.data(0), id: attemptID), answers)
     }
@@ -56,7 +57,7 @@ extension Vault {
         do {
             return try JSONDecoder().decode(Assessment.self, from: try Gzip.decompress(compressed))
         } catch {
-            throw VaultError(.databaseDamaged, "The stored questions of attempt \(id) are damaged.", detail: "\(error)")
+            throw VaultError(.databaseDamaged, tr("The stored questions of attempt {id} are damaged.", ["id": id]), detail: "\(error)")
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import VaultAPI
+import VaultLanguage
 
 /// Time limits, enforced here and nowhere else: the clock of a timed attempt starts the first time any command shows
 /// or answers one of its questions, and runs whether a screen is open or not.
@@ -47,7 +48,7 @@ extension Vault {
     /// when it is past its limit and grace.
     func checkpointTime(attemptID: String, start: Bool) throws -> TimeCheckpoint {
         guard let attempt = try database.row("SELECT \(AttemptRow.selection) FROM attempts WHERE id = ?", [attemptID]).map(AttemptRow.init)
-        else { throw VaultError(.notFound, "There is no attempt \(attemptID).") }
+        else { throw VaultError(.notFound, tr("There is no attempt {attemptID}.", ["attemptID": attemptID])) }
         guard attempt.state == .inProgress, let limit = try timeLimit(assessmentID: attempt.assessmentID, version: attempt.assessmentVersion)
         else { return .untimed }
         let wall = clocks.wall()
@@ -72,8 +73,9 @@ extension Vault {
     static func timeUp(_ title: String, answerLost: Bool) -> VaultError {
         VaultError(
             .notAllowed,
-            "The time for \(title) ran out, so it was submitted with the answers saved before"
-                + (answerLost ? "; this last answer came too late and was not saved." : ".")
+            answerLost
+                ? tr("The time for {title} ran out, so it was submitted with the answers saved before; this last answer came too late and was not saved.", ["title": title])
+                : tr("The time for {title} ran out, so it was submitted with the answers saved before.", ["title": title])
         )
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import VaultAPI
+import VaultLanguage
 
 /// Taking an assessment offline: every answer is committed (encrypted, fsynced) before the call returns.
 extension Vault {
@@ -19,17 +20,22 @@ extension Vault {
         ) {
             throw VaultError(
                 .notAllowed,
-                "You already submitted \(assessment.title)\(try done.state(AttemptRecord.State.self, 0) == .synced ? " and it was uploaded" : ""). A submitted attempt cannot be changed."
+                try done.state(AttemptRecord.State.self, 0) == .synced
+                    ? tr("You already submitted {title} and it was uploaded. A submitted attempt cannot be changed.", ["title": assessment.title])
+                    : tr("You already submitted {title}. A submitted attempt cannot be changed.", ["title": assessment.title])
             )
         }
         if expiresAt <= now {
             throw VaultError(
                 .notAllowed,
-                "Your copy of \(assessment.title) has expired, so a new attempt cannot start. Download it again when you are online."
+                tr("Your copy of {title} has expired, so a new attempt cannot start. Download it again when you are online.", ["title": assessment.title])
             )
         }
         if let notAfter = assessment.notAfter.flatMap(Timestamp.date), notAfter <= now {
-            throw VaultError(.notAllowed, "\(assessment.title) closed on \(assessment.notAfter!); no new attempt can start.")
+            throw VaultError(
+                .notAllowed,
+                tr("{title} closed on {when}; no new attempt can start.", ["title": assessment.title, "when": PeopleDates.dayAndClock(notAfter)])
+            )
         }
         let id = UUID().uuidString.lowercased()
         try database.inTransaction {
@@ -76,7 +82,7 @@ extension Vault {
 
     public func attempt(_ id: String, now: Date = Date()) throws -> AttemptRecord {
         guard let row = try database.row("SELECT \(AttemptRow.selection) FROM attempts WHERE id = ?", [id]).map(AttemptRow.init)
-        else { throw VaultError(.notFound, "There is no attempt \(id).") }
+        else { throw VaultError(.notFound, tr("There is no attempt {id}.", ["id": id])) }
         let (assessment, expiresAt) = try loadAssessment(id: row.assessmentID, version: row.assessmentVersion, now: now)
         let answers = try currentAnswers(attemptID: id)
         return AttemptRecord(
@@ -117,12 +123,12 @@ extension Vault {
                     "SELECT assessment_id, assessment_version, state FROM attempts WHERE id = ?",
                     [attemptID]
                 )
-            else { throw VaultError(.notFound, "There is no attempt \(attemptID).") }
+            else { throw VaultError(.notFound, tr("There is no attempt {attemptID}.", ["attemptID": attemptID])) }
             guard try attempt.state(AttemptRecord.State.self, 2) == .inProgress else {
-                throw VaultError(.notAllowed, "This attempt was submitted and can no longer be changed.")
+                throw VaultError(.notAllowed, tr("This attempt was submitted and can no longer be changed."))
             }
             guard let hash = try questionHashes(id: attempt.string(0), version: attempt.int(1))[questionID] else {
-                throw VaultError(.notFound, "The assessment has no question \(questionID).")
+                throw VaultError(.notFound, tr("The assessment has no question {questionID}.", ["questionID": questionID]))
             }
             if try checkpointTime(attemptID: attemptID, start: true) == .submittedAtLimit { return nil }
             var spent = max(0, timeSpentMilliseconds)
@@ -191,10 +197,10 @@ extension Vault {
     public func submitAttempt(_ attemptID: String, now: Date = Date()) throws {
         try database.inTransaction {
             guard let state = try database.row("SELECT state FROM attempts WHERE id = ?", [attemptID]) else {
-                throw VaultError(.notFound, "There is no attempt \(attemptID).")
+                throw VaultError(.notFound, tr("There is no attempt {attemptID}.", ["attemptID": attemptID]))
             }
             guard try state.state(AttemptRecord.State.self, 0) == .inProgress else {
-                throw VaultError(.notAllowed, "This attempt was already submitted.")
+                throw VaultError(.notAllowed, tr("This attempt was already submitted."))
             }
             // The last checkpoint of a timed attempt goes with it (time used, clock anomalies).
             if try checkpointTime(attemptID: attemptID, start: false) == .submittedAtLimit { return }

@@ -1,5 +1,6 @@
 import Foundation
 import VaultAPI
+import VaultLanguage
 
 /// The offline cache: storing verified downloads, listing, loading, and eviction.
 extension Vault {
@@ -92,10 +93,10 @@ extension Vault {
     ) throws -> StoreOutcome {
         let settings = try settings()
         guard let version = assessment.version, let contentHash = assessment.contentHash else {
-            throw VaultError(.invalidData, "The server sent an assessment without a version; nothing was stored.")
+            throw VaultError(.invalidData, tr("The server sent an assessment without a version; nothing was stored."))
         }
         guard bytes.count <= settings.value("cache.max_document_bytes") else {
-            throw VaultError(.invalidData, "\(assessment.title) is larger than the 10 MB an assessment may be; nothing was stored.")
+            throw VaultError(.invalidData, tr("{title} is larger than the 10 MB an assessment may be; nothing was stored.", ["title": assessment.title]))
         }
         let compressed = try Gzip.compress(bytes)
         let free = diskSpace.freeBytes(paths.root)
@@ -104,7 +105,10 @@ extension Vault {
         guard free >= needed else {
             throw VaultError(
                 .diskFull,
-                "There is not enough free disk space to store \(assessment.title): it needs \(ByteSize.text(needed)) free, and there is \(ByteSize.text(max(free, 0))). Free some space and try again; nothing was changed."
+                tr(
+                    "There is not enough free disk space to store {title}: it needs {needed} free, and there is {free}. Free some space and try again; nothing was changed.",
+                    ["title": assessment.title, "needed": ByteSize.text(needed), "free": ByteSize.text(max(free, 0))]
+                )
             )
         }
         let ttl = TimeInterval(settings.ttlDays) * 24 * 3600
@@ -126,7 +130,7 @@ extension Vault {
             case .cannotFit:
                 throw VaultError(
                     .cannotCreate,
-                    "The offline cache is full of work that is not uploaded yet, so \(assessment.title) cannot be stored. Sync, or raise cache.max_bytes / cache.max_assessments, then try again."
+                    tr("The offline cache is full of work that is not uploaded yet, so {title} cannot be stored. Sync, or raise cache.max_bytes / cache.max_assessments, then try again.", ["title": assessment.title])
                 )
             }
             for candidate in evicted { try deleteCached(id: candidate.id, version: candidate.version) }
@@ -218,21 +222,20 @@ extension Vault {
             row = try database.row("SELECT document, version, expires_at FROM assessments WHERE id = ? ORDER BY version DESC LIMIT 1", [id])
         }
         guard let row else {
-            throw VaultError(.notFound, "\(id) is not downloaded. Run `vault download \(id)` while online; `vault list` shows what is here.")
+            throw VaultError(.notFound, tr("{id} is not downloaded. Run `vault download {id}` while online; `vault list` shows what is here.", ["id": id]))
         }
         let assessment: Assessment
         do {
             assessment = try JSONDecoder().decode(Assessment.self, from: try Gzip.decompress(row.data(0)))
         } catch {
-            throw VaultError(.databaseDamaged, "The stored copy of \(id) is damaged. Download it again when online.", detail: "\(error)")
+            throw VaultError(.databaseDamaged, tr("The stored copy of {id} is damaged. Download it again when online.", ["id": id]), detail: "\(error)")
         }
         if allowSealed { return (assessment, Date(timeIntervalSince1970: row.double(2))) }
         guard assessment.sealedContent == nil else {
-            let opens = assessment.opensAt.flatMap(Timestamp.date).map { " It opens \(Sealing.readable($0)), or earlier with the start code." } ?? ""
-            throw VaultError(
-                .notAllowed,
-                "\(assessment.title) is a sealed exam: its questions open with the start code from the person running it.\(opens) Run `vault unseal \(id)` to type the code (or `vault unseal \(id) --online` once it has opened)."
-            )
+            let sealed = tr("{title} is a sealed exam: its questions open with the start code from the person running it.", ["title": assessment.title])
+            let opens = assessment.opensAt.flatMap(Timestamp.date).map { tr("It opens {when}, or earlier with the start code.", ["when": Sealing.readable($0)]) }
+            let unseal = tr("Run `vault unseal {id}` to type the code (or `vault unseal {id} --online` once it has opened).", ["id": id])
+            throw VaultError(.notAllowed, ([sealed] + (opens.map { [$0] } ?? []) + [unseal]).joined(separator: " "))
         }
         return (assessment, Date(timeIntervalSince1970: row.double(2)))
     }
@@ -252,16 +255,16 @@ extension Vault {
         let known = Set(entries.map(\.id))
         var report = EvictionReport(evicted: [], kept: [], freedBytes: 0)
         for id in ids where !known.contains(id) {
-            throw VaultError(.notFound, "\(id) is not in the offline cache; `vault list` shows what is.")
+            throw VaultError(.notFound, tr("{id} is not in the offline cache; `vault list` shows what is.", ["id": id]))
         }
         try database.inTransaction {
             for entry in entries {
                 let selected = all || ids.contains(entry.id) || (expired && entry.expiresAt <= now) || (synced && entry.hasSyncedAttempt)
                 guard selected else { continue }
                 if entry.hasOpenAttempt {
-                    report.kept.append(.init(id: entry.id, reason: "an attempt is in progress"))
+                    report.kept.append(.init(id: entry.id, reason: tr("an attempt is in progress")))
                 } else if entry.hasUnsyncedWork {
-                    report.kept.append(.init(id: entry.id, reason: "answers are not uploaded yet; run `vault sync` first"))
+                    report.kept.append(.init(id: entry.id, reason: tr("answers are not uploaded yet; run `vault sync` first")))
                 } else {
                     try deleteCached(id: entry.id, version: entry.version)
                     report.evicted.append(entry.id)

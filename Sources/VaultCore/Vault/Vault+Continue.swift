@@ -1,5 +1,6 @@
 import Foundation
 import VaultAPI
+import VaultLanguage
 
 /// Carrying on at another machine: an attempt in progress that the server holds (its answers synced from the device
 /// it began on) becomes this vault's, under the same id, with those answers and the first device's clock. One attempt,
@@ -24,7 +25,7 @@ extension Vault {
             return .alreadyHere(attemptID: held.attemptId)
         }
         guard held.state == .inProgress else {
-            return .notContinued("You already handed in this test on another device; it cannot be answered again.")
+            return .notContinued(tr("You already handed in this test on another device; it cannot be answered again."))
         }
         let wall = now ?? clocks.wall()
         let assessment: Assessment
@@ -32,12 +33,18 @@ extension Vault {
             assessment = try loadAssessment(id: held.assessmentId, version: held.assessmentVersion, now: wall).assessment
         } catch let error as VaultError where error.code == .notFound {
             return .notContinued(
-                "Your answers on the other device were given on version \(held.assessmentVersion) of \(held.assessmentId), which this device does not have. Ask your teacher before starting again here."
+                tr(
+                    "Your answers on the other device were given on version {version} of {id}, which this device does not have. Ask your teacher before starting again here.",
+                    ["version": held.assessmentVersion, "id": held.assessmentId]
+                )
             )
         } catch let error as VaultError where error.code == .notAllowed {
             // A sealed exam: the key is per device, so the start code is needed here as well.
             return .notContinued(
-                "You started \(held.assessmentId) on another device. It is sealed on this one: enter the start code with `vault unseal \(held.assessmentId)`, then run `vault download \(held.assessmentId)` again to continue where you left off."
+                tr(
+                    "You started {id} on another device. It is sealed on this one: enter the start code with `vault unseal {id}`, then run `vault download {id}` again to continue where you left off.",
+                    ["id": held.assessmentId]
+                )
             )
         }
         let hashes = try questionHashes(id: held.assessmentId, version: held.assessmentVersion)

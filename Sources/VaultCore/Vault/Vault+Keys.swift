@@ -1,6 +1,7 @@
 import COpenSSL
 import Foundation
 import Logging
+import VaultLanguage
 
 #if canImport(Glibc)
 import Glibc
@@ -12,7 +13,7 @@ func vault_disable_core_dumps_bridge() -> Int32 { vault_disable_core_dumps() }
 extension Vault {
     /// Re-wraps the data key of the slot that was unlocked under `newPassword`. Nothing is re-encrypted.
     public func changePassword(to newPassword: SecretBytes, iterations: Int) throws {
-        guard !newPassword.isEmpty else { throw VaultError(.usage, "The new password is empty. Choose a password of at least one character.") }
+        guard !newPassword.isEmpty else { throw VaultError(.usage, tr("The new password is empty. Choose a password of at least one character.")) }
         let slot = try passwordSlot()
         var updated = keyFile
         try mappingKeyFileErrors {
@@ -25,7 +26,7 @@ extension Vault {
     /// The slot the password opened. Changing keys needs the password itself, never a session key.
     func passwordSlot() throws -> Int {
         guard let slot = unlockedSlot else {
-            throw VaultError(.notAllowed, "Changing the vault's keys needs its password. Run the command again and type the password.")
+            throw VaultError(.notAllowed, tr("Changing the vault's keys needs its password. Run the command again and type the password."))
         }
         return slot
     }
@@ -33,7 +34,7 @@ extension Vault {
     /// Adds a slot that opens the vault with another password (for example a printed recovery key).
     @discardableResult
     public func addSlot(label: String, password: SecretBytes, iterations: Int) throws -> Int {
-        guard !password.isEmpty else { throw VaultError(.usage, "The new password is empty. Choose a password of at least one character.") }
+        guard !password.isEmpty else { throw VaultError(.usage, tr("The new password is empty. Choose a password of at least one character.")) }
         var updated = keyFile
         let id = try mappingKeyFileErrors {
             let id = try updated.addSlot(label: label, dataKey: dataKey, password: password, iterations: iterations)
@@ -47,10 +48,10 @@ extension Vault {
     /// Removes a slot; never the last one.
     public func removeSlot(_ id: Int) throws {
         guard keyFile.slots.contains(where: { $0.id == id }) else {
-            throw VaultError(.usage, "There is no key slot \(id). See the slots with `vault key list`.")
+            throw VaultError(.usage, tr("There is no key slot {id}. See the slots with `vault key list`.", ["id": id]))
         }
         guard keyFile.slots.count > 1 else {
-            throw VaultError(.notAllowed, "Slot \(id) is the only way to open this vault, so it cannot be removed.")
+            throw VaultError(.notAllowed, tr("Slot {id} is the only way to open this vault, so it cannot be removed.", ["id": id]))
         }
         var updated = keyFile
         updated.slots.removeAll { $0.id == id }
@@ -110,13 +111,13 @@ extension Vault {
             try database.export(to: paths.rotatingDatabase, key: newKey, salt: newSalt, cipherPageSize: keyFile.cipherPageSize)
         } catch let error as DatabaseError {
             unlink(paths.rotatingDatabase)
-            throw VaultError(.io, "The vault could not be re-encrypted; the old key is still in use.", detail: "\(error)")
+            throw VaultError(.io, tr("The vault could not be re-encrypted; the old key is still in use."), detail: "\(error)")
         }
         try SecureFiles.fsyncFile(paths.rotatingDatabase)
         try proveRotatedDatabase(key: newKey, salt: newSalt)
 
         guard let current = keyFile.slots.first(where: { $0.id == slot }) else {
-            throw VaultError(.keyFileDamaged, "The key slot in use disappeared from the key file.")
+            throw VaultError(.keyFileDamaged, tr("The key slot in use disappeared from the key file."))
         }
         var rotated = KeyFile(vaultID: keyFile.vaultID, databaseSalt: newSalt, cipherPageSize: keyFile.cipherPageSize)
         rotated.slots = [
@@ -153,15 +154,15 @@ extension Vault {
             let tables = ["attempts", "responses", "assessments", "sync_queue", "dead_letters", "settings", "vault_meta"]
             for table in tables {
                 guard try copy.scalarInt("SELECT count(*) FROM \(table)") == database.scalarInt("SELECT count(*) FROM \(table)")
-                else { throw VaultError(.io, "The re-encrypted copy is missing rows of \(table).") }
+                else { throw VaultError(.io, tr("The re-encrypted copy is missing rows of {table}.", ["table": table])) }
             }
             guard check == "ok", try Vault.readHeader(paths.rotatingDatabase) == salt else {
-                throw VaultError(.io, "The re-encrypted copy did not pass its integrity check.")
+                throw VaultError(.io, tr("The re-encrypted copy did not pass its integrity check."))
             }
         } catch {
             unlink(paths.rotatingDatabase)
             if let error = error as? VaultError { throw error }
-            throw VaultError(.io, "The re-encrypted copy could not be verified; the old key is still in use.", detail: "\(error)")
+            throw VaultError(.io, tr("The re-encrypted copy could not be verified; the old key is still in use."), detail: "\(error)")
         }
     }
 }

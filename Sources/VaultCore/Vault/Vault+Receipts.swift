@@ -1,5 +1,6 @@
 import Foundation
 import VaultAPI
+import VaultLanguage
 
 /// A signed receipt kept in the vault, with what it states (verified when it arrived).
 public struct StoredReceipt: Sendable, Equatable {
@@ -68,7 +69,7 @@ extension Vault {
     /// The pinned key, ready to verify with; a plain error when none is pinned.
     public func serverPublicKey() throws -> ServerPublicKey {
         guard let pinned = try pinnedServerKey() else {
-            throw VaultError(.notAllowed, "This vault has no server key yet. Run `vault login` while online.")
+            throw VaultError(.notAllowed, tr("This vault has no server key yet. Run `vault login` while online."))
         }
         return try ServerPublicKey(pinned.key)
     }
@@ -84,7 +85,7 @@ extension Vault {
             [fresh.material, fresh.publicKey, now.timeIntervalSince1970]
         )
         guard let row = try database.row("SELECT private_key FROM device_key WHERE id = 1") else {
-            throw VaultError(.databaseDamaged, "This vault's signing key cannot be read. Run `vault verify`.")
+            throw VaultError(.databaseDamaged, tr("This vault's signing key cannot be read. Run `vault verify`."))
         }
         return try DeviceKey(material: row.data(0))
     }
@@ -96,11 +97,11 @@ extension Vault {
     /// does not verify changes nothing; one that leaves out answers sends those again (`IncompleteReceipt`).
     public func acceptReceipt(_ receipt: SubmissionReceipt, attemptID: String, now: Date = Date()) throws {
         guard let signed = receipt.signed else {
-            throw VaultError(.temporary, "The server sent a receipt without a signature, so nothing was marked as handed in. Try again later.")
+            throw VaultError(.temporary, tr("The server sent a receipt without a signature, so nothing was marked as handed in. Try again later."))
         }
         let check = try check(signed)
         guard check.statement.attemptId == attemptID, check.statement.receiptId == receipt.receiptId else {
-            throw VaultError(.invalidData, "The server's receipt is for another attempt, so nothing was marked as handed in.")
+            throw VaultError(.invalidData, tr("The server's receipt is for another attempt, so nothing was marked as handed in."))
         }
         guard check.coversEverything else {
             let named = Dictionary(check.statement.responses.map { ($0.responseId, $0) }, uniquingKeysWith: { first, _ in first })
@@ -133,16 +134,16 @@ extension Vault {
     public func handInFile(_ id: String) throws -> (file: Data, attemptID: String) {
         let key = try serverPublicKey()
         guard let user = try account()?.user else {
-            throw VaultError(.notAllowed, "This vault is not signed in to a server yet, so it does not know whose hand-in this is.")
+            throw VaultError(.notAllowed, tr("This vault is not signed in to a server yet, so it does not know whose hand-in this is."))
         }
         guard
             let attempt = try database.row(
                 "SELECT id, submitted_at FROM attempts WHERE id = ? OR assessment_id = ? ORDER BY started_at DESC LIMIT 1",
                 [id, id]
             )
-        else { throw VaultError(.notFound, "There is no attempt on \(id) in this vault.") }
+        else { throw VaultError(.notFound, tr("There is no attempt on {id} in this vault.", ["id": id])) }
         guard attempt.optionalDouble(1) != nil else {
-            throw VaultError(.notAllowed, "This attempt has not been submitted yet. Run `vault submit \(id)` first, then make the hand-in file.")
+            throw VaultError(.notAllowed, tr("This attempt has not been submitted yet. Run `vault submit {id}` first, then make the hand-in file.", ["id": id]))
         }
         let attemptID = attempt.string(0)
         let request = try submissionRequest(attemptID: attemptID)
@@ -166,12 +167,12 @@ extension Vault {
     public func importReceipt(_ signed: SignedReceipt) throws -> ReceiptStatement {
         let check = try check(signed)
         guard check.mismatchedQuestions != nil else {
-            throw VaultError(.notFound, "This receipt is for an attempt this vault does not hold.")
+            throw VaultError(.notFound, tr("This receipt is for an attempt this vault does not hold."))
         }
         guard check.coversEverything else {
             throw VaultError(
                 .invalidData,
-                "The receipt does not name this vault's answers to \(check.problemQuestions.joined(separator: ", ")), so it was not attached."
+                tr("The receipt does not name this vault's answers to {questions}, so it was not attached.", ["questions": check.problemQuestions.joined(separator: ", ")])
             )
         }
         let statement = check.statement
@@ -220,7 +221,7 @@ extension Vault {
         do {
             statement = try serverPublicKey().verify(receipt)
         } catch let error as ReceiptError {
-            throw VaultError(.invalidData, "Not a valid receipt of this vault's server: \(error)")
+            throw VaultError(.invalidData, tr("Not a valid receipt of this vault's server: {error}", ["error": error]))
         }
         guard try database.row("SELECT 1 FROM attempts WHERE id = ?", [statement.attemptId]) != nil else {
             return ReceiptCheck(statement: statement, mismatchedQuestions: nil, missingQuestions: nil)

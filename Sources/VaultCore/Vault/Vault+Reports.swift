@@ -1,5 +1,6 @@
 import Foundation
 import VaultAPI
+import VaultLanguage
 
 /// Local figures for `status`, `storage` and `verify`. No network on any of these paths.
 extension Vault {
@@ -59,7 +60,7 @@ extension Vault {
         var problems: [String] = []
         do {
             let onDisk = try Vault.loadKeyFile(paths.keyFile)
-            if try onDisk.encoded() != keyFile.encoded() { problems.append("The key file changed on disk while the vault was open.") }
+            if try onDisk.encoded() != keyFile.encoded() { problems.append(tr("The key file changed on disk while the vault was open.")) }
         } catch {
             problems.append("\(error)")
         }
@@ -68,48 +69,51 @@ extension Vault {
         }
         do {
             let results = try database.rows("PRAGMA integrity_check").map { $0.string(0) }
-            if results != ["ok"] { problems.append(contentsOf: results.prefix(10).map { "Database check: \($0)" }) }
+            if results != ["ok"] { problems.append(contentsOf: results.prefix(10).map { tr("Database check: {result}", ["result": $0]) }) }
             let orphans = try database.rows("PRAGMA foreign_key_check")
-            if !orphans.isEmpty { problems.append("\(orphans.count) rows refer to records that do not exist.") }
+            if !orphans.isEmpty { problems.append(trn("{count} row refers to a record that does not exist.", "{count} rows refer to records that do not exist.", orphans.count)) }
             for stored in try database.rows("SELECT \(StoredResponse.selection) FROM \(StoredResponse.fromClause)").map({ StoredResponse($0) })
             where stored.item == nil {
                 problems.append(
-                    "The answer \(stored.id) to question \(stored.questionID) of \(stored.assessmentID) cannot be read back; it will not be uploaded."
+                    tr(
+                        "The answer {id} to question {question} of {assessment} cannot be read back; it will not be uploaded.",
+                        ["id": stored.id, "question": stored.questionID, "assessment": stored.assessmentID]
+                    )
                 )
             }
             for row in try database.rows("SELECT id, version, content_hash, document, uncompressed_bytes FROM assessments") {
-                let name = "\(row.string(0)) v\(row.int(1))"
+                let name = tr("{id} version {version}", ["id": row.string(0), "version": row.int(1)])
                 do {
                     let document = try Gzip.decompress(row.data(3))
-                    if document.count != row.int(4) { problems.append("Assessment \(name): stored size does not match.") }
+                    if document.count != row.int(4) { problems.append(tr("Assessment {name}: stored size does not match.", ["name": name])) }
                     let decoded = try JSONDecoder().decode(Assessment.self, from: document)
                     if decoded.sealedContent != nil {
                         // Still sealed: its content hash is the unsealed document's, checked when it is unsealed.
-                        if decoded.contentHash != row.string(2) { problems.append("Assessment \(name): content hash does not match.") }
+                        if decoded.contentHash != row.string(2) { problems.append(tr("Assessment {name}: content hash does not match.", ["name": name])) }
                     } else if try ServedDocument.contentHash(decoded) != row.string(2) || decoded.contentHash != row.string(2) {
-                        problems.append("Assessment \(name): content hash does not match.")
+                        problems.append(tr("Assessment {name}: content hash does not match.", ["name": name]))
                     }
                 } catch {
-                    problems.append("Assessment \(name): \(error)")
+                    problems.append(tr("Assessment {name}: {error}", ["name": name, "error": "\(error)"]))
                 }
             }
             // Every kept receipt: still signed by the pinned key, and naming the answers this vault holds.
             for receipt in try receipts() {
-                let name = "Receipt \(receipt.statement.receiptId) (\(receipt.statement.assessmentId))"
+                let name = tr("Receipt {id} ({assessment})", ["id": receipt.statement.receiptId, "assessment": receipt.statement.assessmentId])
                 do {
                     let check = try check(receipt.signed)
                     if let mismatched = check.mismatchedQuestions, !mismatched.isEmpty {
-                        problems.append("\(name) names other answers than this vault holds for \(mismatched.joined(separator: ", ")).")
+                        problems.append(tr("{name} names other answers than this vault holds for {questions}.", ["name": name, "questions": mismatched.joined(separator: ", ")]))
                     }
                     if let missing = check.missingQuestions, !missing.isEmpty {
-                        problems.append("\(name) does not name this vault's answers to \(missing.joined(separator: ", ")).")
+                        problems.append(tr("{name} does not name this vault's answers to {questions}.", ["name": name, "questions": missing.joined(separator: ", ")]))
                     }
                 } catch let error as VaultError {
-                    problems.append("\(name): \(error.message)")
+                    problems.append(tr("{name}: {error}", ["name": name, "error": error.message]))
                 }
             }
         } catch {
-            problems.append("The database is damaged or was tampered with: \(error)")
+            problems.append(tr("The database is damaged or was tampered with: {error}", ["error": "\(error)"]))
         }
         return VerifyReport(ok: problems.isEmpty, problems: problems)
     }

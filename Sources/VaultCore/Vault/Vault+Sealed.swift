@@ -17,7 +17,7 @@ extension Vault {
     public func unseal(_ id: String, startCode: String? = nil, contentKey: Data? = nil, now: Date = Date()) throws -> Assessment {
         let (sealed, _) = try loadAssessment(id: id, now: now, allowSealed: true)
         guard let content = sealed.sealedContent, let version = sealed.version else {
-            throw VaultError(.notAllowed, "\(sealed.title) is not sealed; it is ready to take.")
+            throw VaultError(.notAllowed, tr("{title} is not sealed; it is ready to take.", ["title": sealed.title]))
         }
         let key: Data
         do {
@@ -26,7 +26,7 @@ extension Vault {
             } else if let startCode {
                 key = try Sealing.unwrap(content.wrappedKey, code: startCode, id: sealed.id, version: version)
             } else {
-                throw VaultError(.usage, "Give the start code.")
+                throw VaultError(.usage, tr("Give the start code."))
             }
         } catch let error as SealingError {
             throw VaultError(error == .wrongCode ? .notAllowed : .invalidData, error.description)
@@ -35,13 +35,13 @@ extension Vault {
         do {
             document = try Sealing.unseal(sealed, contentKey: key)
         } catch let error as SealingError {
-            throw VaultError(.invalidData, error == .damaged ? SealingError.damaged.description : "That key does not open this exam.")
+            throw VaultError(.invalidData, error == .damaged ? SealingError.damaged.description : tr("That key does not open this exam."))
         }
         // The same format rules as any download (answer keys absent, bounds), now that the questions can be read.
         do {
             try AssessmentValidator.validate(document, requireAnswerKeyAbsent: true)
         } catch {
-            throw VaultError(.invalidData, "The unsealed exam breaks the format rules (\(error)); it was not stored.")
+            throw VaultError(.invalidData, tr("The unsealed exam breaks the format rules ({error}); it was not stored.", ["error": error]))
         }
         let bytes = try CanonicalJSON.encode(document)
         let compressed = try Gzip.compress(bytes)

@@ -1,4 +1,5 @@
 import Foundation
+import VaultLanguage
 
 /// `config get|set|list`: settings stored inside the encrypted database.
 extension Vault {
@@ -18,7 +19,7 @@ extension Vault {
         guard let value = Int(text.replacingOccurrences(of: "_", with: "")), key.range.contains(value) else {
             throw VaultError(
                 .usage,
-                "\(name) takes a whole number from \(key.range.lowerBound) to \(key.range.upperBound)."
+                tr("{name} takes a whole number from {lowerBound} to {upperBound}.", ["name": name, "lowerBound": key.range.lowerBound, "upperBound": key.range.upperBound])
             )
         }
         try database.inTransaction {

@@ -1,5 +1,6 @@
 import Foundation
 import VaultAPI
+import VaultLanguage
 
 /// One queued upload as the sync engine sees it.
 public struct QueuedResponse: Sendable, Equatable {
@@ -146,7 +147,7 @@ extension Vault {
                 """,
                 [attemptID]
             )
-        else { throw VaultError(.notAllowed, "This attempt has not been submitted yet. Run `vault submit` first.") }
+        else { throw VaultError(.notAllowed, tr("This attempt has not been submitted yet. Run `vault submit` first.")) }
         let answers = try currentAnswerSet(attemptID: attemptID)
         let forced = row.int(4) != 0
         var request = SubmissionRequest(
@@ -446,7 +447,7 @@ extension Vault {
 
     private func deadLetter(_ id: Int) throws -> DeadLetter {
         guard let row = try database.row("SELECT \(DeadLetter.selection) FROM dead_letters WHERE id = ?", [id]) else {
-            throw VaultError(.notFound, "There is no dead letter \(id); `vault dead-letters list` shows them.")
+            throw VaultError(.notFound, tr("There is no dead letter {id}; `vault dead-letters list` shows them.", ["id": id]))
         }
         return try DeadLetter(row)
     }
@@ -457,7 +458,7 @@ extension Vault {
             let letter = try deadLetter(id)
             if letter.kind == .response {
                 guard try database.row("SELECT 1 FROM responses WHERE id = ?", [letter.refID]) != nil else {
-                    throw VaultError(.notFound, "The answer of dead letter \(id) is no longer in the vault.")
+                    throw VaultError(.notFound, tr("The answer of dead letter {id} is no longer in the vault.", ["id": id]))
                 }
                 try database.execute("UPDATE responses SET state = \(ResponseState.pending.sql), sync_message = NULL WHERE id = ?", [letter.refID])
             }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import VaultAPI
+import VaultLanguage
 
 #if canImport(Glibc)
 import Glibc
@@ -90,14 +91,14 @@ public final class Vault {
         encrypted: Bool
     ) throws -> Vault {
         SecureFiles.restrictUmask()
-        guard !password.isEmpty else { throw VaultError(.usage, "The password is empty. Choose a password of at least one character.") }
+        guard !password.isEmpty else { throw VaultError(.usage, tr("The password is empty. Choose a password of at least one character.")) }
         guard (KDFParameters.iterationFloor...KDFParameters.iterationCeiling).contains(iterations) else {
             throw VaultError(
                 .usage,
-                "The iteration count must be between \(KDFParameters.iterationFloor) and \(KDFParameters.iterationCeiling)."
+                tr("The iteration count must be between {iterationFloor} and {iterationCeiling}.", ["iterationFloor": KDFParameters.iterationFloor, "iterationCeiling": KDFParameters.iterationCeiling])
             )
         }
-        let existing = VaultError(.vaultExists, "A vault already exists in \(requested.directory). It was left untouched.")
+        let existing = VaultError(.vaultExists, tr("A vault already exists in {directory}. It was left untouched.", ["directory": requested.directory]))
         if SecureFiles.exists(requested.keyFile) || SecureFiles.exists(requested.database) { throw existing }
         let directory = try VaultDirectory(requested, create: true)
         let paths = directory.paths
@@ -205,7 +206,7 @@ public final class Vault {
         guard SecureFiles.exists(requested.directory),
             SecureFiles.exists(requested.keyFile) || SecureFiles.exists(requested.database)
         else {
-            throw VaultError(.noVault, "There is no vault in \(requested.directory). Create one with `vault init`.")
+            throw VaultError(.noVault, tr("There is no vault in {directory}. Create one with `vault init`.", ["directory": requested.directory]))
         }
         let directory = try VaultDirectory(requested, create: false)
         let paths = directory.paths
@@ -213,7 +214,7 @@ public final class Vault {
         guard SecureFiles.exists(paths.keyFile) || SecureFiles.exists(paths.rotatingKeyFile) else {
             throw VaultError(
                 .keyFileDamaged,
-                "The key file \(named.keyFile) is missing, so the vault cannot be opened. Restore it from a backup."
+                tr("The key file {keyFile} is missing, so the vault cannot be opened. Restore it from a backup.", ["keyFile": named.keyFile])
             )
         }
         // Shared: other commands may use the vault meanwhile. Finishing an interrupted write replaces files, so it
@@ -261,7 +262,7 @@ public final class Vault {
             guard storedID == keyFile.vaultID else {
                 throw VaultError(
                     .keyFileMismatch,
-                    "The key file \(named.keyFile) belongs to another vault. Put back this vault's own key file."
+                    tr("The key file {keyFile} belongs to another vault. Put back this vault's own key file.", ["keyFile": named.keyFile])
                 )
             }
         } catch let error as DatabaseError {
@@ -289,7 +290,7 @@ public final class Vault {
         do {
             data = try SecureFiles.read(rawPath, limit: KeyFile.Limits.maxFileBytes)
         } catch let error as VaultError where error.code == .invalidData {
-            throw VaultError(.keyFileDamaged, "The key file \(path) is far larger than a key file can be. It is damaged or was tampered with.")
+            throw VaultError(.keyFileDamaged, tr("The key file {path} is far larger than a key file can be. It is damaged or was tampered with.", ["path": path]))
         }
         do {
             return try KeyFile.decode(data)
@@ -302,22 +303,22 @@ public final class Vault {
     /// key file; one that differs in a few is a damaged header.
     static func checkDatabaseBelongs(to keyFile: KeyFile, paths: VaultPaths) throws {
         guard SecureFiles.exists(paths.database) else {
-            throw VaultError(.databaseDamaged, "The vault database \(paths.named.database) is missing. Restore it from a backup.")
+            throw VaultError(.databaseDamaged, tr("The vault database {database} is missing. Restore it from a backup.", ["database": paths.named.database]))
         }
         let named = paths.named
         let header = try readHeader(paths.database)
         guard header.count == 16 else {
-            throw VaultError(.databaseDamaged, "The vault database \(named.database) is truncated. Restore it from a backup.")
+            throw VaultError(.databaseDamaged, tr("The vault database {database} is truncated. Restore it from a backup.", ["database": named.database]))
         }
         let differing = zip(header, keyFile.databaseSaltBytes).filter { $0 != $1 }.count
         if differing >= 8 {
             throw VaultError(
                 .keyFileMismatch,
-                "The key file \(named.keyFile) does not belong to the database \(named.database). Put back this vault's own key file."
+                tr("The key file {keyFile} does not belong to the database {database}. Put back this vault's own key file.", ["keyFile": named.keyFile, "database": named.database])
             )
         }
         if differing > 0 {
-            throw VaultError(.databaseDamaged, "The vault database \(named.database) has a damaged header. Restore it from a backup.")
+            throw VaultError(.databaseDamaged, tr("The vault database {database} has a damaged header. Restore it from a backup.", ["database": named.database]))
         }
     }
 
@@ -333,7 +334,7 @@ public final class Vault {
     static func mapOpenError(_ error: DatabaseError, paths: VaultPaths) -> VaultError {
         if error.resultCode.isDamage { return VaultError.databaseDamaged(paths.database, error) }
         if error.isDiskFull || error.resultCode.primaryResultCode == .SQLITE_BUSY { return error.vaultError }
-        return VaultError(.io, "The vault database \(paths.database) could not be opened.", detail: "\(error)")
+        return VaultError(.io, tr("The vault database {database} could not be opened.", ["database": paths.database]), detail: "\(error)")
     }
 
     static func removeStaleTemporaryFiles(_ paths: VaultPaths) {

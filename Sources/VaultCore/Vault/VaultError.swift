@@ -1,3 +1,5 @@
+import VaultLanguage
+
 /// Everything that can go wrong with a vault, as a plain sentence for the student plus technical detail.
 ///
 /// `message` never contains a password, key, token or the content of an answer; `detail` (for `--verbose`) may
@@ -77,13 +79,13 @@ public struct VaultError: Error, Sendable, CustomStringConvertible, Equatable {
 extension VaultError {
     static let wrongPassword = VaultError(
         .wrongPassword,
-        "The password is not correct. Nothing was changed; try again."
+        tr("The password is not correct. Nothing was changed; try again.")
     )
 
     static func databaseDamaged(_ path: String, _ error: Error) -> VaultError {
         VaultError(
             .databaseDamaged,
-            "The vault database \(path) is damaged or has been tampered with. Restore it from a backup.",
+            tr("The vault database {path} is damaged or has been tampered with. Restore it from a backup.", ["path": path]),
             detail: "\(error)"
         )
     }

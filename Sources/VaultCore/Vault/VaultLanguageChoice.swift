@@ -6,10 +6,11 @@ import VaultLanguage
 /// live inside. It holds a language tag and nothing else, never anything of the student's work.
 public enum VaultLanguageChoice {
     /// The saved language tag, or nil (none saved, or the file is not one tag: read as none, never trusted further).
+    /// The rule is `save`'s own, so a saved "C" or "en" is a choice of English that the system's LANG does not override.
     public static func saved(in paths: VaultPaths) -> String? {
         guard SecureFiles.exists(paths.languageFile), let data = try? SecureFiles.read(paths.languageFile, limit: 64) else { return nil }
         let tag = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return Language.requested(explicit: tag, environment: [:]) == nil ? nil : tag
+        return Language.isTag(tag) ? tag : nil
     }
 
     /// Saves `tag` ("fa", "pt_BR"); nil removes the choice. A value that is not a language tag is refused.

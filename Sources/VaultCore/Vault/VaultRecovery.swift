@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import VaultLanguage
 
 #if canImport(Glibc)
 import Glibc
@@ -27,7 +28,7 @@ enum VaultRecovery {
             let kept = current.slots.map { "slot \($0.id) (\"\($0.label)\")" }.joined(separator: ", ")
             return VaultError(
                 .wrongPassword,
-                "An interrupted key rotation was finished, and it kept only \(kept). The password you typed opened slot \(oldSlot.id) (\"\(oldSlot.label)\"), which the rotation dropped. Open the vault with the password of \(kept), then add this one again with `vault key add`."
+                tr("An interrupted key rotation was finished, and it kept only {kept}. The password you typed opened slot {id} (\"{label}\"), which the rotation dropped. Open the vault with the password of {kept}, then add this one again with `vault key add`.", ["kept": kept, "id": oldSlot.id, "label": oldSlot.label])
             )
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import VaultLanguage
 
 /// The `config` keys, their defaults and the values each accepts.
 public struct VaultSettings: Sendable {
@@ -14,32 +15,32 @@ public struct VaultSettings: Sendable {
             name: "cache.max_bytes",
             defaultValue: 500 * 1_000_000,
             range: 1_000_000...100_000_000_000,
-            help: "most bytes of cached assessments (compressed)"
+            help: tr("most bytes of cached assessments (compressed)")
         ),
-        Key(name: "cache.max_assessments", defaultValue: 50, range: 1...10_000, help: "most cached assessments"),
-        Key(name: "cache.ttl_days", defaultValue: 7, range: 1...365, help: "days a download stays valid"),
+        Key(name: "cache.max_assessments", defaultValue: 50, range: 1...10_000, help: tr("most cached assessments")),
+        Key(name: "cache.ttl_days", defaultValue: 7, range: 1...365, help: tr("days a download stays valid")),
         Key(
             name: "cache.max_document_bytes",
             defaultValue: 10 * 1024 * 1024,
             range: 1024...(10 * 1024 * 1024),
-            help: "largest accepted assessment, uncompressed"
+            help: tr("largest accepted assessment, uncompressed")
         ),
-        Key(name: "sync.batch_size", defaultValue: 10, range: 1...500, help: "answers per upload batch"),
+        Key(name: "sync.batch_size", defaultValue: 10, range: 1...500, help: tr("answers per upload batch")),
         Key(
             name: "sync.max_batch_bytes",
             defaultValue: 256 * 1024,
             range: 1024...(8 * 1024 * 1024),
-            help: "most bytes per upload batch"
+            help: tr("most bytes per upload batch")
         ),
-        Key(name: "sync.max_tries", defaultValue: 12, range: 1...100, help: "tries before an upload becomes a dead letter (12: about 34 minutes)"),
-        Key(name: "download.prefetch", defaultValue: 0, range: 0...50, help: "next assessments fetched ahead by sync"),
-        Key(name: "take.accessible", defaultValue: 0, range: 0...1, help: "1: the take screen speaks in sentences (screen readers)"),
+        Key(name: "sync.max_tries", defaultValue: 12, range: 1...100, help: tr("tries before an upload becomes a dead letter (12: about 34 minutes)")),
+        Key(name: "download.prefetch", defaultValue: 0, range: 0...50, help: tr("next assessments fetched ahead by sync")),
+        Key(name: "take.accessible", defaultValue: 0, range: 0...1, help: tr("1: the take screen speaks in sentences (screen readers)")),
     ]
 
     public static func key(named name: String) throws -> Key {
         guard let key = keys.first(where: { $0.name == name }) else {
             let known = keys.map(\.name).joined(separator: ", ")
-            throw VaultError(.usage, "There is no setting called \(name). Known settings: \(known).")
+            throw VaultError(.usage, tr("There is no setting called {name}. Known settings: {known}.", ["name": name, "known": known]))
         }
         return key
     }

@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultLanguage
 
 /// Fetches assessments for offline use: verified by the client, then stored compressed in the vault.
 public struct Downloader {
@@ -24,7 +25,7 @@ public struct Downloader {
     /// Downloads one assessment; a cached current copy is confirmed with If-None-Match (304) instead.
     public func download(_ id: String, progress: (@Sendable (Int, Int?) -> Void)? = nil) async throws -> Outcome {
         guard AssessmentValidator.isValidID(id) else {
-            throw VaultError(.usage, "\(id) is not an assessment id (a-z, 0-9 and '-'). `vault catalog` lists them.")
+            throw VaultError(.usage, tr("{id} is not an assessment id (a-z, 0-9 and '-'). `vault catalog` lists them.", ["id": id]))
         }
         let cached = try vault.cachedVersion(of: id)
         switch try await client.assessment(id, etag: cached?.etag, progress: progress) {
