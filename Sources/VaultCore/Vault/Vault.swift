@@ -95,7 +95,7 @@ public final class Vault {
         guard (KDFParameters.iterationFloor...KDFParameters.iterationCeiling).contains(iterations) else {
             throw VaultError(
                 .usage,
-                tr("The iteration count must be between {iterationFloor} and {iterationCeiling}.", ["iterationFloor": KDFParameters.iterationFloor, "iterationCeiling": KDFParameters.iterationCeiling])
+                tr("The iteration count must be between {iteration_floor} and {iteration_ceiling}.", ["iteration_floor": KDFParameters.iterationFloor, "iteration_ceiling": KDFParameters.iterationCeiling])
             )
         }
         let existing = VaultError(.vaultExists, tr("A vault already exists in {directory}. It was left untouched.", ["directory": requested.directory]))
@@ -214,7 +214,7 @@ public final class Vault {
         guard SecureFiles.exists(paths.keyFile) || SecureFiles.exists(paths.rotatingKeyFile) else {
             throw VaultError(
                 .keyFileDamaged,
-                tr("The key file {keyFile} is missing, so the vault cannot be opened. Restore it from a backup.", ["keyFile": named.keyFile])
+                tr("The key file {key_file} is missing, so the vault cannot be opened. Restore it from a backup.", ["key_file": named.keyFile])
             )
         }
         // Shared: other commands may use the vault meanwhile. Finishing an interrupted write replaces files, so it
@@ -262,7 +262,7 @@ public final class Vault {
             guard storedID == keyFile.vaultID else {
                 throw VaultError(
                     .keyFileMismatch,
-                    tr("The key file {keyFile} belongs to another vault. Put back this vault's own key file.", ["keyFile": named.keyFile])
+                    tr("The key file {key_file} belongs to another vault. Put back this vault's own key file.", ["key_file": named.keyFile])
                 )
             }
         } catch let error as DatabaseError {
@@ -314,7 +314,7 @@ public final class Vault {
         if differing >= 8 {
             throw VaultError(
                 .keyFileMismatch,
-                tr("The key file {keyFile} does not belong to the database {database}. Put back this vault's own key file.", ["keyFile": named.keyFile, "database": named.database])
+                tr("The key file {key_file} does not belong to the database {database}. Put back this vault's own key file.", ["key_file": named.keyFile, "database": named.database])
             )
         }
         if differing > 0 {
