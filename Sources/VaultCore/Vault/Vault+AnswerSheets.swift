@@ -23,7 +23,7 @@ extension Vault {
         do {
             answers = try JSONDecoder().decode([String: JSONValue].self, from: Data(row.string(1).utf8))
         } catch {
-            throw VaultError(.databaseDamaged, tr("The kept answers of attempt {attempt_i_d} are damaged.", ["attempt_i_d": attemptID]), detail: "\(error)")
+            throw VaultError(.databaseDamaged, tr("The kept answers of attempt {attempt} are damaged.", ["attempt": attemptID]), detail: "\(error)")
         }
         return (try Self.decodeDocument(row.data(0), id: attemptID), answers)
     }

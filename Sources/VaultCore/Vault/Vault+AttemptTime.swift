@@ -48,7 +48,7 @@ extension Vault {
     /// when it is past its limit and grace.
     func checkpointTime(attemptID: String, start: Bool) throws -> TimeCheckpoint {
         guard let attempt = try database.row("SELECT \(AttemptRow.selection) FROM attempts WHERE id = ?", [attemptID]).map(AttemptRow.init)
-        else { throw VaultError(.notFound, tr("There is no attempt {attempt_i_d}.", ["attempt_i_d": attemptID])) }
+        else { throw VaultError(.notFound, tr("There is no attempt {attempt}.", ["attempt": attemptID])) }
         guard attempt.state == .inProgress, let limit = try timeLimit(assessmentID: attempt.assessmentID, version: attempt.assessmentVersion)
         else { return .untimed }
         let wall = clocks.wall()

@@ -123,12 +123,12 @@ extension Vault {
                     "SELECT assessment_id, assessment_version, state FROM attempts WHERE id = ?",
                     [attemptID]
                 )
-            else { throw VaultError(.notFound, tr("There is no attempt {attempt_i_d}.", ["attempt_i_d": attemptID])) }
+            else { throw VaultError(.notFound, tr("There is no attempt {attempt}.", ["attempt": attemptID])) }
             guard try attempt.state(AttemptRecord.State.self, 2) == .inProgress else {
                 throw VaultError(.notAllowed, tr("This attempt was submitted and can no longer be changed."))
             }
             guard let hash = try questionHashes(id: attempt.string(0), version: attempt.int(1))[questionID] else {
-                throw VaultError(.notFound, tr("The assessment has no question {question_i_d}.", ["question_i_d": questionID]))
+                throw VaultError(.notFound, tr("The assessment has no question {question}.", ["question": questionID]))
             }
             if try checkpointTime(attemptID: attemptID, start: true) == .submittedAtLimit { return nil }
             var spent = max(0, timeSpentMilliseconds)
@@ -197,7 +197,7 @@ extension Vault {
     public func submitAttempt(_ attemptID: String, now: Date = Date()) throws {
         try database.inTransaction {
             guard let state = try database.row("SELECT state FROM attempts WHERE id = ?", [attemptID]) else {
-                throw VaultError(.notFound, tr("There is no attempt {attempt_i_d}.", ["attempt_i_d": attemptID]))
+                throw VaultError(.notFound, tr("There is no attempt {attempt}.", ["attempt": attemptID]))
             }
             guard try state.state(AttemptRecord.State.self, 0) == .inProgress else {
                 throw VaultError(.notAllowed, tr("This attempt was already submitted."))
