@@ -202,7 +202,11 @@ public enum SecureFiles {
         case ELOOP:
             return VaultError(.insecureFiles, tr("{path} is a symbolic link, which the vault refuses.", ["path": path]), detail: operation)
         default:
-            return VaultError(.io, tr("Could not {operation} {path}: {reason}.", ["operation": operation, "path": path, "reason": reason]), detail: "errno \(code)")
+            return VaultError(
+                .io,
+                tr("{path} could not be used. Check the disk and try again; everything saved before is intact.", ["path": path]),
+                detail: "\(operation): \(reason) (errno \(code))"
+            )
         }
     }
 }
