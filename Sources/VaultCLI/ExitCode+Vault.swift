@@ -1,7 +1,7 @@
 import ArgumentParser
 import VaultCore
-import VaultSync
 import VaultLanguage
+import VaultSync
 
 /// The exit codes of docs/cli.md.
 enum VaultExit {

@@ -514,5 +514,3 @@ public struct TakeSession: Sendable {
         ].joined(separator: "\n")
     }
 }
-
-

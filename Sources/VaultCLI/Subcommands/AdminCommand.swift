@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import VaultCore
+import VaultLanguage
 import VaultTake
 import VaultTerminal
-import VaultLanguage
 
 struct AdminCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,7 +24,9 @@ struct AdminCommand: ParsableCommand {
             let report = try VaultUsageScanner.report(root: root)
             var table = TextTable([tr("VAULT"), tr("OWNER"), tr("SIZE"), tr("FILES"), tr("LAST CHANGE")], flexible: 0)
             for vault in report.vaults {
-                table.add([vault.path, vault.owner, Console.bytes(vault.bytes), Language.number(vault.files), ReadableDate.relative(vault.modifiedAt)])
+                table.add([
+                    vault.path, vault.owner, Console.bytes(vault.bytes), Language.number(vault.files), ReadableDate.relative(vault.modifiedAt),
+                ])
             }
             if !report.vaults.isEmpty {
                 for line in table.render() { context.console.line(line) }

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultCore
-import VaultTake
 import VaultLanguage
+import VaultTake
 
 struct Answer: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -42,7 +42,10 @@ struct Answer: ParsableCommand {
         let attempt = try vault.openAttempt(on: id)
         guard let question = attempt.assessment.question(questionID) else {
             let ids = attempt.assessment.questions.map(\.id).joined(separator: ", ")
-            throw VaultError(.notFound, tr("{id} has no question {question}. Its questions are: {ids}.", ["id": id, "question": questionID, "ids": ids]))
+            throw VaultError(
+                .notFound,
+                tr("{id} has no question {question}. Its questions are: {ids}.", ["id": id, "question": questionID, "ids": ids])
+            )
         }
         // The core refuses an answer past a timed attempt's limit, submitting the attempt, and says so.
         let text = try AnswerInput.read(for: question)

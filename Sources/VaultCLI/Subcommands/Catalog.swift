@@ -2,9 +2,9 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultLanguage
 import VaultSync
 import VaultTerminal
-import VaultLanguage
 
 struct Catalog: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "What the server offers, marking what is downloaded or outdated.")

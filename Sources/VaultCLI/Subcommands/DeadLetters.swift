@@ -2,9 +2,9 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultLanguage
 import VaultTake
 import VaultTerminal
-import VaultLanguage
 
 struct DeadLetters: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -87,7 +87,7 @@ struct DeadLetters: ParsableCommand {
                 try SecureFiles.atomicWrite(data, to: output)
             }
             context.console.line(
-                trn("Wrote {count} dead letter to {file}.", "Wrote {count} dead letters to {file}.", letters.count, ["file": output])
+                trn("Wrote {n} dead letter to {file}.", "Wrote {n} dead letters to {file}.", letters.count, ["file": output])
             )
             context.console.emit(["output": output, "count": "\(letters.count)", "encrypted": encrypt ? "true" : "false"])
         }

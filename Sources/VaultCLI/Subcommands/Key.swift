@@ -95,7 +95,10 @@ struct Key: ParsableCommand {
         func run() throws {
             let context = CommandContext(globals)
             guard SecureFiles.exists(context.paths.keyFile) else {
-                throw VaultError(.noVault, tr("There is no vault in {directory}. Create one with `vault init`.", ["directory": context.paths.directory]))
+                throw VaultError(
+                    .noVault,
+                    tr("There is no vault in {directory}. Create one with `vault init`.", ["directory": context.paths.directory])
+                )
             }
             let password = try PasswordReader.current(credentials)
             let vault = try Vault.open(paths: context.paths, password: password, logger: context.logger)

@@ -50,7 +50,10 @@ struct Login: AsyncParsableCommand {
             if let serverKey, serverKey.lowercased() != key.fingerprint {
                 throw VaultError(
                     .notAllowed,
-                    tr("The server's key ({fingerprint}) is not the one you gave ({server_key}). Nothing was sent; check the address and the fingerprint.", ["fingerprint": key.fingerprint, "server_key": serverKey])
+                    tr(
+                        "The server's key ({fingerprint}) is not the one you gave ({server_key}). Nothing was sent; check the address and the fingerprint.",
+                        ["fingerprint": key.fingerprint, "server_key": serverKey]
+                    )
                 )
             }
             if let pinned, pinned.key != key, !acceptNewServerKey, serverKey == nil {

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import VaultCore
-import VaultSync
 import VaultLanguage
+import VaultSync
 
 struct Logout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,7 +23,9 @@ struct Logout: AsyncParsableCommand {
         context.console.line(
             revoked
                 ? tr("Signed out; the server no longer accepts this sign-in. Your saved work stays in the vault; `vault login` signs in again.")
-                : tr("Signed out here. The server could not be reached, so its copy of the sign-in expires by itself. Your saved work stays in the vault.")
+                : tr(
+                    "Signed out here. The server could not be reached, so its copy of the sign-in expires by itself. Your saved work stays in the vault."
+                )
         )
         context.console.emit(["signed_out": true, "revoked_on_server": revoked])
     }

@@ -2,9 +2,9 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultLanguage
 import VaultTake
 import VaultTerminal
-import VaultLanguage
 
 struct Receipts: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -35,11 +35,15 @@ struct Receipts: ParsableCommand {
             for receipt in receipts {
                 let statement = receipt.statement
                 let received = Timestamp.date(statement.receivedAt).map { ReadableDate.relative($0) } ?? statement.receivedAt
-                table.add([statement.receiptId, statement.assessmentId, Language.number(statement.assessmentVersion), received, Language.number(statement.responses.count)])
+                table.add([
+                    statement.receiptId, statement.assessmentId, Language.number(statement.assessmentVersion), received,
+                    Language.number(statement.responses.count),
+                ])
             }
             if receipts.isEmpty {
                 context.console.line(
-                    id.map { tr("No receipt for {id} yet: it arrives with the `vault sync` that hands the attempt in.", ["id": $0]) } ?? tr("No receipts yet.")
+                    id.map { tr("No receipt for {id} yet: it arrives with the `vault sync` that hands the attempt in.", ["id": $0]) }
+                        ?? tr("No receipts yet.")
                 )
             } else {
                 for line in table.render(width: .max) { context.console.line(line) }
@@ -98,12 +102,15 @@ struct Receipts: ParsableCommand {
             let check = try context.openVault(credentials).check(try Receipts.read(file))
             let statement = check.statement
             context.console.line(
-                tr("Valid receipt {id}, signed by the server key {fingerprint}.", ["id": statement.receiptId, "fingerprint": statement.keyFingerprint])
+                tr(
+                    "Valid receipt {id}, signed by the server key {fingerprint}.",
+                    ["id": statement.receiptId, "fingerprint": statement.keyFingerprint]
+                )
             )
             context.console.line(
                 trn(
-                    "{user} handed in {id} (version {version}) on {when} with {count} answer.",
-                    "{user} handed in {id} (version {version}) on {when} with {count} answers.",
+                    "{user} handed in {id} (version {version}) on {when} with {n} answer.",
+                    "{user} handed in {id} (version {version}) on {when} with {n} answers.",
                     statement.responses.count,
                     [
                         "user": statement.user, "id": statement.assessmentId, "version": statement.assessmentVersion,
@@ -146,7 +153,9 @@ struct Receipts: ParsableCommand {
         func run() throws {
             let context = CommandContext(globals)
             let statement = try context.openVault(credentials).importReceipt(try Receipts.read(file))
-            context.console.line(tr("Receipt {receipt} attached: {id} is handed in.", ["receipt": statement.receiptId, "id": statement.assessmentId]))
+            context.console.line(
+                tr("Receipt {receipt} attached: {id} is handed in.", ["receipt": statement.receiptId, "id": statement.assessmentId])
+            )
             context.console.emit(["receipt_id": statement.receiptId, "attempt_id": statement.attemptId])
         }
     }

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultCore
-import VaultTake
 import VaultLanguage
+import VaultTake
 
 struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "The questions, with the answers of the current attempt.")
@@ -43,7 +43,9 @@ struct Show: ParsableCommand {
                 attempt = try vault.startClock(attemptID: open.id)
             } else if let open = attempt, open.state == .inProgress, try vault.submitIfTimeIsUp(attemptID: open.id) {
                 attempt = try vault.attempt(open.id)
-                context.console.warn(tr("The time for {title} ran out, so it was submitted with the answers saved before.", ["title": assessment.title]))
+                context.console.warn(
+                    tr("The time for {title} ran out, so it was submitted with the answers saved before.", ["title": assessment.title])
+                )
             }
         }
         let items = assessment.questions.map { question in
@@ -74,7 +76,8 @@ struct Show: ParsableCommand {
             let answer = attempt?.answers[question.id].map { AnswerParser.display($0, for: question) } ?? tr("(no answer)")
             console.line(
                 Language.marked(
-                    "   " + (items[index].flagged ? tr("Answer: {answer}  [flagged]", ["answer": answer]) : tr("Answer: {answer}", ["answer": answer]))
+                    "   "
+                        + (items[index].flagged ? tr("Answer: {answer}  [flagged]", ["answer": answer]) : tr("Answer: {answer}", ["answer": answer]))
                 )
             )
         }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import VaultCore
-import VaultTerminal
 import VaultLanguage
+import VaultTerminal
 
 struct Storage: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -31,7 +31,10 @@ struct Storage: ParsableCommand {
         if !report.assessments.isEmpty { for line in table.render() { console.line(line) } }
         if let first = report.nextEvictions.first {
             console.line(
-                tr("Eviction would remove next: {id} version {version} ({reason}).", ["id": first.id, "version": first.version, "reason": first.reason])
+                tr(
+                    "Eviction would remove next: {id} version {version} ({reason}).",
+                    ["id": first.id, "version": first.version, "reason": first.reason]
+                )
             )
         } else if !report.assessments.isEmpty {
             console.line(tr("Eviction would remove nothing: every assessment holds work in progress or not yet uploaded."))

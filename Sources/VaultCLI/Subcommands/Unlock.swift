@@ -27,11 +27,17 @@ struct Unlock: ParsableCommand {
         let context = CommandContext(globals)
         let vault = try context.openVault(credentials, allowSession: false)
         let info = try vault.unlockSession(for: .seconds(Self.seconds(duration) ?? 900))
-        
+
         context.console.line(
             info.keyring == .loginSession
-                ? tr("The vault stays unlocked until {time} (key kept in your login session). `vault lock` locks it now.", ["time": ReadableDate.clock(info.expiresAt)])
-                : tr("The vault stays unlocked until {time} (key kept in your user keyring). `vault lock` locks it now.", ["time": ReadableDate.clock(info.expiresAt)])
+                ? tr(
+                    "The vault stays unlocked until {time} (key kept in your login session). `vault lock` locks it now.",
+                    ["time": ReadableDate.clock(info.expiresAt)]
+                )
+                : tr(
+                    "The vault stays unlocked until {time} (key kept in your user keyring). `vault lock` locks it now.",
+                    ["time": ReadableDate.clock(info.expiresAt)]
+                )
         )
         context.console.emit(["unlocked_until": Timestamp.string(info.expiresAt), "keyring": info.keyring.rawValue])
     }

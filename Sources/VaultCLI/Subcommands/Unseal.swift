@@ -2,9 +2,9 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultLanguage
 import VaultSync
 import VaultTake
-import VaultLanguage
 
 struct Unseal: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,8 +1,8 @@
 import Foundation
 import VaultAPI
 import VaultCore
-import VaultTerminal
 import VaultLanguage
+import VaultTerminal
 
 #if canImport(Glibc)
 import Glibc
@@ -46,7 +46,10 @@ enum AnswerInput {
             if count <= 0 { return data }
             data.append(contentsOf: chunk[0..<count])
             if data.count > maxBytes {
-                throw VaultError(.invalidData, tr("The answer on standard input is longer than {size} KiB. Nothing was saved.", ["size": maxBytes / 1024]))
+                throw VaultError(
+                    .invalidData,
+                    tr("The answer on standard input is longer than {size} KiB. Nothing was saved.", ["size": maxBytes / 1024])
+                )
             }
         }
     }

@@ -1,8 +1,8 @@
 import Foundation
 import VaultCore
+import VaultLanguage
 import VaultSync
 import VaultTerminal
-import VaultLanguage
 
 /// Asks the student, in plain words, what to do when an assessment changed under their answers.
 struct ConflictPrompt: ConflictResolver {
@@ -17,10 +17,11 @@ struct ConflictPrompt: ConflictResolver {
         let contact =
             conflict.teacherContact.map { tr("[c] Contact your teacher ({contact}); your answers stay saved here", ["contact": $0]) }
             ?? tr("[c] Contact your teacher; your answers stay saved here")
-        var text = [
-            "", what, "  " + tr("[s] Submit anyway: send your answers as they are"),
-            "  " + tr("[d] Discard those answers and download the new version"), "  " + contact, tr("Your choice [s/d/c]:"),
-        ].map(Language.marked).joined(separator: "\n") + " "
+        var text =
+            [
+                "", what, "  " + tr("[s] Submit anyway: send your answers as they are"),
+                "  " + tr("[d] Discard those answers and download the new version"), "  " + contact, tr("Your choice [s/d/c]:"),
+            ].map(Language.marked).joined(separator: "\n") + " "
         while true {
             FileHandle.standardError.write(Data(TerminalText.visible(text).utf8))
             guard let line = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() else { return .keep }
@@ -30,7 +31,10 @@ struct ConflictPrompt: ConflictResolver {
             case "c", "":
                 if let contact = conflict.teacherContact {
                     FileHandle.standardError.write(
-                        Data(TerminalText.visible(tr("Your teacher can be reached at {contact}. Your answers are kept.", ["contact": contact]) + "\n").utf8)
+                        Data(
+                            TerminalText.visible(tr("Your teacher can be reached at {contact}. Your answers are kept.", ["contact": contact]) + "\n")
+                                .utf8
+                        )
                     )
                 }
                 return .keep

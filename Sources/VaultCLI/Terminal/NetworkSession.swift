@@ -1,8 +1,8 @@
 import Foundation
 import VaultAPI
 import VaultCore
-import VaultSync
 import VaultLanguage
+import VaultSync
 
 /// What a network-required command uses: the HTTP transport (built only here), the typed client, and a
 /// reachability check done first. Offline-capable commands never create one.

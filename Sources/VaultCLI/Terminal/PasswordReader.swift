@@ -77,7 +77,10 @@ enum PasswordReader {
             if terminal >= 0 { close(terminal) }
             throw VaultError(
                 .passwordRequired,
-                tr("A password is needed and there is no terminal to ask for it. Use {flag} or set {file_variable}.", ["flag": flag, "file_variable": fileVariable])
+                tr(
+                    "A password is needed and there is no terminal to ask for it. Use {flag} or set {file_variable}.",
+                    ["flag": flag, "file_variable": fileVariable]
+                )
             )
         }
         defer { close(terminal) }
@@ -137,7 +140,10 @@ enum PasswordReader {
         if tooLong {
             throw VaultError(
                 .usage,
-                tr("That line is longer than {max_length} bytes, the longest password the vault accepts. Nothing was changed; use a shorter password.", ["max_length": maxLength])
+                tr(
+                    "That line is longer than {max_length} bytes, the longest password the vault accepts. Nothing was changed; use a shorter password.",
+                    ["max_length": maxLength]
+                )
             )
         }
         guard sawAnything else { return nil }

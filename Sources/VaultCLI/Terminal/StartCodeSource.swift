@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultCore
-import VaultTake
 import VaultLanguage
+import VaultTake
 
 /// Where a sealed exam's start code comes from, for `take`, `show`, `answer` and `unseal`: `--start-code-stdin`,
 /// `$VAULT_START_CODE_FILE`, or a no-echo prompt on a terminal. The code is never stored.
@@ -38,7 +38,7 @@ struct StartCodeSource: ParsableArguments {
 
     /// "Final exam is open: 6 questions."
     static func openLine(_ document: Assessment) -> String {
-        trn("{title} is open: {count} question.", "{title} is open: {count} questions.", document.questions.count, ["title": document.title])
+        trn("{title} is open: {n} question.", "{title} is open: {n} questions.", document.questions.count, ["title": document.title])
     }
 }
 

@@ -1,9 +1,9 @@
 import Foundation
 import Logging
 import VaultCore
+import VaultLanguage
 import VaultSync
 import VaultTake
-import VaultLanguage
 
 /// `sync --watch`: waits for the server, drains the queue on the retry schedule, exits when it is empty.
 struct SyncWatcher {

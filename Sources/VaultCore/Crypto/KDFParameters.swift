@@ -56,22 +56,34 @@ extension KeyFileError {
         case .parametersOutOfRange(let iterations):
             VaultError(
                 .keyFileDamaged,
-                tr("The key file {path} asks for {iterations} key-derivation rounds, outside the allowed range. It is damaged or was tampered with.", ["path": path, "iterations": iterations])
+                tr(
+                    "The key file {path} asks for {iterations} key-derivation rounds, outside the allowed range. It is damaged or was tampered with.",
+                    ["path": path, "iterations": iterations]
+                )
             )
         case .tooManySlots(let count):
             VaultError(
                 .keyFileDamaged,
-                tr("The key file {path} would hold {count} key slots; at most {max_slots} are allowed. Remove a slot with `vault key remove` first, or restore the file from a backup if you did not add them.", ["path": path, "count": count, "max_slots": KeyFile.Limits.maxSlots])
+                tr(
+                    "The key file {path} would hold {count} key slots; at most {max_slots} are allowed. Remove a slot with `vault key remove` first, or restore the file from a backup if you did not add them.",
+                    ["path": path, "count": count, "max_slots": KeyFile.Limits.maxSlots]
+                )
             )
         case .totalCostTooHigh(let iterations):
             VaultError(
                 .keyFileDamaged,
-                tr("The key file {path} would need {iterations} key-derivation rounds over all its slots, more than the {max_total_iterations} allowed. Remove a slot or use fewer rounds.", ["path": path, "iterations": iterations, "max_total_iterations": KeyFile.Limits.maxTotalIterations])
+                tr(
+                    "The key file {path} would need {iterations} key-derivation rounds over all its slots, more than the {max_total_iterations} allowed. Remove a slot or use fewer rounds.",
+                    ["path": path, "iterations": iterations, "max_total_iterations": KeyFile.Limits.maxTotalIterations]
+                )
             )
         case .badLabel:
             VaultError(
                 .usage,
-                tr("A key slot label must be 1 to {max_label_bytes} bytes of printable text. Choose a shorter label.", ["max_label_bytes": KeyFile.Limits.maxLabelBytes])
+                tr(
+                    "A key slot label must be 1 to {max_label_bytes} bytes of printable text. Choose a shorter label.",
+                    ["max_label_bytes": KeyFile.Limits.maxLabelBytes]
+                )
             )
         case .wrongPassword:
             VaultError.wrongPassword

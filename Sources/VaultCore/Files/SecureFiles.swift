@@ -198,7 +198,11 @@ public enum SecureFiles {
                 detail: "\(operation): \(reason)"
             )
         case EACCES, EPERM:
-            return VaultError(.io, tr("Permission denied for {path}. Check who owns the vault directory.", ["path": path]), detail: "\(operation): \(reason)")
+            return VaultError(
+                .io,
+                tr("Permission denied for {path}. Check who owns the vault directory.", ["path": path]),
+                detail: "\(operation): \(reason)"
+            )
         case ELOOP:
             return VaultError(.insecureFiles, tr("{path} is a symbolic link, which the vault refuses.", ["path": path]), detail: operation)
         default:

@@ -25,7 +25,10 @@ public final class VaultDirectory {
         if (info.st_mode & S_IFMT) == S_IFLNK {
             throw VaultError(
                 .insecureFiles,
-                tr("{path} is a symbolic link, which the vault refuses because it could point anywhere. Use the real directory's path with --vault.", ["path": path])
+                tr(
+                    "{path} is a symbolic link, which the vault refuses because it could point anywhere. Use the real directory's path with --vault.",
+                    ["path": path]
+                )
             )
         }
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -45,7 +48,10 @@ public final class VaultDirectory {
             let owner = UserName.of(uid: info.st_uid)
             throw VaultError(
                 .insecureFiles,
-                tr("{path} belongs to another user ({owner}), so the vault refuses it. Use a directory of your own, or have it handed to you with `chown`.", ["path": path, "owner": owner])
+                tr(
+                    "{path} belongs to another user ({owner}), so the vault refuses it. Use a directory of your own, or have it handed to you with `chown`.",
+                    ["path": path, "owner": owner]
+                )
             )
         }
         if info.st_mode & 0o077 != 0 {

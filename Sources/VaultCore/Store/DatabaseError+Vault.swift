@@ -18,11 +18,19 @@ extension DatabaseError {
         }
         return switch resultCode.primaryResultCode {
         case .SQLITE_CORRUPT, .SQLITE_NOTADB:
-            VaultError(.databaseDamaged, tr("The vault database is damaged or has been tampered with. Restore it from a backup."), detail: description)
+            VaultError(
+                .databaseDamaged,
+                tr("The vault database is damaged or has been tampered with. Restore it from a backup."),
+                detail: description
+            )
         case .SQLITE_BUSY:
             VaultError(.busy, tr("The vault is in use by another program. Wait for it to finish, then try again."), detail: description)
         default:
-            VaultError(.io, tr("The vault could not be written. Check the disk and try again; everything saved before is intact."), detail: description)
+            VaultError(
+                .io,
+                tr("The vault could not be written. Check the disk and try again; everything saved before is intact."),
+                detail: description
+            )
         }
     }
 }

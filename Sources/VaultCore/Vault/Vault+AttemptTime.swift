@@ -74,7 +74,10 @@ extension Vault {
         VaultError(
             .notAllowed,
             answerLost
-                ? tr("The time for {title} ran out, so it was submitted with the answers saved before; this last answer came too late and was not saved.", ["title": title])
+                ? tr(
+                    "The time for {title} ran out, so it was submitted with the answers saved before; this last answer came too late and was not saved.",
+                    ["title": title]
+                )
                 : tr("The time for {title} ran out, so it was submitted with the answers saved before.", ["title": title])
         )
     }

@@ -28,7 +28,10 @@ extension Vault {
         if expiresAt <= now {
             throw VaultError(
                 .notAllowed,
-                tr("Your copy of {title} has expired, so a new attempt cannot start. Download it again when you are online.", ["title": assessment.title])
+                tr(
+                    "Your copy of {title} has expired, so a new attempt cannot start. Download it again when you are online.",
+                    ["title": assessment.title]
+                )
             )
         }
         if let notAfter = assessment.notAfter.flatMap(Timestamp.date), notAfter <= now {

@@ -96,7 +96,10 @@ extension Vault {
             throw VaultError(.invalidData, tr("The server sent an assessment without a version; nothing was stored."))
         }
         guard bytes.count <= settings.value("cache.max_document_bytes") else {
-            throw VaultError(.invalidData, tr("{title} is larger than the 10 MB an assessment may be; nothing was stored.", ["title": assessment.title]))
+            throw VaultError(
+                .invalidData,
+                tr("{title} is larger than the 10 MB an assessment may be; nothing was stored.", ["title": assessment.title])
+            )
         }
         let compressed = try Gzip.compress(bytes)
         let free = diskSpace.freeBytes(paths.root)
@@ -130,7 +133,10 @@ extension Vault {
             case .cannotFit:
                 throw VaultError(
                     .cannotCreate,
-                    tr("The offline cache is full of work that is not uploaded yet, so {title} cannot be stored. Sync, or raise cache.max_bytes / cache.max_assessments, then try again.", ["title": assessment.title])
+                    tr(
+                        "The offline cache is full of work that is not uploaded yet, so {title} cannot be stored. Sync, or raise cache.max_bytes / cache.max_assessments, then try again.",
+                        ["title": assessment.title]
+                    )
                 )
             }
             for candidate in evicted { try deleteCached(id: candidate.id, version: candidate.version) }
@@ -222,18 +228,30 @@ extension Vault {
             row = try database.row("SELECT document, version, expires_at FROM assessments WHERE id = ? ORDER BY version DESC LIMIT 1", [id])
         }
         guard let row else {
-            throw VaultError(.notFound, tr("{id} is not downloaded. Run `vault download {id}` while online; `vault list` shows what is here.", ["id": id]))
+            throw VaultError(
+                .notFound,
+                tr("{id} is not downloaded. Run `vault download {id}` while online; `vault list` shows what is here.", ["id": id])
+            )
         }
         let assessment: Assessment
         do {
             assessment = try JSONDecoder().decode(Assessment.self, from: try Gzip.decompress(row.data(0)))
         } catch {
-            throw VaultError(.databaseDamaged, tr("The stored copy of {id} is damaged. Download it again when online.", ["id": id]), detail: "\(error)")
+            throw VaultError(
+                .databaseDamaged,
+                tr("The stored copy of {id} is damaged. Download it again when online.", ["id": id]),
+                detail: "\(error)"
+            )
         }
         if allowSealed { return (assessment, Date(timeIntervalSince1970: row.double(2))) }
         guard assessment.sealedContent == nil else {
-            let sealed = tr("{title} is a sealed exam: its questions open with the start code from the person running it.", ["title": assessment.title])
-            let opens = assessment.opensAt.flatMap(Timestamp.date).map { tr("It opens {when}, or earlier with the start code.", ["when": Sealing.readable($0)]) }
+            let sealed = tr(
+                "{title} is a sealed exam: its questions open with the start code from the person running it.",
+                ["title": assessment.title]
+            )
+            let opens = assessment.opensAt.flatMap(Timestamp.date).map {
+                tr("It opens {when}, or earlier with the start code.", ["when": Sealing.readable($0)])
+            }
             let unseal = tr("Run `vault unseal {id}` to type the code (or `vault unseal {id} --online` once it has opened).", ["id": id])
             throw VaultError(.notAllowed, ([sealed] + (opens.map { [$0] } ?? []) + [unseal]).joined(separator: " "))
         }

@@ -143,7 +143,10 @@ extension Vault {
             )
         else { throw VaultError(.notFound, tr("There is no attempt on {id} in this vault.", ["id": id])) }
         guard attempt.optionalDouble(1) != nil else {
-            throw VaultError(.notAllowed, tr("This attempt has not been submitted yet. Run `vault submit {id}` first, then make the hand-in file.", ["id": id]))
+            throw VaultError(
+                .notAllowed,
+                tr("This attempt has not been submitted yet. Run `vault submit {id}` first, then make the hand-in file.", ["id": id])
+            )
         }
         let attemptID = attempt.string(0)
         let request = try submissionRequest(attemptID: attemptID)
@@ -172,7 +175,10 @@ extension Vault {
         guard check.coversEverything else {
             throw VaultError(
                 .invalidData,
-                tr("The receipt does not name this vault's answers to {questions}, so it was not attached.", ["questions": check.problemQuestions.joined(separator: ", ")])
+                tr(
+                    "The receipt does not name this vault's answers to {questions}, so it was not attached.",
+                    ["questions": check.problemQuestions.joined(separator: ", ")]
+                )
             )
         }
         let statement = check.statement

@@ -71,7 +71,9 @@ extension Vault {
             let results = try database.rows("PRAGMA integrity_check").map { $0.string(0) }
             if results != ["ok"] { problems.append(contentsOf: results.prefix(10).map { tr("Database check: {result}", ["result": $0]) }) }
             let orphans = try database.rows("PRAGMA foreign_key_check")
-            if !orphans.isEmpty { problems.append(trn("{count} row refers to a record that does not exist.", "{count} rows refer to records that do not exist.", orphans.count)) }
+            if !orphans.isEmpty {
+                problems.append(trn("{n} row refers to a record that does not exist.", "{n} rows refer to records that do not exist.", orphans.count))
+            }
             for stored in try database.rows("SELECT \(StoredResponse.selection) FROM \(StoredResponse.fromClause)").map({ StoredResponse($0) })
             where stored.item == nil {
                 problems.append(
@@ -89,7 +91,9 @@ extension Vault {
                     let decoded = try JSONDecoder().decode(Assessment.self, from: document)
                     if decoded.sealedContent != nil {
                         // Still sealed: its content hash is the unsealed document's, checked when it is unsealed.
-                        if decoded.contentHash != row.string(2) { problems.append(tr("Assessment {name}: content hash does not match.", ["name": name])) }
+                        if decoded.contentHash != row.string(2) {
+                            problems.append(tr("Assessment {name}: content hash does not match.", ["name": name]))
+                        }
                     } else if try ServedDocument.contentHash(decoded) != row.string(2) || decoded.contentHash != row.string(2) {
                         problems.append(tr("Assessment {name}: content hash does not match.", ["name": name]))
                     }
@@ -103,10 +107,20 @@ extension Vault {
                 do {
                     let check = try check(receipt.signed)
                     if let mismatched = check.mismatchedQuestions, !mismatched.isEmpty {
-                        problems.append(tr("{name} names other answers than this vault holds for {questions}.", ["name": name, "questions": mismatched.joined(separator: ", ")]))
+                        problems.append(
+                            tr(
+                                "{name} names other answers than this vault holds for {questions}.",
+                                ["name": name, "questions": mismatched.joined(separator: ", ")]
+                            )
+                        )
                     }
                     if let missing = check.missingQuestions, !missing.isEmpty {
-                        problems.append(tr("{name} does not name this vault's answers to {questions}.", ["name": name, "questions": missing.joined(separator: ", ")]))
+                        problems.append(
+                            tr(
+                                "{name} does not name this vault's answers to {questions}.",
+                                ["name": name, "questions": missing.joined(separator: ", ")]
+                            )
+                        )
                     }
                 } catch let error as VaultError {
                     problems.append(tr("{name}: {error}", ["name": name, "error": error.message]))

@@ -19,7 +19,10 @@ extension Vault {
         guard let value = Int(text.replacingOccurrences(of: "_", with: "")), key.range.contains(value) else {
             throw VaultError(
                 .usage,
-                tr("{name} takes a whole number from {lower_bound} to {upper_bound}.", ["name": name, "lower_bound": key.range.lowerBound, "upper_bound": key.range.upperBound])
+                tr(
+                    "{name} takes a whole number from {lower_bound} to {upper_bound}.",
+                    ["name": name, "lower_bound": key.range.lowerBound, "upper_bound": key.range.upperBound]
+                )
             )
         }
         try database.inTransaction {

@@ -95,10 +95,16 @@ public final class Vault {
         guard (KDFParameters.iterationFloor...KDFParameters.iterationCeiling).contains(iterations) else {
             throw VaultError(
                 .usage,
-                tr("The iteration count must be between {iteration_floor} and {iteration_ceiling}.", ["iteration_floor": KDFParameters.iterationFloor, "iteration_ceiling": KDFParameters.iterationCeiling])
+                tr(
+                    "The iteration count must be between {iteration_floor} and {iteration_ceiling}.",
+                    ["iteration_floor": KDFParameters.iterationFloor, "iteration_ceiling": KDFParameters.iterationCeiling]
+                )
             )
         }
-        let existing = VaultError(.vaultExists, tr("A vault already exists in {directory}. It was left untouched.", ["directory": requested.directory]))
+        let existing = VaultError(
+            .vaultExists,
+            tr("A vault already exists in {directory}. It was left untouched.", ["directory": requested.directory])
+        )
         if SecureFiles.exists(requested.keyFile) || SecureFiles.exists(requested.database) { throw existing }
         let directory = try VaultDirectory(requested, create: true)
         let paths = directory.paths
@@ -290,7 +296,10 @@ public final class Vault {
         do {
             data = try SecureFiles.read(rawPath, limit: KeyFile.Limits.maxFileBytes)
         } catch let error as VaultError where error.code == .invalidData {
-            throw VaultError(.keyFileDamaged, tr("The key file {path} is far larger than a key file can be. It is damaged or was tampered with.", ["path": path]))
+            throw VaultError(
+                .keyFileDamaged,
+                tr("The key file {path} is far larger than a key file can be. It is damaged or was tampered with.", ["path": path])
+            )
         }
         do {
             return try KeyFile.decode(data)
@@ -303,22 +312,34 @@ public final class Vault {
     /// key file; one that differs in a few is a damaged header.
     static func checkDatabaseBelongs(to keyFile: KeyFile, paths: VaultPaths) throws {
         guard SecureFiles.exists(paths.database) else {
-            throw VaultError(.databaseDamaged, tr("The vault database {database} is missing. Restore it from a backup.", ["database": paths.named.database]))
+            throw VaultError(
+                .databaseDamaged,
+                tr("The vault database {database} is missing. Restore it from a backup.", ["database": paths.named.database])
+            )
         }
         let named = paths.named
         let header = try readHeader(paths.database)
         guard header.count == 16 else {
-            throw VaultError(.databaseDamaged, tr("The vault database {database} is truncated. Restore it from a backup.", ["database": named.database]))
+            throw VaultError(
+                .databaseDamaged,
+                tr("The vault database {database} is truncated. Restore it from a backup.", ["database": named.database])
+            )
         }
         let differing = zip(header, keyFile.databaseSaltBytes).filter { $0 != $1 }.count
         if differing >= 8 {
             throw VaultError(
                 .keyFileMismatch,
-                tr("The key file {key_file} does not belong to the database {database}. Put back this vault's own key file.", ["key_file": named.keyFile, "database": named.database])
+                tr(
+                    "The key file {key_file} does not belong to the database {database}. Put back this vault's own key file.",
+                    ["key_file": named.keyFile, "database": named.database]
+                )
             )
         }
         if differing > 0 {
-            throw VaultError(.databaseDamaged, tr("The vault database {database} has a damaged header. Restore it from a backup.", ["database": named.database]))
+            throw VaultError(
+                .databaseDamaged,
+                tr("The vault database {database} has a damaged header. Restore it from a backup.", ["database": named.database])
+            )
         }
     }
 

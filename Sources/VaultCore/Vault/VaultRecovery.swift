@@ -28,7 +28,10 @@ enum VaultRecovery {
             let kept = current.slots.map { "slot \($0.id) (\"\($0.label)\")" }.joined(separator: ", ")
             return VaultError(
                 .wrongPassword,
-                tr("An interrupted key rotation was finished, and it kept only {kept}. The password you typed opened slot {id} (\"{label}\"), which the rotation dropped. Open the vault with the password of {kept}, then add this one again with `vault key add`.", ["kept": kept, "id": oldSlot.id, "label": oldSlot.label])
+                tr(
+                    "An interrupted key rotation was finished, and it kept only {kept}. The password you typed opened slot {id} (\"{label}\"), which the rotation dropped. Open the vault with the password of {kept}, then add this one again with `vault key add`.",
+                    ["kept": kept, "id": oldSlot.id, "label": oldSlot.label]
+                )
             )
         }
     }

@@ -32,7 +32,12 @@ public struct VaultSettings: Sendable {
             range: 1024...(8 * 1024 * 1024),
             help: tr("most bytes per upload batch")
         ),
-        Key(name: "sync.max_tries", defaultValue: 12, range: 1...100, help: tr("tries before an upload becomes a dead letter (12: about 34 minutes)")),
+        Key(
+            name: "sync.max_tries",
+            defaultValue: 12,
+            range: 1...100,
+            help: tr("tries before an upload becomes a dead letter (12: about 34 minutes)")
+        ),
         Key(name: "download.prefetch", defaultValue: 0, range: 0...50, help: tr("next assessments fetched ahead by sync")),
         Key(name: "take.accessible", defaultValue: 0, range: 0...1, help: tr("1: the take screen speaks in sentences (screen readers)")),
     ]
