@@ -74,13 +74,14 @@ struct LanguageCommandTests {
     }
 
     /// English words in a line a student reads; what is not words (commands in backticks, [y/N], the server's
-    /// address, paths, key fingerprints, dates the pseudo-language leaves English) is left out first.
+    /// address, paths, key fingerprints, dates the pseudo-language leaves English, setting names such as
+    /// cache.max_bytes) is left out first.
     static func englishWords(_ line: String, values: [String]) -> [String] {
         var spoken = line
         for value in values { spoken = spoken.replacingOccurrences(of: value, with: "") }
         for pattern in [
             #"`[^`]*`"#, #"\[y/N\]"#, #"https?://\S+"#, #"/\S+"#, #"\brcpt-\S+"#, #"\b[0-9a-f]{4}(-[0-9a-f]{4}){3,}\b"#, #"\b[0-9a-f]{16,}\b"#,
-            #"\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d+ [A-Z][a-z]{2}\b"#,
+            #"\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d+ [A-Z][a-z]{2}\b"#, #"\b[a-z]+(\.[a-z_]+)+\b"#,
         ] {
             spoken = spoken.replacingOccurrences(of: pattern, with: "", options: .regularExpression)
         }
@@ -93,7 +94,7 @@ struct LanguageCommandTests {
         return words
     }
 
-    @Test("the whole story in the pseudo-language: init, login, download, list, take, status, sync, results: no English word in a human line")
+    @Test("the whole story in the pseudo-language: init to results, every other command and the common errors: no English word in a human line")
     func pseudoStory() throws {
         let server = try ServerProcess()
         defer { withExtendedLifetime(server) {} }
@@ -102,28 +103,55 @@ struct LanguageCommandTests {
         let document = vault.root.file("glossa.json")
         try Data(Self.document.utf8).write(to: URL(fileURLWithPath: document))
         try server.admin(["publish", document])
-        let steps: [(String, [String], String)] = [
-            ("init", ["init", "--kdf-iterations", "1000", "--new-password-stdin"], "pw-1\n"),
-            ("login", ["login", "--server", server.url, "--user", "demo", "--password-stdin", "--server-password-stdin"], "pw-1\ndemo-password\n"),
-            ("download", ["download", "glossa"], "pw-1\n"),
-            ("list", ["list"], "pw-1\n"),
-            ("take", ["take", "glossa", "--yes", "--non-interactive"], "pw-1\nzz\nt\nb\nΕπειδή λάμπει.\n.\n:s\ny\n"),
-            ("status", ["status"], "pw-1\n"),
-            ("sync", ["sync"], "pw-1\n"),
-            ("results", ["results"], "pw-1\n"),
+        // What a student meets after the story too: every other command she reads, and the errors of a wrong
+        // password, a typo in an id, a wrong start code and a missing vault.
+        let steps: [(String, [String], String, Set<Int32>)] = [
+            ("init", ["init", "--kdf-iterations", "1000", "--new-password-stdin"], "pw-1\n", [0]),
+            (
+                "login", ["login", "--server", server.url, "--user", "demo", "--password-stdin", "--server-password-stdin"], "pw-1\ndemo-password\n",
+                [0]
+            ),
+            ("catalog", ["catalog"], "pw-1\n", [0]),
+            ("download", ["download", "glossa"], "pw-1\n", [0]),
+            ("list", ["list"], "pw-1\n", [0]),
+            ("answer", ["answer", "glossa", "q1"], "pw-1\ntrue\n", [0]),
+            ("take", ["take", "glossa", "--yes", "--non-interactive"], "pw-1\nzz\nt\nb\nΕπειδή λάμπει.\n.\n:s\ny\n", [0]),
+            ("show", ["show", "glossa"], "pw-1\n", [0]),
+            ("status", ["status"], "pw-1\n", [0, 3]),
+            ("sync", ["sync"], "pw-1\n", [0]),
+            ("results", ["results"], "pw-1\n", [0]),
+            ("receipts", ["receipts"], "pw-1\n", [0]),
+            ("storage", ["storage"], "pw-1\n", [0]),
+            ("dead-letters", ["dead-letters"], "pw-1\n", [0]),
+            ("config", ["config", "list"], "pw-1\n", [0]),
+            ("verify", ["verify"], "pw-1\n", [0]),
+            ("evict", ["evict", "--synced"], "pw-1\n", [0]),
+            ("wrong password", ["status"], "not-the-password\n", [77]),
+            ("unknown id", ["take", "glosa"], "pw-1\n", [66]),
+            ("no vault", ["status", "--vault", vault.root.file("elsewhere")], "pw-1\n", [66]),
         ]
-        for (name, arguments, input) in steps {
+        var content = [vault.path, server.url, "demo", "glossa", "glosa", "vault-cli"]
+        for (name, arguments, input, statuses) in steps {
             let result = try vault.run(
-                arguments + ["--vault", vault.path] + (name == "init" ? [] : ["--password-stdin"]),
+                arguments + (arguments.contains("--vault") ? [] : ["--vault", vault.path]) + (name == "init" ? [] : ["--password-stdin"]),
                 stdin: input,
                 environment: environment
             )
-            #expect(result.status == 0 || (name == "status" && result.status == 3), "\(name): \(result.status) \(result.stderr)")
+            #expect(statuses.contains(result.status), "\(name): \(result.status) \(result.stderr)")
             let text = result.stdout + result.stderr
             #expect(!text.isEmpty, "\(name) said nothing")
             if ProcessInfo.processInfo.environment["VAULT_SHOW_TRANSCRIPT"] != nil { print("$ vault \(name)\n" + text) }
+            if name == "login" {
+                // The server's own content (the demo's English titles) is not the vault's to translate.
+                let offered = try vault.run(["catalog", "--json", "--vault", vault.path, "--password-stdin"], stdin: "pw-1\n").json
+                for entry in offered?["assessments"] as? [[String: Any]] ?? [] {
+                    content += [entry["title"] as? String, entry["id"] as? String].compactMap { $0 }
+                }
+            }
             for line in text.split(separator: "\n").map(String.init) {
-                let english = Self.englishWords(line, values: [vault.path, server.url, "demo", "glossa", "vault-cli"])
+                // "vault:" before an error is the program's name, as `ls:` is.
+                let spoken = line.hasPrefix("vault: ") ? String(line.dropFirst(7)) : line
+                let english = Self.englishWords(spoken, values: content)
                 #expect(english.isEmpty, "\(name): English left untranslated \(english): \(line)")
             }
         }

@@ -37,7 +37,7 @@ struct DeadLetterTests {
         try vault.database.execute("UPDATE assessments SET document = x'1f8b0800000000000003deadbeef'", [])
         let report = vault.verify()
         #expect(!report.ok)
-        #expect(report.problems.contains { $0.contains("quiz v1") })
+        #expect(report.problems.contains { $0.contains("quiz version 1") })
         #expect(throws: VaultError.self) { _ = try vault.loadAssessment(id: "quiz") }
     }
 }

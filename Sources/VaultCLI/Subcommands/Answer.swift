@@ -53,8 +53,8 @@ struct Answer: ParsableCommand {
         try vault.recordAnswer(attemptID: attempt.id, questionID: questionID, answer: parsed)
         context.console.line(
             trn(
-                "Saved your answer to {id}. {count} question left unanswered.",
-                "Saved your answer to {id}. {count} questions left unanswered.",
+                "Saved your answer to {id}. {n} question left unanswered.",
+                "Saved your answer to {id}. {n} questions left unanswered.",
                 attempt.unanswered.filter { $0.id != questionID }.count,
                 ["id": questionID]
             )

@@ -73,7 +73,7 @@ struct Show: ParsableCommand {
                 console.line(Language.marked("   \(letter)) \(choice.text)   (id: \(choice.id))"))
             }
             for line in VisualTakeRenderer.itemLines(question, current: nil) { console.line(Language.marked(" " + line)) }
-            let answer = attempt?.answers[question.id].map { AnswerParser.display($0, for: question) } ?? tr("(no answer)")
+            let answer = attempt?.answers[question.id].map { AnswerWords.text($0, for: question) } ?? tr("(no answer)")
             console.line(
                 Language.marked(
                     "   "

@@ -215,7 +215,7 @@ final class VisualTakeRenderer: TakeRenderer {
             text += "\n" + DisplayWidth.wrapped(Self.instruction(question), width: width - 1) + "\n"
         case .trueFalse, .numeric:
             let current =
-                current.map { "  " + tr("Current: {answer}", ["answer": TerminalText.visible(AnswerParser.display($0, for: question))]) } ?? ""
+                current.map { "  " + tr("Current: {answer}", ["answer": TerminalText.visible(AnswerWords.text($0, for: question))]) } ?? ""
             text += DisplayWidth.wrapped(Self.instruction(question) + current, width: width - 1) + "\n"
         case .matching, .ordering, .fillInBlanks:
             for line in Self.itemLines(question, current: current) { text += DisplayWidth.wrapped(Language.marked(line), width: width - 1) + "\n" }
