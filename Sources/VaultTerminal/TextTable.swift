@@ -39,13 +39,17 @@ public struct TextTable {
         if let last = shown.last, total(shown, widths) > width {
             widths[last] = max(4, widths[last]! - (total(shown, widths) - width))
         }
+        // Still too wide (a narrow terminal and long words, as Swahili's or Arabic's headings): the line is cut at the
+        // edge rather than wrapped by the terminal, so the columns stay in line.
+        let fits = total(shown, widths) <= width
         return ([headers] + rows).map { row in
-            shown.map { column -> String in
+            let line = shown.map { column -> String in
                 let cell = DisplayWidth.truncated(row[column], to: widths[column]!)
                 let padding = column == shown.last ? 0 : widths[column]! - DisplayWidth.of(cell)
                 return cell + String(repeating: " ", count: max(0, padding))
             }
             .joined(separator: String(repeating: " ", count: gap))
+            return fits ? line : DisplayWidth.truncated(line, to: width)
         }
     }
 }

@@ -26,7 +26,7 @@ struct List: ParsableCommand {
                 : item.attemptState.words
                     + (timeLeft[item.id].map { ", " + tr("{time} left", ["time": TakeTimeText.short($0)]) } ?? "")
                     + (item.pendingAnswers > 0 ? ", " + tr("{count} to upload", ["count": item.pendingAnswers]) : "")
-            table.add([item.id, item.title, "v\(item.version)", Console.bytes(item.sizeBytes), expiry, attempt])
+            table.add([item.id, item.title, Language.number(item.version), Console.bytes(item.sizeBytes), expiry, attempt])
         }
         if !items.isEmpty { for line in table.render() { context.console.line(line) } }
         // When a sealed exam opens, on a line of its own: in the table it would squeeze the titles on a terminal.

@@ -1,4 +1,5 @@
 import Foundation
+import VaultLanguage
 
 /// Sizes for people: 512 B, 1.2 KB, 3.4 MB (powers of 1000, one decimal), for messages and the CLI alike.
 public enum ByteSize {
@@ -10,6 +11,6 @@ public enum ByteSize {
             value /= 1000
             unit += 1
         }
-        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
+        return Language.digits(unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit]))
     }
 }
