@@ -169,6 +169,9 @@ public enum Language {
         return traits.rightToLeft && !result.isEmpty ? "\u{200F}" + result : result
     }
 
+    /// Parts of one phrase one after another with the language's comma: "in progress, 7 min left" (Persian "،").
+    public static func listed(_ parts: [String]) -> String { parts.joined(separator: trc("between parts of a phrase", ", ")) }
+
     /// A line the code composed itself (a choice's letter and text): begun with a right-to-left mark in a
     /// right-to-left language, so it is laid out like the sentences around it.
     public static func marked(_ line: String) -> String { traits.rightToLeft && !line.isEmpty ? "\u{200F}" + line : line }

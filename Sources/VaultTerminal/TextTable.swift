@@ -18,8 +18,11 @@ public struct TextTable {
 
     public mutating func add(_ row: [String]) { rows.append(row) }
 
-    /// The lines, each at most `width` columns: a line never wraps in the terminal.
-    public func render(width: Int = DisplayWidth.terminalColumns) -> [String] {
+    /// The lines, each at most `width` columns: a line never wraps in the terminal. Right to left (Arabic, Persian),
+    /// every line is a right-to-left paragraph (it begins with U+200F) whose cells are each isolated (U+2068…U+2069)
+    /// and padded to the column's width, the last one too: a bidi-aware terminal then mirrors every line alike, the
+    /// first column on the right, and an id or a number inside a cell keeps its own order.
+    public func render(width: Int = DisplayWidth.terminalColumns, rightToLeft: Bool = false) -> [String] {
         let gap = 2
         var shown = Array(headers.indices)
         func natural(_ column: Int) -> Int { ([headers] + rows).map { DisplayWidth.of($0[column]) }.max() ?? 0 }
@@ -45,11 +48,12 @@ public struct TextTable {
         return ([headers] + rows).map { row in
             let line = shown.map { column -> String in
                 let cell = DisplayWidth.truncated(row[column], to: widths[column]!)
-                let padding = column == shown.last ? 0 : widths[column]! - DisplayWidth.of(cell)
-                return cell + String(repeating: " ", count: max(0, padding))
+                let padding = column == shown.last && !rightToLeft ? 0 : widths[column]! - DisplayWidth.of(cell)
+                return (rightToLeft ? "\u{2068}" + cell + "\u{2069}" : cell) + String(repeating: " ", count: max(0, padding))
             }
             .joined(separator: String(repeating: " ", count: gap))
-            return fits ? line : DisplayWidth.truncated(line, to: width)
+            let fitted = fits ? line : DisplayWidth.truncated(line, to: width)
+            return rightToLeft ? "\u{200F}" + fitted : fitted
         }
     }
 }

@@ -29,7 +29,7 @@ struct AdminCommand: ParsableCommand {
                 ])
             }
             if !report.vaults.isEmpty {
-                for line in table.render() { context.console.line(line) }
+                context.console.table(table)
                 context.console.line(
                     tr(
                         "Total: {vaults}, {size}, {files}.",

@@ -63,7 +63,7 @@ struct Catalog: AsyncParsableCommand {
             let title = row.sealed ? tr("{title} (sealed)", ["title": row.title]) : row.title
             table.add([row.id, title, Language.number(row.version), Console.bytes(row.sizeBytes), mark])
         }
-        if !rows.isEmpty { for line in table.render() { context.console.line(line) } }
+        if !rows.isEmpty { context.console.table(table) }
         // When a sealed exam opens, on a line of its own (in the table it would be cut on a terminal).
         for row in rows where row.sealed {
             context.console.line(StartCodeSource.sealedLine(id: row.id, opensAt: row.opensAt))

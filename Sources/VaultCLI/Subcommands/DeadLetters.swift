@@ -26,7 +26,7 @@ struct DeadLetters: ParsableCommand {
             for letter in letters {
                 table.add(["\(letter.id)", letter.kind.rawValue, letter.assessmentID ?? "-", ReadableDate.relative(letter.createdAt), letter.reason])
             }
-            if !letters.isEmpty { for line in table.render(width: .max) { context.console.line(line) } }
+            if !letters.isEmpty { context.console.table(table, width: .max) }
             if letters.isEmpty { context.console.line(tr("No dead letters: every upload either went through or is still queued.")) }
             context.console.emit(["dead_letters": letters])
         }

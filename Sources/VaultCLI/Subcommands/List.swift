@@ -23,12 +23,13 @@ struct List: ParsableCommand {
             let attempt =
                 item.sealed
                 ? tr("sealed")
-                : item.attemptState.words
-                    + (timeLeft[item.id].map { ", " + tr("{time} left", ["time": TakeTimeText.short($0)]) } ?? "")
-                    + (item.pendingAnswers > 0 ? ", " + tr("{count} to upload", ["count": item.pendingAnswers]) : "")
+                : Language.listed(
+                    [item.attemptState.words] + (timeLeft[item.id].map { [tr("{time} left", ["time": TakeTimeText.short($0)])] } ?? [])
+                        + (item.pendingAnswers > 0 ? [tr("{count} to upload", ["count": item.pendingAnswers])] : [])
+                )
             table.add([item.id, item.title, Language.number(item.version), Console.bytes(item.sizeBytes), expiry, attempt])
         }
-        if !items.isEmpty { for line in table.render() { context.console.line(line) } }
+        if !items.isEmpty { context.console.table(table) }
         // When a sealed exam opens, on a line of its own: in the table it would squeeze the titles on a terminal.
         for item in items where item.sealed {
             context.console.line(StartCodeSource.sealedLine(id: item.id, opensAt: item.opensAt))

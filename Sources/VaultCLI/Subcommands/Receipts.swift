@@ -46,7 +46,7 @@ struct Receipts: ParsableCommand {
                         ?? tr("No receipts yet.")
                 )
             } else {
-                for line in table.render(width: .max) { context.console.line(line) }
+                context.console.table(table, width: .max)
                 context.console.line(
                     tr(
                         "Each is signed by the server key {fingerprint}; `vault receipts export ID --out FILE` writes one to show.",

@@ -28,7 +28,7 @@ struct Storage: ParsableCommand {
             let note = entry.evictable ? tr("can be evicted") : tr("kept (unsent work)")
             table.add([entry.id, Language.number(entry.version), Console.bytes(entry.storedBytes), ReadableDate.relative(entry.expiresAt), note])
         }
-        if !report.assessments.isEmpty { for line in table.render() { console.line(line) } }
+        if !report.assessments.isEmpty { console.table(table) }
         if let first = report.nextEvictions.first {
             console.line(
                 tr(

@@ -29,6 +29,11 @@ struct Console {
         print(DisplayWidth.fitted(TerminalText.visible(keepingStyles: text), width: DisplayWidth.terminalColumns))
     }
 
+    /// A table, each line fitted to `width`, right to left in Arabic and Persian (`TextTable.render`).
+    func table(_ table: TextTable, width: Int = DisplayWidth.terminalColumns) {
+        for line in table.render(width: width, rightToLeft: Language.traits.rightToLeft) { self.line(line) }
+    }
+
     /// A warning for the user on stderr (kept with --json, dropped with --quiet).
     func warn(_ text: String) {
         guard !quiet else { return }
