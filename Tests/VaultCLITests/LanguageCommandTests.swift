@@ -249,4 +249,40 @@ struct LanguageCommandTests {
             #expect(output[back] == "`vault take glossa`", "\(language): \(output[back].unicodeScalars.map { String($0.value, radix: 16) })")
         }
     }
+
+    @Test("what a bidi-aware terminal shows (GNU FriBidi's order): Persian lines right to left, ids, commands and the clock in their own order")
+    func bidiTerminal() throws {
+        let (vault, server) = try prepared()
+        defer { withExtendedLifetime(server) {} }
+        let environment = ["VAULT_LANG": "fa", "VAULT_LOCALEDIR": try Catalogs.directory()]
+        // list: every line a right-to-left paragraph, the id column on the right of each, read left to right (the
+        // table pads every line alike: TextTableTests).
+        let list = try vault.run(["list", "--vault", vault.path, "--password-stdin"], stdin: "pw-1\n", environment: environment)
+        let rows = try list.stdout.split(separator: "\n").map { try BidiView.show(String($0)) }
+        #expect(rows.count == 2 && rows.allSatisfy(\.rightToLeft), "\(rows)")
+        #expect(rows.last?.visual.trimmingCharacters(in: .whitespaces).hasSuffix("glossa") == true, "the id on the right: \(rows)")
+        // The take screen: the clock's digits in order, every question line right to left, the command intact.
+        let screen = try PseudoTerminal(
+            "vault",
+            ["take", "glossa", "--vault", vault.path, "--password-stdin"],
+            environment: environment
+        )
+        screen.send("pw-1\n")
+        var output = try screen.wait(for: "[y/N]")
+        screen.send("y\n")
+        output += try screen.wait(for: "αστέρι.")
+        screen.send(":q\n")
+        _ = screen.waitForExit()
+        output += screen.remainingOutput
+        // A terminal starts a line again at CR and at LF: each piece is a line as drawn (escape sequences left out).
+        let shown = try output.split(whereSeparator: \.isNewline)
+            .map { String($0).replacingOccurrences(of: "\u{1B}(\\[[0-9;?]*[A-Za-z]|[78])", with: "", options: .regularExpression) }
+            .filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }.map { try BidiView.show($0) }
+        if ProcessInfo.processInfo.environment["VAULT_SHOW_TRANSCRIPT"] != nil { print(shown.map(\.visual).joined(separator: "\n")) }
+        #expect(shown.contains { $0.rightToLeft && $0.visual.contains("۰۹:۵") }, "the clock reads 09:5x: \(shown.map(\.visual))")
+        #expect(shown.contains { $0.rightToLeft && $0.visual.contains("`vault take glossa`") }, "\(shown.map(\.visual))")
+        for line in shown where line.visual.contains("Κόκκινο") || line.visual.contains("ήλιος") {
+            #expect(line.rightToLeft, "a question's line laid out right to left: \(line.visual)")
+        }
+    }
 }
