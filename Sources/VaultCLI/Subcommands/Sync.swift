@@ -3,12 +3,12 @@ import Foundation
 import Logging
 import VaultAPI
 import VaultCore
+import VaultLanguage
 import VaultSync
 import VaultTake
 
 #if canImport(Glibc)
 import Glibc
-import VaultLanguage
 #endif
 
 struct Sync: AsyncParsableCommand {

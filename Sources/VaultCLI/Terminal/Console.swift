@@ -1,10 +1,10 @@
 import Foundation
 import VaultCore
+import VaultLanguage
 import VaultTerminal
 
 #if canImport(Glibc)
 import Glibc
-import VaultLanguage
 #endif
 
 /// Everything the CLI prints: plain text or one JSON document on stdout, messages and progress on stderr.

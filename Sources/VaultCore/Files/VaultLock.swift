@@ -1,8 +1,8 @@
 import Foundation
+import VaultLanguage
 
 #if canImport(Glibc)
 import Glibc
-import VaultLanguage
 #endif
 
 /// Who may use the vault at once, across processes and within one: an open-file-description lock on `vault.lock`.
