@@ -52,7 +52,7 @@ struct Catalog: AsyncParsableCommand {
                 opensAt: entry.opensAt
             )
         }
-        var table = TextTable([tr("ID"), tr("TITLE"), tr("VER"), tr("SIZE"), tr("ON THIS DEVICE")], flexible: 1)
+        var table = TextTable([tr("ID"), tr("TITLE"), tr("VER"), tr("SIZE"), tr("ON THIS DEVICE")], flexible: 1, droppable: [2, 3])
         for row in rows {
             let mark =
                 switch row.downloadedVersion {

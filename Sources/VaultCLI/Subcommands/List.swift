@@ -14,8 +14,8 @@ struct List: ParsableCommand {
         let context = CommandContext(globals)
         let vault = try context.openVault(credentials)
         let items = try vault.cachedAssessments()
-        // Too wide for the terminal: size goes first, then the version, then the title is cut.
-        var table = TextTable([tr("ID"), tr("TITLE"), tr("VER"), tr("SIZE"), tr("EXPIRES"), tr("ATTEMPT")], flexible: 1, droppable: [3, 2])
+        // Too wide for the terminal: size goes first, then the version, then the expiry (the state stays), then the title is cut.
+        var table = TextTable([tr("ID"), tr("TITLE"), tr("VER"), tr("SIZE"), tr("EXPIRES"), tr("ATTEMPT")], flexible: 1, droppable: [3, 2, 4])
         let timeLeft = try vault.timeLeftOfOpenAttempts()
         let narrow = DisplayWidth.terminalColumns < 110
         for item in items {

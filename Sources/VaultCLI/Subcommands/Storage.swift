@@ -23,7 +23,7 @@ struct Storage: ParsableCommand {
         console.line(tr("Assessments: {count} of at most {limit}", ["count": report.assessments.count, "limit": report.maxAssessments]))
         console.line(tr("Vault files on disk: {size}", ["size": Console.bytes(report.fileBytes)]))
         console.line(tr("Answers not yet uploaded: {count} (never evicted, no size limit)", ["count": report.pendingAnswers]))
-        var table = TextTable([tr("ID"), tr("VER"), tr("STORED"), tr("EXPIRES"), tr("EVICTION")], flexible: 4)
+        var table = TextTable([tr("ID"), tr("VER"), tr("STORED"), tr("EXPIRES"), tr("EVICTION")], flexible: 4, droppable: [1, 3])
         for entry in report.assessments {
             let note = entry.evictable ? tr("can be evicted") : tr("kept (unsent work)")
             table.add([entry.id, Language.number(entry.version), Console.bytes(entry.storedBytes), ReadableDate.relative(entry.expiresAt), note])
