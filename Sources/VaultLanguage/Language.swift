@@ -1,6 +1,7 @@
 import CGettext
 import Foundation
 import Synchronization
+import VaultLanguage
 
 /// The language the vault speaks to the student: messages from the gettext catalogs in `po/` (compiled by
 /// `scripts/catalogs` to `share/locale/<lang>/LC_MESSAGES/vault.mo`), read through glibc's gettext. Chosen once at
@@ -173,14 +174,16 @@ public enum Language {
     public static func listed(_ parts: [String]) -> String { parts.joined(separator: trc("between parts of a phrase", ", ")) }
 
     /// A line the code composed itself (a choice's letter and text): begun with a right-to-left mark in a
-    /// right-to-left language, so it is laid out like the sentences around it.
-    public static func marked(_ line: String) -> String { traits.rightToLeft && !line.isEmpty ? "\u{200F}" + line : line }
+    /// right-to-left language, so it is laid out like the sentences around it. A line already marked (a message from
+    /// the catalog) is left as it is.
+    public static func marked(_ line: String) -> String {
+        traits.rightToLeft && !line.isEmpty && !line.hasPrefix("\u{200F}") ? "\u{200F}" + line : line
+    }
 
     /// Every line of `text` marked like `marked` (a wrapped sentence's second line too).
     public static func markedLines(_ text: String) -> String {
         guard traits.rightToLeft else { return text }
-        return text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasPrefix("\u{200F}") ? String($0) : marked(String($0)) }
-            .joined(separator: "\n")
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { marked(String($0)) }.joined(separator: "\n")
     }
 
     /// A whole number in the active language's digits ("۱۲" in Persian).

@@ -261,6 +261,14 @@ struct LanguageCommandTests {
         let rows = try list.stdout.split(separator: "\n").map { try BidiView.show(String($0)) }
         #expect(rows.count == 2 && rows.allSatisfy(\.rightToLeft), "\(rows)")
         #expect(rows.last?.visual.trimmingCharacters(in: .whitespaces).hasSuffix("glossa") == true, "the id on the right: \(rows)")
+        // A sentence wrapped on a narrow terminal stays right to left on every line it takes, an error's too.
+        let narrow = environment.merging(["COLUMNS": "40"]) { $1 }
+        let storage = try vault.run(["storage", "--vault", vault.path, "--password-stdin"], stdin: "pw-1\n", environment: narrow)
+        let refused = try vault.run(["status", "--vault", vault.path, "--password-stdin"], stdin: "not-it\n", environment: narrow)
+        #expect(refused.status == 77)
+        for line in (storage.stdout + refused.stderr).split(separator: "\n") where !line.allSatisfy(\.isWhitespace) {
+            #expect(try BidiView.show(String(line)).rightToLeft, "a line laid out left to right: \(line)")
+        }
         // The take screen: the clock's digits in order, every question line right to left, the command intact.
         let screen = try PseudoTerminal(
             "vault",

@@ -26,7 +26,7 @@ struct Console {
         guard !json, !quiet else { return }
         // Titles, prompts, answers and server messages in it can never drive the terminal; our own styles stay. Every
         // line fits the terminal (80 columns, or COLUMNS, when not one): broken at spaces, never mid-word.
-        print(DisplayWidth.fitted(TerminalText.visible(keepingStyles: text), width: DisplayWidth.terminalColumns))
+        print(Self.fitted(TerminalText.visible(keepingStyles: text), width: DisplayWidth.terminalColumns))
     }
 
     /// A table, each line fitted to `width`, right to left in Arabic and Persian (`TextTable.render`).
@@ -65,7 +65,15 @@ struct Console {
     static func bytes(_ count: Int) -> String { ByteSize.text(count) }
 
     /// A message for standard error, fitted to the terminal on standard error (or to COLUMNS / 80).
-    static func fittedForError(_ text: String) -> String { DisplayWidth.fitted(text, width: DisplayWidth.columns(of: STDERR_FILENO)) }
+    static func fittedForError(_ text: String) -> String { fitted(text, width: DisplayWidth.columns(of: STDERR_FILENO)) }
+
+    /// `text` broken at spaces to fit `width`. A sentence of a right-to-left language stays one on every line it
+    /// takes: each line begins with U+200F, the continuation lines and a line begun with `vault: ` too, so a bidi
+    /// terminal lays them all out right to left (each line is a paragraph of its own there).
+    static func fitted(_ text: String, width: Int) -> String {
+        let lines = DisplayWidth.fitted(text, width: width)
+        return Language.traits.rightToLeft && text.contains("\u{200F}") ? Language.markedLines(lines) : lines
+    }
 
     /// Reports a failure: one plain line on stderr, and with --json an error document on stdout.
     static func reportFailure(_ error: VaultError, json: Bool) {
