@@ -143,8 +143,9 @@ extension RosterFacts {
 
 /// The roster and the grading queue, built from `RosterFacts`: the one place that says what a teacher sees.
 public enum RosterPlan {
-    /// Every expected student's row. `scored: false` leaves scores out (a page that shows some rows scores those with
-    /// `scored(_:facts:)`; counts and filters need no score).
+    /// Every expected student's row. `scored: false` does not score attempts from their answers: a row shows the
+    /// score its store keeps (`SubmissionRecord.totals`), and a page scores the rows it shows that have none with
+    /// `scored(_:inputs:)` (counts and filters need no score).
     public static func roster(_ facts: RosterFacts, group: String?, now: Date, scored: Bool = true) -> Roster {
         var byUser: [String: [ResultInput]] = [:]
         for input in facts.results { byUser[input.record.user, default: []].append(input) }
@@ -294,7 +295,14 @@ public enum RosterPlan {
         flags += record.flags.map(RosterFlag.init)
         if results.count > 1, !flags.contains(.secondAttempt) { flags.append(.secondAttempt) }
         row.flags = flags
-        return scored ? score(row, latest) : row
+        if scored { return score(row, latest) }
+        // Unscored, the score the store keeps beside the submission (none for one stored before it kept them).
+        if let kept = record.totals?.for(record) {
+            row.score = kept.score
+            row.maxScore = kept.maxScore
+            row.pending = kept.pending
+        }
+        return row
     }
 
     /// One entry of the grading queue: one student's answer to the question.

@@ -127,6 +127,46 @@ public enum Scoring {
         record.lateDecision == .zeroed ? 0 : grades[question.id] ?? points(for: answers[question.id], question: question)
     }
 
+    /// Score, maximum and questions waiting for the teacher of one handed-in attempt, as a store keeps them beside
+    /// its submission: worked out when it is handed in and again whenever its answers or grades change, so a roster
+    /// shows a class's scores without reading their answers. A late hand-in the teacher zeroed is zeroed when read
+    /// (`for(_:)`), so a late decision changes nothing stored.
+    public struct Totals: Sendable, Equatable {
+        public var score: Double
+        public var maxScore: Double
+        public var pending: Int
+        public init(score: Double, maxScore: Double, pending: Int) {
+            self.score = score
+            self.maxScore = maxScore
+            self.pending = pending
+        }
+
+        /// What the record's attempt stands at: nothing when the teacher zeroed it.
+        public func `for`(_ record: SubmissionRecord) -> Totals {
+            record.lateDecision == .zeroed ? Totals(score: 0, maxScore: maxScore, pending: 0) : self
+        }
+    }
+
+    /// The totals a store keeps for an attempt, from the rows it holds: the teacher's document of the attempt's
+    /// version, its current answers (as stored) and the teacher's grades. Nil when the document cannot be read (the
+    /// roster then scores the attempt from its answers, as for a submission stored before totals were kept).
+    public static func kept(source: Data, answers: [(questionID: String, answer: String)], grades: [(questionID: String, points: Double)]) -> Totals? {
+        guard let document = try? JSONDecoder().decode(Assessment.self, from: source) else { return nil }
+        var values: [String: JSONValue] = [:]
+        for row in answers { values[row.questionID] = JSONReader.storedAnswer(row.answer) }
+        let points = Dictionary(grades.map { ($0.questionID, $0.points) }, uniquingKeysWith: { _, last in last })
+        var totals = Totals(score: 0, maxScore: 0, pending: 0)
+        for question in document.questions {
+            totals.maxScore += maxPoints(question)
+            if let awarded = points[question.id] ?? Scoring.points(for: values[question.id], question: question) {
+                totals.score += awarded
+            } else {
+                totals.pending += 1
+            }
+        }
+        return totals
+    }
+
     /// Score, maximum and questions waiting for the teacher, as `result` counts them, without building the result
     /// (a roster sums thousands of attempts).
     public static func totals(

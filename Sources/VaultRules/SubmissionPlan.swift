@@ -47,6 +47,8 @@ public struct SubmissionRecord: Sendable, Equatable {
     public var via: SubmissionChannel
     /// The teacher's decision when it arrived after closing.
     public var lateDecision: LateDecision?
+    /// Its score as the store keeps it (`Scoring.Totals`); nil for one stored before totals were kept, or not read.
+    public var totals: Scoring.Totals?
 
     public init(
         attemptID: String,

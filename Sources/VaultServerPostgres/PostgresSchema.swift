@@ -251,6 +251,12 @@ enum PostgresSchema {
             )
             """
         ],
+        // Each handed-in attempt's score kept beside it (SQLite v17).
+        [
+            "ALTER TABLE submissions ADD COLUMN score DOUBLE PRECISION",
+            "ALTER TABLE submissions ADD COLUMN max_score DOUBLE PRECISION",
+            "ALTER TABLE submissions ADD COLUMN pending BIGINT",
+        ],
     ]
 
     static var latestVersion: Int { versions.count }

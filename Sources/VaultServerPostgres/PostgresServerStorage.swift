@@ -677,6 +677,7 @@ public final class PostgresServerStorage: ServerStorage {
                     """,
                     logger: logger
                 )
+                try await keepTotals(attemptID, on: connection)
             } else {
                 try await connection.query("UPDATE submissions SET flags = \(flags) WHERE attempt_id = \(attemptID)", logger: logger)
             }
@@ -760,6 +761,7 @@ public final class PostgresServerStorage: ServerStorage {
                 )
             case nil: break
             }
+            if plan.write != nil { try await self.keepTotals(request.attemptId, on: connection) }
             return plan.outcome
         }
     }
@@ -1006,8 +1008,31 @@ public final class PostgresServerStorage: ServerStorage {
                 """,
                 logger: self.logger
             )
+            try await self.keepTotals(attemptID, on: connection)
             return true
         }
+    }
+
+    /// Works out a handed-in attempt's score again and keeps it beside its submission (`Scoring.Totals`), in the
+    /// transaction that changed it: a hand-in, a grade, answers changed after the hand-in.
+    private func keepTotals(_ attemptID: String, on connection: PostgresConnection) async throws {
+        guard let source = try await submittedSource(attemptID, on: connection) else { return }
+        let answers = try await Self.currentAnswers(attemptID: attemptID, on: connection, logger: logger).map {
+            (questionID: $0.questionID, answer: $0.answer)
+        }
+        var grades: [(questionID: String, points: Double)] = []
+        for try await row in try await connection.query(
+            "SELECT question_id, points FROM grades WHERE attempt_id = \(attemptID)",
+            logger: logger
+        ).decode((String, Double).self) { grades.append(row) }
+        guard let totals = Scoring.kept(source: source, answers: answers, grades: grades) else { return }
+        try await connection.query(
+            """
+            UPDATE submissions SET score = \(totals.score), max_score = \(totals.maxScore), pending = \(totals.pending)
+            WHERE attempt_id = \(attemptID)
+            """,
+            logger: logger
+        )
     }
 
     /// The teacher's document of a submitted attempt's version (nil: not submitted): what a grade or feedback is

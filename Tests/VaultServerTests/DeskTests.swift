@@ -811,6 +811,10 @@ struct DeskTests {
             roster = try await desk.roster("quiz-1")
             row = try #require(roster.students.first { $0.user == "student" })
             #expect(row.lateDecision == .zeroed && row.score == 0)
+            // The page's kept score says the same: zeroed when read, nothing stored changed by the decision.
+            let zeroedPage = try await desk.rosterPage("quiz-1", group: nil, page: 0, including: { $0.user == "student" })
+            #expect(zeroedPage.rows.first?.score == 0 && zeroedPage.rows.first?.pending == 0)
+            try await Self.expectKeptScores(harness.storage, "quiz-1")
             lines = []
             try await desk.export("quiz-1", format: .moodle) { lines.append($0) }
             #expect(lines.contains("\"student\",\"\",0\r\n"))
@@ -845,6 +849,12 @@ struct DeskTests {
                     #expect(try await harness.storage.grade(attemptID: "class-\(index)", questionID: "q6", points: Double(index % 3)))
                 }
             }
+            try await Self.expectKeptScores(harness.storage, "quiz-1")
+            if backend == .sqlite {
+                // Two hand-ins as a server before kept scores left them: the page scores those from their answers.
+                let database = try Database(path: harness.directory.file("data") + "/server.db", encryption: .plaintext)
+                try database.execute("UPDATE submissions SET score = NULL, max_score = NULL, pending = NULL WHERE attempt_id IN ('class-0', 'class-3')")
+            }
             let desk = TeacherDesk(storage: harness.storage)
             let full = try #require(try await harness.storage.rosterFacts(assessmentID: "quiz-1", group: nil))
             let everything = RosterPlan.roster(full, group: nil, now: Date())
@@ -866,6 +876,24 @@ struct DeskTests {
                 #expect(lines == whole, "\(format)")
                 #expect(lines.count == everything.students.count + 1)
             }
+        }
+    }
+}
+
+extension DeskTests {
+    /// Every hand-in of the assessment keeps the score its answers and grades give now (what the roster page shows
+    /// without reading answers), and has one.
+    static func expectKeptScores(_ storage: any ServerStorage, _ assessment: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let facts = try #require(try await storage.rosterFacts(assessmentID: assessment, group: nil), sourceLocation: sourceLocation)
+        #expect(!facts.results.isEmpty, sourceLocation: sourceLocation)
+        for input in facts.results {
+            let computed = Scoring.totals(for: input.record, document: input.document, answers: input.answers, grades: input.grades)
+            let kept = input.record.totals?.for(input.record)
+            #expect(
+                kept == Scoring.Totals(score: computed.score, maxScore: computed.maxScore, pending: computed.pending),
+                "\(input.record.attemptID)",
+                sourceLocation: sourceLocation
+            )
         }
     }
 }

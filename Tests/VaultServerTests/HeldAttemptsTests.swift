@@ -108,6 +108,8 @@ struct HeldAttemptsTests {
             #expect(current == [q1.id, changed.id].sorted(), "q3 by time; the late q1 does not count")
             #expect(received.submissions.count == 1, "one attempt, one submission")
             #expect(received.submissions.first?.flags == [.changedAfterHandIn, .answersAfterHandIn])
+            // The score kept beside the hand-in follows the final set (A's q3 counts now).
+            try await DeskTests.expectKeptScores(harness.storage, "quiz-1")
 
             // The receipt, read again: the same id, signed over the final set (A's q3, B's q1).
             let again = try await api.send(.post, APIPath.submissions, token: token, json: request)

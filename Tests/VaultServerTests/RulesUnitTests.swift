@@ -73,6 +73,36 @@ struct ResponseRulesTests {
     }
 }
 
+struct KeptScoreTests {
+    @Test("a kept score is the attempt's result from the stored rows; a teacher's grade counts over the key; a zeroed late hand-in reads 0")
+    func kept() throws {
+        let source = try AssessmentPublisher.sourceBytes(Fixtures.quiz())
+        let document = try JSONDecoder().decode(Assessment.self, from: source)
+        let answers = [(questionID: "q1", answer: "\"b\""), (questionID: "q6", answer: "\"An essay.\"")]
+        var record = SubmissionRecord(
+            attemptID: "a", user: "s", assessmentID: "quiz-1", assessmentVersion: 1, submittedAt: "2026-11-20T10:10:00.000Z",
+            forced: false, receiptID: "r", receivedAt: 0, responseCount: 2
+        )
+        for grades in [[], [(questionID: "q6", points: 1.5)], [(questionID: "q1", points: 0.0)]] {
+            let kept = try #require(Scoring.kept(source: source, answers: answers, grades: grades))
+            let computed = Scoring.totals(
+                for: record,
+                document: document,
+                answers: Dictionary(uniqueKeysWithValues: answers.compactMap { row in JSONReader.storedAnswer(row.answer).map { (row.questionID, $0) } }),
+                grades: Dictionary(uniqueKeysWithValues: grades.map { ($0.questionID, $0.points) })
+            )
+            #expect(kept == Scoring.Totals(score: computed.score, maxScore: computed.maxScore, pending: computed.pending), "\(grades)")
+        }
+        let graded = try #require(Scoring.kept(source: source, answers: answers, grades: [(questionID: "q6", points: 1.5)]))
+        #expect(graded.score > 0 && graded.maxScore > graded.score)
+        record.lateDecision = .zeroed
+        #expect(graded.for(record) == Scoring.Totals(score: 0, maxScore: graded.maxScore, pending: 0))
+        record.lateDecision = .accepted
+        #expect(graded.for(record) == graded)
+        #expect(Scoring.kept(source: Data("not a document".utf8), answers: answers, grades: []) == nil)
+    }
+}
+
 struct ServerEdgeTests {
     @Test("unknown assessment: 404 with a JSON envelope; an id in the body that differs from the path: 400", arguments: Backend.all)
     func edges(backend: Backend) async throws {

@@ -132,9 +132,16 @@ struct StoredRecordTests {
         let row = Row(values: [
             .text("a1"), .text("student"), .text("quiz"), .integer(1), .text("2026-11-20T10:10:00.000Z"), .integer(0), .text("rcpt-1"),
             .real(1_790_000_000), .integer(2), .null, .null, .null, .null, .null, .text("second_attempt"), .text("hand_in"), .null,
+            .null, .null, .null,
         ])
         let record = try SubmissionRecord(row: SQLiteStoredRow(row, columns: SubmissionRecord.columns))
         #expect(record.flags == [.secondAttempt] && record.responseCount == 2 && record.via == .handIn && record.lateDecision == nil)
+        #expect(record.totals == nil, "stored before scores were kept")
+        var kept = row.values
+        kept[17...19] = [.real(2.5), .real(9), .integer(1)]
+        #expect(try SubmissionRecord(row: SQLiteStoredRow(Row(values: kept), columns: SubmissionRecord.columns)).totals == .init(score: 2.5, maxScore: 9, pending: 1))
+        kept[18] = .null
+        #expect(throws: StorageError.self) { try SubmissionRecord(row: SQLiteStoredRow(Row(values: kept), columns: SubmissionRecord.columns)) }
         var unknownChannel = row.values
         unknownChannel[15] = .text("carrier_pigeon")
         #expect(throws: StorageError.self) {

@@ -319,7 +319,8 @@ public struct TeacherDesk: Sendable {
 
     /// `rows` scored from their own attempts' answers, read for those attempts only.
     func scored(_ rows: [Roster.Student], assessmentID: String) async throws -> [Roster.Student] {
-        let attempts = rows.compactMap(\.attemptId)
+        // A row whose store keeps its score needs no answers read; one handed in before scores were kept does.
+        let attempts = rows.filter { $0.score == nil }.compactMap(\.attemptId)
         guard !attempts.isEmpty else { return rows }
         return RosterPlan.scored(rows, inputs: try await storage.resultInputs(user: nil, assessmentID: assessmentID, attemptIDs: attempts))
     }

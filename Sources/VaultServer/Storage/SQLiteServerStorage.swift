@@ -366,6 +366,7 @@ public final class SQLiteServerStorage: ServerStorage {
                     """,
                     [flags, attemptID, attemptID]
                 )
+                try Self.keepTotals(attemptID, database: database)
             } else {
                 try database.execute("UPDATE submissions SET flags = ? WHERE attempt_id = ?", [flags, attemptID])
             }
@@ -436,6 +437,7 @@ public final class SQLiteServerStorage: ServerStorage {
                     )
                 case nil: break
                 }
+                if plan.write != nil { try Self.keepTotals(request.attemptId, database: database) }
                 return plan.outcome
             }
         }
@@ -447,6 +449,21 @@ public final class SQLiteServerStorage: ServerStorage {
             "SELECT id, question_id, answer FROM responses WHERE attempt_id = ? AND superseded = 0",
             [attemptID]
         ).map { ReceiptMaterial.Answer(responseID: $0.string(0), questionID: $0.string(1), answer: $0.string(2)) }
+    }
+
+    /// Works out a handed-in attempt's score again and keeps it beside its submission (`Scoring.Totals`), in the
+    /// transaction that changed it: a hand-in, a grade, answers changed after the hand-in.
+    static func keepTotals(_ attemptID: String, database: Database) throws {
+        guard let source = try submittedSource(attemptID, database: database) else { return }
+        let answers = try currentAnswers(attemptID: attemptID, database: database).map { (questionID: $0.questionID, answer: $0.answer) }
+        let grades = try database.rows("SELECT question_id, points FROM grades WHERE attempt_id = ?", [attemptID]).map {
+            (questionID: $0.string(0), points: $0.double(1))
+        }
+        guard let totals = Scoring.kept(source: source, answers: answers, grades: grades) else { return }
+        try database.execute(
+            "UPDATE submissions SET score = ?, max_score = ?, pending = ? WHERE attempt_id = ?",
+            [totals.score, totals.maxScore, totals.pending, attemptID]
+        )
     }
 
     private static func submission(_ row: Row) throws -> SubmissionRecord {
@@ -585,6 +602,7 @@ public final class SQLiteServerStorage: ServerStorage {
                     "INSERT OR REPLACE INTO grades (attempt_id, question_id, points) VALUES (?, ?, ?)",
                     [attemptID, questionID, points]
                 )
+                try Self.keepTotals(attemptID, database: database)
                 return true
             }
         }

@@ -255,6 +255,17 @@ enum ServerSchema {
             );
             """
         )
+        // Each handed-in attempt's score, maximum and questions waiting for the teacher, kept beside its submission
+        // (worked out at the hand-in and whenever its answers or grades change), so a roster shows scores without
+        // reading every answer of the class. Submissions stored before have none and are scored from their answers.
+        migrator.register(
+            17,
+            """
+            ALTER TABLE submissions ADD COLUMN score REAL;
+            ALTER TABLE submissions ADD COLUMN max_score REAL;
+            ALTER TABLE submissions ADD COLUMN pending INTEGER;
+            """
+        )
         return migrator
     }
 }
