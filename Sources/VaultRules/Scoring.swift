@@ -150,7 +150,8 @@ public enum Scoring {
     /// The totals a store keeps for an attempt, from the rows it holds: the teacher's document of the attempt's
     /// version, its current answers (as stored) and the teacher's grades. Nil when the document cannot be read (the
     /// roster then scores the attempt from its answers, as for a submission stored before totals were kept).
-    public static func kept(source: Data, answers: [(questionID: String, answer: String)], grades: [(questionID: String, points: Double)]) -> Totals? {
+    public static func kept(source: Data, answers: [(questionID: String, answer: String)], grades: [(questionID: String, points: Double)]) -> Totals?
+    {
         guard let document = try? JSONDecoder().decode(Assessment.self, from: source) else { return nil }
         var values: [String: JSONValue] = [:]
         for row in answers { values[row.questionID] = JSONReader.storedAnswer(row.answer) }

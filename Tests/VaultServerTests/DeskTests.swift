@@ -853,7 +853,9 @@ struct DeskTests {
             if backend == .sqlite {
                 // Two hand-ins as a server before kept scores left them: the page scores those from their answers.
                 let database = try Database(path: harness.directory.file("data") + "/server.db", encryption: .plaintext)
-                try database.execute("UPDATE submissions SET score = NULL, max_score = NULL, pending = NULL WHERE attempt_id IN ('class-0', 'class-3')")
+                try database.execute(
+                    "UPDATE submissions SET score = NULL, max_score = NULL, pending = NULL WHERE attempt_id IN ('class-0', 'class-3')"
+                )
             }
             let desk = TeacherDesk(storage: harness.storage)
             let full = try #require(try await harness.storage.rosterFacts(assessmentID: "quiz-1", group: nil))

@@ -80,15 +80,24 @@ struct KeptScoreTests {
         let document = try JSONDecoder().decode(Assessment.self, from: source)
         let answers = [(questionID: "q1", answer: "\"b\""), (questionID: "q6", answer: "\"An essay.\"")]
         var record = SubmissionRecord(
-            attemptID: "a", user: "s", assessmentID: "quiz-1", assessmentVersion: 1, submittedAt: "2026-11-20T10:10:00.000Z",
-            forced: false, receiptID: "r", receivedAt: 0, responseCount: 2
+            attemptID: "a",
+            user: "s",
+            assessmentID: "quiz-1",
+            assessmentVersion: 1,
+            submittedAt: "2026-11-20T10:10:00.000Z",
+            forced: false,
+            receiptID: "r",
+            receivedAt: 0,
+            responseCount: 2
         )
         for grades in [[], [(questionID: "q6", points: 1.5)], [(questionID: "q1", points: 0.0)]] {
             let kept = try #require(Scoring.kept(source: source, answers: answers, grades: grades))
             let computed = Scoring.totals(
                 for: record,
                 document: document,
-                answers: Dictionary(uniqueKeysWithValues: answers.compactMap { row in JSONReader.storedAnswer(row.answer).map { (row.questionID, $0) } }),
+                answers: Dictionary(
+                    uniqueKeysWithValues: answers.compactMap { row in JSONReader.storedAnswer(row.answer).map { (row.questionID, $0) } }
+                ),
                 grades: Dictionary(uniqueKeysWithValues: grades.map { ($0.questionID, $0.points) })
             )
             #expect(kept == Scoring.Totals(score: computed.score, maxScore: computed.maxScore, pending: computed.pending), "\(grades)")

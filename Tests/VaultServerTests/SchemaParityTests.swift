@@ -139,7 +139,10 @@ struct StoredRecordTests {
         #expect(record.totals == nil, "stored before scores were kept")
         var kept = row.values
         kept[17...19] = [.real(2.5), .real(9), .integer(1)]
-        #expect(try SubmissionRecord(row: SQLiteStoredRow(Row(values: kept), columns: SubmissionRecord.columns)).totals == .init(score: 2.5, maxScore: 9, pending: 1))
+        #expect(
+            try SubmissionRecord(row: SQLiteStoredRow(Row(values: kept), columns: SubmissionRecord.columns)).totals
+                == .init(score: 2.5, maxScore: 9, pending: 1)
+        )
         kept[18] = .null
         #expect(throws: StorageError.self) { try SubmissionRecord(row: SQLiteStoredRow(Row(values: kept), columns: SubmissionRecord.columns)) }
         var unknownChannel = row.values
