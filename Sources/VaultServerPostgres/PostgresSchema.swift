@@ -251,11 +251,12 @@ enum PostgresSchema {
             )
             """
         ],
-        // Each handed-in attempt's score kept beside it (SQLite v17).
+        // Each handed-in attempt's score kept beside it, and an assessment's attempts by index (SQLite v17).
         [
             "ALTER TABLE submissions ADD COLUMN score DOUBLE PRECISION",
             "ALTER TABLE submissions ADD COLUMN max_score DOUBLE PRECISION",
             "ALTER TABLE submissions ADD COLUMN pending BIGINT",
+            "CREATE INDEX attempts_by_assessment ON attempts (assessment_id)",
         ],
     ]
 

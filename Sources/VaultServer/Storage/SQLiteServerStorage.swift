@@ -467,7 +467,7 @@ public final class SQLiteServerStorage: ServerStorage {
     }
 
     private static func submission(_ row: Row) throws -> SubmissionRecord {
-        try SubmissionRecord(row: SQLiteStoredRow(row, columns: SubmissionRecord.columns))
+        try SubmissionRecord(row: SQLiteStoredRow(row, positions: submissionPositions))
     }
 
     // MARK: Results
@@ -527,6 +527,7 @@ public final class SQLiteServerStorage: ServerStorage {
 
     /// The columns `submission(_:)` reads, in its order (`s` is `submissions`).
     static let submissionColumns = SubmissionRecord.selection("s")
+    private static let submissionPositions = SQLiteStoredRow.positions(SubmissionRecord.columns)
 
     public func resultInputs(user: String?, assessmentID: String?, attemptIDs: [String]?) async throws -> [ResultInput] {
         try await onDatabase { database, _ in

@@ -35,8 +35,18 @@ public struct SQLiteStoredRow: StoredRow {
     private let positions: [String: Int]
 
     public init(_ row: Row, columns: [String]) {
+        self.init(row, positions: Self.positions(columns))
+    }
+
+    /// A row of a statement whose column positions were worked out once (a roster maps thousands of rows).
+    public init(_ row: Row, positions: [String: Int]) {
         self.row = row
-        positions = Dictionary(columns.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        self.positions = positions
+    }
+
+    /// Each column's position in a statement that selects `columns`.
+    public static func positions(_ columns: [String]) -> [String: Int] {
+        Dictionary(columns.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     private func value(_ column: String) throws -> DatabaseValue {
