@@ -407,31 +407,36 @@ extension Roster.Student {
     }
 }
 
-/// What the Assessments page shows of every assessment at once, read in three statements whatever their number
-/// (the page read one whole roster per assessment: 300 rosters of 2,000 students).
-public struct AssessmentOverview: Sendable, Equatable {
-    /// Every student account.
-    public var students: Set<String>
-    /// Per assessment, the users who handed in an attempt.
-    public var handedIn: [String: Set<String>]
+/// What the Assessments page shows of every assessment at once, counted by the store in three statements whatever
+/// the number of assessments or students (the page read one whole roster per assessment: 300 rosters of 2,000
+/// students; then every submitter of every assessment).
+public struct AssessmentOverview: Sendable {
+    /// How many student accounts there are.
+    public var students: Int
+    /// Per assessment, how many users handed in an attempt, and how many of them have no student account (a teacher
+    /// trying it out), whom its roster of everyone lists too.
+    public var handedIn: [String: (count: Int, others: Int)]
     /// Per assessment, when the teacher closed it (seconds since 1970).
     public var closedAt: [String: Double]
 
-    public init(students: Set<String>, handedIn: [String: Set<String>], closedAt: [String: Double]) {
+    public init(students: Int, handedIn: [String: (count: Int, others: Int)], closedAt: [String: Double]) {
         self.students = students
         self.handedIn = handedIn
         self.closedAt = closedAt
     }
 
-    /// The statements both stores run.
-    public static let studentsQuery = "SELECT name FROM users WHERE role = 'student'"
-    public static let handedInQuery = "SELECT DISTINCT assessment_id, user_name FROM submissions"
+    /// The statements both stores run: each gives one row, or one per assessment.
+    public static let studentsQuery = "SELECT count(*) FROM users WHERE role = 'student'"
+    public static let handedInQuery = """
+        SELECT s.assessment_id, count(DISTINCT s.user_name), count(DISTINCT CASE WHEN u.name IS NULL THEN s.user_name END)
+        FROM submissions s LEFT JOIN users u ON u.name = s.user_name AND u.role = 'student' GROUP BY s.assessment_id
+        """
     public static let closedQuery = "SELECT id, closed_at FROM assessments WHERE closed_at IS NOT NULL"
 
     /// An assessment's counts as its roster of everyone counts them: handed in, of the students plus anyone else who
     /// handed in (a teacher trying it out).
     public func counts(_ assessmentID: String) -> (handedIn: Int, expected: Int) {
-        let submitters = handedIn[assessmentID] ?? []
-        return (submitters.count, students.count + submitters.subtracting(students).count)
+        let counts = handedIn[assessmentID] ?? (0, 0)
+        return (counts.count, students + counts.others)
     }
 }

@@ -890,15 +890,15 @@ public final class PostgresServerStorage: ServerStorage {
 
     public func assessmentOverview() async throws -> AssessmentOverview {
         try await transaction(.repeatableRead) { connection in
-            var students = Set<String>()
-            for try await name in try await connection.query(PostgresQuery(unsafeSQL: AssessmentOverview.studentsQuery), logger: self.logger)
-                .decode(String.self)
-            { students.insert(name) }
-            var handedIn: [String: Set<String>] = [:]
-            for try await (assessment, user) in try await connection.query(
+            var students = 0
+            for try await count in try await connection.query(PostgresQuery(unsafeSQL: AssessmentOverview.studentsQuery), logger: self.logger)
+                .decode(Int.self)
+            { students = count }
+            var handedIn: [String: (count: Int, others: Int)] = [:]
+            for try await (assessment, count, others) in try await connection.query(
                 PostgresQuery(unsafeSQL: AssessmentOverview.handedInQuery),
                 logger: self.logger
-            ).decode((String, String).self) { handedIn[assessment, default: []].insert(user) }
+            ).decode((String, Int, Int).self) { handedIn[assessment] = (count, others) }
             var closed: [String: Double] = [:]
             for try await (id, at) in try await connection.query(PostgresQuery(unsafeSQL: AssessmentOverview.closedQuery), logger: self.logger)
                 .decode((String, Double).self)

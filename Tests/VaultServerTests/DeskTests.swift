@@ -86,6 +86,7 @@ struct DeskTests {
             #expect(try await api.publish(other, teacher: teacher).status == .created)
             #expect(try await Self.handIn(api, student: "student", attempt: "o-1").status == .created)
             #expect(try await Self.handIn(api, student: "teacher", attempt: "o-2").status == .created, "a teacher trying it out")
+            #expect(try await Self.handIn(api, student: "student", attempt: "o-3").status == .created, "a second attempt counts once")
             #expect(try await harness.storage.close(assessmentID: "quiz-2", at: Date(timeIntervalSince1970: 1_900_000_000)))
             let overview = try await harness.storage.assessmentOverview()
             let desk = TeacherDesk(storage: harness.storage)

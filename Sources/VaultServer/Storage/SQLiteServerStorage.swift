@@ -497,12 +497,12 @@ public final class SQLiteServerStorage: ServerStorage {
     public func assessmentOverview() async throws -> AssessmentOverview {
         try await onDatabase { database, _ in
             try database.inTransaction {
-                var handedIn: [String: Set<String>] = [:]
-                for row in try database.rows(AssessmentOverview.handedInQuery) { handedIn[row.string(0), default: []].insert(row.string(1)) }
+                var handedIn: [String: (count: Int, others: Int)] = [:]
+                for row in try database.rows(AssessmentOverview.handedInQuery) { handedIn[row.string(0)] = (row.int(1), row.int(2)) }
                 var closed: [String: Double] = [:]
                 for row in try database.rows(AssessmentOverview.closedQuery) { closed[row.string(0)] = row.double(1) }
                 return AssessmentOverview(
-                    students: Set(try database.rows(AssessmentOverview.studentsQuery).map { $0.string(0) }),
+                    students: try database.scalarInt(AssessmentOverview.studentsQuery),
                     handedIn: handedIn,
                     closedAt: closed
                 )
