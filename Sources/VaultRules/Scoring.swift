@@ -155,17 +155,11 @@ public enum Scoring {
         guard let document = try? JSONDecoder().decode(Assessment.self, from: source) else { return nil }
         var values: [String: JSONValue] = [:]
         for row in answers { values[row.questionID] = JSONReader.storedAnswer(row.answer) }
-        let points = Dictionary(grades.map { ($0.questionID, $0.points) }, uniquingKeysWith: { _, last in last })
-        var totals = Totals(score: 0, maxScore: 0, pending: 0)
-        for question in document.questions {
-            totals.maxScore += maxPoints(question)
-            if let awarded = points[question.id] ?? Scoring.points(for: values[question.id], question: question) {
-                totals.score += awarded
-            } else {
-                totals.pending += 1
-            }
-        }
-        return totals
+        return totals(
+            document: document,
+            answers: values,
+            grades: Dictionary(grades.map { ($0.questionID, $0.points) }, uniquingKeysWith: { _, last in last })
+        )
     }
 
     /// Score, maximum and questions waiting for the teacher, as `result` counts them, without building the result
@@ -176,10 +170,16 @@ public enum Scoring {
         answers: [String: JSONValue],
         grades: [String: Double]
     ) -> (score: Double, maxScore: Double, pending: Int) {
-        var totals = (score: 0.0, maxScore: 0.0, pending: 0)
+        let totals = totals(document: document, answers: answers, grades: grades).for(record)
+        return (totals.score, totals.maxScore, totals.pending)
+    }
+
+    /// The totals before a late decision: the teacher's grade over the automatic points, question by question.
+    static func totals(document: Assessment, answers: [String: JSONValue], grades: [String: Double]) -> Totals {
+        var totals = Totals(score: 0, maxScore: 0, pending: 0)
         for question in document.questions {
             totals.maxScore += maxPoints(question)
-            if let points = awarded(question, record: record, answers: answers, grades: grades) {
+            if let points = grades[question.id] ?? points(for: answers[question.id], question: question) {
                 totals.score += points
             } else {
                 totals.pending += 1
