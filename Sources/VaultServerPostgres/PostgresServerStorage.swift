@@ -941,14 +941,16 @@ public final class PostgresServerStorage: ServerStorage {
         assessmentID: String?,
         attemptIDs: [String]? = nil,
         detail: ResultDetail = .answers,
+        users: [String]? = nil,
         on connection: PostgresConnection
     ) async throws -> [ResultInput] {
         let filter =
-            "($1::text IS NULL OR s.user_name = $1) AND ($2::text IS NULL OR s.assessment_id = $2) AND ($3::text[] IS NULL OR s.attempt_id = ANY($3::text[])) AND NOT a.deleted"
+            "($1::text IS NULL OR s.user_name = $1) AND ($2::text IS NULL OR s.assessment_id = $2) AND ($3::text[] IS NULL OR s.attempt_id = ANY($3::text[])) AND \(Self.only(4)("s.user_name")) AND NOT a.deleted"
         let from = "FROM submissions s JOIN assessments a ON a.id = s.assessment_id"
         func query(_ sql: String) -> PostgresQuery {
             var binds = Self.binds(user, assessmentID)
             binds.append(attemptIDs)
+            binds.append(users)
             return PostgresQuery(unsafeSQL: sql, binds: binds)
         }
         var records: [SubmissionRecord] = []
@@ -1186,8 +1188,39 @@ public final class PostgresServerStorage: ServerStorage {
         """
     }
 
-    public func rosterFacts(assessmentID: String, group: String?, detail: ResultDetail) async throws -> RosterFacts? {
+    /// The condition that keeps the rows of the users bound at `$index` (a `text[]`; NULL keeps every row).
+    static func only(_ index: Int) -> RosterFacts.Only {
+        { column in "($\(index)::text[] IS NULL OR \(column) = ANY($\(index)::text[]))" }
+    }
+
+    public func rosterMembers(assessmentID: String, group: String?) async throws -> [RosterFacts.Student] {
         try await transaction(.repeatableRead) { connection in
+            var students: [RosterFacts.Student] = []
+            for try await (name, groupName) in try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: "SELECT name, group_name FROM users WHERE role = 'student' AND ($1::text IS NULL OR group_name = $1)",
+                    binds: Self.binds(group)
+                ),
+                logger: self.logger
+            ).decode((String, String?).self) { students.append(.init(name: name, group: groupName)) }
+            var others: [String] = []
+            for try await name in try await connection.query(
+                PostgresQuery(unsafeSQL: RosterFacts.othersQuery, binds: Self.binds(assessmentID)),
+                logger: self.logger
+            )
+            .decode(String.self) { others.append(name) }
+            return RosterFacts.members(students: students, others: others, group: group)
+        }
+    }
+
+    public func rosterFacts(assessmentID: String, group: String?, detail: ResultDetail, users: [String]?) async throws -> RosterFacts? {
+        // The assessment at $1, the users at $2 (NULL: everyone).
+        @Sendable func query(_ sql: String) -> PostgresQuery {
+            var binds = Self.binds(assessmentID)
+            binds.append(users)
+            return PostgresQuery(unsafeSQL: sql, binds: binds)
+        }
+        return try await transaction(.repeatableRead) { connection in
             var head: (version: Int, closedAt: Double?, released: Bool, document: Assessment)?
             for try await (version, closedAt, released, source) in try await connection.query(
                 """
@@ -1200,36 +1233,44 @@ public final class PostgresServerStorage: ServerStorage {
             }
             guard let head else { return nil }
             var students: [RosterFacts.Student] = []
+            var byGroup = Self.binds(group)
+            byGroup.append(users)
             for try await (name, groupName) in try await connection.query(
                 PostgresQuery(
-                    unsafeSQL: "SELECT name, group_name FROM users WHERE role = 'student' AND ($1::text IS NULL OR group_name = $1) ORDER BY name",
-                    binds: Self.binds(group)
+                    unsafeSQL:
+                        "SELECT name, group_name FROM users WHERE role = 'student' AND ($1::text IS NULL OR group_name = $1) AND \(Self.only(2)("name")) ORDER BY name",
+                    binds: byGroup
                 ),
                 logger: self.logger
             ).decode((String, String?).self) { students.append(.init(name: name, group: groupName)) }
             var downloads: [RosterFacts.Download] = []
             for try await (user, version, at) in try await connection.query(
-                "SELECT user_name, version, last_at FROM downloads WHERE assessment_id = \(assessmentID)",
+                query("SELECT user_name, version, last_at FROM downloads WHERE assessment_id = $1 AND \(Self.only(2)("user_name"))"),
                 logger: self.logger
             ).decode((String, Int, Double).self) { downloads.append(.init(user: user, version: version, at: at)) }
             var extra: [String: Int] = [:]
+            var accommodations = Self.binds(assessmentID, AccommodationScope.everyAssessment)
+            accommodations.append(users)
             for try await (user, minutes) in try await connection.query(
-                """
-                SELECT user_name, extra_minutes FROM accommodations WHERE assessment_id IN (\(assessmentID), \(AccommodationScope.everyAssessment))
-                ORDER BY assessment_id = \(AccommodationScope.everyAssessment) DESC
-                """,
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT user_name, extra_minutes FROM accommodations WHERE assessment_id IN ($1, $2) AND \(Self.only(3)("user_name"))
+                        ORDER BY assessment_id = $2 DESC
+                        """,
+                    binds: accommodations
+                ),
                 logger: self.logger
             ).decode((String, Int).self) { extra[user] = minutes }
             var inProgress: [RosterFacts.InProgress] = []
             for try await (user, attempt, answered, last, started) in try await connection.query(
-                PostgresQuery(unsafeSQL: RosterFacts.inProgressQuery, binds: Self.binds(assessmentID)),
+                query(RosterFacts.inProgressQuery(Self.only(2))),
                 logger: self.logger
             ).decode((String, String, Int, Double, Double?).self) {
                 inProgress.append(.init(user: user, attemptID: attempt, answered: answered, lastReceivedAt: last, startedAt: started))
             }
             var refusals: [RosterFacts.Refusal] = []
             for try await (user, attempt, reason, at) in try await connection.query(
-                PostgresQuery(unsafeSQL: RosterFacts.refusalsQuery, binds: Self.binds(assessmentID)),
+                query(RosterFacts.refusalsQuery(Self.only(2))),
                 logger: self.logger
             ).decode((String, String, String, Double).self) {
                 guard let reason = RefusalReason(rawValue: reason) else { throw StorageError.damaged("a refused hand-in's reason") }
@@ -1237,7 +1278,7 @@ public final class PostgresServerStorage: ServerStorage {
             }
             var devices: [(attemptID: String, lastSeen: Double)] = []
             for try await (attempt, lastSeen) in try await connection.query(
-                PostgresQuery(unsafeSQL: RosterFacts.devicesQuery, binds: Self.binds(assessmentID)),
+                query(RosterFacts.devicesQuery(Self.only(2))),
                 logger: self.logger
             ).decode((String, Double).self) { devices.append((attempt, lastSeen)) }
             return RosterFacts(
@@ -1249,7 +1290,7 @@ public final class PostgresServerStorage: ServerStorage {
                 students: students,
                 downloads: downloads,
                 extraMinutes: extra,
-                results: try await self.resultInputs(user: nil, assessmentID: assessmentID, detail: detail, on: connection),
+                results: try await self.resultInputs(user: nil, assessmentID: assessmentID, detail: detail, users: users, on: connection),
                 inProgress: inProgress,
                 refusals: refusals,
                 devices: RosterFacts.devices(devices)

@@ -68,8 +68,11 @@ struct SlowStorage: ServerStorage {
     func recordDownload(assessmentID: String, version: Int, user: String, now: Date) async throws {
         try await base.recordDownload(assessmentID: assessmentID, version: version, user: user, now: now)
     }
-    func rosterFacts(assessmentID: String, group: String?, detail: ResultDetail) async throws -> RosterFacts? {
-        try await base.rosterFacts(assessmentID: assessmentID, group: group, detail: detail)
+    func rosterFacts(assessmentID: String, group: String?, detail: ResultDetail, users: [String]?) async throws -> RosterFacts? {
+        try await base.rosterFacts(assessmentID: assessmentID, group: group, detail: detail, users: users)
+    }
+    func rosterMembers(assessmentID: String, group: String?) async throws -> [RosterFacts.Student] {
+        try await base.rosterMembers(assessmentID: assessmentID, group: group)
     }
     func received(assessmentID: String) async throws -> ReceivedResponses? { try await base.received(assessmentID: assessmentID) }
     func run() async throws { try await base.run() }

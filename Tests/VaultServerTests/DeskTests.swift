@@ -850,6 +850,8 @@ struct DeskTests {
                     #expect(try await harness.storage.grade(attemptID: "class-\(index)", questionID: "q6", points: Double(index % 3)))
                 }
             }
+            // Someone without a student account hands in too: the roster of everyone lists them, and so does every chunk.
+            #expect(try await Self.handIn(api, student: "teacher", attempt: "class-teacher").status == .created)
             try await Self.expectKeptScores(harness.storage, "quiz-1")
             if backend == .sqlite {
                 // Two hand-ins as a server before kept scores left them: the page scores those from their answers.

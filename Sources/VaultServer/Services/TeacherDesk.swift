@@ -325,17 +325,24 @@ public struct TeacherDesk: Sendable {
         return RosterPlan.scored(rows, inputs: try await storage.resultInputs(user: nil, assessmentID: assessmentID, attemptIDs: attempts))
     }
 
-    /// A gradebook file of one assessment (a group or everyone), line by line: the class is read without answers,
-    /// then `exportChunk` students at a time with theirs, so the memory it takes does not grow with the class.
+    /// A gradebook file of one assessment (a group or everyone), line by line: who the roster lists is read first
+    /// (names and groups only), then `exportChunk` students at a time with everything of theirs, so the memory it
+    /// takes does not grow with the class.
     public func export(_ id: String, format: GradebookCSV.Format, group: String? = nil, to write: (String) async throws -> Void) async throws {
-        guard let facts = try await storage.rosterFacts(assessmentID: id, group: group, detail: .summary) else { throw Problem.noAssessment(id) }
-        let roster = RosterPlan.roster(facts, group: group, now: now(), scored: false)
-        try await GradebookCSV.header(facts, format: format, to: write)
-        for start in stride(from: 0, to: roster.students.count, by: max(1, exportChunk)) {
-            let rows = Array(roster.students[start..<min(start + max(1, exportChunk), roster.students.count)])
-            let attempts = rows.compactMap(\.attemptId)
-            let inputs = attempts.isEmpty ? [] : try await storage.resultInputs(user: nil, assessmentID: id, attemptIDs: attempts)
-            try await GradebookCSV.rows(RosterPlan.scored(rows, inputs: inputs), inputs: inputs, document: facts.document, format: format, to: write)
+        // The head alone (no one's rows): the document the header names.
+        guard let head = try await storage.rosterFacts(assessmentID: id, group: group, detail: .summary, users: []) else {
+            throw Problem.noAssessment(id)
+        }
+        let members = try await storage.rosterMembers(assessmentID: id, group: group)
+        try await GradebookCSV.header(head, format: format, to: write)
+        let size = min(max(1, exportChunk), 500)
+        for start in stride(from: 0, to: members.count, by: size) {
+            let chunk = members[start..<min(start + size, members.count)].map(\.name)
+            guard let facts = try await storage.rosterFacts(assessmentID: id, group: group, detail: .answers, users: chunk) else {
+                throw Problem.noAssessment(id)
+            }
+            let roster = RosterPlan.roster(facts, group: group, now: now())
+            try await GradebookCSV.rows(roster.students, inputs: facts.results, document: facts.document, format: format, to: write)
         }
     }
 

@@ -547,16 +547,16 @@ public final class SQLiteServerStorage: ServerStorage {
         user: String?,
         assessmentID: String?,
         attemptIDs: [String]? = nil,
+        users: [String]? = nil,
         detail: ResultDetail = .answers,
         database: Database
     ) throws -> [ResultInput] {
-        // `attemptIDs` as ?3, ?4, …: at most 500 (the caller splits longer lists).
-        let attempts = attemptIDs.map { ids in
-            "s.attempt_id IN (" + (ids.isEmpty ? "NULL" : ids.indices.map { "?\($0 + 3)" }.joined(separator: ", ")) + ")"
-        }
-        let filter = "(?1 IS NULL OR s.user_name = ?1) AND (?2 IS NULL OR s.assessment_id = ?2) AND \(attempts ?? "1") AND a.deleted = 0"
+        // `attemptIDs` as ?3, ?4, …, then `users`: at most 500 in all (the callers split longer lists).
+        let attempts = only(attemptIDs, from: 3)("s.attempt_id")
+        let among = only(users, from: 3 + (attemptIDs?.count ?? 0))("s.user_name")
+        let filter = "(?1 IS NULL OR s.user_name = ?1) AND (?2 IS NULL OR s.assessment_id = ?2) AND \(attempts) AND \(among) AND a.deleted = 0"
         let from = "FROM submissions s JOIN assessments a ON a.id = s.assessment_id"
-        let binds: [any DatabaseValueConvertible] = [user, assessmentID] + (attemptIDs ?? [])
+        let binds: [any DatabaseValueConvertible] = [user, assessmentID] + (attemptIDs ?? []) + (users ?? [])
         var released = Set<String>()
         let records = try database.rows(
             "SELECT \(submissionColumns), a.released_at \(from) WHERE \(filter) ORDER BY s.assessment_id, s.user_name, s.attempt_id",
@@ -735,8 +735,36 @@ public final class SQLiteServerStorage: ServerStorage {
         }
     }
 
-    public func rosterFacts(assessmentID: String, group: String?, detail: ResultDetail) async throws -> RosterFacts? {
+    /// The condition that keeps the rows of `values` in a column, as numbered parameters from `first` (SQLite has
+    /// no arrays); nil keeps every row, an empty list none.
+    static func only(_ values: [String]?, from first: Int) -> RosterFacts.Only {
+        guard let values else { return RosterFacts.everyone }
+        let list = values.isEmpty ? "NULL" : values.indices.map { "?\(first + $0)" }.joined(separator: ", ")
+        return { column in "\(column) IN (\(list))" }
+    }
+
+    public func rosterMembers(assessmentID: String, group: String?) async throws -> [RosterFacts.Student] {
         try await onDatabase { database, _ in
+            try database.inTransaction {
+                RosterFacts.members(
+                    students: try database.rows(
+                        "SELECT name, group_name FROM users WHERE role = 'student' AND (?1 IS NULL OR group_name = ?1)",
+                        [group]
+                    ).map { RosterFacts.Student(name: $0.string(0), group: $0.optionalString(1)) },
+                    others: try database.rows(RosterFacts.othersQuery.replacingOccurrences(of: "$1", with: "?1"), [assessmentID]).map {
+                        $0.string(0)
+                    },
+                    group: group
+                )
+            }
+        }
+    }
+
+    public func rosterFacts(assessmentID: String, group: String?, detail: ResultDetail, users: [String]?) async throws -> RosterFacts? {
+        // Each statement's own parameters first, then `users` (?2… or ?3…).
+        let binds = users ?? []
+        @Sendable func sql(_ text: String) -> String { text.replacingOccurrences(of: "$1", with: "?1") }
+        return try await onDatabase { database, _ in
             try database.inTransaction {
                 guard
                     let head = try database.row(
@@ -748,16 +776,20 @@ public final class SQLiteServerStorage: ServerStorage {
                     ), let document = try? JSONDecoder().decode(Assessment.self, from: head.data(3))
                 else { return nil }
                 let students = try database.rows(
-                    "SELECT name, group_name FROM users WHERE role = 'student' AND (?1 IS NULL OR group_name = ?1) ORDER BY name",
-                    [group]
+                    "SELECT name, group_name FROM users WHERE role = 'student' AND (?1 IS NULL OR group_name = ?1) AND \(Self.only(users, from: 2)("name")) ORDER BY name",
+                    [group] + binds
                 ).map { RosterFacts.Student(name: $0.string(0), group: $0.optionalString(1)) }
-                let downloads = try database.rows("SELECT user_name, version, last_at FROM downloads WHERE assessment_id = ?", [assessmentID]).map {
-                    RosterFacts.Download(user: $0.string(0), version: $0.int(1), at: $0.double(2))
-                }
+                let downloads = try database.rows(
+                    "SELECT user_name, version, last_at FROM downloads WHERE assessment_id = ?1 AND \(Self.only(users, from: 2)("user_name"))",
+                    [assessmentID] + binds
+                ).map { RosterFacts.Download(user: $0.string(0), version: $0.int(1), at: $0.double(2)) }
                 var extra: [String: Int] = [:]
                 for row in try database.rows(
-                    "SELECT user_name, extra_minutes FROM accommodations WHERE assessment_id = ? OR assessment_id = ? ORDER BY assessment_id = ? DESC",
-                    [assessmentID, AccommodationScope.everyAssessment, AccommodationScope.everyAssessment]
+                    """
+                    SELECT user_name, extra_minutes FROM accommodations WHERE (assessment_id = ?1 OR assessment_id = ?2)
+                    AND \(Self.only(users, from: 3)("user_name")) ORDER BY assessment_id = ?2 DESC
+                    """,
+                    [assessmentID, AccommodationScope.everyAssessment] + binds
                 ) { extra[row.string(0)] = row.int(1) }
                 return RosterFacts(
                     assessmentID: assessmentID,
@@ -768,8 +800,8 @@ public final class SQLiteServerStorage: ServerStorage {
                     students: students,
                     downloads: downloads,
                     extraMinutes: extra,
-                    results: try Self.resultInputs(user: nil, assessmentID: assessmentID, detail: detail, database: database),
-                    inProgress: try database.rows(RosterFacts.inProgressQuery.replacingOccurrences(of: "$1", with: "?"), [assessmentID]).map {
+                    results: try Self.resultInputs(user: nil, assessmentID: assessmentID, users: users, detail: detail, database: database),
+                    inProgress: try database.rows(sql(RosterFacts.inProgressQuery(Self.only(users, from: 2))), [assessmentID] + binds).map {
                         RosterFacts.InProgress(
                             user: $0.string(0),
                             attemptID: $0.string(1),
@@ -778,7 +810,7 @@ public final class SQLiteServerStorage: ServerStorage {
                             startedAt: $0.optionalDouble(4)
                         )
                     },
-                    refusals: try database.rows(RosterFacts.refusalsQuery.replacingOccurrences(of: "$1", with: "?"), [assessmentID]).map { row in
+                    refusals: try database.rows(sql(RosterFacts.refusalsQuery(Self.only(users, from: 2))), [assessmentID] + binds).map { row in
                         guard let reason = RefusalReason(rawValue: row.string(2)) else { throw StorageError.damaged("a refused hand-in's reason") }
                         return RosterFacts.Refusal(
                             user: row.string(0),
@@ -789,7 +821,7 @@ public final class SQLiteServerStorage: ServerStorage {
                         )
                     },
                     devices: RosterFacts.devices(
-                        try database.rows(RosterFacts.devicesQuery.replacingOccurrences(of: "$1", with: "?"), [assessmentID]).map {
+                        try database.rows(sql(RosterFacts.devicesQuery(Self.only(users, from: 2))), [assessmentID] + binds).map {
                             ($0.string(0), $0.double(1))
                         }
                     )

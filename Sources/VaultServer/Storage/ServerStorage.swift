@@ -116,8 +116,11 @@ public protocol ServerStorage: Service {
     /// What the roster of one assessment is built from, read in one transaction with a fixed number of queries;
     /// nil when the assessment is unknown or deleted.
     /// `detail: .summary` leaves the answers and feedback out of `results` (states, counts and flags need none; the
-    /// rows a page shows are scored from `resultInputs(attemptIDs:)`).
-    func rosterFacts(assessmentID: String, group: String?, detail: ResultDetail) async throws -> RosterFacts?
+    /// rows a page shows are scored from `resultInputs(attemptIDs:)`). `users`: only these users' rows, at most 500
+    /// (the export reads a class a chunk at a time); nil: everyone.
+    func rosterFacts(assessmentID: String, group: String?, detail: ResultDetail, users: [String]?) async throws -> RosterFacts?
+    /// Everyone the roster of `group` lists, in its order (`RosterFacts.members`): names and groups only.
+    func rosterMembers(assessmentID: String, group: String?) async throws -> [RosterFacts.Student]
     /// Every assessment's counts for the Assessments page, in a constant number of statements.
     func assessmentOverview() async throws -> AssessmentOverview
 
@@ -216,7 +219,12 @@ extension ServerStorage {
 
     /// The roster's facts with every answer.
     public func rosterFacts(assessmentID: String, group: String?) async throws -> RosterFacts? {
-        try await rosterFacts(assessmentID: assessmentID, group: group, detail: .answers)
+        try await rosterFacts(assessmentID: assessmentID, group: group, detail: .answers, users: nil)
+    }
+
+    /// The roster's facts of everyone.
+    public func rosterFacts(assessmentID: String, group: String?, detail: ResultDetail) async throws -> RosterFacts? {
+        try await rosterFacts(assessmentID: assessmentID, group: group, detail: detail, users: nil)
     }
 }
 
