@@ -7,10 +7,6 @@ import VaultAPI
 /// when it has any), a number a text blank accepting the number as written. This syntax is Moodle's own small
 /// language (not XML), read here; the surrounding HTML has already been made text.
 enum ClozeReader {
-    struct Skip: Error {
-        var reason: String
-    }
-
     /// The prompt with `[1]`, `[2]`… and the blanks; a sub-question this cannot take skips the whole question.
     static func read(_ text: String, notes: inout [String], name: String) throws -> (prompt: String, blanks: [Blank]) {
         var prompt = ""
@@ -18,7 +14,7 @@ enum ClozeReader {
         var marks: [Double] = []
         var rest = Substring(text)
         while let open = rest.firstIndex(of: "{") {
-            guard let close = closing(rest, from: open) else { throw Skip(reason: "a sub-question is not closed with }") }
+            guard let close = closing(rest, from: open) else { throw ItemSkip(reason: "a sub-question is not closed with }") }
             let body = String(rest[rest.index(after: open)..<close])
             let parts = body.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
             // Braces that are not a sub-question ({} in maths, say) stay as they are.
@@ -35,7 +31,7 @@ enum ClozeReader {
             rest = rest[rest.index(after: close)...]
         }
         prompt += rest
-        guard !blanks.isEmpty else { throw Skip(reason: "it has no embedded answers {n:TYPE:…}") }
+        guard !blanks.isEmpty else { throw ItemSkip(reason: "it has no embedded answers {n:TYPE:…}") }
         if Set(marks).count > 1 {
             notes.append("\(name): its gaps carry different marks in Moodle; here each gap counts the same.")
         }
@@ -57,11 +53,11 @@ enum ClozeReader {
 
     static func blank(id: String, type: Kind, answers: String) throws -> Blank {
         let entries = split(answers)
-        guard !entries.isEmpty else { throw Skip(reason: "gap \(id) has no answers") }
+        guard !entries.isEmpty else { throw ItemSkip(reason: "gap \(id) has no answers") }
         switch type {
         case .choice:
             guard entries.count >= 2, entries.contains(where: { $0.weight > 0 }) else {
-                throw Skip(reason: "gap \(id) needs two choices and one that earns marks")
+                throw ItemSkip(reason: "gap \(id) needs two choices and one that earns marks")
             }
             let weighted = entries.contains { $0.weight != 0 && $0.weight != 1 }
             let choices = entries.enumerated().map { offset, entry in
@@ -71,7 +67,7 @@ enum ClozeReader {
             return Blank(id: id, choices: choices, answer: choices[best].id)
         case .text, .number:
             let accepted = entries.filter { $0.weight > 0 }
-            guard accepted.contains(where: { $0.weight >= 1 }) else { throw Skip(reason: "gap \(id) has no answer with full marks") }
+            guard accepted.contains(where: { $0.weight >= 1 }) else { throw ItemSkip(reason: "gap \(id) has no answer with full marks") }
             let texts = accepted.map { type == .number ? String($0.text.split(separator: ":").first ?? "") : $0.text }
             var weights: [String: Double] = [:]
             for (text, entry) in zip(texts, accepted) where entry.weight < 1 { weights[text] = weights[text] ?? entry.weight }
@@ -80,7 +76,7 @@ enum ClozeReader {
                 // `4:0.1`: compared as a number, within its tolerance.
                 var tolerances: [String: Double] = [:]
                 for (text, entry) in zip(texts, accepted) {
-                    guard Double(text) != nil else { throw Skip(reason: "gap \(id)'s answer \(text) is not a number") }
+                    guard Double(text) != nil else { throw ItemSkip(reason: "gap \(id)'s answer \(text) is not a number") }
                     let parts = entry.text.split(separator: ":")
                     tolerances[text] = tolerances[text] ?? (parts.count > 1 ? Double(parts[1]).map(abs) ?? 0 : 0)
                 }

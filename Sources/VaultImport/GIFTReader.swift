@@ -19,15 +19,13 @@ enum GIFTReader {
                 guard var question = try question(block, missingAlt: &missingAlt, notes: &notes, name: name) else { continue }
                 question.id = "q\(questions.count + 1)"
                 questions.append(question)
-            } catch let skip as Skip {
+            } catch let skip as ItemSkip {
                 skipped.append(.init(item: name, reason: skip.reason))
             }
         }
         if missingAlt > 0 { notes.append("\(missingAlt) picture(s) have no description (alt text); add one so every student can follow.") }
         return (questions, skipped, notes)
     }
-
-    struct Skip: Error { var reason: String }
 
     struct Block {
         var line: Int
@@ -112,13 +110,13 @@ enum GIFTReader {
         let characters = Array(block.body)
         guard let open = unescaped("{", in: characters, from: 0) else {
             // Text alone is a description in GIFT, not a question.
-            throw Skip(reason: "it has no answers in { } (a description, not a question)")
+            throw ItemSkip(reason: "it has no answers in { } (a description, not a question)")
         }
-        guard let close = unescaped("}", in: characters, from: open + 1) else { throw Skip(reason: "its { has no closing }") }
+        guard let close = unescaped("}", in: characters, from: open + 1) else { throw ItemSkip(reason: "its { has no closing }") }
         let before = prose(String(characters[..<open]), missingAlt: &missingAlt)
         let after = prose(String(characters[(close + 1)...]), missingAlt: &missingAlt)
         let prompt = after.isEmpty ? before : before + " _____ " + after
-        guard !prompt.isEmpty else { throw Skip(reason: "it has no question text") }
+        guard !prompt.isEmpty else { throw ItemSkip(reason: "it has no question text") }
         let answers = String(characters[(open + 1)..<close]).trimmingCharacters(in: .whitespacesAndNewlines)
         var question = Question(id: "q", type: .essay, prompt: prompt, points: 1)
         let upper = answers.uppercased().components(separatedBy: "#")[0].trimmingCharacters(in: .whitespaces)
@@ -134,7 +132,7 @@ enum GIFTReader {
         if answers.hasPrefix("#") { return try numeric(String(answers.dropFirst()), question) }
         if answers.contains("->") { return try matching(answers, question) }
         let entries = try choices(answers)
-        guard !entries.isEmpty else { throw Skip(reason: "its answers are neither =right nor ~wrong") }
+        guard !entries.isEmpty else { throw ItemSkip(reason: "its answers are neither =right nor ~wrong") }
         if entries.allSatisfy(\.right) {
             // Short answer: every answer accepted, `=%50%text` for half credit.
             question.type = .shortText
@@ -156,7 +154,7 @@ enum GIFTReader {
             )
         }
         let right = entries.enumerated().filter { $0.element.right || ($0.element.weight ?? 0) > 0 }.map { choices[$0.offset].id }
-        guard !right.isEmpty else { throw Skip(reason: "none of its answers is marked right (= or a positive %weight%)") }
+        guard !right.isEmpty else { throw ItemSkip(reason: "none of its answers is marked right (= or a positive %weight%)") }
         question.choices = choices
         // `=` marks the one right answer of a single-answer question (other answers may earn part of it); without
         // one, a single 100% answer is one too, and anything else is a multiple-answer question.
@@ -192,7 +190,7 @@ enum GIFTReader {
                     index += 1
                     continue
                 }
-                throw Skip(reason: "its answers are neither =right nor ~wrong")
+                throw ItemSkip(reason: "its answers are neither =right nor ~wrong")
             }
             var end = index + 1
             while end < characters.count {
@@ -226,11 +224,11 @@ enum GIFTReader {
         var pairs: [(item: String, match: String)] = []
         for entry in try choices(answers) {
             let parts = entry.text.components(separatedBy: "->")
-            guard entry.right, parts.count == 2 else { throw Skip(reason: "its pairs are not all written =item -> match") }
+            guard entry.right, parts.count == 2 else { throw ItemSkip(reason: "its pairs are not all written =item -> match") }
             pairs.append((parts[0].trimmingCharacters(in: .whitespaces), parts[1].trimmingCharacters(in: .whitespaces)))
         }
         guard let (left, right, key) = ImportSupport.matching(pairs) else {
-            throw Skip(reason: "a matching question needs pairs with at least two different matches")
+            throw ItemSkip(reason: "a matching question needs pairs with at least two different matches")
         }
         question.left = left
         question.right = right
@@ -250,14 +248,14 @@ enum GIFTReader {
         spec = spec.components(separatedBy: "#")[0].trimmingCharacters(in: .whitespaces)
         if let range = spec.range(of: "..") {
             guard let low = Double(spec[..<range.lowerBound]), let high = Double(spec[range.upperBound...]), low <= high else {
-                throw Skip(reason: "its numeric range \(spec) is not two numbers low..high")
+                throw ItemSkip(reason: "its numeric range \(spec) is not two numbers low..high")
             }
             question.answerKey = [.number((low + high) / 2)]
             question.tolerance = (high - low) / 2
             return question
         }
         let parts = spec.split(separator: ":", maxSplits: 1).map(String.init)
-        guard let value = parts.first.flatMap(Double.init) else { throw Skip(reason: "its numeric answer \(spec) is not a number") }
+        guard let value = parts.first.flatMap(Double.init) else { throw ItemSkip(reason: "its numeric answer \(spec) is not a number") }
         question.answerKey = [.number(value)]
         question.tolerance = parts.count > 1 ? Double(parts[1]) ?? 0 : 0
         return question

@@ -9,6 +9,12 @@ public enum ImportFormat: String, Sendable, CaseIterable {
     case qti
 }
 
+/// Why a reader leaves one item out (every reader throws it from inside an item; the item's loop records it as
+/// `ImportResult.Skipped` and goes on).
+struct ItemSkip: Error, Sendable {
+    var reason: String
+}
+
 /// What a reader made of a file: our document, and every item it could not bring into a terminal, with why.
 public struct ImportResult: Sendable {
     public struct Skipped: Sendable, Equatable, Codable {

@@ -32,7 +32,7 @@ struct ItemRead: Sendable {
             var question = try QTIReader.question(item, missingAlt: &result.missingAlt, notes: &result.notes)
             if let files { question.media = QTIPackage.media(of: item, path: path, files: files, missing: &result.missingPictures) }
             result.outcome = .read(question)
-        } catch let skip as QTIReader.Skip {
+        } catch let skip as ItemSkip {
             result.outcome = .skipped(reason: skip.reason, identifier: item.attributes["identifier"])
         } catch let error as ImportError {
             result.outcome = .failed(error)

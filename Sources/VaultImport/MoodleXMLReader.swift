@@ -139,7 +139,7 @@ enum MoodleXMLReader {
                     question.type = .fillInBlanks
                     question.prompt = text
                     question.blanks = blanks
-                } catch let skip as ClozeReader.Skip {
+                } catch let skip as ItemSkip {
                     skipped.append(.init(item: name, reason: skip.reason))
                     continue
                 }

@@ -5,7 +5,7 @@ import VaultAPI
 /// the standard template it names written out as the rules the specification gives for it. Its points are the item's
 /// own: `SCORE`'s `normalMaximum`, else the most its rules give the correct response (or the mapping's best answer).
 enum ProcessingReader {
-    typealias Skip = QTIReader.Skip
+    typealias Skip = ItemSkip
 
     /// The item's rules; nil when it has no response processing (then its keys score it, all or nothing).
     static func rules(of item: MarkupElement) throws -> [ProcessingNode]? {
@@ -13,7 +13,7 @@ enum ProcessingReader {
         if !processing.children.isEmpty {
             let rules = try processing.children.map { try node($0, depth: 1) }
             if let unknown = ResponseEvaluator.unsupported(in: rules) {
-                throw Skip(reason: "its response processing uses <\(unknown)>, which the server does not evaluate")
+                throw ItemSkip(reason: "its response processing uses <\(unknown)>, which the server does not evaluate")
             }
             return rules
         }
@@ -23,7 +23,7 @@ enum ProcessingReader {
         switch name {
         case "match_correct", "CC2_match", "CC2_match_basic": return matchCorrect
         case "map_response", "CC2_map_response": return mapResponse
-        default: throw Skip(reason: "its response processing template \(name) is not one the server evaluates")
+        default: throw ItemSkip(reason: "its response processing template \(name) is not one the server evaluates")
         }
     }
 
@@ -54,7 +54,7 @@ enum ProcessingReader {
             case .blanks(let targets): targets.values.map(\.response)
             }
         if let missing = bound.first(where: { !declared.contains($0) }) {
-            throw Skip(reason: "its interaction answers \(missing.isEmpty ? "a response" : missing), which the item does not declare")
+            throw ItemSkip(reason: "its interaction answers \(missing.isEmpty ? "a response" : missing), which the item does not declare")
         }
         question.processing = processing
         // match_correct gives 1 or 0: nothing to evaluate (it was a third of a package's import).
@@ -121,7 +121,7 @@ enum ProcessingReader {
     /// One element of the rules, its text kept where it has no elements inside (a base value).
     static func node(_ element: MarkupElement, depth: Int) throws -> ProcessingNode {
         guard depth <= ResponseEvaluator.maxDepth else {
-            throw Skip(reason: "its response processing is nested more than \(ResponseEvaluator.maxDepth) deep")
+            throw ItemSkip(reason: "its response processing is nested more than \(ResponseEvaluator.maxDepth) deep")
         }
         let text = element.children.isEmpty ? ImportSupport.trimmed(element.text) : ""
         return ProcessingNode(

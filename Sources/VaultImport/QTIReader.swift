@@ -7,8 +7,6 @@ import VaultAPI
 /// Skipped and named: hotspot, graphic, drawing, upload, media, slider, position, custom interactions, and rules
 /// with an operator the server does not evaluate.
 enum QTIReader {
-    struct Skip: Error { var reason: String }
-
     static let unsupported: Set<String> = [
         "hotspotInteraction", "graphicOrderInteraction", "graphicAssociateInteraction", "graphicGapMatchInteraction",
         "selectPointInteraction", "positionObjectInteraction", "drawingInteraction", "uploadInteraction", "mediaInteraction",
@@ -23,7 +21,7 @@ enum QTIReader {
     /// One item into a question, or a reason it was skipped. The item's response processing (a template written
     /// out, or the author's own rules) goes with the question and scores it on the server; its points are the item's.
     static func question(_ item: MarkupElement, missingAlt: inout Int, notes: inout [String]) throws -> Question {
-        guard item.name == "assessmentItem" else { throw Skip(reason: "it is not an assessment item (<\(item.name)>)") }
+        guard item.name == "assessmentItem" else { throw ItemSkip(reason: "it is not an assessment item (<\(item.name)>)") }
         // A template item is drawn once, before anything of it is read.
         let templates = try TemplateReader.instantiate(item)
         func noteDrawn() {
@@ -32,12 +30,12 @@ enum QTIReader {
                 "\"\(item.attributes["title"] ?? "item")\" draws its numbers at random; they were drawn once, so every student sees the same ones."
             )
         }
-        guard let body = item.child("itemBody") else { throw Skip(reason: "it has no item body") }
+        guard let body = item.child("itemBody") else { throw ItemSkip(reason: "it has no item body") }
         let interactions = body.descendants { $0.name.hasSuffix("Interaction") }
         if let other = interactions.first(where: { !read.contains($0.name) }) {
-            throw Skip(reason: "a \(other.name) cannot be taken in a terminal")
+            throw ItemSkip(reason: "a \(other.name) cannot be taken in a terminal")
         }
-        guard !interactions.isEmpty else { throw Skip(reason: "it has no interaction (a text, not a question)") }
+        guard !interactions.isEmpty else { throw ItemSkip(reason: "it has no interaction (a text, not a question)") }
         let declarations = Dictionary(
             item.all("responseDeclaration").map { ($0.attributes["identifier"] ?? "", $0) },
             uniquingKeysWith: { first, _ in first }
@@ -56,7 +54,7 @@ enum QTIReader {
             return question
         }
         guard interactions.count == 1, let interaction = interactions.first else {
-            throw Skip(reason: "it has \(interactions.count) interactions, and a question here takes one answer of one kind")
+            throw ItemSkip(reason: "it has \(interactions.count) interactions, and a question here takes one answer of one kind")
         }
         var prompt = prose(body, missingAlt: &missingAlt)
         if let own = interaction.child("prompt") {
@@ -67,7 +65,7 @@ enum QTIReader {
         if prompt.isEmpty, interaction.name != "gapMatchInteraction", let title = item.attributes["title"] {
             prompt = ImportSupport.tidy(title)
         }
-        guard !prompt.isEmpty || interaction.name == "gapMatchInteraction" else { throw Skip(reason: "it has no question text") }
+        guard !prompt.isEmpty || interaction.name == "gapMatchInteraction" else { throw ItemSkip(reason: "it has no question text") }
         let response = interaction.attributes["responseIdentifier"] ?? ""
         let declared = declaration(interaction)
         let correct = values(declared?.child("correctResponse"))
@@ -86,8 +84,8 @@ enum QTIReader {
             if key.isEmpty, let mapping = declared?.child("mapping") {
                 key = mapping.all("mapEntry").filter { (Double($0.attributes["mappedValue"] ?? "") ?? 0) > 0 }.compactMap { $0.attributes["mapKey"] }
             }
-            guard choices.count >= 2 else { throw Skip(reason: "it has fewer than two choices") }
-            guard scored || !key.isEmpty else { throw Skip(reason: "its choices have no correct response") }
+            guard choices.count >= 2 else { throw ItemSkip(reason: "it has fewer than two choices") }
+            guard scored || !key.isEmpty else { throw ItemSkip(reason: "its choices have no correct response") }
             question.type = single ? .singleChoice : .multipleChoice
             question.answerKey = key.isEmpty ? nil : (single ? Array(key.prefix(1)) : key).map { .string($0) }
             question.choices = choices
@@ -136,8 +134,8 @@ enum QTIReader {
                 guard parts.count == 2 else { return nil }
                 return .array((swapped ? parts.reversed() : parts).map(JSONValue.string))
             }
-            guard !left.isEmpty, right.count >= 2 else { throw Skip(reason: "it has nothing to pair") }
-            guard scored || !pairs.isEmpty else { throw Skip(reason: "its pairs have no correct response") }
+            guard !left.isEmpty, right.count >= 2 else { throw ItemSkip(reason: "it has nothing to pair") }
+            guard scored || !pairs.isEmpty else { throw ItemSkip(reason: "its pairs have no correct response") }
             question.type = .matching
             question.left = left.map { Choice(id: $0.attributes["identifier"] ?? "", text: prose($0, missingAlt: &missingAlt)) }
             question.right = right.map { Choice(id: $0.attributes["identifier"] ?? "", text: prose($0, missingAlt: &missingAlt)) }
@@ -146,8 +144,8 @@ enum QTIReader {
             let items = interaction.descendants { $0.name == "simpleChoice" }.map {
                 Choice(id: $0.attributes["identifier"] ?? "", text: prose($0, missingAlt: &missingAlt))
             }
-            guard items.count >= 2 else { throw Skip(reason: "it has fewer than two things to put in order") }
-            guard scored || correct.count == items.count else { throw Skip(reason: "its order has no correct response") }
+            guard items.count >= 2 else { throw ItemSkip(reason: "it has fewer than two things to put in order") }
+            guard scored || correct.count == items.count else { throw ItemSkip(reason: "its order has no correct response") }
             question.type = .ordering
             question.items = items
             question.answerKey = correct.count == items.count ? correct.map { .string($0) } : nil
@@ -169,12 +167,12 @@ enum QTIReader {
                 targets[id] = .init(response: response, gap: gap)
                 return "[\(id)]"
             }
-            guard words.count >= 2, !blanks.isEmpty else { throw Skip(reason: "its gaps have no words to fill them") }
+            guard words.count >= 2, !blanks.isEmpty else { throw ItemSkip(reason: "its gaps have no words to fill them") }
             question.type = .fillInBlanks
             question.prompt = ImportSupport.tidy(prompt.isEmpty ? text : prompt + "\n" + text)
             question.blanks = blanks
         default:
-            throw Skip(reason: "a \(interaction.name) cannot be taken in a terminal")
+            throw ItemSkip(reason: "a \(interaction.name) cannot be taken in a terminal")
         }
         if question.type != .essay {
             let binding: ResponseBinding =
@@ -236,7 +234,7 @@ enum QTIReader {
                 return "[\(id)]"
             }
         }
-        guard !blanks.isEmpty else { throw Skip(reason: "its blanks could not be read") }
+        guard !blanks.isEmpty else { throw ItemSkip(reason: "its blanks could not be read") }
         targets = found
         return Question(id: "q", type: .fillInBlanks, prompt: ImportSupport.tidy(text), points: 1).with { $0.blanks = blanks }
     }

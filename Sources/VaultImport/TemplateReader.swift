@@ -7,7 +7,7 @@ import VaultAPI
 /// shown or hidden) and the correct responses it sets replace the declared ones. Every student sees the same numbers,
 /// and its response processing reads the same values.
 enum TemplateReader {
-    typealias Skip = QTIReader.Skip
+    typealias Skip = ItemSkip
 
     /// Draws `item` in place; its template variables with their values, or nil when it is not a template item.
     static func instantiate(_ item: MarkupElement) throws -> [ProcessingVariable]? {
@@ -18,7 +18,7 @@ enum TemplateReader {
         let allowed = ResponseEvaluator.rules.union(ResponseEvaluator.expressions).union(ResponseEvaluator.templateRules)
             .union(ResponseEvaluator.randomExpressions)
         if let unknown = firstName(in: rules, notIn: allowed) {
-            throw Skip(reason: "its template processing uses <\(unknown)>, which is not evaluated here")
+            throw ItemSkip(reason: "its template processing uses <\(unknown)>, which is not evaluated here")
         }
         let responses = item.all("responseDeclaration")
         let context = ResponseProcessing(
@@ -29,7 +29,7 @@ enum TemplateReader {
             templates: declared
         )
         guard let instance = ResponseEvaluator.instantiate(context, templateRules: rules, seed: seed(item)) else {
-            throw Skip(reason: "its template's constraint is never met, so it has no values to show")
+            throw ItemSkip(reason: "its template's constraint is never met, so it has no values to show")
         }
         for declaration in responses {
             guard let identifier = declaration.attributes["identifier"] else { continue }
