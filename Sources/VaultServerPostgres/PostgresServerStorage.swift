@@ -761,7 +761,7 @@ public final class PostgresServerStorage: ServerStorage {
                 )
             case nil: break
             }
-            if plan.write != nil { try await self.keepTotals(request.attemptId, on: connection) }
+            if plan.write != nil { try await self.keepTotals(request.attemptId, answers: facts.held, on: connection) }
             return plan.outcome
         }
     }
@@ -1017,11 +1017,12 @@ public final class PostgresServerStorage: ServerStorage {
 
     /// Works out a handed-in attempt's score again and keeps it beside its submission (`Scoring.Totals`), in the
     /// transaction that changed it: a hand-in, a grade, answers changed after the hand-in.
-    private func keepTotals(_ attemptID: String, on connection: PostgresConnection) async throws {
+    /// `answers`: the attempt's current answers when the caller has read them already (a hand-in has).
+    private func keepTotals(_ attemptID: String, answers held: [ReceiptMaterial.Answer]? = nil, on connection: PostgresConnection) async throws {
         guard let source = try await submittedSource(attemptID, on: connection) else { return }
-        let answers = try await Self.currentAnswers(attemptID: attemptID, on: connection, logger: logger).map {
-            (questionID: $0.questionID, answer: $0.answer)
-        }
+        var current = held ?? []
+        if held == nil { current = try await Self.currentAnswers(attemptID: attemptID, on: connection, logger: logger) }
+        let answers = current.map { (questionID: $0.questionID, answer: $0.answer) }
         var grades: [(questionID: String, points: Double)] = []
         for try await row in try await connection.query(
             "SELECT question_id, points FROM grades WHERE attempt_id = \(attemptID)",

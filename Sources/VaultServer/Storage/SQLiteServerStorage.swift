@@ -437,7 +437,7 @@ public final class SQLiteServerStorage: ServerStorage {
                     )
                 case nil: break
                 }
-                if plan.write != nil { try Self.keepTotals(request.attemptId, database: database) }
+                if plan.write != nil { try Self.keepTotals(request.attemptId, answers: facts.held, database: database) }
                 return plan.outcome
             }
         }
@@ -453,9 +453,10 @@ public final class SQLiteServerStorage: ServerStorage {
 
     /// Works out a handed-in attempt's score again and keeps it beside its submission (`Scoring.Totals`), in the
     /// transaction that changed it: a hand-in, a grade, answers changed after the hand-in.
-    static func keepTotals(_ attemptID: String, database: Database) throws {
+    /// `answers`: the attempt's current answers when the caller has read them already (a hand-in has).
+    static func keepTotals(_ attemptID: String, answers held: [ReceiptMaterial.Answer]? = nil, database: Database) throws {
         guard let source = try submittedSource(attemptID, database: database) else { return }
-        let answers = try currentAnswers(attemptID: attemptID, database: database).map { (questionID: $0.questionID, answer: $0.answer) }
+        let answers = try (held ?? currentAnswers(attemptID: attemptID, database: database)).map { (questionID: $0.questionID, answer: $0.answer) }
         let grades = try database.rows("SELECT question_id, points FROM grades WHERE attempt_id = ?", [attemptID]).map {
             (questionID: $0.string(0), points: $0.double(1))
         }
