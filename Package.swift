@@ -1,6 +1,10 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// As the anchors do: `any` written where a type is existential, and a member visible only where its module is
+/// imported (a file says what it uses).
+let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+
 let package = Package(
     name: "vault",
     platforms: [.macOS(.v14)],
@@ -24,6 +28,9 @@ let package = Package(
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
         // The teacher's desk: server-rendered pages from Mustache templates (escaped by default).
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        // Already in the build through Hummingbird and async-http-client; named because our code imports them.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.3.0"),
     ],
     targets: [
         // C libraries: each a system-library target holding only module.modulemap and shim.h.
@@ -53,10 +60,11 @@ let package = Package(
                 "CSQLCipher", "COpenSSL", "CVaultZlib", "CKeyutils", "VaultAPI", "VaultLanguage",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            swiftSettings: strict
         ),
         // The wire contract shared by client and server: Codable + Sendable values only.
-        .target(name: "VaultAPI"),
+        .target(name: "VaultAPI", swiftSettings: strict),
 
         // The sync engine: HTTP transport, connectivity, download, batching, retries, conflicts.
         .target(
@@ -65,22 +73,30 @@ let package = Package(
                 "VaultCore", "VaultAPI", "VaultLanguage",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict
         ),
         // The server's rules, independent of any storage backend: what is accepted, superseded, outdated or
         // refused, and how a teacher's document becomes the served one. Pure functions over values.
-        .target(name: "VaultRules", dependencies: ["VaultCore", "VaultAPI"]),
+        .target(name: "VaultRules", dependencies: ["VaultCore", "VaultAPI"], swiftSettings: strict),
         // The reference server as a library: routes, storage, auth; buildApplication(...).
         .target(
             name: "VaultServer",
             dependencies: [
                 "VaultCore", "VaultAPI", "VaultRules", "VaultImport",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
             ],
-            resources: [.copy("Samples")]
+            resources: [.copy("Samples")],
+            swiftSettings: strict
         ),
         // The PostgreSQL backend of the server's storage (postgres-nio, pooled): a district's deployment, several
         // `vault-server` processes on one database.
@@ -91,7 +107,8 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: strict
         ),
         .executableTarget(
             name: "VaultServerMain",
@@ -101,25 +118,32 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
         ),
         // Teachers' files (Moodle XML, GIFT, Aiken) into our document, with what was skipped and why; no storage.
-        .target(name: "VaultImport", dependencies: ["VaultAPI", "CVaultZlib", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        .target(
+            name: "VaultImport",
+            dependencies: ["VaultAPI", "CVaultZlib", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            swiftSettings: strict
+        ),
         // Text for terminals: display widths (CJK, emoji, bidi marks), wrapping, aligned tables. `vault` and
         // `vault-server` print with it.
-        .target(name: "VaultTerminal"),
+        .target(name: "VaultTerminal", swiftSettings: strict),
         // The student's language: messages from gettext catalogs (po/), plurals by the language's rules, right to
         // left marked where the language needs it.
-        .target(name: "VaultLanguage", dependencies: ["CGettext"]),
+        .target(name: "VaultLanguage", dependencies: ["CGettext"], swiftSettings: strict),
         // The take screen as a state machine (events in, effects out), with no terminal and no storage in it.
-        .target(name: "VaultTake", dependencies: ["VaultCore", "VaultAPI", "VaultLanguage"]),
+        .target(name: "VaultTake", dependencies: ["VaultCore", "VaultAPI", "VaultLanguage"], swiftSettings: strict),
         .executableTarget(
             name: "VaultCLI",
             dependencies: [
                 "VaultCore", "VaultSync", "VaultAPI", "VaultTake", "VaultTerminal", "VaultLanguage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: strict
         ),
 
         // `scripts/bench`: every figure beside a baseline measured in the same run.
@@ -128,7 +152,8 @@ let package = Package(
             dependencies: [
                 "VaultCore", "VaultAPI", "VaultSync", "VaultTake", "VaultImport", "VaultRules",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-            ]
+            ],
+            swiftSettings: strict
         ),
         // scripts/load: seeds a server's store, drives it with concurrent students, measures the raw engine.
         .executableTarget(
@@ -138,22 +163,32 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
+            ],
+            swiftSettings: strict
         ),
 
-        .target(name: "VaultTestSupport", dependencies: ["VaultCore", "VaultAPI"]),
+        .target(name: "VaultTestSupport", dependencies: ["VaultCore", "VaultAPI"], swiftSettings: strict),
         .testTarget(
             name: "VaultCoreTests",
-            dependencies: ["VaultCore", "VaultTestSupport", "CVaultZlib"],
-            resources: [.copy("Fixtures")]
+            dependencies: ["VaultCore", "VaultAPI", "VaultTestSupport", "CVaultZlib"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict
         ),
         .testTarget(
             name: "VaultServerTests",
             dependencies: [
                 "VaultServer", "VaultServerPostgres", "VaultRules", "VaultAPI", "VaultCore", "VaultTestSupport", "VaultImport",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
-            ]
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
+            ],
+            swiftSettings: strict
         ),
         .testTarget(
             name: "VaultSyncTests",
@@ -161,20 +196,25 @@ let package = Package(
                 "VaultSync", "VaultServer", "VaultAPI", "VaultCore", "VaultTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
-            ]
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
         ),
         .testTarget(
             name: "VaultTakeTests",
-            dependencies: ["VaultTake", "VaultCore", "VaultAPI", "VaultTestSupport"]
+            dependencies: ["VaultTake", "VaultCore", "VaultAPI", "VaultTestSupport"],
+            swiftSettings: strict
         ),
-        .testTarget(name: "VaultTerminalTests", dependencies: ["VaultTerminal"]),
-        .testTarget(name: "VaultLanguageTests", dependencies: ["VaultLanguage", "VaultTestSupport"]),
+        .testTarget(name: "VaultTerminalTests", dependencies: ["VaultTerminal"], swiftSettings: strict),
+        .testTarget(name: "VaultLanguageTests", dependencies: ["VaultLanguage", "VaultTestSupport"], swiftSettings: strict),
         // Exam-day faults with real parts: a PostgreSQL cluster of the test's own (stopped, started, its backends
         // terminated, its tables locked), real `vault-server` processes and real vaults.
-        .testTarget(name: "VaultFaultTests", dependencies: ["VaultTestSupport"]),
+        .testTarget(name: "VaultFaultTests", dependencies: ["VaultTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "VaultCLITests",
-            dependencies: ["VaultCore", "VaultTestSupport", "VaultTerminal"]
+            dependencies: ["VaultCore", "VaultAPI", "VaultTestSupport", "VaultTerminal"],
+            swiftSettings: strict
         ),
     ]
 )

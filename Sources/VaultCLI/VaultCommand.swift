@@ -45,7 +45,7 @@ struct VaultCommand: AsyncParsableCommand {
         Language.activate(json ? nil : Language.requested(explicit: lang ?? saved, environment: environment))
         do {
             var command = try parseAsRoot(arguments)
-            if var asyncCommand = command as? AsyncParsableCommand {
+            if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()

@@ -4,6 +4,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import VaultAPI
+import VaultCore
 
 /// Builds the router: public routes, then everything else behind the bearer token.
 /// `hashing` defaults to a pool built from the configuration; tests pass their own to count derivations.

@@ -5,6 +5,7 @@ import VaultTestSupport
 
 #if canImport(Glibc)
 import Glibc
+import VaultAPI
 #endif
 
 /// The attacks of the hostile review (issue "Trust") that reach the vault through the real `vault` binary.

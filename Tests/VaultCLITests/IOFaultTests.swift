@@ -5,6 +5,7 @@ import VaultTestSupport
 
 #if canImport(Glibc)
 import Glibc
+import VaultAPI
 #endif
 
 /// Every I/O call a command makes, failed one at a time (as SQLite's own suites do), with an LD_PRELOAD shim

@@ -189,7 +189,7 @@ struct AdversarialTests {
     func concurrentInit() async throws {
         for round in 0..<5 {
             let paths = VaultPaths(directory: directory.file("race-\(round)"))
-            let results = await withTaskGroup(of: Result<String, Error>.self) { group in
+            let results = await withTaskGroup(of: Result<String, any Error>.self) { group in
                 for password in ["first", "second"] {
                     group.addTask {
                         Result { try Vault.create(paths: paths, password: TestVault.secret(password), iterations: 1_000).vaultID }

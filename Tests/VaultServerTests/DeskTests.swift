@@ -7,6 +7,7 @@ import VaultAPI
 import VaultCore
 import VaultRules
 import VaultServer
+import VaultTestSupport
 
 /// A browser's part for the desk: a cookie jar over the test client, and the forms' hidden fields.
 struct DeskBrowser {

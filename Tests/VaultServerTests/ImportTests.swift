@@ -1,8 +1,10 @@
 import Foundation
+import HTTPTypes
 import Testing
 import VaultAPI
 import VaultImport
 import VaultRules
+import VaultServer
 
 /// Teachers' files into our document: fixtures written for this project, one per format.
 struct ImportTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultAPI
 import VaultCore
 import VaultRules
 import VaultServer

@@ -1,8 +1,10 @@
 import Foundation
+import HTTPTypes
 import Synchronization
 import Testing
 import VaultAPI
 import VaultCore
+import VaultRules
 import VaultServer
 
 final class WallClock: Sendable {

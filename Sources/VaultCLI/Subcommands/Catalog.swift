@@ -25,7 +25,7 @@ struct Catalog: AsyncParsableCommand {
             case downloadedVersion = "downloaded_version"
             case sealed
         }
-        func encode(to encoder: Encoder) throws {
+        func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(id, forKey: .id)
             try container.encode(title, forKey: .title)

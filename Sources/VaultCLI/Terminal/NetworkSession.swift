@@ -57,7 +57,7 @@ final class NetworkSession {
     }
 
     /// Maps a failure to the plain message; a 401 forgets the stored token so `status` reflects it.
-    func translate(_ error: Error) -> Error {
+    func translate(_ error: any Error) -> any Error {
         guard let serverError = error as? ServerError else { return error }
         if serverError == .signInExpired { try? vault.forgetToken() }
         if serverError == .offline { try? vault.setMeta("connectivity", ConnectivityState.offline.rawValue) }

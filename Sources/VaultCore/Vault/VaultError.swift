@@ -82,7 +82,7 @@ extension VaultError {
         tr("The password is not correct. Nothing was changed; try again.")
     )
 
-    static func databaseDamaged(_ path: String, _ error: Error) -> VaultError {
+    static func databaseDamaged(_ path: String, _ error: any Error) -> VaultError {
         VaultError(
             .databaseDamaged,
             tr("The vault database {path} is damaged or has been tampered with. Restore it from a backup.", ["path": path]),

@@ -24,7 +24,7 @@ public struct StatusReport: Codable, Sendable, Equatable {
     }
 
     /// `last_sync_at` is written as null, not left out, so scripts always find the key.
-    public func encode(to encoder: Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(connectivity, forKey: .connectivity)
         try container.encode(pendingAnswers, forKey: .pendingAnswers)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Mustache
+import VaultAPI
 import VaultCore
 
 /// The desk's sign-in: a cookie session (HttpOnly, SameSite=Strict, Path=/desk, Secure behind TLS) whose token is

@@ -1,6 +1,7 @@
 import Foundation
 import Mustache
 import VaultAPI
+import VaultImport
 import VaultRules
 
 /// What the desk's templates show: plain values, every one already worded for a person (the templates only place

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Synchronization
+import VaultAPI
 
 /// Admission for uploads: at most `limit` batch or submission requests in flight (so at most `limit` request bodies
 /// buffered), and in front of them a short queue: up to `queueLimit` more wait up to `maxWait` for a place (their

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import VaultAPI
 
 /// One line per request: method, path, status, duration. Never headers (tokens) or bodies (passwords, answers);
 /// any error not already an API error becomes a JSON 500 without details.
@@ -14,7 +15,7 @@ struct RequestLogger<Context: RequestContext>: RouterMiddleware {
             let response = try await next(request, context)
             log(request, path, response.status.code, start)
             return response
-        } catch let error as HTTPResponseError {
+        } catch let error as any HTTPResponseError {
             log(request, path, error.status.code, start)
             throw error
         } catch let error as StorageError where error.isTemporary {

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import VaultAPI
 import VaultCore
+import VaultRules
 import VaultServer
 import VaultTerminal
 
