@@ -57,10 +57,17 @@ let package = Package(
         .target(
             name: "VaultCore",
             dependencies: [
-                "CSQLCipher", "COpenSSL", "CVaultZlib", "CKeyutils", "VaultAPI", "VaultLanguage",
+                "CSQLCipher", "COpenSSL", "CVaultZlib", "CKeyutils", "VaultAPI", "VaultLanguage", "VaultModel",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            swiftSettings: strict
+        ),
+        // What the vault, the rules and the take screen share, with no C library in it: attempts and their clocks,
+        // answers parsed, the vault's errors, served documents' hashes (SHA-256 on swift-crypto), hex.
+        .target(
+            name: "VaultModel",
+            dependencies: ["VaultAPI", "VaultLanguage", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         // The wire contract shared by client and server: Codable + Sendable values only.
@@ -70,7 +77,7 @@ let package = Package(
         .target(
             name: "VaultSync",
             dependencies: [
-                "VaultCore", "VaultAPI", "VaultLanguage",
+                "VaultCore", "VaultModel", "VaultAPI", "VaultLanguage",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -80,12 +87,12 @@ let package = Package(
         ),
         // The server's rules, independent of any storage backend: what is accepted, superseded, outdated or
         // refused, and how a teacher's document becomes the served one. Pure functions over values.
-        .target(name: "VaultRules", dependencies: ["VaultCore", "VaultAPI"], swiftSettings: strict),
+        .target(name: "VaultRules", dependencies: ["VaultModel", "VaultAPI"], swiftSettings: strict),
         // The reference server as a library: routes, storage, auth; buildApplication(...).
         .target(
             name: "VaultServer",
             dependencies: [
-                "VaultCore", "VaultAPI", "VaultRules", "VaultImport",
+                "VaultCore", "VaultModel", "VaultAPI", "VaultRules", "VaultImport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -103,7 +110,7 @@ let package = Package(
         .target(
             name: "VaultServerPostgres",
             dependencies: [
-                "VaultServer", "VaultRules", "VaultAPI", "VaultCore",
+                "VaultServer", "VaultRules", "VaultAPI", "VaultCore", "VaultModel",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -113,7 +120,7 @@ let package = Package(
         .executableTarget(
             name: "VaultServerMain",
             dependencies: [
-                "VaultServer", "VaultServerPostgres", "VaultAPI", "VaultCore", "VaultImport", "VaultTerminal", "VaultRules",
+                "VaultServer", "VaultServerPostgres", "VaultAPI", "VaultCore", "VaultModel", "VaultImport", "VaultTerminal", "VaultRules",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -135,11 +142,11 @@ let package = Package(
         // left marked where the language needs it.
         .target(name: "VaultLanguage", dependencies: ["CGettext"], swiftSettings: strict),
         // The take screen as a state machine (events in, effects out), with no terminal and no storage in it.
-        .target(name: "VaultTake", dependencies: ["VaultCore", "VaultAPI", "VaultLanguage"], swiftSettings: strict),
+        .target(name: "VaultTake", dependencies: ["VaultModel", "VaultAPI", "VaultLanguage"], swiftSettings: strict),
         .executableTarget(
             name: "VaultCLI",
             dependencies: [
-                "VaultCore", "VaultSync", "VaultAPI", "VaultTake", "VaultTerminal", "VaultLanguage",
+                "VaultCore", "VaultModel", "VaultSync", "VaultAPI", "VaultTake", "VaultTerminal", "VaultLanguage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -150,7 +157,7 @@ let package = Package(
         .executableTarget(
             name: "VaultBench",
             dependencies: [
-                "VaultCore", "VaultAPI", "VaultSync", "VaultTake", "VaultImport", "VaultRules",
+                "VaultCore", "VaultModel", "VaultAPI", "VaultSync", "VaultTake", "VaultImport", "VaultRules",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strict
@@ -159,7 +166,7 @@ let package = Package(
         .executableTarget(
             name: "VaultLoad",
             dependencies: [
-                "VaultServer", "VaultServerPostgres", "VaultCore", "VaultAPI", "VaultRules",
+                "VaultServer", "VaultServerPostgres", "VaultCore", "VaultModel", "VaultAPI", "VaultRules",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -169,17 +176,17 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        .target(name: "VaultTestSupport", dependencies: ["VaultCore", "VaultAPI"], swiftSettings: strict),
+        .target(name: "VaultTestSupport", dependencies: ["VaultCore", "VaultModel", "VaultAPI"], swiftSettings: strict),
         .testTarget(
             name: "VaultCoreTests",
-            dependencies: ["VaultCore", "VaultAPI", "VaultTestSupport", "CVaultZlib"],
+            dependencies: ["VaultCore", "VaultModel", "VaultAPI", "VaultTestSupport", "CVaultZlib"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
         .testTarget(
             name: "VaultServerTests",
             dependencies: [
-                "VaultServer", "VaultServerPostgres", "VaultRules", "VaultAPI", "VaultCore", "VaultTestSupport", "VaultImport",
+                "VaultServer", "VaultServerPostgres", "VaultRules", "VaultAPI", "VaultCore", "VaultModel", "VaultTestSupport", "VaultImport",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -193,7 +200,7 @@ let package = Package(
         .testTarget(
             name: "VaultSyncTests",
             dependencies: [
-                "VaultSync", "VaultServer", "VaultAPI", "VaultCore", "VaultTestSupport",
+                "VaultSync", "VaultServer", "VaultAPI", "VaultCore", "VaultModel", "VaultTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -203,7 +210,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VaultTakeTests",
-            dependencies: ["VaultTake", "VaultCore", "VaultAPI", "VaultTestSupport"],
+            dependencies: ["VaultTake", "VaultCore", "VaultModel", "VaultAPI", "VaultTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(name: "VaultTerminalTests", dependencies: ["VaultTerminal"], swiftSettings: strict),
@@ -213,7 +220,7 @@ let package = Package(
         .testTarget(name: "VaultFaultTests", dependencies: ["VaultTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "VaultCLITests",
-            dependencies: ["VaultCore", "VaultAPI", "VaultTestSupport", "VaultTerminal"],
+            dependencies: ["VaultCore", "VaultModel", "VaultAPI", "VaultTestSupport", "VaultTerminal"],
             swiftSettings: strict
         ),
     ]

@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 @_spi(Testing) import VaultCore
+import VaultModel
 import VaultTake
 
 /// Saving an essay line by line, through the take screen's own path: `TakeSession` turns each typed line into the

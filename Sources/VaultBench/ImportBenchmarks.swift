@@ -7,6 +7,7 @@ import ZIPFoundation
 
 #if canImport(FoundationXML)
 import FoundationXML
+import VaultModel
 #endif
 
 /// Importing a QTI content package of 2,000 items through `AssessmentImporter` (unzip under caps, parse, convert),

@@ -1,5 +1,6 @@
 import Foundation
 import VaultCore
+import VaultModel
 
 /// Timing helpers: wall-clock samples and their percentiles.
 struct Samples {

@@ -5,6 +5,7 @@ import VaultSync
 
 #if canImport(Glibc)
 import Glibc
+import VaultModel
 #endif
 
 /// Download and sync on loopback against the real `vault-server`, each side in its own child process so that

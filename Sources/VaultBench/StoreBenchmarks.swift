@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 @_spi(Testing) import VaultCore
+import VaultModel
 
 /// Unlock and durable answer saves: the vault against the same primitives without the vault around them.
 enum StoreBenchmarks {

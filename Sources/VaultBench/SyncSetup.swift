@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 @_spi(Testing) import VaultCore
+import VaultModel
 import VaultSync
 
 /// Builds the sync workload: a vault holding N pending answers, and the same answers (fresh ids) as prepared

@@ -1,6 +1,7 @@
 import ArgumentParser
 import VaultCore
 import VaultLanguage
+import VaultModel
 import VaultSync
 
 /// The exit codes of docs/cli.md.

@@ -6,6 +6,7 @@ import NIOHTTP1
 import PostgresNIO
 import VaultAPI
 import VaultCore
+import VaultModel
 import VaultRules
 import VaultServer
 import VaultServerPostgres

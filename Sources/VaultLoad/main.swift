@@ -6,6 +6,7 @@ import NIOHTTP1
 import Synchronization
 import VaultAPI
 import VaultCore
+import VaultModel
 import VaultServer
 import VaultServerPostgres
 

@@ -1,6 +1,6 @@
 import Foundation
 import VaultAPI
-import VaultCore
+import VaultModel
 
 /// Turns a teacher's document into the served form: version set, question hashes, content hash.
 public enum AssessmentPublisher {
@@ -78,5 +78,9 @@ public enum PublishPlan {
 
 /// Receipt ids: random, so they reveal nothing and cannot be guessed.
 public enum Receipts {
-    public static func newID() throws -> String { "rcpt-" + Hex.encode(try CryptoRandom.bytes(8)) }
+    /// 64 bits from the system's CSPRNG (`SystemRandomNumberGenerator`: getrandom(2) on Linux).
+    public static func newID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return "rcpt-" + Hex.encode((0..<8).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+    }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import VaultAPI
-import VaultCore
+import VaultModel
 
 /// An assessment's head row: which version is current, and whether it was deleted.
 public struct AssessmentHead: Sendable, Equatable {

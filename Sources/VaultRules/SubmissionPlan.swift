@@ -1,6 +1,6 @@
 import Foundation
 import VaultAPI
-import VaultCore
+import VaultModel
 
 /// What `POST /v1/submissions` answers.
 public enum SubmissionOutcome: Sendable, Equatable {

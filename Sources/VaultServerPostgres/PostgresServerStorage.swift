@@ -5,6 +5,7 @@ import ServiceLifecycle
 import Synchronization
 import VaultAPI
 import VaultCore
+import VaultModel
 import VaultRules
 import VaultServer
 
@@ -687,7 +688,7 @@ public final class PostgresServerStorage: ServerStorage {
     // MARK: Submissions
 
     public func submit(_ request: SubmissionRequest, user: String, via: SubmissionChannel, now: Date) async throws -> SubmissionOutcome {
-        let receiptID = try Receipts.newID()
+        let receiptID = Receipts.newID()
         let extraMinutes = try await extraMinutes(assessmentID: request.assessmentId, user: user)
         return try await transaction(queue: "submissions:" + request.assessmentId) { connection in
             var attempt: AttemptOwner?

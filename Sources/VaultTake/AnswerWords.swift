@@ -1,7 +1,7 @@
 import Foundation
 import VaultAPI
-import VaultCore
 import VaultLanguage
+import VaultModel
 
 /// An answer in the letters and texts the student saw: "b) 5", "a) Oxygen, c) Nitrogen", "1 b) Paris; 2 a) Lima",
 /// "[1] cat; [2] b) mat". The take screen says the whole answer with it after every change, and `vault results` the

@@ -1,7 +1,7 @@
 import Foundation
 import VaultAPI
-import VaultCore
 import VaultLanguage
+import VaultModel
 
 /// The take screen as a state machine: a value that takes one event at a time (a typed line, a clock tick, a
 /// signal, a resize) and returns what to do, in order. It never waits and never touches the vault or the terminal:
@@ -153,7 +153,7 @@ public struct TakeSession: Sendable {
     /// An attempt begun on another device says so, once per opening, with the time its clock kept.
     private func continuedNote(_ now: Now) -> [Effect] {
         guard attempt.continuedAt != nil else { return [] }
-        let started = attempt.time.startedAt.map { Sealing.readable($0) }
+        let started = attempt.time.startedAt.map { PeopleDates.dayAndClock($0) }
         let sentence =
             switch (started, now.time.remaining) {
             case (let at?, let left?):

@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultModel
 
 /// Served assessments for tests, hashed as the server serves them.
 public enum TestDocuments {

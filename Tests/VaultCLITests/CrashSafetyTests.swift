@@ -5,6 +5,7 @@ import VaultTestSupport
 
 #if canImport(Glibc)
 import Glibc
+import VaultModel
 #endif
 
 /// SIGKILL at random moments during passwd and key rotate: afterwards exactly one password works and the vault

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultCore
+import VaultModel
 import VaultTestSupport
 
 /// `vault unlock` / `vault lock` against the real kernel keyring.

@@ -6,6 +6,7 @@ import VaultTestSupport
 
 #if canImport(Glibc)
 import Glibc
+import VaultModel
 #endif
 
 /// `vault sync` through the real binaries: summaries, exit codes, conflicts, crashes and a lossy network.

@@ -6,6 +6,7 @@ import VaultTestSupport
 
 #if canImport(Glibc)
 import Glibc
+import VaultModel
 #endif
 
 /// Every attack of the hostile review (issue "Trust") against the vault library, each named after the attack.

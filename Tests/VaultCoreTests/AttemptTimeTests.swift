@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import VaultAPI
 @_spi(Testing) import VaultCore
+import VaultModel
 import VaultTestSupport
 
 /// Clocks a test moves by hand: the wall clock (which a student can set) and the boot clock (which they cannot).

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VaultAPI
 @_spi(Testing) import VaultCore
+import VaultModel
 import VaultTestSupport
 
 /// The cache inside a real vault: storing, replacing versions, expiry, limits, disk space, manual eviction.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @_spi(Testing) import VaultCore
+import VaultModel
 import VaultTestSupport
 
 /// Flip a byte in every page and every key-file field, truncate at page boundaries: the right error class each

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VaultAPI
 import VaultCore
+import VaultModel
 
 /// The bytes behind every hash that is stored or signed: the canonical JSON of a served document (its content
 /// hash), of an answer (the digest a receipt names) and of a receipt statement. They are fixed here, byte for byte:

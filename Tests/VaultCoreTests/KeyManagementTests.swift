@@ -5,6 +5,7 @@ import VaultTestSupport
 
 #if canImport(Glibc)
 import Glibc
+import VaultModel
 #endif
 
 @Suite(.ownThreads)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultCore
+import VaultModel
 
 /// Published vectors kept in Keys/known-answer-vectors.json, run against our OpenSSL wrappers.
 struct KnownAnswerTests {

@@ -12,6 +12,7 @@ import VaultTestSupport
 #if canImport(Glibc)
 import Glibc
 import CoreFoundation
+import VaultModel
 #endif
 
 /// Every attack of the hostile review (issue "Trust") against the server, each named after the attack.

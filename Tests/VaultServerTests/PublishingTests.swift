@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 import VaultAPI
 import VaultCore
+import VaultModel
 import VaultServer
 
 struct PublishingTests {

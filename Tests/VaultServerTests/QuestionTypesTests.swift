@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VaultAPI
 import VaultCore
+import VaultModel
 import VaultRules
 
 /// Matching, ordering and fill in the blanks: one answer rule for both sides, what a student types, partial credit.

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import VaultAPI
 import VaultCore
+import VaultModel
 import VaultRules
 import VaultServer
 

@@ -7,6 +7,7 @@ import NIOFoundationEssentialsCompat
 import Testing
 import VaultAPI
 import VaultCore
+import VaultModel
 import VaultServer
 import VaultServerPostgres
 import VaultTestSupport

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VaultAPI
 @_spi(Testing) import VaultCore
+import VaultModel
 import VaultServer
 import VaultSync
 import VaultTestSupport

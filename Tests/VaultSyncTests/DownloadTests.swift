@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VaultAPI
 import VaultCore
+import VaultModel
 import VaultServer
 import VaultSync
 import VaultTestSupport

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import VaultAPI
 import VaultCore
+import VaultModel
 import VaultServer
 import VaultSync
 import VaultTestSupport

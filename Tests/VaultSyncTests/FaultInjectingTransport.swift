@@ -1,5 +1,6 @@
 import Foundation
 import VaultCore
+import VaultModel
 import VaultSync
 
 /// Wraps a real transport and injects failures by script, per request: the fault-injecting transport for retry

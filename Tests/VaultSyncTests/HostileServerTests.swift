@@ -6,6 +6,7 @@ import Logging
 import Testing
 import VaultAPI
 import VaultCore
+import VaultModel
 import VaultServer
 import VaultSync
 import VaultTestSupport

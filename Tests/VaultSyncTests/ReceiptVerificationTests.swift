@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VaultAPI
 import VaultCore
+import VaultModel
 import VaultSync
 
 /// The vault's side of signed receipts, against the real server: a receipt that does not verify changes nothing.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import VaultCore
 import VaultLanguage
+import VaultModel
 
 struct Init: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Create a new encrypted vault.")

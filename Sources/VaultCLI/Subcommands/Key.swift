@@ -6,6 +6,7 @@ import VaultLanguage
 
 #if canImport(Glibc)
 import Glibc
+import VaultModel
 #endif
 
 struct Key: ParsableCommand {

@@ -3,6 +3,7 @@ import Foundation
 import VaultAPI
 import VaultCore
 import VaultLanguage
+import VaultModel
 import VaultTake
 
 struct Show: ParsableCommand {

@@ -9,6 +9,7 @@ import VaultTake
 
 #if canImport(Glibc)
 import Glibc
+import VaultModel
 #endif
 
 struct Sync: AsyncParsableCommand {

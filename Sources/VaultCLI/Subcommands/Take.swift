@@ -5,6 +5,7 @@ import VaultTake
 
 #if canImport(Glibc)
 import Glibc
+import VaultModel
 #endif
 
 struct Take: AsyncParsableCommand {

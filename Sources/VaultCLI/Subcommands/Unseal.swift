@@ -3,6 +3,7 @@ import Foundation
 import VaultAPI
 import VaultCore
 import VaultLanguage
+import VaultModel
 import VaultSync
 import VaultTake
 

@@ -6,6 +6,7 @@ import VaultTerminal
 
 #if canImport(Glibc)
 import Glibc
+import VaultModel
 #endif
 
 /// Where `vault answer` reads its value: standard input when it is not a terminal, else a prompt on the terminal.

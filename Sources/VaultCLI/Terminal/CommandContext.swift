@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import VaultCore
 import VaultLanguage
+import VaultModel
 
 /// What every subcommand needs: where the vault is, how to print, how to log.
 struct CommandContext {

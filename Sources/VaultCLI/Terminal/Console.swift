@@ -5,6 +5,7 @@ import VaultTerminal
 
 #if canImport(Glibc)
 import Glibc
+import VaultModel
 #endif
 
 /// Everything the CLI prints: plain text or one JSON document on stdout, messages and progress on stderr.

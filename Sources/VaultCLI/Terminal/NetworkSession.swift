@@ -2,6 +2,7 @@ import Foundation
 import VaultAPI
 import VaultCore
 import VaultLanguage
+import VaultModel
 import VaultSync
 
 /// What a network-required command uses: the HTTP transport (built only here), the typed client, and a

@@ -5,6 +5,7 @@ import VaultLanguage
 
 #if canImport(Glibc)
 import Glibc
+import VaultModel
 #endif
 
 /// Flags that choose where passwords come from. Never a password itself: it is never an argument.

@@ -46,6 +46,6 @@ extension StartCodeSource {
     /// "final-exam is sealed: opens Sat 1 Jun 09:00 or with the start code." (catalog and list, below their tables).
     static func sealedLine(id: String, opensAt: String?) -> String {
         guard let opens = opensAt.flatMap(Timestamp.date) else { return tr("{id} is sealed: it opens with the start code.", ["id": id]) }
-        return tr("{id} is sealed: opens {when} or with the start code.", ["id": id, "when": Sealing.readable(opens)])
+        return tr("{id} is sealed: opens {when} or with the start code.", ["id": id, "when": PeopleDates.dayAndClock(opens)])
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import VaultCore
 import VaultLanguage
+import VaultModel
 import VaultSync
 import VaultTake
 

@@ -6,6 +6,7 @@ import VaultTerminal
 
 #if canImport(Glibc)
 import Glibc
+import VaultModel
 #endif
 
 /// Runs a `TakeSession` against the terminal and the vault. One task takes the events from one stream, fed by

@@ -1,4 +1,5 @@
 import VaultLanguage
+import VaultModel
 
 /// Where a student stands on a downloaded assessment, as `list`, `show` and `status` say it (and `--json` spells it).
 /// A timed attempt whose start screen was answered "no" is `notStarted`: its clock has not begun, so "in progress"

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import VaultAPI
 import VaultLanguage
+import VaultModel
 
 /// A vault's own Ed25519 key: made once, kept inside the encrypted vault, registered with the server at login
 /// (bound to the user), and used to sign hand-in files, so that nobody can hand in for a student from a device the

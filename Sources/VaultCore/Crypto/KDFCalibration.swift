@@ -1,4 +1,5 @@
 import Foundation
+import VaultModel
 
 /// Picks PBKDF2 rounds so that unlocking takes about half a second on this machine, never below the default.
 public enum KDFCalibration {

@@ -1,5 +1,6 @@
 import Foundation
 import VaultLanguage
+import VaultModel
 
 /// How a slot's key-encryption key is derived from a password.
 public struct KDFParameters: Codable, Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import VaultModel
 
 /// `vault.key`: the vault id, the database salt, and the slots that each wrap the data key.
 ///

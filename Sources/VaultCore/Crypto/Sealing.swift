@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import VaultAPI
 import VaultLanguage
+import VaultModel
 
 /// Sealed exams: a random content key per published version encrypts the questions; the key is wrapped under a start
 /// code the proctor reads out. See `SealedContent` and `WrappedKey` for the formats.

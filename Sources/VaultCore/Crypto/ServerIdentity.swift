@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import VaultAPI
+import VaultModel
 
 /// The server's identity: an Ed25519 key pair that signs receipts and an X25519 key pair that hand-in files are
 /// encrypted to. Kept in the server's database (every process of a deployment signs with the same key).
@@ -101,11 +102,6 @@ public struct ServerPublicKey: Sendable, Equatable {
         guard statement.keyFingerprint == fingerprint else { throw ReceiptError.otherKey(statement.keyFingerprint) }
         return statement
     }
-}
-
-/// The SHA-256 (hex) of an answer's canonical JSON: how a receipt names an answer without holding it.
-public func answerDigest(canonicalAnswer: some DataProtocol) -> String {
-    Hex.encode(Crypto.SHA256.hash(data: Data(canonicalAnswer)))
 }
 
 public enum ReceiptError: Error, Equatable, CustomStringConvertible {

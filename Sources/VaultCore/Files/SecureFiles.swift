@@ -3,6 +3,7 @@ import VaultLanguage
 
 #if canImport(Glibc)
 import Glibc
+import VaultModel
 #endif
 
 /// File operations with the vault's rules: 0700 directories, 0600 files, no symlinks, atomic replacement.

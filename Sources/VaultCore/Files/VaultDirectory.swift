@@ -3,6 +3,7 @@ import VaultLanguage
 
 #if canImport(Glibc)
 import Glibc
+import VaultModel
 #endif
 
 /// The vault directory, opened once with `O_NOFOLLOW | O_DIRECTORY` and held open while the vault is in use.

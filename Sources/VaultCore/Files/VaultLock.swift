@@ -3,6 +3,7 @@ import VaultLanguage
 
 #if canImport(Glibc)
 import Glibc
+import VaultModel
 #endif
 
 /// Who may use the vault at once, across processes and within one: an open-file-description lock on `vault.lock`.

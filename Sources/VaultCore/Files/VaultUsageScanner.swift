@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 import VaultLanguage
+import VaultModel
 
 /// `vault admin usage`: finds vault directories (those holding vault.key) and sums their files from metadata.
 public enum VaultUsageScanner {

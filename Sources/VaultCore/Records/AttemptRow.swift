@@ -1,4 +1,5 @@
 import Foundation
+import VaultModel
 
 /// The `attempts` columns an `AttemptRecord` is built from, in order, in one place.
 struct AttemptRow {

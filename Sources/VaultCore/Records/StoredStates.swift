@@ -1,4 +1,5 @@
 import VaultLanguage
+import VaultModel
 
 /// A state or kind kept in a TEXT column: one Swift definition, written into SQL by `sql`, never as a bare string.
 public protocol StoredState: RawRepresentable, Sendable, CaseIterable where RawValue == String {}

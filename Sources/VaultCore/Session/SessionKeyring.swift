@@ -5,6 +5,7 @@ import VaultLanguage
 
 #if canImport(Glibc)
 import Glibc
+import VaultModel
 #endif
 
 /// `vault unlock`: the unwrapped data key kept for a while in the kernel's key retention service, so later commands

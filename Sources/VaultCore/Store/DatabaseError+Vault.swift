@@ -1,5 +1,6 @@
 import Foundation
 import VaultLanguage
+import VaultModel
 
 /// How a SQLite failure in the middle of a command reads to a student.
 extension DatabaseError {

@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 import VaultLanguage
+import VaultModel
 
 /// What a handed-in attempt was: the questions as the student saw them and the answers they gave. Results are read
 /// against it (the question, the student's own answer, the correct one, in the letters the student saw), so it is

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import VaultAPI
 import VaultLanguage
+import VaultModel
 
 /// Time limits, enforced here and nowhere else: the clock of a timed attempt starts the first time any command shows
 /// or answers one of its questions, and runs whether a screen is open or not.

@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 import VaultLanguage
+import VaultModel
 
 /// Taking an assessment offline: every answer is committed (encrypted, fsynced) before the call returns.
 extension Vault {

@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 import VaultLanguage
+import VaultModel
 
 /// The offline cache: storing verified downloads, listing, loading, and eviction.
 extension Vault {
@@ -250,7 +251,7 @@ extension Vault {
                 ["title": assessment.title]
             )
             let opens = assessment.opensAt.flatMap(Timestamp.date).map {
-                tr("It opens {when}, or earlier with the start code.", ["when": Sealing.readable($0)])
+                tr("It opens {when}, or earlier with the start code.", ["when": PeopleDates.dayAndClock($0)])
             }
             let unseal = tr("Run `vault unseal {id}` to type the code (or `vault unseal {id} --online` once it has opened).", ["id": id])
             throw VaultError(.notAllowed, ([sealed] + (opens.map { [$0] } ?? []) + [unseal]).joined(separator: " "))

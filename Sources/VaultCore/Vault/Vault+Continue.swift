@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import VaultAPI
 import VaultLanguage
+import VaultModel
 
 /// Carrying on at another machine: an attempt in progress that the server holds (its answers synced from the device
 /// it began on) becomes this vault's, under the same id, with those answers and the first device's clock. One attempt,
@@ -124,7 +125,7 @@ extension Vault {
             let minutes = max(0, Int(remaining.components.seconds)) / 60
             let left = minutes >= 1 ? (minutes == 1 ? "1 minute" : "\(minutes) minutes") : "less than a minute"
             return
-                "You started \(title) on another device at \(Sealing.readable(startedAt)); \(left) left. \(brought) brought here; `vault take` continues the same attempt."
+                "You started \(title) on another device at \(PeopleDates.dayAndClock(startedAt)); \(left) left. \(brought) brought here; `vault take` continues the same attempt."
         }
     }
 }

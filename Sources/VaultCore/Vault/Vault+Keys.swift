@@ -5,6 +5,7 @@ import VaultLanguage
 
 #if canImport(Glibc)
 import Glibc
+import VaultModel
 #endif
 
 func vault_disable_core_dumps_bridge() -> Int32 { vault_disable_core_dumps() }

@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 import VaultLanguage
+import VaultModel
 
 /// A signed receipt kept in the vault, with what it states (verified when it arrived).
 public struct StoredReceipt: Sendable, Equatable {

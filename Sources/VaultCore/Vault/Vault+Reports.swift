@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 import VaultLanguage
+import VaultModel
 
 /// Local figures for `status`, `storage` and `verify`. No network on any of these paths.
 extension Vault {

@@ -1,11 +1,7 @@
 import Foundation
 import VaultAPI
 import VaultLanguage
-
-extension Sealing {
-    /// "Mon 1 Dec 09:00" in the user's time zone.
-    public static func readable(_ date: Date) -> String { PeopleDates.dayAndClock(date) }
-}
+import VaultModel
 
 extension Vault {
     /// Unseals a downloaded sealed exam with the start code (or with the content key the server gives once it has

@@ -1,5 +1,6 @@
 import Foundation
 import VaultLanguage
+import VaultModel
 
 /// `config get|set|list`: settings stored inside the encrypted database.
 extension Vault {

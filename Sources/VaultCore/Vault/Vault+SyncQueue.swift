@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 import VaultLanguage
+import VaultModel
 
 /// One queued upload as the sync engine sees it.
 public struct QueuedResponse: Sendable, Equatable {

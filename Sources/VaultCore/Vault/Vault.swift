@@ -5,6 +5,7 @@ import VaultLanguage
 
 #if canImport(Glibc)
 import Glibc
+import VaultModel
 #endif
 
 /// An unlocked vault: the key file, the data key in a wiped buffer, the open SQLCipher database and the

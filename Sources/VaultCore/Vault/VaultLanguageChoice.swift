@@ -1,5 +1,6 @@
 import Foundation
 import VaultLanguage
+import VaultModel
 
 /// The language a student chose with `vault config set lang fa`, kept beside the encrypted database in a small file
 /// of its own (`language`, 0600): the vault must speak it before it is unlocked (the password prompt), so it cannot

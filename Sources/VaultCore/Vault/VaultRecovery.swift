@@ -4,6 +4,7 @@ import VaultLanguage
 
 #if canImport(Glibc)
 import Glibc
+import VaultModel
 #endif
 
 /// Finishes or undoes what a crash interrupted, before any password is tried, so that the outcome never depends on

@@ -1,5 +1,6 @@
 import Foundation
 import VaultLanguage
+import VaultModel
 
 /// The `config` keys, their defaults and the values each accepts.
 public struct VaultSettings: Sendable {

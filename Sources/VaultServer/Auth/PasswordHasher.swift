@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultModel
 
 /// Salted PBKDF2-HMAC-SHA256 for account passwords, and random bearer tokens stored as SHA-256 hashes.
 public enum PasswordHasher {

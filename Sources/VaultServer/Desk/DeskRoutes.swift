@@ -6,6 +6,7 @@ import Mustache
 import NIOCore
 import VaultAPI
 import VaultCore
+import VaultModel
 import VaultRules
 
 /// `/desk`: the teacher's pages. Sign in and out, the assessments, the roster of one (live), grading by question,

@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultModel
 
 /// Extra time: the served document carries the student's own time limit, hashed like any served document, so the
 /// vault enforces it offline as it enforces everyone's.

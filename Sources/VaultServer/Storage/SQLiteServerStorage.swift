@@ -376,7 +376,7 @@ public final class SQLiteServerStorage: ServerStorage {
     // MARK: Submissions
 
     public func submit(_ request: SubmissionRequest, user: String, via: SubmissionChannel, now: Date) async throws -> SubmissionOutcome {
-        let receiptID = try Receipts.newID()
+        let receiptID = Receipts.newID()
         return try await onDatabase { database, documents in
             try database.inTransaction {
                 let existing = try database.row(

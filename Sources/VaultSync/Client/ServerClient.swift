@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultModel
 
 /// The API v1 calls, over any transport. Decodes only what the contract allows and caps every body.
 public struct ServerClient: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import VaultCore
 import VaultLanguage
+import VaultModel
 
 /// What went wrong talking to the server, typed for retry decisions and worded for students.
 public enum ServerError: Error, Sendable, Equatable {

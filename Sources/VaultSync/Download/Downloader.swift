@@ -2,6 +2,7 @@ import Foundation
 import VaultAPI
 import VaultCore
 import VaultLanguage
+import VaultModel
 
 /// Fetches assessments for offline use: verified by the client, then stored compressed in the vault.
 public struct Downloader {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import VaultAPI
 import VaultCore
+import VaultModel
 
 /// Drains the queue: answers in batches, then submissions, then conflicts by the student's decision.
 /// Exactly once in effect: rows are marked synced only on the server's word; anything in flight when the process

@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultModel
 
 // The answer parser: the first byte picks the question, the rest is what the student typed. Whatever the parser
 // accepts, the server's rule (`AnswerRules`, the same one the server applies) accepts, and a value survives the

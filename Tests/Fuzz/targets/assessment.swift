@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultModel
 import VaultRules
 
 // Assessment documents: decode, validate, publish and verify. Garbage gets a typed refusal; a document that

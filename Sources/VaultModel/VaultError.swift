@@ -75,18 +75,3 @@ public struct VaultError: Error, Sendable, CustomStringConvertible, Equatable {
         lhs.code == rhs.code && lhs.message == rhs.message
     }
 }
-
-extension VaultError {
-    static let wrongPassword = VaultError(
-        .wrongPassword,
-        tr("The password is not correct. Nothing was changed; try again.")
-    )
-
-    static func databaseDamaged(_ path: String, _ error: any Error) -> VaultError {
-        VaultError(
-            .databaseDamaged,
-            tr("The vault database {path} is damaged or has been tampered with. Restore it from a backup.", ["path": path]),
-            detail: "\(error)"
-        )
-    }
-}

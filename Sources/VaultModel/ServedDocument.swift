@@ -4,8 +4,8 @@ import VaultAPI
 /// The served form of an assessment, in one place for both sides: the server hashes what it publishes, the client
 /// verifies what it downloads, with the same canonical bytes.
 ///
-/// It lives in VaultCore, not VaultAPI, because hashing is crypto and VaultCore owns all crypto (OpenSSL); VaultAPI
-/// stays plain Codable values. Both the server and the client import VaultCore.
+/// It lives in VaultModel, not VaultAPI, because hashing is crypto (SHA-256 on swift-crypto) and VaultAPI stays plain
+/// Codable values; the rules (server) and the vault (client) both import VaultModel, neither through OpenSSL.
 public enum ServedDocument {
     /// Why a served document does not match its hashes.
     public enum Mismatch: Error, Sendable, Equatable {
@@ -36,10 +36,10 @@ public enum ServedDocument {
     }
 
     public static func contentHash(_ document: Assessment) throws -> String {
-        SHA256.hex(try CanonicalJSON.contentBytes(document))
+        Digest.hex(try CanonicalJSON.contentBytes(document))
     }
 
     public static func questionHash(_ question: Question) throws -> String {
-        SHA256.hex(try CanonicalJSON.questionBytes(question))
+        Digest.hex(try CanonicalJSON.questionBytes(question))
     }
 }
