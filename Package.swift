@@ -53,7 +53,7 @@ let package = Package(
         // glibc's gettext and setlocale (part of libc: nothing to link; msgfmt from `gettext` builds the catalogs).
         .systemLibrary(name: "CGettext"),
 
-        // The vault: storage, crypto, compression, cache. The only target that touches the C modules.
+        // The vault: storage, crypto, compression, cache. The only target that touches SQLCipher, OpenSSL and the keyring.
         .target(
             name: "VaultCore",
             dependencies: [
@@ -214,6 +214,18 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "VaultTerminalTests", dependencies: ["VaultTerminal"], swiftSettings: strict),
+        // A test target per library: the rules as table tests of pure functions, the importers on the 1EdTech
+        // samples and hostile files, the wire contract's encodings.
+        .testTarget(name: "VaultRulesTests", dependencies: ["VaultRules", "VaultModel", "VaultAPI", "VaultTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "VaultImportTests",
+            dependencies: [
+                "VaultImport", "VaultRules", "VaultAPI", "VaultTestSupport",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "VaultAPITests", dependencies: ["VaultAPI"], swiftSettings: strict),
         .testTarget(name: "VaultLanguageTests", dependencies: ["VaultLanguage", "VaultTestSupport"], swiftSettings: strict),
         // Exam-day faults with real parts: a PostgreSQL cluster of the test's own (stopped, started, its backends
         // terminated, its tables locked), real `vault-server` processes and real vaults.

@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 import VaultAPI
 import VaultServer
+import VaultTestSupport
 
 struct AuthAndRoleTests {
     @Test("health needs no token", arguments: Backend.all)

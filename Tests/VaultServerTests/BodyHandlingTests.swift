@@ -5,6 +5,7 @@ import Testing
 import VaultAPI
 import VaultCore
 import VaultServer
+import VaultTestSupport
 
 struct BodyHandlingTests {
     @Test("gzip request bodies are read; gzip responses are sent when accepted", arguments: Backend.all)

@@ -5,6 +5,7 @@ import VaultAPI
 import VaultCore
 import VaultRules
 import VaultServer
+import VaultTestSupport
 
 /// The attacks of the proof-of-hand-in review (issue "Proof of hand-in that holds against a middle box") against the
 /// server, on both stores, each named after the attack.

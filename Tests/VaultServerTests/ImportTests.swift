@@ -5,6 +5,7 @@ import VaultAPI
 import VaultImport
 import VaultRules
 import VaultServer
+import VaultTestSupport
 
 /// Teachers' files into our document: fixtures written for this project, one per format.
 struct ImportTests {

@@ -5,6 +5,7 @@ import Testing
 import VaultAPI
 import VaultCore
 import VaultRules
+import VaultTestSupport
 
 @testable import VaultServer
 

@@ -5,6 +5,7 @@ import VaultAPI
 import VaultCore
 import VaultModel
 import VaultServer
+import VaultTestSupport
 
 struct PublishingTests {
     @Test("versions grow only with content; hashes are canonical; answer keys are never served", arguments: Backend.all)

@@ -26,7 +26,7 @@ struct QTIScoringBinaryTests {
             ("order", "qtiv2p2-examples_items_order.xml", "c b a"),
         ]
         for (id, file, answer) in samples {
-            let path = QTICorpusTests.root.appendingPathComponent("items/\(file)").path
+            let path = QTIExamples.root.appendingPathComponent("items/\(file)").path
             let published = try server.admin(["publish", path, "--id", id])
             #expect(published.status == 0, "\(published.stderr)")
             #expect(try vault.unlocked(["download", id]).status == 0)
@@ -35,7 +35,7 @@ struct QTIScoringBinaryTests {
             #expect(try vault.unlocked(["submit", id]).status == 0)
         }
         // Another file into a taken id changes nothing without --replace.
-        let other = QTICorpusTests.root.appendingPathComponent("items/qtiv2p2-examples_items_choice.xml").path
+        let other = QTIExamples.root.appendingPathComponent("items/qtiv2p2-examples_items_choice.xml").path
         let refused = try server.admin(["publish", other, "--id", "york"])
         #expect(refused.status == 65 && refused.stderr.contains("--replace"), "\(refused.stderr)")
         let catalog = try server.admin(["publish", other, "--id", "york", "--dry-run", "--json"])

@@ -5,6 +5,7 @@ import VaultAPI
 import VaultCore
 import VaultModel
 import VaultServer
+import VaultTestSupport
 
 struct ReceiptTests {
     @Test(

@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 import VaultAPI
 import VaultServer
+import VaultTestSupport
 
 struct ResponseTests {
     @Test("accepted, then duplicate on resend; a repeated batch yields the same results again", arguments: Backend.all)

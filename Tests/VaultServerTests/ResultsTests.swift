@@ -4,6 +4,7 @@ import Testing
 import VaultAPI
 import VaultRules
 import VaultServer
+import VaultTestSupport
 
 struct ScoringTests {
     @Test("scoring from the keys: choices, true/false, numeric within tolerance, multiple choice all or nothing, short text normalised; essays wait")

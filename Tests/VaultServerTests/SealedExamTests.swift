@@ -7,6 +7,7 @@ import VaultCore
 import VaultModel
 import VaultRules
 import VaultServer
+import VaultTestSupport
 
 final class WallClock: Sendable {
     let date = Mutex(Date(timeIntervalSince1970: 1_764_000_000))  // 2025-11-24

@@ -1,10 +1,7 @@
 import Foundation
 import Testing
 import VaultAPI
-import VaultCore
-import VaultTestSupport
 
-@Suite(.ownThreads)
 struct ValidatorTests {
     static func document(_ questions: [Question], id: String = "ok-id", title: String = "T") -> Assessment {
         Assessment(id: id, title: title, questions: questions)

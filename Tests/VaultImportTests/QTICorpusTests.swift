@@ -9,9 +9,7 @@ import VaultTestSupport
 /// publish, and whether those that do score as their authors wrote.
 @Suite(.ownThreads)
 struct QTICorpusTests {
-    /// `../shared/qti-examples` beside the project: a developer's checkout and CI both have it.
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/qti-examples")
+    static let root = QTIExamples.root
 
     static func files(_ folder: String, _ suffix: String) throws -> [URL] {
         let directory = root.appendingPathComponent(folder)

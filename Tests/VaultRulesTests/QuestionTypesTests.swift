@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import VaultAPI
-import VaultCore
 import VaultModel
 import VaultRules
 

@@ -1,10 +1,7 @@
 import Foundation
 import Testing
 import VaultAPI
-import VaultCore
-import VaultTestSupport
 
-@Suite(.ownThreads)
 struct CanonicalJSONTests {
     @Test("the content hash does not depend on key order or whitespace in what the teacher sent")
     func keyOrder() throws {
