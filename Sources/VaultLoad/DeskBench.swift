@@ -36,7 +36,8 @@ enum DeskBench {
         let students = Int(option("students", "2000")!)!
         let storage = try await storage()
         try await storage.createUser(
-            PasswordHasher.makeRecord(name: teacher.name, role: .teacher, password: SecretBytes(Array(teacher.password.utf8)), iterations: 1_000)
+            PasswordHasher.makeRecord(name: teacher.name, role: .teacher, password: SecretBytes(Array(teacher.password.utf8)), iterations: 1_000),
+            now: Date()
         )
         // The teacher owns it: the desk shows a teacher only what they own or share.
         _ = try await storage.publish(assessment, now: Date(), by: Publisher(name: teacher.name, role: .teacher))
@@ -68,7 +69,7 @@ enum DeskBench {
         let user = "student-\(index)"
         var record = try PasswordHasher.makeRecord(name: user, role: .student, password: SecretBytes(Array("pw".utf8)), iterations: 1_000)
         record.group = "g\(index % 20)"
-        try await storage.createUser(record)
+        try await storage.createUser(record, now: Date())
         try await storage.recordDownload(assessmentID: assessmentID, version: 1, user: user, now: Date())
         let attempt = "attempt-\(index)"
         let items = served.questions.enumerated().map { number, question in

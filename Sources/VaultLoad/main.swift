@@ -53,7 +53,8 @@ func seed() async throws {
     _ = try await storage.publish(LoadFixture.assessment, now: Date())
     for index in 0..<users {
         try await storage.createUser(
-            PasswordHasher.makeRecord(name: "load-\(index)", role: .student, password: SecretBytes(Array(password.utf8)), iterations: 1_000)
+            PasswordHasher.makeRecord(name: "load-\(index)", role: .student, password: SecretBytes(Array(password.utf8)), iterations: 1_000),
+            now: Date()
         )
     }
     print("seeded \(users) students and \(LoadFixture.assessmentID)")

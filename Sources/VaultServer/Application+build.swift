@@ -17,23 +17,20 @@ public func buildRouter<Storage: ServerStorage, C: Clock>(
 ) throws -> Router<VaultRequestContext> where C.Duration == Duration {
     let router = Router(context: VaultRequestContext.self)
     router.add(middleware: RequestLogger(logger: logger))
-    let auth = AuthRoutes(
+    // One sign-in for the API and the teacher's desk: one password hashing pool, one login throttle.
+    let signIn = SignIn(
         storage: storage,
         configuration: configuration,
         hashing: try hashing
             ?? PasswordHashingPool(threads: configuration.passwordHashingThreads, iterations: configuration.passwordIterations),
         throttle: LoginThrottle(clock: clock, maxDelay: configuration.maxLoginDelay)
     )
+    let auth = AuthRoutes(storage: storage, configuration: configuration, signIn: signIn)
     auth.register(on: router)
-    // The teacher's desk shares the API's password hashing and its login throttle.
-    DeskRoutes(
-        storage: storage,
-        configuration: configuration,
-        hashing: auth.hashing,
-        throttle: auth.throttle,
-        pages: DeskPages(library: try DeskTemplates.library())
-    ).register(on: router)
-    let authenticated = router.group("v1").add(middleware: BearerAuthenticator(storage: storage))
+    DeskRoutes(storage: storage, configuration: configuration, signIn: signIn, pages: DeskPages(library: try DeskTemplates.library())).register(
+        on: router
+    )
+    let authenticated = router.group("v1").add(middleware: BearerAuthenticator(storage: storage, now: configuration.now))
     auth.registerAuthenticated(on: authenticated)
     let receipts = ReceiptIssuer(storage: storage)
     let sealed = SealedExams(storage: storage, receipts: receipts, iterations: configuration.sealIterations)

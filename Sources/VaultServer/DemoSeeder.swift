@@ -16,18 +16,19 @@ public enum DemoSeeder {
     }
 
     /// Idempotent: existing users are kept, unchanged samples keep their version.
-    public static func seed(_ storage: some ServerStorage, passwordIterations: Int) async throws {
+    public static func seed(_ storage: some ServerStorage, passwordIterations: Int, now: @Sendable () -> Date) async throws {
         for (name, password, role) in [(student.name, student.password, Role.student), (teacher.name, teacher.password, Role.teacher)] {
             if try await storage.user(named: name) == nil {
                 try await storage.createUser(
-                    PasswordHasher.makeRecord(name: name, role: role, password: SecretBytes(Array(password.utf8)), iterations: passwordIterations)
+                    PasswordHasher.makeRecord(name: name, role: role, password: SecretBytes(Array(password.utf8)), iterations: passwordIterations),
+                    now: now()
                 )
             }
         }
         for assessment in try sampleAssessments() {
             try AssessmentValidator.validate(assessment)
             // The demo teacher owns the samples (the desk shows a teacher what they own or share).
-            _ = try await storage.publish(assessment, now: Date(), by: Publisher(name: teacher.name, role: .teacher))
+            _ = try await storage.publish(assessment, now: now(), by: Publisher(name: teacher.name, role: .teacher))
         }
     }
 }

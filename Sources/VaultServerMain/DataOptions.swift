@@ -55,4 +55,7 @@ struct DataOptions: ParsableArguments {
             throw ValidationError("The data directory \(dataDirectory) cannot be used: \(error)")
         }
     }
+
+    /// The teacher's desk on the opened store, on the machine's clock (a command's "now" is when it runs).
+    func desk() async throws -> TeacherDesk { TeacherDesk(storage: try await storage(), now: { Date() }) }
 }

@@ -147,15 +147,16 @@ public final class PostgresServerStorage: ServerStorage {
             return error
         }
         if let error = error as? PSQLError, let message = error.serverInfo?[.message] {
-            let state = error.serverInfo?[.sqlState] ?? "?"
+            let code = Self.code(error) ?? PostgresError.Code(raw: "?")
             if starting { return .unavailable("\(location): \(message)") }
-            // Connection exceptions (08), insufficient resources (53: too many connections), an operator or a crash
-            // shutting the server down (57P01-57P03) pass by themselves: 503 and try again. Anything else is a
-            // refusal named by its SQLSTATE (never the message: it can quote data).
-            if state.hasPrefix("08") || state.hasPrefix("53") || ["57P01", "57P02", "57P03", "57014"].contains(state) {
-                return .unavailable("\(location): \(message) (SQLSTATE \(state))")
+            // Connection exceptions (class 08), insufficient resources (class 53: too many connections), an operator
+            // or a crash shutting the server down pass by themselves: 503 and try again. Anything else is a refusal
+            // named by its SQLSTATE (never the message: it can quote data).
+            let passing: [PostgresError.Code] = [.adminShutdown, .crashShutdown, .cannotConnectNow, .queryCanceled]
+            if code.raw.hasPrefix("08") || code.raw.hasPrefix("53") || passing.contains(code) {
+                return .unavailable("\(location): \(message) (SQLSTATE \(code.raw))")
             }
-            return .refused(sqlState: state)
+            return .refused(sqlState: code.raw)
         }
         // No answer from PostgreSQL itself (refused, unreachable, TLS, authentication never reached): say where, and
         // what to check, never the driver's own dump of the error.
@@ -171,8 +172,14 @@ public final class PostgresServerStorage: ServerStorage {
         var seconds: Int
     }
 
-    static func sqlState(_ error: any Error) -> String? {
-        (error as? PSQLError)?.serverInfo?[.sqlState]
+    /// PostgreSQL's SQLSTATE for `error`, as postgres-nio names it (nil: not an error PostgreSQL answered with).
+    static func code(_ error: any Error) -> PostgresError.Code? {
+        (error as? PSQLError)?.serverInfo?[.sqlState].map(PostgresError.Code.init(raw:))
+    }
+
+    /// Whether PostgreSQL answered `error` with one of `codes`.
+    static func failed(_ error: any Error, with codes: PostgresError.Code...) -> Bool {
+        code(error).map(codes.contains) ?? false
     }
 
     /// How much a transaction is isolated from concurrent ones (see docs/architecture.md for which rule needs what).
@@ -237,7 +244,7 @@ public final class PostgresServerStorage: ServerStorage {
                 guard ContinuousClock.now - started < Self.operationLimit else { throw StorageError.tooMuchContention }
                 waits += 1
                 try await Task.sleep(for: .milliseconds(Int.random(in: 1...(2 << min(waits, 5)))))
-            } catch  where ["40001", "40P01", "23505"].contains(Self.sqlState(error)) {
+            } catch  where Self.failed(error, with: .serializationFailure, .deadlockDetected, .uniqueViolation) {
                 conflicts += 1
                 guard conflicts < Self.maxTries else { throw StorageError.tooMuchContention }
                 try await Task.sleep(for: .microseconds(Int.random(in: 100...(1_000 << min(conflicts, 6)))))
@@ -321,20 +328,20 @@ public final class PostgresServerStorage: ServerStorage {
 
     // MARK: Users and tokens
 
-    public func createUser(_ user: UserRecord) async throws {
+    public func createUser(_ user: UserRecord, now: Date) async throws {
         do {
             try await plain { client in
                 try await client.query(
                     """
                     INSERT INTO users (name, role, admin, password_hash, salt, iterations, created_at, group_name)
                     VALUES (\(user.name), \(StoredRole.columns(user.role).role), \(StoredRole.columns(user.role).admin), \(user.passwordHash), \(user.salt),
-                        \(user.iterations), \(Date().timeIntervalSince1970), \(user.group))
+                        \(user.iterations), \(now.timeIntervalSince1970), \(user.group))
                     """,
                     logger: self.logger
                 )
             }
         } catch {
-            throw Self.sqlState(error) == "23505" ? StorageError.userExists(user.name) : error
+            throw Self.failed(error, with: .uniqueViolation) ? StorageError.userExists(user.name) : error
         }
     }
 

@@ -15,7 +15,7 @@ struct SlowStorage: ServerStorage {
     let base: any ServerStorage
     let delay: Duration
 
-    func createUser(_ user: UserRecord) async throws { try await base.createUser(user) }
+    func createUser(_ user: UserRecord, now: Date) async throws { try await base.createUser(user, now: now) }
     func user(named name: String) async throws -> UserRecord? { try await base.user(named: name) }
     func storeToken(hash: String, user: String, expiresAt: Date) async throws {
         try await base.storeToken(hash: hash, user: user, expiresAt: expiresAt)

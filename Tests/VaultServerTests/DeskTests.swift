@@ -90,7 +90,7 @@ struct DeskTests {
             #expect(try await Self.handIn(api, student: "student", attempt: "o-3").status == .created, "a second attempt counts once")
             #expect(try await harness.storage.close(assessmentID: "quiz-2", at: Date(timeIntervalSince1970: 1_900_000_000)))
             let overview = try await harness.storage.assessmentOverview()
-            let desk = TeacherDesk(storage: harness.storage)
+            let desk = TeacherDesk(storage: harness.storage, now: { Date() })
             for id in ["quiz-1", "quiz-2"] {
                 let roster = try await desk.roster(id, scored: false)
                 #expect(overview.counts(id) == (roster.handedInCount, roster.students.count), "\(id)")
@@ -151,7 +151,8 @@ struct DeskTests {
                 )
                 record.group = "7b"
                 return record
-            }()
+            }(),
+            now: Date()
         )
         try await harness.test(reach.setup) { api in
             let teacher = try await api.token("teacher")
@@ -251,7 +252,9 @@ struct DeskTests {
             #expect(try await api.publish(quiz, teacher: try await api.token("teacher")).status == .created)
             var browser = DeskBrowser(api: api)
             _ = try await browser.signIn("teacher")
-            let code = try #require(try await TeacherDesk(storage: harness.storage).startCode("sealed-1", sealIterations: 1_000)?.code)
+            let code = try #require(
+                try await TeacherDesk(storage: harness.storage, now: { Date() }).startCode("sealed-1", sealIterations: 1_000)?.code
+            )
             let page = try await browser.send(.get, "/desk/a/sealed-1/start-code")
             #expect(page.status == .ok && page.text.contains("<p class=\"code\"") && page.text.contains(">\(code)</p>"))
             let roster = try await browser.send(.get, "/desk/a/sealed-1")
@@ -267,7 +270,7 @@ struct DeskTests {
         for index in 0..<205 {
             var record = try PasswordHasher.makeRecord(name: "s\(index)", role: .student, password: SecretBytes(Array("x".utf8)), iterations: 1_000)
             record.group = index < 5 ? "5a" : "big"
-            try await harness.storage.createUser(record)
+            try await harness.storage.createUser(record, now: Date())
         }
         try await harness.test { api in
             #expect(try await api.publish(Fixtures.quiz(), teacher: try await api.token("teacher")).status == .created)
@@ -353,6 +356,17 @@ struct DeskTests {
                 headers: [.origin: "https://evil.example"]
             )
             #expect(crossSite.status == .forbidden)
+            // A form the decoder cannot read (a name twice: which would count?, brackets that nest, a bad escape) is
+            // refused with a sentence, whatever its token.
+            for body in ["csrf=\(mine)&confirm=yes&confirm=no", "csrf=\(mine)&confirm[a][b]=yes&confirm=yes", "csrf=\(mine)&confirm=%zz"] {
+                let unreadable = try await teacher.send(
+                    .post,
+                    "/desk/a/quiz-1/close",
+                    body: Data(body.utf8),
+                    headers: [.contentType: "application/x-www-form-urlencoded"]
+                )
+                #expect(unreadable.status == .badRequest && unreadable.text.contains("could not be read"), "\(body): \(unreadable.status)")
+            }
             #expect(try await harness.storage.rosterFacts(assessmentID: "quiz-1", group: nil)?.closedAt == nil, "nothing changed")
             // A sign-in form posted without its own nonce (login CSRF) signs no one in.
             var forged = DeskBrowser(api: api)
@@ -407,11 +421,14 @@ struct DeskTests {
                 "\(release.text)"
             )
             #expect(try await browser.send(.post, "/desk/a/quiz-1/release", form: ["csrf": csrf]).status == .seeOther)
-            #expect(try await TeacherDesk(storage: harness.storage).roster("quiz-1").released == false, "not without the confirmation")
+            #expect(
+                try await TeacherDesk(storage: harness.storage, now: { Date() }).roster("quiz-1").released == false,
+                "not without the confirmation"
+            )
             #expect(try await browser.send(.post, "/desk/a/quiz-1/release", form: ["csrf": csrf, "confirm": "yes"]).status == .seeOther)
-            #expect(try await TeacherDesk(storage: harness.storage).roster("quiz-1").released)
+            #expect(try await TeacherDesk(storage: harness.storage, now: { Date() }).roster("quiz-1").released)
             #expect(try await browser.send(.post, "/desk/a/quiz-1/hide-results", form: ["csrf": csrf]).status == .seeOther)
-            #expect(try await TeacherDesk(storage: harness.storage).roster("quiz-1").released == false)
+            #expect(try await TeacherDesk(storage: harness.storage, now: { Date() }).roster("quiz-1").released == false)
 
             // Every action, oldest first, with who.
             let history = try await harness.storage.actions(assessmentID: "quiz-1")
@@ -431,7 +448,7 @@ struct DeskTests {
         let harness = try await ServerHarness(backend)
         try await harness.test { api in
             let (_, token, served) = try await api.quizServed()
-            let desk = TeacherDesk(storage: harness.storage)
+            let desk = TeacherDesk(storage: harness.storage, now: { Date() })
             var row = try #require(try await desk.roster("quiz-1").students.first { $0.user == "student" })
             #expect(row.state == .downloaded && row.lastSeenAt != nil)
             _ = try await api.batch([Fixtures.item(served, question: "q1", answer: .string("b"), attempt: "live-1")], token: token)
@@ -511,7 +528,9 @@ struct DeskTests {
             let token = try await api.token("student")
             let served = try await api.served("quiz-1", token: token)
             _ = try await api.batch([Fixtures.item(served, question: "q1", answer: .string("b"), attempt: "old-1")], token: token)
-            let row = try #require(try await TeacherDesk(storage: older.storage).roster("quiz-1").students.first { $0.user == "student" })
+            let row = try #require(
+                try await TeacherDesk(storage: older.storage, now: { Date() }).roster("quiz-1").students.first { $0.user == "student" }
+            )
             #expect(row.state == .answering && row.startedAt == nil && row.timeLeftSeconds == nil && row.stateText == "answering, 1 of 6 answers in")
         }
     }
@@ -561,7 +580,7 @@ struct DeskTests {
             #expect(page.text.contains(">Clear, but say why.</textarea>") && page.text.contains("(graded by you)"))
 
             // The student reads the points and the feedback with the results, once released.
-            _ = try await TeacherDesk(storage: harness.storage).release("quiz-1")
+            _ = try await TeacherDesk(storage: harness.storage, now: { Date() }).release("quiz-1")
             let results = try await api.send(.get, APIPath.results, token: try await api.token("student")).decode(ResultsResponse.self).results
             let q6 = try #require(results.first?.questions.first { $0.questionId == "q6" })
             #expect(q6.points == 0.5 && q6.feedback == "Clear, but say why.", "\(q6)")
@@ -654,7 +673,8 @@ struct DeskTests {
     func publishFile(backend: Backend) async throws {
         let harness = try await ServerHarness(backend)
         try await harness.storage.createUser(
-            PasswordHasher.makeRecord(name: "teacher2", role: .teacher, password: SecretBytes(Array("teacher2-pw".utf8)), iterations: 1_000)
+            PasswordHasher.makeRecord(name: "teacher2", role: .teacher, password: SecretBytes(Array("teacher2-pw".utf8)), iterations: 1_000),
+            now: Date()
         )
         try await harness.test { api in
             var browser = DeskBrowser(api: api)
@@ -779,7 +799,7 @@ struct DeskTests {
 
             // Both refusals are on the teacher's roster (the latest: the refused hand-in), not only in student2's
             // dead letters; the desk counts and filters them.
-            let desk = TeacherDesk(storage: harness.storage)
+            let desk = TeacherDesk(storage: harness.storage, now: { Date() })
             var roster = try await desk.roster("quiz-1")
             let refusedRow = try #require(roster.students.first { $0.user == "student2" })
             #expect(refusedRow.state == .refused && refusedRow.refusal == .afterClosing && refusedRow.refusedAt != nil, "\(refusedRow)")
@@ -839,7 +859,8 @@ struct DeskTests {
                     role: .student,
                     password: SecretBytes(Array("student\(number)-pw".utf8)),
                     iterations: 1_000
-                )
+                ),
+                now: Date()
             )
         }
         try await harness.test { api in
@@ -861,7 +882,7 @@ struct DeskTests {
                     "UPDATE submissions SET score = NULL, max_score = NULL, pending = NULL WHERE attempt_id IN ('class-0', 'class-3')"
                 )
             }
-            let desk = TeacherDesk(storage: harness.storage)
+            let desk = TeacherDesk(storage: harness.storage, now: { Date() })
             let full = try #require(try await harness.storage.rosterFacts(assessmentID: "quiz-1", group: nil))
             let everything = RosterPlan.roster(full, group: nil, now: Date())
             // The page: three rows a page, scored from their own answers, equal to scoring with every answer read.

@@ -126,7 +126,7 @@ struct HeldAttemptsTests {
             let replaced = try await harness.storage.replacedAnswers(attemptID: "attempt-1")
             #expect(replaced.map(\.questionID) == ["q1", "q3"])
             #expect(replaced.map(\.afterHandIn) == [true, false])
-            let sheet = try await TeacherDesk(storage: harness.storage).sheet("quiz-1", user: "student")
+            let sheet = try await TeacherDesk(storage: harness.storage, now: { Date() }).sheet("quiz-1", user: "student")
             let lines = Dictionary(uniqueKeysWithValues: sheet.lines.map { ($0.question.id, $0) })
             #expect(lines["q3"]?.replaced.count == 1 && lines["q3"]?.replaced.first?.afterHandIn == false)
             #expect(lines["q1"]?.replaced.first?.afterHandIn == true)
@@ -157,11 +157,15 @@ struct HeldAttemptsTests {
             #expect(try await upload(1, device: "Not A Device!") == 400)
             #expect(try await upload(1, device: "short") == 400)
             #expect(try await upload(1, device: "device-aaaa-1111") == 200)
-            let one = try #require(try await TeacherDesk(storage: harness.storage).roster("quiz-1").students.first { $0.user == "student" })
+            let one = try #require(
+                try await TeacherDesk(storage: harness.storage, now: { Date() }).roster("quiz-1").students.first { $0.user == "student" }
+            )
             #expect(one.devices == 1 && one.devicesText.isEmpty && one.stateText.hasPrefix("answering"), "\(one)")
             #expect(try await upload(2, device: "device-bbbb-2222") == 200)
             #expect(try await upload(3, device: nil) == 200, "a vault that names no device is still served")
-            let two = try #require(try await TeacherDesk(storage: harness.storage).roster("quiz-1").students.first { $0.user == "student" })
+            let two = try #require(
+                try await TeacherDesk(storage: harness.storage, now: { Date() }).roster("quiz-1").students.first { $0.user == "student" }
+            )
             #expect(two.devices == 2 && two.devicesLastSeen?.count == 2, "\(two)")
             #expect(two.stateText.hasSuffix(", on 2 devices"), "\(two.stateText)")
             var browser = DeskBrowser(api: api)
@@ -196,7 +200,7 @@ struct HeldAttemptsTests {
                     == .notFound
             )
             #expect(try await api.send(.post, APIPath.givenUp, token: token, json: report).status == .noContent)
-            let roster = try await TeacherDesk(storage: harness.storage).roster("quiz-1")
+            let roster = try await TeacherDesk(storage: harness.storage, now: { Date() }).roster("quiz-1")
             #expect(roster.students.first { $0.user == "student" }?.refusal == .givenUpOnDevice)
             #expect(roster.students.first { $0.user == "student2" }?.refusal == nil, "only the caller's row")
         }

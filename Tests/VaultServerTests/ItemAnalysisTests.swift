@@ -141,11 +141,13 @@ struct ItemAnalysisTests {
         let harness = try await ServerHarness(backend)
         for (name, _, _, _) in Self.marks {
             try await harness.storage.createUser(
-                PasswordHasher.makeRecord(name: name, role: .student, password: SecretBytes(Array("\(name)-pw".utf8)), iterations: 1_000)
+                PasswordHasher.makeRecord(name: name, role: .student, password: SecretBytes(Array("\(name)-pw".utf8)), iterations: 1_000),
+                now: Date()
             )
         }
         try await harness.storage.createUser(
-            PasswordHasher.makeRecord(name: "other", role: .teacher, password: SecretBytes(Array("other-pw".utf8)), iterations: 1_000)
+            PasswordHasher.makeRecord(name: "other", role: .teacher, password: SecretBytes(Array("other-pw".utf8)), iterations: 1_000),
+            now: Date()
         )
         try await harness.test(.live) { api in
             let teacher = try await api.token("teacher")

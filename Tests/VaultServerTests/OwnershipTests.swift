@@ -16,7 +16,8 @@ struct OwnershipTests {
     static func addTeachers(_ storage: any ServerStorage) async throws {
         for (name, role) in [("lee", Role.teacher), ("ada", Role.admin)] {
             try await storage.createUser(
-                PasswordHasher.makeRecord(name: name, role: role, password: SecretBytes(Array("\(name)-pw".utf8)), iterations: 1_000)
+                PasswordHasher.makeRecord(name: name, role: role, password: SecretBytes(Array("\(name)-pw".utf8)), iterations: 1_000),
+                now: Date()
             )
         }
     }

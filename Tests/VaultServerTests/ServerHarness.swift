@@ -77,7 +77,8 @@ struct ServerHarness {
         configuration.port = 0
         for (name, role) in [("student", Role.student), ("student2", Role.student), ("teacher", Role.teacher)] {
             try await storage.createUser(
-                PasswordHasher.makeRecord(name: name, role: role, password: SecretBytes(Array("\(name)-pw".utf8)), iterations: 1_000)
+                PasswordHasher.makeRecord(name: name, role: role, password: SecretBytes(Array("\(name)-pw".utf8)), iterations: 1_000),
+                now: Date()
             )
         }
     }

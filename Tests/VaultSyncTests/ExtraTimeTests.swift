@@ -28,7 +28,8 @@ struct ExtraTimeTests {
     func twoLimitsEnforcedOffline() async throws {
         let server = try await LiveServer()
         try await server.storage.createUser(
-            PasswordHasher.makeRecord(name: "student2", role: .student, password: SecretBytes(Array("student2-pw".utf8)), iterations: 1_000)
+            PasswordHasher.makeRecord(name: "student2", role: .student, password: SecretBytes(Array("student2-pw".utf8)), iterations: 1_000),
+            now: Date()
         )
         var quiz = SampleDocuments.quiz("timed")
         quiz.timeLimitSeconds = 1_800

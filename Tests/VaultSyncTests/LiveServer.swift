@@ -17,7 +17,8 @@ struct LiveServer {
         storage = try SQLiteServerStorage(directory: directory.file("server"))
         for (name, role) in [("student", Role.student), ("teacher", Role.teacher)] {
             try await storage.createUser(
-                PasswordHasher.makeRecord(name: name, role: role, password: SecretBytes(Array("\(name)-pw".utf8)), iterations: 1_000)
+                PasswordHasher.makeRecord(name: name, role: role, password: SecretBytes(Array("\(name)-pw".utf8)), iterations: 1_000),
+                now: Date()
             )
         }
     }

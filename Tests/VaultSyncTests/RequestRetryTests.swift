@@ -12,7 +12,8 @@ struct RequestRetryTests {
     func loginRequests() async throws {
         let server = try await LiveServer()
         try await server.storage.createUser(
-            PasswordHasher.makeRecord(name: "ana", role: .student, password: SecretBytes(Array("ana-pw".utf8)), iterations: 1_000)
+            PasswordHasher.makeRecord(name: "ana", role: .student, password: SecretBytes(Array("ana-pw".utf8)), iterations: 1_000),
+            now: Date()
         )
         try await server.run { port in
             let transport = AsyncHTTPTransport(baseURL: "http://127.0.0.1:\(port)", connectTimeout: .seconds(30), readTimeout: .seconds(60))

@@ -14,7 +14,8 @@ struct SignInTests {
         let passwords = ["quote\"d", "back\\slash\\", "tab\there\u{1}", "پسورد 密码 🙂", "\\\"\\u0041"]
         for (index, password) in passwords.enumerated() {
             try await server.storage.createUser(
-                PasswordHasher.makeRecord(name: "user\(index)", role: .student, password: SecretBytes(Array(password.utf8)), iterations: 1_000)
+                PasswordHasher.makeRecord(name: "user\(index)", role: .student, password: SecretBytes(Array(password.utf8)), iterations: 1_000),
+                now: Date()
             )
         }
         try await server.run { port in

@@ -129,7 +129,7 @@ struct SyncEngineTests {
             let report = try await SyncScenario.engine(vault, client, transport: faulty).run()
             #expect(report.uploaded == 1 && report.deadLetters == 1, "\(report)")
             #expect(faulty.count("/v1/given-up") == 1)
-            let roster = try await TeacherDesk(storage: server.storage).roster("quiz")
+            let roster = try await TeacherDesk(storage: server.storage, now: { Date() }).roster("quiz")
             let row = try #require(roster.students.first { $0.user == "student" })
             #expect(row.state == .refused && row.refusal == .givenUpOnDevice, "\(row)")
             #expect(row.stateText == "given up on the device (answers kept there)")
@@ -139,7 +139,9 @@ struct SyncEngineTests {
             faulty.rule = nil
             try vault.recordAnswer(attemptID: attempt, questionID: "q2", answer: .bool(true))
             _ = try await SyncScenario.engine(vault, client, transport: faulty).run()
-            let again = try #require(try await TeacherDesk(storage: server.storage).roster("quiz").students.first { $0.user == "student" })
+            let again = try #require(
+                try await TeacherDesk(storage: server.storage, now: { Date() }).roster("quiz").students.first { $0.user == "student" }
+            )
             #expect(again.state == .answering, "\(again)")
         }
     }

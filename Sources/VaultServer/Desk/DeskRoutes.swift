@@ -15,9 +15,10 @@ import VaultRules
 struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration == Duration {
     let storage: Storage
     let configuration: ServerConfiguration
-    let hashing: PasswordHashingPool
-    let throttle: LoginThrottle<C>
+    /// The API's sign-in: the same throttle and password hashing (the desk is not a way around either).
+    let signIn: SignIn<Storage, C>
     let pages: DeskPages
+    var hashing: PasswordHashingPool { signIn.hashing }
     /// Seconds between the roster's refreshes.
     static var refreshSeconds: Int { 10 }
     static var maxFormBytes: Int { 1024 * 1024 }
@@ -39,7 +40,7 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         open.get("login") { request, _ in try loginPage(request, problem: nil, status: .ok) }
         open.post("login") { request, context in try await signIn(request, context: context) }
 
-        let signedIn = router.group("desk").add(middleware: pages).add(middleware: DeskAuthenticator(storage: storage))
+        let signedIn = router.group("desk").add(middleware: pages).add(middleware: DeskAuthenticator(storage: storage, now: configuration.now))
         signedIn.get { _, context in try await assessmentsPage(context) }
         signedIn.get("students") { _, context in
             pages.html(
@@ -65,9 +66,9 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         // Close and release ask first, on their own page, saying what will happen; both can be undone (reopen,
         // hide results), and every one of the four is recorded with who and when.
         assessment.get("release") { _, context in try await confirmPage(.release, context: context) }
-        assessment.get("close") { _, context in try await confirmPage(.close(at: Date()), context: context) }
+        assessment.get("close") { _, context in try await confirmPage(.close(at: configuration.now()), context: context) }
         assessment.post("release") { request, context in try await changeState(.release, request, context: context) }
-        assessment.post("close") { request, context in try await changeState(.close(at: Date()), request, context: context) }
+        assessment.post("close") { request, context in try await changeState(.close(at: configuration.now()), request, context: context) }
         assessment.post("reopen") { request, context in try await changeState(.reopen, request, context: context) }
         assessment.post("hide-results") { request, context in try await changeState(.hideResults, request, context: context) }
         assessment.post("late") { request, context in
@@ -247,7 +248,7 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             var record = try await hashing.newRecord(name: entry.name, role: .student, password: SecretBytes(Array(password.utf8)))
             record.group = entry.group
             do {
-                try await storage.createUser(record)
+                try await storage.createUser(record, now: configuration.now())
             } catch StorageError.userExists {
                 existing.append(entry.name)
                 continue
@@ -276,26 +277,24 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         guard (try? Identifiers.check([name])) != nil else {
             return try loginPage(request, problem: "The user name or password is not correct.", status: .unauthorized)
         }
-        // The same throttle as the API: the desk is not a way around it.
-        let keys = AuthRoutes<Storage, C>.throttleKeys(user: name, address: context.clientAddress, configuration: configuration)
-        if let wait = await throttle.begin(keys) {
+        let outcome = try await signIn.attempt(
+            name: name,
+            password: SecretBytes(Array((fields["password"] ?? "").utf8)),
+            address: context.clientAddress,
+            lifetime: DeskSession.lifetime,
+            allowed: { $0.role.teaches }
+        )
+        let token: String
+        switch outcome {
+        case .throttled(let wait):
             let refusal = AuthRoutes<Storage, C>.throttled(wait)
             var response = try loginPage(request, problem: refusal.message, status: .tooManyRequests)
             response.headers[.retryAfter] = refusal.headers[.retryAfter]
             return response
+        case .wrong: return try loginPage(request, problem: "The user name or password is not correct.", status: .unauthorized)
+        case .notAllowed: throw DeskError.teachersOnly
+        case .signedIn(_, let issued, _): token = issued
         }
-        let password = SecretBytes(Array((fields["password"] ?? "").utf8))
-        let record = name.count <= 200 ? try await storage.user(named: name) : nil
-        guard try await hashing.verify(password, against: record), let user = record else {
-            return try loginPage(request, problem: "The user name or password is not correct.", status: .unauthorized)
-        }
-        await throttle.succeeded(keys)
-        guard user.role.teaches else { throw DeskError.teachersOnly }
-        if user.iterations < hashing.iterations { try await storage.updatePassword(try await hashing.rehash(user, password: password)) }
-        let now = Date()
-        try await storage.purgeExpiredTokens(now: now)
-        let token = try PasswordHasher.newToken()
-        try await storage.storeToken(hash: PasswordHasher.tokenHash(token), user: user.name, expiresAt: now.addingTimeInterval(DeskSession.lifetime))
         var response = Response.redirect(to: "/desk", type: .normal)
         let secure = DeskSession.isSecure(request, configuration: configuration)
         response.setCookie(DeskSession.sessionCookie(token, secure: secure, maxAge: Int(DeskSession.lifetime)))
@@ -481,7 +480,8 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         }
     }
 
-    /// An `application/x-www-form-urlencoded` body, read under a limit and decoded by Foundation.
+    /// An `application/x-www-form-urlencoded` body, read under a limit and decoded by Hummingbird's form decoder.
+    /// A form it cannot read (a name twice, brackets that nest, bad percent-encoding) changes nothing.
     static func fields(_ request: Request) async throws -> [String: String] {
         let body: ByteBuffer
         do {
@@ -489,15 +489,11 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         } catch {
             throw DeskError(.contentTooLarge, heading: "Too large", text: "That form is larger than the desk takes; nothing was changed.")
         }
-        // name=value pairs joined by &, each percent-decoded by Foundation (a malformed one is dropped, never a trap).
-        var fields: [String: String] = [:]
-        for pair in String(buffer: body).split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decoded(_ text: Substring) -> String? { text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
-            guard let name = decoded(parts[0]), let value = parts.count > 1 ? decoded(parts[1]) : "" else { continue }
-            if fields[name] == nil { fields[name] = value }
+        do {
+            return try URLEncodedFormDecoder().decode([String: String].self, from: String(buffer: body))
+        } catch {
+            throw DeskError(.badRequest, heading: "That form could not be read", text: "Nothing was changed. Reload the page and try again.")
         }
-        return fields
     }
 
     /// An id as the start of a download's file name: ASCII letters, digits, - and _ only, at most 60.

@@ -56,10 +56,12 @@ enum DeskSession {
 struct DeskAuthenticator<Storage: ServerStorage>: RouterMiddleware {
     typealias Context = VaultRequestContext
     let storage: Storage
+    /// The server's clock (`ServerConfiguration.now`): a token expires by it.
+    let now: @Sendable () -> Date
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let token = request.cookies[DeskSession.cookie]?.value, token.count <= 200,
-            let owner = try await storage.tokenOwner(hash: PasswordHasher.tokenHash(token), now: Date())
+            let owner = try await storage.tokenOwner(hash: PasswordHasher.tokenHash(token), now: now())
         else {
             if request.method == .get || request.method == .head { return .redirect(to: "/desk/login", type: .normal) }
             throw DeskError(.unauthorized, heading: "Please sign in", text: "You are not signed in, so nothing was changed.", back: "/desk/login")

@@ -5,12 +5,14 @@ import Hummingbird
 struct BearerAuthenticator<Storage: ServerStorage>: RouterMiddleware {
     typealias Context = VaultRequestContext
     let storage: Storage
+    /// The server's clock (`ServerConfiguration.now`): a token expires by it.
+    let now: @Sendable () -> Date
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { throw APIError.unauthorized }
         let token = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
         let hash = PasswordHasher.tokenHash(token)
-        guard token.count <= 200, let owner = try await storage.tokenOwner(hash: hash, now: Date()) else {
+        guard token.count <= 200, let owner = try await storage.tokenOwner(hash: hash, now: now()) else {
             throw APIError.unauthorized
         }
         var context = context

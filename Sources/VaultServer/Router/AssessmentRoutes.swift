@@ -84,7 +84,7 @@ struct AssessmentRoutes<Storage: ServerStorage> {
             do {
                 // Another teacher's id is "not found": publishing there would have replaced their assessment.
                 let publisher = context.publisher
-                result = try await storage.publish(assessment, now: Date(), by: publisher)
+                result = try await storage.publish(assessment, now: configuration.now(), by: publisher)
             } catch StorageError.notPermitted {
                 throw APIError.notFound(id)
             }
@@ -93,7 +93,7 @@ struct AssessmentRoutes<Storage: ServerStorage> {
         group.delete("assessments/:id") { _, context in
             let id = try context.parameters.require("id")
             try await requireAccess(id, context, storage: storage)
-            guard try await storage.delete(id: id, now: Date()) else { throw APIError.notFound(id) }
+            guard try await storage.delete(id: id, now: configuration.now()) else { throw APIError.notFound(id) }
             return Response(status: .noContent)
         }
         group.get("assessments/:id/responses") { request, context in

@@ -7,8 +7,7 @@ import VaultCore
 struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration == Duration {
     let storage: Storage
     let configuration: ServerConfiguration
-    let hashing: PasswordHashingPool
-    let throttle: LoginThrottle<C>
+    let signIn: SignIn<Storage, C>
 
     func register(on router: Router<VaultRequestContext>) {
         router.get(RouterPath(APIPath.health)) { request, _ in
@@ -17,24 +16,19 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         router.post(RouterPath(APIPath.token)) { request, context in
             let credentials = try await JSONBody.decode(TokenRequest.self, from: request, limit: 64 * 1024)
             try Identifiers.check([credentials.user])
-            let keys = Self.throttleKeys(user: credentials.user, address: context.clientAddress, configuration: configuration)
-            if let wait = await throttle.begin(keys) { throw Self.throttled(wait) }
-            let password = SecretBytes(Array(credentials.password.utf8))
-            // Unknown names run the same derivation against a dummy record: the time does not tell names apart.
-            let record = credentials.user.count <= 200 ? try await storage.user(named: credentials.user) : nil
-            guard try await hashing.verify(password, against: record), let user = record else {
+            let outcome = try await signIn.attempt(
+                name: credentials.user,
+                password: SecretBytes(Array(credentials.password.utf8)),
+                address: context.clientAddress,
+                lifetime: configuration.tokenLifetime
+            )
+            switch outcome {
+            case .throttled(let wait): throw Self.throttled(wait)
+            case .wrong, .notAllowed:
                 throw APIError(.unauthorized, code: .invalidCredentials, message: "The user name or password is not correct.")
+            case .signedIn(let user, let token, let expires):
+                return try JSONBody.response(TokenResponse(token: token, expiresAt: Timestamp.string(expires), role: user.role), request: request)
             }
-            await throttle.succeeded(keys)
-            if user.iterations < hashing.iterations {
-                try await storage.updatePassword(try await hashing.rehash(user, password: password))
-            }
-            let now = Date()
-            try await storage.purgeExpiredTokens(now: now)
-            let token = try PasswordHasher.newToken()
-            let expires = now.addingTimeInterval(configuration.tokenLifetime)
-            try await storage.storeToken(hash: PasswordHasher.tokenHash(token), user: user.name, expiresAt: expires)
-            return try JSONBody.response(TokenResponse(token: token, expiresAt: Timestamp.string(expires), role: user.role), request: request)
         }
     }
 
@@ -46,7 +40,8 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
                 throw APIError.badRequest("public_key must be a raw 32-byte Ed25519 key in base64.")
             }
             let fingerprint = DeviceKey.fingerprint(publicKey: body.publicKey)
-            guard try await storage.registerDeviceKey(user: user, publicKey: body.publicKey, fingerprint: fingerprint, now: Date()) else {
+            guard try await storage.registerDeviceKey(user: user, publicKey: body.publicKey, fingerprint: fingerprint, now: configuration.now())
+            else {
                 throw APIError(.conflict, code: .keyTaken, message: "This device key belongs to another account.")
             }
             return try JSONBody.response(DeviceKeyResponse(fingerprint: fingerprint), status: .created, request: request)
@@ -56,11 +51,6 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             try await storage.revokeToken(hash: hash)
             return Response(status: .noContent)
         }
-    }
-
-    /// What a sign-in counts against, on the API and on the desk alike: the name and the client's address.
-    static func throttleKeys(user: String, address: String, configuration: ServerConfiguration) -> [LoginThrottle<C>.Key] {
-        [.user(user, free: configuration.freeLoginFailures), .address(address, free: configuration.freeLoginFailuresPerAddress)]
     }
 
     static func throttled(_ wait: Duration) -> APIError {

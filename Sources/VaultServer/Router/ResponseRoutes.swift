@@ -32,7 +32,7 @@ struct ResponseRoutes<Storage: ServerStorage> {
             if let device = batch.device, !BatchRequest.isValidDevice(device) {
                 throw APIError.badRequest("device must be 8 to 64 characters of a-z, 0-9 and '-'.")
             }
-            let results = try await storage.recordBatch(batch.responses, user: user, device: batch.device, now: Date())
+            let results = try await storage.recordBatch(batch.responses, user: user, device: batch.device, now: configuration.now())
             return try JSONBody.response(bytes: CanonicalJSON.encode(results: BatchResponse(results: results)), request: request)
         }
         group.get("results") { request, context in
@@ -86,7 +86,7 @@ struct ResponseRoutes<Storage: ServerStorage> {
                     assessmentID: report.assessmentId,
                     attemptID: report.attemptId,
                     reason: .givenUpOnDevice,
-                    at: Date().timeIntervalSince1970
+                    at: configuration.now().timeIntervalSince1970
                 )
             ])
             return Response(status: .noContent)
@@ -105,7 +105,7 @@ struct ResponseRoutes<Storage: ServerStorage> {
                 )
             }
             try Identifiers.check(submission)
-            switch try await storage.submit(submission, user: user, now: Date()) {
+            switch try await storage.submit(submission, user: user, now: configuration.now()) {
             case .created(let record):
                 return try JSONBody.response(try await receipts.receipt(for: record), status: .created, request: request)
             case .repeated(let record), .amended(let record):
@@ -154,7 +154,7 @@ struct ResponseRoutes<Storage: ServerStorage> {
                 assessmentID: submission.assessmentId,
                 attemptID: submission.attemptId,
                 reason: reason,
-                at: Date().timeIntervalSince1970
+                at: configuration.now().timeIntervalSince1970
             )
         ])
     }

@@ -11,7 +11,7 @@ public struct TeacherDesk: Sendable {
     /// Students per read while exporting (tests make it small to cross its boundaries).
     public var exportChunk = 250
 
-    public init(storage: any ServerStorage, now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(storage: any ServerStorage, now: @escaping @Sendable () -> Date) {
         self.storage = storage
         self.now = now
     }

@@ -51,14 +51,14 @@ public final class SQLiteServerStorage: ServerStorage {
 
     // MARK: Users and tokens
 
-    public func createUser(_ user: UserRecord) async throws {
+    public func createUser(_ user: UserRecord, now: Date) async throws {
         try await onDatabase { database, _ in
             try database.inTransaction {
                 guard try database.row("SELECT 1 FROM users WHERE name = ?", [user.name]) == nil else { throw StorageError.userExists(user.name) }
                 let stored = StoredRole.columns(user.role)
                 try database.execute(
                     "INSERT INTO users (name, role, admin, password_hash, salt, iterations, created_at, group_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [user.name, stored.role, stored.admin, user.passwordHash, user.salt, user.iterations, Date().timeIntervalSince1970, user.group]
+                    [user.name, stored.role, stored.admin, user.passwordHash, user.salt, user.iterations, now.timeIntervalSince1970, user.group]
                 )
             }
         }

@@ -36,7 +36,7 @@ public struct UserRecord: Sendable, Equatable {
 ///
 /// A store is a service: `run()` keeps its connections (a pool for PostgreSQL) until graceful shutdown.
 public protocol ServerStorage: Service {
-    func createUser(_ user: UserRecord) async throws
+    func createUser(_ user: UserRecord, now: Date) async throws
     func user(named name: String) async throws -> UserRecord?
     func storeToken(hash: String, user: String, expiresAt: Date) async throws
     func tokenOwner(hash: String, now: Date) async throws -> (user: String, role: Role)?

@@ -19,7 +19,7 @@ struct Close: AsyncParsableCommand {
             when = date
         }
         do {
-            let closed = try await TeacherDesk(storage: try await options.storage()).close(id, at: when)
+            let closed = try await options.desk().close(id, at: when)
             TerminalText.line(
                 closed > Date() ? "\(id) will close on \(Timestamp.readable(closed))." : "Closed \(id) on \(Timestamp.readable(closed))."
             )

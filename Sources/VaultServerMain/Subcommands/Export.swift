@@ -17,7 +17,7 @@ struct Export: AsyncParsableCommand {
     @Option(help: "Only the students of this group.") var group: String?
 
     func run() async throws {
-        let desk = TeacherDesk(storage: try await options.storage())
+        let desk = try await options.desk()
         var text = Data()
         // The file as it is when piped; on a terminal, nothing in it can drive the terminal (its CRLF shown as lines).
         let onTerminal = isatty(STDOUT_FILENO) == 1

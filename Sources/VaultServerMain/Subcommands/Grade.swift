@@ -22,7 +22,7 @@ struct Grade: AsyncParsableCommand {
     var feedback: String?
 
     func run() async throws {
-        let desk = TeacherDesk(storage: try await options.storage())
+        let desk = try await options.desk()
         do {
             if let attempt {
                 guard points != nil || feedback != nil else { throw ValidationError("Give --points or --feedback with --attempt.") }

@@ -14,7 +14,7 @@ struct Release: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            try await TeacherDesk(storage: try await options.storage()).change(id, undo ? .hideResults : .release, by: TeacherDesk.commandLine)
+            try await options.desk().change(id, undo ? .hideResults : .release, by: TeacherDesk.commandLine)
         } catch let problem as TeacherDesk.Problem {
             throw ValidationError(problem.description)
         }

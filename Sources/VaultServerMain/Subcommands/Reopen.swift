@@ -13,7 +13,7 @@ struct Reopen: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            try await TeacherDesk(storage: try await options.storage()).change(id, .reopen, by: TeacherDesk.commandLine)
+            try await options.desk().change(id, .reopen, by: TeacherDesk.commandLine)
         } catch let problem as TeacherDesk.Problem {
             throw ValidationError(problem.description)
         }

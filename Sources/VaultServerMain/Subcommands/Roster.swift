@@ -17,7 +17,7 @@ struct RosterCommand: AsyncParsableCommand {
     func run() async throws {
         let roster: Roster
         do {
-            roster = try await TeacherDesk(storage: try await options.storage()).roster(id, group: group)
+            roster = try await options.desk().roster(id, group: group)
         } catch let problem as TeacherDesk.Problem {
             throw ValidationError(problem.description)
         }

@@ -51,7 +51,7 @@ struct Serve: AsyncParsableCommand {
         var logger = Logger(label: "vault-server")
         logger.logLevel = logLevel
         let storage = try await options.storage(logger: logger)
-        if demo { try await DemoSeeder.seed(storage, passwordIterations: options.passwordIterations) }
+        if demo { try await DemoSeeder.seed(storage, passwordIterations: options.passwordIterations, now: { Date() }) }
         var configuration = ServerConfiguration()
         configuration.host = host
         configuration.port = port

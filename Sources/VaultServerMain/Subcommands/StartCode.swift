@@ -13,7 +13,7 @@ struct StartCode: AsyncParsableCommand {
     @Argument(help: "The assessment id.") var id: String
 
     func run() async throws {
-        let desk = TeacherDesk(storage: try await options.storage())
+        let desk = try await options.desk()
         let start: (version: Int, code: String, title: String)?
         do {
             start = try await desk.startCode(id, sealIterations: options.sealIterations)

@@ -28,7 +28,7 @@ struct UserCommand: AsyncParsableCommand {
             do {
                 var record = try PasswordHasher.makeRecord(name: name, role: role, password: password, iterations: options.passwordIterations)
                 record.group = group.flatMap { $0.isEmpty ? nil : $0 }
-                try await storage.createUser(record)
+                try await storage.createUser(record, now: Date())
             } catch let error as StorageError {
                 throw ValidationError(error.description)
             }
