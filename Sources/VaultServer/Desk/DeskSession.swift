@@ -53,7 +53,7 @@ enum DeskSession {
 
 /// Resolves the desk cookie to a teacher. No session: a page sends you to sign in, a form post is refused. A
 /// student's session: 403 on every page and form. A form post without the session's CSRF token changes nothing.
-struct DeskAuthenticator<Storage: ServerStorage>: RouterMiddleware {
+struct DeskAuthenticator<Storage: AccountStore>: RouterMiddleware {
     typealias Context = VaultRequestContext
     let storage: Storage
     /// The server's clock (`ServerConfiguration.now`): a token expires by it.
@@ -78,7 +78,7 @@ struct DeskAuthenticator<Storage: ServerStorage>: RouterMiddleware {
 
 /// The pages of one assessment (`/desk/a/:id/...`) for those who may act on it (`ServerStorage.mayAct`); for anyone
 /// else the assessment does not exist.
-struct DeskAssessmentAccess<Storage: ServerStorage>: RouterMiddleware {
+struct DeskAssessmentAccess<Storage: PublishingStore>: RouterMiddleware {
     typealias Context = VaultRequestContext
     let storage: Storage
 

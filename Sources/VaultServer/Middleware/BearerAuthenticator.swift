@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 
 /// Resolves `Authorization: Bearer <token>` to a user; refuses the request with 401 otherwise.
-struct BearerAuthenticator<Storage: ServerStorage>: RouterMiddleware {
+struct BearerAuthenticator<Storage: AccountStore>: RouterMiddleware {
     typealias Context = VaultRequestContext
     let storage: Storage
     /// The server's clock (`ServerConfiguration.now`): a token expires by it.

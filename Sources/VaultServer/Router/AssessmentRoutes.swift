@@ -115,7 +115,7 @@ func requireTeacher(_ context: VaultRequestContext) throws {
 }
 
 /// A teacher's route on one assessment: 404 unless they may act on it (`ServerStorage.mayAct`).
-func requireAccess(_ id: String, _ context: VaultRequestContext, storage: some ServerStorage) async throws {
+func requireAccess(_ id: String, _ context: VaultRequestContext, storage: some PublishingStore) async throws {
     try requireTeacher(context)
     guard try await storage.mayAct(user: context.user, role: context.role, onAssessment: id) else { throw APIError.notFound(id) }
 }

@@ -1,7 +1,7 @@
 import VaultAPI
 import VaultRules
 
-extension ServerStorage {
+extension PublishingStore {
     /// The one check every API route and desk page that reads or changes an assessment makes (`Ownership.mayAct`):
     /// an administrator always; a teacher who owns it or with whom it was shared; nobody else. Callers answer "not
     /// found" when it is false, so a teacher learns nothing of another's assessments.

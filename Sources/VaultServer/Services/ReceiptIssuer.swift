@@ -7,10 +7,10 @@ import VaultRules
 /// Signs receipts with the deployment's identity (read from the store once, made there by whichever process asks
 /// first). A receipt is signed once and stored; a repeated submission gets the stored one.
 public final class ReceiptIssuer: Sendable {
-    private let storage: any ServerStorage
+    private let storage: any KeyStore
     private let cached = Mutex<ServerIdentity?>(nil)
 
-    public init(storage: any ServerStorage) {
+    public init(storage: any KeyStore) {
         self.storage = storage
     }
 

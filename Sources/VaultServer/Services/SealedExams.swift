@@ -7,11 +7,11 @@ import VaultRules
 /// Sealed exams on the server: each published version of a sealed assessment gets a content key and a start code
 /// once (stored; every process serves the same), and is served with its questions encrypted and the document signed.
 public final class SealedExams: Sendable {
-    private let storage: any ServerStorage
+    private let storage: any PublishingStore
     private let receipts: ReceiptIssuer
     private let iterations: Int
 
-    public init(storage: any ServerStorage, receipts: ReceiptIssuer, iterations: Int) {
+    public init(storage: any PublishingStore, receipts: ReceiptIssuer, iterations: Int) {
         self.storage = storage
         self.receipts = receipts
         self.iterations = iterations

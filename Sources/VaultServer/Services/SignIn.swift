@@ -4,7 +4,7 @@ import VaultCore
 /// Signing in, for the API's token and the desk's session alike: the throttle on the name and the address, the
 /// same derivation for an unknown name as for a known one (the time does not tell names apart), a stronger hash
 /// kept after a sign-in with an old one, expired tokens purged, and a new token stored by its hash only.
-struct SignIn<Storage: ServerStorage, C: Clock>: Sendable where C.Duration == Duration {
+struct SignIn<Storage: AccountStore, C: Clock>: Sendable where C.Duration == Duration {
     let storage: Storage
     let configuration: ServerConfiguration
     let hashing: PasswordHashingPool

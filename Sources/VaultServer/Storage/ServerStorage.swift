@@ -34,8 +34,12 @@ public struct UserRecord: Sendable, Equatable {
 /// question, attempt owner) and a retry that reads the winner. Exactly once follows from those keys and
 /// transactions, in one process or many.
 ///
-/// A store is a service: `run()` keeps its connections (a pool for PostgreSQL) until graceful shutdown.
-public protocol ServerStorage: Service {
+/// A store is a service: `run()` keeps its connections (a pool for PostgreSQL) until graceful shutdown. It plays every
+/// role below; a service asks for the roles it uses.
+public protocol ServerStorage: Service, AccountStore, PublishingStore, ResponseStore, KeyStore, DeskStore {}
+
+/// Accounts and their tokens: who may sign in, and the vaults' device keys.
+public protocol AccountStore: Sendable {
     func createUser(_ user: UserRecord, now: Date) async throws
     func user(named name: String) async throws -> UserRecord?
     func storeToken(hash: String, user: String, expiresAt: Date) async throws
@@ -46,7 +50,14 @@ public protocol ServerStorage: Service {
     func revokeToken(hash: String) async throws
     /// Deletes tokens that expired before `now`.
     func purgeExpiredTokens(now: Date) async throws
+    /// Registers a vault's public signing key to `user`; false when the key is registered to another user already.
+    func registerDeviceKey(user: String, publicKey: String, fingerprint: String, now: Date) async throws -> Bool
+    /// The public signing keys registered to `user`.
+    func deviceKeys(user: String) async throws -> [String]
+}
 
+/// Assessments as teachers publish them: versions, owners and co-teachers, the catalog, served bytes, sealing.
+public protocol PublishingStore: Sendable {
     /// Publishes or updates; the version grows only when the content changes. With a `publisher`, one transaction
     /// also applies `Ownership.mayPublish` (`StorageError.notPermitted` otherwise) and makes them the owner of a new
     /// assessment; nil is the server's own command line.
@@ -63,7 +74,14 @@ public protocol ServerStorage: Service {
     func catalog() async throws -> [CatalogEntry]
     /// The served bytes, hash and number of the current version, or nil when unknown or deleted.
     func served(id: String) async throws -> (bytes: Data, contentHash: String, version: Int)?
+    /// The sealing of a published version, or nil before it was made.
+    func sealing(assessmentID: String, version: Int) async throws -> SealingMaterial?
+    /// Stores `material` unless the version has one already (another process was first); returns the stored one.
+    func storeSealing(assessmentID: String, version: Int, material: SealingMaterial) async throws -> SealingMaterial
+}
 
+/// What students send: answer batches and hand-ins (each one transaction over `BatchPlan` / `SubmissionPlan`), downloads, refusals, the attempts a student holds on the server.
+public protocol ResponseStore: Sendable {
     /// One transaction: `BatchPlan` over the facts read inside it, its writes applied in it. `device`: the sending
     /// vault's id, when it said (the roster's devices per attempt).
     func recordBatch(_ items: [ResponseItem], user: String, device: String?, now: Date) async throws -> [ItemResult]
@@ -72,7 +90,19 @@ public protocol ServerStorage: Service {
     /// One transaction: `SubmissionPlan` over the facts read inside it; `via` says how it reached the server.
     func submit(_ request: SubmissionRequest, user: String, via: SubmissionChannel, now: Date) async throws -> SubmissionOutcome
     func received(assessmentID: String) async throws -> ReceivedResponses?
+    /// `user`'s own attempts of an assessment that have answers on the server, with their current answers, oldest
+    /// first; nothing of anyone else's.
+    func heldAttempts(user: String, assessmentID: String) async throws -> [HeldAttempt]
+    /// Records refused hand-ins (each replaces the student's earlier refusal on that assessment).
+    func recordRefusals(_ refusals: [RosterFacts.Refusal]) async throws
+    /// Records that `user` fetched `version` of an assessment (the roster's "downloaded").
+    func recordDownload(assessmentID: String, version: Int, user: String, now: Date) async throws
+    /// The extra minutes `user` has on `assessmentID`: its own setting, else the user's default, else 0.
+    func extraMinutes(assessmentID: String, user: String) async throws -> Int
+}
 
+/// The server's identity and what its receipts state.
+public protocol KeyStore: Sendable {
     /// The server's identity (`ServerIdentity.material`), made by `generate` when none is stored. Whichever process
     /// asks first stores it (insert if absent, then read), so every process of a deployment reads the same.
     func serverIdentityMaterial(generate: @Sendable () -> Data) async throws -> Data
@@ -80,10 +110,10 @@ public protocol ServerStorage: Service {
     func receiptMaterial(attemptID: String) async throws -> ReceiptMaterial?
     /// Stores `signed` as the attempt's receipt unless one is stored already; returns the stored one.
     func attachReceipt(attemptID: String, signed: SignedReceipt) async throws -> SignedReceipt
+}
 
-    /// `user`'s own attempts of an assessment that have answers on the server, with their current answers, oldest
-    /// first; nothing of anyone else's.
-    func heldAttempts(user: String, assessmentID: String) async throws -> [HeldAttempt]
+/// The teacher's desk: rosters, results, grades and feedback, closing and releasing, extra time.
+public protocol DeskStore: Sendable {
     /// An attempt's answers that do not count (replaced by a later one, or given after its hand-in), by question
     /// and time: the superseded history the teacher's answer sheet shows.
     func replacedAnswers(attemptID: String) async throws -> [ReplacedAnswer]
@@ -97,22 +127,17 @@ public protocol ServerStorage: Service {
     func release(assessmentID: String, now: Date) async throws -> Bool
     /// Closes an assessment at `at` (now or later; a later close replaces an earlier one); false when there is none.
     func close(assessmentID: String, at: Date) async throws -> Bool
-    /// The teacher's decision on a submission that arrived after closing; false when the attempt has no such
-    /// submission.
     /// Closes, reopens, releases or hides results, and records who did it and when, in one transaction; false when
     /// there is no such assessment (nothing recorded).
     func apply(_ change: AssessmentChange, assessmentID: String, by actor: String, at: Date) async throws -> Bool
     /// The actions recorded on an assessment, oldest first.
     func actions(assessmentID: String) async throws -> [AssessmentAction]
+    /// The teacher's decision on a submission that arrived after closing; false when the attempt has no such
+    /// submission.
     func decideLate(attemptID: String, decision: LateDecision) async throws -> Bool
-
     /// The teacher's written feedback on one answer of a submitted attempt (nil removes it); false when the attempt
     /// is not submitted or its version has no such question.
     func setFeedback(attemptID: String, questionID: String, text: String?) async throws -> Bool
-    /// Records refused hand-ins (each replaces the student's earlier refusal on that assessment).
-    func recordRefusals(_ refusals: [RosterFacts.Refusal]) async throws
-    /// Records that `user` fetched `version` of an assessment (the roster's "downloaded").
-    func recordDownload(assessmentID: String, version: Int, user: String, now: Date) async throws
     /// What the roster of one assessment is built from, read in one transaction with a fixed number of queries;
     /// nil when the assessment is unknown or deleted.
     /// `detail: .summary` leaves the answers and feedback out of `results` (states, counts and flags need none; the
@@ -123,21 +148,8 @@ public protocol ServerStorage: Service {
     func rosterMembers(assessmentID: String, group: String?) async throws -> [RosterFacts.Student]
     /// Every assessment's counts for the Assessments page, in a constant number of statements.
     func assessmentOverview() async throws -> AssessmentOverview
-
-    /// The sealing of a published version, or nil before it was made.
-    func sealing(assessmentID: String, version: Int) async throws -> SealingMaterial?
-    /// Stores `material` unless the version has one already (another process was first); returns the stored one.
-    func storeSealing(assessmentID: String, version: Int, material: SealingMaterial) async throws -> SealingMaterial
-
-    /// Registers a vault's public signing key to `user`; false when the key is registered to another user already.
-    func registerDeviceKey(user: String, publicKey: String, fingerprint: String, now: Date) async throws -> Bool
-    /// The public signing keys registered to `user`.
-    func deviceKeys(user: String) async throws -> [String]
-
     /// Extra minutes for `user` on `assessmentID` (nil: the user's default for every timed assessment).
     func setAccommodation(assessmentID: String?, user: String, extraMinutes: Int) async throws
-    /// The extra minutes `user` has on `assessmentID`: its own setting, else the user's default, else 0.
-    func extraMinutes(assessmentID: String, user: String) async throws -> Int
 }
 
 /// What `share` did.
@@ -147,12 +159,14 @@ public enum ShareOutcome: Sendable, Equatable {
     case noAssessment, noTeacher, cannotRemoveOwner
 }
 
-extension ServerStorage {
+extension PublishingStore {
     /// Publishing by the server's own command line (an administrator's rights; no owner).
     public func publish(_ assessment: Assessment, now: Date) async throws -> PublishResponse {
         try await publish(assessment, now: now, by: nil)
     }
+}
 
+extension ResponseStore {
     /// A submission from a vault (`POST /v1/submissions`).
     public func submit(_ request: SubmissionRequest, user: String, now: Date) async throws -> SubmissionOutcome {
         try await submit(request, user: user, via: .sync, now: now)
