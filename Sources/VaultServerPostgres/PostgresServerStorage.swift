@@ -554,8 +554,8 @@ public final class PostgresServerStorage: ServerStorage {
             for try await row in rows.decode((String, Data, Int, String, Double).self) { result.append(row) }
             return result
         }
-        return rows.compactMap { id, served, version, hash, updated in
-            guard let document = decoded(DocumentKey(id: id, version: version), bytes: served) else { return nil }
+        return try rows.map { id, served, version, hash, updated in
+            let document = try decoded(DocumentKey(id: id, version: version), bytes: served)
             return CatalogEntry(served: document, version: version, contentHash: hash, servedBytes: served.count, updatedAt: updated)
         }
     }
@@ -574,9 +574,9 @@ public final class PostgresServerStorage: ServerStorage {
         }
     }
 
-    private func decoded(_ key: DocumentKey, bytes: Data) -> Assessment? {
+    private func decoded(_ key: DocumentKey, bytes: Data) throws -> Assessment {
         if let cached = documents.withLock({ $0[key] }) { return cached }
-        guard let document = try? JSONDecoder().decode(Assessment.self, from: bytes) else { return nil }
+        let document = try StoredDocument.decode(bytes, key)
         documents.withLock { $0[key] = document }
         return document
     }
@@ -623,7 +623,7 @@ public final class PostgresServerStorage: ServerStorage {
                 logger: logger
             )
             for try await (id, version, served) in rows.decode((String, Int, Data).self) {
-                _ = decoded(DocumentKey(id: id, version: version), bytes: served)
+                _ = try decoded(DocumentKey(id: id, version: version), bytes: served)
             }
         }
         documents.withLock { cache in for key in keys { facts.documents[key] = cache[key] } }
@@ -726,7 +726,7 @@ public final class PostgresServerStorage: ServerStorage {
             for try await served in try await connection.query(
                 "SELECT served FROM assessment_versions WHERE id = \(key.id) AND version = \(key.version)",
                 logger: self.logger
-            ).decode(Data.self) { document = self.decoded(key, bytes: served) }
+            ).decode(Data.self) { document = try self.decoded(key, bytes: served) }
             var counts = (submitted: 0, attempts: 0)
             for try await (submitted, attempts) in try await connection.query(
                 """
@@ -1238,7 +1238,7 @@ public final class PostgresServerStorage: ServerStorage {
                 """,
                 logger: self.logger
             ).decode((Int, Double?, Bool, Data).self) {
-                if let document = try? JSONDecoder().decode(Assessment.self, from: source) { head = (version, closedAt, released, document) }
+                head = (version, closedAt, released, try StoredDocument.decode(source, DocumentKey(id: assessmentID, version: version)))
             }
             guard let head else { return nil }
             var students: [RosterFacts.Student] = []

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 import VaultAPI
 import VaultCore
@@ -128,6 +129,33 @@ struct SchemaParityTests {
 
 /// The record layer: one column list and one mapper per record, strict on both stores.
 struct StoredRecordTests {
+    @Test("read by position, a SQLite row is as strict as by name: NULL, a number for text or text for a number throws")
+    func positionalReadsAreStrict() throws {
+        let row = SQLiteStoredRow(Row(values: [.text("ana"), .null, .integer(3), .text("x"), .blob(Data([1]))]))
+        #expect(try row.string(0) == "ana" && row.optionalString(1) == nil && row.int(2) == 3 && row.data(4) == Data([1]))
+        #expect(throws: StorageError.self) { try row.string(1) }
+        #expect(throws: StorageError.self) { try row.string(2) }
+        #expect(throws: StorageError.self) { try row.int(3) }
+        #expect(throws: StorageError.self) { try row.data(3) }
+        #expect(throws: StorageError.self) { try row.string(9) }
+    }
+
+    @Test("a stored document that does not decode is damaged, named, and never read as no such assessment")
+    func damagedDocument() async throws {
+        let harness = try await ServerHarness(.sqlite)
+        try await harness.test { api in
+            #expect(try await api.publish(Fixtures.quiz(), teacher: try await api.token("teacher")).status == .created)
+            let database = try Database(path: harness.directory.file("data") + "/server.db", encryption: .plaintext)
+            try database.execute("UPDATE assessment_versions SET source = x'7b6e6f74' WHERE id = 'quiz-1'")
+            do {
+                _ = try await harness.storage.rosterFacts(assessmentID: "quiz-1", group: nil)
+                Issue.record("a damaged document was read")
+            } catch let error as StorageError {
+                #expect(error == .damaged("assessment quiz-1 version 1: its stored document cannot be read"))
+            }
+        }
+    }
+
     @Test("a damaged row (an unknown flag, a NULL where a value must be) is refused by the mapper, never read as empty or zero")
     func damagedRowsThrow() throws {
         let row = Row(values: [

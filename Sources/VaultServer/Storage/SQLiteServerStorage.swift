@@ -54,7 +54,9 @@ public final class SQLiteServerStorage: ServerStorage {
     public func createUser(_ user: UserRecord, now: Date) async throws {
         try await onDatabase { database, _ in
             try database.inTransaction {
-                guard try database.row("SELECT 1 FROM users WHERE name = ?", [user.name]) == nil else { throw StorageError.userExists(user.name) }
+                guard try database.storedRow("SELECT 1 FROM users WHERE name = ?", [user.name]) == nil else {
+                    throw StorageError.userExists(user.name)
+                }
                 let stored = StoredRole.columns(user.role)
                 try database.execute(
                     "INSERT INTO users (name, role, admin, password_hash, salt, iterations, created_at, group_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -66,15 +68,17 @@ public final class SQLiteServerStorage: ServerStorage {
 
     public func user(named name: String) async throws -> UserRecord? {
         try await onDatabase { database, _ in
-            try database.row("SELECT name, \(StoredRole.column()), password_hash, salt, iterations, group_name FROM users WHERE name = ?", [name]).map
-            {
+            try database.storedRow(
+                "SELECT name, \(StoredRole.column()), password_hash, salt, iterations, group_name FROM users WHERE name = ?",
+                [name]
+            ).map {
                 UserRecord(
-                    name: $0.string(0),
-                    role: Role(rawValue: $0.string(1)) ?? .student,
-                    passwordHash: $0.string(2),
-                    salt: $0.string(3),
-                    iterations: $0.int(4),
-                    group: $0.optionalString(5)
+                    name: try $0.string(0),
+                    role: Role(rawValue: try $0.string(1)) ?? .student,
+                    passwordHash: try $0.string(2),
+                    salt: try $0.string(3),
+                    iterations: try $0.int(4),
+                    group: try $0.optionalString(5)
                 )
             }
         }
@@ -91,10 +95,10 @@ public final class SQLiteServerStorage: ServerStorage {
 
     public func tokenOwner(hash: String, now: Date) async throws -> (user: String, role: Role)? {
         try await onDatabase { database, _ in
-            try database.row(
+            try database.storedRow(
                 "SELECT u.name, \(StoredRole.column("u.")) FROM tokens t JOIN users u ON u.name = t.user_name WHERE t.token_hash = ? AND t.expires_at > ?",
                 [hash, now.timeIntervalSince1970]
-            ).map { ($0.string(0), Role(rawValue: $0.string(1)) ?? .student) }
+            ).map { (try $0.string(0), Role(rawValue: try $0.string(1)) ?? .student) }
         }
     }
 
@@ -121,18 +125,26 @@ public final class SQLiteServerStorage: ServerStorage {
         let source = try AssessmentPublisher.sourceBytes(assessment)
         return try await onDatabase { database, _ in
             try database.inTransaction {
-                let existing = try database.row("SELECT current_version, deleted FROM assessments WHERE id = ?", [assessment.id])
+                let existing = try database.storedRow("SELECT current_version, deleted FROM assessments WHERE id = ?", [assessment.id])
                 let current = try existing.flatMap {
-                    try database.row("SELECT source, content_hash FROM assessment_versions WHERE id = ? AND version = ?", [assessment.id, $0.int(0)])
+                    try database.storedRow(
+                        "SELECT source, content_hash FROM assessment_versions WHERE id = ? AND version = ?",
+                        [assessment.id, $0.int(0)]
+                    )
                 }
-                let head = existing.map { AssessmentHead(currentVersion: $0.int(0), deleted: $0.int(1) != 0) }
-                let teachers = try database.rows("SELECT teacher FROM assessment_teachers WHERE assessment_id = ?", [assessment.id]).map {
-                    $0.string(0)
+                let head = try existing.map { AssessmentHead(currentVersion: try $0.int(0), deleted: try $0.int(1) != 0) }
+                let teachers = try database.stored("SELECT teacher FROM assessment_teachers WHERE assessment_id = ?", [assessment.id]).map {
+                    try $0.string(0)
                 }
                 guard Ownership.mayPublish(exists: existing != nil, teachers: teachers, publisher: publisher) else {
                     throw StorageError.notPermitted(assessment.id)
                 }
-                let plan = try PublishPlan.decide(assessment, source: source, head: head, currentSource: current.map { ($0.data(0), $0.string(1)) })
+                let plan = try PublishPlan.decide(
+                    assessment,
+                    source: source,
+                    head: head,
+                    currentSource: current.map { (try $0.data(0), try $0.string(1)) }
+                )
                 guard let version = plan.newVersion else { return plan.response }
                 if existing == nil {
                     try database.execute(
@@ -162,24 +174,24 @@ public final class SQLiteServerStorage: ServerStorage {
 
     public func teacherAccess(assessmentID: String, teacher: String) async throws -> TeacherAccess? {
         try await onDatabase { database, _ in
-            try database.row(
+            try database.storedRow(
                 "SELECT owner FROM assessment_teachers WHERE assessment_id = ? AND teacher = ?",
                 [assessmentID, teacher]
-            ).map { $0.int(0) != 0 ? .owner : .coTeacher }
+            ).map { try $0.int(0) != 0 ? .owner : .coTeacher }
         }
     }
 
     public func sharedAssessmentIDs(teacher: String) async throws -> Set<String> {
         try await onDatabase { database, _ in
-            Set(try database.rows("SELECT assessment_id FROM assessment_teachers WHERE teacher = ?", [teacher]).map { $0.string(0) })
+            Set(try database.stored("SELECT assessment_id FROM assessment_teachers WHERE teacher = ?", [teacher]).map { try $0.string(0) })
         }
     }
 
     public func assessmentTeachers(assessmentID: String) async throws -> [String: TeacherAccess] {
         try await onDatabase { database, _ in
             var teachers: [String: TeacherAccess] = [:]
-            for row in try database.rows("SELECT teacher, owner FROM assessment_teachers WHERE assessment_id = ?", [assessmentID]) {
-                teachers[row.string(0)] = row.int(1) != 0 ? .owner : .coTeacher
+            for row in try database.stored("SELECT teacher, owner FROM assessment_teachers WHERE assessment_id = ?", [assessmentID]) {
+                teachers[try row.string(0)] = try row.int(1) != 0 ? .owner : .coTeacher
             }
             return teachers
         }
@@ -188,17 +200,17 @@ public final class SQLiteServerStorage: ServerStorage {
     public func share(assessmentID: String, teacher: String, remove: Bool) async throws -> ShareOutcome {
         try await onDatabase { database, _ in
             try database.inTransaction {
-                guard try database.row("SELECT 1 FROM assessments WHERE id = ?", [assessmentID]) != nil else { return .noAssessment }
-                let current = try database.row(
+                guard try database.storedRow("SELECT 1 FROM assessments WHERE id = ?", [assessmentID]) != nil else { return .noAssessment }
+                let current = try database.storedRow(
                     "SELECT owner FROM assessment_teachers WHERE assessment_id = ? AND teacher = ?",
                     [assessmentID, teacher]
                 )
                 if remove {
-                    if current?.int(0) == 1 { return .cannotRemoveOwner }
+                    if try current?.int(0) == 1 { return .cannotRemoveOwner }
                     try database.execute("DELETE FROM assessment_teachers WHERE assessment_id = ? AND teacher = ?", [assessmentID, teacher])
                     return .removed
                 }
-                let role = try database.row("SELECT \(StoredRole.column()) FROM users WHERE name = ?", [teacher]).map { $0.string(0) }
+                let role = try database.storedRow("SELECT \(StoredRole.column()) FROM users WHERE name = ?", [teacher]).map { try $0.string(0) }
                 guard let role, Role(rawValue: role)?.teaches == true else { return .noTeacher }
                 if current == nil {
                     try database.execute(
@@ -220,21 +232,21 @@ public final class SQLiteServerStorage: ServerStorage {
 
     public func catalog() async throws -> [CatalogEntry] {
         try await onDatabase { database, documents in
-            try database.rows(
+            try database.stored(
                 """
                 SELECT a.id, v.served, a.current_version, v.content_hash, a.updated_at FROM assessments a
                 JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version
                 WHERE a.deleted = 0 ORDER BY a.id
                 """
             ).compactMap { row in
-                let key = DocumentKey(id: row.string(0), version: row.int(2))
-                guard let document = Self.decoded(key, bytes: row.data(1), cache: &documents) else { return nil }
+                let key = DocumentKey(id: try row.string(0), version: try row.int(2))
+                let document = try Self.decoded(key, bytes: try row.data(1), cache: &documents)
                 return CatalogEntry(
                     served: document,
                     version: key.version,
-                    contentHash: row.string(3),
-                    servedBytes: row.data(1).count,
-                    updatedAt: row.double(4)
+                    contentHash: try row.string(3),
+                    servedBytes: try row.data(1).count,
+                    updatedAt: try row.double(4)
                 )
             }
         }
@@ -242,20 +254,20 @@ public final class SQLiteServerStorage: ServerStorage {
 
     public func served(id: String) async throws -> (bytes: Data, contentHash: String, version: Int)? {
         try await onDatabase { database, _ in
-            try database.row(
+            try database.storedRow(
                 """
                 SELECT v.served, v.content_hash, v.version FROM assessments a
                 JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version WHERE a.id = ? AND a.deleted = 0
                 """,
                 [id]
-            ).map { ($0.data(0), $0.string(1), $0.int(2)) }
+            ).map { (try $0.data(0), try $0.string(1), try $0.int(2)) }
         }
     }
 
     /// A served version, decoded once and kept (versions never change once published).
-    static func decoded(_ key: DocumentKey, bytes: Data, cache: inout [DocumentKey: Assessment]) -> Assessment? {
+    static func decoded(_ key: DocumentKey, bytes: Data, cache: inout [DocumentKey: Assessment]) throws -> Assessment {
         if let cached = cache[key] { return cached }
-        guard let decoded = try? JSONDecoder().decode(Assessment.self, from: bytes) else { return nil }
+        let decoded = try StoredDocument.decode(bytes, key)
         cache[key] = decoded
         return decoded
     }
@@ -286,39 +298,45 @@ public final class SQLiteServerStorage: ServerStorage {
         let needs = BatchPlan.needs(items)
         var facts = BatchFacts()
         for id in needs.responseIDs {
-            if let row = try database.row("SELECT user_name FROM responses WHERE id = ?", [id]) { facts.storedResponses[id] = row.string(0) }
+            if let row = try database.storedRow("SELECT user_name FROM responses WHERE id = ?", [id]) {
+                facts.storedResponses[id] = try row.string(0)
+            }
         }
         for id in needs.assessmentIDs {
-            if let row = try database.row("SELECT current_version, deleted, closed_at FROM assessments WHERE id = ?", [id]) {
-                facts.assessments[id] = AssessmentHead(currentVersion: row.int(0), deleted: row.int(1) != 0, closedAt: row.optionalDouble(2))
+            if let row = try database.storedRow("SELECT current_version, deleted, closed_at FROM assessments WHERE id = ?", [id]) {
+                facts.assessments[id] = AssessmentHead(
+                    currentVersion: try row.int(0),
+                    deleted: try row.int(1) != 0,
+                    closedAt: try row.optionalDouble(2)
+                )
             }
         }
         for key in BatchPlan.documentKeys(items, heads: facts.assessments) {
             if documents[key] == nil,
-                let row = try database.row("SELECT served FROM assessment_versions WHERE id = ? AND version = ?", [key.id, key.version])
+                let row = try database.storedRow("SELECT served FROM assessment_versions WHERE id = ? AND version = ?", [key.id, key.version])
             {
-                _ = decoded(key, bytes: row.data(0), cache: &documents)
+                _ = try decoded(key, bytes: try row.data(0), cache: &documents)
             }
             facts.documents[key] = documents[key]
         }
         for id in needs.attemptIDs {
-            if let row = try database.row(
+            if let row = try database.storedRow(
                 "SELECT a.user_name, a.assessment_id, s.submitted_at FROM attempts a LEFT JOIN submissions s ON s.attempt_id = a.id WHERE a.id = ?",
                 [id]
             ) {
                 facts.attempts[id] = AttemptOwner(
-                    user: row.string(0),
-                    assessmentID: row.string(1),
-                    handedInAtMilliseconds: AttemptOwner.handedIn(row.optionalString(2))
+                    user: try row.string(0),
+                    assessmentID: try row.string(1),
+                    handedInAtMilliseconds: AttemptOwner.handedIn(try row.optionalString(2))
                 )
             }
         }
         for slot in needs.slots {
-            if let row = try database.row(
+            if let row = try database.storedRow(
                 "SELECT id, answered_at_ms FROM responses WHERE attempt_id = ? AND question_id = ? AND superseded = 0",
                 [slot.attemptID, slot.questionID]
             ) {
-                facts.latest[slot] = LatestAnswer(responseID: row.string(0), answeredAtMilliseconds: Int64(row.int(1)))
+                facts.latest[slot] = LatestAnswer(responseID: try row.string(0), answeredAtMilliseconds: Int64(try row.int(1)))
             }
         }
         return facts
@@ -355,7 +373,7 @@ public final class SQLiteServerStorage: ServerStorage {
             }
         }
         for (attemptID, added) in writes.handedInChanges.sorted(by: { $0.key < $1.key }) {
-            guard let row = try database.row("SELECT flags FROM submissions WHERE attempt_id = ?", [attemptID]) else { continue }
+            guard let row = try database.storedRow("SELECT flags FROM submissions WHERE attempt_id = ?", [attemptID]) else { continue }
             let flags = try SubmissionRecord.merged(row.optionalString(0), adding: added)
             if added.contains(.changedAfterHandIn) {
                 // The final set: counted again, and the receipt signed again over it (same receipt id).
@@ -379,29 +397,30 @@ public final class SQLiteServerStorage: ServerStorage {
         let receiptID = Receipts.newID()
         return try await onDatabase { database, documents in
             try database.inTransaction {
-                let existing = try database.row(
+                let existing = try database.storedRow(
                     "SELECT \(Self.submissionColumns) FROM submissions s WHERE s.attempt_id = ?",
                     [request.attemptId]
                 ).map { try Self.submission($0) }
                 var responses: [String: (attemptID: String, user: String)] = [:]
                 for id in SubmissionFacts.lookedUpIDs(request) {
-                    if let row = try database.row("SELECT attempt_id, user_name FROM responses WHERE id = ?", [id]) {
-                        responses[id] = (row.string(0), row.string(1))
+                    if let row = try database.storedRow("SELECT attempt_id, user_name FROM responses WHERE id = ?", [id]) {
+                        responses[id] = (try row.string(0), try row.string(1))
                     }
                 }
                 let key = DocumentKey(id: request.assessmentId, version: request.assessmentVersion)
-                let document = try database.row(
+                let document = try database.storedRow(
                     "SELECT served FROM assessment_versions WHERE id = ? AND version = ?",
                     [key.id, key.version]
-                ).flatMap { Self.decoded(key, bytes: $0.data(0), cache: &documents) }
+                ).map { try Self.decoded(key, bytes: try $0.data(0), cache: &documents) }
                 let facts = SubmissionFacts(
-                    attempt: try database.row("SELECT user_name, assessment_id FROM attempts WHERE id = ?", [request.attemptId]).map {
-                        AttemptOwner(user: $0.string(0), assessmentID: $0.string(1))
+                    attempt: try database.storedRow("SELECT user_name, assessment_id FROM attempts WHERE id = ?", [request.attemptId]).map {
+                        AttemptOwner(user: try $0.string(0), assessmentID: try $0.string(1))
                     },
                     existing: existing,
-                    head: try database.row("SELECT current_version, deleted, closed_at FROM assessments WHERE id = ?", [request.assessmentId]).map {
-                        AssessmentHead(currentVersion: $0.int(0), deleted: $0.int(1) != 0, closedAt: $0.optionalDouble(2))
-                    },
+                    head: try database.storedRow("SELECT current_version, deleted, closed_at FROM assessments WHERE id = ?", [request.assessmentId])
+                        .map {
+                            AssessmentHead(currentVersion: try $0.int(0), deleted: try $0.int(1) != 0, closedAt: try $0.optionalDouble(2))
+                        },
                     responses: responses,
                     held: try Self.currentAnswers(attemptID: request.attemptId, database: database),
                     document: document,
@@ -445,10 +464,10 @@ public final class SQLiteServerStorage: ServerStorage {
 
     /// The attempt's current answers (superseded ones left out): what a receipt states and a submission must list.
     static func currentAnswers(attemptID: String, database: Database) throws -> [ReceiptMaterial.Answer] {
-        try database.rows(
+        try database.stored(
             "SELECT id, question_id, answer FROM responses WHERE attempt_id = ? AND superseded = 0",
             [attemptID]
-        ).map { ReceiptMaterial.Answer(responseID: $0.string(0), questionID: $0.string(1), answer: $0.string(2)) }
+        ).map { ReceiptMaterial.Answer(responseID: try $0.string(0), questionID: try $0.string(1), answer: try $0.string(2)) }
     }
 
     /// Works out a handed-in attempt's score again and keeps it beside its submission (`Scoring.Totals`), in the
@@ -457,8 +476,8 @@ public final class SQLiteServerStorage: ServerStorage {
     static func keepTotals(_ attemptID: String, answers held: [ReceiptMaterial.Answer]? = nil, database: Database) throws {
         guard let source = try submittedSource(attemptID, database: database) else { return }
         let answers = try (held ?? currentAnswers(attemptID: attemptID, database: database)).map { (questionID: $0.questionID, answer: $0.answer) }
-        let grades = try database.rows("SELECT question_id, points FROM grades WHERE attempt_id = ?", [attemptID]).map {
-            (questionID: $0.string(0), points: $0.double(1))
+        let grades = try database.stored("SELECT question_id, points FROM grades WHERE attempt_id = ?", [attemptID]).map {
+            (questionID: try $0.string(0), points: try $0.double(1))
         }
         guard let totals = Scoring.kept(source: source, answers: answers, grades: grades) else { return }
         try database.execute(
@@ -467,8 +486,8 @@ public final class SQLiteServerStorage: ServerStorage {
         )
     }
 
-    private static func submission(_ row: Row) throws -> SubmissionRecord {
-        try SubmissionRecord(row: SQLiteStoredRow(row, positions: submissionPositions))
+    private static func submission(_ row: SQLiteStoredRow) throws -> SubmissionRecord {
+        try SubmissionRecord(row: SQLiteStoredRow(row.row, positions: submissionPositions))
     }
 
     // MARK: Results
@@ -477,17 +496,17 @@ public final class SQLiteServerStorage: ServerStorage {
         try await onDatabase { database, _ in
             try database.inTransaction {
                 func sql(_ text: String) -> String { text.replacingOccurrences(of: "$1", with: "?1").replacingOccurrences(of: "$2", with: "?2") }
-                let attempts = try database.rows(sql(HeldAttemptsQuery.attempts), [user, assessmentID]).map {
-                    HeldAttemptsQuery.AttemptRow(id: $0.string(0), startedAt: $0.optionalDouble(1), handedIn: $0.int(2) != 0)
+                let attempts = try database.stored(sql(HeldAttemptsQuery.attempts), [user, assessmentID]).map {
+                    HeldAttemptsQuery.AttemptRow(id: try $0.string(0), startedAt: try $0.optionalDouble(1), handedIn: try $0.int(2) != 0)
                 }
-                let answers = try database.rows(sql(HeldAttemptsQuery.answers), [user, assessmentID]).map {
+                let answers = try database.stored(sql(HeldAttemptsQuery.answers), [user, assessmentID]).map {
                     HeldAttemptsQuery.AnswerRow(
-                        attemptID: $0.string(0),
-                        responseID: $0.string(1),
-                        questionID: $0.string(2),
-                        answer: $0.string(3),
-                        answeredAt: $0.string(4),
-                        version: $0.int(5)
+                        attemptID: try $0.string(0),
+                        responseID: try $0.string(1),
+                        questionID: try $0.string(2),
+                        answer: try $0.string(3),
+                        answeredAt: try $0.string(4),
+                        version: try $0.int(5)
                     )
                 }
                 return try HeldAttemptsQuery.assemble(assessmentID: assessmentID, attempts: attempts, answers: answers)
@@ -499,9 +518,9 @@ public final class SQLiteServerStorage: ServerStorage {
         try await onDatabase { database, _ in
             try database.inTransaction {
                 var handedIn: [String: (count: Int, others: Int)] = [:]
-                for row in try database.rows(AssessmentOverview.handedInQuery) { handedIn[row.string(0)] = (row.int(1), row.int(2)) }
+                for row in try database.stored(AssessmentOverview.handedInQuery) { handedIn[try row.string(0)] = (try row.int(1), try row.int(2)) }
                 var closed: [String: Double] = [:]
-                for row in try database.rows(AssessmentOverview.closedQuery) { closed[row.string(0)] = row.double(1) }
+                for row in try database.stored(AssessmentOverview.closedQuery) { closed[try row.string(0)] = try row.double(1) }
                 return AssessmentOverview(
                     students: try database.scalarInt(AssessmentOverview.studentsQuery),
                     handedIn: handedIn,
@@ -513,7 +532,7 @@ public final class SQLiteServerStorage: ServerStorage {
 
     public func replacedAnswers(attemptID: String) async throws -> [ReplacedAnswer] {
         try await onDatabase { database, _ in
-            try database.rows(ReplacedAnswersQuery.sql.replacingOccurrences(of: "$1", with: "?1"), [attemptID]).map {
+            try database.stored(ReplacedAnswersQuery.sql.replacingOccurrences(of: "$1", with: "?1"), [attemptID]).map {
                 try ReplacedAnswersQuery.answer(
                     questionID: $0.string(0),
                     responseID: $0.string(1),
@@ -559,40 +578,40 @@ public final class SQLiteServerStorage: ServerStorage {
         let from = "FROM submissions s JOIN assessments a ON a.id = s.assessment_id"
         let binds: [any DatabaseValueConvertible] = [user, assessmentID] + (attemptIDs ?? []) + (users ?? [])
         var released = Set<String>()
-        let records = try database.rows(
+        let records = try database.stored(
             "SELECT \(submissionColumns), a.released_at \(from) WHERE \(filter) ORDER BY s.assessment_id, s.user_name, s.attempt_id",
             binds
         ).map { row -> SubmissionRecord in
             let record = try submission(row)
-            if row.optionalDouble(SubmissionRecord.columns.count) != nil { released.insert(record.assessmentID) }
+            if try row.optionalDouble(SubmissionRecord.columns.count) != nil { released.insert(record.assessmentID) }
             return record
         }
         var sources: [DocumentKey: Data] = [:]
-        for row in try database.rows(
+        for row in try database.stored(
             """
             SELECT v.id, v.version, v.source FROM assessment_versions v WHERE EXISTS (
                 SELECT 1 \(from) WHERE \(filter) AND s.assessment_id = v.id AND s.assessment_version = v.version)
             """,
             binds
-        ) { sources[DocumentKey(id: row.string(0), version: row.int(1))] = row.data(2) }
+        ) { sources[DocumentKey(id: try row.string(0), version: try row.int(1))] = try row.data(2) }
         let answers =
             detail == .summary
             ? []
-            : try database.rows(
+            : try database.stored(
                 "SELECT r.attempt_id, r.question_id, r.answer \(from) JOIN responses r ON r.attempt_id = s.attempt_id WHERE \(filter) AND r.superseded = 0",
                 binds
-            ).map { (attemptID: $0.string(0), questionID: $0.string(1), answer: $0.string(2)) }
-        let grades = try database.rows(
+            ).map { (attemptID: try $0.string(0), questionID: try $0.string(1), answer: try $0.string(2)) }
+        let grades = try database.stored(
             "SELECT g.attempt_id, g.question_id, g.points \(from) JOIN grades g ON g.attempt_id = s.attempt_id WHERE \(filter)",
             binds
-        ).map { (attemptID: $0.string(0), questionID: $0.string(1), points: $0.double(2)) }
+        ).map { (attemptID: try $0.string(0), questionID: try $0.string(1), points: try $0.double(2)) }
         let feedback =
             detail == .summary
             ? []
-            : try database.rows(
+            : try database.stored(
                 "SELECT f.attempt_id, f.question_id, f.text \(from) JOIN feedback f ON f.attempt_id = s.attempt_id WHERE \(filter)",
                 binds
-            ).map { (attemptID: $0.string(0), questionID: $0.string(1), text: $0.string(2)) }
+            ).map { (attemptID: try $0.string(0), questionID: try $0.string(1), text: try $0.string(2)) }
         return ResultInput.assemble(records: records, sources: sources, released: released, answers: answers, grades: grades, feedback: feedback)
     }
 
@@ -613,7 +632,7 @@ public final class SQLiteServerStorage: ServerStorage {
     /// The teacher's document of a submitted attempt's version (nil: not submitted): what a grade or feedback is
     /// checked against.
     private static func submittedSource(_ attemptID: String, database: Database) throws -> Data? {
-        try database.row(
+        try database.storedRow(
             """
             SELECT v.source FROM submissions s JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
             WHERE s.attempt_id = ?
@@ -645,21 +664,21 @@ public final class SQLiteServerStorage: ServerStorage {
                 "UPDATE assessments SET released_at = ? WHERE id = ? AND deleted = 0 AND released_at IS NULL",
                 [now.timeIntervalSince1970, assessmentID]
             )
-            return try database.row("SELECT 1 FROM assessments WHERE id = ? AND deleted = 0", [assessmentID]) != nil
+            return try database.storedRow("SELECT 1 FROM assessments WHERE id = ? AND deleted = 0", [assessmentID]) != nil
         }
     }
 
     public func close(assessmentID: String, at: Date) async throws -> Bool {
         try await onDatabase { database, _ in
             try database.execute("UPDATE assessments SET closed_at = ? WHERE id = ? AND deleted = 0", [at.timeIntervalSince1970, assessmentID])
-            return try database.row("SELECT 1 FROM assessments WHERE id = ? AND deleted = 0", [assessmentID]) != nil
+            return try database.storedRow("SELECT 1 FROM assessments WHERE id = ? AND deleted = 0", [assessmentID]) != nil
         }
     }
 
     public func apply(_ change: AssessmentChange, assessmentID: String, by actor: String, at: Date) async throws -> Bool {
         try await onDatabase { database, _ in
             try database.inTransaction {
-                guard try database.row("SELECT 1 FROM assessments WHERE id = ? AND deleted = 0", [assessmentID]) != nil else { return false }
+                guard try database.storedRow("SELECT 1 FROM assessments WHERE id = ? AND deleted = 0", [assessmentID]) != nil else { return false }
                 switch change {
                 case .close(let when):
                     try database.execute("UPDATE assessments SET closed_at = ? WHERE id = ?", [when.timeIntervalSince1970, assessmentID])
@@ -684,17 +703,17 @@ public final class SQLiteServerStorage: ServerStorage {
 
     public func actions(assessmentID: String) async throws -> [AssessmentAction] {
         try await onDatabase { database, _ in
-            try database.rows(
+            try database.stored(
                 "SELECT \(AssessmentAction.columns.joined(separator: ", ")) FROM assessment_actions WHERE assessment_id = ? ORDER BY seq",
                 [assessmentID]
-            ).map { try AssessmentAction(row: SQLiteStoredRow($0, columns: AssessmentAction.columns)) }
+            ).map { try AssessmentAction(row: SQLiteStoredRow($0.row, columns: AssessmentAction.columns)) }
         }
     }
 
     public func decideLate(attemptID: String, decision: LateDecision) async throws -> Bool {
         try await onDatabase { database, _ in
             try database.inTransaction {
-                guard let flags = try database.row("SELECT flags FROM submissions WHERE attempt_id = ?", [attemptID])?.string(0),
+                guard let flags = try database.storedRow("SELECT flags FROM submissions WHERE attempt_id = ?", [attemptID])?.string(0),
                     try SubmissionRecord.flags(stored: flags).contains(.afterClosing)
                 else { return false }
                 try database.execute("UPDATE submissions SET late_decision = ? WHERE attempt_id = ?", [decision.rawValue, attemptID])
@@ -748,12 +767,12 @@ public final class SQLiteServerStorage: ServerStorage {
         try await onDatabase { database, _ in
             try database.inTransaction {
                 RosterFacts.members(
-                    students: try database.rows(
+                    students: try database.stored(
                         "SELECT name, group_name FROM users WHERE role = 'student' AND (?1 IS NULL OR group_name = ?1)",
                         [group]
-                    ).map { RosterFacts.Student(name: $0.string(0), group: $0.optionalString(1)) },
-                    others: try database.rows(RosterFacts.othersQuery.replacingOccurrences(of: "$1", with: "?1"), [assessmentID]).map {
-                        $0.string(0)
+                    ).map { RosterFacts.Student(name: try $0.string(0), group: try $0.optionalString(1)) },
+                    others: try database.stored(RosterFacts.othersQuery.replacingOccurrences(of: "$1", with: "?1"), [assessmentID]).map {
+                        try $0.string(0)
                     },
                     group: group
                 )
@@ -768,62 +787,65 @@ public final class SQLiteServerStorage: ServerStorage {
         return try await onDatabase { database, _ in
             try database.inTransaction {
                 guard
-                    let head = try database.row(
+                    let head = try database.storedRow(
                         """
                         SELECT a.current_version, a.closed_at, a.released_at, v.source FROM assessments a
                         JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version WHERE a.id = ? AND a.deleted = 0
                         """,
                         [assessmentID]
-                    ), let document = try? JSONDecoder().decode(Assessment.self, from: head.data(3))
+                    )
                 else { return nil }
-                let students = try database.rows(
+                let document = try StoredDocument.decode(try head.data(3), DocumentKey(id: assessmentID, version: try head.int(0)))
+                let students = try database.stored(
                     "SELECT name, group_name FROM users WHERE role = 'student' AND (?1 IS NULL OR group_name = ?1) AND \(Self.only(users, from: 2)("name")) ORDER BY name",
                     [group] + binds
-                ).map { RosterFacts.Student(name: $0.string(0), group: $0.optionalString(1)) }
-                let downloads = try database.rows(
+                ).map { RosterFacts.Student(name: try $0.string(0), group: try $0.optionalString(1)) }
+                let downloads = try database.stored(
                     "SELECT user_name, version, last_at FROM downloads WHERE assessment_id = ?1 AND \(Self.only(users, from: 2)("user_name"))",
                     [assessmentID] + binds
-                ).map { RosterFacts.Download(user: $0.string(0), version: $0.int(1), at: $0.double(2)) }
+                ).map { RosterFacts.Download(user: try $0.string(0), version: try $0.int(1), at: try $0.double(2)) }
                 var extra: [String: Int] = [:]
-                for row in try database.rows(
+                for row in try database.stored(
                     """
                     SELECT user_name, extra_minutes FROM accommodations WHERE (assessment_id = ?1 OR assessment_id = ?2)
                     AND \(Self.only(users, from: 3)("user_name")) ORDER BY assessment_id = ?2 DESC
                     """,
                     [assessmentID, AccommodationScope.everyAssessment] + binds
-                ) { extra[row.string(0)] = row.int(1) }
+                ) { extra[try row.string(0)] = try row.int(1) }
                 return RosterFacts(
                     assessmentID: assessmentID,
                     document: document,
-                    version: head.int(0),
-                    closedAt: head.optionalDouble(1),
-                    released: head.optionalDouble(2) != nil,
+                    version: try head.int(0),
+                    closedAt: try head.optionalDouble(1),
+                    released: try head.optionalDouble(2) != nil,
                     students: students,
                     downloads: downloads,
                     extraMinutes: extra,
                     results: try Self.resultInputs(user: nil, assessmentID: assessmentID, users: users, detail: detail, database: database),
-                    inProgress: try database.rows(sql(RosterFacts.inProgressQuery(Self.only(users, from: 2))), [assessmentID] + binds).map {
+                    inProgress: try database.stored(sql(RosterFacts.inProgressQuery(Self.only(users, from: 2))), [assessmentID] + binds).map {
                         RosterFacts.InProgress(
-                            user: $0.string(0),
-                            attemptID: $0.string(1),
-                            answered: $0.int(2),
-                            lastReceivedAt: $0.double(3),
-                            startedAt: $0.optionalDouble(4)
+                            user: try $0.string(0),
+                            attemptID: try $0.string(1),
+                            answered: try $0.int(2),
+                            lastReceivedAt: try $0.double(3),
+                            startedAt: try $0.optionalDouble(4)
                         )
                     },
-                    refusals: try database.rows(sql(RosterFacts.refusalsQuery(Self.only(users, from: 2))), [assessmentID] + binds).map { row in
-                        guard let reason = RefusalReason(rawValue: row.string(2)) else { throw StorageError.damaged("a refused hand-in's reason") }
+                    refusals: try database.stored(sql(RosterFacts.refusalsQuery(Self.only(users, from: 2))), [assessmentID] + binds).map { row in
+                        guard let reason = RefusalReason(rawValue: try row.string(2)) else {
+                            throw StorageError.damaged("a refused hand-in's reason")
+                        }
                         return RosterFacts.Refusal(
-                            user: row.string(0),
+                            user: try row.string(0),
                             assessmentID: assessmentID,
-                            attemptID: row.string(1),
+                            attemptID: try row.string(1),
                             reason: reason,
-                            at: row.double(3)
+                            at: try row.double(3)
                         )
                     },
                     devices: RosterFacts.devices(
-                        try database.rows(sql(RosterFacts.devicesQuery(Self.only(users, from: 2))), [assessmentID] + binds).map {
-                            ($0.string(0), $0.double(1))
+                        try database.stored(sql(RosterFacts.devicesQuery(Self.only(users, from: 2))), [assessmentID] + binds).map {
+                            (try $0.string(0), try $0.double(1))
                         }
                     )
                 )
@@ -835,11 +857,11 @@ public final class SQLiteServerStorage: ServerStorage {
 
     public func sealing(assessmentID: String, version: Int) async throws -> SealingMaterial? {
         try await onDatabase { database, _ in
-            try database.row(
+            try database.storedRow(
                 "SELECT content_key, start_code, wrapped_key FROM sealing WHERE assessment_id = ? AND version = ?",
                 [assessmentID, version]
             ).flatMap { row in
-                SealingMaterial(stored: row.data(0), code: row.string(1), wrapped: row.string(2))
+                SealingMaterial(stored: try row.data(0), code: try row.string(1), wrapped: try row.string(2))
             }
         }
     }
@@ -851,10 +873,10 @@ public final class SQLiteServerStorage: ServerStorage {
                     "INSERT OR IGNORE INTO sealing (assessment_id, version, content_key, start_code, wrapped_key) VALUES (?, ?, ?, ?, ?)",
                     [assessmentID, version, material.contentKey, material.startCode, material.wrappedKeyText]
                 )
-                return try database.row(
+                return try database.storedRow(
                     "SELECT content_key, start_code, wrapped_key FROM sealing WHERE assessment_id = ? AND version = ?",
                     [assessmentID, version]
-                ).flatMap { SealingMaterial(stored: $0.data(0), code: $0.string(1), wrapped: $0.string(2)) } ?? material
+                ).flatMap { SealingMaterial(stored: try $0.data(0), code: try $0.string(1), wrapped: try $0.string(2)) } ?? material
             }
         }
     }
@@ -864,7 +886,7 @@ public final class SQLiteServerStorage: ServerStorage {
     public func registerDeviceKey(user: String, publicKey: String, fingerprint: String, now: Date) async throws -> Bool {
         try await onDatabase { database, _ in
             try database.inTransaction {
-                if let owner = try database.row("SELECT user_name FROM device_keys WHERE public_key = ?", [publicKey])?.string(0) {
+                if let owner = try database.storedRow("SELECT user_name FROM device_keys WHERE public_key = ?", [publicKey])?.string(0) {
                     return owner == user
                 }
                 try database.execute(
@@ -878,7 +900,7 @@ public final class SQLiteServerStorage: ServerStorage {
 
     public func deviceKeys(user: String) async throws -> [String] {
         try await onDatabase { database, _ in
-            try database.rows("SELECT public_key FROM device_keys WHERE user_name = ? ORDER BY registered_at", [user]).map { $0.string(0) }
+            try database.stored("SELECT public_key FROM device_keys WHERE user_name = ? ORDER BY registered_at", [user]).map { try $0.string(0) }
         }
     }
 
@@ -898,7 +920,7 @@ public final class SQLiteServerStorage: ServerStorage {
     }
 
     static func extraMinutes(assessmentID: String, user: String, database: Database) throws -> Int {
-        try database.row(
+        try database.storedRow(
             """
             SELECT extra_minutes FROM accommodations WHERE user_name = ? AND assessment_id IN (?, ?)
             ORDER BY assessment_id = ? LIMIT 1
@@ -914,10 +936,10 @@ public final class SQLiteServerStorage: ServerStorage {
         return try await onDatabase { database, _ in
             try database.inTransaction {
                 try database.execute("INSERT OR IGNORE INTO server_keys (id, material) VALUES (1, ?)", [fresh])
-                guard let row = try database.row("SELECT material FROM server_keys WHERE id = 1") else {
+                guard let row = try database.storedRow("SELECT material FROM server_keys WHERE id = 1") else {
                     throw StorageError.damaged("the server key")
                 }
-                return row.data(0)
+                return try row.data(0)
             }
         }
     }
@@ -925,7 +947,7 @@ public final class SQLiteServerStorage: ServerStorage {
     public func receiptMaterial(attemptID: String) async throws -> ReceiptMaterial? {
         try await onDatabase { database, _ in
             guard
-                let row = try database.row(
+                let row = try database.storedRow(
                     """
                     SELECT v.content_hash FROM submissions s JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
                     WHERE s.attempt_id = ?
@@ -933,7 +955,7 @@ public final class SQLiteServerStorage: ServerStorage {
                     [attemptID]
                 )
             else { return nil }
-            return ReceiptMaterial(contentHash: row.string(0), answers: try Self.currentAnswers(attemptID: attemptID, database: database))
+            return ReceiptMaterial(contentHash: try row.string(0), answers: try Self.currentAnswers(attemptID: attemptID, database: database))
         }
     }
 
@@ -944,7 +966,7 @@ public final class SQLiteServerStorage: ServerStorage {
                     "UPDATE submissions SET signed_receipt = ? WHERE attempt_id = ? AND signed_receipt IS NULL",
                     [signed.storedText, attemptID]
                 )
-                let stored = try database.row("SELECT signed_receipt FROM submissions WHERE attempt_id = ?", [attemptID])?.optionalString(0)
+                let stored = try database.storedRow("SELECT signed_receipt FROM submissions WHERE attempt_id = ?", [attemptID])?.optionalString(0)
                 return stored.flatMap(SignedReceipt.init(storedText:)) ?? signed
             }
         }
@@ -955,12 +977,12 @@ public final class SQLiteServerStorage: ServerStorage {
     }
 
     private static func received(assessmentID: String, database: Database) throws -> ReceivedResponses? {
-        guard try database.row("SELECT 1 FROM assessments WHERE id = ?", [assessmentID]) != nil else { return nil }
-        let responses = try database.rows(
+        guard try database.storedRow("SELECT 1 FROM assessments WHERE id = ?", [assessmentID]) != nil else { return nil }
+        let responses = try database.stored(
             "SELECT \(ReceivedResponses.Response.selection("r")) FROM responses r WHERE r.assessment_id = ? ORDER BY r.attempt_id, r.question_id, r.answered_at_ms, r.id",
             [assessmentID]
-        ).map { try ReceivedResponses.Response(row: SQLiteStoredRow($0, columns: ReceivedResponses.Response.columns)) }
-        let submissions = try database.rows(
+        ).map { try ReceivedResponses.Response(row: SQLiteStoredRow($0.row, columns: ReceivedResponses.Response.columns)) }
+        let submissions = try database.stored(
             "SELECT \(Self.submissionColumns) FROM submissions s WHERE s.assessment_id = ? ORDER BY s.attempt_id",
             [assessmentID]
         ).map { try Self.submission($0).received }

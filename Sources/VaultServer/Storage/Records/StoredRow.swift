@@ -31,7 +31,8 @@ extension StorageError {
 
 /// A SQLite row read through the column list its query selected.
 public struct SQLiteStoredRow: StoredRow {
-    private let row: Row
+    /// The values as SQLite returned them (to read again by a column list).
+    let row: Row
     private let positions: [String: Int]
 
     public init(_ row: Row, columns: [String]) {
@@ -50,7 +51,10 @@ public struct SQLiteStoredRow: StoredRow {
     }
 
     private func value(_ column: String) throws -> DatabaseValue {
-        guard let position = positions[column], position < row.values.count else { throw StorageError.column(column, "is missing") }
+        // A row read by position (no column list) names its columns by their place: "0", "1", …
+        guard let position = positions.isEmpty ? Int(column) : positions[column], position >= 0, position < row.values.count else {
+            throw StorageError.column(column, "is missing")
+        }
         return row.values[position]
     }
 
@@ -107,5 +111,32 @@ public struct SQLiteStoredRow: StoredRow {
         case .blob(let bytes): bytes
         default: throw StorageError.column(column, "is not a blob")
         }
+    }
+}
+
+extension SQLiteStoredRow {
+    /// A row read by position, in the order its statement selects: as strict as a row read by name (a NULL where a
+    /// value must be, or a value of another type, throws; errors name the column by its place).
+    public init(_ row: Row) { self.init(row, positions: [:]) }
+
+    public func string(_ position: Int) throws -> String { try string(String(position)) }
+    public func optionalString(_ position: Int) throws -> String? { try optionalString(String(position)) }
+    public func int(_ position: Int) throws -> Int { try int(String(position)) }
+    public func optionalInt(_ position: Int) throws -> Int? { try optionalInt(String(position)) }
+    public func double(_ position: Int) throws -> Double { try double(String(position)) }
+    public func optionalDouble(_ position: Int) throws -> Double? { try optionalDouble(String(position)) }
+    public func bool(_ position: Int) throws -> Bool { try bool(String(position)) }
+    public func data(_ position: Int) throws -> Data { try data(String(position)) }
+}
+
+extension Database {
+    /// Every row of a statement, each read strictly (`SQLiteStoredRow`): the server's SQLite store reads nothing
+    /// through the lenient `Row` accessors.
+    func stored(_ sql: String, _ values: [any DatabaseValueConvertible] = []) throws -> [SQLiteStoredRow] {
+        try rows(sql, values).map(SQLiteStoredRow.init)
+    }
+
+    func storedRow(_ sql: String, _ values: [any DatabaseValueConvertible] = []) throws -> SQLiteStoredRow? {
+        try row(sql, values).map(SQLiteStoredRow.init)
     }
 }
