@@ -387,17 +387,22 @@ public enum AnswerText {
 }
 
 extension ResultInput {
+    /// A submission whose version's document was not among those read: the store is damaged (a submission never
+    /// outlives its version), and the record is never dropped without a word.
+    public struct MissingDocument: Error, Sendable, Equatable {
+        public var key: DocumentKey
+    }
+
     /// The result inputs of many submitted attempts from rows read in bulk (one query each for submissions,
-    /// sources, answers and grades, whatever the number of attempts): each source is decoded once.
+    /// sources, answers and grades, whatever the number of attempts), with each version's document decoded once.
     public static func assemble(
         records: [SubmissionRecord],
-        sources: [DocumentKey: Data],
+        documents: [DocumentKey: Assessment],
         released: Set<String>,
         answers: [(attemptID: String, questionID: String, answer: String)],
         grades: [(attemptID: String, questionID: String, points: Double)],
         feedback: [(attemptID: String, questionID: String, text: String)] = []
-    ) -> [ResultInput] {
-        let documents = sources.compactMapValues { try? JSONDecoder().decode(Assessment.self, from: $0) }
+    ) throws -> [ResultInput] {
         var values: [String: [String: JSONValue]] = [:]
         for row in answers {
             values[row.attemptID, default: [:]][row.questionID] =
@@ -407,8 +412,9 @@ extension ResultInput {
         for row in grades { points[row.attemptID, default: [:]][row.questionID] = row.points }
         var words: [String: [String: String]] = [:]
         for row in feedback { words[row.attemptID, default: [:]][row.questionID] = row.text }
-        return records.compactMap { record in
-            guard let document = documents[DocumentKey(id: record.assessmentID, version: record.assessmentVersion)] else { return nil }
+        return try records.map { record in
+            let key = DocumentKey(id: record.assessmentID, version: record.assessmentVersion)
+            guard let document = documents[key] else { throw MissingDocument(key: key) }
             return ResultInput(
                 record: record,
                 document: document,

@@ -1005,7 +1005,14 @@ public final class PostgresServerStorage: ServerStorage {
                 logger: logger
             ).decode((String, String, String).self) { feedback.append(row) }
         }
-        return ResultInput.assemble(records: records, sources: sources, released: released, answers: answers, grades: grades, feedback: feedback)
+        return try StoredDocument.resultInputs(
+            records: records,
+            sources: sources,
+            released: released,
+            answers: answers,
+            grades: grades,
+            feedback: feedback
+        )
     }
 
     public func grade(attemptID: String, questionID: String, points: Double) async throws -> Bool {

@@ -83,14 +83,19 @@ struct SealedExamTests {
 
             // Online after opens_at: the key without the code.
             clock.date.withLock { $0 = Timestamp.date("2026-12-01T09:00:01.000Z")! }
-            let opened = try await api.send(.get, APIPath.sealedKey("quiz-1"), token: student)
+            // A year on by the server's clock: the token from the start has expired (tokens expire by the injected
+            // clock, not the machine's), so the student and the teacher sign in again.
+            #expect(try await api.send(.get, APIPath.sealedKey("quiz-1"), token: student).status == .unauthorized)
+            let again = try await api.token("student")
+            let teacherAgain = try await api.token("teacher")
+            let opened = try await api.send(.get, APIPath.sealedKey("quiz-1"), token: again)
             #expect(opened.status == .ok)
             #expect(try opened.decode(SealedKeyResponse.self).contentKey == contentKey.base64EncodedString())
             #expect(try await api.send(.get, APIPath.sealedKey("quiz-1")).status == .unauthorized)
 
             // A new version: a new code; the old one does not open it.
-            #expect([.ok, .created].contains(try await api.publish(Self.sealedQuiz(prompt: "second"), teacher: teacher).status))
-            let next = try await api.send(.get, APIPath.assessment("quiz-1"), token: student).decode(Assessment.self)
+            #expect([.ok, .created].contains(try await api.publish(Self.sealedQuiz(prompt: "second"), teacher: teacherAgain).status))
+            let next = try await api.send(.get, APIPath.assessment("quiz-1"), token: again).decode(Assessment.self)
             #expect(next.version == 2)
             let nextMaterial = try await exams.material(id: "quiz-1", version: 2)
             #expect(nextMaterial.startCode != material.startCode)

@@ -12,4 +12,29 @@ public enum StoredDocument {
             throw StorageError.damaged("assessment \(key.id) version \(key.version): its stored document cannot be read")
         }
     }
+
+    /// `ResultInput.assemble` over stored sources: each decoded once (a damaged one throws), and a submission whose
+    /// version's document is missing is damaged too.
+    public static func resultInputs(
+        records: [SubmissionRecord],
+        sources: [DocumentKey: Data],
+        released: Set<String>,
+        answers: [(attemptID: String, questionID: String, answer: String)],
+        grades: [(attemptID: String, questionID: String, points: Double)],
+        feedback: [(attemptID: String, questionID: String, text: String)]
+    ) throws -> [ResultInput] {
+        let documents = try Dictionary(uniqueKeysWithValues: sources.map { ($0.key, try decode($0.value, $0.key)) })
+        do {
+            return try ResultInput.assemble(
+                records: records,
+                documents: documents,
+                released: released,
+                answers: answers,
+                grades: grades,
+                feedback: feedback
+            )
+        } catch let missing as ResultInput.MissingDocument {
+            throw StorageError.damaged("assessment \(missing.key.id) version \(missing.key.version): a submission names it, but it is not stored")
+        }
+    }
 }
