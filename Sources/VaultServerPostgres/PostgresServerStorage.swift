@@ -1005,14 +1005,7 @@ public final class PostgresServerStorage: ServerStorage {
                 logger: logger
             ).decode((String, String, String).self) { feedback.append(row) }
         }
-        return try StoredDocument.resultInputs(
-            records: records,
-            sources: sources,
-            released: released,
-            answers: answers,
-            grades: grades,
-            feedback: feedback
-        )
+        return try StoredDocument.inputs(records: records, sources: sources, released: released, answers: answers, grades: grades, feedback: feedback)
     }
 
     public func grade(attemptID: String, questionID: String, points: Double) async throws -> Bool {

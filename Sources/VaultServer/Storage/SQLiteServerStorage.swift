@@ -612,14 +612,7 @@ public final class SQLiteServerStorage: ServerStorage {
                 "SELECT f.attempt_id, f.question_id, f.text \(from) JOIN feedback f ON f.attempt_id = s.attempt_id WHERE \(filter)",
                 binds
             ).map { (attemptID: try $0.string(0), questionID: try $0.string(1), text: try $0.string(2)) }
-        return try StoredDocument.resultInputs(
-            records: records,
-            sources: sources,
-            released: released,
-            answers: answers,
-            grades: grades,
-            feedback: feedback
-        )
+        return try StoredDocument.inputs(records: records, sources: sources, released: released, answers: answers, grades: grades, feedback: feedback)
     }
 
     public func grade(attemptID: String, questionID: String, points: Double) async throws -> Bool {

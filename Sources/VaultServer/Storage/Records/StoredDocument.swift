@@ -15,7 +15,7 @@ public enum StoredDocument {
 
     /// `ResultInput.assemble` over stored sources: each decoded once (a damaged one throws), and a submission whose
     /// version's document is missing is damaged too.
-    public static func resultInputs(
+    public static func inputs(
         records: [SubmissionRecord],
         sources: [DocumentKey: Data],
         released: Set<String>,
