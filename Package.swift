@@ -210,7 +210,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VaultTakeTests",
-            dependencies: ["VaultTake", "VaultCore", "VaultModel", "VaultAPI", "VaultTestSupport"],
+            dependencies: ["VaultTake", "VaultCore", "VaultModel", "VaultAPI", "VaultLanguage", "VaultTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(name: "VaultTerminalTests", dependencies: ["VaultTerminal"], swiftSettings: strict),

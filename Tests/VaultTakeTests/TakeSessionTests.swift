@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VaultAPI
 import VaultCore
+import VaultLanguage
 import VaultModel
 import VaultTake
 import VaultTestSupport

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import VaultCore
 import VaultLanguage
-import VaultTake
 import VaultTerminal
 
 struct AdminCommand: ParsableCommand {

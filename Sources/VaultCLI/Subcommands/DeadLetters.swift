@@ -3,7 +3,6 @@ import Foundation
 import VaultAPI
 import VaultCore
 import VaultLanguage
-import VaultTake
 import VaultTerminal
 
 struct DeadLetters: ParsableCommand {

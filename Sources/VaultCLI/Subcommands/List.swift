@@ -2,7 +2,6 @@ import ArgumentParser
 import VaultAPI
 import VaultCore
 import VaultLanguage
-import VaultTake
 import VaultTerminal
 
 struct List: ParsableCommand {

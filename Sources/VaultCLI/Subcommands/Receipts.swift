@@ -4,7 +4,6 @@ import VaultAPI
 import VaultCore
 import VaultLanguage
 import VaultModel
-import VaultTake
 import VaultTerminal
 
 struct Receipts: ParsableCommand {

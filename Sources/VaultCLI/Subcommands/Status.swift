@@ -3,7 +3,6 @@ import VaultAPI
 import VaultCore
 import VaultLanguage
 import VaultSync
-import VaultTake
 
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -4,7 +4,6 @@ import VaultAPI
 import VaultCore
 import VaultLanguage
 import VaultModel
-import VaultTake
 
 struct Submit: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Finish the attempt and queue it for upload; it cannot be changed afterwards.")

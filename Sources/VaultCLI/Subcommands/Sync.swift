@@ -5,7 +5,6 @@ import VaultAPI
 import VaultCore
 import VaultLanguage
 import VaultSync
-import VaultTake
 
 #if canImport(Glibc)
 import Glibc

@@ -5,7 +5,6 @@ import VaultCore
 import VaultLanguage
 import VaultModel
 import VaultSync
-import VaultTake
 
 struct Unseal: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

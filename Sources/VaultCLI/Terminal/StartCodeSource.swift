@@ -3,7 +3,6 @@ import Foundation
 import VaultAPI
 import VaultCore
 import VaultLanguage
-import VaultTake
 
 /// Where a sealed exam's start code comes from, for `take`, `show`, `answer` and `unseal`: `--start-code-stdin`,
 /// `$VAULT_START_CODE_FILE`, or a no-echo prompt on a terminal. The code is never stored.

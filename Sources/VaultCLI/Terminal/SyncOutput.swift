@@ -1,7 +1,6 @@
 import Foundation
 import VaultLanguage
 import VaultSync
-import VaultTake
 
 enum SyncOutput {
     static func print(_ report: SyncReport, console: Console) {

@@ -4,7 +4,6 @@ import VaultCore
 import VaultLanguage
 import VaultModel
 import VaultSync
-import VaultTake
 
 /// `sync --watch`: waits for the server, drains the queue on the retry schedule, exits when it is empty.
 struct SyncWatcher {

@@ -1,5 +1,3 @@
-import VaultLanguage
-
 /// Time left in words, never more than there is: whole minutes rounded down, seconds under a minute. At 3:06 left
 /// every place says 3 minutes (it said 4: the minutes were rounded up), and 61 s is 1 minute.
 public enum TakeTimeText {
