@@ -287,7 +287,7 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         let token: String
         switch outcome {
         case .throttled(let wait):
-            let refusal = AuthRoutes<Storage, C>.throttled(wait)
+            let refusal = APIError.tooManySignIns(wait)
             var response = try loginPage(request, problem: refusal.message, status: .tooManyRequests)
             response.headers[.retryAfter] = refusal.headers[.retryAfter]
             return response

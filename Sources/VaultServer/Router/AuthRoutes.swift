@@ -23,7 +23,7 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
                 lifetime: configuration.tokenLifetime
             )
             switch outcome {
-            case .throttled(let wait): throw Self.throttled(wait)
+            case .throttled(let wait): throw APIError.tooManySignIns(wait)
             case .wrong, .notAllowed:
                 throw APIError(.unauthorized, code: .invalidCredentials, message: "The user name or password is not correct.")
             case .signedIn(let user, let token, let expires):
@@ -51,15 +51,5 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             try await storage.revokeToken(hash: hash)
             return Response(status: .noContent)
         }
-    }
-
-    static func throttled(_ wait: Duration) -> APIError {
-        let seconds = max(1, Int((wait / .seconds(1)).rounded(.up)))
-        return .retryLater(
-            .tooManyRequests,
-            code: .tooManyAttempts,
-            after: seconds,
-            message: "Too many failed sign-ins. Wait \(seconds) seconds, then try again."
-        )
     }
 }

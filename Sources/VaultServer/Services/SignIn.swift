@@ -1,4 +1,6 @@
 import Foundation
+import HTTPTypes
+import VaultAPI
 import VaultCore
 
 /// Signing in, for the API's token and the desk's session alike: the throttle on the name and the address, the
@@ -16,7 +18,7 @@ struct SignIn<Storage: AccountStore, C: Clock>: Sendable where C.Duration == Dur
         /// The name or the password is not correct (never which).
         case wrong
         /// The password is right, but this place is not for this user (a student at the desk); no token.
-        case notAllowed(UserRecord)
+        case notAllowed
         case signedIn(UserRecord, token: String, expires: Date)
     }
 
@@ -33,7 +35,7 @@ struct SignIn<Storage: AccountStore, C: Clock>: Sendable where C.Duration == Dur
         let record = name.count <= 200 ? try await storage.user(named: name) : nil
         guard try await hashing.verify(password, against: record), let user = record else { return .wrong }
         await throttle.succeeded(keys)
-        guard allowed(user) else { return .notAllowed(user) }
+        guard allowed(user) else { return .notAllowed }
         if user.iterations < hashing.iterations {
             try await storage.updatePassword(try await hashing.rehash(user, password: password))
         }
@@ -48,5 +50,18 @@ struct SignIn<Storage: AccountStore, C: Clock>: Sendable where C.Duration == Dur
     /// What a sign-in counts against: the name and the client's address.
     static func throttleKeys(user: String, address: String, configuration: ServerConfiguration) -> [LoginThrottle<C>.Key] {
         [.user(user, free: configuration.freeLoginFailures), .address(address, free: configuration.freeLoginFailuresPerAddress)]
+    }
+}
+
+extension APIError {
+    /// What a throttled sign-in answers, on the API and (as its sentence and Retry-After) on the desk.
+    static func tooManySignIns(_ wait: Duration) -> APIError {
+        let seconds = max(1, Int((wait / .seconds(1)).rounded(.up)))
+        return .retryLater(
+            .tooManyRequests,
+            code: .tooManyAttempts,
+            after: seconds,
+            message: "Too many failed sign-ins. Wait \(seconds) seconds, then try again."
+        )
     }
 }
