@@ -8,15 +8,18 @@ public enum AnswerRules {
     public static let defaultEssayLimit = 20_000
 
     public static func maxLength(of question: Question) -> Int {
-        question.maxLength ?? (question.type == .essay ? defaultEssayLimit : defaultShortTextLimit)
+        switch question.body {
+        case .essay(let essay): essay.maxLength ?? defaultEssayLimit
+        case .shortText(let text): text.maxLength ?? defaultShortTextLimit
+        case .singleChoice, .multipleChoice, .trueFalse, .numeric, .matching, .ordering, .fillInBlanks: defaultShortTextLimit
+        }
     }
 
     /// What the question accepts, in words a student can act on.
     public static func accepted(by question: Question) -> String {
-        let ids = (question.choices ?? []).map(\.id).joined(separator: ", ")
-        switch question.type {
-        case .singleChoice: return "one of \(ids)"
-        case .multipleChoice: return "choice ids separated by commas, each once, from \(ids)"
+        switch question.body {
+        case .singleChoice(let body): return "one of \(body.choices.map(\.id).joined(separator: ", "))"
+        case .multipleChoice(let body): return "choice ids separated by commas, each once, from \(body.choices.map(\.id).joined(separator: ", "))"
         case .trueFalse: return "true or false"
         case .numeric: return "a decimal number such as 3.14"
         case .shortText, .essay: return "text of at most \(maxLength(of: question)) characters"
@@ -37,13 +40,13 @@ public enum AnswerRules {
 
     /// True when `answer` is a valid answer to `question`.
     public static func isValid(_ answer: JSONValue, for question: Question) -> Bool {
-        let choiceIDs = Set((question.choices ?? []).map(\.id))
-        switch question.type {
-        case .singleChoice:
-            return answer.stringValue.map(choiceIDs.contains) ?? false
-        case .multipleChoice:
+        switch question.body {
+        case .singleChoice(let body):
+            return answer.stringValue.map { id in body.choices.contains { $0.id == id } } ?? false
+        case .multipleChoice(let body):
             guard let values = answer.arrayValue, !values.isEmpty else { return false }
             let ids = values.compactMap(\.stringValue)
+            let choiceIDs = Set(body.choices.map(\.id))
             return ids.count == values.count && Set(ids).count == ids.count && ids.allSatisfy(choiceIDs.contains)
         case .trueFalse:
             return answer.boolValue != nil
@@ -52,25 +55,26 @@ public enum AnswerRules {
         case .shortText, .essay:
             guard let text = answer.stringValue else { return false }
             return text.contains { !$0.isWhitespace } && text.count <= maxLength(of: question)
-        case .matching:
+        case .matching(let body):
             guard let values = answer.arrayValue, !values.isEmpty else { return false }
             let pairs = values.compactMap(pair)
-            let left = Set((question.left ?? []).map(\.id))
-            let right = Set((question.right ?? []).map(\.id))
+            let left = Set(body.left.map(\.id))
+            let right = Set(body.right.map(\.id))
             return pairs.count == values.count && Set(pairs.map(\.left)).count == pairs.count
                 && pairs.allSatisfy { left.contains($0.left) && right.contains($0.right) }
-        case .ordering:
+        case .ordering(let body):
             guard let values = answer.arrayValue else { return false }
             let ids = values.compactMap(\.stringValue)
-            let items = (question.items ?? []).map(\.id)
-            return ids.count == values.count && ids.count == items.count && Set(ids) == Set(items)
-        case .fillInBlanks:
+            return ids.count == values.count && ids.count == body.items.count && Set(ids) == Set(body.items.map(\.id))
+        case .fillInBlanks(let body):
             guard case .object(let values) = answer, !values.isEmpty else { return false }
-            let blanks = Dictionary((question.blanks ?? []).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            let blanks = Dictionary(body.blanks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
             return values.allSatisfy { id, value in
                 guard let blank = blanks[id], let text = value.stringValue else { return false }
-                if let choices = blank.choices { return choices.contains { $0.id == text } }
-                return text.contains { !$0.isWhitespace } && text.count <= blankLimit
+                switch blank.kind {
+                case .choice(let choices, _): return choices.contains { $0.id == text }
+                case .text: return text.contains { !$0.isWhitespace } && text.count <= blankLimit
+                }
             }
         }
     }

@@ -39,40 +39,99 @@ public struct Media: Codable, Sendable, Hashable {
     }
 }
 
-/// One blank of a fill-in-the-blanks question, written `[id]` in its prompt.
-public struct Blank: Codable, Sendable, Hashable {
+/// One blank of a fill-in-the-blanks question, written `[id]` in its prompt: a choice blank or a text blank.
+public struct Blank: Sendable, Hashable {
     public var id: String
-    /// A choice blank's options; a text blank has none.
-    public var choices: [Choice]?
-    /// Grading data, never served: a text blank's accepted answers.
-    public var acceptedAnswers: [String]?
-    /// Grading data, never served: a choice blank's right choice id.
-    public var answer: String?
-    /// Grading data, never served: partial credit of accepted answers (text -> weight in [-1, 1]; an accepted
-    /// answer not named here earns full credit).
-    public var acceptedAnswerWeights: [String: Double]?
-    /// Grading data, never served: a numeric blank (Moodle's NUMERICAL gap): each accepted answer's tolerance; the
-    /// student's answer is compared with them as a number ("4.0" and "4,0" are 4).
-    public var tolerances: [String: Double]?
+    public var kind: Kind
 
+    public enum Kind: Sendable, Hashable {
+        /// Options to pick from; grading data: the right option's id.
+        case choice(choices: [Choice], answer: String?)
+        /// Typed text. Grading data: the accepted answers (none: the teacher scores it); their partial credit (text ->
+        /// weight in [-1, 1]; an accepted answer not named earns full credit); for a numeric blank (Moodle's NUMERICAL
+        /// gap) each accepted answer's tolerance, the student's answer compared with them as a number ("4.0" and
+        /// "4,0" are 4).
+        case text(accepted: [String], weights: [String: Double]?, tolerances: [String: Double]?)
+    }
+
+    public init(id: String, kind: Kind) {
+        self.id = id
+        self.kind = kind
+    }
+
+    /// A choice blank when `choices` are given, else a text blank.
+    public init(
+        id: String,
+        choices: [Choice]? = nil,
+        acceptedAnswers: [String]? = nil,
+        answer: String? = nil,
+        acceptedAnswerWeights: [String: Double]? = nil,
+        tolerances: [String: Double]? = nil
+    ) {
+        self.id = id
+        if let choices {
+            kind = .choice(choices: choices, answer: answer)
+        } else {
+            kind = .text(accepted: acceptedAnswers ?? [], weights: acceptedAnswerWeights, tolerances: tolerances)
+        }
+    }
+
+    /// A choice blank's options; none for a text blank.
+    public var options: [Choice] {
+        switch kind {
+        case .choice(let choices, _): choices
+        case .text: []
+        }
+    }
+
+    /// The answer a released result shows: the right option, or the first accepted text.
+    public var rightAnswer: String? {
+        switch kind {
+        case .choice(_, let answer): answer
+        case .text(let accepted, _, _): accepted.first
+        }
+    }
+
+    /// What students get: the options without weights or the right one; a text blank as it is typed.
+    public var served: Blank {
+        switch kind {
+        case .choice(let choices, _): Blank(id: id, kind: .choice(choices: choices.map { Choice(id: $0.id, text: $0.text) }, answer: nil))
+        case .text: Blank(id: id, kind: .text(accepted: [], weights: nil, tolerances: nil))
+        }
+    }
+}
+
+extension Blank: Codable {
     enum CodingKeys: String, CodingKey {
         case id, choices, answer, tolerances
         case acceptedAnswers = "accepted_answers"
         case acceptedAnswerWeights = "accepted_answer_weights"
     }
 
-    public init(
-        id: String,
-        choices: [Choice]? = nil,
-        acceptedAnswers: [String]? = nil,
-        answer: String? = nil,
-        acceptedAnswerWeights: [String: Double]? = nil
-    ) {
-        self.acceptedAnswerWeights = acceptedAnswerWeights
-        self.id = id
-        self.choices = choices
-        self.acceptedAnswers = acceptedAnswers
-        self.answer = answer
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try container.decode(String.self, forKey: .id),
+            choices: try container.decodeIfPresent([Choice].self, forKey: .choices),
+            acceptedAnswers: try container.decodeIfPresent([String].self, forKey: .acceptedAnswers),
+            answer: try container.decodeIfPresent(String.self, forKey: .answer),
+            acceptedAnswerWeights: try container.decodeIfPresent([String: Double].self, forKey: .acceptedAnswerWeights),
+            tolerances: try container.decodeIfPresent([String: Double].self, forKey: .tolerances)
+        )
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        switch kind {
+        case .choice(let choices, let answer):
+            try container.encode(choices, forKey: .choices)
+            try container.encodeIfPresent(answer, forKey: .answer)
+        case .text(let accepted, let weights, let tolerances):
+            if !accepted.isEmpty { try container.encode(accepted, forKey: .acceptedAnswers) }
+            try container.encodeIfPresent(weights, forKey: .acceptedAnswerWeights)
+            try container.encodeIfPresent(tolerances, forKey: .tolerances)
+        }
     }
 }
 
@@ -90,46 +149,33 @@ public struct Choice: Codable, Sendable, Hashable {
     }
 }
 
-public struct Question: Codable, Sendable, Hashable {
+/// A question: what every type has (id, prompt, points, media, the server's hash, the item's own processing) and its
+/// body, whose case is its type and holds that type's fields and no other's.
+public struct Question: Sendable, Hashable {
     public var id: String
-    public var type: QuestionType
     public var prompt: String
     public var points: Double?
-    public var choices: [Choice]?
-    /// Teacher-only: the server strips it before serving.
-    public var answerKey: [JSONValue]?
-    public var tolerance: Double?
-    public var maxLength: Int?
-    /// Short text: the answers that score (compared case-folded, trimmed, whitespace collapsed, Unicode NFC). Grading
-    /// data: never served.
-    public var acceptedAnswers: [String]?
-    /// Short text: partial credit of accepted answers (text -> weight in [-1, 1]; one not named earns full credit).
-    /// Grading data: never served.
-    public var acceptedAnswerWeights: [String: Double]?
-    /// Matching: the items to pair (left numbered, right lettered).
-    public var left: [Choice]?
-    public var right: [Choice]?
-    /// Ordering: the items to put in order.
-    public var items: [Choice]?
-    /// Fill in the blanks: the blanks of the prompt.
-    public var blanks: [Blank]?
+    public var body: QuestionBody
     /// Pictures and other files the question shows.
     public var media: [Media]?
     /// Set by the server: SHA-256 of the canonical served question.
     public var hash: String?
-    /// The item's own response processing (QTI), which scores it instead of the keys above. Grading data: never
+    /// The item's own response processing (QTI), which scores it instead of the keys of its body. Grading data: never
     /// served; the keys stay for showing the right answer.
     public var processing: ResponseProcessing?
 
-    enum CodingKeys: String, CodingKey {
-        case id, type, prompt, points, choices, tolerance, hash, left, right, items, blanks, media
-        case answerKey = "answer_key"
-        case maxLength = "max_length"
-        case acceptedAnswers = "accepted_answers"
-        case acceptedAnswerWeights = "accepted_answer_weights"
-        case processing = "response_processing"
+    /// The question's type, as the wire and the teacher name it.
+    public var type: QuestionType { body.type }
+
+    public init(id: String, prompt: String, points: Double? = nil, body: QuestionBody) {
+        self.id = id
+        self.prompt = prompt
+        self.points = points
+        self.body = body
     }
 
+    /// A question from the wire's flat fields (tests, fixtures and benchmarks write questions this way): the fields
+    /// `type` does not have are not kept, as when a document is read.
     public init(
         id: String,
         type: QuestionType,
@@ -141,15 +187,68 @@ public struct Question: Codable, Sendable, Hashable {
         maxLength: Int? = nil,
         acceptedAnswers: [String]? = nil
     ) {
-        self.acceptedAnswers = acceptedAnswers
-        self.id = id
-        self.type = type
-        self.prompt = prompt
-        self.points = points
-        self.choices = choices
-        self.answerKey = answerKey
-        self.tolerance = tolerance
-        self.maxLength = maxLength
+        let fields = QuestionFields(
+            choices: choices,
+            answerKey: answerKey,
+            tolerance: tolerance,
+            maxLength: maxLength,
+            acceptedAnswers: acceptedAnswers
+        )
+        self.init(id: id, prompt: prompt, points: points, body: QuestionBody(type, fields))
+    }
+
+    /// The body's fields as the wire spells them (nil where the type has none).
+    public var fields: QuestionFields { body.fields }
+
+    /// What students get of it: no grading data.
+    public var served: Question {
+        var copy = self
+        copy.processing = nil
+        copy.body = body.served
+        return copy
+    }
+}
+
+/// A question whose document gives it a list its type does not have (an essay with choices): its items would be
+/// lost, so the document is not read.
+public struct QuestionShapeError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let questionID: String
+    public let type: QuestionType
+    /// The list, in words ("choices", "left or right items").
+    public let field: String
+    public var description: String { "question \(questionID) is \(type.rawValue) and cannot have \(field)" }
+}
+
+extension Question: Codable {
+    enum CodingKeys: String, CodingKey {
+        case id, type, prompt, points, hash, media
+        case processing = "response_processing"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        prompt = try container.decode(String.self, forKey: .prompt)
+        points = try container.decodeIfPresent(Double.self, forKey: .points)
+        media = try container.decodeIfPresent([Media].self, forKey: .media)
+        hash = try container.decodeIfPresent(String.self, forKey: .hash)
+        processing = try container.decodeIfPresent(ResponseProcessing.self, forKey: .processing)
+        let type = try container.decode(QuestionType.self, forKey: .type)
+        let fields = try QuestionFields(from: decoder)
+        if let foreign = fields.foreignLists(for: type) { throw QuestionShapeError(questionID: id, type: type, field: foreign) }
+        body = QuestionBody(type, fields)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(type, forKey: .type)
+        try container.encode(prompt, forKey: .prompt)
+        try container.encodeIfPresent(points, forKey: .points)
+        try container.encodeIfPresent(media, forKey: .media)
+        try container.encodeIfPresent(hash, forKey: .hash)
+        try container.encodeIfPresent(processing, forKey: .processing)
+        try fields.encode(to: encoder)
     }
 }
 
@@ -216,19 +315,7 @@ public struct Assessment: Codable, Sendable, Hashable {
     /// What students get: no grading data (answer keys, numeric tolerances, accepted answers, weights).
     public var served: Assessment {
         var copy = self
-        func unweighted(_ choices: [Choice]?) -> [Choice]? { choices?.map { Choice(id: $0.id, text: $0.text) } }
-        for index in copy.questions.indices {
-            copy.questions[index].answerKey = nil
-            copy.questions[index].tolerance = nil
-            copy.questions[index].acceptedAnswers = nil
-            copy.questions[index].acceptedAnswerWeights = nil
-            copy.questions[index].processing = nil
-            copy.questions[index].choices = unweighted(copy.questions[index].choices)
-            copy.questions[index].left = unweighted(copy.questions[index].left)
-            copy.questions[index].right = unweighted(copy.questions[index].right)
-            copy.questions[index].items = unweighted(copy.questions[index].items)
-            copy.questions[index].blanks = copy.questions[index].blanks?.map { Blank(id: $0.id, choices: unweighted($0.choices)) }
-        }
+        copy.questions = questions.map(\.served)
         return copy
     }
 }

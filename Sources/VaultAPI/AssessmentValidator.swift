@@ -47,116 +47,129 @@ public enum AssessmentValidator {
             guard !question.prompt.isEmpty, question.prompt.count <= maxPromptCharacters else {
                 try fail("\(name) needs a prompt of at most \(maxPromptCharacters) characters.")
             }
-            if requireAnswerKeyAbsent, question.answerKey != nil { try fail("\(name) carries an answer key, which must never be served.") }
-            switch question.type {
-            case .singleChoice, .multipleChoice:
-                guard let choices = question.choices, choices.count >= 2, choices.count <= 100 else {
-                    try fail("\(name) needs between 2 and 100 choices.")
-                }
-                let ids = choices.map(\.id)
-                guard Set(ids).count == ids.count, ids.allSatisfy(isValidItemID), choices.allSatisfy({ !$0.text.isEmpty }) else {
-                    try fail("\(name) has choices with missing or repeated ids or empty texts.")
-                }
-                if let key = question.answerKey {
-                    let keyIDs = key.compactMap(\.stringValue)
-                    guard keyIDs.count == key.count, !keyIDs.isEmpty, keyIDs.allSatisfy(ids.contains),
-                        question.type == .multipleChoice || keyIDs.count == 1
-                    else { try fail("\(name) has an answer key that does not name its choices.") }
-                }
-            case .trueFalse:
-                if let key = question.answerKey, key.count != 1 || key[0].boolValue == nil {
-                    try fail("\(name) needs an answer key of one true or false.")
-                }
-            case .numeric:
-                if let key = question.answerKey, key.isEmpty || key.contains(where: { $0.numberValue == nil }) {
-                    try fail("\(name) needs numbers in its answer key.")
-                }
-                if let tolerance = question.tolerance, tolerance < 0 || !tolerance.isFinite { try fail("\(name) has a negative tolerance.") }
-            case .shortText, .essay:
-                if let limit = question.maxLength, limit < 1 || limit > 1_000_000 {
-                    try fail("\(name) has a max_length outside 1 to 1,000,000.")
-                }
-            case .matching:
-                guard let left = question.left, let right = question.right, !left.isEmpty, left.count <= 26, right.count >= 2,
-                    right.count <= 26, Self.itemsAreValid(left), Self.itemsAreValid(right)
-                else { try fail("\(name) needs 1 to 26 left items and 2 to 26 right items, each with its own id and a text.") }
-                if let key = question.answerKey {
-                    let pairs = key.compactMap(AnswerRules.pair)
-                    guard pairs.count == key.count, !pairs.isEmpty, Set(pairs.map(\.left)).count == pairs.count,
-                        pairs.allSatisfy({ pair in left.contains { $0.id == pair.left } && right.contains { $0.id == pair.right } })
-                    else { try fail("\(name) has an answer key that is not pairs of its left and right items.") }
-                }
-            case .ordering:
-                guard let items = question.items, items.count >= 2, items.count <= 26, Self.itemsAreValid(items) else {
-                    try fail("\(name) needs 2 to 26 items, each with its own id and a text.")
-                }
-                if let key = question.answerKey {
-                    let ids = key.compactMap(\.stringValue)
-                    guard ids.count == items.count, Set(ids) == Set(items.map(\.id)) else {
-                        try fail("\(name) has an answer key that is not its items in order.")
-                    }
-                }
-            case .fillInBlanks:
-                guard let blanks = question.blanks, !blanks.isEmpty, blanks.count <= 50, Set(blanks.map(\.id)).count == blanks.count else {
-                    try fail("\(name) needs 1 to 50 blanks with distinct ids.")
-                }
-                for blank in blanks {
-                    guard isValidItemID(blank.id), question.prompt.contains("[\(blank.id)]") else {
-                        try fail("\(name) has a blank \(blank.id) that its prompt does not show as [\(blank.id)].")
-                    }
-                    if let choices = blank.choices {
-                        guard choices.count >= 2, Self.itemsAreValid(choices) else {
-                            try fail("\(name): blank \(blank.id) needs at least 2 choices.")
-                        }
-                        if let answer = blank.answer, !choices.contains(where: { $0.id == answer }) {
-                            try fail("\(name): blank \(blank.id)'s answer is not one of its choices.")
-                        }
-                    }
-                }
-            }
-            try checkWeights(question, name: name, served: requireAnswerKeyAbsent, fail: fail)
+            if requireAnswerKeyAbsent, question.body.answerKey != nil { try fail("\(name) carries an answer key, which must never be served.") }
+            try checkBody(question, name: name, fail: fail)
+            try checkWeights(question.body, name: name, served: requireAnswerKeyAbsent, fail: fail)
             if let processing = question.processing {
                 if requireAnswerKeyAbsent { try fail("\(name) carries its response processing, which must never be served.") }
                 try checkProcessing(processing, question: question, name: name, fail: fail)
             }
-            if question.type != .matching, question.left != nil || question.right != nil {
-                try fail("\(name) is \(question.type.rawValue) and cannot have left or right items.")
+        }
+    }
+
+    /// The rules of each type's own fields.
+    static func checkBody(_ question: Question, name: String, fail: (String) throws -> Never) throws {
+        switch question.body {
+        case .singleChoice(let body), .multipleChoice(let body):
+            let choices = body.choices
+            guard choices.count >= 2, choices.count <= 100 else { try fail("\(name) needs between 2 and 100 choices.") }
+            let ids = choices.map(\.id)
+            guard Set(ids).count == ids.count, ids.allSatisfy(isValidItemID), choices.allSatisfy({ !$0.text.isEmpty }) else {
+                try fail("\(name) has choices with missing or repeated ids or empty texts.")
             }
-            if question.type != .ordering, question.items != nil { try fail("\(name) is \(question.type.rawValue) and cannot have items.") }
-            if question.type != .fillInBlanks, question.blanks != nil { try fail("\(name) is \(question.type.rawValue) and cannot have blanks.") }
-            if question.type != .singleChoice, question.type != .multipleChoice, question.choices != nil {
-                try fail("\(name) is \(question.type.rawValue) and cannot have choices.")
+            if let key = body.answerKey {
+                let keyIDs = key.compactMap(\.stringValue)
+                let single: Bool = if case .singleChoice = question.body { true } else { false }
+                guard keyIDs.count == key.count, !keyIDs.isEmpty, keyIDs.allSatisfy(ids.contains), !single || keyIDs.count == 1 else {
+                    try fail("\(name) has an answer key that does not name its choices.")
+                }
+            }
+        case .trueFalse(let body):
+            if let key = body.answerKey, key.count != 1 || key[0].boolValue == nil {
+                try fail("\(name) needs an answer key of one true or false.")
+            }
+        case .numeric(let body):
+            if let key = body.answerKey, key.isEmpty || key.contains(where: { $0.numberValue == nil }) {
+                try fail("\(name) needs numbers in its answer key.")
+            }
+            if let tolerance = body.tolerance, tolerance < 0 || !tolerance.isFinite { try fail("\(name) has a negative tolerance.") }
+        case .shortText(let body):
+            try checkMaxLength(body.maxLength, name: name, fail: fail)
+        case .essay(let body):
+            try checkMaxLength(body.maxLength, name: name, fail: fail)
+        case .matching(let body):
+            let (left, right) = (body.left, body.right)
+            guard !left.isEmpty, left.count <= 26, right.count >= 2, right.count <= 26, Self.itemsAreValid(left), Self.itemsAreValid(right)
+            else { try fail("\(name) needs 1 to 26 left items and 2 to 26 right items, each with its own id and a text.") }
+            if let key = body.answerKey {
+                let pairs = key.compactMap(AnswerRules.pair)
+                guard pairs.count == key.count, !pairs.isEmpty, Set(pairs.map(\.left)).count == pairs.count,
+                    pairs.allSatisfy({ pair in left.contains { $0.id == pair.left } && right.contains { $0.id == pair.right } })
+                else { try fail("\(name) has an answer key that is not pairs of its left and right items.") }
+            }
+        case .ordering(let body):
+            guard body.items.count >= 2, body.items.count <= 26, Self.itemsAreValid(body.items) else {
+                try fail("\(name) needs 2 to 26 items, each with its own id and a text.")
+            }
+            if let key = body.answerKey {
+                let ids = key.compactMap(\.stringValue)
+                guard ids.count == body.items.count, Set(ids) == Set(body.items.map(\.id)) else {
+                    try fail("\(name) has an answer key that is not its items in order.")
+                }
+            }
+        case .fillInBlanks(let body):
+            let blanks = body.blanks
+            guard !blanks.isEmpty, blanks.count <= 50, Set(blanks.map(\.id)).count == blanks.count else {
+                try fail("\(name) needs 1 to 50 blanks with distinct ids.")
+            }
+            for blank in blanks {
+                guard isValidItemID(blank.id), question.prompt.contains("[\(blank.id)]") else {
+                    try fail("\(name) has a blank \(blank.id) that its prompt does not show as [\(blank.id)].")
+                }
+                if case .choice(let choices, let answer) = blank.kind {
+                    guard choices.count >= 2, Self.itemsAreValid(choices) else { try fail("\(name): blank \(blank.id) needs at least 2 choices.") }
+                    if let answer, !choices.contains(where: { $0.id == answer }) {
+                        try fail("\(name): blank \(blank.id)'s answer is not one of its choices.")
+                    }
+                }
             }
         }
     }
 
+    static func checkMaxLength(_ limit: Int?, name: String, fail: (String) throws -> Never) throws {
+        if let limit, limit < 1 || limit > 1_000_000 { try fail("\(name) has a max_length outside 1 to 1,000,000.") }
+    }
+
     /// Partial credit: weights in [-1, 1], on choices and blank choices only, accepted-answer weights naming accepted
     /// answers; none at all in a served document (they are grading data).
-    static func checkWeights(_ question: Question, name: String, served: Bool, fail: (String) throws -> Never) throws {
-        let weighted = (question.choices ?? []) + (question.blanks ?? []).flatMap { $0.choices ?? [] }
-        let answerWeights = [question.acceptedAnswerWeights].compactMap { $0 } + (question.blanks ?? []).compactMap(\.acceptedAnswerWeights)
+    static func checkWeights(_ body: QuestionBody, name: String, served: Bool, fail: (String) throws -> Never) throws {
+        var weighted: [Choice] = []
+        var answerWeights: [[String: Double]] = []
+        switch body {
+        case .singleChoice(let choices), .multipleChoice(let choices): weighted = choices.choices
+        case .shortText(let text):
+            answerWeights = [text.acceptedAnswerWeights].compactMap { $0 }
+            if let weights = text.acceptedAnswerWeights, !Set(weights.keys).isSubset(of: Set(text.acceptedAnswers)) {
+                try fail("\(name) weighs an answer that is not one of its accepted answers.")
+            }
+        case .matching(let matching):
+            if (matching.left + matching.right).contains(where: { $0.weight != nil }) {
+                try fail("\(name): only choices and accepted answers carry weights.")
+            }
+        case .ordering(let ordering):
+            if ordering.items.contains(where: { $0.weight != nil }) { try fail("\(name): only choices and accepted answers carry weights.") }
+        case .fillInBlanks(let fill):
+            weighted = fill.blanks.flatMap(\.options)
+            for blank in fill.blanks {
+                guard case .text(let accepted, let weights, let tolerances) = blank.kind else { continue }
+                answerWeights += [weights].compactMap { $0 }
+                if let tolerances {
+                    if served { try fail("\(name): blank \(blank.id) carries tolerances, which are grading data and must never be served.") }
+                    guard Set(tolerances.keys).isSubset(of: Set(accepted)), tolerances.keys.allSatisfy({ Double($0) != nil }),
+                        tolerances.values.allSatisfy({ $0.isFinite && $0 >= 0 })
+                    else { try fail("\(name): blank \(blank.id)'s tolerances must be 0 or more, for accepted answers that are numbers.") }
+                }
+                if let weights, !Set(weights.keys).isSubset(of: Set(accepted)) {
+                    try fail("\(name): blank \(blank.id) weighs an answer that is not one of its accepted answers.")
+                }
+            }
+        case .trueFalse, .numeric, .essay: break
+        }
         if served, weighted.contains(where: { $0.weight != nil }) || !answerWeights.isEmpty {
             try fail("\(name) carries weights, which are grading data and must never be served.")
         }
-        if ((question.left ?? []) + (question.right ?? []) + (question.items ?? [])).contains(where: { $0.weight != nil }) {
-            try fail("\(name): only choices and accepted answers carry weights.")
-        }
         let all = weighted.compactMap(\.weight) + answerWeights.flatMap(\.values)
         guard all.allSatisfy({ $0.isFinite && $0 >= -1 && $0 <= 1 }) else { try fail("\(name) has a weight outside -1 to 1.") }
-        if let weights = question.acceptedAnswerWeights, !Set(weights.keys).isSubset(of: Set(question.acceptedAnswers ?? [])) {
-            try fail("\(name) weighs an answer that is not one of its accepted answers.")
-        }
-        for blank in question.blanks ?? [] {
-            if let tolerances = blank.tolerances {
-                if served { try fail("\(name): blank \(blank.id) carries tolerances, which are grading data and must never be served.") }
-                guard Set(tolerances.keys).isSubset(of: Set(blank.acceptedAnswers ?? [])), tolerances.keys.allSatisfy({ Double($0) != nil }),
-                    tolerances.values.allSatisfy({ $0.isFinite && $0 >= 0 })
-                else { try fail("\(name): blank \(blank.id)'s tolerances must be 0 or more, for accepted answers that are numbers.") }
-            }
-            if let weights = blank.acceptedAnswerWeights, !Set(weights.keys).isSubset(of: Set(blank.acceptedAnswers ?? [])) {
-                try fail("\(name): blank \(blank.id) weighs an answer that is not one of its accepted answers.")
-            }
-        }
     }
 
     /// Response processing the server can evaluate in bounded time: only the rules and operators it knows, at most
@@ -184,7 +197,8 @@ public enum AssessmentValidator {
         case .whole(let response), .swapped(let response):
             guard responses.contains(response) else { try fail("\(name)'s response processing does not declare \(response).") }
         case .blanks(let targets):
-            let blanks = Set((question.blanks ?? []).map(\.id))
+            guard case .fillInBlanks(let body) = question.body else { try fail("\(name)'s response processing names blanks it does not have.") }
+            let blanks = Set(body.blanks.map(\.id))
             guard targets.keys.allSatisfy(blanks.contains), targets.values.allSatisfy({ responses.contains($0.response) }) else {
                 try fail("\(name)'s response processing names blanks or responses it does not have.")
             }

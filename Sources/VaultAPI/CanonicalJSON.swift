@@ -12,9 +12,7 @@ public enum CanonicalJSON {
     public static func questionBytes(_ question: Question) throws -> Data {
         var copy = question
         copy.hash = nil
-        copy.answerKey = nil
-        copy.acceptedAnswers = nil
-        copy.acceptedAnswerWeights = nil
+        copy.body = question.body.unkeyed
         copy.processing = nil
         return try encode(copy)
     }

@@ -167,7 +167,7 @@ public struct ResponseItem: Codable, Sendable, Equatable {
         self.attemptStartedAt = attemptStartedAt
     }
 
-    public init(from decoder: Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)
         attemptId = try container.decode(String.self, forKey: .attemptId)

@@ -26,11 +26,9 @@ enum AikenReader {
                     questions.append(
                         Question(
                             id: "q\(questions.count + 1)",
-                            type: .singleChoice,
                             prompt: prompt.joined(separator: "\n"),
                             points: 1,
-                            choices: choices,
-                            answerKey: [.string(choices[index].id)]
+                            body: .singleChoice(.init(choices: choices, answerKey: [.string(choices[index].id)]))
                         )
                     )
                 } else {

@@ -71,18 +71,18 @@ enum ClozeReader {
             let texts = accepted.map { type == .number ? String($0.text.split(separator: ":").first ?? "") : $0.text }
             var weights: [String: Double] = [:]
             for (text, entry) in zip(texts, accepted) where entry.weight < 1 { weights[text] = weights[text] ?? entry.weight }
-            var blank = Blank(id: id, acceptedAnswers: texts, acceptedAnswerWeights: weights.isEmpty ? nil : weights)
+            var tolerances: [String: Double]?
             if type == .number {
                 // `4:0.1`: compared as a number, within its tolerance.
-                var tolerances: [String: Double] = [:]
+                var numbers: [String: Double] = [:]
                 for (text, entry) in zip(texts, accepted) {
                     guard Double(text) != nil else { throw ItemSkip(reason: "gap \(id)'s answer \(text) is not a number") }
                     let parts = entry.text.split(separator: ":")
-                    tolerances[text] = tolerances[text] ?? (parts.count > 1 ? Double(parts[1]).map(abs) ?? 0 : 0)
+                    numbers[text] = numbers[text] ?? (parts.count > 1 ? Double(parts[1]).map(abs) ?? 0 : 0)
                 }
-                blank.tolerances = tolerances
+                tolerances = numbers
             }
-            return blank
+            return Blank(id: id, kind: .text(accepted: texts, weights: weights.isEmpty ? nil : weights, tolerances: tolerances))
         }
     }
 

@@ -118,32 +118,25 @@ enum GIFTReader {
         let prompt = after.isEmpty ? before : before + " _____ " + after
         guard !prompt.isEmpty else { throw ItemSkip(reason: "it has no question text") }
         let answers = String(characters[(open + 1)..<close]).trimmingCharacters(in: .whitespacesAndNewlines)
-        var question = Question(id: "q", type: .essay, prompt: prompt, points: 1)
+        return Question(id: "q", prompt: prompt, points: 1, body: try body(answers))
+    }
+
+    /// The question's body from what its braces hold.
+    static func body(_ answers: String) throws -> QuestionBody {
         let upper = answers.uppercased().components(separatedBy: "#")[0].trimmingCharacters(in: .whitespaces)
-        if answers.isEmpty {
-            question.maxLength = 20_000
-            return question
-        }
-        if ["T", "TRUE", "F", "FALSE"].contains(upper) {
-            question.type = .trueFalse
-            question.answerKey = [.bool(upper.hasPrefix("T"))]
-            return question
-        }
-        if answers.hasPrefix("#") { return try numeric(String(answers.dropFirst()), question) }
-        if answers.contains("->") { return try matching(answers, question) }
+        if answers.isEmpty { return .essay(.init(maxLength: 20_000)) }
+        if ["T", "TRUE", "F", "FALSE"].contains(upper) { return .trueFalse(.init(answerKey: [.bool(upper.hasPrefix("T"))])) }
+        if answers.hasPrefix("#") { return .numeric(try numeric(String(answers.dropFirst()))) }
+        if answers.contains("->") { return .matching(try matching(answers)) }
         let entries = try choices(answers)
         guard !entries.isEmpty else { throw ItemSkip(reason: "its answers are neither =right nor ~wrong") }
         if entries.allSatisfy(\.right) {
             // Short answer: every answer accepted, `=%50%text` for half credit.
-            question.type = .shortText
-            question.maxLength = 200
-            question.acceptedAnswers = entries.map(\.text)
             let weights = Dictionary(
                 entries.compactMap { entry in entry.weight.flatMap { $0 == 100 ? nil : (entry.text, Self.share($0)) } },
                 uniquingKeysWith: { first, _ in first }
             )
-            question.acceptedAnswerWeights = weights.isEmpty ? nil : weights
-            return question
+            return .shortText(.init(maxLength: 200, acceptedAnswers: entries.map(\.text), acceptedAnswerWeights: weights.isEmpty ? nil : weights))
         }
         let weighted = entries.contains { $0.weight != nil }
         let choices = entries.enumerated().map { offset, entry in
@@ -155,18 +148,13 @@ enum GIFTReader {
         }
         let right = entries.enumerated().filter { $0.element.right || ($0.element.weight ?? 0) > 0 }.map { choices[$0.offset].id }
         guard !right.isEmpty else { throw ItemSkip(reason: "none of its answers is marked right (= or a positive %weight%)") }
-        question.choices = choices
         // `=` marks the one right answer of a single-answer question (other answers may earn part of it); without
         // one, a single 100% answer is one too, and anything else is a multiple-answer question.
         let full = entries.enumerated().filter { $0.element.right || ($0.element.weight ?? 0) >= 100 }.map { choices[$0.offset].id }
         if entries.contains(where: \.right) || (full.count == 1 && right.count == 1) {
-            question.type = .singleChoice
-            question.answerKey = [.string(full.first ?? right[0])]
-        } else {
-            question.type = .multipleChoice
-            question.answerKey = right.map { .string($0) }
+            return .singleChoice(.init(choices: choices, answerKey: [.string(full.first ?? right[0])]))
         }
-        return question
+        return .multipleChoice(.init(choices: choices, answerKey: right.map { .string($0) }))
     }
 
     /// A GIFT or Moodle percentage as a weight in [-1, 1].
@@ -218,9 +206,7 @@ enum GIFTReader {
     }
 
     /// `=left -> right` pairs: left items in order, right items the distinct answers in order of first use.
-    static func matching(_ answers: String, _ base: Question) throws -> Question {
-        var question = base
-        question.type = .matching
+    static func matching(_ answers: String) throws -> QuestionBody.Matching {
         var pairs: [(item: String, match: String)] = []
         for entry in try choices(answers) {
             let parts = entry.text.components(separatedBy: "->")
@@ -230,16 +216,11 @@ enum GIFTReader {
         guard let (left, right, key) = ImportSupport.matching(pairs) else {
             throw ItemSkip(reason: "a matching question needs pairs with at least two different matches")
         }
-        question.left = left
-        question.right = right
-        question.answerKey = key
-        return question
+        return .init(left: left, right: right, answerKey: key)
     }
 
     /// `3.14:0.01`, `1..2`, or `=3.14:0 =%50%3.1:0.1` (the first full-marks answer counts).
-    static func numeric(_ body: String, _ base: Question) throws -> Question {
-        var question = base
-        question.type = .numeric
+    static func numeric(_ body: String) throws -> QuestionBody.Numeric {
         var spec = body.trimmingCharacters(in: .whitespaces)
         if spec.hasPrefix("=") {
             let answers = spec.split(separator: "=").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -250,15 +231,11 @@ enum GIFTReader {
             guard let low = Double(spec[..<range.lowerBound]), let high = Double(spec[range.upperBound...]), low <= high else {
                 throw ItemSkip(reason: "its numeric range \(spec) is not two numbers low..high")
             }
-            question.answerKey = [.number((low + high) / 2)]
-            question.tolerance = (high - low) / 2
-            return question
+            return .init(answerKey: [.number((low + high) / 2)], tolerance: (high - low) / 2)
         }
         let parts = spec.split(separator: ":", maxSplits: 1).map(String.init)
         guard let value = parts.first.flatMap(Double.init) else { throw ItemSkip(reason: "its numeric answer \(spec) is not a number") }
-        question.answerKey = [.number(value)]
-        question.tolerance = parts.count > 1 ? Double(parts[1]) ?? 0 : 0
-        return question
+        return .init(answerKey: [.number(value)], tolerance: parts.count > 1 ? Double(parts[1]) ?? 0 : 0)
     }
 
     /// GIFT has answer blocks in braces and usually `::titles::`.

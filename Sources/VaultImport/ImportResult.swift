@@ -70,8 +70,8 @@ enum ImportSupport {
     /// when the document is published (`AssessmentPublisher`).
     static func approximateBytes(of question: Question) -> Int {
         let media = (question.media ?? []).reduce(0) { $0 + $1.data.utf8.count + $1.alt.utf8.count + $1.name.utf8.count + 64 }
-        let options = (question.choices ?? []) + (question.items ?? [])
-        return question.prompt.utf8.count + options.reduce(0) { $0 + $1.text.utf8.count + 32 } + media + 256
+        let options: Int = question.body.shownItems.reduce(0) { $0 + $1.text.utf8.count + 32 }
+        return question.prompt.utf8.count + options + media + 256
     }
 
     /// The largest file read (a served document is at most 10 MB).

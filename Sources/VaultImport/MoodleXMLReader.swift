@@ -23,10 +23,8 @@ enum MoodleXMLReader {
             }
             let html = element.child("questiontext")?.attributes["format"].map { $0 == "html" || $0 == "moodle_auto_format" } ?? true
             let raw = element.value("questiontext") ?? ""
-            let prompt = html ? ImportSupport.text(fromHTML: raw, missingAlt: &missingAlt) : ImportSupport.tidy(raw)
+            var prompt = html ? ImportSupport.text(fromHTML: raw, missingAlt: &missingAlt) : ImportSupport.tidy(raw)
             let points = element.value("defaultgrade").flatMap(Double.init) ?? 1
-            var question = Question(id: "q\(questions.count + 1)", type: .essay, prompt: prompt, points: points > 0 ? points : 1)
-            question.media = media(element.child("questiontext"), html: raw)
             guard !prompt.isEmpty || type == "description" else {
                 skipped.append(.init(item: name, reason: "it has no question text"))
                 continue
@@ -37,6 +35,7 @@ enum MoodleXMLReader {
                     fraction: Double(answer.attributes["fraction"] ?? "0") ?? 0, answer: answer
                 )
             }
+            let body: QuestionBody
             switch type {
             case "multichoice":
                 let single = (element.value("single") ?? "true") != "false"
@@ -54,20 +53,16 @@ enum MoodleXMLReader {
                     skipped.append(.init(item: name, reason: "it needs two choices and one with a positive fraction"))
                     continue
                 }
-                question.choices = choices
-                question.type = single ? .singleChoice : .multipleChoice
-                question.answerKey =
-                    (single
-                    ? answers.enumerated().filter { $0.element.fraction >= 100 }.map { choices[$0.offset].id }.prefix(1).map { $0 }
-                    : right).map { .string($0) }
-                if question.answerKey?.isEmpty ?? true { question.answerKey = [.string(right[0])] }
+                let keyed =
+                    single ? answers.enumerated().filter { $0.element.fraction >= 100 }.map { choices[$0.offset].id }.prefix(1).map { $0 } : right
+                let key = QuestionBody.Choices(choices: choices, answerKey: (keyed.isEmpty ? [right[0]] : keyed).map { .string($0) })
+                body = single ? .singleChoice(key) : .multipleChoice(key)
             case "truefalse":
                 guard let right = answers.first(where: { $0.fraction >= 100 }) else {
                     skipped.append(.init(item: name, reason: "neither true nor false has full marks"))
                     continue
                 }
-                question.type = .trueFalse
-                question.answerKey = [.bool(right.text.lowercased() == "true")]
+                body = .trueFalse(.init(answerKey: [.bool(right.text.lowercased() == "true")]))
             case "shortanswer":
                 let accepted = answers.filter { $0.fraction > 0 }.map(\.text)
                 guard answers.contains(where: { $0.fraction >= 100 }) else {
@@ -78,24 +73,18 @@ enum MoodleXMLReader {
                     answers.filter { $0.fraction > 0 && $0.fraction < 100 }.map { ($0.text, GIFTReader.share($0.fraction)) },
                     uniquingKeysWith: { first, _ in first }
                 )
-                question.acceptedAnswerWeights = weights.isEmpty ? nil : weights
                 if accepted.contains(where: { $0.contains("*") }) {
                     notes.append("\(name): the wildcard * is compared as written (not as any text).")
                 }
-                question.type = .shortText
-                question.maxLength = 200
-                question.acceptedAnswers = accepted
+                body = .shortText(.init(maxLength: 200, acceptedAnswers: accepted, acceptedAnswerWeights: weights.isEmpty ? nil : weights))
             case "numerical":
                 guard let right = answers.first(where: { $0.fraction >= 100 }), let value = Double(right.text) else {
                     skipped.append(.init(item: name, reason: "no full-marks answer is a number"))
                     continue
                 }
-                question.type = .numeric
-                question.answerKey = [.number(value)]
-                question.tolerance = right.answer.value("tolerance").flatMap(Double.init) ?? 0
+                body = .numeric(.init(answerKey: [.number(value)], tolerance: right.answer.value("tolerance").flatMap(Double.init) ?? 0))
             case "essay":
-                question.type = .essay
-                question.maxLength = 20_000
+                body = .essay(.init(maxLength: 20_000))
             case "description":
                 skipped.append(.init(item: name, reason: "a description is not a question"))
                 continue
@@ -110,10 +99,7 @@ enum MoodleXMLReader {
                     skipped.append(.init(item: name, reason: "a matching question needs pairs with at least two different matches"))
                     continue
                 }
-                question.type = .matching
-                question.left = left
-                question.right = right
-                question.answerKey = key
+                body = .matching(.init(left: left, right: right, answerKey: key))
             case "ordering":
                 let items = answers.enumerated().map {
                     Choice(id: ImportSupport.choiceID($0.offset), text: ImportSupport.text(fromHTML: $0.element.text, missingAlt: &missingAlt))
@@ -123,22 +109,18 @@ enum MoodleXMLReader {
                     continue
                 }
                 // Moodle lists the items in the right order; the student sees them shuffled by a fixed rotation.
-                question.type = .ordering
-                question.items = Array(items.dropFirst()) + [items[0]]
-                question.answerKey = items.map { .string($0.id) }
+                body = .ordering(.init(items: Array(items.dropFirst()) + [items[0]], answerKey: items.map { .string($0.id) }))
             case "ddwtos", "gapselect":
-                guard let blanks = gaps(element, prompt: &question.prompt, kind: type == "ddwtos" ? "dragbox" : "selectoption") else {
+                guard let blanks = gaps(element, prompt: &prompt, kind: type == "ddwtos" ? "dragbox" : "selectoption") else {
                     skipped.append(.init(item: name, reason: "its gaps [[n]] do not name its choices"))
                     continue
                 }
-                question.type = .fillInBlanks
-                question.blanks = blanks
+                body = .fillInBlanks(.init(blanks: blanks))
             case "multianswer", "cloze":
                 do {
                     let (text, blanks) = try ClozeReader.read(prompt, notes: &notes, name: name)
-                    question.type = .fillInBlanks
-                    question.prompt = text
-                    question.blanks = blanks
+                    prompt = text
+                    body = .fillInBlanks(.init(blanks: blanks))
                 } catch let skip as ItemSkip {
                     skipped.append(.init(item: name, reason: skip.reason))
                     continue
@@ -147,6 +129,8 @@ enum MoodleXMLReader {
                 skipped.append(.init(item: name, reason: "\(type.isEmpty ? "an untyped" : type) question cannot be taken in a terminal"))
                 continue
             }
+            var question = Question(id: "q\(questions.count + 1)", prompt: prompt, points: points > 0 ? points : 1, body: body)
+            question.media = media(element.child("questiontext"), html: raw)
             questions.append(question)
         }
         if missingAlt > 0 { notes.append("\(missingAlt) picture(s) have no description (alt text); add one so every student can follow.") }

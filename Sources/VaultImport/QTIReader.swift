@@ -71,7 +71,7 @@ enum QTIReader {
         let correct = values(declared?.child("correctResponse"))
         // An item whose rules score it needs no key of ours; the key, when there is one, is what a result shows.
         let scored = rules != nil
-        var question = Question(id: "q", type: .essay, prompt: prompt, points: 1)
+        let questionBody: QuestionBody
         var targets: [String: ResponseBinding.BlankTarget] = [:]
         var swapped = false
         switch interaction.name {
@@ -86,19 +86,19 @@ enum QTIReader {
             }
             guard choices.count >= 2 else { throw ItemSkip(reason: "it has fewer than two choices") }
             guard scored || !key.isEmpty else { throw ItemSkip(reason: "its choices have no correct response") }
-            question.type = single ? .singleChoice : .multipleChoice
-            question.answerKey = key.isEmpty ? nil : (single ? Array(key.prefix(1)) : key).map { .string($0) }
-            question.choices = choices
+            var shown = choices
             // Without rules (no response processing): map_response's values as each choice's share.
             if !scored, correct.isEmpty, let mapping = declared?.child("mapping") {
                 let values = Self.mappedValues(mapping)
                 let positive = values.values.filter { $0 > 0 }
                 let most = Double(mapping.attributes["upperBound"] ?? "") ?? (single ? positive.max() ?? 1 : positive.reduce(0, +))
                 let fallback = Double(mapping.attributes["defaultValue"] ?? "") ?? 0
-                question.choices = choices.map { choice in
+                shown = choices.map { choice in
                     Choice(id: choice.id, text: choice.text, weight: min(1, max(-1, (values[choice.id] ?? fallback) / max(most, 0.000_001))))
                 }
             }
+            let keyed = QuestionBody.Choices(choices: shown, answerKey: key.isEmpty ? nil : (single ? Array(key.prefix(1)) : key).map { .string($0) })
+            questionBody = single ? .singleChoice(keyed) : .multipleChoice(keyed)
         case "textEntryInteraction":
             var accepted = correct
             if let mapping = declared?.child("mapping") {
@@ -106,13 +106,15 @@ enum QTIReader {
                     $0.attributes["mapKey"]
                 }
             }
-            question.type = .shortText
-            question.maxLength = Int(interaction.attributes["expectedLength"] ?? "").map { max($0 * 4, 200) } ?? 200
-            question.acceptedAnswers = accepted.isEmpty ? nil : Self.unique(accepted)
-            question.acceptedAnswerWeights = declared?.child("mapping").flatMap { Self.answerWeights($0, except: correct) }
+            questionBody = .shortText(
+                .init(
+                    maxLength: Int(interaction.attributes["expectedLength"] ?? "").map { max($0 * 4, 200) } ?? 200,
+                    acceptedAnswers: Self.unique(accepted),
+                    acceptedAnswerWeights: declared?.child("mapping").flatMap { Self.answerWeights($0, except: correct) }
+                )
+            )
         case "extendedTextInteraction":
-            question.type = .essay
-            question.maxLength = 20_000
+            questionBody = .essay(.init(maxLength: 20_000))
         case "matchInteraction", "associateInteraction":
             let sets = interaction.all("simpleMatchSet")
             var left: [MarkupElement]
@@ -136,19 +138,20 @@ enum QTIReader {
             }
             guard !left.isEmpty, right.count >= 2 else { throw ItemSkip(reason: "it has nothing to pair") }
             guard scored || !pairs.isEmpty else { throw ItemSkip(reason: "its pairs have no correct response") }
-            question.type = .matching
-            question.left = left.map { Choice(id: $0.attributes["identifier"] ?? "", text: prose($0, missingAlt: &missingAlt)) }
-            question.right = right.map { Choice(id: $0.attributes["identifier"] ?? "", text: prose($0, missingAlt: &missingAlt)) }
-            question.answerKey = pairs.isEmpty ? nil : pairs
+            questionBody = .matching(
+                .init(
+                    left: left.map { Choice(id: $0.attributes["identifier"] ?? "", text: prose($0, missingAlt: &missingAlt)) },
+                    right: right.map { Choice(id: $0.attributes["identifier"] ?? "", text: prose($0, missingAlt: &missingAlt)) },
+                    answerKey: pairs.isEmpty ? nil : pairs
+                )
+            )
         case "orderInteraction":
             let items = interaction.descendants { $0.name == "simpleChoice" }.map {
                 Choice(id: $0.attributes["identifier"] ?? "", text: prose($0, missingAlt: &missingAlt))
             }
             guard items.count >= 2 else { throw ItemSkip(reason: "it has fewer than two things to put in order") }
             guard scored || correct.count == items.count else { throw ItemSkip(reason: "its order has no correct response") }
-            question.type = .ordering
-            question.items = items
-            question.answerKey = correct.count == items.count ? correct.map { .string($0) } : nil
+            questionBody = .ordering(.init(items: items, answerKey: correct.count == items.count ? correct.map { .string($0) } : nil))
         case "gapMatchInteraction":
             let words = interaction.all("gapText").map { Choice(id: $0.attributes["identifier"] ?? "", text: prose($0, missingAlt: &missingAlt)) }
             var answers: [String: String] = [:]
@@ -168,18 +171,18 @@ enum QTIReader {
                 return "[\(id)]"
             }
             guard words.count >= 2, !blanks.isEmpty else { throw ItemSkip(reason: "its gaps have no words to fill them") }
-            question.type = .fillInBlanks
-            question.prompt = ImportSupport.tidy(prompt.isEmpty ? text : prompt + "\n" + text)
-            question.blanks = blanks
+            prompt = ImportSupport.tidy(prompt.isEmpty ? text : prompt + "\n" + text)
+            questionBody = .fillInBlanks(.init(blanks: blanks))
         default:
             throw ItemSkip(reason: "a \(interaction.name) cannot be taken in a terminal")
         }
-        if question.type != .essay {
+        var question = Question(id: "q", prompt: prompt, points: 1, body: questionBody)
+        if case .essay = questionBody {
+            question.points = ProcessingReader.normalMaximum(of: item) ?? 1
+        } else {
             let binding: ResponseBinding =
                 !targets.isEmpty ? .blanks(targets) : swapped ? .swapped(response: response) : .whole(response: response)
             try ProcessingReader.attach(rules, of: item, binding: binding, templates: templates, to: &question)
-        } else {
-            question.points = ProcessingReader.normalMaximum(of: item) ?? 1
         }
         noteDrawn()
         return question
@@ -236,7 +239,7 @@ enum QTIReader {
         }
         guard !blanks.isEmpty else { throw ItemSkip(reason: "its blanks could not be read") }
         targets = found
-        return Question(id: "q", type: .fillInBlanks, prompt: ImportSupport.tidy(text), points: 1).with { $0.blanks = blanks }
+        return Question(id: "q", prompt: ImportSupport.tidy(text), points: 1, body: .fillInBlanks(.init(blanks: blanks)))
     }
 
     /// Each text once, in order of first appearance.

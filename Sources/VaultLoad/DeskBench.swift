@@ -73,14 +73,15 @@ enum DeskBench {
         try await storage.recordDownload(assessmentID: assessmentID, version: 1, user: user, now: Date())
         let attempt = "attempt-\(index)"
         let items = served.questions.enumerated().map { number, question in
-            ResponseItem(
+            let essay: Bool = if case .essay = question.body { true } else { false }
+            return ResponseItem(
                 id: "r-\(index)-\(number)",
                 attemptId: attempt,
                 assessmentId: assessmentID,
                 assessmentVersion: served.version ?? 1,
                 questionId: question.id,
                 questionHash: question.hash ?? "",
-                answer: .string(question.type == .essay ? String(repeating: "An essay of a usual length. ", count: 20) : "answer \(number % 3)"),
+                answer: .string(essay ? String(repeating: "An essay of a usual length. ", count: 20) : "answer \(number % 3)"),
                 timeSpentMs: 20_000,
                 answeredAt: "2026-11-20T10:00:00.000Z"
             )

@@ -15,13 +15,16 @@ public enum AnswerParser {
     /// What the question accepts, as the student reads it (the server says `AnswerRules.accepted` in English).
     static func misfitSentence(_ question: Question) -> String {
         let id = question.id
-        let ids = (question.choices ?? []).map(\.id).joined(separator: ", ")
-        switch question.type {
-        case .singleChoice: return tr("That answer does not fit question {id}. Accepted: one of {ids}.", ["id": id, "ids": ids])
-        case .multipleChoice:
+        switch question.body {
+        case .singleChoice(let body):
+            return tr(
+                "That answer does not fit question {id}. Accepted: one of {ids}.",
+                ["id": id, "ids": body.choices.map(\.id).joined(separator: ", ")]
+            )
+        case .multipleChoice(let body):
             return tr(
                 "That answer does not fit question {id}. Accepted: choice ids separated by commas, each once, from {ids}.",
-                ["id": id, "ids": ids]
+                ["id": id, "ids": body.choices.map(\.id).joined(separator: ", ")]
             )
         case .trueFalse: return tr("That answer does not fit question {id}. Accepted: true or false.", ["id": id])
         case .numeric: return tr("That answer does not fit question {id}. Accepted: a decimal number such as 3.14.", ["id": id])
@@ -44,14 +47,14 @@ public enum AnswerParser {
     /// Text to a value of the question's type, before the rules are applied; nil when it cannot be read as one.
     private static func candidate(_ text: String, for question: Question) -> JSONValue? {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        switch question.type {
+        switch question.body {
         case .singleChoice:
             return .string(trimmed)
-        case .multipleChoice:
+        case .multipleChoice(let body):
             let picked = trimmed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             guard Set(picked).count == picked.count else { return nil }
             // Stored in the question's order, so the same choice set is always the same answer.
-            let order = (question.choices ?? []).map(\.id)
+            let order = body.choices.map(\.id)
             guard picked.allSatisfy(order.contains) else { return nil }
             return .array(order.filter(picked.contains).map(JSONValue.string))
         case .trueFalse:
@@ -69,10 +72,9 @@ public enum AnswerParser {
             return .string(trimmed)
         case .essay:
             return .string(text.trimmingCharacters(in: .newlines))
-        case .matching:
+        case .matching(let body):
             // "1c 2a 3a": a left item by its number, a right item by its letter; stored in the left items' order.
-            let left = question.left ?? []
-            let right = question.right ?? []
+            let (left, right) = (body.left, body.right)
             var pairs: [Int: String] = [:]
             for token in trimmed.lowercased().split(whereSeparator: { $0 == " " || $0 == "," }) {
                 guard let letter = token.last, let number = Int(token.dropLast()), left.indices.contains(number - 1),
@@ -82,32 +84,33 @@ public enum AnswerParser {
             }
             guard !pairs.isEmpty else { return nil }
             return .array(pairs.keys.sorted().map { .array([.string(left[$0 - 1].id), .string(pairs[$0]!)]) })
-        case .ordering:
+        case .ordering(let body):
             // "c a b": the items' letters in the student's order.
-            let items = question.items ?? []
+            let items = body.items
             var ids: [JSONValue] = []
             for token in trimmed.lowercased().split(whereSeparator: { $0 == " " || $0 == "," }) {
                 guard let position = letters.firstIndex(of: String(token)), position < items.count else { return nil }
                 ids.append(.string(items[position].id))
             }
             return .array(ids)
-        case .fillInBlanks:
+        case .fillInBlanks(let body):
             // One line per blank, in order; a choice blank takes its letter; an empty line leaves that blank open.
             var values: [String: JSONValue] = [:]
             let lines = text.components(separatedBy: "\n")
-            for (blank, line) in zip(question.blanks ?? [], lines) {
+            for (blank, line) in zip(body.blanks, lines) {
                 let entry = line.trimmingCharacters(in: .whitespaces)
                 guard !entry.isEmpty else { continue }
-                if let choices = blank.choices {
+                switch blank.kind {
+                case .choice(let choices, _):
                     guard let position = letters.firstIndex(of: entry.lowercased()), position < choices.count else { return nil }
                     values[blank.id] = .string(choices[position].id)
-                } else {
+                case .text:
                     values[blank.id] = .string(entry)
                 }
             }
             guard
-                lines.count <= max(question.blanks?.count ?? 0, 1)
-                    || lines.dropFirst(question.blanks?.count ?? 0).allSatisfy({
+                lines.count <= max(body.blanks.count, 1)
+                    || lines.dropFirst(body.blanks.count).allSatisfy({
                         $0.trimmingCharacters(in: .whitespaces).isEmpty
                     })
             else { return nil }
@@ -120,25 +123,25 @@ public enum AnswerParser {
 
     /// How an answer reads back to the student.
     public static func display(_ answer: JSONValue, for question: Question) -> String {
-        switch question.type {
-        case .matching:
-            let left = (question.left ?? []).map(\.id)
-            let right = (question.right ?? []).map(\.id)
+        switch question.body {
+        case .matching(let body):
+            let left = body.left.map(\.id)
+            let right = body.right.map(\.id)
             return (answer.arrayValue ?? []).compactMap(AnswerRules.pair).compactMap { pair in
                 guard let number = left.firstIndex(of: pair.left), let position = right.firstIndex(of: pair.right) else { return nil }
                 return "\(number + 1)\(letters[position])"
             }.joined(separator: " ")
-        case .ordering:
-            let items = (question.items ?? []).map(\.id)
+        case .ordering(let body):
+            let items = body.items.map(\.id)
             return (answer.arrayValue ?? []).compactMap { $0.stringValue.flatMap(items.firstIndex).map { letters[$0] } }.joined(separator: " ")
-        case .fillInBlanks:
+        case .fillInBlanks(let body):
             guard case .object(let values) = answer else { return "" }
-            return (question.blanks ?? []).compactMap { blank in
+            return body.blanks.compactMap { blank in
                 guard let value = values[blank.id]?.stringValue else { return nil }
-                let shown = blank.choices?.firstIndex { $0.id == value }.map { letters[$0] } ?? value
+                let shown = blank.options.firstIndex { $0.id == value }.map { letters[$0] } ?? value
                 return "[\(blank.id)] \(shown)"
             }.joined(separator: "; ")
-        default: break
+        case .singleChoice, .multipleChoice, .trueFalse, .numeric, .shortText, .essay: break
         }
         switch answer {
         case .string(let text): return text

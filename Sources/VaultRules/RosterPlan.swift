@@ -367,18 +367,26 @@ public enum RosterPlan {
 /// An answer as a teacher reads it: the text itself, choices by their text, pairs and blanks spelled out.
 public enum AnswerText {
     public static func plain(_ answer: JSONValue, question: Question) -> String {
-        let all = (question.choices ?? []) + (question.left ?? []) + (question.right ?? []) + (question.items ?? [])
-        let choices = Dictionary(all.map { ($0.id, $0.text) }, uniquingKeysWith: { first, _ in first })
+        // What the answer's ids name, and how a list of them reads.
+        let labels: [Choice]
+        let separator: String
+        switch question.body {
+        case .singleChoice(let body), .multipleChoice(let body): (labels, separator) = (body.choices, "; ")
+        case .matching(let body): (labels, separator) = (body.left + body.right, "; ")
+        case .ordering(let body): (labels, separator) = (body.items, " → ")
+        case .trueFalse, .numeric, .shortText, .essay, .fillInBlanks: (labels, separator) = ([], "; ")
+        }
+        let choices = Dictionary(labels.map { ($0.id, $0.text) }, uniquingKeysWith: { first, _ in first })
         func choice(_ id: String) -> String { choices[id] ?? id }
         switch answer {
-        case .string(let text): return question.type == .singleChoice ? choice(text) : text
+        case .string(let text): return choice(text)
         case .bool(let value): return value ? "true" : "false"
         case .number(let value): return AttemptResult.pointsText(value)
         case .array(let values):
-            if question.type == .matching {
+            if case .matching = question.body {
                 return values.compactMap(AnswerRules.pair).map { "\(choice($0.left)) → \(choice($0.right))" }.joined(separator: "; ")
             }
-            return values.map { $0.stringValue.map(choice) ?? "\($0)" }.joined(separator: question.type == .ordering ? " → " : "; ")
+            return values.map { $0.stringValue.map(choice) ?? "\($0)" }.joined(separator: separator)
         case .object(let values):
             return values.keys.sorted().map { "\($0): \(values[$0]?.stringValue ?? "")" }.joined(separator: "; ")
         case .null: return ""

@@ -8,70 +8,80 @@ public enum Scoring {
     /// The points `answer` earns, or nil when only a teacher can say (an essay; a short text without accepted answers).
     public static func points(for answer: JSONValue?, question: Question) -> Double? {
         let full = maxPoints(question)
-        if let processing = question.processing, question.type != .essay {
+        if let processing = question.processing, !isEssay(question) {
             // The item's own rules, as its author wrote them: their SCORE is in the question's points.
             return bounded(ResponseEvaluator.score(processing, answer: answer) * (processing.weight ?? 1), full)
         }
         guard let answer else { return needsTeacher(question) ? nil : 0 }
-        switch question.type {
-        case .singleChoice where isWeighted(question.choices):
+        switch question.body {
+        case .singleChoice(let body) where isWeighted(body.choices):
             // Partial credit: the chosen choice's weight (the keyed choice earns full credit unless weighed).
-            return bounded(full * weight(of: answer.stringValue, in: question.choices, key: question.answerKey), full)
-        case .multipleChoice where isWeighted(question.choices):
+            return bounded(full * weight(of: answer.stringValue, in: body.choices, key: body.answerKey), full)
+        case .multipleChoice(let body) where isWeighted(body.choices):
             // Partial credit: the weights of the chosen choices added up (a wrong choice may cost), within [0, points].
             guard case .array(let values) = answer else { return 0 }
             let chosen = Set(values.compactMap(\.stringValue))
-            return bounded(full * chosen.map { weight(of: $0, in: question.choices, key: question.answerKey) }.reduce(0, +), full)
-        case .singleChoice, .trueFalse:
-            guard let key = question.answerKey?.first else { return nil }
+            return bounded(full * chosen.map { weight(of: $0, in: body.choices, key: body.answerKey) }.reduce(0, +), full)
+        case .singleChoice(let body):
+            guard let key = body.answerKey?.first else { return nil }
             return answer == key ? full : 0
-        case .multipleChoice:
-            guard let key = question.answerKey else { return nil }
+        case .trueFalse(let body):
+            guard let key = body.answerKey?.first else { return nil }
+            return answer == key ? full : 0
+        case .multipleChoice(let body):
+            guard let key = body.answerKey else { return nil }
             // All or nothing: exactly the keyed choices, in any order.
             guard case .array(let values) = answer else { return 0 }
             return Set(values.compactMap(\.stringValue)) == Set(key.compactMap(\.stringValue)) && values.count == key.count ? full : 0
-        case .numeric:
-            guard let key = question.answerKey?.first?.numberValue else { return nil }
+        case .numeric(let body):
+            guard let key = body.answerKey?.first?.numberValue else { return nil }
             guard let value = answer.numberValue else { return 0 }
-            return abs(value - key) <= (question.tolerance ?? 0) + 1e-9 ? full : 0
-        case .shortText:
-            guard let accepted = question.acceptedAnswers, !accepted.isEmpty else { return nil }
+            return abs(value - key) <= (body.tolerance ?? 0) + 1e-9 ? full : 0
+        case .shortText(let body):
+            guard !body.acceptedAnswers.isEmpty else { return nil }
             guard let text = answer.stringValue else { return 0 }
-            return bounded(full * textWeight(text, accepted: accepted, weights: question.acceptedAnswerWeights), full)
+            return bounded(full * textWeight(text, accepted: body.acceptedAnswers, weights: body.acceptedAnswerWeights), full)
         case .essay:
             return nil
-        case .matching:
+        case .matching(let body):
             // Partial credit: each right pair earns its share; a wrong pair earns nothing (never below 0).
-            guard let key = question.answerKey?.compactMap(AnswerRules.pair), !key.isEmpty else { return nil }
+            guard let key = body.answerKey?.compactMap(AnswerRules.pair), !key.isEmpty else { return nil }
             let right = Set(key.map { "\($0.left)\u{0}\($0.right)" })
             let given = (answer.arrayValue ?? []).compactMap(AnswerRules.pair).filter { right.contains("\($0.left)\u{0}\($0.right)") }
             return bounded(full * Double(given.count) / Double(key.count), full)
-        case .ordering:
+        case .ordering(let body):
             // Partial credit: the share of items in their right place.
-            guard let key = question.answerKey?.compactMap(\.stringValue), !key.isEmpty else { return nil }
+            guard let key = body.answerKey?.compactMap(\.stringValue), !key.isEmpty else { return nil }
             let given = (answer.arrayValue ?? []).compactMap(\.stringValue)
             let placed = zip(key, given).filter { $0 == $1 }.count
             return bounded(full * Double(placed) / Double(key.count), full)
-        case .fillInBlanks:
+        case .fillInBlanks(let body):
             // Partial credit: the share of blanks filled right.
-            guard !needsTeacher(question), let blanks = question.blanks, !blanks.isEmpty else { return nil }
+            guard !needsTeacher(question), !body.blanks.isEmpty else { return nil }
             guard case .object(let values) = answer else { return 0 }
             // Each blank earns its share, times the weight of what fills it.
-            let earned = blanks.map { blank -> Double in
+            let earned = body.blanks.map { blank -> Double in
                 guard let value = values[blank.id]?.stringValue else { return 0 }
-                if blank.choices != nil { return weight(of: value, in: blank.choices, key: blank.answer.map { [.string($0)] }) }
-                if let tolerances = blank.tolerances { return numberWeight(value, tolerances: tolerances, weights: blank.acceptedAnswerWeights) }
-                return textWeight(value, accepted: blank.acceptedAnswers ?? [], weights: blank.acceptedAnswerWeights)
+                switch blank.kind {
+                case .choice(let choices, let answer): return weight(of: value, in: choices, key: answer.map { [.string($0)] })
+                case .text(_, let weights, let tolerances?): return numberWeight(value, tolerances: tolerances, weights: weights)
+                case .text(let accepted, let weights, nil): return textWeight(value, accepted: accepted, weights: weights)
+                }
             }
-            return bounded(full * earned.reduce(0, +) / Double(blanks.count), full)
+            return bounded(full * earned.reduce(0, +) / Double(body.blanks.count), full)
         }
     }
 
-    static func isWeighted(_ choices: [Choice]?) -> Bool { (choices ?? []).contains { $0.weight != nil } }
+    static func isWeighted(_ choices: [Choice]) -> Bool { choices.contains { $0.weight != nil } }
+
+    /// An essay is always the teacher's, even with the item's own processing.
+    static func isEssay(_ question: Question) -> Bool {
+        if case .essay = question.body { true } else { false }
+    }
 
     /// A choice's share: its weight, else full for a keyed choice and nothing for another.
-    static func weight(of id: String?, in choices: [Choice]?, key: [JSONValue]?) -> Double {
-        guard let id, let choice = choices?.first(where: { $0.id == id }) else { return 0 }
+    static func weight(of id: String?, in choices: [Choice], key: [JSONValue]?) -> Double {
+        guard let id, let choice = choices.first(where: { $0.id == id }) else { return 0 }
         return choice.weight ?? ((key ?? []).contains(.string(id)) ? 1 : 0)
     }
 
@@ -91,12 +101,12 @@ public enum Scoring {
 
     /// Only a teacher can score it: an essay, a short text without accepted answers, a blank with no key.
     static func needsTeacher(_ question: Question) -> Bool {
-        if question.processing != nil, question.type != .essay { return false }
-        return switch question.type {
+        if question.processing != nil, !isEssay(question) { return false }
+        return switch question.body {
         case .essay: true
-        case .shortText: (question.acceptedAnswers ?? []).isEmpty
-        case .fillInBlanks: (question.blanks ?? []).contains { $0.answer == nil && ($0.acceptedAnswers ?? []).isEmpty }
-        default: false
+        case .shortText(let body): body.acceptedAnswers.isEmpty
+        case .fillInBlanks(let body): body.blanks.contains { $0.rightAnswer == nil }
+        case .singleChoice, .multipleChoice, .trueFalse, .numeric, .matching, .ordering: false
         }
     }
 
@@ -105,12 +115,18 @@ public enum Scoring {
 
     /// What a released result shows as the right answer.
     static func correctAnswer(_ question: Question) -> [JSONValue]? {
-        if question.type == .fillInBlanks, let blanks = question.blanks {
+        switch question.body {
+        case .fillInBlanks(let body):
             var values: [String: JSONValue] = [:]
-            for blank in blanks { if let right = blank.answer ?? blank.acceptedAnswers?.first { values[blank.id] = .string(right) } }
+            for blank in body.blanks { if let right = blank.rightAnswer { values[blank.id] = .string(right) } }
             return [.object(values)]
+        case .shortText(let body):
+            return body.acceptedAnswers.isEmpty ? nil : fullCredit(body.acceptedAnswers, weights: body.acceptedAnswerWeights).map(JSONValue.string)
+        case .essay:
+            return nil
+        case .singleChoice, .multipleChoice, .trueFalse, .numeric, .matching, .ordering:
+            return question.body.answerKey
         }
-        return question.answerKey ?? question.acceptedAnswers.map { fullCredit($0, weights: question.acceptedAnswerWeights).map(JSONValue.string) }
     }
 
     /// The accepted texts a student should learn from: those earning full credit (else the best partial ones), never

@@ -10,28 +10,28 @@ public enum AnswerWords {
     /// `value` (an answer of `question`) in words.
     public static func text(_ value: JSONValue, for question: Question) -> String {
         let letters = TakeSession.letters
-        switch question.type {
-        case .singleChoice, .multipleChoice:
+        switch question.body {
+        case .singleChoice(let body), .multipleChoice(let body):
             let chosen = value.arrayValue?.compactMap(\.stringValue) ?? value.stringValue.map { [$0] } ?? []
-            return chosen.compactMap { choice($0, in: question.choices ?? []) }.joined(separator: ", ")
+            return chosen.compactMap { choice($0, in: body.choices) }.joined(separator: ", ")
         case .trueFalse:
             return value.boolValue.map { $0 ? tr("true") : tr("false") } ?? ""
-        case .matching:
-            let left = (question.left ?? []).map(\.id)
-            let right = question.right ?? []
+        case .matching(let body):
+            let left = body.left.map(\.id)
+            let right = body.right
             return (value.arrayValue ?? []).compactMap(AnswerRules.pair).compactMap { pair -> String? in
                 guard let number = left.firstIndex(of: pair.left), let position = right.firstIndex(where: { $0.id == pair.right }) else { return nil }
                 return "\(number + 1) \(letters[position])) \(right[position].text)"
             }
             .joined(separator: "; ")
-        case .ordering:
-            let items = question.items ?? []
+        case .ordering(let body):
+            let items = body.items
             return (value.arrayValue ?? []).compactMap { $0.stringValue.flatMap { id in choice(id, in: items) } }.joined(separator: ", ")
-        case .fillInBlanks:
+        case .fillInBlanks(let body):
             guard case .object(let values) = value else { return "" }
-            return (question.blanks ?? []).compactMap { blank -> String? in
+            return body.blanks.compactMap { blank -> String? in
                 guard let filled = values[blank.id]?.stringValue else { return nil }
-                return "[\(blank.id)] " + (blank.choices.flatMap { choice(filled, in: $0) } ?? filled)
+                return "[\(blank.id)] " + (choice(filled, in: blank.options) ?? filled)
             }
             .joined(separator: "; ")
         case .numeric, .shortText, .essay:
@@ -43,7 +43,7 @@ public enum AnswerWords {
     /// Several accepted texts read "Paris or paris"; a catch-all pattern (`*`) is never shown as a correct answer.
     public static func correct(_ key: [JSONValue], for question: Question) -> String? {
         let words: String
-        switch question.type {
+        switch question.body {
         case .singleChoice, .trueFalse, .numeric, .fillInBlanks:
             words = key.first.map { text($0, for: question) } ?? ""
         case .multipleChoice, .matching, .ordering:

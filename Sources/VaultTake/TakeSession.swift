@@ -109,6 +109,35 @@ public struct TakeSession: Sendable {
     }
 
     public var question: Question { attempt.assessment.questions[index] }
+
+    /// How the screen takes an answer, per type: the take screen's one table of types.
+    public enum Entry: Sendable, Equatable {
+        /// A letter picks the choice and moves on.
+        case oneChoice
+        /// A letter toggles a choice; the screen stays for more.
+        case toggledChoices
+        /// Pairs such as `1b`, added to those given.
+        case pairs
+        /// Lines until a line with a single `.`.
+        case essay
+        /// One line per blank.
+        case blanks(count: Int)
+        /// One line read as the answer.
+        case line
+    }
+
+    public static func entry(for question: Question) -> Entry {
+        switch question.body {
+        case .singleChoice: .oneChoice
+        case .multipleChoice: .toggledChoices
+        case .matching: .pairs
+        case .essay: .essay
+        case .fillInBlanks(let body): .blanks(count: body.blanks.count)
+        case .trueFalse, .numeric, .shortText, .ordering: .line
+        }
+    }
+
+    private var entry: Entry { Self.entry(for: question) }
     public var count: Int { attempt.assessment.questions.count }
     public var isTimed: Bool { attempt.timeLimit != nil }
 
@@ -268,7 +297,7 @@ public struct TakeSession: Sendable {
             mode = .confirmSubmit
             return [.askSubmit(unanswered: attempt.unanswered.count)]
         case ":e", ":edit":
-            guard question.type == .essay else { return [.showQuestion(note: tr("Only an essay can be continued with :e."))] }
+            guard entry == .essay else { return [.showQuestion(note: tr("Only an essay can be continued with :e."))] }
             let lines = attempt.answers[question.id]?.stringValue.map { $0.components(separatedBy: "\n") } ?? []
             mode = .essay(lines: lines)
             shownAt = now.elapsed
@@ -281,9 +310,11 @@ public struct TakeSession: Sendable {
                 return move(to: number - 1, now: now)
             }
             if command.hasPrefix(":") { return [.showQuestion(note: tr("Unknown command {command}. Type ? for help.", ["command": command]))] }
-            if question.type == .essay { return essayLine(line, lines: [], now: now) }
-            if question.type == .fillInBlanks { return blankLine(line, lines: [], now: now) }
-            return answer(line, now: now)
+            switch entry {
+            case .essay: return essayLine(line, lines: [], now: now)
+            case .blanks: return blankLine(line, lines: [], now: now)
+            case .oneChoice, .toggledChoices, .pairs, .line: return answer(line, now: now)
+            }
         }
     }
 
@@ -302,10 +333,10 @@ public struct TakeSession: Sendable {
         let value: JSONValue
         do {
             let text =
-                switch question.type {
-                case .singleChoice, .multipleChoice: try choiceIDs(for: line)
-                case .matching: try matchingPairs(for: line)
-                default: line
+                switch entry {
+                case .oneChoice, .toggledChoices: try choiceIDs(for: line)
+                case .pairs: try matchingPairs(for: line)
+                case .essay, .blanks, .line: line
                 }
             value = try AnswerParser.parse(text, for: question)
         } catch let error as VaultError {
@@ -319,9 +350,9 @@ public struct TakeSession: Sendable {
         let note = tr("Saved.") + " " + Self.wholeAnswer(value, for: question)
         // A single answer moves on; multiple choice stays so more choices can be toggled. On the last question the
         // student is told how to review and submit.
-        if question.type != .multipleChoice, index < count - 1 {
+        if entry != .toggledChoices, index < count - 1 {
             index += 1
-        } else if index == count - 1, question.type != .multipleChoice {
+        } else if index == count - 1, entry != .toggledChoices {
             return effects + [.showQuestion(note: note + " " + Self.lastQuestion)]
         }
         return effects + [.showQuestion(note: note)]
@@ -330,18 +361,19 @@ public struct TakeSession: Sendable {
     /// "Now chosen: a) Oxygen, c) Nitrogen." / "Now paired: 1 b) Paris; 2 a) Lima." / "Your answer: true."
     static func wholeAnswer(_ value: JSONValue, for question: Question) -> String {
         let words = AnswerWords.text(value, for: question)
-        switch question.type {
-        case .singleChoice, .multipleChoice: return words.isEmpty ? tr("Nothing is chosen now.") : tr("Now chosen: {answer}.", ["answer": words])
-        case .matching: return tr("Now paired: {answer}.", ["answer": words])
-        default: return tr("Your answer: {answer}.", ["answer": words])
+        switch entry(for: question) {
+        case .oneChoice, .toggledChoices: return words.isEmpty ? tr("Nothing is chosen now.") : tr("Now chosen: {answer}.", ["answer": words])
+        case .pairs: return tr("Now paired: {answer}.", ["answer": words])
+        case .essay, .blanks, .line: return tr("Your answer: {answer}.", ["answer": words])
         }
     }
 
     /// Matching pairs typed now, added to those already given: `3c` keeps `1b 2a` and pairs item 3 with c, `3d`
     /// replaces item 3's pair, `3-` clears it. The result is the whole answer as `AnswerParser` reads it.
     private func matchingPairs(for line: String) throws -> String {
-        let left = question.left ?? []
-        let right = (question.right ?? []).map(\.id)
+        guard case .matching(let body) = question.body else { return line }
+        let left = body.left
+        let right = body.right.map(\.id)
         var pairs: [Int: String] = [:]
         for pair in (attempt.answers[question.id]?.arrayValue ?? []).compactMap(AnswerRules.pair) {
             if let number = left.firstIndex(where: { $0.id == pair.left }), let position = right.firstIndex(of: pair.right) {
@@ -366,7 +398,11 @@ public struct TakeSession: Sendable {
 
     /// Letters (by position) to choice ids; for multiple choice a single letter toggles it.
     private func choiceIDs(for line: String) throws -> String {
-        let choices = question.choices ?? []
+        let choices: [Choice]
+        switch question.body {
+        case .singleChoice(let body), .multipleChoice(let body): choices = body.choices
+        case .trueFalse, .numeric, .shortText, .essay, .matching, .ordering, .fillInBlanks: return line
+        }
         let letters = line.lowercased().split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
         var ids: [String] = []
         for letter in letters {
@@ -375,7 +411,7 @@ public struct TakeSession: Sendable {
             }
             ids.append(choices[position].id)
         }
-        if question.type == .multipleChoice, ids.count == 1, case .array(let current)? = attempt.answers[question.id] {
+        if entry == .toggledChoices, ids.count == 1, case .array(let current)? = attempt.answers[question.id] {
             var selected = current.compactMap(\.stringValue)
             if let existing = selected.firstIndex(of: ids[0]) { selected.remove(at: existing) } else { selected.append(ids[0]) }
             return selected.joined(separator: ",")
@@ -428,7 +464,7 @@ public struct TakeSession: Sendable {
     private mutating func draft(_ text: String, now: Now) -> [Effect] {
         // Past the limit too: the vault takes it within its grace (the line was typed before the tick that ends the
         // time), and refuses it after, which ends the screen with the vault's sentence.
-        guard question.type == .essay else { return [] }
+        guard entry == .essay else { return [] }
         let lines: [String]
         switch mode {
         case .essay(let entered): lines = entered
@@ -457,7 +493,7 @@ public struct TakeSession: Sendable {
     /// One line per blank; after the last, the answer is read as a whole and saved (or the student is told why not).
     private mutating func blankLine(_ line: String, lines: [String], now: Now) -> [Effect] {
         let lines = lines + [line]
-        let count = question.blanks?.count ?? 0
+        guard case .blanks(let count) = entry else { return answer(line, now: now) }
         if lines.count < count {
             mode = .blanks(lines: lines)
             return [.promptBlank(lines.count)]

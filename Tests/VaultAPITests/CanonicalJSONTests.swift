@@ -23,7 +23,7 @@ struct CanonicalJSONTests {
     func answerKeysExcluded() throws {
         var question = Question(id: "q1", type: .trueFalse, prompt: "?", answerKey: [.bool(true)])
         let withKey = try CanonicalJSON.questionBytes(question)
-        question.answerKey = [.bool(false)]
+        question.body = .trueFalse(.init(answerKey: [.bool(false)]))
         #expect(try CanonicalJSON.questionBytes(question) == withKey)
         #expect(!String(decoding: withKey, as: UTF8.self).contains("answer_key"))
     }

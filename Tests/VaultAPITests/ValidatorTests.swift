@@ -28,9 +28,11 @@ struct ValidatorTests {
     @Test("choices only on choice questions; multiple-choice keys may name several, single-choice one")
     func choiceRules() {
         let choices = [Choice(id: "a", text: "1"), Choice(id: "b", text: "2")]
-        #expect(throws: AssessmentValidator.Problem.self) {
-            try AssessmentValidator.validate(Self.document([Question(id: "q1", type: .essay, prompt: "?", choices: choices)]))
-        }
+        // An essay has no choices: a document that gives it some is not read, and the error names the question.
+        let essay = #"{"id":"q1","type":"essay","prompt":"?","choices":[{"id":"a","text":"1"},{"id":"b","text":"2"}]}"#
+        let error = #expect(throws: QuestionShapeError.self) { try JSONDecoder().decode(Question.self, from: Data(essay.utf8)) }
+        #expect(error?.description == "question q1 is essay and cannot have choices")
+        #expect(Question(id: "q1", type: .essay, prompt: "?", choices: choices).body == .essay(.init()))
         #expect(throws: AssessmentValidator.Problem.self) {
             try AssessmentValidator.validate(
                 Self.document([Question(id: "q1", type: .singleChoice, prompt: "?", choices: choices, answerKey: [.string("a"), .string("b")])])

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VaultAPI
 import VaultRules
+import VaultTestSupport
 import ZIPFoundation
 
 @testable import VaultImport
@@ -101,7 +102,7 @@ struct HostileImportTests {
         let pairs = (0..<40_000).map { "=item \($0) -> match \($0 % 7)" }.joined(separator: " ")
         let result = try AssessmentImporter.read(Data("::M::Match them. {\(pairs)}".utf8), fileName: "pairs.gift", format: .gift)
         let question = try #require(result.assessment.questions.first)
-        #expect(question.left?.count == 40_000 && question.right?.count == 7)
+        #expect(question.wire.left?.count == 40_000 && question.wire.right?.count == 7)
     }
 
     @Test("the XML gate refuses before parsing: a DOCTYPE behind 70 KB of comment or white space, UTF-16 without a mark, another encoding")
@@ -145,7 +146,7 @@ struct HostileImportTests {
         let bytes: [UInt8] = [0x57, 0x74, 0x20, 0x0A, 0x49, 0x2E, 0x20, 0xCD, 0x8B, 0xDF, 0x96, 0x68, 0x61, 0x74, 0x0A, 0x41, 0x2E, 0x20, 0x33, 0x0A]
         let text = String(decoding: bytes, as: UTF8.self) + "B. 4\nANSWER: B\n"
         let result = try AssessmentImporter.read(Data(text.utf8), fileName: "a.txt", format: .aiken)
-        #expect(result.assessment.questions.first?.choices?.count == 3)
+        #expect(result.assessment.questions.first?.wire.choices?.count == 3)
         #expect(AikenReader.option("A) Paris")! == ("A", "Paris") && AikenReader.option("Hello") == nil)
     }
 

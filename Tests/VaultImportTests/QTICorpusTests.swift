@@ -25,12 +25,12 @@ struct QTICorpusTests {
     /// The answer a student gives who answers as the key says (what a released result shows as right).
     static func rightAnswer(_ question: Question) -> JSONValue? {
         switch question.type {
-        case .singleChoice, .trueFalse, .numeric: return question.answerKey?.first
-        case .multipleChoice, .matching, .ordering: return question.answerKey.map(JSONValue.array)
-        case .shortText: return question.acceptedAnswers?.first.map(JSONValue.string)
+        case .singleChoice, .trueFalse, .numeric: return question.wire.answerKey?.first
+        case .multipleChoice, .matching, .ordering: return question.wire.answerKey.map(JSONValue.array)
+        case .shortText: return question.wire.acceptedAnswers?.first.map(JSONValue.string)
         case .fillInBlanks:
             var values: [String: JSONValue] = [:]
-            for blank in question.blanks ?? [] {
+            for blank in question.wire.blanks ?? [] {
                 guard let right = blank.answer ?? blank.acceptedAnswers?.first else { return nil }
                 values[blank.id] = .string(right)
             }

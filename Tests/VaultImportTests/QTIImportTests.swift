@@ -134,17 +134,17 @@ struct QTIImportTests {
         let choice = try AssessmentImporter.read(Data(Self.choice21.utf8), fileName: "choice.xml")
         let q = try #require(choice.assessment.questions.first)
         // match_correct gives 1 (SCORE's default value is where it starts, not what it can reach).
-        #expect(q.type == .singleChoice && q.answerKey == [.string("B")] && q.points == 1)
+        #expect(q.type == .singleChoice && q.wire.answerKey == [.string("B")] && q.points == 1)
         #expect(q.prompt == "Look at the picture.\n\n[Picture: A green leaf]\nWhich gas do plants take in?", "\(q.prompt)")
         #expect(choice.assessment.title == "Photosynthesis")
         let order = try #require(try AssessmentImporter.read(Data(Self.order30.utf8), fileName: "order.xml").assessment.questions.first)
-        #expect(order.type == .ordering && order.items?.map(\.id) == ["cell", "organ", "atom"] && order.answerKey?.count == 3)
+        #expect(order.type == .ordering && order.wire.items?.map(\.id) == ["cell", "organ", "atom"] && order.wire.answerKey?.count == 3)
         let match = try #require(try AssessmentImporter.read(Data(Self.match21.utf8), fileName: "m.xml").assessment.questions.first)
-        #expect(match.type == .matching && match.right?.count == 3)
-        #expect(match.answerKey == [.array([.string("FR"), .string("PAR")]), .array([.string("PE"), .string("LIM")])])
+        #expect(match.type == .matching && match.wire.right?.count == 3)
+        #expect(match.wire.answerKey == [.array([.string("FR"), .string("PAR")]), .array([.string("PE"), .string("LIM")])])
         let inline = try #require(try AssessmentImporter.read(Data(Self.inline21.utf8), fileName: "i.xml").assessment.questions.first)
         #expect(inline.type == .fillInBlanks && inline.prompt == "The [1] sat on the [2].", "\(inline.prompt)")
-        #expect(inline.blanks?[0].acceptedAnswers == ["cat", "kitten"] && inline.blanks?[1].answer == "MAT")
+        #expect(inline.wire.blanks?[0].acceptedAnswers == ["cat", "kitten"] && inline.wire.blanks?[1].answer == "MAT")
         for text in [Self.hotspot, Self.custom] {
             #expect(throws: ImportError.self) { try AssessmentImporter.read(Data(text.utf8), fileName: "x.xml", format: .qti) }
         }
@@ -214,7 +214,10 @@ struct QTIImportTests {
             """#
         let entry = try #require(try AssessmentImporter.read(Data(text.utf8), fileName: "t.xml").assessment.questions.first)
         #expect(entry.prompt == "A young cat is a _____.", "\(entry.prompt)")
-        #expect(entry.type == .shortText && entry.acceptedAnswers == ["cat", "kitty"] && entry.acceptedAnswerWeights == ["kitty": 0.5], "\(entry)")
+        #expect(
+            entry.type == .shortText && entry.wire.acceptedAnswers == ["cat", "kitty"] && entry.wire.acceptedAnswerWeights == ["kitty": 0.5],
+            "\(entry)"
+        )
         #expect(entry.points == 2)
         #expect(Scoring.points(for: .string("kitty"), question: entry) == 1)
         #expect(Scoring.points(for: .string("Kitty"), question: entry) == 0, "QTI maps strings with case unless caseSensitive=\"false\"")

@@ -3,6 +3,7 @@ import Testing
 import VaultAPI
 import VaultModel
 import VaultRules
+import VaultTestSupport
 
 /// Matching, ordering and fill in the blanks: one answer rule for both sides, what a student types, partial credit.
 struct QuestionTypesTests {
@@ -13,8 +14,8 @@ struct QuestionTypesTests {
         points: 4,
         answerKey: [.array([.string("fr"), .string("paris")]), .array([.string("pe"), .string("lima")])]
     ).with {
-        $0.left = [Choice(id: "fr", text: "France"), Choice(id: "pe", text: "Peru")]
-        $0.right = [Choice(id: "lima", text: "Lima"), Choice(id: "paris", text: "Paris"), Choice(id: "oslo", text: "Oslo")]
+        $0.wire.left = [Choice(id: "fr", text: "France"), Choice(id: "pe", text: "Peru")]
+        $0.wire.right = [Choice(id: "lima", text: "Lima"), Choice(id: "paris", text: "Paris"), Choice(id: "oslo", text: "Oslo")]
     }
     static let ordering = Question(
         id: "o",
@@ -22,9 +23,9 @@ struct QuestionTypesTests {
         prompt: "Smallest first.",
         points: 3,
         answerKey: [.string("atom"), .string("cell"), .string("organ")]
-    ).with { $0.items = [Choice(id: "cell", text: "cell"), Choice(id: "organ", text: "organ"), Choice(id: "atom", text: "atom")] }
+    ).with { $0.wire.items = [Choice(id: "cell", text: "cell"), Choice(id: "organ", text: "organ"), Choice(id: "atom", text: "atom")] }
     static let blanks = Question(id: "f", type: .fillInBlanks, prompt: "The [1] sat on the [2].", points: 2).with {
-        $0.blanks = [
+        $0.wire.blanks = [
             Blank(id: "1", acceptedAnswers: ["cat", "kitten"]),
             Blank(id: "2", choices: [Choice(id: "mat", text: "mat"), Choice(id: "roof", text: "roof")], answer: "mat"),
         ]
@@ -68,9 +69,9 @@ struct QuestionTypesTests {
         let document = Assessment(id: "types", title: "Types", questions: [Self.matching, Self.ordering, Self.blanks])
         try AssessmentValidator.validate(document)
         let served = document.served
-        #expect(served.questions.allSatisfy { $0.answerKey == nil })
-        #expect(served.questions[2].blanks?.allSatisfy { $0.answer == nil && $0.acceptedAnswers == nil } == true)
-        #expect(served.questions[2].blanks?[1].choices?.count == 2)
+        #expect(served.questions.allSatisfy { $0.wire.answerKey == nil })
+        #expect(served.questions[2].wire.blanks?.allSatisfy { $0.rightAnswer == nil } == true)
+        #expect(served.questions[2].wire.blanks?[1].options.count == 2)
         var broken = Self.blanks
         broken.prompt = "No blanks shown."
         #expect(throws: AssessmentValidator.Problem.self) { try AssessmentValidator.validate(Assessment(id: "x", title: "x", questions: [broken])) }

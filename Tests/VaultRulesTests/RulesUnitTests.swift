@@ -65,9 +65,9 @@ struct ResponseRulesTests {
     func publishing() throws {
         let served = try AssessmentPublisher.serve(Fixtures.quiz(), version: 3)
         #expect(served.document.version == 3)
-        #expect(served.document.questions.allSatisfy { $0.hash?.count == 64 && $0.answerKey == nil })
+        #expect(served.document.questions.allSatisfy { $0.hash?.count == 64 && $0.wire.answerKey == nil })
         var rekeyed = Fixtures.quiz()
-        rekeyed.questions[0].answerKey = [.string("a")]
+        rekeyed.questions[0].wire.answerKey = [.string("a")]
         #expect(try AssessmentPublisher.serve(rekeyed, version: 3).contentHash == served.contentHash)
         #expect(try AssessmentPublisher.sourceBytes(rekeyed) != AssessmentPublisher.sourceBytes(Fixtures.quiz()))
     }

@@ -246,7 +246,7 @@ struct ServerAdversarialTests {
             let student = try await api.token("student")
             try await api.publish(Fixtures.quiz(), teacher: teacher)
             let served = try await api.served("quiz-1", token: student)
-            #expect(served.questions.allSatisfy { $0.tolerance == nil && $0.answerKey == nil })
+            #expect(served.questions.allSatisfy { $0.wire.tolerance == nil && $0.wire.answerKey == nil })
 
             let future = Timestamp.string(Date(timeIntervalSinceNow: 3_600))
             let ahead = Fixtures.item(served, question: "q3", answer: .bool(true), at: future)

@@ -137,29 +137,29 @@ struct ImportTests {
                 .trueFalse, .singleChoice, .multipleChoice, .shortText, .numeric, .numeric, .essay, .singleChoice, .matching, .singleChoice,
             ]
         )
-        #expect(questions[0].answerKey == [.bool(false)])
-        #expect(questions[1].choices?.map(\.text) == ["Mercury", "Venus", "Earth"] && questions[1].answerKey == [.string("a")])
-        #expect(questions[2].answerKey == [.string("a"), .string("b")])
+        #expect(questions[0].wire.answerKey == [.bool(false)])
+        #expect(questions[1].wire.choices?.map(\.text) == ["Mercury", "Venus", "Earth"] && questions[1].wire.answerKey == [.string("a")])
+        #expect(questions[2].wire.answerKey == [.string("a"), .string("b")])
         #expect(questions[2].prompt.contains("Which are noble gases?") && questions[2].prompt.contains("[Picture: Periodic table]"))
-        #expect(questions[3].acceptedAnswers == ["Darwin", "Charles Darwin", "Charles"])
-        #expect(questions[3].acceptedAnswerWeights == ["Charles": 0.5])
+        #expect(questions[3].wire.acceptedAnswers == ["Darwin", "Charles Darwin", "Charles"])
+        #expect(questions[3].wire.acceptedAnswerWeights == ["Charles": 0.5])
         // Weighted choices score in part: half for each noble gas, a wrong one costs, never below 0.
-        #expect(questions[2].choices?.map(\.weight) == [0.5, 0.5, -1])
+        #expect(questions[2].wire.choices?.map(\.weight) == [0.5, 0.5, -1])
         #expect(Scoring.points(for: .array([.string("a")]), question: questions[2]) == 0.5)
         #expect(Scoring.points(for: .array([.string("a"), .string("b")]), question: questions[2]) == 1)
         #expect(Scoring.points(for: .array([.string("a"), .string("c")]), question: questions[2]) == 0)
         #expect(Scoring.points(for: .string(" charles "), question: questions[3]) == 0.5)
-        #expect(questions[1].choices?.allSatisfy { $0.weight == nil } == true, "no weights: scored by its key")
-        #expect(questions[4].answerKey == [.number(3.14)] && questions[4].tolerance == 0.005)
-        #expect(questions[5].answerKey == [.number(1.5)] && questions[5].tolerance == 0.5)
+        #expect(questions[1].wire.choices?.allSatisfy { $0.weight == nil } == true, "no weights: scored by its key")
+        #expect(questions[4].wire.answerKey == [.number(3.14)] && questions[4].wire.tolerance == 0.005)
+        #expect(questions[5].wire.answerKey == [.number(1.5)] && questions[5].wire.tolerance == 0.5)
         #expect(questions[7].prompt == "The capital of France is _____ and it is large.")
-        #expect(questions[8].left?.map(\.text) == ["a", "b", "c"] && questions[8].right?.map(\.text) == ["1", "2", "3"])
+        #expect(questions[8].wire.left?.map(\.text) == ["a", "b", "c"] && questions[8].wire.right?.map(\.text) == ["1", "2", "3"])
         #expect(
-            questions[8].answerKey == [
+            questions[8].wire.answerKey == [
                 .array([.string("l1"), .string("a")]), .array([.string("l2"), .string("b")]), .array([.string("l3"), .string("c")]),
             ]
         )
-        #expect(questions[9].prompt == "What does { } = ~ mean in GIFT?" && questions[9].choices?.first?.text == "Escapes =")
+        #expect(questions[9].prompt == "What does { } = ~ mean in GIFT?" && questions[9].wire.choices?.first?.text == "Escapes =")
         #expect(result.skipped.isEmpty)
         #expect(!result.notes.contains { $0.contains("partial credit") })
         try AssessmentValidator.validate(result.assessment)
@@ -189,7 +189,7 @@ struct ImportTests {
         let question = try #require(result.assessment.questions.first)
         #expect(question.type == .fillInBlanks)
         #expect(question.prompt == "The capital of Germany is [1], of Peru [2] and 2+2 = [3] (a set {x} stays).", "\(question.prompt)")
-        let blanks = try #require(question.blanks)
+        let blanks = try #require(question.wire.blanks)
         #expect(blanks[0].acceptedAnswers == ["Berlin", "berlin city"] && blanks[0].acceptedAnswerWeights == ["berlin city": 0.5])
         #expect(blanks[1].choices?.map(\.text) == ["Quito", "Lima", "Oslo"] && blanks[1].answer == "b")
         #expect(blanks[1].choices?.map(\.weight) == [0, 1, -0.5])
@@ -210,22 +210,22 @@ struct ImportTests {
             )
         }
         #expect(Scoring.points(for: .object(["1": .string("Berlin"), "2": .string("b"), "3": .string("4.1")]), question: question) == 0.67)
-        #expect(result.assessment.served.questions[0].blanks?[2].tolerances == nil)
+        #expect(result.assessment.served.questions[0].wire.blanks?[2].tolerances == nil)
     }
 
     @Test("GIFT: an answer's [html], [markdown] or [plain] is its format, not its text; [html] markup is removed")
     func giftAnswerFormats() throws {
         let gift = "::Gas::Which gas do plants take in? {=[html]<b>Carbon</b> dioxide ~[plain]Oxygen ~[markdown]Helium}\n"
         let question = try #require(try AssessmentImporter.read(Data(gift.utf8), fileName: "g.gift").assessment.questions.first)
-        #expect(question.choices?.map(\.text) == ["Carbon dioxide", "Oxygen", "Helium"], "\(String(describing: question.choices))")
+        #expect(question.wire.choices?.map(\.text) == ["Carbon dioxide", "Oxygen", "Helium"], "\(String(describing: question.wire.choices))")
     }
 
     @Test("Aiken: single choice with the right answer as its key")
     func aiken() throws {
         let result = try AssessmentImporter.read(Data(Self.aiken.utf8), fileName: "quick.txt")
         #expect(AssessmentImporter.detect(Data(Self.aiken.utf8)) == .aiken)
-        #expect(result.assessment.questions.map(\.answerKey) == [[.string("b")], [.string("b")]])
-        #expect(result.assessment.questions[0].choices?.map(\.text) == ["3", "4", "5"])
+        #expect(result.assessment.questions.map(\.wire.answerKey) == [[.string("b")], [.string("b")]])
+        #expect(result.assessment.questions[0].wire.choices?.map(\.text) == ["3", "4", "5"])
         try AssessmentValidator.validate(result.assessment)
     }
 
@@ -237,21 +237,22 @@ struct ImportTests {
         #expect(
             questions.map(\.type) == [.singleChoice, .multipleChoice, .trueFalse, .shortText, .numeric, .essay, .matching, .fillInBlanks, .ordering]
         )
-        #expect(questions[6].left?.map(\.text) == ["France", "Peru"] && questions[6].right?.map(\.text) == ["Paris", "Lima", "Oslo"])
+        #expect(questions[6].wire.left?.map(\.text) == ["France", "Peru"] && questions[6].wire.right?.map(\.text) == ["Paris", "Lima", "Oslo"])
         #expect(questions[7].prompt == "The [1] sat on the [2].")
-        #expect(questions[7].blanks?.map { $0.choices?.map(\.text) ?? [] } == [["cat", "dog"], ["mat", "roof"]])
-        #expect(questions[7].blanks?.map(\.answer) == ["a", "a"])
+        #expect(questions[7].wire.blanks?.map { $0.choices?.map(\.text) ?? [] } == [["cat", "dog"], ["mat", "roof"]])
+        #expect(questions[7].wire.blanks?.map(\.answer) == ["a", "a"])
         #expect(
-            questions[8].items?.map(\.text) == ["cell", "organ", "atom"] && questions[8].answerKey == [.string("a"), .string("b"), .string("c")]
+            questions[8].wire.items?.map(\.text) == ["cell", "organ", "atom"]
+                && questions[8].wire.answerKey == [.string("a"), .string("b"), .string("c")]
         )
-        #expect(questions[0].prompt == "What is H2O?" && questions[0].points == 2 && questions[0].answerKey == [.string("a")])
-        #expect(questions[1].answerKey == [.string("a"), .string("b")])
-        #expect(questions[1].choices?.map(\.weight) == [0.5, 0.5, -1])
+        #expect(questions[0].prompt == "What is H2O?" && questions[0].points == 2 && questions[0].wire.answerKey == [.string("a")])
+        #expect(questions[1].wire.answerKey == [.string("a"), .string("b")])
+        #expect(questions[1].wire.choices?.map(\.weight) == [0.5, 0.5, -1])
         #expect(Scoring.points(for: .array([.string("a")]), question: questions[1]) == 0.5)
-        #expect(questions[2].answerKey == [.bool(true)])
-        #expect(questions[3].acceptedAnswers == ["Au", "Gold"] && questions[3].acceptedAnswerWeights == ["Gold": 0.25])
+        #expect(questions[2].wire.answerKey == [.bool(true)])
+        #expect(questions[3].wire.acceptedAnswers == ["Au", "Gold"] && questions[3].wire.acceptedAnswerWeights == ["Gold": 0.25])
         #expect(Scoring.points(for: .string("gold"), question: questions[3]) == 0.25)
-        #expect(questions[4].answerKey == [.number(6.022)] && questions[4].tolerance == 0.01)
+        #expect(questions[4].wire.answerKey == [.number(6.022)] && questions[4].wire.tolerance == 0.01)
         #expect(result.skipped.map(\.item) == ["\"Pairs\"", "\"Drag\""])
         try AssessmentValidator.validate(result.assessment)
     }

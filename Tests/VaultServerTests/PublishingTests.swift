@@ -26,7 +26,7 @@ struct PublishingTests {
             #expect(v2.version == 2)
             #expect(v2.question("q1")?.hash != v1.question("q1")?.hash)
             #expect(v2.question("q3")?.hash == v1.question("q3")?.hash)
-            #expect(v2.questions.allSatisfy { $0.answerKey == nil })
+            #expect(v2.questions.allSatisfy { $0.wire.answerKey == nil })
             let raw = try await api.send(.get, APIPath.assessment("quiz-1"), token: student)
             #expect(!String(decoding: raw.body, as: UTF8.self).contains("answer_key"))
             // Anyone can re-derive the content hash from the served document.
@@ -78,6 +78,19 @@ struct PublishingTests {
             let reply = try await api.send(.put, path, token: teacher, body: Data(document.utf8))
             #expect([.badRequest, .unprocessableContent].contains(reply.status), "\(reply.status)")
             #expect(reply.errorCode != nil)
+            #expect(try await api.send(.get, APIPath.assessments, token: teacher).decode(CatalogResponse.self).assessments.isEmpty)
+        }
+    }
+
+    @Test("a question with a list its type does not have (an essay with choices) is refused in a sentence naming it")
+    func foreignList() async throws {
+        try await ServerHarness().test { api in
+            let teacher = try await api.token("teacher")
+            let document =
+                #"{"id":"x","title":"t","questions":[{"id":"q7","type":"essay","prompt":"p","choices":[{"id":"a","text":"1"},{"id":"b","text":"2"}]}]}"#
+            let reply = try await api.send(.put, APIPath.assessment("x"), token: teacher, body: Data(document.utf8))
+            #expect(reply.status == .badRequest)
+            #expect(String(decoding: reply.body, as: UTF8.self).contains("question q7 is essay and cannot have choices"))
             #expect(try await api.send(.get, APIPath.assessments, token: teacher).decode(CatalogResponse.self).assessments.isEmpty)
         }
     }

@@ -61,19 +61,21 @@ struct ScoringTests {
         #expect(Scoring.points(for: .string("c"), question: single) == 0, "never below 0")
         var multiple = single
         multiple.id = "m"
-        multiple.type = .multipleChoice
-        multiple.choices = [Choice(id: "a", text: "A", weight: 0.5), Choice(id: "b", text: "B", weight: 0.5), Choice(id: "c", text: "C", weight: -1)]
-        multiple.answerKey = [.string("a"), .string("b")]
+        multiple.retype(.multipleChoice)
+        multiple.wire.choices = [
+            Choice(id: "a", text: "A", weight: 0.5), Choice(id: "b", text: "B", weight: 0.5), Choice(id: "c", text: "C", weight: -1),
+        ]
+        multiple.wire.answerKey = [.string("a"), .string("b")]
         #expect(Scoring.points(for: .array([.string("a"), .string("b")]), question: multiple) == 2)
         #expect(Scoring.points(for: .array([.string("b")]), question: multiple) == 1)
         #expect(Scoring.points(for: .array([.string("a"), .string("b"), .string("c")]), question: multiple) == 0)
         #expect(Scoring.points(for: .array([.string("a"), .string("a")]), question: multiple) == 1, "a choice counts once")
         var text = Question(id: "t", type: .shortText, prompt: "?", points: 4, acceptedAnswers: ["Ada Lovelace", "Lovelace"])
-        text.acceptedAnswerWeights = ["Lovelace": 0.75]
+        text.wire.acceptedAnswerWeights = ["Lovelace": 0.75]
         #expect(Scoring.points(for: .string("ada lovelace"), question: text) == 4)
         #expect(Scoring.points(for: .string("LOVELACE"), question: text) == 3)
         var blanks = Question(id: "f", type: .fillInBlanks, prompt: "[1] and [2]", points: 2)
-        blanks.blanks = [
+        blanks.wire.blanks = [
             Blank(id: "1", acceptedAnswers: ["cat", "kitten"], acceptedAnswerWeights: ["kitten": 0.5]),
             Blank(id: "2", choices: [Choice(id: "x", text: "mat", weight: 1), Choice(id: "y", text: "rug", weight: 0.5)], answer: "x"),
         ]
@@ -81,13 +83,13 @@ struct ScoringTests {
         #expect(Scoring.points(for: .object(["1": .string("cat"), "2": .string("x")]), question: blanks) == 2)
         // The document's rules: weights in [-1, 1], only on choices, never served.
         var bad = Assessment(id: "w", title: "W", questions: [single])
-        bad.questions[0].choices?[1].weight = 1.5
+        bad.questions[0].wire.choices?[1].weight = 1.5
         #expect(throws: AssessmentValidator.Problem.self) { try AssessmentValidator.validate(bad) }
         let good = Assessment(id: "w", title: "W", questions: [single, multiple, text, blanks])
         try AssessmentValidator.validate(good)
         try AssessmentValidator.validate(good.served, requireAnswerKeyAbsent: true)
         var leaked = good.served
-        leaked.questions[0].choices?[1].weight = 0.5
+        leaked.questions[0].wire.choices?[1].weight = 0.5
         #expect(throws: AssessmentValidator.Problem.self) { try AssessmentValidator.validate(leaked, requireAnswerKeyAbsent: true) }
         #expect(!String(decoding: try CanonicalJSON.encode(good.served), as: UTF8.self).contains("weight"))
     }
@@ -97,7 +99,7 @@ struct ResultsTests {
     static func quiz(results: ResultsRelease?) -> Assessment {
         var quiz = Fixtures.quiz()
         quiz.results = results
-        quiz.questions[4].acceptedAnswers = ["Ada Lovelace"]
+        quiz.questions[4].wire.acceptedAnswers = ["Ada Lovelace"]
         return quiz
     }
 

@@ -24,9 +24,9 @@ struct SealedExamTests {
         quiz.timeLimitSeconds = 1_800
         for index in quiz.questions.indices {
             quiz.questions[index].prompt += " \(canary)"
-            if var choices = quiz.questions[index].choices {
+            if var choices = quiz.questions[index].wire.choices {
                 for choice in choices.indices { choices[choice].text += " \(canary)" }
-                quiz.questions[index].choices = choices
+                quiz.questions[index].wire.choices = choices
             }
         }
         return quiz
@@ -79,7 +79,7 @@ struct SealedExamTests {
             let contentKey = try Sealing.unwrap(wrapped, code: material.startCode.lowercased(), id: "quiz-1", version: 1)
             let unsealed = try Sealing.unseal(sealed, contentKey: contentKey)
             #expect(unsealed.questions.count == 6 && unsealed.questions[0].prompt.contains(Self.canary))
-            #expect(unsealed.questions.allSatisfy { $0.answerKey == nil })
+            #expect(unsealed.questions.allSatisfy { $0.wire.answerKey == nil })
 
             // Online after opens_at: the key without the code.
             clock.date.withLock { $0 = Timestamp.date("2026-12-01T09:00:01.000Z")! }

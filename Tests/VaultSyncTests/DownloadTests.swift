@@ -25,7 +25,7 @@ struct DownloadTests {
                 return
             }
             #expect(progress.count > 0)
-            #expect(try vault.loadAssessment(id: "quiz").assessment.questions.allSatisfy { $0.answerKey == nil })
+            #expect(try vault.loadAssessment(id: "quiz").assessment.questions.allSatisfy { $0.body.answerKey == nil })
             #expect(try await downloader.download("quiz") == .alreadyCurrent(id: "quiz", version: 1))
 
             _ = try await server.publish(SampleDocuments.quiz(prompt: "What is 3 + 3?"))

@@ -40,7 +40,10 @@ struct HostileServerTests {
             return (Data(#"{"id":"quiz","title":5,"questions":"none","version":"one"}"#.utf8), false)
         case .answerKeyLeaked:
             var leaked = valid
-            leaked.questions[0].answerKey = [.string("b")]
+            leaked.questions[0].body = QuestionBody(
+                leaked.questions[0].type,
+                QuestionFields(choices: leaked.questions[0].body.choices, answerKey: [.string("b")])
+            )
             return (try CanonicalJSON.encode(leaked), false)
         case .wrongID:
             var other = valid

@@ -51,8 +51,13 @@ struct TakeSessionTests {
 
     @Test("fill in the blanks, blank by blank: each line fills the next blank, the last saves the whole answer and moves on; a misfit saves nothing")
     func blanksOneByOne() {
-        var question = Question(id: "f1", type: .fillInBlanks, prompt: "The [1] sat on the [2].")
-        question.blanks = [Blank(id: "1"), Blank(id: "2", choices: [Choice(id: "m", text: "mat"), Choice(id: "r", text: "roof")])]
+        let question = Question(
+            id: "f1",
+            prompt: "The [1] sat on the [2].",
+            body: .fillInBlanks(
+                .init(blanks: [Blank(id: "1"), Blank(id: "2", choices: [Choice(id: "m", text: "mat"), Choice(id: "r", text: "roof")])])
+            )
+        )
         let assessment = Assessment(id: "blanks", title: "Blanks", questions: [question, Question(id: "q2", type: .trueFalse, prompt: "True?")])
         var session = TakeSession(attempt: AttemptRecord(id: "attempt-1", assessment: assessment), needsStartConfirmation: false)
         let clock = ManualClock()
@@ -155,8 +160,7 @@ struct TakeSessionTests {
         "past the last question Enter says how to review and submit; a fill-in-the-blanks question at the end does not loop back to its first blank"
     )
     func lastQuestion() {
-        var question = Question(id: "f1", type: .fillInBlanks, prompt: "The [1] sat on the [2].")
-        question.blanks = [Blank(id: "1"), Blank(id: "2")]
+        let question = Question(id: "f1", prompt: "The [1] sat on the [2].", body: .fillInBlanks(.init(blanks: [Blank(id: "1"), Blank(id: "2")])))
         let assessment = Assessment(id: "blanks", title: "Blanks", questions: [Question(id: "q1", type: .trueFalse, prompt: "True?"), question])
         var session = TakeSession(attempt: AttemptRecord(id: "attempt-1", assessment: assessment), needsStartConfirmation: false)
         func send(_ event: TakeSession.Event) -> [TakeSession.Effect] {
@@ -268,9 +272,16 @@ extension TakeSessionTests {
 @Suite(.ownThreads)
 struct AnswersThatAddUpTests {
     static func session() -> TakeSession {
-        var matching = Question(id: "m1", type: .matching, prompt: "Capitals.")
-        matching.left = [Choice(id: "fr", text: "France"), Choice(id: "pe", text: "Peru"), Choice(id: "it", text: "Italy")]
-        matching.right = [Choice(id: "lim", text: "Lima"), Choice(id: "par", text: "Paris"), Choice(id: "rom", text: "Rome")]
+        let matching = Question(
+            id: "m1",
+            prompt: "Capitals.",
+            body: .matching(
+                .init(
+                    left: [Choice(id: "fr", text: "France"), Choice(id: "pe", text: "Peru"), Choice(id: "it", text: "Italy")],
+                    right: [Choice(id: "lim", text: "Lima"), Choice(id: "par", text: "Paris"), Choice(id: "rom", text: "Rome")]
+                )
+            )
+        )
         let gases = Question(
             id: "c1",
             type: .multipleChoice,

@@ -50,15 +50,17 @@ struct Show: ParsableCommand {
             }
         }
         let items = assessment.questions.map { question in
-            Item(
+            // The JSON spells the question as the wire does.
+            let fields = question.fields
+            return Item(
                 id: question.id,
                 type: question.type.rawValue,
                 prompt: question.prompt,
-                choices: question.choices,
-                left: question.left,
-                right: question.right,
-                items: question.items,
-                blanks: question.blanks,
+                choices: fields.choices,
+                left: fields.left,
+                right: fields.right,
+                items: fields.items,
+                blanks: fields.blanks,
                 answer: attempt?.answers[question.id],
                 flagged: attempt?.flagged.contains(question.id) ?? false
             )
@@ -70,7 +72,7 @@ struct Show: ParsableCommand {
         for (index, question) in assessment.questions.enumerated() {
             console.line("")
             console.line(Language.marked("\(Language.number(index + 1)). [\(question.id)] \(question.prompt)"))
-            for (letter, choice) in zip(TakeSession.letters, question.choices ?? []) {
+            for (letter, choice) in zip(TakeSession.letters, question.body.choices) {
                 console.line(Language.marked("   \(letter)) \(choice.text)   (id: \(choice.id))"))
             }
             for line in VisualTakeRenderer.itemLines(question, current: nil) { console.line(Language.marked(" " + line)) }

@@ -17,7 +17,11 @@ enum AnswerInput {
 
     static func read(for question: Question) throws -> String {
         // Essays and fill-in-the-blanks (one line per blank) take every line.
-        let isEssay = question.type == .essay || question.type == .fillInBlanks
+        let isEssay =
+            switch question.body {
+            case .essay, .fillInBlanks: true
+            case .singleChoice, .multipleChoice, .trueFalse, .numeric, .shortText, .matching, .ordering: false
+            }
         if isatty(STDIN_FILENO) == 1 {
             return try prompt(for: question, multiline: isEssay)
         }
@@ -56,9 +60,9 @@ enum AnswerInput {
     }
 
     private static func prompt(for question: Question, multiline: Bool) throws -> String {
-        let ids = (question.choices ?? []).map(\.id).joined(separator: ", ")
+        let ids = question.body.choices.map(\.id).joined(separator: ", ")
         let prompt: String
-        switch question.type {
+        switch question.body {
         case .singleChoice: prompt = tr("Your answer (a choice id: {ids}):", ["ids": ids])
         case .multipleChoice: prompt = tr("Your answer (choice ids separated by commas: {ids}):", ["ids": ids])
         case .trueFalse: prompt = tr("Your answer (true or false):")

@@ -72,9 +72,11 @@ extension TakeRenderer {
     }
 
     static func blankPromptText(_ question: Question, index: Int) -> String {
-        guard let blanks = question.blanks, index < blanks.count else { return "> " }
+        guard case .fillInBlanks(let body) = question.body, index < body.blanks.count else { return "> " }
+        let blanks = body.blanks
         let blank = blanks[index]
-        let choices = blank.choices.map { " (" + zip(TakeSession.letters, $0).map { "\($0)) \($1.text)" }.joined(separator: "  ") + ")" } ?? ""
+        let options = blank.options
+        let choices = options.isEmpty ? "" : " (" + zip(TakeSession.letters, options).map { "\($0)) \($1.text)" }.joined(separator: "  ") + ")"
         return TerminalText.visible(
             tr("Blank [{blank}], {number} of {count}{choices}:", ["blank": blank.id, "number": index + 1, "count": blanks.count, "choices": choices])
                 + " "
@@ -92,7 +94,7 @@ extension TakeRenderer {
     /// The prompt under a question: a fill-in-the-blanks question asks for its first blank until it is answered;
     /// once it is, the usual prompt (Enter moves on, typing fills the blanks again from the first).
     static func promptText(_ question: Question, answered: Bool) -> String {
-        question.type == .fillInBlanks && !answered ? blankPromptText(question, index: 0) : "> "
+        answered ? "> " : blankPromptText(question, index: 0)
     }
 
     /// "3 minutes left.": the time left as a sentence.
@@ -100,22 +102,22 @@ extension TakeRenderer {
 
     /// The instruction for a question, as a sentence; an answered fill-in-the-blanks question says how to change it.
     static func instruction(_ question: Question, answered: Bool) -> String {
-        guard question.type == .fillInBlanks, answered else { return instruction(question) }
+        guard case .fillInBlanks = question.body, answered else { return instruction(question) }
         return tr("Press Enter to go on, or type the first blank's answer to fill the blanks again.")
     }
 
     /// The instruction for a question's type, as a sentence.
     static func instruction(_ question: Question) -> String {
-        switch question.type {
+        switch question.body {
         case .singleChoice: tr("Type the letter of one choice.")
         case .multipleChoice: tr("Type a letter to choose it or take it back, or several letters separated by commas.")
         case .trueFalse: tr("Answer t for true or f for false.")
         case .numeric: tr("Type a number.")
-        case .shortText:
-            question.maxLength.map { trn("Type your answer (at most {n} character).", "Type your answer (at most {n} characters).", $0) }
+        case .shortText(let body):
+            body.maxLength.map { trn("Type your answer (at most {n} character).", "Type your answer (at most {n} characters).", $0) }
                 ?? tr("Type your answer.")
-        case .essay:
-            question.maxLength.map {
+        case .essay(let body):
+            body.maxLength.map {
                 trn(
                     "Type your answer; every line is saved when you press Enter, and a line with only . finishes it (at most {n} character).",
                     "Type your answer; every line is saved when you press Enter, and a line with only . finishes it (at most {n} characters).",
@@ -135,27 +137,27 @@ extension TakeRenderer {
 
     private static func itemTexts(_ question: Question, current: JSONValue?) -> [String] {
         let letters = TakeSession.letters
-        switch question.type {
-        case .matching:
+        switch question.body {
+        case .matching(let body):
             let paired = Dictionary(
                 (current?.arrayValue ?? []).compactMap(AnswerRules.pair).map { ($0.left, $0.right) },
                 uniquingKeysWith: { a, _ in a }
             )
-            let right = question.right ?? []
-            var lines = (question.left ?? []).enumerated().map { offset, item in
+            let right = body.right
+            var lines = body.left.enumerated().map { offset, item in
                 let choice = paired[item.id].flatMap { id in right.firstIndex { $0.id == id } }.map { " -> \(letters[$0])" } ?? ""
                 return "  \(offset + 1). \(item.text)\(choice)"
             }
             lines += zip(letters, right).map { "  \($0)) \($1.text)" }
             return lines
-        case .ordering:
-            return zip(letters, question.items ?? []).map { "  \($0)) \($1.text)" }
-        case .fillInBlanks:
-            return (question.blanks ?? []).compactMap { blank in
-                guard let choices = blank.choices else { return nil }
+        case .ordering(let body):
+            return zip(letters, body.items).map { "  \($0)) \($1.text)" }
+        case .fillInBlanks(let body):
+            return body.blanks.compactMap { blank in
+                guard case .choice(let choices, _) = blank.kind else { return nil }
                 return "  [\(blank.id)] " + zip(letters, choices).map { "\($0)) \($1.text)" }.joined(separator: "  ")
             }
-        default:
+        case .singleChoice, .multipleChoice, .trueFalse, .numeric, .shortText, .essay:
             return []
         }
     }
@@ -204,12 +206,12 @@ final class VisualTakeRenderer: TakeRenderer {
         text = ""
         text += DisplayWidth.wrapped(TerminalText.visible(question.prompt) + flag, width: width - 1) + "\n\n"
         let current = session.attempt.answers[question.id]
-        switch question.type {
-        case .singleChoice, .multipleChoice:
+        switch question.body {
+        case .singleChoice(let body), .multipleChoice(let body):
             let selected = Set(current?.arrayValue?.compactMap(\.stringValue) ?? current?.stringValue.map { [$0] } ?? [])
-            for (letter, choice) in zip(TakeSession.letters, question.choices ?? []) {
-                let mark =
-                    question.type == .multipleChoice ? (selected.contains(choice.id) ? "[x]" : "[ ]") : (selected.contains(choice.id) ? "(*)" : "( )")
+            let boxes = TakeSession.entry(for: question) == .toggledChoices
+            for (letter, choice) in zip(TakeSession.letters, body.choices) {
+                let mark = boxes ? (selected.contains(choice.id) ? "[x]" : "[ ]") : (selected.contains(choice.id) ? "(*)" : "( )")
                 let lines = DisplayWidth.wrap(TerminalText.visible(choice.text), width: width - 10)
                 text += Language.marked("  \(mark) \(letter)) " + lines.joined(separator: "\n         ")) + "\n"
             }
@@ -225,7 +227,7 @@ final class VisualTakeRenderer: TakeRenderer {
         case .shortText, .essay:
             text += DisplayWidth.wrapped(Self.instruction(question), width: width - 1) + "\n"
             if let current {
-                text += (question.type == .essay ? tr("Current answer (:e continues it):") : tr("Current answer:")) + "\n"
+                text += (TakeSession.entry(for: question) == .essay ? tr("Current answer (:e continues it):") : tr("Current answer:")) + "\n"
                 text += DisplayWidth.wrapped(TerminalText.visible(AnswerParser.display(current, for: question)), width: width - 1) + "\n"
             }
         }
@@ -283,8 +285,9 @@ final class AccessibleTakeRenderer: TakeRenderer {
             var sentences = [tr("Question {number} of {count}.", ["number": session.index + 1, "count": session.count])]
             if session.attempt.flagged.contains(question.id) { sentences.append(tr("You flagged this question.")) }
             say(sentences.joined(separator: " ") + " " + question.prompt)
-            for (number, pair) in zip(TakeSession.letters, question.choices ?? []).enumerated() {
-                let count = question.choices?.count ?? 0
+            let choices = question.body.choices
+            for (number, pair) in zip(TakeSession.letters, choices).enumerated() {
+                let count = choices.count
                 say(
                     tr("Choice {letter}, {number} of {count}: {text}", ["letter": pair.0, "number": number + 1, "count": count, "text": pair.1.text])
                 )

@@ -32,6 +32,8 @@ enum JSONBody {
             return try JSONDecoder().decode(T.self, from: data)
         } catch let error as DecodingError {
             throw APIError.badRequest("The request body is not what this endpoint expects: \(describe(error)).")
+        } catch let error as QuestionShapeError {
+            throw APIError.badRequest("The request body is not what this endpoint expects: \(error).")
         } catch {
             throw APIError.badRequest("The request body is not valid JSON.")
         }

@@ -29,7 +29,7 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
             guard let processing = question.processing else { continue }
             let answers: [JSONValue?] = [
                 nil, .string(text), .array(words), .array(words.map { .array([$0, $0]) }),
-                .object(Dictionary(uniqueKeysWithValues: (question.blanks ?? []).map { ($0.id, JSONValue.string(text)) })),
+                .object(Dictionary(uniqueKeysWithValues: (question.fields.blanks ?? []).map { ($0.id, JSONValue.string(text)) })),
             ]
             for answer in answers {
                 let score = ResponseEvaluator.score(processing, answer: answer)
