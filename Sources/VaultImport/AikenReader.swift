@@ -3,9 +3,8 @@ import VaultAPI
 
 /// Aiken: a question's text, its options `A. text` or `A) text` one per line, then `ANSWER: X`. Single choice only.
 enum AikenReader {
-    static func read(_ text: String) throws -> (questions: [Question], skipped: [ImportResult.Skipped]) {
-        var questions: [Question] = []
-        var skipped: [ImportResult.Skipped] = []
+    static func read(_ text: String) throws -> ImportReport {
+        var report = ImportReport()
         var prompt: [String] = []
         var options: [(letter: String, text: String)] = []
         var startLine = 1
@@ -20,19 +19,19 @@ enum AikenReader {
                 let answer = line.dropFirst("ANSWER:".count).trimmingCharacters(in: .whitespaces).uppercased()
                 let name = "question at line \(startLine)"
                 if prompt.isEmpty || options.count < 2 {
-                    skipped.append(.init(item: name, reason: "it needs a question and at least two options before ANSWER:"))
+                    report.skipped.append(.init(item: name, reason: "it needs a question and at least two options before ANSWER:"))
                 } else if let index = options.firstIndex(where: { $0.letter.uppercased() == answer }) {
                     let choices = options.enumerated().map { Choice(id: ImportSupport.choiceID($0.offset), text: $0.element.text) }
-                    questions.append(
+                    report.add(
                         Question(
-                            id: "q\(questions.count + 1)",
+                            id: "q",
                             prompt: prompt.joined(separator: "\n"),
                             points: 1,
                             body: .singleChoice(.init(choices: choices, answerKey: [.string(choices[index].id)]))
                         )
                     )
                 } else {
-                    skipped.append(.init(item: name, reason: "ANSWER: \(answer) names none of its options"))
+                    report.skipped.append(.init(item: name, reason: "ANSWER: \(answer) names none of its options"))
                 }
                 prompt = []
                 options = []
@@ -48,9 +47,9 @@ enum AikenReader {
             }
         }
         if !prompt.isEmpty || !options.isEmpty {
-            skipped.append(.init(item: "question at line \(startLine)", reason: "it has no ANSWER: line"))
+            report.skipped.append(.init(item: "question at line \(startLine)", reason: "it has no ANSWER: line"))
         }
-        return (questions, skipped)
+        return report
     }
 
     /// `A. text` or `A) text`: the letter and the text; nil for any other line. Read by Unicode scalars: a

@@ -26,28 +26,10 @@ public enum AssessmentImporter {
                 throw ImportError("This is not a valid assessment document (our JSON).")
             }
             result = ImportResult(assessment: document, skipped: [])
-        case .moodleXML:
-            let read = try MoodleXMLReader.read(try MarkupElement.parse(data))
-            result = ImportResult(
-                assessment: Assessment(id: ImportSupport.id(from: base), title: read.title ?? base, questions: read.questions),
-                skipped: read.skipped,
-                notes: read.notes
-            )
-        case .gift:
-            let read = try GIFTReader.read(try text(data))
-            result = ImportResult(
-                assessment: Assessment(id: ImportSupport.id(from: base), title: base, questions: read.questions),
-                skipped: read.skipped,
-                notes: read.notes
-            )
-        case .aiken:
-            let read = try AikenReader.read(try text(data))
-            result = ImportResult(
-                assessment: Assessment(id: ImportSupport.id(from: base), title: base, questions: read.questions),
-                skipped: read.skipped
-            )
-        case .qti:
-            result = try qti(data, base: base)
+        case .moodleXML: result = try MoodleXMLReader.read(try MarkupElement.parse(data)).result(base: base)
+        case .gift: result = try GIFTReader.read(try text(data)).result(base: base)
+        case .aiken: result = try AikenReader.read(try text(data)).result(base: base)
+        case .qti: result = try qti(data, base: base).result(base: base)
         case .auto:
             throw ImportError("The file's format could not be told from its content; give --format json, qti, moodle-xml, gift or aiken.")
         }
@@ -70,14 +52,12 @@ public enum AssessmentImporter {
 
     /// One QTI item, or a content package of them. A package's items are parsed and read on every core at once
     /// (each is its own document), then put together in the package's order.
-    static func qti(_ data: Data, base: String) throws -> ImportResult {
+    static func qti(_ data: Data, base: String) throws -> ImportReport {
         let zip = data.prefix(4) == Data([0x50, 0x4B, 0x03, 0x04])
         let (items, title, files, repeated, weights): ([(path: String, bytes: Data)], String?, [String: Data], Int, [String: Double]) =
             zip ? try QTIPackage.items(data) : ([(base, data)], nil, [:], 0, [:])
         let read = ItemRead.all(items, files: zip ? files : nil)
-        var questions: [Question] = []
-        var skipped: [ImportResult.Skipped] = []
-        var notes: [String] = []
+        var report = ImportReport()
         var missingAlt = 0
         var missingPictures: [String] = []
         // The document's size as it grows (pictures are most of it): past the served cap the import stops, rather
@@ -86,7 +66,7 @@ public enum AssessmentImporter {
         var singleTitle: String?
         for (index, item) in read.enumerated() {
             let path = items[index].path
-            notes += item.notes
+            report.notes += item.notes
             missingAlt += item.missingAlt
             missingPictures += item.missingPictures
             singleTitle = item.title
@@ -94,31 +74,26 @@ public enum AssessmentImporter {
             case .failed(let error):
                 throw error
             case .skipped(let reason, let identifier):
-                skipped.append(.init(item: item.title.map { "\"\($0)\"" } ?? path, reason: reason, path: path, identifier: identifier))
+                report.skipped.append(.init(item: item.title.map { "\"\($0)\"" } ?? path, reason: reason, path: path, identifier: identifier))
             case .read(var question):
-                question.id = "q\(questions.count + 1)"
                 if let weight = weights[path], weight != 1 {
                     question.points = (question.points ?? 1) * weight
                     question.processing?.weight = weight
                 }
                 outputBytes += ImportSupport.approximateBytes(of: question)
                 guard outputBytes <= AssessmentValidator.maxDocumentBytes else { throw ImportError.tooLarge }
-                questions.append(question)
+                report.add(question)
             }
         }
-        if repeated > 0 { notes.append("The test names \(repeated) item(s) more than once; each item is included once.") }
-        if missingAlt > 0 { notes.append("\(missingAlt) picture(s) have no description (alt text); add one so every student can follow.") }
+        if repeated > 0 { report.notes.append("The test names \(repeated) item(s) more than once; each item is included once.") }
+        if missingAlt > 0 { report.notes.append(ImportSupport.missingAltNote(missingAlt)) }
         if !missingPictures.isEmpty {
-            notes.append(
+            report.notes.append(
                 "Pictures the package names but does not hold (their description stays in the text): \(missingPictures.joined(separator: ", "))."
             )
         }
-        let testTitle = title ?? (items.count == 1 ? singleTitle : nil)
-        return ImportResult(
-            assessment: Assessment(id: ImportSupport.id(from: base), title: testTitle ?? base, questions: questions),
-            skipped: skipped,
-            notes: notes
-        )
+        report.title = title ?? (items.count == 1 ? singleTitle : nil)
+        return report
     }
 
     /// The format by content: JSON by its first character, XML by its root, then Aiken's ANSWER: lines, then GIFT's braces.

@@ -8,23 +8,20 @@ import VaultAPI
 /// feedback `#…` (dropped: a terminal test gives none), `$CATEGORY:` (flattened) and the escapes `\~ \= \# \{ \} \:`.
 /// Matching `{=item -> match …}` pairs left items with right ones (scored per pair).
 enum GIFTReader {
-    static func read(_ text: String) throws -> (questions: [Question], skipped: [ImportResult.Skipped], notes: [String]) {
-        var questions: [Question] = []
-        var skipped: [ImportResult.Skipped] = []
-        var notes: [String] = []
+    static func read(_ text: String) throws -> ImportReport {
+        var report = ImportReport()
         var missingAlt = 0
         for block in blocks(text) {
             let name = block.title.map { "\"\($0)\"" } ?? "question at line \(block.line)"
             do {
-                guard var question = try question(block, missingAlt: &missingAlt, notes: &notes, name: name) else { continue }
-                question.id = "q\(questions.count + 1)"
-                questions.append(question)
+                guard let question = try question(block, missingAlt: &missingAlt, notes: &report.notes, name: name) else { continue }
+                report.add(question)
             } catch let skip as ItemSkip {
-                skipped.append(.init(item: name, reason: skip.reason))
+                report.skipped.append(.init(item: name, reason: skip.reason))
             }
         }
-        if missingAlt > 0 { notes.append("\(missingAlt) picture(s) have no description (alt text); add one so every student can follow.") }
-        return (questions, skipped, notes)
+        if missingAlt > 0 { report.notes.append(ImportSupport.missingAltNote(missingAlt)) }
+        return report
     }
 
     struct Block {

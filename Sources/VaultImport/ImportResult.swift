@@ -51,6 +51,31 @@ public struct ImportResult: Sendable {
     }
 }
 
+/// What every reader makes of a file: the questions it read (numbered q1, q2, …), every item it left out and why,
+/// what the teacher should know, and the title the file gives (if it gives one).
+struct ImportReport {
+    var questions: [Question] = []
+    var skipped: [ImportResult.Skipped] = []
+    var notes: [String] = []
+    var title: String?
+
+    /// Adds a question read, numbered after those before it.
+    mutating func add(_ question: Question) {
+        var question = question
+        question.id = "q\(questions.count + 1)"
+        questions.append(question)
+    }
+
+    /// The document, named after the file (`base`) where the file gives no title.
+    func result(base: String) -> ImportResult {
+        ImportResult(
+            assessment: Assessment(id: ImportSupport.id(from: base), title: title ?? base, questions: questions),
+            skipped: skipped,
+            notes: notes
+        )
+    }
+}
+
 /// A file that cannot be imported, in a sentence a teacher can act on (with the line where there is one).
 public struct ImportError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
@@ -65,6 +90,11 @@ public struct ImportError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// Pieces every reader needs, so each rule is written once.
 enum ImportSupport {
+    /// The note for pictures without a description.
+    static func missingAltNote(_ count: Int) -> String {
+        "\(count) picture(s) have no description (alt text); add one so every student can follow."
+    }
+
     /// About how many bytes a question adds to the served document: its pictures (base64, most of any large
     /// document) and its texts, cheap enough to count as an import goes. The exact served size is checked again
     /// when the document is published (`AssessmentPublisher`).

@@ -7,18 +7,15 @@ import VaultAPI
 /// ddwtos and gapselect (choice blanks), cloze / multianswer (`ClozeReader`: fill in the blanks), base64 `<file>`
 /// pictures as media. Skipped and named: description, drag and drop onto images, calculated and every other type.
 enum MoodleXMLReader {
-    static func read(_ root: MarkupElement) throws -> (questions: [Question], skipped: [ImportResult.Skipped], notes: [String], title: String?) {
+    static func read(_ root: MarkupElement) throws -> ImportReport {
         guard root.name == "quiz" else { throw ImportError("This XML is not a Moodle quiz (its root is <\(root.name)>, not <quiz>).") }
-        var questions: [Question] = []
-        var skipped: [ImportResult.Skipped] = []
-        var notes: [String] = []
-        var title: String?
+        var report = ImportReport()
         var missingAlt = 0
         for (offset, element) in root.all("question").enumerated() {
             let type = element.attributes["type"] ?? ""
             let name = element.value("name").map { "\"\($0)\"" } ?? "question \(offset + 1)"
             if type == "category" {
-                if title == nil, let path = element.value("category") { title = path.split(separator: "/").last.map(String.init) }
+                if report.title == nil, let path = element.value("category") { report.title = path.split(separator: "/").last.map(String.init) }
                 continue
             }
             let html = element.child("questiontext")?.attributes["format"].map { $0 == "html" || $0 == "moodle_auto_format" } ?? true
@@ -26,7 +23,7 @@ enum MoodleXMLReader {
             var prompt = html ? ImportSupport.text(fromHTML: raw, missingAlt: &missingAlt) : ImportSupport.tidy(raw)
             let points = element.value("defaultgrade").flatMap(Double.init) ?? 1
             guard !prompt.isEmpty || type == "description" else {
-                skipped.append(.init(item: name, reason: "it has no question text"))
+                report.skipped.append(.init(item: name, reason: "it has no question text"))
                 continue
             }
             let answers = element.all("answer").map { answer in
@@ -50,7 +47,7 @@ enum MoodleXMLReader {
                 }
                 let right = answers.enumerated().filter { $0.element.fraction > 0 }.map { choices[$0.offset].id }
                 guard choices.count >= 2, !right.isEmpty else {
-                    skipped.append(.init(item: name, reason: "it needs two choices and one with a positive fraction"))
+                    report.skipped.append(.init(item: name, reason: "it needs two choices and one with a positive fraction"))
                     continue
                 }
                 let keyed =
@@ -59,14 +56,14 @@ enum MoodleXMLReader {
                 body = single ? .singleChoice(key) : .multipleChoice(key)
             case "truefalse":
                 guard let right = answers.first(where: { $0.fraction >= 100 }) else {
-                    skipped.append(.init(item: name, reason: "neither true nor false has full marks"))
+                    report.skipped.append(.init(item: name, reason: "neither true nor false has full marks"))
                     continue
                 }
                 body = .trueFalse(.init(answerKey: [.bool(right.text.lowercased() == "true")]))
             case "shortanswer":
                 let accepted = answers.filter { $0.fraction > 0 }.map(\.text)
                 guard answers.contains(where: { $0.fraction >= 100 }) else {
-                    skipped.append(.init(item: name, reason: "no answer has full marks"))
+                    report.skipped.append(.init(item: name, reason: "no answer has full marks"))
                     continue
                 }
                 let weights = Dictionary(
@@ -74,19 +71,19 @@ enum MoodleXMLReader {
                     uniquingKeysWith: { first, _ in first }
                 )
                 if accepted.contains(where: { $0.contains("*") }) {
-                    notes.append("\(name): the wildcard * is compared as written (not as any text).")
+                    report.notes.append("\(name): the wildcard * is compared as written (not as any text).")
                 }
                 body = .shortText(.init(maxLength: 200, acceptedAnswers: accepted, acceptedAnswerWeights: weights.isEmpty ? nil : weights))
             case "numerical":
                 guard let right = answers.first(where: { $0.fraction >= 100 }), let value = Double(right.text) else {
-                    skipped.append(.init(item: name, reason: "no full-marks answer is a number"))
+                    report.skipped.append(.init(item: name, reason: "no full-marks answer is a number"))
                     continue
                 }
                 body = .numeric(.init(answerKey: [.number(value)], tolerance: right.answer.value("tolerance").flatMap(Double.init) ?? 0))
             case "essay":
                 body = .essay(.init(maxLength: 20_000))
             case "description":
-                skipped.append(.init(item: name, reason: "a description is not a question"))
+                report.skipped.append(.init(item: name, reason: "a description is not a question"))
                 continue
             case "matching":
                 let pairs = element.all("subquestion").map { sub in
@@ -96,7 +93,7 @@ enum MoodleXMLReader {
                     )
                 }
                 guard let (left, right, key) = ImportSupport.matching(pairs) else {
-                    skipped.append(.init(item: name, reason: "a matching question needs pairs with at least two different matches"))
+                    report.skipped.append(.init(item: name, reason: "a matching question needs pairs with at least two different matches"))
                     continue
                 }
                 body = .matching(.init(left: left, right: right, answerKey: key))
@@ -105,36 +102,36 @@ enum MoodleXMLReader {
                     Choice(id: ImportSupport.choiceID($0.offset), text: ImportSupport.text(fromHTML: $0.element.text, missingAlt: &missingAlt))
                 }
                 guard items.count >= 2 else {
-                    skipped.append(.init(item: name, reason: "an ordering question needs at least two items"))
+                    report.skipped.append(.init(item: name, reason: "an ordering question needs at least two items"))
                     continue
                 }
                 // Moodle lists the items in the right order; the student sees them shuffled by a fixed rotation.
                 body = .ordering(.init(items: Array(items.dropFirst()) + [items[0]], answerKey: items.map { .string($0.id) }))
             case "ddwtos", "gapselect":
                 guard let blanks = gaps(element, prompt: &prompt, kind: type == "ddwtos" ? "dragbox" : "selectoption") else {
-                    skipped.append(.init(item: name, reason: "its gaps [[n]] do not name its choices"))
+                    report.skipped.append(.init(item: name, reason: "its gaps [[n]] do not name its choices"))
                     continue
                 }
                 body = .fillInBlanks(.init(blanks: blanks))
             case "multianswer", "cloze":
                 do {
-                    let (text, blanks) = try ClozeReader.read(prompt, notes: &notes, name: name)
+                    let (text, blanks) = try ClozeReader.read(prompt, notes: &report.notes, name: name)
                     prompt = text
                     body = .fillInBlanks(.init(blanks: blanks))
                 } catch let skip as ItemSkip {
-                    skipped.append(.init(item: name, reason: skip.reason))
+                    report.skipped.append(.init(item: name, reason: skip.reason))
                     continue
                 }
             default:
-                skipped.append(.init(item: name, reason: "\(type.isEmpty ? "an untyped" : type) question cannot be taken in a terminal"))
+                report.skipped.append(.init(item: name, reason: "\(type.isEmpty ? "an untyped" : type) question cannot be taken in a terminal"))
                 continue
             }
-            var question = Question(id: "q\(questions.count + 1)", prompt: prompt, points: points > 0 ? points : 1, body: body)
+            var question = Question(id: "q", prompt: prompt, points: points > 0 ? points : 1, body: body)
             question.media = media(element.child("questiontext"), html: raw)
-            questions.append(question)
+            report.add(question)
         }
-        if missingAlt > 0 { notes.append("\(missingAlt) picture(s) have no description (alt text); add one so every student can follow.") }
-        return (questions, skipped, notes, title)
+        if missingAlt > 0 { report.notes.append(ImportSupport.missingAltNote(missingAlt)) }
+        return report
     }
 
     /// `[[n]]` gaps (drag-and-drop words, select missing words): each gap becomes a choice blank whose choices are
