@@ -345,35 +345,6 @@ public final class PostgresServerStorage: ServerStorage {
         }
     }
 
-    public func user(named name: String) async throws -> UserRecord? {
-        try await plain { client in
-            let rows = try await client.query(
-                "SELECT name, \(unescaped: StoredRole.column()), password_hash, salt, iterations, group_name FROM users WHERE name = \(name)",
-                logger: self.logger
-            )
-            for try await (name, role, hash, salt, iterations, group) in rows.decode((String, String, String, String, Int, String?).self) {
-                return UserRecord(
-                    name: name,
-                    role: Role(rawValue: role) ?? .student,
-                    passwordHash: hash,
-                    salt: salt,
-                    iterations: iterations,
-                    group: group
-                )
-            }
-            return nil
-        }
-    }
-
-    public func storeToken(hash: String, user: String, expiresAt: Date) async throws {
-        try await plain { client in
-            try await client.query(
-                "INSERT INTO tokens (token_hash, user_name, expires_at) VALUES (\(hash), \(user), \(expiresAt.timeIntervalSince1970))",
-                logger: self.logger
-            )
-        }
-    }
-
     public func tokenOwner(hash: String, now: Date) async throws -> (user: String, role: Role)? {
         try await plain { client in
             // Read to the end: the pool takes the connection back when the rows are finished.
@@ -382,25 +353,6 @@ public final class PostgresServerStorage: ServerStorage {
                 owner = (name, Role(rawValue: role) ?? .student)
             }
             return owner
-        }
-    }
-
-    public func updatePassword(_ user: UserRecord) async throws {
-        try await plain { client in
-            try await client.query(
-                "UPDATE users SET password_hash = \(user.passwordHash), salt = \(user.salt), iterations = \(user.iterations) WHERE name = \(user.name)",
-                logger: self.logger
-            )
-        }
-    }
-
-    public func revokeToken(hash: String) async throws {
-        try await plain { client in try await client.query("DELETE FROM tokens WHERE token_hash = \(hash)", logger: self.logger) }
-    }
-
-    public func purgeExpiredTokens(now: Date) async throws {
-        try await plain { client in
-            try await client.query("DELETE FROM tokens WHERE expires_at <= \(now.timeIntervalSince1970)", logger: self.logger)
         }
     }
 
@@ -456,39 +408,6 @@ public final class PostgresServerStorage: ServerStorage {
                 )
             }
             return plan.response
-        }
-    }
-
-    public func teacherAccess(assessmentID: String, teacher: String) async throws -> TeacherAccess? {
-        try await plain { client in
-            let rows = try await client.query(
-                "SELECT owner FROM assessment_teachers WHERE assessment_id = \(assessmentID) AND teacher = \(teacher)",
-                logger: self.logger
-            )
-            var access: TeacherAccess?
-            for try await owner in rows.decode(Int.self) { access = owner != 0 ? .owner : .coTeacher }
-            return access
-        }
-    }
-
-    public func sharedAssessmentIDs(teacher: String) async throws -> Set<String> {
-        try await plain { client in
-            let rows = try await client.query("SELECT assessment_id FROM assessment_teachers WHERE teacher = \(teacher)", logger: self.logger)
-            var ids = Set<String>()
-            for try await id in rows.decode(String.self) { ids.insert(id) }
-            return ids
-        }
-    }
-
-    public func assessmentTeachers(assessmentID: String) async throws -> [String: TeacherAccess] {
-        try await plain { client in
-            let rows = try await client.query(
-                "SELECT teacher, owner FROM assessment_teachers WHERE assessment_id = \(assessmentID)",
-                logger: self.logger
-            )
-            var teachers: [String: TeacherAccess] = [:]
-            for try await (teacher, owner) in rows.decode((String, Int).self) { teachers[teacher] = owner != 0 ? .owner : .coTeacher }
-            return teachers
         }
     }
 
@@ -1140,18 +1059,6 @@ public final class PostgresServerStorage: ServerStorage {
         }
     }
 
-    public func actions(assessmentID: String) async throws -> [AssessmentAction] {
-        var actions: [AssessmentAction] = []
-        for try await row in try await client.query(
-            PostgresQuery(
-                unsafeSQL: "SELECT \(AssessmentAction.columns.joined(separator: ", ")) FROM assessment_actions WHERE assessment_id = $1 ORDER BY seq",
-                binds: Self.binds(assessmentID)
-            ),
-            logger: self.logger
-        ) { actions.append(try AssessmentAction(row: PostgresStoredRow(row))) }
-        return actions
-    }
-
     public func decideLate(attemptID: String, decision: LateDecision) async throws -> Bool {
         try await transaction { connection in
             var flags: String?
@@ -1360,42 +1267,45 @@ public final class PostgresServerStorage: ServerStorage {
         }
     }
 
-    public func deviceKeys(user: String) async throws -> [String] {
-        try await plain { client in
-            var keys: [String] = []
-            for try await key in try await client.query(
-                "SELECT public_key FROM device_keys WHERE user_name = \(user) ORDER BY registered_at",
-                logger: self.logger
-            ).decode(String.self) { keys.append(key) }
-            return keys
-        }
-    }
-
     // MARK: Accommodations
 
-    public func setAccommodation(assessmentID: String?, user: String, extraMinutes: Int) async throws {
-        try await transaction(.readCommitted) { connection in
-            try await connection.query(
-                """
-                INSERT INTO accommodations (assessment_id, user_name, extra_minutes) VALUES (\(AccommodationScope.stored(assessmentID)), \(user), \(extraMinutes))
-                ON CONFLICT (assessment_id, user_name) DO UPDATE SET extra_minutes = EXCLUDED.extra_minutes
-                """,
-                logger: self.logger
-            )
-        }
+}
+
+/// Single statements of the shared vocabulary, each on a pooled connection (`plain`).
+extension PostgresServerStorage: SharedStatements {
+    public var dialect: SQLDialect { .postgres }
+
+    public func rows<T: Sendable>(_ statement: SQLStatement, _ read: @escaping @Sendable (any StoredRow) throws -> T) async throws -> [T] {
+        try await plain { client in try await client.rows(statement, read, logger: self.logger) }
     }
 
-    public func extraMinutes(assessmentID: String, user: String) async throws -> Int {
-        try await transaction(.readCommitted) { connection in
-            for try await minutes in try await connection.query(
-                """
-                SELECT extra_minutes FROM accommodations
-                WHERE user_name = \(user) AND assessment_id IN (\(assessmentID), \(AccommodationScope.everyAssessment))
-                ORDER BY assessment_id = \(AccommodationScope.everyAssessment) LIMIT 1
-                """,
-                logger: self.logger
-            ).decode(Int.self) { return minutes }
-            return 0
+    public func run(_ statement: SQLStatement) async throws {
+        try await plain { client in try await client.query(statement.postgres, logger: self.logger) }
+    }
+}
+
+extension SQLStatement {
+    /// The statement as PostgreSQL takes it: numbered placeholders, the values bound.
+    var postgres: PostgresQuery {
+        var bindings = PostgresBindings()
+        for value in values {
+            switch value {
+            case .text(let text): bindings.append(text)
+            case .integer(let number): bindings.append(number)
+            case .real(let number): bindings.append(number)
+            case .blob(let data): bindings.append(ByteBuffer(bytes: data))
+            case .null: bindings.appendNull()
+            }
         }
+        return PostgresQuery(unsafeSQL: SQLDialect.postgres.render(sql), binds: bindings)
+    }
+}
+
+extension PostgresConnection {
+    /// Every row of a statement of the shared vocabulary, read to the end.
+    func rows<T>(_ statement: SQLStatement, _ read: (any StoredRow) throws -> T, logger: Logger) async throws -> [T] {
+        var values: [T] = []
+        for try await row in try await query(statement.postgres, logger: logger) { values.append(try read(PostgresStoredRow(row))) }
+        return values
     }
 }

@@ -66,33 +66,6 @@ public final class SQLiteServerStorage: ServerStorage {
         }
     }
 
-    public func user(named name: String) async throws -> UserRecord? {
-        try await onDatabase { database, _ in
-            try database.storedRow(
-                "SELECT name, \(StoredRole.column()), password_hash, salt, iterations, group_name FROM users WHERE name = ?",
-                [name]
-            ).map {
-                UserRecord(
-                    name: try $0.string(0),
-                    role: Role(rawValue: try $0.string(1)) ?? .student,
-                    passwordHash: try $0.string(2),
-                    salt: try $0.string(3),
-                    iterations: try $0.int(4),
-                    group: try $0.optionalString(5)
-                )
-            }
-        }
-    }
-
-    public func storeToken(hash: String, user: String, expiresAt: Date) async throws {
-        try await onDatabase { database, _ in
-            try database.execute(
-                "INSERT INTO tokens (token_hash, user_name, expires_at) VALUES (?, ?, ?)",
-                [hash, user, expiresAt.timeIntervalSince1970]
-            )
-        }
-    }
-
     public func tokenOwner(hash: String, now: Date) async throws -> (user: String, role: Role)? {
         try await onDatabase { database, _ in
             try database.storedRow(
@@ -100,23 +73,6 @@ public final class SQLiteServerStorage: ServerStorage {
                 [hash, now.timeIntervalSince1970]
             ).map { (try $0.string(0), Role(rawValue: try $0.string(1)) ?? .student) }
         }
-    }
-
-    public func updatePassword(_ user: UserRecord) async throws {
-        try await onDatabase { database, _ in
-            try database.execute(
-                "UPDATE users SET password_hash = ?, salt = ?, iterations = ? WHERE name = ?",
-                [user.passwordHash, user.salt, user.iterations, user.name]
-            )
-        }
-    }
-
-    public func revokeToken(hash: String) async throws {
-        try await onDatabase { database, _ in try database.execute("DELETE FROM tokens WHERE token_hash = ?", [hash]) }
-    }
-
-    public func purgeExpiredTokens(now: Date) async throws {
-        try await onDatabase { database, _ in try database.execute("DELETE FROM tokens WHERE expires_at <= ?", [now.timeIntervalSince1970]) }
     }
 
     // MARK: Assessments
@@ -169,31 +125,6 @@ public final class SQLiteServerStorage: ServerStorage {
                 )
                 return plan.response
             }
-        }
-    }
-
-    public func teacherAccess(assessmentID: String, teacher: String) async throws -> TeacherAccess? {
-        try await onDatabase { database, _ in
-            try database.storedRow(
-                "SELECT owner FROM assessment_teachers WHERE assessment_id = ? AND teacher = ?",
-                [assessmentID, teacher]
-            ).map { try $0.int(0) != 0 ? .owner : .coTeacher }
-        }
-    }
-
-    public func sharedAssessmentIDs(teacher: String) async throws -> Set<String> {
-        try await onDatabase { database, _ in
-            Set(try database.stored("SELECT assessment_id FROM assessment_teachers WHERE teacher = ?", [teacher]).map { try $0.string(0) })
-        }
-    }
-
-    public func assessmentTeachers(assessmentID: String) async throws -> [String: TeacherAccess] {
-        try await onDatabase { database, _ in
-            var teachers: [String: TeacherAccess] = [:]
-            for row in try database.stored("SELECT teacher, owner FROM assessment_teachers WHERE assessment_id = ?", [assessmentID]) {
-                teachers[try row.string(0)] = try row.int(1) != 0 ? .owner : .coTeacher
-            }
-            return teachers
         }
     }
 
@@ -701,15 +632,6 @@ public final class SQLiteServerStorage: ServerStorage {
         }
     }
 
-    public func actions(assessmentID: String) async throws -> [AssessmentAction] {
-        try await onDatabase { database, _ in
-            try database.stored(
-                "SELECT \(AssessmentAction.columns.joined(separator: ", ")) FROM assessment_actions WHERE assessment_id = ? ORDER BY seq",
-                [assessmentID]
-            ).map { try AssessmentAction(row: SQLiteStoredRow($0.row, columns: AssessmentAction.columns)) }
-        }
-    }
-
     public func decideLate(attemptID: String, decision: LateDecision) async throws -> Bool {
         try await onDatabase { database, _ in
             try database.inTransaction {
@@ -898,35 +820,10 @@ public final class SQLiteServerStorage: ServerStorage {
         }
     }
 
-    public func deviceKeys(user: String) async throws -> [String] {
-        try await onDatabase { database, _ in
-            try database.stored("SELECT public_key FROM device_keys WHERE user_name = ? ORDER BY registered_at", [user]).map { try $0.string(0) }
-        }
-    }
-
     // MARK: Accommodations
 
-    public func setAccommodation(assessmentID: String?, user: String, extraMinutes: Int) async throws {
-        try await onDatabase { database, _ in
-            try database.execute(
-                "INSERT OR REPLACE INTO accommodations (assessment_id, user_name, extra_minutes) VALUES (?, ?, ?)",
-                [AccommodationScope.stored(assessmentID), user, extraMinutes]
-            )
-        }
-    }
-
-    public func extraMinutes(assessmentID: String, user: String) async throws -> Int {
-        try await onDatabase { database, _ in try Self.extraMinutes(assessmentID: assessmentID, user: user, database: database) }
-    }
-
     static func extraMinutes(assessmentID: String, user: String, database: Database) throws -> Int {
-        try database.storedRow(
-            """
-            SELECT extra_minutes FROM accommodations WHERE user_name = ? AND assessment_id IN (?, ?)
-            ORDER BY assessment_id = ? LIMIT 1
-            """,
-            [user, assessmentID, AccommodationScope.everyAssessment, AccommodationScope.everyAssessment]
-        )?.int(0) ?? 0
+        try database.stored(TeachingStatements.extraMinutes(assessmentID: assessmentID, user: user)).first?.int("extra_minutes") ?? 0
     }
 
     // MARK: Identity and receipts
@@ -987,5 +884,18 @@ public final class SQLiteServerStorage: ServerStorage {
             [assessmentID]
         ).map { try Self.submission($0).received }
         return ReceivedResponses(assessmentId: assessmentID, responses: responses, submissions: submissions)
+    }
+}
+
+/// Single statements of the shared vocabulary, each on the store's thread.
+extension SQLiteServerStorage: SharedStatements {
+    public var dialect: SQLDialect { .sqlite }
+
+    public func rows<T: Sendable>(_ statement: SQLStatement, _ read: @escaping @Sendable (any StoredRow) throws -> T) async throws -> [T] {
+        try await onDatabase { database, _ in try database.stored(statement).map(read) }
+    }
+
+    public func run(_ statement: SQLStatement) async throws {
+        try await onDatabase { database, _ in try database.execute(statement) }
     }
 }

@@ -139,4 +139,12 @@ extension Database {
     func storedRow(_ sql: String, _ values: [any DatabaseValueConvertible] = []) throws -> SQLiteStoredRow? {
         try row(sql, values).map(SQLiteStoredRow.init)
     }
+
+    /// A statement of the shared vocabulary, its rows read by the columns it names.
+    func stored(_ statement: SQLStatement) throws -> [SQLiteStoredRow] {
+        let positions = SQLiteStoredRow.positions(statement.columns)
+        return try rows(statement.sql, statement.values).map { SQLiteStoredRow($0, positions: positions) }
+    }
+
+    func execute(_ statement: SQLStatement) throws { try execute(statement.sql, statement.values) }
 }

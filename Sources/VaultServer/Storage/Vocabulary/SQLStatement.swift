@@ -1,0 +1,100 @@
+import Foundation
+import VaultCore
+
+/// A value bound to a statement, in the types both engines store.
+public enum SQLValue: Sendable, Equatable {
+    case text(String)
+    case integer(Int)
+    case real(Double)
+    case blob(Data)
+    case null
+}
+
+/// One statement of the shared vocabulary: written once with `?` placeholders, rendered for an engine by its
+/// `SQLDialect`, with the values it binds and, for a query, the columns it selects (each row is read by these names,
+/// strictly: `StoredRow`).
+public struct SQLStatement: Sendable {
+    public var sql: String
+    public var values: [SQLValue]
+    public var columns: [String]
+
+    public init(_ sql: String, _ values: [SQLValue] = [], columns: [String] = []) {
+        self.sql = sql
+        self.values = values
+        self.columns = columns
+    }
+}
+
+/// Where the engines' SQL differs, rendered from one text.
+public enum SQLDialect: Sendable {
+    case sqlite
+    case postgres
+
+    /// The statement's text for this engine: PostgreSQL numbers its placeholders (`$1`, `$2`, …).
+    public func render(_ sql: String) -> String {
+        switch self {
+        case .sqlite: return sql
+        case .postgres:
+            var rendered = ""
+            rendered.reserveCapacity(sql.utf8.count + 8)
+            var number = 0
+            var quoted = false
+            for character in sql {
+                if character == "'" { quoted.toggle() }
+                if character == "?", !quoted {
+                    number += 1
+                    rendered += "$\(number)"
+                } else {
+                    rendered.append(character)
+                }
+            }
+            return rendered
+        }
+    }
+
+    /// An insert that replaces the row holding the same `key` columns: SQLite's `INSERT OR REPLACE`, PostgreSQL's
+    /// `ON CONFLICT … DO UPDATE` (the same outcome: the row as given).
+    public func upsert(into table: String, columns: [String], key: [String]) -> String {
+        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        switch self {
+        case .sqlite:
+            return "INSERT OR REPLACE INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
+        case .postgres:
+            let updates = columns.filter { !key.contains($0) }.map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
+            return "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(placeholders)) ON CONFLICT (\(key.joined(separator: ", "))) "
+                + (updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates)")
+        }
+    }
+}
+
+/// What an engine gives the shared vocabulary: one statement run on its own (no transaction of the caller's), its
+/// rows read strictly. The engine-specific parts (transactions, retries, prepared hot statements, `FOR SHARE`,
+/// SQLite's single writer) stay in the engines.
+public protocol StatementSession: Sendable {
+    /// Every row of `statement`, each read by `read` (on the engine's own thread or connection).
+    func rows<T: Sendable>(_ statement: SQLStatement, _ read: @escaping @Sendable (any StoredRow) throws -> T) async throws -> [T]
+    func run(_ statement: SQLStatement) async throws
+}
+
+extension StatementSession {
+    /// The first row's value, if there is a row.
+    public func row<T: Sendable>(_ statement: SQLStatement, _ read: @escaping @Sendable (any StoredRow) throws -> T) async throws -> T? {
+        try await rows(statement, read).first
+    }
+}
+
+extension SQLValue: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue {
+        switch self {
+        case .text(let text): .text(text)
+        case .integer(let number): .integer(Int64(number))
+        case .real(let number): .real(number)
+        case .blob(let data): .blob(data)
+        case .null: .null
+        }
+    }
+}
+
+extension SQLValue {
+    public static func optional(_ text: String?) -> SQLValue { text.map(SQLValue.text) ?? .null }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import VaultAPI
+import VaultRules
+
+/// The reads and single writes both engines make the same way, each statement written once (the vocabulary of
+/// their tables) and run through the engine's `StatementSession`. An engine conforms and gets these parts of
+/// `ServerStorage`; what depends on the engine (transactions, retries, hot prepared statements) it writes itself.
+public protocol SharedStatements: StatementSession {
+    /// How this engine writes what the two write differently (placeholders, upserts).
+    var dialect: SQLDialect { get }
+}
+
+/// `users` and `tokens`.
+public enum AccountStatements {
+    static let userColumns = ["name", "role", "password_hash", "salt", "iterations", "group_name"]
+
+    public static func user(named name: String) -> SQLStatement {
+        SQLStatement(
+            "SELECT name, \(StoredRole.column()) AS role, password_hash, salt, iterations, group_name FROM users WHERE name = ?",
+            [.text(name)],
+            columns: userColumns
+        )
+    }
+
+    static func user(_ row: any StoredRow) throws -> UserRecord {
+        UserRecord(
+            name: try row.string("name"),
+            role: Role(rawValue: try row.string("role")) ?? .student,
+            passwordHash: try row.string("password_hash"),
+            salt: try row.string("salt"),
+            iterations: try row.int("iterations"),
+            group: try row.optionalString("group_name")
+        )
+    }
+
+    public static func storeToken(hash: String, user: String, expiresAt: Date) -> SQLStatement {
+        SQLStatement(
+            "INSERT INTO tokens (token_hash, user_name, expires_at) VALUES (?, ?, ?)",
+            [.text(hash), .text(user), .real(expiresAt.timeIntervalSince1970)]
+        )
+    }
+
+    public static func updatePassword(_ user: UserRecord) -> SQLStatement {
+        SQLStatement(
+            "UPDATE users SET password_hash = ?, salt = ?, iterations = ? WHERE name = ?",
+            [.text(user.passwordHash), .text(user.salt), .integer(user.iterations), .text(user.name)]
+        )
+    }
+
+    public static func revokeToken(hash: String) -> SQLStatement { SQLStatement("DELETE FROM tokens WHERE token_hash = ?", [.text(hash)]) }
+
+    public static func purgeExpiredTokens(now: Date) -> SQLStatement {
+        SQLStatement("DELETE FROM tokens WHERE expires_at <= ?", [.real(now.timeIntervalSince1970)])
+    }
+}
+
+/// `assessment_teachers`, `assessment_actions`, `device_keys` and `accommodations`.
+public enum TeachingStatements {
+    public static func access(assessmentID: String, teacher: String) -> SQLStatement {
+        SQLStatement(
+            "SELECT owner FROM assessment_teachers WHERE assessment_id = ? AND teacher = ?",
+            [.text(assessmentID), .text(teacher)],
+            columns: ["owner"]
+        )
+    }
+
+    public static func sharedIDs(teacher: String) -> SQLStatement {
+        SQLStatement("SELECT assessment_id FROM assessment_teachers WHERE teacher = ?", [.text(teacher)], columns: ["assessment_id"])
+    }
+
+    public static func teachers(assessmentID: String) -> SQLStatement {
+        SQLStatement("SELECT teacher, owner FROM assessment_teachers WHERE assessment_id = ?", [.text(assessmentID)], columns: ["teacher", "owner"])
+    }
+
+    static func access(_ row: any StoredRow) throws -> TeacherAccess { try row.int("owner") != 0 ? .owner : .coTeacher }
+
+    public static func actions(assessmentID: String) -> SQLStatement {
+        SQLStatement(
+            "SELECT \(AssessmentAction.columns.joined(separator: ", ")) FROM assessment_actions WHERE assessment_id = ? ORDER BY seq",
+            [.text(assessmentID)],
+            columns: AssessmentAction.columns
+        )
+    }
+
+    public static func deviceKeys(user: String) -> SQLStatement {
+        SQLStatement("SELECT public_key FROM device_keys WHERE user_name = ? ORDER BY registered_at", [.text(user)], columns: ["public_key"])
+    }
+
+    public static func setAccommodation(assessmentID: String?, user: String, extraMinutes: Int, dialect: SQLDialect) -> SQLStatement {
+        SQLStatement(
+            dialect.upsert(into: "accommodations", columns: ["assessment_id", "user_name", "extra_minutes"], key: ["assessment_id", "user_name"]),
+            [.text(AccommodationScope.stored(assessmentID)), .text(user), .integer(extraMinutes)]
+        )
+    }
+
+    /// The student's extra minutes for the assessment: its own, else those for every assessment, else none.
+    public static func extraMinutes(assessmentID: String, user: String) -> SQLStatement {
+        SQLStatement(
+            """
+            SELECT extra_minutes FROM accommodations WHERE user_name = ? AND assessment_id IN (?, ?)
+            ORDER BY assessment_id = ? LIMIT 1
+            """,
+            [.text(user), .text(assessmentID), .text(AccommodationScope.everyAssessment), .text(AccommodationScope.everyAssessment)],
+            columns: ["extra_minutes"]
+        )
+    }
+}
+
+extension SharedStatements {
+    public func user(named name: String) async throws -> UserRecord? {
+        try await row(AccountStatements.user(named: name), AccountStatements.user)
+    }
+
+    public func storeToken(hash: String, user: String, expiresAt: Date) async throws {
+        try await run(AccountStatements.storeToken(hash: hash, user: user, expiresAt: expiresAt))
+    }
+
+    public func updatePassword(_ user: UserRecord) async throws { try await run(AccountStatements.updatePassword(user)) }
+
+    public func revokeToken(hash: String) async throws { try await run(AccountStatements.revokeToken(hash: hash)) }
+
+    public func purgeExpiredTokens(now: Date) async throws { try await run(AccountStatements.purgeExpiredTokens(now: now)) }
+
+    public func teacherAccess(assessmentID: String, teacher: String) async throws -> TeacherAccess? {
+        try await row(TeachingStatements.access(assessmentID: assessmentID, teacher: teacher), TeachingStatements.access)
+    }
+
+    public func sharedAssessmentIDs(teacher: String) async throws -> Set<String> {
+        Set(try await rows(TeachingStatements.sharedIDs(teacher: teacher)) { try $0.string("assessment_id") })
+    }
+
+    public func assessmentTeachers(assessmentID: String) async throws -> [String: TeacherAccess] {
+        let rows = try await rows(TeachingStatements.teachers(assessmentID: assessmentID)) {
+            (try $0.string("teacher"), try TeachingStatements.access($0))
+        }
+        return Dictionary(rows, uniquingKeysWith: { _, last in last })
+    }
+
+    public func actions(assessmentID: String) async throws -> [AssessmentAction] {
+        try await rows(TeachingStatements.actions(assessmentID: assessmentID)) { try AssessmentAction(row: $0) }
+    }
+
+    public func deviceKeys(user: String) async throws -> [String] {
+        try await rows(TeachingStatements.deviceKeys(user: user)) { try $0.string("public_key") }
+    }
+
+    public func setAccommodation(assessmentID: String?, user: String, extraMinutes: Int) async throws {
+        try await run(TeachingStatements.setAccommodation(assessmentID: assessmentID, user: user, extraMinutes: extraMinutes, dialect: dialect))
+    }
+
+    public func extraMinutes(assessmentID: String, user: String) async throws -> Int {
+        try await row(TeachingStatements.extraMinutes(assessmentID: assessmentID, user: user)) { try $0.int("extra_minutes") } ?? 0
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+import VaultAPI
+import VaultServer
+import VaultTestSupport
+
+/// The statements both engines share, rendered by each engine's dialect and run on each engine.
+struct SharedStatementsTests {
+    @Test("PostgreSQL numbers its placeholders (none inside a quoted text); SQLite keeps them as written")
+    func placeholders() {
+        let sql = "SELECT a FROM t WHERE x = ? AND y = '?' AND z IN (?, ?)"
+        #expect(SQLDialect.postgres.render(sql) == "SELECT a FROM t WHERE x = $1 AND y = '?' AND z IN ($2, $3)")
+        #expect(SQLDialect.sqlite.render(sql) == sql)
+    }
+
+    @Test("an upsert is INSERT OR REPLACE on SQLite and ON CONFLICT … DO UPDATE of the other columns on PostgreSQL")
+    func upserts() {
+        let columns = ["assessment_id", "user_name", "extra_minutes"]
+        let key = ["assessment_id", "user_name"]
+        #expect(
+            SQLDialect.sqlite.upsert(into: "accommodations", columns: columns, key: key)
+                == "INSERT OR REPLACE INTO accommodations (assessment_id, user_name, extra_minutes) VALUES (?, ?, ?)"
+        )
+        #expect(
+            SQLDialect.postgres.upsert(into: "accommodations", columns: columns, key: key)
+                == "INSERT INTO accommodations (assessment_id, user_name, extra_minutes) VALUES (?, ?, ?) "
+                + "ON CONFLICT (assessment_id, user_name) DO UPDATE SET extra_minutes = EXCLUDED.extra_minutes"
+        )
+    }
+
+    @Test(
+        "on both engines: the shared upsert replaces, the shared read prefers the assessment's own setting over every assessment's",
+        arguments: Backend.all
+    )
+    func accommodations(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        let storage = harness.storage
+        #expect(try await storage.extraMinutes(assessmentID: "quiz-1", user: "student") == 0)
+        try await storage.setAccommodation(assessmentID: nil, user: "student", extraMinutes: 10)
+        #expect(try await storage.extraMinutes(assessmentID: "quiz-1", user: "student") == 10)
+        try await storage.setAccommodation(assessmentID: "quiz-1", user: "student", extraMinutes: 25)
+        try await storage.setAccommodation(assessmentID: "quiz-1", user: "student", extraMinutes: 30)
+        #expect(try await storage.extraMinutes(assessmentID: "quiz-1", user: "student") == 30)
+        #expect(try await storage.extraMinutes(assessmentID: "quiz-2", user: "student") == 10)
+        #expect(try await storage.user(named: "student")?.role == .student)
+        #expect(try await storage.user(named: "nobody") == nil)
+    }
+}
