@@ -460,36 +460,15 @@ public final class PostgresServerStorage: ServerStorage {
     }
 
     public func catalog() async throws -> [CatalogEntry] {
-        let rows = try await plain { client in
-            let rows = try await client.query(
-                """
-                SELECT a.id, v.served, a.current_version, v.content_hash, a.updated_at FROM assessments a
-                JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version
-                WHERE NOT a.deleted ORDER BY a.id
-                """,
-                logger: self.logger
+        let rows = try await rows(PublishingStatements.catalog) { row in
+            (
+                try row.string("id"), try row.data("served"), try row.int("current_version"), try row.string("content_hash"),
+                try row.double("updated_at")
             )
-            var result: [(String, Data, Int, String, Double)] = []
-            for try await row in rows.decode((String, Data, Int, String, Double).self) { result.append(row) }
-            return result
         }
         return try rows.map { id, served, version, hash, updated in
             let document = try decoded(DocumentKey(id: id, version: version), bytes: served)
             return CatalogEntry(served: document, version: version, contentHash: hash, servedBytes: served.count, updatedAt: updated)
-        }
-    }
-
-    public func served(id: String) async throws -> (bytes: Data, contentHash: String, version: Int)? {
-        try await plain { client in
-            let rows = try await client.query(
-                """
-                SELECT v.served, v.content_hash, v.version FROM assessments a
-                JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version WHERE a.id = \(id) AND NOT a.deleted
-                """,
-                logger: self.logger
-            )
-            for try await (served, hash, version) in rows.decode((Data, String, Int).self) { return (served, hash, version) }
-            return nil
         }
     }
 
@@ -1216,18 +1195,6 @@ public final class PostgresServerStorage: ServerStorage {
 
     // MARK: Sealed exams
 
-    public func sealing(assessmentID: String, version: Int) async throws -> SealingMaterial? {
-        try await transaction(.readCommitted) { connection in
-            for try await (key, code, wrapped) in try await connection.query(
-                "SELECT content_key, start_code, wrapped_key FROM sealing WHERE assessment_id = \(assessmentID) AND version = \(version)",
-                logger: self.logger
-            ).decode((Data, String, String).self) {
-                return SealingMaterial(stored: key, code: code, wrapped: wrapped)
-            }
-            return nil
-        }
-    }
-
     public func storeSealing(assessmentID: String, version: Int, material: SealingMaterial) async throws -> SealingMaterial {
         try await transaction { connection in
             try await connection.query(
@@ -1238,13 +1205,12 @@ public final class PostgresServerStorage: ServerStorage {
                 """,
                 logger: self.logger
             )
-            for try await (key, code, wrapped) in try await connection.query(
-                "SELECT content_key, start_code, wrapped_key FROM sealing WHERE assessment_id = \(assessmentID) AND version = \(version)",
+            let stored = try await connection.rows(
+                PublishingStatements.sealing(assessmentID: assessmentID, version: version),
+                PublishingStatements.material,
                 logger: self.logger
-            ).decode((Data, String, String).self) {
-                return SealingMaterial(stored: key, code: code, wrapped: wrapped) ?? material
-            }
-            return material
+            )
+            return stored.first.flatMap { $0 } ?? material
         }
     }
 

@@ -6,11 +6,14 @@ import VaultTestSupport
 
 /// The statements both engines share, rendered by each engine's dialect and run on each engine.
 struct SharedStatementsTests {
-    @Test("PostgreSQL numbers its placeholders (none inside a quoted text); SQLite keeps them as written")
+    @Test("PostgreSQL numbers its placeholders (none inside a quoted text); SQLite keeps them as written; booleans as each engine writes them")
     func placeholders() {
         let sql = "SELECT a FROM t WHERE x = ? AND y = '?' AND z IN (?, ?)"
         #expect(SQLDialect.postgres.render(sql) == "SELECT a FROM t WHERE x = $1 AND y = '?' AND z IN ($2, $3)")
         #expect(SQLDialect.sqlite.render(sql) == sql)
+        // Booleans: SQLite stores 1 and 0.
+        #expect(SQLDialect.sqlite.render("WHERE deleted = {false} OR open = {true}") == "WHERE deleted = 0 OR open = 1")
+        #expect(SQLDialect.postgres.render("WHERE deleted = {false} OR open = {true}") == "WHERE deleted = FALSE OR open = TRUE")
     }
 
     @Test("an upsert is INSERT OR REPLACE on SQLite and ON CONFLICT … DO UPDATE of the other columns on PostgreSQL")

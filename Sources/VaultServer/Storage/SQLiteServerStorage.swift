@@ -163,35 +163,18 @@ public final class SQLiteServerStorage: ServerStorage {
 
     public func catalog() async throws -> [CatalogEntry] {
         try await onDatabase { database, documents in
-            try database.stored(
-                """
-                SELECT a.id, v.served, a.current_version, v.content_hash, a.updated_at FROM assessments a
-                JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version
-                WHERE a.deleted = 0 ORDER BY a.id
-                """
-            ).compactMap { row in
-                let key = DocumentKey(id: try row.string(0), version: try row.int(2))
-                let document = try Self.decoded(key, bytes: try row.data(1), cache: &documents)
+            try database.stored(PublishingStatements.catalog).compactMap { row in
+                let key = DocumentKey(id: try row.string("id"), version: try row.int("current_version"))
+                let served = try row.data("served")
+                let document = try Self.decoded(key, bytes: served, cache: &documents)
                 return CatalogEntry(
                     served: document,
                     version: key.version,
-                    contentHash: try row.string(3),
-                    servedBytes: try row.data(1).count,
-                    updatedAt: try row.double(4)
+                    contentHash: try row.string("content_hash"),
+                    servedBytes: served.count,
+                    updatedAt: try row.double("updated_at")
                 )
             }
-        }
-    }
-
-    public func served(id: String) async throws -> (bytes: Data, contentHash: String, version: Int)? {
-        try await onDatabase { database, _ in
-            try database.storedRow(
-                """
-                SELECT v.served, v.content_hash, v.version FROM assessments a
-                JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version WHERE a.id = ? AND a.deleted = 0
-                """,
-                [id]
-            ).map { (try $0.data(0), try $0.string(1), try $0.int(2)) }
         }
     }
 
@@ -777,17 +760,6 @@ public final class SQLiteServerStorage: ServerStorage {
 
     // MARK: Sealed exams
 
-    public func sealing(assessmentID: String, version: Int) async throws -> SealingMaterial? {
-        try await onDatabase { database, _ in
-            try database.storedRow(
-                "SELECT content_key, start_code, wrapped_key FROM sealing WHERE assessment_id = ? AND version = ?",
-                [assessmentID, version]
-            ).flatMap { row in
-                SealingMaterial(stored: try row.data(0), code: try row.string(1), wrapped: try row.string(2))
-            }
-        }
-    }
-
     public func storeSealing(assessmentID: String, version: Int, material: SealingMaterial) async throws -> SealingMaterial {
         try await onDatabase { database, _ in
             try database.inTransaction {
@@ -795,10 +767,8 @@ public final class SQLiteServerStorage: ServerStorage {
                     "INSERT OR IGNORE INTO sealing (assessment_id, version, content_key, start_code, wrapped_key) VALUES (?, ?, ?, ?, ?)",
                     [assessmentID, version, material.contentKey, material.startCode, material.wrappedKeyText]
                 )
-                return try database.storedRow(
-                    "SELECT content_key, start_code, wrapped_key FROM sealing WHERE assessment_id = ? AND version = ?",
-                    [assessmentID, version]
-                ).flatMap { SealingMaterial(stored: try $0.data(0), code: try $0.string(1), wrapped: try $0.string(2)) } ?? material
+                let stored = try database.stored(PublishingStatements.sealing(assessmentID: assessmentID, version: version)).first
+                return try stored.flatMap(PublishingStatements.material) ?? material
             }
         }
     }

@@ -143,8 +143,8 @@ extension Database {
     /// A statement of the shared vocabulary, its rows read by the columns it names.
     func stored(_ statement: SQLStatement) throws -> [SQLiteStoredRow] {
         let positions = SQLiteStoredRow.positions(statement.columns)
-        return try rows(statement.sql, statement.values).map { SQLiteStoredRow($0, positions: positions) }
+        return try rows(SQLDialect.sqlite.render(statement.sql), statement.values).map { SQLiteStoredRow($0, positions: positions) }
     }
 
-    func execute(_ statement: SQLStatement) throws { try execute(statement.sql, statement.values) }
+    func execute(_ statement: SQLStatement) throws { try execute(SQLDialect.sqlite.render(statement.sql), statement.values) }
 }

@@ -10,8 +10,8 @@ public enum SQLValue: Sendable, Equatable {
     case null
 }
 
-/// One statement of the shared vocabulary: written once with `?` placeholders, rendered for an engine by its
-/// `SQLDialect`, with the values it binds and, for a query, the columns it selects (each row is read by these names,
+/// One statement of the shared vocabulary: written once with `?` placeholders and `{true}` / `{false}` for boolean
+/// columns (SQLite stores 1 and 0), rendered for an engine by its `SQLDialect`, with the values it binds and, for a query, the columns it selects (each row is read by these names,
 /// strictly: `StoredRow`).
 public struct SQLStatement: Sendable {
     public var sql: String
@@ -30,11 +30,13 @@ public enum SQLDialect: Sendable {
     case sqlite
     case postgres
 
-    /// The statement's text for this engine: PostgreSQL numbers its placeholders (`$1`, `$2`, …).
+    /// The statement's text for this engine: booleans as the engine writes them; PostgreSQL numbers its placeholders
+    /// (`$1`, `$2`, …).
     public func render(_ sql: String) -> String {
         switch self {
-        case .sqlite: return sql
+        case .sqlite: return sql.replacingOccurrences(of: "{true}", with: "1").replacingOccurrences(of: "{false}", with: "0")
         case .postgres:
+            let sql = sql.replacingOccurrences(of: "{true}", with: "TRUE").replacingOccurrences(of: "{false}", with: "FALSE")
             var rendered = ""
             rendered.reserveCapacity(sql.utf8.count + 8)
             var number = 0

@@ -22,7 +22,7 @@ public enum AccountStatements {
         )
     }
 
-    static func user(_ row: any StoredRow) throws -> UserRecord {
+    public static func user(_ row: any StoredRow) throws -> UserRecord {
         UserRecord(
             name: try row.string("name"),
             role: Role(rawValue: try row.string("role")) ?? .student,
@@ -54,6 +54,43 @@ public enum AccountStatements {
     }
 }
 
+/// `assessments`, `assessment_versions` and `sealing`.
+public enum PublishingStatements {
+    /// The current served version of an assessment that is not deleted.
+    public static func served(id: String) -> SQLStatement {
+        SQLStatement(
+            """
+            SELECT v.served, v.content_hash, v.version FROM assessments a
+            JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version WHERE a.id = ? AND a.deleted = {false}
+            """,
+            [.text(id)],
+            columns: ["served", "content_hash", "version"]
+        )
+    }
+
+    /// Every assessment that is not deleted, at its current version, by id.
+    public static let catalog = SQLStatement(
+        """
+        SELECT a.id, v.served, a.current_version, v.content_hash, a.updated_at FROM assessments a
+        JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version
+        WHERE a.deleted = {false} ORDER BY a.id
+        """,
+        columns: ["id", "served", "current_version", "content_hash", "updated_at"]
+    )
+
+    public static func sealing(assessmentID: String, version: Int) -> SQLStatement {
+        SQLStatement(
+            "SELECT content_key, start_code, wrapped_key FROM sealing WHERE assessment_id = ? AND version = ?",
+            [.text(assessmentID), .integer(version)],
+            columns: ["content_key", "start_code", "wrapped_key"]
+        )
+    }
+
+    public static func material(_ row: any StoredRow) throws -> SealingMaterial? {
+        SealingMaterial(stored: try row.data("content_key"), code: try row.string("start_code"), wrapped: try row.string("wrapped_key"))
+    }
+}
+
 /// `assessment_teachers`, `assessment_actions`, `device_keys` and `accommodations`.
 public enum TeachingStatements {
     public static func access(assessmentID: String, teacher: String) -> SQLStatement {
@@ -72,7 +109,7 @@ public enum TeachingStatements {
         SQLStatement("SELECT teacher, owner FROM assessment_teachers WHERE assessment_id = ?", [.text(assessmentID)], columns: ["teacher", "owner"])
     }
 
-    static func access(_ row: any StoredRow) throws -> TeacherAccess { try row.int("owner") != 0 ? .owner : .coTeacher }
+    public static func access(_ row: any StoredRow) throws -> TeacherAccess { try row.int("owner") != 0 ? .owner : .coTeacher }
 
     public static func actions(assessmentID: String) -> SQLStatement {
         SQLStatement(
@@ -107,6 +144,14 @@ public enum TeachingStatements {
 }
 
 extension SharedStatements {
+    public func served(id: String) async throws -> (bytes: Data, contentHash: String, version: Int)? {
+        try await row(PublishingStatements.served(id: id)) { (try $0.data("served"), try $0.string("content_hash"), try $0.int("version")) }
+    }
+
+    public func sealing(assessmentID: String, version: Int) async throws -> SealingMaterial? {
+        try await row(PublishingStatements.sealing(assessmentID: assessmentID, version: version), PublishingStatements.material) ?? nil
+    }
+
     public func user(named name: String) async throws -> UserRecord? {
         try await row(AccountStatements.user(named: name), AccountStatements.user)
     }
