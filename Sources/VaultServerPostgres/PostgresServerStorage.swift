@@ -448,17 +448,6 @@ public final class PostgresServerStorage: ServerStorage {
         }
     }
 
-    public func delete(id: String, now: Date) async throws -> Bool {
-        try await plain { client in
-            let rows = try await client.query(
-                "UPDATE assessments SET deleted = true, updated_at = \(now.timeIntervalSince1970) WHERE id = \(id) AND NOT deleted RETURNING id",
-                logger: self.logger
-            )
-            for try await _ in rows.decode(String.self) { return true }
-            return false
-        }
-    }
-
     public func catalog() async throws -> [CatalogEntry] {
         let rows = try await rows(PublishingStatements.catalog) { row in
             (
@@ -534,7 +523,7 @@ public final class PostgresServerStorage: ServerStorage {
         if !writes.superseded.isEmpty {
             try await connection.query("UPDATE responses SET superseded = true WHERE id = ANY(\(writes.superseded))", logger: logger)
         }
-        for refusal in writes.refusals { try await connection.query(Self.refusalInsert(refusal), logger: logger) }
+        for refusal in writes.refusals { try await connection.query(DeskStatements.refusal(refusal, dialect: .postgres).postgres, logger: logger) }
         guard !writes.responses.isEmpty || !writes.attempts.isEmpty else { return }
         // Read to the end (the statement returns no rows); PostgresNIO's command-tag variant of `execute` traps on a
         // prepared statement's stream, so it is not used.
@@ -724,19 +713,6 @@ public final class PostgresServerStorage: ServerStorage {
     }
 
     // MARK: Identity and receipts
-
-    public func serverIdentityMaterial(generate: @Sendable () -> Data) async throws -> Data {
-        let fresh = generate()
-        return try await transaction { connection in
-            try await connection.query("INSERT INTO server_keys (id, material) VALUES (1, \(fresh)) ON CONFLICT (id) DO NOTHING", logger: self.logger)
-            for try await material in try await connection.query("SELECT material FROM server_keys WHERE id = 1", logger: self.logger).decode(
-                Data.self
-            ) {
-                return material
-            }
-            throw StorageError.damaged("the server key")
-        }
-    }
 
     public func receiptMaterial(attemptID: String) async throws -> ReceiptMaterial? {
         try await transaction { connection in
@@ -979,30 +955,6 @@ public final class PostgresServerStorage: ServerStorage {
         }
     }
 
-    public func release(assessmentID: String, now: Date) async throws -> Bool {
-        try await transaction { connection in
-            try await connection.query(
-                "UPDATE assessments SET released_at = \(now.timeIntervalSince1970) WHERE id = \(assessmentID) AND NOT deleted AND released_at IS NULL",
-                logger: self.logger
-            )
-            for try await _ in try await connection.query(
-                "SELECT 1 FROM assessments WHERE id = \(assessmentID) AND NOT deleted",
-                logger: self.logger
-            ).decode(Int32.self) { return true }
-            return false
-        }
-    }
-
-    public func close(assessmentID: String, at: Date) async throws -> Bool {
-        try await transaction { connection in
-            for try await _ in try await connection.query(
-                "UPDATE assessments SET closed_at = \(at.timeIntervalSince1970) WHERE id = \(assessmentID) AND NOT deleted RETURNING 1",
-                logger: self.logger
-            ).decode(Int32.self) { return true }
-            return false
-        }
-    }
-
     public func apply(_ change: AssessmentChange, assessmentID: String, by actor: String, at: Date) async throws -> Bool {
         try await transaction { connection in
             var found = false
@@ -1038,50 +990,7 @@ public final class PostgresServerStorage: ServerStorage {
         }
     }
 
-    public func decideLate(attemptID: String, decision: LateDecision) async throws -> Bool {
-        try await transaction { connection in
-            var flags: String?
-            for try await text in try await connection.query("SELECT flags FROM submissions WHERE attempt_id = \(attemptID)", logger: self.logger)
-                .decode(String.self)
-            { flags = text }
-            guard let flags, try SubmissionRecord.flags(stored: flags).contains(.afterClosing) else { return false }
-            try await connection.query(
-                "UPDATE submissions SET late_decision = \(decision.rawValue) WHERE attempt_id = \(attemptID)",
-                logger: self.logger
-            )
-            return true
-        }
-    }
-
     // MARK: The desk
-
-    public func recordDownload(assessmentID: String, version: Int, user: String, now: Date) async throws {
-        try await plain { client in
-            try await client.query(
-                """
-                INSERT INTO downloads (assessment_id, user_name, version, first_at, last_at)
-                VALUES (\(assessmentID), \(user), \(version), \(now.timeIntervalSince1970), \(now.timeIntervalSince1970))
-                ON CONFLICT (assessment_id, user_name, version) DO UPDATE SET last_at = EXCLUDED.last_at
-                """,
-                logger: self.logger
-            )
-        }
-    }
-
-    public func recordRefusals(_ refusals: [RosterFacts.Refusal]) async throws {
-        guard !refusals.isEmpty else { return }
-        try await plain { client in
-            for refusal in refusals { try await client.query(Self.refusalInsert(refusal), logger: self.logger) }
-        }
-    }
-
-    static func refusalInsert(_ refusal: RosterFacts.Refusal) -> PostgresQuery {
-        """
-        INSERT INTO refused_submissions (assessment_id, user_name, attempt_id, reason, at)
-        VALUES (\(refusal.assessmentID), \(refusal.user), \(refusal.attemptID), \(refusal.reason.rawValue), \(refusal.at))
-        ON CONFLICT (assessment_id, user_name) DO UPDATE SET attempt_id = EXCLUDED.attempt_id, reason = EXCLUDED.reason, at = EXCLUDED.at
-        """
-    }
 
     /// The condition that keeps the rows of the users bound at `$index` (a `text[]`; NULL keeps every row).
     static func only(_ index: Int) -> RosterFacts.Only {
@@ -1195,43 +1104,7 @@ public final class PostgresServerStorage: ServerStorage {
 
     // MARK: Sealed exams
 
-    public func storeSealing(assessmentID: String, version: Int, material: SealingMaterial) async throws -> SealingMaterial {
-        try await transaction { connection in
-            try await connection.query(
-                """
-                INSERT INTO sealing (assessment_id, version, content_key, start_code, wrapped_key)
-                VALUES (\(assessmentID), \(version), \(material.contentKey), \(material.startCode), \(material.wrappedKeyText))
-                ON CONFLICT (assessment_id, version) DO NOTHING
-                """,
-                logger: self.logger
-            )
-            let stored = try await connection.rows(
-                PublishingStatements.sealing(assessmentID: assessmentID, version: version),
-                PublishingStatements.material,
-                logger: self.logger
-            )
-            return stored.first.flatMap { $0 } ?? material
-        }
-    }
-
     // MARK: Device keys
-
-    public func registerDeviceKey(user: String, publicKey: String, fingerprint: String, now: Date) async throws -> Bool {
-        try await transaction { connection in
-            for try await owner in try await connection.query(
-                "SELECT user_name FROM device_keys WHERE public_key = \(publicKey)",
-                logger: self.logger
-            ).decode(String.self) { return owner == user }
-            try await connection.query(
-                """
-                INSERT INTO device_keys (user_name, public_key, fingerprint, registered_at)
-                VALUES (\(user), \(publicKey), \(fingerprint), \(now.timeIntervalSince1970))
-                """,
-                logger: self.logger
-            )
-            return true
-        }
-    }
 
     // MARK: Accommodations
 
@@ -1247,6 +1120,19 @@ extension PostgresServerStorage: SharedStatements {
 
     public func run(_ statement: SQLStatement) async throws {
         try await plain { client in try await client.query(statement.postgres, logger: self.logger) }
+    }
+
+    public func readThenWrite<T: Sendable>(
+        _ read: SQLStatement?,
+        _ reader: @escaping @Sendable (any StoredRow) throws -> T,
+        writes: @escaping @Sendable ([T]) throws -> [SQLStatement]
+    ) async throws -> [T] {
+        try await transaction { connection in
+            var rows: [T] = []
+            if let read { rows = try await connection.rows(read, reader, logger: self.logger) }
+            for statement in try writes(rows) { try await connection.query(statement.postgres, logger: self.logger) }
+            return rows
+        }
     }
 }
 

@@ -154,13 +154,6 @@ public final class SQLiteServerStorage: ServerStorage {
         }
     }
 
-    public func delete(id: String, now: Date) async throws -> Bool {
-        try await onDatabase { database, _ in
-            try database.execute("UPDATE assessments SET deleted = 1, updated_at = ? WHERE id = ? AND deleted = 0", [now.timeIntervalSince1970, id])
-            return database.changes > 0
-        }
-    }
-
     public func catalog() async throws -> [CatalogEntry] {
         try await onDatabase { database, documents in
             try database.stored(PublishingStatements.catalog).compactMap { row in
@@ -572,23 +565,6 @@ public final class SQLiteServerStorage: ServerStorage {
         }
     }
 
-    public func release(assessmentID: String, now: Date) async throws -> Bool {
-        try await onDatabase { database, _ in
-            try database.execute(
-                "UPDATE assessments SET released_at = ? WHERE id = ? AND deleted = 0 AND released_at IS NULL",
-                [now.timeIntervalSince1970, assessmentID]
-            )
-            return try database.storedRow("SELECT 1 FROM assessments WHERE id = ? AND deleted = 0", [assessmentID]) != nil
-        }
-    }
-
-    public func close(assessmentID: String, at: Date) async throws -> Bool {
-        try await onDatabase { database, _ in
-            try database.execute("UPDATE assessments SET closed_at = ? WHERE id = ? AND deleted = 0", [at.timeIntervalSince1970, assessmentID])
-            return try database.storedRow("SELECT 1 FROM assessments WHERE id = ? AND deleted = 0", [assessmentID]) != nil
-        }
-    }
-
     public func apply(_ change: AssessmentChange, assessmentID: String, by actor: String, at: Date) async throws -> Bool {
         try await onDatabase { database, _ in
             try database.inTransaction {
@@ -615,49 +591,10 @@ public final class SQLiteServerStorage: ServerStorage {
         }
     }
 
-    public func decideLate(attemptID: String, decision: LateDecision) async throws -> Bool {
-        try await onDatabase { database, _ in
-            try database.inTransaction {
-                guard let flags = try database.storedRow("SELECT flags FROM submissions WHERE attempt_id = ?", [attemptID])?.string(0),
-                    try SubmissionRecord.flags(stored: flags).contains(.afterClosing)
-                else { return false }
-                try database.execute("UPDATE submissions SET late_decision = ? WHERE attempt_id = ?", [decision.rawValue, attemptID])
-                return true
-            }
-        }
-    }
-
     // MARK: The desk
 
-    public func recordRefusals(_ refusals: [RosterFacts.Refusal]) async throws {
-        guard !refusals.isEmpty else { return }
-        try await onDatabase { database, _ in try database.inTransaction { try Self.record(refusals, database: database) } }
-    }
-
     private static func record(_ refusals: [RosterFacts.Refusal], database: Database) throws {
-        for refusal in refusals {
-            try database.execute(
-                "INSERT OR REPLACE INTO refused_submissions (assessment_id, user_name, attempt_id, reason, at) VALUES (?, ?, ?, ?, ?)",
-                [refusal.assessmentID, refusal.user, refusal.attemptID, refusal.reason.rawValue, refusal.at]
-            )
-        }
-    }
-
-    public func recordDownload(assessmentID: String, version: Int, user: String, now: Date) async throws {
-        try await onDatabase { database, _ in
-            try database.inTransaction {
-                try database.execute(
-                    "UPDATE downloads SET last_at = ? WHERE assessment_id = ? AND user_name = ? AND version = ?",
-                    [now.timeIntervalSince1970, assessmentID, user, version]
-                )
-                if database.changes == 0 {
-                    try database.execute(
-                        "INSERT INTO downloads (assessment_id, user_name, version, first_at, last_at) VALUES (?, ?, ?, ?, ?)",
-                        [assessmentID, user, version, now.timeIntervalSince1970, now.timeIntervalSince1970]
-                    )
-                }
-            }
-        }
+        for refusal in refusals { try database.execute(DeskStatements.refusal(refusal, dialect: .sqlite)) }
     }
 
     /// The condition that keeps the rows of `values` in a column, as numbered parameters from `first` (SQLite has
@@ -760,35 +697,7 @@ public final class SQLiteServerStorage: ServerStorage {
 
     // MARK: Sealed exams
 
-    public func storeSealing(assessmentID: String, version: Int, material: SealingMaterial) async throws -> SealingMaterial {
-        try await onDatabase { database, _ in
-            try database.inTransaction {
-                try database.execute(
-                    "INSERT OR IGNORE INTO sealing (assessment_id, version, content_key, start_code, wrapped_key) VALUES (?, ?, ?, ?, ?)",
-                    [assessmentID, version, material.contentKey, material.startCode, material.wrappedKeyText]
-                )
-                let stored = try database.stored(PublishingStatements.sealing(assessmentID: assessmentID, version: version)).first
-                return try stored.flatMap(PublishingStatements.material) ?? material
-            }
-        }
-    }
-
     // MARK: Device keys
-
-    public func registerDeviceKey(user: String, publicKey: String, fingerprint: String, now: Date) async throws -> Bool {
-        try await onDatabase { database, _ in
-            try database.inTransaction {
-                if let owner = try database.storedRow("SELECT user_name FROM device_keys WHERE public_key = ?", [publicKey])?.string(0) {
-                    return owner == user
-                }
-                try database.execute(
-                    "INSERT INTO device_keys (user_name, public_key, fingerprint, registered_at) VALUES (?, ?, ?, ?)",
-                    [user, publicKey, fingerprint, now.timeIntervalSince1970]
-                )
-                return true
-            }
-        }
-    }
 
     // MARK: Accommodations
 
@@ -797,19 +706,6 @@ public final class SQLiteServerStorage: ServerStorage {
     }
 
     // MARK: Identity and receipts
-
-    public func serverIdentityMaterial(generate: @Sendable () -> Data) async throws -> Data {
-        let fresh = generate()
-        return try await onDatabase { database, _ in
-            try database.inTransaction {
-                try database.execute("INSERT OR IGNORE INTO server_keys (id, material) VALUES (1, ?)", [fresh])
-                guard let row = try database.storedRow("SELECT material FROM server_keys WHERE id = 1") else {
-                    throw StorageError.damaged("the server key")
-                }
-                return try row.data(0)
-            }
-        }
-    }
 
     public func receiptMaterial(attemptID: String) async throws -> ReceiptMaterial? {
         try await onDatabase { database, _ in
@@ -867,5 +763,19 @@ extension SQLiteServerStorage: SharedStatements {
 
     public func run(_ statement: SQLStatement) async throws {
         try await onDatabase { database, _ in try database.execute(statement) }
+    }
+
+    public func readThenWrite<T: Sendable>(
+        _ read: SQLStatement?,
+        _ reader: @escaping @Sendable (any StoredRow) throws -> T,
+        writes: @escaping @Sendable ([T]) throws -> [SQLStatement]
+    ) async throws -> [T] {
+        try await onDatabase { database, _ in
+            try database.inTransaction {
+                let rows = try read.map { try database.stored($0).map(reader) } ?? []
+                for statement in try writes(rows) { try database.execute(statement) }
+                return rows
+            }
+        }
     }
 }

@@ -76,12 +76,24 @@ public protocol StatementSession: Sendable {
     /// Every row of `statement`, each read by `read` (on the engine's own thread or connection).
     func rows<T: Sendable>(_ statement: SQLStatement, _ read: @escaping @Sendable (any StoredRow) throws -> T) async throws -> [T]
     func run(_ statement: SQLStatement) async throws
+    /// One transaction (the engine's own: SQLite's single writer, PostgreSQL's serializable with its retries):
+    /// `read`'s rows, then the statements `writes` makes of them, committed together. The rows are returned.
+    func readThenWrite<T: Sendable>(
+        _ read: SQLStatement?,
+        _ reader: @escaping @Sendable (any StoredRow) throws -> T,
+        writes: @escaping @Sendable ([T]) throws -> [SQLStatement]
+    ) async throws -> [T]
 }
 
 extension StatementSession {
     /// The first row's value, if there is a row.
     public func row<T: Sendable>(_ statement: SQLStatement, _ read: @escaping @Sendable (any StoredRow) throws -> T) async throws -> T? {
         try await rows(statement, read).first
+    }
+
+    /// Statements committed together.
+    public func write(_ statements: [SQLStatement]) async throws {
+        _ = try await readThenWrite(nil, { _ in () }, writes: { _ in statements })
     }
 }
 
@@ -95,8 +107,4 @@ extension SQLValue: DatabaseValueConvertible {
         case .null: .null
         }
     }
-}
-
-extension SQLValue {
-    public static func optional(_ text: String?) -> SQLValue { text.map(SQLValue.text) ?? .null }
 }

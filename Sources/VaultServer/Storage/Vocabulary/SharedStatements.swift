@@ -86,6 +86,42 @@ public enum PublishingStatements {
         )
     }
 
+    public static func storeSealing(assessmentID: String, version: Int, material: SealingMaterial) -> SQLStatement {
+        SQLStatement(
+            "INSERT INTO sealing (assessment_id, version, content_key, start_code, wrapped_key) VALUES (?, ?, ?, ?, ?)",
+            [.text(assessmentID), .integer(version), .blob(material.contentKey), .text(material.startCode), .text(material.wrappedKeyText)]
+        )
+    }
+
+    /// Whether the assessment exists and is not deleted.
+    public static func live(id: String) -> SQLStatement {
+        SQLStatement("SELECT id FROM assessments WHERE id = ? AND deleted = {false}", [.text(id)], columns: ["id"])
+    }
+
+    public static func close(id: String, at: Date) -> SQLStatement {
+        SQLStatement("UPDATE assessments SET closed_at = ? WHERE id = ? AND deleted = {false}", [.real(at.timeIntervalSince1970), .text(id)])
+    }
+
+    public static func release(id: String, at: Date) -> SQLStatement {
+        SQLStatement(
+            "UPDATE assessments SET released_at = ? WHERE id = ? AND deleted = {false} AND released_at IS NULL",
+            [.real(at.timeIntervalSince1970), .text(id)]
+        )
+    }
+
+    public static func delete(id: String, at: Date) -> SQLStatement {
+        SQLStatement(
+            "UPDATE assessments SET deleted = {true}, updated_at = ? WHERE id = ? AND deleted = {false}",
+            [.real(at.timeIntervalSince1970), .text(id)]
+        )
+    }
+
+    static let serverKey = SQLStatement("SELECT material FROM server_keys WHERE id = 1", columns: ["material"])
+
+    static func storeServerKey(_ material: Data) -> SQLStatement {
+        SQLStatement("INSERT INTO server_keys (id, material) VALUES (1, ?)", [.blob(material)])
+    }
+
     public static func material(_ row: any StoredRow) throws -> SealingMaterial? {
         SealingMaterial(stored: try row.data("content_key"), code: try row.string("start_code"), wrapped: try row.string("wrapped_key"))
     }
@@ -143,7 +179,145 @@ public enum TeachingStatements {
     }
 }
 
+/// `downloads`, `refused_submissions`, `submissions`' late decision and `device_keys`' owners.
+public enum DeskStatements {
+    public static func download(assessmentID: String, version: Int, user: String) -> SQLStatement {
+        SQLStatement(
+            "SELECT first_at FROM downloads WHERE assessment_id = ? AND user_name = ? AND version = ?",
+            [.text(assessmentID), .text(user), .integer(version)],
+            columns: ["first_at"]
+        )
+    }
+
+    public static func firstDownload(assessmentID: String, version: Int, user: String, at: Date) -> SQLStatement {
+        SQLStatement(
+            "INSERT INTO downloads (assessment_id, user_name, version, first_at, last_at) VALUES (?, ?, ?, ?, ?)",
+            [.text(assessmentID), .text(user), .integer(version), .real(at.timeIntervalSince1970), .real(at.timeIntervalSince1970)]
+        )
+    }
+
+    public static func downloadAgain(assessmentID: String, version: Int, user: String, at: Date) -> SQLStatement {
+        SQLStatement(
+            "UPDATE downloads SET last_at = ? WHERE assessment_id = ? AND user_name = ? AND version = ?",
+            [.real(at.timeIntervalSince1970), .text(assessmentID), .text(user), .integer(version)]
+        )
+    }
+
+    /// A hand-in refused: the latest per student and assessment.
+    public static func refusal(_ refusal: RosterFacts.Refusal, dialect: SQLDialect) -> SQLStatement {
+        SQLStatement(
+            dialect.upsert(
+                into: "refused_submissions",
+                columns: ["assessment_id", "user_name", "attempt_id", "reason", "at"],
+                key: ["assessment_id", "user_name"]
+            ),
+            [.text(refusal.assessmentID), .text(refusal.user), .text(refusal.attemptID), .text(refusal.reason.rawValue), .real(refusal.at)]
+        )
+    }
+
+    public static func flags(attemptID: String) -> SQLStatement {
+        SQLStatement("SELECT flags FROM submissions WHERE attempt_id = ?", [.text(attemptID)], columns: ["flags"])
+    }
+
+    public static func decideLate(attemptID: String, decision: LateDecision) -> SQLStatement {
+        SQLStatement("UPDATE submissions SET late_decision = ? WHERE attempt_id = ?", [.text(decision.rawValue), .text(attemptID)])
+    }
+
+    public static func keyOwner(publicKey: String) -> SQLStatement {
+        SQLStatement("SELECT user_name FROM device_keys WHERE public_key = ?", [.text(publicKey)], columns: ["user_name"])
+    }
+
+    public static func registerKey(user: String, publicKey: String, fingerprint: String, at: Date) -> SQLStatement {
+        SQLStatement(
+            "INSERT INTO device_keys (user_name, public_key, fingerprint, registered_at) VALUES (?, ?, ?, ?)",
+            [.text(user), .text(publicKey), .text(fingerprint), .real(at.timeIntervalSince1970)]
+        )
+    }
+}
+
 extension SharedStatements {
+    // MARK: Small transactions: a read, and the writes it calls for
+
+    public func storeSealing(assessmentID: String, version: Int, material: SealingMaterial) async throws -> SealingMaterial {
+        // The first material stored for a version stands (two processes sealing it at once agree on one).
+        let insert = PublishingStatements.storeSealing(assessmentID: assessmentID, version: version, material: material)
+        let stored = try await readThenWrite(
+            PublishingStatements.sealing(assessmentID: assessmentID, version: version),
+            PublishingStatements.material,
+            writes: { $0.isEmpty ? [insert] : [] }
+        )
+        return stored.first.flatMap { $0 } ?? material
+    }
+
+    public func serverIdentityMaterial(generate: @Sendable () -> Data) async throws -> Data {
+        let fresh = generate()
+        let stored = try await readThenWrite(
+            PublishingStatements.serverKey,
+            { try $0.data("material") },
+            writes: {
+                $0.isEmpty ? [PublishingStatements.storeServerKey(fresh)] : []
+            }
+        )
+        return stored.first ?? fresh
+    }
+
+    /// `change` applied to an assessment that exists and is not deleted; false when there is none.
+    private func onLive(_ id: String, _ change: SQLStatement) async throws -> Bool {
+        try await !readThenWrite(PublishingStatements.live(id: id), { try $0.string("id") }, writes: { $0.isEmpty ? [] : [change] }).isEmpty
+    }
+
+    public func close(assessmentID: String, at: Date) async throws -> Bool {
+        try await onLive(assessmentID, PublishingStatements.close(id: assessmentID, at: at))
+    }
+
+    public func release(assessmentID: String, now: Date) async throws -> Bool {
+        try await onLive(assessmentID, PublishingStatements.release(id: assessmentID, at: now))
+    }
+
+    public func delete(id: String, now: Date) async throws -> Bool {
+        try await onLive(id, PublishingStatements.delete(id: id, at: now))
+    }
+
+    public func recordDownload(assessmentID: String, version: Int, user: String, now: Date) async throws {
+        let first = DeskStatements.firstDownload(assessmentID: assessmentID, version: version, user: user, at: now)
+        let again = DeskStatements.downloadAgain(assessmentID: assessmentID, version: version, user: user, at: now)
+        _ = try await readThenWrite(
+            DeskStatements.download(assessmentID: assessmentID, version: version, user: user),
+            { try $0.double("first_at") },
+            writes: { $0.isEmpty ? [first] : [again] }
+        )
+    }
+
+    public func recordRefusals(_ refusals: [RosterFacts.Refusal]) async throws {
+        guard !refusals.isEmpty else { return }
+        let dialect = dialect
+        try await write(refusals.map { DeskStatements.refusal($0, dialect: dialect) })
+    }
+
+    public func decideLate(attemptID: String, decision: LateDecision) async throws -> Bool {
+        let late = try await readThenWrite(
+            DeskStatements.flags(attemptID: attemptID),
+            { try SubmissionRecord.flags(stored: $0.string("flags")) },
+            writes: {
+                $0.first?.contains(.afterClosing) == true ? [DeskStatements.decideLate(attemptID: attemptID, decision: decision)] : []
+            }
+        )
+        return late.first?.contains(.afterClosing) == true
+    }
+
+    public func registerDeviceKey(user: String, publicKey: String, fingerprint: String, now: Date) async throws -> Bool {
+        let owners = try await readThenWrite(
+            DeskStatements.keyOwner(publicKey: publicKey),
+            { try $0.string("user_name") },
+            writes: {
+                $0.isEmpty ? [DeskStatements.registerKey(user: user, publicKey: publicKey, fingerprint: fingerprint, at: now)] : []
+            }
+        )
+        return owners.first.map { $0 == user } ?? true
+    }
+
+    // MARK: Single statements
+
     public func served(id: String) async throws -> (bytes: Data, contentHash: String, version: Int)? {
         try await row(PublishingStatements.served(id: id)) { (try $0.data("served"), try $0.string("content_hash"), try $0.int("version")) }
     }
