@@ -328,23 +328,6 @@ public final class PostgresServerStorage: ServerStorage {
 
     // MARK: Users and tokens
 
-    public func createUser(_ user: UserRecord, now: Date) async throws {
-        do {
-            try await plain { client in
-                try await client.query(
-                    """
-                    INSERT INTO users (name, role, admin, password_hash, salt, iterations, created_at, group_name)
-                    VALUES (\(user.name), \(StoredRole.columns(user.role).role), \(StoredRole.columns(user.role).admin), \(user.passwordHash), \(user.salt),
-                        \(user.iterations), \(now.timeIntervalSince1970), \(user.group))
-                    """,
-                    logger: self.logger
-                )
-            }
-        } catch {
-            throw Self.failed(error, with: .uniqueViolation) ? StorageError.userExists(user.name) : error
-        }
-    }
-
     public func tokenOwner(hash: String, now: Date) async throws -> (user: String, role: Role)? {
         try await plain { client in
             // Read to the end: the pool takes the connection back when the rows are finished.
@@ -408,43 +391,6 @@ public final class PostgresServerStorage: ServerStorage {
                 )
             }
             return plan.response
-        }
-    }
-
-    public func share(assessmentID: String, teacher: String, remove: Bool) async throws -> ShareOutcome {
-        try await transaction { connection in
-            var exists = false
-            for try await _ in try await connection.query("SELECT 1 FROM assessments WHERE id = \(assessmentID)", logger: self.logger).decode(
-                Int.self
-            ) {
-                exists = true
-            }
-            guard exists else { return .noAssessment }
-            var current: Int?
-            let rows = try await connection.query(
-                "SELECT owner FROM assessment_teachers WHERE assessment_id = \(assessmentID) AND teacher = \(teacher)",
-                logger: self.logger
-            )
-            for try await owner in rows.decode(Int.self) { current = owner }
-            if remove {
-                if current == 1 { return .cannotRemoveOwner }
-                try await connection.query(
-                    "DELETE FROM assessment_teachers WHERE assessment_id = \(assessmentID) AND teacher = \(teacher)",
-                    logger: self.logger
-                )
-                return .removed
-            }
-            var role: Role?
-            let users = try await connection.query("SELECT \(unescaped: StoredRole.column()) FROM users WHERE name = \(teacher)", logger: self.logger)
-            for try await name in users.decode(String.self) { role = Role(rawValue: name) }
-            guard role?.teaches == true else { return .noTeacher }
-            if current == nil {
-                try await connection.query(
-                    "INSERT INTO assessment_teachers (assessment_id, teacher, owner) VALUES (\(assessmentID), \(teacher), 0)",
-                    logger: self.logger
-                )
-            }
-            return .shared
         }
     }
 
@@ -951,41 +897,6 @@ public final class PostgresServerStorage: ServerStorage {
                     logger: self.logger
                 )
             }
-            return true
-        }
-    }
-
-    public func apply(_ change: AssessmentChange, assessmentID: String, by actor: String, at: Date) async throws -> Bool {
-        try await transaction { connection in
-            var found = false
-            for try await _ in try await connection.query(
-                "SELECT 1 FROM assessments WHERE id = \(assessmentID) AND NOT deleted FOR UPDATE",
-                logger: self.logger
-            ).decode(Int32.self) { found = true }
-            guard found else { return false }
-            switch change {
-            case .close(let when):
-                try await connection.query(
-                    "UPDATE assessments SET closed_at = \(when.timeIntervalSince1970) WHERE id = \(assessmentID)",
-                    logger: self.logger
-                )
-            case .reopen:
-                try await connection.query("UPDATE assessments SET closed_at = NULL WHERE id = \(assessmentID)", logger: self.logger)
-            case .release:
-                try await connection.query(
-                    "UPDATE assessments SET released_at = \(at.timeIntervalSince1970) WHERE id = \(assessmentID) AND released_at IS NULL",
-                    logger: self.logger
-                )
-            case .hideResults:
-                try await connection.query("UPDATE assessments SET released_at = NULL WHERE id = \(assessmentID)", logger: self.logger)
-            }
-            try await connection.query(
-                """
-                INSERT INTO assessment_actions (assessment_id, action, actor, at)
-                VALUES (\(assessmentID), \(change.kind.rawValue), \(actor), \(at.timeIntervalSince1970))
-                """,
-                logger: self.logger
-            )
             return true
         }
     }

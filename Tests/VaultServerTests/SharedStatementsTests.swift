@@ -14,6 +14,9 @@ struct SharedStatementsTests {
         // Booleans: SQLite stores 1 and 0.
         #expect(SQLDialect.sqlite.render("WHERE deleted = {false} OR open = {true}") == "WHERE deleted = 0 OR open = 1")
         #expect(SQLDialect.postgres.render("WHERE deleted = {false} OR open = {true}") == "WHERE deleted = FALSE OR open = TRUE")
+        // A row lock where PostgreSQL needs one; SQLite's one writer needs none.
+        #expect(SQLDialect.sqlite.render("SELECT id FROM t WHERE id = ? {forUpdate}") == "SELECT id FROM t WHERE id = ?")
+        #expect(SQLDialect.postgres.render("SELECT id FROM t WHERE id = ? {forUpdate}") == "SELECT id FROM t WHERE id = $1 FOR UPDATE")
     }
 
     @Test("an upsert is INSERT OR REPLACE on SQLite and ON CONFLICT … DO UPDATE of the other columns on PostgreSQL")

@@ -51,21 +51,6 @@ public final class SQLiteServerStorage: ServerStorage {
 
     // MARK: Users and tokens
 
-    public func createUser(_ user: UserRecord, now: Date) async throws {
-        try await onDatabase { database, _ in
-            try database.inTransaction {
-                guard try database.storedRow("SELECT 1 FROM users WHERE name = ?", [user.name]) == nil else {
-                    throw StorageError.userExists(user.name)
-                }
-                let stored = StoredRole.columns(user.role)
-                try database.execute(
-                    "INSERT INTO users (name, role, admin, password_hash, salt, iterations, created_at, group_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [user.name, stored.role, stored.admin, user.passwordHash, user.salt, user.iterations, now.timeIntervalSince1970, user.group]
-                )
-            }
-        }
-    }
-
     public func tokenOwner(hash: String, now: Date) async throws -> (user: String, role: Role)? {
         try await onDatabase { database, _ in
             try database.storedRow(
@@ -124,32 +109,6 @@ public final class SQLiteServerStorage: ServerStorage {
                     [assessment.id, version.number, source, version.served, version.contentHash, now.timeIntervalSince1970]
                 )
                 return plan.response
-            }
-        }
-    }
-
-    public func share(assessmentID: String, teacher: String, remove: Bool) async throws -> ShareOutcome {
-        try await onDatabase { database, _ in
-            try database.inTransaction {
-                guard try database.storedRow("SELECT 1 FROM assessments WHERE id = ?", [assessmentID]) != nil else { return .noAssessment }
-                let current = try database.storedRow(
-                    "SELECT owner FROM assessment_teachers WHERE assessment_id = ? AND teacher = ?",
-                    [assessmentID, teacher]
-                )
-                if remove {
-                    if try current?.int(0) == 1 { return .cannotRemoveOwner }
-                    try database.execute("DELETE FROM assessment_teachers WHERE assessment_id = ? AND teacher = ?", [assessmentID, teacher])
-                    return .removed
-                }
-                let role = try database.storedRow("SELECT \(StoredRole.column()) FROM users WHERE name = ?", [teacher]).map { try $0.string(0) }
-                guard let role, Role(rawValue: role)?.teaches == true else { return .noTeacher }
-                if current == nil {
-                    try database.execute(
-                        "INSERT INTO assessment_teachers (assessment_id, teacher, owner) VALUES (?, ?, 0)",
-                        [assessmentID, teacher]
-                    )
-                }
-                return .shared
             }
         }
     }
@@ -560,32 +519,6 @@ public final class SQLiteServerStorage: ServerStorage {
                 } else {
                     try database.execute("DELETE FROM feedback WHERE attempt_id = ? AND question_id = ?", [attemptID, questionID])
                 }
-                return true
-            }
-        }
-    }
-
-    public func apply(_ change: AssessmentChange, assessmentID: String, by actor: String, at: Date) async throws -> Bool {
-        try await onDatabase { database, _ in
-            try database.inTransaction {
-                guard try database.storedRow("SELECT 1 FROM assessments WHERE id = ? AND deleted = 0", [assessmentID]) != nil else { return false }
-                switch change {
-                case .close(let when):
-                    try database.execute("UPDATE assessments SET closed_at = ? WHERE id = ?", [when.timeIntervalSince1970, assessmentID])
-                case .reopen:
-                    try database.execute("UPDATE assessments SET closed_at = NULL WHERE id = ?", [assessmentID])
-                case .release:
-                    try database.execute(
-                        "UPDATE assessments SET released_at = ? WHERE id = ? AND released_at IS NULL",
-                        [at.timeIntervalSince1970, assessmentID]
-                    )
-                case .hideResults:
-                    try database.execute("UPDATE assessments SET released_at = NULL WHERE id = ?", [assessmentID])
-                }
-                try database.execute(
-                    "INSERT INTO assessment_actions (assessment_id, action, actor, at) VALUES (?, ?, ?, ?)",
-                    [assessmentID, change.kind.rawValue, actor, at.timeIntervalSince1970]
-                )
                 return true
             }
         }

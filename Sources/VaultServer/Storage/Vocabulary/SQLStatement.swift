@@ -10,8 +10,9 @@ public enum SQLValue: Sendable, Equatable {
     case null
 }
 
-/// One statement of the shared vocabulary: written once with `?` placeholders and `{true}` / `{false}` for boolean
-/// columns (SQLite stores 1 and 0), rendered for an engine by its `SQLDialect`, with the values it binds and, for a query, the columns it selects (each row is read by these names,
+/// One statement of the shared vocabulary: written once with `?` placeholders, `{true}` / `{false}` for boolean
+/// columns (SQLite stores 1 and 0) and `{forUpdate}` where PostgreSQL locks the rows read (SQLite's one writer needs
+/// no lock), rendered for an engine by its `SQLDialect`, with the values it binds and, for a query, the columns it selects (each row is read by these names,
 /// strictly: `StoredRow`).
 public struct SQLStatement: Sendable {
     public var sql: String
@@ -34,9 +35,12 @@ public enum SQLDialect: Sendable {
     /// (`$1`, `$2`, …).
     public func render(_ sql: String) -> String {
         switch self {
-        case .sqlite: return sql.replacingOccurrences(of: "{true}", with: "1").replacingOccurrences(of: "{false}", with: "0")
+        case .sqlite:
+            return sql.replacingOccurrences(of: "{true}", with: "1").replacingOccurrences(of: "{false}", with: "0")
+                .replacingOccurrences(of: " {forUpdate}", with: "")
         case .postgres:
             let sql = sql.replacingOccurrences(of: "{true}", with: "TRUE").replacingOccurrences(of: "{false}", with: "FALSE")
+                .replacingOccurrences(of: "{forUpdate}", with: "FOR UPDATE")
             var rendered = ""
             rendered.reserveCapacity(sql.utf8.count + 8)
             var number = 0

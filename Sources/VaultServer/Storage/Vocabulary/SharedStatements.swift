@@ -33,6 +33,21 @@ public enum AccountStatements {
         )
     }
 
+    public static func exists(name: String) -> SQLStatement {
+        SQLStatement("SELECT name FROM users WHERE name = ?", [.text(name)], columns: ["name"])
+    }
+
+    public static func createUser(_ user: UserRecord, now: Date) -> SQLStatement {
+        let stored = StoredRole.columns(user.role)
+        return SQLStatement(
+            "INSERT INTO users (name, role, admin, password_hash, salt, iterations, created_at, group_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                .text(user.name), .text(stored.role), .integer(stored.admin), .text(user.passwordHash), .text(user.salt), .integer(user.iterations),
+                .real(now.timeIntervalSince1970), user.group.map(SQLValue.text) ?? .null,
+            ]
+        )
+    }
+
     public static func storeToken(hash: String, user: String, expiresAt: Date) -> SQLStatement {
         SQLStatement(
             "INSERT INTO tokens (token_hash, user_name, expires_at) VALUES (?, ?, ?)",
@@ -93,9 +108,9 @@ public enum PublishingStatements {
         )
     }
 
-    /// Whether the assessment exists and is not deleted.
+    /// Whether the assessment exists and is not deleted (its row locked on PostgreSQL until the change commits).
     public static func live(id: String) -> SQLStatement {
-        SQLStatement("SELECT id FROM assessments WHERE id = ? AND deleted = {false}", [.text(id)], columns: ["id"])
+        SQLStatement("SELECT id FROM assessments WHERE id = ? AND deleted = {false} {forUpdate}", [.text(id)], columns: ["id"])
     }
 
     public static func close(id: String, at: Date) -> SQLStatement {
@@ -146,6 +161,46 @@ public enum TeachingStatements {
     }
 
     public static func access(_ row: any StoredRow) throws -> TeacherAccess { try row.int("owner") != 0 ? .owner : .coTeacher }
+
+    /// What sharing an assessment with a teacher depends on, in one row: whether the assessment exists, the teacher's
+    /// place on it (1 owner, 0 co-teacher, NULL none) and the teacher's role (NULL: no such user).
+    public static func shareFacts(assessmentID: String, teacher: String) -> SQLStatement {
+        SQLStatement(
+            """
+            SELECT (SELECT COUNT(*) FROM assessments WHERE id = ?) AS assessments,
+                (SELECT owner FROM assessment_teachers WHERE assessment_id = ? AND teacher = ?) AS owner,
+                (SELECT \(StoredRole.column()) FROM users WHERE name = ?) AS role
+            """,
+            [.text(assessmentID), .text(assessmentID), .text(teacher), .text(teacher)],
+            columns: ["assessments", "owner", "role"]
+        )
+    }
+
+    public static func addTeacher(assessmentID: String, teacher: String) -> SQLStatement {
+        SQLStatement("INSERT INTO assessment_teachers (assessment_id, teacher, owner) VALUES (?, ?, 0)", [.text(assessmentID), .text(teacher)])
+    }
+
+    public static func removeTeacher(assessmentID: String, teacher: String) -> SQLStatement {
+        SQLStatement("DELETE FROM assessment_teachers WHERE assessment_id = ? AND teacher = ?", [.text(assessmentID), .text(teacher)])
+    }
+
+    /// The change a teacher makes to an assessment, and its line in the assessment's history.
+    public static func apply(_ change: AssessmentChange, assessmentID: String, by actor: String, at: Date) -> [SQLStatement] {
+        let id = SQLValue.text(assessmentID)
+        let statement: SQLStatement =
+            switch change {
+            case .close(let when): SQLStatement("UPDATE assessments SET closed_at = ? WHERE id = ?", [.real(when.timeIntervalSince1970), id])
+            case .reopen: SQLStatement("UPDATE assessments SET closed_at = NULL WHERE id = ?", [id])
+            case .release:
+                SQLStatement("UPDATE assessments SET released_at = ? WHERE id = ? AND released_at IS NULL", [.real(at.timeIntervalSince1970), id])
+            case .hideResults: SQLStatement("UPDATE assessments SET released_at = NULL WHERE id = ?", [id])
+            }
+        let history = SQLStatement(
+            "INSERT INTO assessment_actions (assessment_id, action, actor, at) VALUES (?, ?, ?, ?)",
+            [id, .text(change.kind.rawValue), .text(actor), .real(at.timeIntervalSince1970)]
+        )
+        return [statement, history]
+    }
 
     public static func actions(assessmentID: String) -> SQLStatement {
         SQLStatement(
@@ -266,6 +321,46 @@ extension SharedStatements {
         try await !readThenWrite(PublishingStatements.live(id: id), { try $0.string("id") }, writes: { $0.isEmpty ? [] : [change] }).isEmpty
     }
 
+    public func apply(_ change: AssessmentChange, assessmentID: String, by actor: String, at: Date) async throws -> Bool {
+        let writes = TeachingStatements.apply(change, assessmentID: assessmentID, by: actor, at: at)
+        return try await !readThenWrite(PublishingStatements.live(id: assessmentID), { try $0.string("id") }, writes: { $0.isEmpty ? [] : writes })
+            .isEmpty
+    }
+
+    public func createUser(_ user: UserRecord, now: Date) async throws {
+        let insert = AccountStatements.createUser(user, now: now)
+        let existing = try await readThenWrite(
+            AccountStatements.exists(name: user.name),
+            { try $0.string("name") },
+            writes: { $0.isEmpty ? [insert] : [] }
+        )
+        if !existing.isEmpty { throw StorageError.userExists(user.name) }
+    }
+
+    public func share(assessmentID: String, teacher: String, remove: Bool) async throws -> ShareOutcome {
+        let add = TeachingStatements.addTeacher(assessmentID: assessmentID, teacher: teacher)
+        let drop = TeachingStatements.removeTeacher(assessmentID: assessmentID, teacher: teacher)
+        let facts = try await readThenWrite(
+            TeachingStatements.shareFacts(assessmentID: assessmentID, teacher: teacher),
+            { row in
+                Sharing(
+                    exists: try row.int("assessments") > 0,
+                    place: try row.optionalInt("owner"),
+                    role: try row.optionalString("role").flatMap(Role.init(rawValue:))
+                )
+            },
+            writes: { rows in
+                guard let facts = rows.first else { return [] }
+                return switch facts.outcome(remove: remove) {
+                case .removed: [drop]
+                case .shared where facts.place == nil: [add]
+                default: []
+                }
+            }
+        )
+        return facts.first?.outcome(remove: remove) ?? .noAssessment
+    }
+
     public func close(assessmentID: String, at: Date) async throws -> Bool {
         try await onLive(assessmentID, PublishingStatements.close(id: assessmentID, at: at))
     }
@@ -369,5 +464,19 @@ extension SharedStatements {
 
     public func extraMinutes(assessmentID: String, user: String) async throws -> Int {
         try await row(TeachingStatements.extraMinutes(assessmentID: assessmentID, user: user)) { try $0.int("extra_minutes") } ?? 0
+    }
+}
+
+/// What sharing an assessment with a teacher decides on.
+struct Sharing: Sendable {
+    var exists: Bool
+    /// 1 owner, 0 co-teacher, nil not on it.
+    var place: Int?
+    var role: Role?
+
+    func outcome(remove: Bool) -> ShareOutcome {
+        guard exists else { return .noAssessment }
+        if remove { return place == 1 ? .cannotRemoveOwner : .removed }
+        return role?.teaches == true ? .shared : .noTeacher
     }
 }
