@@ -616,14 +616,7 @@ public final class PostgresServerStorage: ServerStorage {
 
     /// The attempt's current answers (superseded ones left out): what a receipt states and a submission must list.
     static func currentAnswers(attemptID: String, on connection: PostgresConnection, logger: Logger) async throws -> [ReceiptMaterial.Answer] {
-        var answers: [ReceiptMaterial.Answer] = []
-        for try await (id, question, answer) in try await connection.query(
-            "SELECT id, question_id, answer FROM responses WHERE attempt_id = \(attemptID) AND NOT superseded",
-            logger: logger
-        ).decode((String, String, String).self) {
-            answers.append(ReceiptMaterial.Answer(responseID: id, questionID: question, answer: answer))
-        }
-        return answers
+        try await connection.rows(ScoringStatements.currentAnswers(attemptID: attemptID), ScoringStatements.answer, logger: logger)
     }
 
     public func received(assessmentID: String) async throws -> ReceivedResponses? {
@@ -832,10 +825,7 @@ public final class PostgresServerStorage: ServerStorage {
         try await transaction { connection in
             guard GradePlan.allows(questionID: questionID, source: try await self.submittedSource(attemptID, on: connection)) else { return false }
             try await connection.query(
-                """
-                INSERT INTO grades (attempt_id, question_id, points) VALUES (\(attemptID), \(questionID), \(points))
-                ON CONFLICT (attempt_id, question_id) DO UPDATE SET points = EXCLUDED.points
-                """,
+                ScoringStatements.setGrade(attemptID: attemptID, questionID: questionID, points: points, dialect: .postgres).postgres,
                 logger: self.logger
             )
             try await self.keepTotals(attemptID, on: connection)
@@ -851,54 +841,15 @@ public final class PostgresServerStorage: ServerStorage {
         var current = held ?? []
         if held == nil { current = try await Self.currentAnswers(attemptID: attemptID, on: connection, logger: logger) }
         let answers = current.map { (questionID: $0.questionID, answer: $0.answer) }
-        var grades: [(questionID: String, points: Double)] = []
-        for try await row in try await connection.query(
-            "SELECT question_id, points FROM grades WHERE attempt_id = \(attemptID)",
-            logger: logger
-        ).decode((String, Double).self) { grades.append(row) }
+        let grades = try await connection.rows(ScoringStatements.grades(attemptID: attemptID), ScoringStatements.grade, logger: logger)
         guard let totals = Scoring.kept(source: source, answers: answers, grades: grades) else { return }
-        try await connection.query(
-            """
-            UPDATE submissions SET score = \(totals.score), max_score = \(totals.maxScore), pending = \(totals.pending)
-            WHERE attempt_id = \(attemptID)
-            """,
-            logger: logger
-        )
+        try await connection.query(ScoringStatements.keepTotals(totals, attemptID: attemptID).postgres, logger: logger)
     }
 
     /// The teacher's document of a submitted attempt's version (nil: not submitted): what a grade or feedback is
     /// checked against.
     private func submittedSource(_ attemptID: String, on connection: PostgresConnection) async throws -> Data? {
-        var source: Data?
-        for try await bytes in try await connection.query(
-            """
-            SELECT v.source FROM submissions s JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
-            WHERE s.attempt_id = \(attemptID)
-            """,
-            logger: logger
-        ).decode(Data.self) { source = bytes }
-        return source
-    }
-
-    public func setFeedback(attemptID: String, questionID: String, text: String?) async throws -> Bool {
-        try await transaction { connection in
-            guard GradePlan.allows(questionID: questionID, source: try await self.submittedSource(attemptID, on: connection)) else { return false }
-            if let text {
-                try await connection.query(
-                    """
-                    INSERT INTO feedback (attempt_id, question_id, text) VALUES (\(attemptID), \(questionID), \(text))
-                    ON CONFLICT (attempt_id, question_id) DO UPDATE SET text = EXCLUDED.text
-                    """,
-                    logger: self.logger
-                )
-            } else {
-                try await connection.query(
-                    "DELETE FROM feedback WHERE attempt_id = \(attemptID) AND question_id = \(questionID)",
-                    logger: self.logger
-                )
-            }
-            return true
-        }
+        try await connection.rows(ScoringStatements.submittedSource(attemptID: attemptID), { try $0.data("source") }, logger: logger).first
     }
 
     // MARK: The desk

@@ -330,10 +330,7 @@ public final class SQLiteServerStorage: ServerStorage {
 
     /// The attempt's current answers (superseded ones left out): what a receipt states and a submission must list.
     static func currentAnswers(attemptID: String, database: Database) throws -> [ReceiptMaterial.Answer] {
-        try database.stored(
-            "SELECT id, question_id, answer FROM responses WHERE attempt_id = ? AND superseded = 0",
-            [attemptID]
-        ).map { ReceiptMaterial.Answer(responseID: try $0.string(0), questionID: try $0.string(1), answer: try $0.string(2)) }
+        try database.stored(ScoringStatements.currentAnswers(attemptID: attemptID)).map(ScoringStatements.answer)
     }
 
     /// Works out a handed-in attempt's score again and keeps it beside its submission (`Scoring.Totals`), in the
@@ -342,14 +339,9 @@ public final class SQLiteServerStorage: ServerStorage {
     static func keepTotals(_ attemptID: String, answers held: [ReceiptMaterial.Answer]? = nil, database: Database) throws {
         guard let source = try submittedSource(attemptID, database: database) else { return }
         let answers = try (held ?? currentAnswers(attemptID: attemptID, database: database)).map { (questionID: $0.questionID, answer: $0.answer) }
-        let grades = try database.stored("SELECT question_id, points FROM grades WHERE attempt_id = ?", [attemptID]).map {
-            (questionID: try $0.string(0), points: try $0.double(1))
-        }
+        let grades = try database.stored(ScoringStatements.grades(attemptID: attemptID)).map(ScoringStatements.grade)
         guard let totals = Scoring.kept(source: source, answers: answers, grades: grades) else { return }
-        try database.execute(
-            "UPDATE submissions SET score = ?, max_score = ?, pending = ? WHERE attempt_id = ?",
-            [totals.score, totals.maxScore, totals.pending, attemptID]
-        )
+        try database.execute(ScoringStatements.keepTotals(totals, attemptID: attemptID))
     }
 
     private static func submission(_ row: SQLiteStoredRow) throws -> SubmissionRecord {
@@ -485,10 +477,7 @@ public final class SQLiteServerStorage: ServerStorage {
         try await onDatabase { database, _ in
             try database.inTransaction {
                 guard GradePlan.allows(questionID: questionID, source: try Self.submittedSource(attemptID, database: database)) else { return false }
-                try database.execute(
-                    "INSERT OR REPLACE INTO grades (attempt_id, question_id, points) VALUES (?, ?, ?)",
-                    [attemptID, questionID, points]
-                )
+                try database.execute(ScoringStatements.setGrade(attemptID: attemptID, questionID: questionID, points: points, dialect: .sqlite))
                 try Self.keepTotals(attemptID, database: database)
                 return true
             }
@@ -498,30 +487,7 @@ public final class SQLiteServerStorage: ServerStorage {
     /// The teacher's document of a submitted attempt's version (nil: not submitted): what a grade or feedback is
     /// checked against.
     private static func submittedSource(_ attemptID: String, database: Database) throws -> Data? {
-        try database.storedRow(
-            """
-            SELECT v.source FROM submissions s JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
-            WHERE s.attempt_id = ?
-            """,
-            [attemptID]
-        )?.data(0)
-    }
-
-    public func setFeedback(attemptID: String, questionID: String, text: String?) async throws -> Bool {
-        try await onDatabase { database, _ in
-            try database.inTransaction {
-                guard GradePlan.allows(questionID: questionID, source: try Self.submittedSource(attemptID, database: database)) else { return false }
-                if let text {
-                    try database.execute(
-                        "INSERT OR REPLACE INTO feedback (attempt_id, question_id, text) VALUES (?, ?, ?)",
-                        [attemptID, questionID, text]
-                    )
-                } else {
-                    try database.execute("DELETE FROM feedback WHERE attempt_id = ? AND question_id = ?", [attemptID, questionID])
-                }
-                return true
-            }
-        }
+        try database.stored(ScoringStatements.submittedSource(attemptID: attemptID)).first?.data("source")
     }
 
     // MARK: The desk

@@ -234,6 +234,68 @@ public enum TeachingStatements {
     }
 }
 
+/// What a hand-in's score is kept from: `submissions`, `responses`, `grades` and `feedback`.
+public enum ScoringStatements {
+    /// The teacher's document of a submitted attempt's version (no row: not submitted).
+    public static func submittedSource(attemptID: String) -> SQLStatement {
+        SQLStatement(
+            """
+            SELECT v.source FROM submissions s JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
+            WHERE s.attempt_id = ?
+            """,
+            [.text(attemptID)],
+            columns: ["source"]
+        )
+    }
+
+    /// The attempt's current answers (superseded ones left out): what a receipt states and a submission must list.
+    public static func currentAnswers(attemptID: String) -> SQLStatement {
+        SQLStatement(
+            "SELECT id, question_id, answer FROM responses WHERE attempt_id = ? AND superseded = {false}",
+            [.text(attemptID)],
+            columns: ["id", "question_id", "answer"]
+        )
+    }
+
+    public static func answer(_ row: any StoredRow) throws -> ReceiptMaterial.Answer {
+        ReceiptMaterial.Answer(responseID: try row.string("id"), questionID: try row.string("question_id"), answer: try row.string("answer"))
+    }
+
+    public static func grades(attemptID: String) -> SQLStatement {
+        SQLStatement("SELECT question_id, points FROM grades WHERE attempt_id = ?", [.text(attemptID)], columns: ["question_id", "points"])
+    }
+
+    public static func grade(_ row: any StoredRow) throws -> (questionID: String, points: Double) {
+        (try row.string("question_id"), try row.double("points"))
+    }
+
+    /// The teacher's points for a question of a hand-in, over the automatic ones.
+    public static func setGrade(attemptID: String, questionID: String, points: Double, dialect: SQLDialect) -> SQLStatement {
+        SQLStatement(
+            dialect.upsert(into: "grades", columns: ["attempt_id", "question_id", "points"], key: ["attempt_id", "question_id"]),
+            [.text(attemptID), .text(questionID), .real(points)]
+        )
+    }
+
+    public static func keepTotals(_ totals: Scoring.Totals, attemptID: String) -> SQLStatement {
+        SQLStatement(
+            "UPDATE submissions SET score = ?, max_score = ?, pending = ? WHERE attempt_id = ?",
+            [.real(totals.score), .real(totals.maxScore), .integer(totals.pending), .text(attemptID)]
+        )
+    }
+
+    /// The teacher's words on a question of a hand-in (nil: take them back).
+    public static func feedback(attemptID: String, questionID: String, text: String?, dialect: SQLDialect) -> SQLStatement {
+        guard let text else {
+            return SQLStatement("DELETE FROM feedback WHERE attempt_id = ? AND question_id = ?", [.text(attemptID), .text(questionID)])
+        }
+        return SQLStatement(
+            dialect.upsert(into: "feedback", columns: ["attempt_id", "question_id", "text"], key: ["attempt_id", "question_id"]),
+            [.text(attemptID), .text(questionID), .text(text)]
+        )
+    }
+}
+
 /// `downloads`, `refused_submissions`, `submissions`' late decision and `device_keys`' owners.
 public enum DeskStatements {
     public static func download(assessmentID: String, version: Int, user: String) -> SQLStatement {
@@ -359,6 +421,16 @@ extension SharedStatements {
             }
         )
         return facts.first?.outcome(remove: remove) ?? .noAssessment
+    }
+
+    public func setFeedback(attemptID: String, questionID: String, text: String?) async throws -> Bool {
+        let change = ScoringStatements.feedback(attemptID: attemptID, questionID: questionID, text: text, dialect: dialect)
+        let sources = try await readThenWrite(
+            ScoringStatements.submittedSource(attemptID: attemptID),
+            { try $0.data("source") },
+            writes: { GradePlan.allows(questionID: questionID, source: $0.first) ? [change] : [] }
+        )
+        return GradePlan.allows(questionID: questionID, source: sources.first)
     }
 
     public func close(assessmentID: String, at: Date) async throws -> Bool {
