@@ -595,6 +595,20 @@ public final class PostgresServerStorage: ServerStorage {
 
     // MARK: The desk
 
+    /// A student's download, one statement on every GET of an assessment: the first time kept, the latest updated.
+    public func recordDownload(assessmentID: String, version: Int, user: String, now: Date) async throws {
+        try await plain { client in
+            try await client.query(
+                """
+                INSERT INTO downloads (assessment_id, user_name, version, first_at, last_at)
+                VALUES (\(assessmentID), \(user), \(version), \(now.timeIntervalSince1970), \(now.timeIntervalSince1970))
+                ON CONFLICT (assessment_id, user_name, version) DO UPDATE SET last_at = EXCLUDED.last_at
+                """,
+                logger: self.logger
+            )
+        }
+    }
+
     /// The condition that keeps the rows of the users bound at `$index` (a `text[]`; NULL keeps every row).
     static func only(_ index: Int) -> RosterFacts.Only {
         { column in "($\(index)::text[] IS NULL OR \(column) = ANY($\(index)::text[]))" }

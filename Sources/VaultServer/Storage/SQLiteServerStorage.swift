@@ -492,6 +492,18 @@ public final class SQLiteServerStorage: ServerStorage {
 
     // MARK: The desk
 
+    /// A student's download: the first time kept, the latest updated (SQLite 3.15 has no upsert that keeps a column).
+    public func recordDownload(assessmentID: String, version: Int, user: String, now: Date) async throws {
+        try await onDatabase { database, _ in
+            try database.inTransaction {
+                try database.execute(DeskStatements.downloadAgain(assessmentID: assessmentID, version: version, user: user, at: now))
+                if database.changes == 0 {
+                    try database.execute(DeskStatements.firstDownload(assessmentID: assessmentID, version: version, user: user, at: now))
+                }
+            }
+        }
+    }
+
     private static func record(_ refusals: [RosterFacts.Refusal], database: Database) throws {
         for refusal in refusals { try database.execute(DeskStatements.refusal(refusal, dialect: .sqlite)) }
     }

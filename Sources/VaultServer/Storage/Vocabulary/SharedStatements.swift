@@ -298,14 +298,6 @@ public enum ScoringStatements {
 
 /// `downloads`, `refused_submissions`, `submissions`' late decision and `device_keys`' owners.
 public enum DeskStatements {
-    public static func download(assessmentID: String, version: Int, user: String) -> SQLStatement {
-        SQLStatement(
-            "SELECT first_at FROM downloads WHERE assessment_id = ? AND user_name = ? AND version = ?",
-            [.text(assessmentID), .text(user), .integer(version)],
-            columns: ["first_at"]
-        )
-    }
-
     public static func firstDownload(assessmentID: String, version: Int, user: String, at: Date) -> SQLStatement {
         SQLStatement(
             "INSERT INTO downloads (assessment_id, user_name, version, first_at, last_at) VALUES (?, ?, ?, ?, ?)",
@@ -443,16 +435,6 @@ extension SharedStatements {
 
     public func delete(id: String, now: Date) async throws -> Bool {
         try await onLive(id, PublishingStatements.delete(id: id, at: now))
-    }
-
-    public func recordDownload(assessmentID: String, version: Int, user: String, now: Date) async throws {
-        let first = DeskStatements.firstDownload(assessmentID: assessmentID, version: version, user: user, at: now)
-        let again = DeskStatements.downloadAgain(assessmentID: assessmentID, version: version, user: user, at: now)
-        _ = try await readThenWrite(
-            DeskStatements.download(assessmentID: assessmentID, version: version, user: user),
-            { try $0.double("first_at") },
-            writes: { $0.isEmpty ? [first] : [again] }
-        )
     }
 
     public func recordRefusals(_ refusals: [RosterFacts.Refusal]) async throws {
