@@ -42,12 +42,17 @@ enum ScaleBenchmarks {
         let vault = try Vault.create(paths: VaultPaths(directory: directory + "/storage"), password: SecretBytes(Array("pw".utf8)), iterations: 1_000)
         try vault.database.inTransaction {
             for index in 0..<50 {
+                // A real stored document (the report reads each cached one back, as `vault storage` does).
+                let json = try JSONEncoder().encode(
+                    Assessment(id: "a\(index)", title: "T", questions: [Question(id: "q1", type: .essay, prompt: "p")])
+                )
+                let document = try Gzip.compress(json)
                 try vault.database.execute(
                     """
                     INSERT INTO assessments (id, version, title, content_hash, question_hashes, document, compressed_bytes, uncompressed_bytes,
-                        downloaded_at, expires_at, last_accessed_at) VALUES (?, 1, 'T', 'h', '{}', x'00', 1000, 5000, 0, 9e9, 0)
+                        downloaded_at, expires_at, last_accessed_at) VALUES (?, 1, 'T', 'h', '{}', ?, ?, ?, 0, 9e9, 0)
                     """,
-                    ["a\(index)"]
+                    ["a\(index)", document, document.count, json.count]
                 )
                 try vault.database.execute(
                     "INSERT INTO attempts (id, assessment_id, assessment_version, state, started_at) VALUES (?, ?, 1, 'in_progress', 0)",
