@@ -2,6 +2,7 @@ import Foundation
 import VaultAPI
 import VaultCore
 import VaultLanguage
+import VaultTake
 import VaultTerminal
 
 #if canImport(Glibc)
@@ -18,9 +19,9 @@ enum AnswerInput {
     static func read(for question: Question) throws -> String {
         // Essays and fill-in-the-blanks (one line per blank) take every line.
         let isEssay =
-            switch question.body {
-            case .essay, .fillInBlanks: true
-            case .singleChoice, .multipleChoice, .trueFalse, .numeric, .shortText, .matching, .ordering: false
+            switch TakeSession.entry(for: question) {
+            case .essay, .blanks: true
+            case .oneChoice, .toggledChoices, .pairs, .line: false
             }
         if isatty(STDIN_FILENO) == 1 {
             return try prompt(for: question, multiline: isEssay)

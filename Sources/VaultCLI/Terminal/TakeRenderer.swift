@@ -94,7 +94,8 @@ extension TakeRenderer {
     /// The prompt under a question: a fill-in-the-blanks question asks for its first blank until it is answered;
     /// once it is, the usual prompt (Enter moves on, typing fills the blanks again from the first).
     static func promptText(_ question: Question, answered: Bool) -> String {
-        answered ? "> " : blankPromptText(question, index: 0)
+        guard case .blanks = TakeSession.entry(for: question), !answered else { return "> " }
+        return blankPromptText(question, index: 0)
     }
 
     /// "3 minutes left.": the time left as a sentence.

@@ -400,7 +400,7 @@ extension SharedStatements {
             { row in
                 Sharing(
                     exists: try row.int("assessments") > 0,
-                    place: try row.optionalInt("owner"),
+                    access: try row.optionalInt("owner").map { $0 != 0 ? TeacherAccess.owner : .coTeacher },
                     role: try row.optionalString("role").flatMap(Role.init(rawValue:))
                 )
             },
@@ -408,7 +408,7 @@ extension SharedStatements {
                 guard let facts = rows.first else { return [] }
                 return switch facts.outcome(remove: remove) {
                 case .removed: [drop]
-                case .shared where facts.place == nil: [add]
+                case .shared where facts.access == nil: [add]
                 default: []
                 }
             }
@@ -525,13 +525,13 @@ extension SharedStatements {
 /// What sharing an assessment with a teacher decides on.
 struct Sharing: Sendable {
     var exists: Bool
-    /// 1 owner, 0 co-teacher, nil not on it.
-    var place: Int?
+    /// The teacher's place on it (nil: not on it).
+    var access: TeacherAccess?
     var role: Role?
 
     func outcome(remove: Bool) -> ShareOutcome {
         guard exists else { return .noAssessment }
-        if remove { return place == 1 ? .cannotRemoveOwner : .removed }
+        if remove { return access == .owner ? .cannotRemoveOwner : .removed }
         return role?.teaches == true ? .shared : .noTeacher
     }
 }
