@@ -197,6 +197,15 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The PostgreSQL backend's own cases: its locations and password files, its schema against SQLite's.
+        .testTarget(
+            name: "VaultServerPostgresTests",
+            dependencies: ["VaultServer", "VaultServerPostgres", "VaultTestSupport", "VaultCore"],
+            swiftSettings: strict
+        ),
+        // The real `vault-server` binary: its subcommands, its files, the QTI samples through it and a real vault,
+        // three processes on one PostgreSQL database.
+        .testTarget(name: "VaultServerProcessTests", dependencies: ["VaultAPI", "VaultCore", "VaultTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "VaultSyncTests",
             dependencies: [

@@ -54,6 +54,9 @@ public final class PostgresCluster: @unchecked Sendable {
     /// True when a run must have PostgreSQL (scripts/test sets it): its absence is then a failure, not a skip.
     public static var required: Bool { ProcessInfo.processInfo.environment["VAULT_REQUIRE_POSTGRES"] == "1" }
 
+    /// Whether this run has PostgreSQL cases: PostgreSQL is installed, or the run requires it (then its absence fails).
+    public static var runsHere: Bool { unavailableReason == nil || required }
+
     init(binaries: String) throws {
         self.binaries = binaries
         directory = NSTemporaryDirectory() + "vault-pg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"

@@ -296,29 +296,6 @@ struct ServerAdversarialTests {
             #expect(try await RawSocket.offPool { try RawSocket.exchange(port: port, health) }.hasPrefix("HTTP/1.1 200"))
         }
     }
-
-    @Test("every server subcommand creates its files private, even under umask 000")
-    func serverFilesUnderUmaskZero() throws {
-        let directory = TemporaryDirectory("server-umask")
-        let data = directory.file("data")
-        let result = try Binaries.run(
-            "/bin/sh",
-            [
-                "-c", "umask 000; exec \"$0\" user add kim --role teacher --data \"$1\" --password-iterations 1000",
-                Binaries.directory + "/vault-server", data,
-            ],
-            stdin: "kim-secret\n"
-        )
-        #expect(result.status == 0, "\(result.stderr)")
-        for name in try FileManager.default.contentsOfDirectory(atPath: data) {
-            var info = stat()
-            stat(data + "/" + name, &info)
-            #expect(info.st_mode & 0o077 == 0, "\(name) is \(String(info.st_mode & 0o777, radix: 8))")
-        }
-        var info = stat()
-        stat(data, &info)
-        #expect(info.st_mode & 0o077 == 0)
-    }
 }
 
 /// A bare TCP connection for sending partial requests. Its calls block, so async tests run them through `offPool`:

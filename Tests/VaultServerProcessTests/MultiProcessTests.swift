@@ -10,7 +10,7 @@ import Glibc
 
 /// Three real `vault-server` processes on one PostgreSQL database. Nothing serialises requests across them, so
 /// exactly-once and supersede hold only if the database's constraints and transactions make them hold.
-@Suite(.enabled(if: Backend.all.contains(.postgres), "PostgreSQL is not installed"))
+@Suite(.enabled(if: PostgresCluster.runsHere, "PostgreSQL is not installed"))
 struct MultiProcessTests {
     @Test(
         "three server processes on one PostgreSQL: the same batches and submissions sent to all three at once are stored once; a later answer wins across processes; one receipt per submission"

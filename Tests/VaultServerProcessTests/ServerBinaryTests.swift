@@ -94,4 +94,40 @@ struct ServerBinaryTests {
         let status = Int(lines.popLast() ?? "") ?? 0
         return Reply(status: status, body: Data(lines.joined(separator: "\n").utf8))
     }
+
+    @Test("every server subcommand creates its files private, even under umask 000")
+    func serverFilesUnderUmaskZero() throws {
+        let directory = TemporaryDirectory("server-umask")
+        let data = directory.file("data")
+        let result = try Binaries.run(
+            "/bin/sh",
+            [
+                "-c", "umask 000; exec \"$0\" user add kim --role teacher --data \"$1\" --password-iterations 1000",
+                Binaries.directory + "/vault-server", data,
+            ],
+            stdin: "kim-secret\n"
+        )
+        #expect(result.status == 0, "\(result.stderr)")
+        for name in try FileManager.default.contentsOfDirectory(atPath: data) {
+            var info = stat()
+            stat(data + "/" + name, &info)
+            #expect(info.st_mode & 0o077 == 0, "\(name) is \(String(info.st_mode & 0o777, radix: 8))")
+        }
+        var info = stat()
+        stat(data, &info)
+        #expect(info.st_mode & 0o077 == 0)
+    }
+
+    @Test("vault-server refuses a password in --database and in VAULT_SERVER_DATABASE_URL, without echoing it")
+    func binaryRefusesPasswordInURL() throws {
+        let url = "postgres://vault:hunter2-secret@127.0.0.1:1/x"
+        for (arguments, environment) in [
+            (["user", "add", "kim", "--database", url], [String: String]()), (["responses", "quiz", "--json"], ["VAULT_SERVER_DATABASE_URL": url]),
+        ] {
+            let result = try Binaries.run("vault-server", arguments, stdin: "kim-pw\n", environment: environment)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("password file"))
+            #expect(!result.stderr.contains("hunter2") && !result.stdout.contains("hunter2"))
+        }
+    }
 }

@@ -66,17 +66,4 @@ struct PostgresLocationTests {
         #expect(stranger.password(environment: ["PGPASSFILE": file]) == nil)
         #expect(location.password(environment: ["PGPASSFILE": directory.file("missing")]) == nil)
     }
-
-    @Test("vault-server refuses a password in --database and in VAULT_SERVER_DATABASE_URL, without echoing it")
-    func binaryRefusesPasswordInURL() throws {
-        let url = "postgres://vault:hunter2-secret@127.0.0.1:1/x"
-        for (arguments, environment) in [
-            (["user", "add", "kim", "--database", url], [String: String]()), (["responses", "quiz", "--json"], ["VAULT_SERVER_DATABASE_URL": url]),
-        ] {
-            let result = try Binaries.run("vault-server", arguments, stdin: "kim-pw\n", environment: environment)
-            #expect(result.status == 64, "\(arguments): \(result.stderr)")
-            #expect(result.stderr.contains("password file"))
-            #expect(!result.stderr.contains("hunter2") && !result.stdout.contains("hunter2"))
-        }
-    }
 }

@@ -8,10 +8,10 @@ import VaultTestSupport
 struct QTIScoringBinaryTests {
     @Test(
         "through vault-server and vault: \"york\" earns 0.5 of 1, three right pairs of four 2.5 of 3, a wrong order 0 of 1; a second file into a taken id is refused without --replace",
-        arguments: Backend.all
+        arguments: Store.here
     )
-    func authoredScores(_ backend: Backend) async throws {
-        let database: String? = backend == .postgres ? try await PostgresCluster.shared().createDatabase(prefix: "qti") : nil
+    func authoredScores(_ store: Store) async throws {
+        let database: String? = store == .postgres ? try await PostgresCluster.shared().createDatabase(prefix: "qti") : nil
         let server = try ServerProcess(database: database)
         let vault = CLIVault()
         try vault.initialize()
