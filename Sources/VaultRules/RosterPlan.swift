@@ -462,14 +462,6 @@ public struct AssessmentOverview: Sendable {
         self.closedAt = closedAt
     }
 
-    /// The statements both stores run: each gives one row, or one per assessment.
-    public static let studentsQuery = "SELECT count(*) FROM users WHERE role = 'student'"
-    public static let handedInQuery = """
-        SELECT s.assessment_id, count(DISTINCT s.user_name), count(DISTINCT CASE WHEN u.name IS NULL THEN s.user_name END)
-        FROM submissions s LEFT JOIN users u ON u.name = s.user_name AND u.role = 'student' GROUP BY s.assessment_id
-        """
-    public static let closedQuery = "SELECT id, closed_at FROM assessments WHERE closed_at IS NOT NULL"
-
     /// An assessment's counts as its roster of everyone counts them: handed in, of the students plus anyone else who
     /// handed in (a teacher trying it out).
     public func counts(_ assessmentID: String) -> (handedIn: Int, expected: Int) {

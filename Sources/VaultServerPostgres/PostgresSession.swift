@@ -281,17 +281,28 @@ extension PostgresServerStorage: SharedStatements {
         try await plain { client in try await client.query(statement.postgres, logger: self.logger) }
     }
 
-    public func readThenWrite<T: Sendable>(
-        _ read: SQLStatement?,
-        _ reader: @escaping @Sendable (any StoredRow) throws -> T,
-        writes: @escaping @Sendable ([T]) throws -> [SQLStatement]
-    ) async throws -> [T] {
-        try await transaction { connection in
-            var rows: [T] = []
-            if let read { rows = try await connection.rows(read, reader, logger: self.logger) }
-            for statement in try writes(rows) { try await connection.query(statement.postgres, logger: self.logger) }
-            return rows
+    public func snapshot<T: Sendable>(_ statements: [SQLStatement], _ body: @escaping @Sendable ([[any StoredRow]]) throws -> T) async throws -> T {
+        try await transaction(.repeatableRead) { connection in
+            try body(try await self.tables(statements, on: connection))
         }
+    }
+
+    public func readThenWrite<T: Sendable>(
+        _ reads: [SQLStatement],
+        decide: @escaping @Sendable ([[any StoredRow]]) throws -> (T, [SQLStatement])
+    ) async throws -> T {
+        try await transaction { connection in
+            let (value, writes) = try decide(try await self.tables(reads, on: connection))
+            for statement in writes { try await connection.query(statement.postgres, logger: self.logger) }
+            return value
+        }
+    }
+
+    /// Each statement's rows, in order.
+    private func tables(_ statements: [SQLStatement], on connection: PostgresConnection) async throws -> [[any StoredRow]] {
+        var tables: [[any StoredRow]] = []
+        for statement in statements { tables.append(try await connection.rows(statement, { $0 }, logger: logger)) }
+        return tables
     }
 }
 

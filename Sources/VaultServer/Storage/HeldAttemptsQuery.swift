@@ -1,21 +1,9 @@
 import Foundation
 import VaultAPI
 
-/// `GET /v1/attempts`: the statements both stores run (`$1` the user, `$2` the assessment) and how their rows
-/// become `HeldAttempt`s, written once.
+/// `GET /v1/attempts`: how the rows of the user's attempts and their current answers (`ResultStatements`) become
+/// `HeldAttempt`s.
 public enum HeldAttemptsQuery {
-    /// The user's attempts of the assessment: id, clock start, handed in (0/1 or a boolean).
-    public static let attempts = """
-        SELECT t.id, t.started_at, EXISTS (SELECT 1 FROM submissions s WHERE s.attempt_id = t.id) FROM attempts t
-        WHERE t.user_name = $1 AND t.assessment_id = $2
-        """
-
-    /// Their current answers: attempt, response id, question, answer (canonical JSON), answered at, version.
-    public static let answers = """
-        SELECT r.attempt_id, r.id, r.question_id, r.answer, r.answered_at, r.assessment_version FROM responses r
-        WHERE r.user_name = $1 AND r.assessment_id = $2 AND NOT r.superseded
-        """
-
     public struct AttemptRow: Sendable {
         public var id: String
         public var startedAt: Double?

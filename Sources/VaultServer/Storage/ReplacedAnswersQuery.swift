@@ -19,15 +19,8 @@ public struct ReplacedAnswer: Sendable, Equatable {
     }
 }
 
-/// The statement both stores run for an attempt's replaced answers (`$1` the attempt), and how its rows read.
+/// How a row of an attempt's replaced answers (`ResultStatements.replacedAnswers`) reads.
 public enum ReplacedAnswersQuery {
-    /// Question, response id, answer (canonical JSON), answered at, answered at in ms, the hand-in's `submitted_at`.
-    public static let sql = """
-        SELECT r.question_id, r.id, r.answer, r.answered_at, r.answered_at_ms,
-            (SELECT s.submitted_at FROM submissions s WHERE s.attempt_id = r.attempt_id)
-        FROM responses r WHERE r.attempt_id = $1 AND r.superseded ORDER BY r.question_id, r.answered_at_ms, r.id
-        """
-
     /// One row as read; an answer that no longer decodes is a damaged row, named.
     public static func answer(
         questionID: String,

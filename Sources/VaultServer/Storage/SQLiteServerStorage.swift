@@ -350,59 +350,6 @@ public final class SQLiteServerStorage: ServerStorage {
 
     // MARK: Results
 
-    public func heldAttempts(user: String, assessmentID: String) async throws -> [HeldAttempt] {
-        try await onDatabase { database, _ in
-            try database.inTransaction {
-                func sql(_ text: String) -> String { text.replacingOccurrences(of: "$1", with: "?1").replacingOccurrences(of: "$2", with: "?2") }
-                let attempts = try database.stored(sql(HeldAttemptsQuery.attempts), [user, assessmentID]).map {
-                    HeldAttemptsQuery.AttemptRow(id: try $0.string(0), startedAt: try $0.optionalDouble(1), handedIn: try $0.int(2) != 0)
-                }
-                let answers = try database.stored(sql(HeldAttemptsQuery.answers), [user, assessmentID]).map {
-                    HeldAttemptsQuery.AnswerRow(
-                        attemptID: try $0.string(0),
-                        responseID: try $0.string(1),
-                        questionID: try $0.string(2),
-                        answer: try $0.string(3),
-                        answeredAt: try $0.string(4),
-                        version: try $0.int(5)
-                    )
-                }
-                return try HeldAttemptsQuery.assemble(assessmentID: assessmentID, attempts: attempts, answers: answers)
-            }
-        }
-    }
-
-    public func assessmentOverview() async throws -> AssessmentOverview {
-        try await onDatabase { database, _ in
-            try database.inTransaction {
-                var handedIn: [String: (count: Int, others: Int)] = [:]
-                for row in try database.stored(AssessmentOverview.handedInQuery) { handedIn[try row.string(0)] = (try row.int(1), try row.int(2)) }
-                var closed: [String: Double] = [:]
-                for row in try database.stored(AssessmentOverview.closedQuery) { closed[try row.string(0)] = try row.double(1) }
-                return AssessmentOverview(
-                    students: try database.scalarInt(AssessmentOverview.studentsQuery),
-                    handedIn: handedIn,
-                    closedAt: closed
-                )
-            }
-        }
-    }
-
-    public func replacedAnswers(attemptID: String) async throws -> [ReplacedAnswer] {
-        try await onDatabase { database, _ in
-            try database.stored(ReplacedAnswersQuery.sql.replacingOccurrences(of: "$1", with: "?1"), [attemptID]).map {
-                try ReplacedAnswersQuery.answer(
-                    questionID: $0.string(0),
-                    responseID: $0.string(1),
-                    answer: $0.string(2),
-                    answeredAt: $0.string(3),
-                    answeredAtMilliseconds: Int64($0.int(4)),
-                    handedIn: $0.optionalString(5)
-                )
-            }
-        }
-    }
-
     /// The columns `submission(_:)` reads, in its order (`s` is `submissions`).
     static let submissionColumns = SubmissionRecord.selection("s")
     private static let submissionPositions = SQLiteStoredRow.positions(SubmissionRecord.columns)
@@ -471,17 +418,6 @@ public final class SQLiteServerStorage: ServerStorage {
                 binds
             ).map { (attemptID: try $0.string(0), questionID: try $0.string(1), text: try $0.string(2)) }
         return try StoredDocument.inputs(records: records, sources: sources, released: released, answers: answers, grades: grades, feedback: feedback)
-    }
-
-    public func grade(attemptID: String, questionID: String, points: Double) async throws -> Bool {
-        try await onDatabase { database, _ in
-            try database.inTransaction {
-                guard GradePlan.allows(questionID: questionID, source: try Self.submittedSource(attemptID, database: database)) else { return false }
-                try database.execute(ScoringStatements.setGrade(attemptID: attemptID, questionID: questionID, points: points, dialect: .sqlite))
-                try Self.keepTotals(attemptID, database: database)
-                return true
-            }
-        }
     }
 
     /// The teacher's document of a submitted attempt's version (nil: not submitted): what a grade or feedback is
@@ -606,65 +542,14 @@ public final class SQLiteServerStorage: ServerStorage {
         }
     }
 
-    // MARK: Sealed exams
-
-    // MARK: Device keys
-
     // MARK: Accommodations
 
     static func extraMinutes(assessmentID: String, user: String, database: Database) throws -> Int {
         try database.stored(TeachingStatements.extraMinutes(assessmentID: assessmentID, user: user)).first?.int("extra_minutes") ?? 0
     }
-
-    // MARK: Identity and receipts
-
-    public func receiptMaterial(attemptID: String) async throws -> ReceiptMaterial? {
-        try await onDatabase { database, _ in
-            guard
-                let row = try database.storedRow(
-                    """
-                    SELECT v.content_hash FROM submissions s JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
-                    WHERE s.attempt_id = ?
-                    """,
-                    [attemptID]
-                )
-            else { return nil }
-            return ReceiptMaterial(contentHash: try row.string(0), answers: try Self.currentAnswers(attemptID: attemptID, database: database))
-        }
-    }
-
-    public func attachReceipt(attemptID: String, signed: SignedReceipt) async throws -> SignedReceipt {
-        try await onDatabase { database, _ in
-            try database.inTransaction {
-                try database.execute(
-                    "UPDATE submissions SET signed_receipt = ? WHERE attempt_id = ? AND signed_receipt IS NULL",
-                    [signed.storedText, attemptID]
-                )
-                let stored = try database.storedRow("SELECT signed_receipt FROM submissions WHERE attempt_id = ?", [attemptID])?.optionalString(0)
-                return stored.flatMap(SignedReceipt.init(storedText:)) ?? signed
-            }
-        }
-    }
-
-    public func received(assessmentID: String) async throws -> ReceivedResponses? {
-        try await onDatabase { database, _ in try Self.received(assessmentID: assessmentID, database: database) }
-    }
-
-    private static func received(assessmentID: String, database: Database) throws -> ReceivedResponses? {
-        guard try database.storedRow("SELECT 1 FROM assessments WHERE id = ?", [assessmentID]) != nil else { return nil }
-        let responses = try database.stored(
-            "SELECT \(ReceivedResponses.Response.selection("r")) FROM responses r WHERE r.assessment_id = ? ORDER BY r.attempt_id, r.question_id, r.answered_at_ms, r.id",
-            [assessmentID]
-        ).map { try ReceivedResponses.Response(row: SQLiteStoredRow($0.row, columns: ReceivedResponses.Response.columns)) }
-        let submissions = try database.stored(
-            "SELECT \(Self.submissionColumns) FROM submissions s WHERE s.assessment_id = ? ORDER BY s.attempt_id",
-            [assessmentID]
-        ).map { try Self.submission($0).received }
-        return ReceivedResponses(assessmentId: assessmentID, responses: responses, submissions: submissions)
-    }
 }
 
-/// Single statements of the shared vocabulary, each on the store's thread.
+/// The shared vocabulary's session: statements, snapshots and small transactions, each on the store's thread.
 extension SQLiteServerStorage: SharedStatements {
     public var dialect: SQLDialect { .sqlite }
 
@@ -676,16 +561,21 @@ extension SQLiteServerStorage: SharedStatements {
         try await onDatabase { database, _ in try database.execute(statement) }
     }
 
+    public func snapshot<T: Sendable>(_ statements: [SQLStatement], _ body: @escaping @Sendable ([[any StoredRow]]) throws -> T) async throws -> T {
+        try await onDatabase { database, _ in
+            try database.inTransaction { try body(statements.map { try database.stored($0) }) }
+        }
+    }
+
     public func readThenWrite<T: Sendable>(
-        _ read: SQLStatement?,
-        _ reader: @escaping @Sendable (any StoredRow) throws -> T,
-        writes: @escaping @Sendable ([T]) throws -> [SQLStatement]
-    ) async throws -> [T] {
+        _ reads: [SQLStatement],
+        decide: @escaping @Sendable ([[any StoredRow]]) throws -> (T, [SQLStatement])
+    ) async throws -> T {
         try await onDatabase { database, _ in
             try database.inTransaction {
-                let rows = try read.map { try database.stored($0).map(reader) } ?? []
-                for statement in try writes(rows) { try database.execute(statement) }
-                return rows
+                let (value, writes) = try decide(reads.map { try database.stored($0) })
+                for statement in writes { try database.execute(statement) }
+                return value
             }
         }
     }

@@ -80,13 +80,15 @@ public protocol StatementSession: Sendable {
     /// Every row of `statement`, each read by `read` (on the engine's own thread or connection).
     func rows<T: Sendable>(_ statement: SQLStatement, _ read: @escaping @Sendable (any StoredRow) throws -> T) async throws -> [T]
     func run(_ statement: SQLStatement) async throws
-    /// One transaction (the engine's own: SQLite's single writer, PostgreSQL's serializable with its retries):
-    /// `read`'s rows, then the statements `writes` makes of them, committed together. The rows are returned.
+    /// Several statements read in one snapshot (SQLite: one transaction on its one connection; PostgreSQL: repeatable
+    /// read), each statement's rows handed to `body` in the order given, on the engine's own thread or connection.
+    func snapshot<T: Sendable>(_ statements: [SQLStatement], _ body: @escaping @Sendable ([[any StoredRow]]) throws -> T) async throws -> T
+    /// One transaction (the engine's own: SQLite's single writer, PostgreSQL's serializable with its retries): the
+    /// rows of `reads`, then what `decide` makes of them, a value and the statements to write, committed together.
     func readThenWrite<T: Sendable>(
-        _ read: SQLStatement?,
-        _ reader: @escaping @Sendable (any StoredRow) throws -> T,
-        writes: @escaping @Sendable ([T]) throws -> [SQLStatement]
-    ) async throws -> [T]
+        _ reads: [SQLStatement],
+        decide: @escaping @Sendable ([[any StoredRow]]) throws -> (T, [SQLStatement])
+    ) async throws -> T
 }
 
 extension StatementSession {
@@ -95,9 +97,22 @@ extension StatementSession {
         try await rows(statement, read).first
     }
 
+    /// One read and the writes it calls for, in one transaction (`readThenWrite(_:decide:)`); the rows read are
+    /// returned.
+    public func readThenWrite<T: Sendable>(
+        _ read: SQLStatement?,
+        _ reader: @escaping @Sendable (any StoredRow) throws -> T,
+        writes: @escaping @Sendable ([T]) throws -> [SQLStatement]
+    ) async throws -> [T] {
+        try await readThenWrite(read.map { [$0] } ?? []) { tables in
+            let rows = try (tables.first ?? []).map(reader)
+            return (rows, try writes(rows))
+        }
+    }
+
     /// Statements committed together.
     public func write(_ statements: [SQLStatement]) async throws {
-        _ = try await readThenWrite(nil, { _ in () }, writes: { _ in statements })
+        try await readThenWrite([]) { _ in ((), statements) }
     }
 }
 
