@@ -82,59 +82,6 @@ public final class PostgresServerStorage: ServerStorage {
 
     // MARK: Assessments
 
-    public func publish(_ assessment: Assessment, now: Date, by publisher: Publisher?) async throws -> PublishResponse {
-        let source = try AssessmentPublisher.sourceBytes(assessment)
-        return try await transaction { connection in
-            var head: AssessmentHead?
-            let heads = try await connection.query(
-                "SELECT current_version, deleted FROM assessments WHERE id = \(assessment.id)",
-                logger: self.logger
-            )
-            for try await (version, deleted) in heads.decode((Int, Bool).self) { head = AssessmentHead(currentVersion: version, deleted: deleted) }
-            var current: (source: Data, contentHash: String)?
-            if let head {
-                let rows = try await connection.query(
-                    "SELECT source, content_hash FROM assessment_versions WHERE id = \(assessment.id) AND version = \(head.currentVersion)",
-                    logger: self.logger
-                )
-                for try await (source, hash) in rows.decode((Data, String).self) { current = (source, hash) }
-            }
-            var teachers: [String] = []
-            let rows = try await connection.query(
-                "SELECT teacher FROM assessment_teachers WHERE assessment_id = \(assessment.id)",
-                logger: self.logger
-            )
-            for try await teacher in rows.decode(String.self) { teachers.append(teacher) }
-            guard Ownership.mayPublish(exists: head != nil, teachers: teachers, publisher: publisher) else {
-                throw StorageError.notPermitted(assessment.id)
-            }
-            let plan = try PublishPlan.decide(assessment, source: source, head: head, currentSource: current)
-            guard let version = plan.newVersion else { return plan.response }
-            let at = now.timeIntervalSince1970
-            try await connection.query(
-                """
-                INSERT INTO assessments (id, current_version, deleted, updated_at) VALUES (\(assessment.id), \(version.number), false, \(at))
-                ON CONFLICT (id) DO UPDATE SET current_version = EXCLUDED.current_version, deleted = false, updated_at = EXCLUDED.updated_at
-                """,
-                logger: self.logger
-            )
-            try await connection.query(
-                """
-                INSERT INTO assessment_versions (id, version, source, served, content_hash, created_at)
-                VALUES (\(assessment.id), \(version.number), \(source), \(version.served), \(version.contentHash), \(at))
-                """,
-                logger: self.logger
-            )
-            if head == nil, let publisher {
-                try await connection.query(
-                    "INSERT INTO assessment_teachers (assessment_id, teacher, owner) VALUES (\(assessment.id), \(publisher.name), 1)",
-                    logger: self.logger
-                )
-            }
-            return plan.response
-        }
-    }
-
     public func catalog() async throws -> [CatalogEntry] {
         let rows = try await rows(PublishingStatements.catalog) { row in
             (

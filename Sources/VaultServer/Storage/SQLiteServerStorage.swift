@@ -62,57 +62,6 @@ public final class SQLiteServerStorage: ServerStorage {
 
     // MARK: Assessments
 
-    public func publish(_ assessment: Assessment, now: Date, by publisher: Publisher?) async throws -> PublishResponse {
-        let source = try AssessmentPublisher.sourceBytes(assessment)
-        return try await onDatabase { database, _ in
-            try database.inTransaction {
-                let existing = try database.storedRow("SELECT current_version, deleted FROM assessments WHERE id = ?", [assessment.id])
-                let current = try existing.flatMap {
-                    try database.storedRow(
-                        "SELECT source, content_hash FROM assessment_versions WHERE id = ? AND version = ?",
-                        [assessment.id, $0.int(0)]
-                    )
-                }
-                let head = try existing.map { AssessmentHead(currentVersion: try $0.int(0), deleted: try $0.int(1) != 0) }
-                let teachers = try database.stored("SELECT teacher FROM assessment_teachers WHERE assessment_id = ?", [assessment.id]).map {
-                    try $0.string(0)
-                }
-                guard Ownership.mayPublish(exists: existing != nil, teachers: teachers, publisher: publisher) else {
-                    throw StorageError.notPermitted(assessment.id)
-                }
-                let plan = try PublishPlan.decide(
-                    assessment,
-                    source: source,
-                    head: head,
-                    currentSource: current.map { (try $0.data(0), try $0.string(1)) }
-                )
-                guard let version = plan.newVersion else { return plan.response }
-                if existing == nil {
-                    try database.execute(
-                        "INSERT INTO assessments (id, current_version, deleted, updated_at) VALUES (?, ?, 0, ?)",
-                        [assessment.id, version.number, now.timeIntervalSince1970]
-                    )
-                    if let publisher {
-                        try database.execute(
-                            "INSERT INTO assessment_teachers (assessment_id, teacher, owner) VALUES (?, ?, 1)",
-                            [assessment.id, publisher.name]
-                        )
-                    }
-                } else {
-                    try database.execute(
-                        "UPDATE assessments SET current_version = ?, deleted = 0, updated_at = ? WHERE id = ?",
-                        [version.number, now.timeIntervalSince1970, assessment.id]
-                    )
-                }
-                try database.execute(
-                    "INSERT INTO assessment_versions (id, version, source, served, content_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                    [assessment.id, version.number, source, version.served, version.contentHash, now.timeIntervalSince1970]
-                )
-                return plan.response
-            }
-        }
-    }
-
     public func catalog() async throws -> [CatalogEntry] {
         try await onDatabase { database, documents in
             try database.stored(PublishingStatements.catalog).compactMap { row in

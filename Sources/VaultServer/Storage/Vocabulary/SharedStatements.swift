@@ -132,6 +132,45 @@ public enum PublishingStatements {
         )
     }
 
+    /// An assessment's head: its current version and whether it is deleted (no row: never published).
+    static func head(id: String) -> SQLStatement {
+        SQLStatement("SELECT current_version, deleted FROM assessments WHERE id = ?", [.text(id)], columns: ["current_version", "deleted"])
+    }
+
+    /// The teacher's document and content hash of the current version, deleted or not.
+    static func currentSource(id: String) -> SQLStatement {
+        SQLStatement(
+            """
+            SELECT v.source, v.content_hash FROM assessments a JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version
+            WHERE a.id = ?
+            """,
+            [.text(id)],
+            columns: ["source", "content_hash"]
+        )
+    }
+
+    /// A version's rows: the assessment's head (new, or moved to this version and live again) and the version itself.
+    static func publish(id: String, version: PublishPlan.NewVersion, source: Data, isNew: Bool, at: Date) -> [SQLStatement] {
+        let at = SQLValue.real(at.timeIntervalSince1970)
+        let head =
+            isNew
+            ? SQLStatement(
+                "INSERT INTO assessments (id, current_version, deleted, updated_at) VALUES (?, ?, {false}, ?)",
+                [.text(id), .integer(version.number), at]
+            )
+            : SQLStatement(
+                "UPDATE assessments SET current_version = ?, deleted = {false}, updated_at = ? WHERE id = ?",
+                [.integer(version.number), at, .text(id)]
+            )
+        return [
+            head,
+            SQLStatement(
+                "INSERT INTO assessment_versions (id, version, source, served, content_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                [.text(id), .integer(version.number), .blob(source), .blob(version.served), .text(version.contentHash), at]
+            ),
+        ]
+    }
+
     static let serverKey = SQLStatement("SELECT material FROM server_keys WHERE id = 1", columns: ["material"])
 
     static func storeServerKey(_ material: Data) -> SQLStatement {
@@ -175,6 +214,10 @@ public enum TeachingStatements {
             [.text(assessmentID), .text(assessmentID), .text(teacher), .text(teacher)],
             columns: ["assessments", "owner", "role"]
         )
+    }
+
+    static func addOwner(assessmentID: String, teacher: String) -> SQLStatement {
+        SQLStatement("INSERT INTO assessment_teachers (assessment_id, teacher, owner) VALUES (?, ?, 1)", [.text(assessmentID), .text(teacher)])
     }
 
     public static func addTeacher(assessmentID: String, teacher: String) -> SQLStatement {
@@ -380,6 +423,26 @@ extension SharedStatements {
         let writes = TeachingStatements.apply(change, assessmentID: assessmentID, by: actor, at: at)
         return try await !readThenWrite(PublishingStatements.live(id: assessmentID), { try $0.string("id") }, writes: { $0.isEmpty ? [] : writes })
             .isEmpty
+    }
+
+    /// A teacher's document published: a new version when it differs from the current one (`PublishPlan`), by a
+    /// teacher who may (`Ownership`: the first publisher owns it), in one transaction.
+    public func publish(_ assessment: Assessment, now: Date, by publisher: Publisher?) async throws -> PublishResponse {
+        let source = try AssessmentPublisher.sourceBytes(assessment)
+        let id = assessment.id
+        return try await readThenWrite([
+            PublishingStatements.head(id: id), PublishingStatements.currentSource(id: id), TeachingStatements.teachers(assessmentID: id),
+        ]) { tables in
+            let head = try tables[0].first.map { AssessmentHead(currentVersion: try $0.int("current_version"), deleted: try $0.bool("deleted")) }
+            let teachers = try tables[2].map { try $0.string("teacher") }
+            guard Ownership.mayPublish(exists: head != nil, teachers: teachers, publisher: publisher) else { throw StorageError.notPermitted(id) }
+            let current = try tables[1].first.map { (try $0.data("source"), try $0.string("content_hash")) }
+            let plan = try PublishPlan.decide(assessment, source: source, head: head, currentSource: current)
+            guard let version = plan.newVersion else { return (plan.response, []) }
+            var writes = PublishingStatements.publish(id: id, version: version, source: source, isNew: head == nil, at: now)
+            if head == nil, let publisher { writes.append(TeachingStatements.addOwner(assessmentID: id, teacher: publisher.name)) }
+            return (plan.response, writes)
+        }
     }
 
     public func createUser(_ user: UserRecord, now: Date) async throws {
