@@ -22,7 +22,7 @@ public final class PostgresServerStorage: ServerStorage {
     let logger: Logger
     private let runner: Task<Void, Never>
     /// Served versions are immutable once published: decoded once per process and kept.
-    private let documents = Mutex<[DocumentKey: Assessment]>([:])
+    public let documents = DocumentCache()
     static let maxTries = 30
 
     /// Connects, and brings the schema to the current version (several processes starting at once take turns on
@@ -90,16 +90,9 @@ public final class PostgresServerStorage: ServerStorage {
             )
         }
         return try rows.map { id, served, version, hash, updated in
-            let document = try decoded(DocumentKey(id: id, version: version), bytes: served)
+            let document = try documents.decoded(DocumentKey(id: id, version: version), bytes: served)
             return CatalogEntry(served: document, version: version, contentHash: hash, servedBytes: served.count, updatedAt: updated)
         }
-    }
-
-    private func decoded(_ key: DocumentKey, bytes: Data) throws -> Assessment {
-        if let cached = documents.withLock({ $0[key] }) { return cached }
-        let document = try StoredDocument.decode(bytes, key)
-        documents.withLock { $0[key] = document }
-        return document
     }
 
     // MARK: Responses
@@ -133,7 +126,7 @@ public final class PostgresServerStorage: ServerStorage {
             into: &facts
         )
         let keys = BatchPlan.documentKeys(items, heads: facts.assessments)
-        let missing = documents.withLock { cache in keys.filter { cache[$0] == nil } }
+        let missing = keys.filter { documents.cached($0) == nil }
         if !missing.isEmpty {
             let rows = try await connection.query(
                 """
@@ -144,10 +137,10 @@ public final class PostgresServerStorage: ServerStorage {
                 logger: logger
             )
             for try await (id, version, served) in rows.decode((String, Int, Data).self) {
-                _ = try decoded(DocumentKey(id: id, version: version), bytes: served)
+                _ = try documents.decoded(DocumentKey(id: id, version: version), bytes: served)
             }
         }
-        documents.withLock { cache in for key in keys { facts.documents[key] = cache[key] } }
+        for key in keys { facts.documents[key] = documents.cached(key) }
         return facts
     }
 
@@ -214,86 +207,6 @@ public final class PostgresServerStorage: ServerStorage {
     }
 
     // MARK: Submissions
-
-    public func submit(_ request: SubmissionRequest, user: String, via: SubmissionChannel, now: Date) async throws -> SubmissionOutcome {
-        let receiptID = Receipts.newID()
-        let extraMinutes = try await extraMinutes(assessmentID: request.assessmentId, user: user)
-        return try await transaction(queue: "submissions:" + request.assessmentId) { connection in
-            var attempt: AttemptOwner?
-            for try await (name, assessment) in try await connection.query(
-                "SELECT user_name, assessment_id FROM attempts WHERE id = \(request.attemptId)",
-                logger: self.logger
-            ).decode((String, String).self) { attempt = AttemptOwner(user: name, assessmentID: assessment) }
-            var existing: SubmissionRecord?
-            for try await row in try await connection.query(
-                PostgresQuery(
-                    unsafeSQL: "SELECT \(SubmissionRecord.selection("s")) FROM submissions s WHERE s.attempt_id = $1",
-                    binds: Self.binds(request.attemptId)
-                ),
-                logger: self.logger
-            ) { existing = try SubmissionRecord(row: PostgresStoredRow(row)) }
-            var head: AssessmentHead?
-            for try await (version, deleted, closedAt) in try await connection.query(
-                "SELECT current_version, deleted, closed_at FROM assessments WHERE id = \(request.assessmentId)",
-                logger: self.logger
-            ).decode((Int, Bool, Double?).self) { head = AssessmentHead(currentVersion: version, deleted: deleted, closedAt: closedAt) }
-            var responses: [String: (attemptID: String, user: String)] = [:]
-            for try await (id, attempt, owner) in try await connection.query(
-                "SELECT id, attempt_id, user_name FROM responses WHERE id = ANY(\(SubmissionFacts.lookedUpIDs(request)))",
-                logger: self.logger
-            ).decode((String, String, String).self) { responses[id] = (attempt, owner) }
-            let key = DocumentKey(id: request.assessmentId, version: request.assessmentVersion)
-            var document: Assessment?
-            for try await served in try await connection.query(
-                "SELECT served FROM assessment_versions WHERE id = \(key.id) AND version = \(key.version)",
-                logger: self.logger
-            ).decode(Data.self) { document = try self.decoded(key, bytes: served) }
-            var counts = (submitted: 0, attempts: 0)
-            for try await (submitted, attempts) in try await connection.query(
-                """
-                SELECT (SELECT count(*) FROM submissions WHERE user_name = \(user) AND assessment_id = \(request.assessmentId)
-                            AND attempt_id <> \(request.attemptId)),
-                       (SELECT count(*) FROM attempts WHERE user_name = \(user) AND assessment_id = \(request.assessmentId)
-                            AND id <> \(request.attemptId))
-                """,
-                logger: self.logger
-            ).decode((Int, Int).self) { counts = (submitted, attempts) }
-            let facts = SubmissionFacts(
-                attempt: attempt,
-                existing: existing,
-                head: head,
-                responses: responses,
-                held: try await Self.currentAnswers(attemptID: request.attemptId, on: connection, logger: self.logger),
-                document: document,
-                otherSubmittedAttempts: counts.submitted,
-                otherAttempts: counts.attempts,
-                extraMinutes: extraMinutes
-            )
-            let plan = SubmissionPlan.decide(request, user: user, now: now, facts: facts, receiptID: receiptID, via: via)
-            switch plan.write {
-            case .insert(let record):
-                try await connection.query(
-                    """
-                    INSERT INTO submissions (attempt_id, user_name, assessment_id, assessment_version, submitted_at, forced, receipt_id,
-                        received_at, response_count, started_at, time_used_ms, clock_moved_back_ms, unsealed_at, flags, via)
-                    VALUES (\(record.attemptID), \(record.user), \(record.assessmentID), \(record.assessmentVersion), \(record.submittedAt),
-                        \(record.forced), \(record.receiptID), \(record.receivedAt), \(record.responseCount), \(record.startedAt),
-                        \(record.timeUsedMilliseconds), \(record.clockMovedBackMilliseconds), \(record.unsealedAt), \(record.flagsText),
-                        \(record.via.rawValue))
-                    """,
-                    logger: self.logger
-                )
-            case .amend(let record):
-                try await connection.query(
-                    "UPDATE submissions SET response_count = \(record.responseCount), signed_receipt = NULL WHERE attempt_id = \(record.attemptID)",
-                    logger: self.logger
-                )
-            case nil: break
-            }
-            if plan.write != nil { try await self.keepTotals(request.attemptId, answers: facts.held, on: connection) }
-            return plan.outcome
-        }
-    }
 
     /// Bindings for a query whose SQL is built from a record's column list (values are never in the SQL).
     static func binds(_ values: String?...) -> PostgresBindings {

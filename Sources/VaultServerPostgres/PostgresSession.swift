@@ -289,9 +289,10 @@ extension PostgresServerStorage: SharedStatements {
 
     public func readThenWrite<T: Sendable>(
         _ reads: [SQLStatement],
+        queue: String?,
         decide: @escaping @Sendable ([[any StoredRow]]) throws -> (T, [SQLStatement])
     ) async throws -> T {
-        try await transaction { connection in
+        try await transaction(queue: queue) { connection in
             let (value, writes) = try decide(try await self.tables(reads, on: connection))
             for statement in writes { try await connection.query(statement.postgres, logger: self.logger) }
             return value
@@ -316,6 +317,7 @@ extension SQLStatement {
             case .integer(let number): bindings.append(number)
             case .real(let number): bindings.append(number)
             case .blob(let data): bindings.append(ByteBuffer(bytes: data))
+            case .bool(let value): bindings.append(value)
             case .null: bindings.appendNull()
             }
         }

@@ -13,13 +13,8 @@ import VaultRules
 /// time across processes, so the facts a rule reads cannot change before its writes commit), and the response id
 /// and the submitted attempt are unique keys.
 public final class SQLiteServerStorage: ServerStorage {
-    private struct State: ~Copyable {
-        let database: Database
-        /// Served versions are immutable: decoded once and kept.
-        var documents: [DocumentKey: Assessment] = [:]
-    }
-
-    private let state: Mutex<State>
+    private let database: Mutex<Database>
+    public let documents = DocumentCache()
     private let thread: NIOThreadPool
 
     public init(directory: String) throws {
@@ -29,15 +24,15 @@ public final class SQLiteServerStorage: ServerStorage {
         configuration.busyTimeoutMilliseconds = 10_000
         let database = try Database(path: directory + "/server.db", encryption: .plaintext, configuration: configuration)
         try ServerSchema.migrator.migrate(database)
-        state = Mutex(State(database: database))
+        self.database = Mutex(database)
         thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()
     }
 
     /// Runs `body` with the connection on the store's own thread.
-    private func onDatabase<T: Sendable>(_ body: @escaping @Sendable (Database, inout [DocumentKey: Assessment]) throws -> T) async throws -> T {
+    private func onDatabase<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await thread.runIfActive {
-            try self.state.withLock { state in try body(state.database, &state.documents) }
+            try self.database.withLock { database in try body(database) }
         }
     }
 
@@ -52,7 +47,7 @@ public final class SQLiteServerStorage: ServerStorage {
     // MARK: Users and tokens
 
     public func tokenOwner(hash: String, now: Date) async throws -> (user: String, role: Role)? {
-        try await onDatabase { database, _ in
+        try await onDatabase { database in
             try database.storedRow(
                 "SELECT u.name, \(StoredRole.column("u.")) FROM tokens t JOIN users u ON u.name = t.user_name WHERE t.token_hash = ? AND t.expires_at > ?",
                 [hash, now.timeIntervalSince1970]
@@ -63,11 +58,11 @@ public final class SQLiteServerStorage: ServerStorage {
     // MARK: Assessments
 
     public func catalog() async throws -> [CatalogEntry] {
-        try await onDatabase { database, documents in
+        try await onDatabase { database in
             try database.stored(PublishingStatements.catalog).compactMap { row in
                 let key = DocumentKey(id: try row.string("id"), version: try row.int("current_version"))
                 let served = try row.data("served")
-                let document = try Self.decoded(key, bytes: served, cache: &documents)
+                let document = try self.documents.decoded(key, bytes: served)
                 return CatalogEntry(
                     served: document,
                     version: key.version,
@@ -79,20 +74,12 @@ public final class SQLiteServerStorage: ServerStorage {
         }
     }
 
-    /// A served version, decoded once and kept (versions never change once published).
-    static func decoded(_ key: DocumentKey, bytes: Data, cache: inout [DocumentKey: Assessment]) throws -> Assessment {
-        if let cached = cache[key] { return cached }
-        let decoded = try StoredDocument.decode(bytes, key)
-        cache[key] = decoded
-        return decoded
-    }
-
     // MARK: Responses
 
     public func recordBatch(_ items: [ResponseItem], user: String, device: String?, now: Date) async throws -> [ItemResult] {
-        try await onDatabase { database, documents in
+        try await onDatabase { database in
             try database.inTransaction {
-                let facts = try Self.facts(for: items, database: database, documents: &documents)
+                let facts = try Self.facts(for: items, database: database, documents: self.documents)
                 let plan = BatchPlan.decide(items, user: user, device: device, now: now, facts: facts)
                 try Self.apply(plan.writes, now: now, database: database)
                 return plan.results
@@ -101,15 +88,16 @@ public final class SQLiteServerStorage: ServerStorage {
     }
 
     public func judgeBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult] {
-        try await onDatabase { database, documents in
+        try await onDatabase { database in
             try database.inTransaction {
-                BatchPlan.decide(items, user: user, now: now, facts: try Self.facts(for: items, database: database, documents: &documents)).results
+                BatchPlan.decide(items, user: user, now: now, facts: try Self.facts(for: items, database: database, documents: self.documents))
+                    .results
             }
         }
     }
 
     /// The facts `BatchPlan` needs, read inside the batch's transaction.
-    private static func facts(for items: [ResponseItem], database: Database, documents: inout [DocumentKey: Assessment]) throws -> BatchFacts {
+    private static func facts(for items: [ResponseItem], database: Database, documents: DocumentCache) throws -> BatchFacts {
         let needs = BatchPlan.needs(items)
         var facts = BatchFacts()
         for id in needs.responseIDs {
@@ -127,12 +115,12 @@ public final class SQLiteServerStorage: ServerStorage {
             }
         }
         for key in BatchPlan.documentKeys(items, heads: facts.assessments) {
-            if documents[key] == nil,
+            if documents.cached(key) == nil,
                 let row = try database.storedRow("SELECT served FROM assessment_versions WHERE id = ? AND version = ?", [key.id, key.version])
             {
-                _ = try decoded(key, bytes: try row.data(0), cache: &documents)
+                _ = try documents.decoded(key, bytes: try row.data(0))
             }
-            facts.documents[key] = documents[key]
+            facts.documents[key] = documents.cached(key)
         }
         for id in needs.attemptIDs {
             if let row = try database.storedRow(
@@ -208,75 +196,6 @@ public final class SQLiteServerStorage: ServerStorage {
 
     // MARK: Submissions
 
-    public func submit(_ request: SubmissionRequest, user: String, via: SubmissionChannel, now: Date) async throws -> SubmissionOutcome {
-        let receiptID = Receipts.newID()
-        return try await onDatabase { database, documents in
-            try database.inTransaction {
-                let existing = try database.storedRow(
-                    "SELECT \(Self.submissionColumns) FROM submissions s WHERE s.attempt_id = ?",
-                    [request.attemptId]
-                ).map { try Self.submission($0) }
-                var responses: [String: (attemptID: String, user: String)] = [:]
-                for id in SubmissionFacts.lookedUpIDs(request) {
-                    if let row = try database.storedRow("SELECT attempt_id, user_name FROM responses WHERE id = ?", [id]) {
-                        responses[id] = (try row.string(0), try row.string(1))
-                    }
-                }
-                let key = DocumentKey(id: request.assessmentId, version: request.assessmentVersion)
-                let document = try database.storedRow(
-                    "SELECT served FROM assessment_versions WHERE id = ? AND version = ?",
-                    [key.id, key.version]
-                ).map { try Self.decoded(key, bytes: try $0.data(0), cache: &documents) }
-                let facts = SubmissionFacts(
-                    attempt: try database.storedRow("SELECT user_name, assessment_id FROM attempts WHERE id = ?", [request.attemptId]).map {
-                        AttemptOwner(user: try $0.string(0), assessmentID: try $0.string(1))
-                    },
-                    existing: existing,
-                    head: try database.storedRow("SELECT current_version, deleted, closed_at FROM assessments WHERE id = ?", [request.assessmentId])
-                        .map {
-                            AssessmentHead(currentVersion: try $0.int(0), deleted: try $0.int(1) != 0, closedAt: try $0.optionalDouble(2))
-                        },
-                    responses: responses,
-                    held: try Self.currentAnswers(attemptID: request.attemptId, database: database),
-                    document: document,
-                    otherSubmittedAttempts: try database.scalarInt(
-                        "SELECT count(*) FROM submissions WHERE user_name = ? AND assessment_id = ? AND attempt_id != ?",
-                        [user, request.assessmentId, request.attemptId]
-                    ),
-                    otherAttempts: try database.scalarInt(
-                        "SELECT count(*) FROM attempts WHERE user_name = ? AND assessment_id = ? AND id != ?",
-                        [user, request.assessmentId, request.attemptId]
-                    ),
-                    extraMinutes: try Self.extraMinutes(assessmentID: request.assessmentId, user: user, database: database)
-                )
-                let plan = SubmissionPlan.decide(request, user: user, now: now, facts: facts, receiptID: receiptID, via: via)
-                switch plan.write {
-                case .insert(let record):
-                    try database.execute(
-                        """
-                        INSERT INTO submissions (attempt_id, user_name, assessment_id, assessment_version, submitted_at, forced, receipt_id,
-                            received_at, response_count, started_at, time_used_ms, clock_moved_back_ms, unsealed_at, flags, via)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                        [
-                            record.attemptID, record.user, record.assessmentID, record.assessmentVersion, record.submittedAt, record.forced,
-                            record.receiptID, record.receivedAt, record.responseCount, record.startedAt, record.timeUsedMilliseconds,
-                            record.clockMovedBackMilliseconds, record.unsealedAt, record.flagsText, record.via.rawValue,
-                        ]
-                    )
-                case .amend(let record):
-                    try database.execute(
-                        "UPDATE submissions SET response_count = ?, signed_receipt = NULL WHERE attempt_id = ?",
-                        [record.responseCount, record.attemptID]
-                    )
-                case nil: break
-                }
-                if plan.write != nil { try Self.keepTotals(request.attemptId, answers: facts.held, database: database) }
-                return plan.outcome
-            }
-        }
-    }
-
     /// The attempt's current answers (superseded ones left out): what a receipt states and a submission must list.
     static func currentAnswers(attemptID: String, database: Database) throws -> [ReceiptMaterial.Answer] {
         try database.stored(ScoringStatements.currentAnswers(attemptID: attemptID)).map(ScoringStatements.answer)
@@ -304,7 +223,7 @@ public final class SQLiteServerStorage: ServerStorage {
     private static let submissionPositions = SQLiteStoredRow.positions(SubmissionRecord.columns)
 
     public func resultInputs(user: String?, assessmentID: String?, attemptIDs: [String]?) async throws -> [ResultInput] {
-        try await onDatabase { database, _ in
+        try await onDatabase { database in
             guard let attemptIDs else { return try Self.resultInputs(user: user, assessmentID: assessmentID, database: database) }
             // At most 500 ids a statement (SQLite takes 999 variables).
             var inputs: [ResultInput] = []
@@ -379,7 +298,7 @@ public final class SQLiteServerStorage: ServerStorage {
 
     /// A student's download: the first time kept, the latest updated (SQLite 3.15 has no upsert that keeps a column).
     public func recordDownload(assessmentID: String, version: Int, user: String, now: Date) async throws {
-        try await onDatabase { database, _ in
+        try await onDatabase { database in
             try database.inTransaction {
                 try database.execute(DeskStatements.downloadAgain(assessmentID: assessmentID, version: version, user: user, at: now))
                 if database.changes == 0 {
@@ -402,7 +321,7 @@ public final class SQLiteServerStorage: ServerStorage {
     }
 
     public func rosterMembers(assessmentID: String, group: String?) async throws -> [RosterFacts.Student] {
-        try await onDatabase { database, _ in
+        try await onDatabase { database in
             try database.inTransaction {
                 RosterFacts.members(
                     students: try database.stored(
@@ -422,7 +341,7 @@ public final class SQLiteServerStorage: ServerStorage {
         // Each statement's own parameters first, then `users` (?2… or ?3…).
         let binds = users ?? []
         @Sendable func sql(_ text: String) -> String { text.replacingOccurrences(of: "$1", with: "?1") }
-        return try await onDatabase { database, _ in
+        return try await onDatabase { database in
             try database.inTransaction {
                 guard
                     let head = try database.storedRow(
@@ -503,24 +422,25 @@ extension SQLiteServerStorage: SharedStatements {
     public var dialect: SQLDialect { .sqlite }
 
     public func rows<T: Sendable>(_ statement: SQLStatement, _ read: @escaping @Sendable (any StoredRow) throws -> T) async throws -> [T] {
-        try await onDatabase { database, _ in try database.stored(statement).map(read) }
+        try await onDatabase { database in try database.stored(statement).map(read) }
     }
 
     public func run(_ statement: SQLStatement) async throws {
-        try await onDatabase { database, _ in try database.execute(statement) }
+        try await onDatabase { database in try database.execute(statement) }
     }
 
     public func snapshot<T: Sendable>(_ statements: [SQLStatement], _ body: @escaping @Sendable ([[any StoredRow]]) throws -> T) async throws -> T {
-        try await onDatabase { database, _ in
+        try await onDatabase { database in
             try database.inTransaction { try body(statements.map { try database.stored($0) }) }
         }
     }
 
     public func readThenWrite<T: Sendable>(
         _ reads: [SQLStatement],
+        queue: String?,
         decide: @escaping @Sendable ([[any StoredRow]]) throws -> (T, [SQLStatement])
     ) async throws -> T {
-        try await onDatabase { database, _ in
+        try await onDatabase { database in
             try database.inTransaction {
                 let (value, writes) = try decide(reads.map { try database.stored($0) })
                 for statement in writes { try database.execute(statement) }

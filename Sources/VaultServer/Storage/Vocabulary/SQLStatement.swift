@@ -7,6 +7,8 @@ public enum SQLValue: Sendable, Equatable {
     case integer(Int)
     case real(Double)
     case blob(Data)
+    /// A boolean column's value: SQLite stores 1 or 0, PostgreSQL a boolean.
+    case bool(Bool)
     case null
 }
 
@@ -85,13 +87,25 @@ public protocol StatementSession: Sendable {
     func snapshot<T: Sendable>(_ statements: [SQLStatement], _ body: @escaping @Sendable ([[any StoredRow]]) throws -> T) async throws -> T
     /// One transaction (the engine's own: SQLite's single writer, PostgreSQL's serializable with its retries): the
     /// rows of `reads`, then what `decide` makes of them, a value and the statements to write, committed together.
+    ///
+    /// `queue`: transactions that name the same queue run one after another where the engine runs transactions side
+    /// by side (PostgreSQL: the hand-ins of one assessment); SQLite's one writer queues every transaction anyway.
     func readThenWrite<T: Sendable>(
         _ reads: [SQLStatement],
+        queue: String?,
         decide: @escaping @Sendable ([[any StoredRow]]) throws -> (T, [SQLStatement])
     ) async throws -> T
 }
 
 extension StatementSession {
+    /// Reads and the writes they call for, in one transaction of the engine's own (`readThenWrite(_:queue:decide:)`).
+    public func readThenWrite<T: Sendable>(
+        _ reads: [SQLStatement],
+        decide: @escaping @Sendable ([[any StoredRow]]) throws -> (T, [SQLStatement])
+    ) async throws -> T {
+        try await readThenWrite(reads, queue: nil, decide: decide)
+    }
+
     /// The first row's value, if there is a row.
     public func row<T: Sendable>(_ statement: SQLStatement, _ read: @escaping @Sendable (any StoredRow) throws -> T) async throws -> T? {
         try await rows(statement, read).first
@@ -123,6 +137,7 @@ extension SQLValue: DatabaseValueConvertible {
         case .integer(let number): .integer(Int64(number))
         case .real(let number): .real(number)
         case .blob(let data): .blob(data)
+        case .bool(let value): .integer(value ? 1 : 0)
         case .null: .null
         }
     }

@@ -9,6 +9,8 @@ import VaultRules
 public protocol SharedStatements: StatementSession {
     /// How this engine writes what the two write differently (placeholders, upserts).
     var dialect: SQLDialect { get }
+    /// The store's served versions, decoded once.
+    var documents: DocumentCache { get }
 }
 
 /// `users` and `tokens`.

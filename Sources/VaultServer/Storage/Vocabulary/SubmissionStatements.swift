@@ -1,0 +1,143 @@
+import Foundation
+import VaultAPI
+import VaultRules
+
+/// A hand-in: the facts `SubmissionPlan` decides on, read in the transaction that writes its decision.
+public enum SubmissionStatements {
+    static func submission(attemptID: String) -> SQLStatement {
+        SQLStatement(
+            "SELECT \(SubmissionRecord.selection("s")) FROM submissions s WHERE s.attempt_id = ?",
+            [.text(attemptID)],
+            columns: SubmissionRecord.columns
+        )
+    }
+
+    static func attempt(id: String) -> SQLStatement {
+        SQLStatement("SELECT user_name, assessment_id FROM attempts WHERE id = ?", [.text(id)], columns: ["user_name", "assessment_id"])
+    }
+
+    static func head(id: String) -> SQLStatement {
+        SQLStatement(
+            "SELECT current_version, deleted, closed_at FROM assessments WHERE id = ?",
+            [.text(id)],
+            columns: ["current_version", "deleted", "closed_at"]
+        )
+    }
+
+    /// The version handed in: served (what the rules check against) and the teacher's document (what is scored).
+    static func version(_ key: DocumentKey) -> SQLStatement {
+        SQLStatement(
+            "SELECT served, source FROM assessment_versions WHERE id = ? AND version = ?",
+            [.text(key.id), .integer(key.version)],
+            columns: ["served", "source"]
+        )
+    }
+
+    /// Who owns the responses a hand-in names, at most 500 ids a statement (SQLite takes 999 variables).
+    static func responseOwners(_ ids: [String]) -> [SQLStatement] {
+        stride(from: 0, to: ids.count, by: 500).map { start in
+            let chunk = ids[start..<min(start + 500, ids.count)]
+            return SQLStatement(
+                "SELECT id, attempt_id, user_name FROM responses WHERE id IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))",
+                chunk.map(SQLValue.text),
+                columns: ["id", "attempt_id", "user_name"]
+            )
+        }
+    }
+
+    /// The student's other hand-ins and other attempts of the assessment.
+    static func others(user: String, assessmentID: String, attemptID: String) -> SQLStatement {
+        SQLStatement(
+            """
+            SELECT (SELECT count(*) FROM submissions WHERE user_name = ? AND assessment_id = ? AND attempt_id <> ?) AS submitted,
+                (SELECT count(*) FROM attempts WHERE user_name = ? AND assessment_id = ? AND id <> ?) AS attempts
+            """,
+            [.text(user), .text(assessmentID), .text(attemptID), .text(user), .text(assessmentID), .text(attemptID)],
+            columns: ["submitted", "attempts"]
+        )
+    }
+
+    static func write(_ write: SubmissionWrite) -> SQLStatement {
+        switch write {
+        case .insert(let record):
+            return SQLStatement(
+                """
+                INSERT INTO submissions (attempt_id, user_name, assessment_id, assessment_version, submitted_at, forced, receipt_id,
+                    received_at, response_count, started_at, time_used_ms, clock_moved_back_ms, unsealed_at, flags, via)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(record.attemptID), .text(record.user), .text(record.assessmentID), .integer(record.assessmentVersion),
+                    .text(record.submittedAt), .bool(record.forced), .text(record.receiptID), .real(record.receivedAt),
+                    .integer(record.responseCount), record.startedAt.map(SQLValue.text) ?? .null,
+                    record.timeUsedMilliseconds.map(SQLValue.integer) ?? .null, record.clockMovedBackMilliseconds.map(SQLValue.integer) ?? .null,
+                    record.unsealedAt.map(SQLValue.text) ?? .null, .text(record.flagsText), .text(record.via.rawValue),
+                ]
+            )
+        case .amend(let record):
+            return SQLStatement(
+                "UPDATE submissions SET response_count = ?, signed_receipt = NULL WHERE attempt_id = ?",
+                [.integer(record.responseCount), .text(record.attemptID)]
+            )
+        }
+    }
+}
+
+extension SharedStatements {
+    /// A hand-in, decided by `SubmissionPlan` on facts read in the transaction that writes the decision, with the
+    /// score kept beside it. On PostgreSQL the hand-ins of one assessment are queued (`readThenWrite`'s `queue`).
+    public func submit(_ request: SubmissionRequest, user: String, via: SubmissionChannel, now: Date) async throws -> SubmissionOutcome {
+        let receiptID = Receipts.newID()
+        let key = DocumentKey(id: request.assessmentId, version: request.assessmentVersion)
+        let documents = documents
+        let owners = SubmissionStatements.responseOwners(SubmissionFacts.lookedUpIDs(request))
+        let reads =
+            [
+                SubmissionStatements.submission(attemptID: request.attemptId), SubmissionStatements.attempt(id: request.attemptId),
+                SubmissionStatements.head(id: request.assessmentId), SubmissionStatements.version(key),
+                ScoringStatements.currentAnswers(attemptID: request.attemptId),
+                SubmissionStatements.others(user: user, assessmentID: request.assessmentId, attemptID: request.attemptId),
+                TeachingStatements.extraMinutes(assessmentID: request.assessmentId, user: user),
+                ScoringStatements.submittedSource(attemptID: request.attemptId), ScoringStatements.grades(attemptID: request.attemptId),
+            ] + owners
+        return try await readThenWrite(reads, queue: "submissions:" + request.assessmentId) { tables in
+            var responses: [String: (attemptID: String, user: String)] = [:]
+            for row in tables.dropFirst(reads.count - owners.count).joined() {
+                responses[try row.string("id")] = (try row.string("attempt_id"), try row.string("user_name"))
+            }
+            let version = tables[3].first
+            let others = tables[5].first
+            let facts = SubmissionFacts(
+                attempt: try tables[1].first.map { AttemptOwner(user: try $0.string("user_name"), assessmentID: try $0.string("assessment_id")) },
+                existing: try tables[0].first.map { try SubmissionRecord(row: $0) },
+                head: try tables[2].first.map {
+                    AssessmentHead(
+                        currentVersion: try $0.int("current_version"),
+                        deleted: try $0.bool("deleted"),
+                        closedAt: try $0.optionalDouble("closed_at")
+                    )
+                },
+                responses: responses,
+                held: try tables[4].map(ScoringStatements.answer),
+                document: try version.map { try documents.decoded(key, bytes: try $0.data("served")) },
+                otherSubmittedAttempts: try others?.int("submitted") ?? 0,
+                otherAttempts: try others?.int("attempts") ?? 0,
+                extraMinutes: try tables[6].first?.int("extra_minutes") ?? 0
+            )
+            let plan = SubmissionPlan.decide(request, user: user, now: now, facts: facts, receiptID: receiptID, via: via)
+            guard let write = plan.write else { return (plan.outcome, []) }
+            var writes = [SubmissionStatements.write(write)]
+            // The score kept beside the hand-in, from the version it is of: the new one's, or the stored one's.
+            let source: Data? =
+                switch write {
+                case .insert: try version?.data("source")
+                case .amend: try tables[7].first?.data("source")
+                }
+            let answers = facts.held.map { (questionID: $0.questionID, answer: $0.answer) }
+            if let source, let totals = Scoring.kept(source: source, answers: answers, grades: try tables[8].map(ScoringStatements.grade)) {
+                writes.append(ScoringStatements.keepTotals(totals, attemptID: request.attemptId))
+            }
+            return (plan.outcome, writes)
+        }
+    }
+}
