@@ -198,9 +198,13 @@ enum DeskBench {
         "SELECT name, group_name FROM users WHERE role = 'student' ORDER BY name",
         "SELECT user_name, version, last_at FROM downloads WHERE assessment_id = 'desk-quiz'",
         "SELECT user_name, extra_minutes FROM accommodations WHERE assessment_id IN ('desk-quiz', '*')",
-        RosterFacts.inProgressQuery().replacingOccurrences(of: "$1", with: "'desk-quiz'"),
-        RosterFacts.refusalsQuery().replacingOccurrences(of: "$1", with: "'desk-quiz'"),
-        RosterFacts.devicesQuery().replacingOccurrences(of: "$1", with: "'desk-quiz'"),
+        """
+        SELECT r.user_name, r.attempt_id, COUNT(*), MAX(r.received_at), MAX(t.started_at) FROM attempts t
+        JOIN responses r ON r.attempt_id = t.id AND NOT r.superseded WHERE t.assessment_id = 'desk-quiz'
+        AND NOT EXISTS (SELECT 1 FROM submissions s WHERE s.attempt_id = t.id) GROUP BY r.user_name, r.attempt_id
+        """,
+        "SELECT user_name, attempt_id, reason, at FROM refused_submissions WHERE assessment_id = 'desk-quiz'",
+        "SELECT d.attempt_id, d.last_seen FROM attempt_devices d JOIN attempts t ON t.id = d.attempt_id WHERE t.assessment_id = 'desk-quiz'",
         "SELECT s.*, a.released_at FROM submissions s JOIN assessments a ON a.id = s.assessment_id WHERE s.assessment_id = 'desk-quiz' ORDER BY s.user_name, s.attempt_id",
         "SELECT v.id, v.version, v.source FROM assessment_versions v WHERE v.id = 'desk-quiz'",
         "SELECT g.attempt_id, g.question_id, g.points FROM submissions s JOIN grades g ON g.attempt_id = s.attempt_id WHERE s.assessment_id = 'desk-quiz'",

@@ -112,51 +112,11 @@ public struct RosterFacts: Sendable {
 }
 
 extension RosterFacts {
-    /// A store's condition that keeps some users' rows of a column (`everyone`, or `column IN (…)` / `= ANY(…)`):
-    /// the roster's statements read a class, or one chunk of it (the export).
-    public typealias Only = @Sendable (_ column: String) -> String
-    public static let everyone: Only = { _ in "1 = 1" }
-
-    /// The attempts with answers on the server that are not handed in (user, attempt, questions answered, last
-    /// received, clock started), one statement for both stores (`$1`: the assessment id). It starts from the
-    /// assessment's attempts without a submission, so the answers of handed-in attempts are never read (a class that
-    /// has handed in: 1.4 ms instead of 35-44 ms on PostgreSQL, 2,000 attempts of 50 answers); the current answers are
-    /// one per question (`responses_one_current`), so they are counted, not sorted for DISTINCT.
-    public static func inProgressQuery(_ only: Only = everyone) -> String {
-        """
-        SELECT r.user_name, r.attempt_id, COUNT(*), MAX(r.received_at), MAX(t.started_at) FROM attempts t
-        JOIN responses r ON r.attempt_id = t.id AND NOT r.superseded
-        WHERE t.assessment_id = $1 AND \(only("t.user_name"))
-        AND NOT EXISTS (SELECT 1 FROM submissions s WHERE s.attempt_id = t.id)
-        GROUP BY r.user_name, r.attempt_id
-        """
-    }
-
-    /// Each attempt's devices and when each was last seen (attempt, last seen), one statement for both stores.
-    public static func devicesQuery(_ only: Only = everyone) -> String {
-        """
-        SELECT d.attempt_id, d.last_seen FROM attempt_devices d JOIN attempts t ON t.id = d.attempt_id
-        WHERE t.assessment_id = $1 AND \(only("t.user_name"))
-        """
-    }
-
-    /// Those who handed in an attempt without a student account (a teacher trying it out), whom the roster of
-    /// everyone lists too, one statement for both stores (`$1`: the assessment).
-    public static let othersQuery = """
-        SELECT DISTINCT s.user_name FROM submissions s LEFT JOIN users u ON u.name = s.user_name AND u.role = 'student'
-        WHERE s.assessment_id = $1 AND u.name IS NULL
-        """
-
-    /// The rows of `devicesQuery` by attempt, the latest sighting first.
+    /// The rows of each attempt's devices by attempt, the latest sighting first.
     public static func devices(_ rows: [(attemptID: String, lastSeen: Double)]) -> [String: [Double]] {
         var devices: [String: [Double]] = [:]
         for row in rows { devices[row.attemptID, default: []].append(row.lastSeen) }
         return devices.mapValues { $0.sorted(by: >) }
-    }
-
-    /// Each student's latest refusal (user, attempt, reason, at), one statement for both stores (`$1`: the assessment).
-    public static func refusalsQuery(_ only: Only = everyone) -> String {
-        "SELECT user_name, attempt_id, reason, at FROM refused_submissions WHERE assessment_id = $1 AND \(only("user_name"))"
     }
 
     /// Everyone a roster of `group` lists, in its order, from the students of the group and (for everyone) those

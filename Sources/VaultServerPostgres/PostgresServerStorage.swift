@@ -206,100 +206,18 @@ public final class PostgresServerStorage: ServerStorage {
         }
     }
 
-    // MARK: Submissions
-
-    /// Bindings for a query whose SQL is built from a record's column list (values are never in the SQL).
-    static func binds(_ values: String?...) -> PostgresBindings {
-        var bindings = PostgresBindings()
-        for value in values { bindings.append(value) }
-        return bindings
-    }
+    // MARK: Kept scores (answers that change a hand-in)
 
     /// The attempt's current answers (superseded ones left out): what a receipt states and a submission must list.
     static func currentAnswers(attemptID: String, on connection: PostgresConnection, logger: Logger) async throws -> [ReceiptMaterial.Answer] {
         try await connection.rows(ScoringStatements.currentAnswers(attemptID: attemptID), ScoringStatements.answer, logger: logger)
     }
 
-    // MARK: Results
-
-    public func resultInputs(user: String?, assessmentID: String?, attemptIDs: [String]?) async throws -> [ResultInput] {
-        try await transaction(.repeatableRead) { connection in
-            try await self.resultInputs(user: user, assessmentID: assessmentID, attemptIDs: attemptIDs, on: connection)
-        }
-    }
-
-    /// Every submitted attempt's result input in four queries, whatever their number.
-    func resultInputs(
-        user: String?,
-        assessmentID: String?,
-        attemptIDs: [String]? = nil,
-        detail: ResultDetail = .answers,
-        users: [String]? = nil,
-        on connection: PostgresConnection
-    ) async throws -> [ResultInput] {
-        let filter =
-            "($1::text IS NULL OR s.user_name = $1) AND ($2::text IS NULL OR s.assessment_id = $2) AND ($3::text[] IS NULL OR s.attempt_id = ANY($3::text[])) AND \(Self.only(4)("s.user_name")) AND NOT a.deleted"
-        let from = "FROM submissions s JOIN assessments a ON a.id = s.assessment_id"
-        func query(_ sql: String) -> PostgresQuery {
-            var binds = Self.binds(user, assessmentID)
-            binds.append(attemptIDs)
-            binds.append(users)
-            return PostgresQuery(unsafeSQL: sql, binds: binds)
-        }
-        var records: [SubmissionRecord] = []
-        var released = Set<String>()
-        for try await row in try await connection.query(
-            query(
-                "SELECT \(SubmissionRecord.selection("s")), a.released_at IS NOT NULL AS released \(from) WHERE \(filter) ORDER BY s.assessment_id, s.user_name, s.attempt_id"
-            ),
-            logger: logger
-        ) {
-            let stored = PostgresStoredRow(row)
-            let record = try SubmissionRecord(row: stored)
-            if try stored.bool("released") { released.insert(record.assessmentID) }
-            records.append(record)
-        }
-        var sources: [DocumentKey: Data] = [:]
-        for try await (id, version, source) in try await connection.query(
-            query(
-                """
-                SELECT v.id, v.version, v.source FROM assessment_versions v WHERE EXISTS (
-                    SELECT 1 \(from) WHERE \(filter) AND s.assessment_id = v.id AND s.assessment_version = v.version)
-                """
-            ),
-            logger: logger
-        ).decode((String, Int, Data).self) { sources[DocumentKey(id: id, version: version)] = source }
-        var answers: [(attemptID: String, questionID: String, answer: String)] = []
-        if detail == .answers {
-            for try await row in try await connection.query(
-                query(
-                    "SELECT r.attempt_id, r.question_id, r.answer \(from) JOIN responses r ON r.attempt_id = s.attempt_id WHERE \(filter) AND NOT r.superseded"
-                ),
-                logger: logger
-            ).decode((String, String, String).self) { answers.append(row) }
-        }
-        var grades: [(attemptID: String, questionID: String, points: Double)] = []
-        for try await row in try await connection.query(
-            query("SELECT g.attempt_id, g.question_id, g.points \(from) JOIN grades g ON g.attempt_id = s.attempt_id WHERE \(filter)"),
-            logger: logger
-        ).decode((String, String, Double).self) { grades.append(row) }
-        var feedback: [(attemptID: String, questionID: String, text: String)] = []
-        if detail == .answers {
-            for try await row in try await connection.query(
-                query("SELECT f.attempt_id, f.question_id, f.text \(from) JOIN feedback f ON f.attempt_id = s.attempt_id WHERE \(filter)"),
-                logger: logger
-            ).decode((String, String, String).self) { feedback.append(row) }
-        }
-        return try StoredDocument.inputs(records: records, sources: sources, released: released, answers: answers, grades: grades, feedback: feedback)
-    }
-
     /// Works out a handed-in attempt's score again and keeps it beside its submission (`Scoring.Totals`), in the
-    /// transaction that changed it: a hand-in, a grade, answers changed after the hand-in.
-    /// `answers`: the attempt's current answers when the caller has read them already (a hand-in has).
-    private func keepTotals(_ attemptID: String, answers held: [ReceiptMaterial.Answer]? = nil, on connection: PostgresConnection) async throws {
+    /// batch that changed its answers after the hand-in (a hand-in and a grade keep theirs in `SharedStatements`).
+    private func keepTotals(_ attemptID: String, on connection: PostgresConnection) async throws {
         guard let source = try await submittedSource(attemptID, on: connection) else { return }
-        var current = held ?? []
-        if held == nil { current = try await Self.currentAnswers(attemptID: attemptID, on: connection, logger: logger) }
+        let current = try await Self.currentAnswers(attemptID: attemptID, on: connection, logger: logger)
         let answers = current.map { (questionID: $0.questionID, answer: $0.answer) }
         let grades = try await connection.rows(ScoringStatements.grades(attemptID: attemptID), ScoringStatements.grade, logger: logger)
         guard let totals = Scoring.kept(source: source, answers: answers, grades: grades) else { return }
@@ -327,115 +245,4 @@ public final class PostgresServerStorage: ServerStorage {
             )
         }
     }
-
-    /// The condition that keeps the rows of the users bound at `$index` (a `text[]`; NULL keeps every row).
-    static func only(_ index: Int) -> RosterFacts.Only {
-        { column in "($\(index)::text[] IS NULL OR \(column) = ANY($\(index)::text[]))" }
-    }
-
-    public func rosterMembers(assessmentID: String, group: String?) async throws -> [RosterFacts.Student] {
-        try await transaction(.repeatableRead) { connection in
-            var students: [RosterFacts.Student] = []
-            for try await (name, groupName) in try await connection.query(
-                PostgresQuery(
-                    unsafeSQL: "SELECT name, group_name FROM users WHERE role = 'student' AND ($1::text IS NULL OR group_name = $1)",
-                    binds: Self.binds(group)
-                ),
-                logger: self.logger
-            ).decode((String, String?).self) { students.append(.init(name: name, group: groupName)) }
-            var others: [String] = []
-            for try await name in try await connection.query(
-                PostgresQuery(unsafeSQL: RosterFacts.othersQuery, binds: Self.binds(assessmentID)),
-                logger: self.logger
-            )
-            .decode(String.self) { others.append(name) }
-            return RosterFacts.members(students: students, others: others, group: group)
-        }
-    }
-
-    public func rosterFacts(assessmentID: String, group: String?, detail: ResultDetail, users: [String]?) async throws -> RosterFacts? {
-        // The assessment at $1, the users at $2 (NULL: everyone).
-        @Sendable func query(_ sql: String) -> PostgresQuery {
-            var binds = Self.binds(assessmentID)
-            binds.append(users)
-            return PostgresQuery(unsafeSQL: sql, binds: binds)
-        }
-        return try await transaction(.repeatableRead) { connection in
-            var head: (version: Int, closedAt: Double?, released: Bool, document: Assessment)?
-            for try await (version, closedAt, released, source) in try await connection.query(
-                """
-                SELECT a.current_version, a.closed_at, a.released_at IS NOT NULL, v.source FROM assessments a
-                JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version WHERE a.id = \(assessmentID) AND NOT a.deleted
-                """,
-                logger: self.logger
-            ).decode((Int, Double?, Bool, Data).self) {
-                head = (version, closedAt, released, try StoredDocument.decode(source, DocumentKey(id: assessmentID, version: version)))
-            }
-            guard let head else { return nil }
-            var students: [RosterFacts.Student] = []
-            var byGroup = Self.binds(group)
-            byGroup.append(users)
-            for try await (name, groupName) in try await connection.query(
-                PostgresQuery(
-                    unsafeSQL:
-                        "SELECT name, group_name FROM users WHERE role = 'student' AND ($1::text IS NULL OR group_name = $1) AND \(Self.only(2)("name")) ORDER BY name",
-                    binds: byGroup
-                ),
-                logger: self.logger
-            ).decode((String, String?).self) { students.append(.init(name: name, group: groupName)) }
-            var downloads: [RosterFacts.Download] = []
-            for try await (user, version, at) in try await connection.query(
-                query("SELECT user_name, version, last_at FROM downloads WHERE assessment_id = $1 AND \(Self.only(2)("user_name"))"),
-                logger: self.logger
-            ).decode((String, Int, Double).self) { downloads.append(.init(user: user, version: version, at: at)) }
-            var extra: [String: Int] = [:]
-            var accommodations = Self.binds(assessmentID, AccommodationScope.everyAssessment)
-            accommodations.append(users)
-            for try await (user, minutes) in try await connection.query(
-                PostgresQuery(
-                    unsafeSQL: """
-                        SELECT user_name, extra_minutes FROM accommodations WHERE assessment_id IN ($1, $2) AND \(Self.only(3)("user_name"))
-                        ORDER BY assessment_id = $2 DESC
-                        """,
-                    binds: accommodations
-                ),
-                logger: self.logger
-            ).decode((String, Int).self) { extra[user] = minutes }
-            var inProgress: [RosterFacts.InProgress] = []
-            for try await (user, attempt, answered, last, started) in try await connection.query(
-                query(RosterFacts.inProgressQuery(Self.only(2))),
-                logger: self.logger
-            ).decode((String, String, Int, Double, Double?).self) {
-                inProgress.append(.init(user: user, attemptID: attempt, answered: answered, lastReceivedAt: last, startedAt: started))
-            }
-            var refusals: [RosterFacts.Refusal] = []
-            for try await (user, attempt, reason, at) in try await connection.query(
-                query(RosterFacts.refusalsQuery(Self.only(2))),
-                logger: self.logger
-            ).decode((String, String, String, Double).self) {
-                guard let reason = RefusalReason(rawValue: reason) else { throw StorageError.damaged("a refused hand-in's reason") }
-                refusals.append(.init(user: user, assessmentID: assessmentID, attemptID: attempt, reason: reason, at: at))
-            }
-            var devices: [(attemptID: String, lastSeen: Double)] = []
-            for try await (attempt, lastSeen) in try await connection.query(
-                query(RosterFacts.devicesQuery(Self.only(2))),
-                logger: self.logger
-            ).decode((String, Double).self) { devices.append((attempt, lastSeen)) }
-            return RosterFacts(
-                assessmentID: assessmentID,
-                document: head.document,
-                version: head.version,
-                closedAt: head.closedAt,
-                released: head.released,
-                students: students,
-                downloads: downloads,
-                extraMinutes: extra,
-                results: try await self.resultInputs(user: nil, assessmentID: assessmentID, detail: detail, users: users, on: connection),
-                inProgress: inProgress,
-                refusals: refusals,
-                devices: RosterFacts.devices(devices)
-            )
-        }
-    }
-
 }

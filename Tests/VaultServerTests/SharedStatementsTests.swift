@@ -1,6 +1,8 @@
 import Foundation
+import HTTPTypes
 import Testing
 import VaultAPI
+import VaultRules
 import VaultServer
 import VaultTestSupport
 
@@ -50,5 +52,38 @@ struct SharedStatementsTests {
         #expect(try await storage.extraMinutes(assessmentID: "quiz-2", user: "student") == 10)
         #expect(try await storage.user(named: "student")?.role == .student)
         #expect(try await storage.user(named: "nobody") == nil)
+    }
+
+    @Test(
+        "on both engines: a roster of some users reads only theirs (none for an empty list); results of more than 500 attempt ids are read 500 at a time in one snapshot",
+        arguments: Backend.all
+    )
+    func filtersAndChunks(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        try await harness.test { api in
+            let teacher = try await api.token("teacher")
+            #expect(try await api.publish(Fixtures.quiz(), teacher: teacher).status == .created)
+            #expect(try await DeskTests.handIn(api, student: "student", attempt: "f-1").status == .created)
+            #expect(try await DeskTests.handIn(api, student: "student2", attempt: "f-2").status == .created)
+            // The store is read while the server runs (a PostgreSQL store's pool closes with it).
+            try await Self.readFiltered(harness.storage)
+        }
+    }
+
+    static func readFiltered(_ storage: any ServerStorage) async throws {
+        let some = try #require(try await storage.rosterFacts(assessmentID: "quiz-1", group: nil, detail: .answers, users: ["student2"]))
+        #expect(some.students.map(\.name) == ["student2"] && some.results.map(\.record.attemptID) == ["f-2"])
+        #expect(some.results.first?.answers.isEmpty == false, "answers are read for .answers")
+        let none = try #require(try await storage.rosterFacts(assessmentID: "quiz-1", group: nil, detail: .summary, users: []))
+        #expect(none.students.isEmpty && none.results.isEmpty)
+        let everyone = try #require(try await storage.rosterFacts(assessmentID: "quiz-1", group: nil, detail: .summary, users: nil))
+        #expect(Set(everyone.results.map(\.record.attemptID)) == ["f-1", "f-2"] && everyone.results.allSatisfy { $0.answers.isEmpty })
+        #expect(try await storage.rosterFacts(assessmentID: "missing", group: nil, detail: .summary, users: nil) == nil)
+
+        let ids = (0..<1_203).map { "unknown-\($0)" } + ["f-2"] + (0..<300).map { "other-\($0)" } + ["f-1"]
+        let inputs = try await storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ids)
+        #expect(Set(inputs.map(\.record.attemptID)) == ["f-1", "f-2"] && inputs.count == 2)
+        #expect(try await storage.resultInputs(user: "student", assessmentID: nil, attemptIDs: ids).map(\.record.attemptID) == ["f-1"])
+        #expect(try await storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: []).isEmpty)
     }
 }

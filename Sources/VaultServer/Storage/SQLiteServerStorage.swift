@@ -194,7 +194,7 @@ public final class SQLiteServerStorage: ServerStorage {
         }
     }
 
-    // MARK: Submissions
+    // MARK: Kept scores (answers that change a hand-in)
 
     /// The attempt's current answers (superseded ones left out): what a receipt states and a submission must list.
     static func currentAnswers(attemptID: String, database: Database) throws -> [ReceiptMaterial.Answer] {
@@ -202,90 +202,13 @@ public final class SQLiteServerStorage: ServerStorage {
     }
 
     /// Works out a handed-in attempt's score again and keeps it beside its submission (`Scoring.Totals`), in the
-    /// transaction that changed it: a hand-in, a grade, answers changed after the hand-in.
-    /// `answers`: the attempt's current answers when the caller has read them already (a hand-in has).
-    static func keepTotals(_ attemptID: String, answers held: [ReceiptMaterial.Answer]? = nil, database: Database) throws {
+    /// batch that changed its answers after the hand-in (a hand-in and a grade keep theirs in `SharedStatements`).
+    static func keepTotals(_ attemptID: String, database: Database) throws {
         guard let source = try submittedSource(attemptID, database: database) else { return }
-        let answers = try (held ?? currentAnswers(attemptID: attemptID, database: database)).map { (questionID: $0.questionID, answer: $0.answer) }
+        let answers = try currentAnswers(attemptID: attemptID, database: database).map { (questionID: $0.questionID, answer: $0.answer) }
         let grades = try database.stored(ScoringStatements.grades(attemptID: attemptID)).map(ScoringStatements.grade)
         guard let totals = Scoring.kept(source: source, answers: answers, grades: grades) else { return }
         try database.execute(ScoringStatements.keepTotals(totals, attemptID: attemptID))
-    }
-
-    private static func submission(_ row: SQLiteStoredRow) throws -> SubmissionRecord {
-        try SubmissionRecord(row: SQLiteStoredRow(row.row, positions: submissionPositions))
-    }
-
-    // MARK: Results
-
-    /// The columns `submission(_:)` reads, in its order (`s` is `submissions`).
-    static let submissionColumns = SubmissionRecord.selection("s")
-    private static let submissionPositions = SQLiteStoredRow.positions(SubmissionRecord.columns)
-
-    public func resultInputs(user: String?, assessmentID: String?, attemptIDs: [String]?) async throws -> [ResultInput] {
-        try await onDatabase { database in
-            guard let attemptIDs else { return try Self.resultInputs(user: user, assessmentID: assessmentID, database: database) }
-            // At most 500 ids a statement (SQLite takes 999 variables).
-            var inputs: [ResultInput] = []
-            for start in stride(from: 0, to: attemptIDs.count, by: 500) {
-                let chunk = Array(attemptIDs[start..<min(start + 500, attemptIDs.count)])
-                inputs += try Self.resultInputs(user: user, assessmentID: assessmentID, attemptIDs: chunk, database: database)
-            }
-            return inputs
-        }
-    }
-
-    /// Every submitted attempt's result input in four queries, whatever their number.
-    static func resultInputs(
-        user: String?,
-        assessmentID: String?,
-        attemptIDs: [String]? = nil,
-        users: [String]? = nil,
-        detail: ResultDetail = .answers,
-        database: Database
-    ) throws -> [ResultInput] {
-        // `attemptIDs` as ?3, ?4, …, then `users`: at most 500 in all (the callers split longer lists).
-        let attempts = only(attemptIDs, from: 3)("s.attempt_id")
-        let among = only(users, from: 3 + (attemptIDs?.count ?? 0))("s.user_name")
-        let filter = "(?1 IS NULL OR s.user_name = ?1) AND (?2 IS NULL OR s.assessment_id = ?2) AND \(attempts) AND \(among) AND a.deleted = 0"
-        let from = "FROM submissions s JOIN assessments a ON a.id = s.assessment_id"
-        let binds: [any DatabaseValueConvertible] = [user, assessmentID] + (attemptIDs ?? []) + (users ?? [])
-        var released = Set<String>()
-        let records = try database.stored(
-            "SELECT \(submissionColumns), a.released_at \(from) WHERE \(filter) ORDER BY s.assessment_id, s.user_name, s.attempt_id",
-            binds
-        ).map { row -> SubmissionRecord in
-            let record = try submission(row)
-            if try row.optionalDouble(SubmissionRecord.columns.count) != nil { released.insert(record.assessmentID) }
-            return record
-        }
-        var sources: [DocumentKey: Data] = [:]
-        for row in try database.stored(
-            """
-            SELECT v.id, v.version, v.source FROM assessment_versions v WHERE EXISTS (
-                SELECT 1 \(from) WHERE \(filter) AND s.assessment_id = v.id AND s.assessment_version = v.version)
-            """,
-            binds
-        ) { sources[DocumentKey(id: try row.string(0), version: try row.int(1))] = try row.data(2) }
-        let answers =
-            detail == .summary
-            ? []
-            : try database.stored(
-                "SELECT r.attempt_id, r.question_id, r.answer \(from) JOIN responses r ON r.attempt_id = s.attempt_id WHERE \(filter) AND r.superseded = 0",
-                binds
-            ).map { (attemptID: try $0.string(0), questionID: try $0.string(1), answer: try $0.string(2)) }
-        let grades = try database.stored(
-            "SELECT g.attempt_id, g.question_id, g.points \(from) JOIN grades g ON g.attempt_id = s.attempt_id WHERE \(filter)",
-            binds
-        ).map { (attemptID: try $0.string(0), questionID: try $0.string(1), points: try $0.double(2)) }
-        let feedback =
-            detail == .summary
-            ? []
-            : try database.stored(
-                "SELECT f.attempt_id, f.question_id, f.text \(from) JOIN feedback f ON f.attempt_id = s.attempt_id WHERE \(filter)",
-                binds
-            ).map { (attemptID: try $0.string(0), questionID: try $0.string(1), text: try $0.string(2)) }
-        return try StoredDocument.inputs(records: records, sources: sources, released: released, answers: answers, grades: grades, feedback: feedback)
     }
 
     /// The teacher's document of a submitted attempt's version (nil: not submitted): what a grade or feedback is
@@ -312,109 +235,6 @@ public final class SQLiteServerStorage: ServerStorage {
         for refusal in refusals { try database.execute(DeskStatements.refusal(refusal, dialect: .sqlite)) }
     }
 
-    /// The condition that keeps the rows of `values` in a column, as numbered parameters from `first` (SQLite has
-    /// no arrays); nil keeps every row, an empty list none.
-    static func only(_ values: [String]?, from first: Int) -> RosterFacts.Only {
-        guard let values else { return RosterFacts.everyone }
-        let list = values.isEmpty ? "NULL" : values.indices.map { "?\(first + $0)" }.joined(separator: ", ")
-        return { column in "\(column) IN (\(list))" }
-    }
-
-    public func rosterMembers(assessmentID: String, group: String?) async throws -> [RosterFacts.Student] {
-        try await onDatabase { database in
-            try database.inTransaction {
-                RosterFacts.members(
-                    students: try database.stored(
-                        "SELECT name, group_name FROM users WHERE role = 'student' AND (?1 IS NULL OR group_name = ?1)",
-                        [group]
-                    ).map { RosterFacts.Student(name: try $0.string(0), group: try $0.optionalString(1)) },
-                    others: try database.stored(RosterFacts.othersQuery.replacingOccurrences(of: "$1", with: "?1"), [assessmentID]).map {
-                        try $0.string(0)
-                    },
-                    group: group
-                )
-            }
-        }
-    }
-
-    public func rosterFacts(assessmentID: String, group: String?, detail: ResultDetail, users: [String]?) async throws -> RosterFacts? {
-        // Each statement's own parameters first, then `users` (?2… or ?3…).
-        let binds = users ?? []
-        @Sendable func sql(_ text: String) -> String { text.replacingOccurrences(of: "$1", with: "?1") }
-        return try await onDatabase { database in
-            try database.inTransaction {
-                guard
-                    let head = try database.storedRow(
-                        """
-                        SELECT a.current_version, a.closed_at, a.released_at, v.source FROM assessments a
-                        JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version WHERE a.id = ? AND a.deleted = 0
-                        """,
-                        [assessmentID]
-                    )
-                else { return nil }
-                let document = try StoredDocument.decode(try head.data(3), DocumentKey(id: assessmentID, version: try head.int(0)))
-                let students = try database.stored(
-                    "SELECT name, group_name FROM users WHERE role = 'student' AND (?1 IS NULL OR group_name = ?1) AND \(Self.only(users, from: 2)("name")) ORDER BY name",
-                    [group] + binds
-                ).map { RosterFacts.Student(name: try $0.string(0), group: try $0.optionalString(1)) }
-                let downloads = try database.stored(
-                    "SELECT user_name, version, last_at FROM downloads WHERE assessment_id = ?1 AND \(Self.only(users, from: 2)("user_name"))",
-                    [assessmentID] + binds
-                ).map { RosterFacts.Download(user: try $0.string(0), version: try $0.int(1), at: try $0.double(2)) }
-                var extra: [String: Int] = [:]
-                for row in try database.stored(
-                    """
-                    SELECT user_name, extra_minutes FROM accommodations WHERE (assessment_id = ?1 OR assessment_id = ?2)
-                    AND \(Self.only(users, from: 3)("user_name")) ORDER BY assessment_id = ?2 DESC
-                    """,
-                    [assessmentID, AccommodationScope.everyAssessment] + binds
-                ) { extra[try row.string(0)] = try row.int(1) }
-                return RosterFacts(
-                    assessmentID: assessmentID,
-                    document: document,
-                    version: try head.int(0),
-                    closedAt: try head.optionalDouble(1),
-                    released: try head.optionalDouble(2) != nil,
-                    students: students,
-                    downloads: downloads,
-                    extraMinutes: extra,
-                    results: try Self.resultInputs(user: nil, assessmentID: assessmentID, users: users, detail: detail, database: database),
-                    inProgress: try database.stored(sql(RosterFacts.inProgressQuery(Self.only(users, from: 2))), [assessmentID] + binds).map {
-                        RosterFacts.InProgress(
-                            user: try $0.string(0),
-                            attemptID: try $0.string(1),
-                            answered: try $0.int(2),
-                            lastReceivedAt: try $0.double(3),
-                            startedAt: try $0.optionalDouble(4)
-                        )
-                    },
-                    refusals: try database.stored(sql(RosterFacts.refusalsQuery(Self.only(users, from: 2))), [assessmentID] + binds).map { row in
-                        guard let reason = RefusalReason(rawValue: try row.string(2)) else {
-                            throw StorageError.damaged("a refused hand-in's reason")
-                        }
-                        return RosterFacts.Refusal(
-                            user: try row.string(0),
-                            assessmentID: assessmentID,
-                            attemptID: try row.string(1),
-                            reason: reason,
-                            at: try row.double(3)
-                        )
-                    },
-                    devices: RosterFacts.devices(
-                        try database.stored(sql(RosterFacts.devicesQuery(Self.only(users, from: 2))), [assessmentID] + binds).map {
-                            (try $0.string(0), try $0.double(1))
-                        }
-                    )
-                )
-            }
-        }
-    }
-
-    // MARK: Accommodations
-
-    static func extraMinutes(assessmentID: String, user: String, database: Database) throws -> Int {
-        try database.stored(TeachingStatements.extraMinutes(assessmentID: assessmentID, user: user)).first?.int("extra_minutes") ?? 0
-    }
 }
 
 /// The shared vocabulary's session: statements, snapshots and small transactions, each on the store's thread.
