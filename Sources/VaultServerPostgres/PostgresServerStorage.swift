@@ -80,21 +80,6 @@ public final class PostgresServerStorage: ServerStorage {
         }
     }
 
-    // MARK: Assessments
-
-    public func catalog() async throws -> [CatalogEntry] {
-        let rows = try await rows(PublishingStatements.catalog) { row in
-            (
-                try row.string("id"), try row.data("served"), try row.int("current_version"), try row.string("content_hash"),
-                try row.double("updated_at")
-            )
-        }
-        return try rows.map { id, served, version, hash, updated in
-            let document = try documents.decoded(DocumentKey(id: id, version: version), bytes: served)
-            return CatalogEntry(served: document, version: version, contentHash: hash, servedBytes: served.count, updatedAt: updated)
-        }
-    }
-
     // MARK: Responses
 
     /// READ COMMITTED: every race a batch can lose ends in a unique violation, and the retry reads the winner. Two

@@ -55,25 +55,6 @@ public final class SQLiteServerStorage: ServerStorage {
         }
     }
 
-    // MARK: Assessments
-
-    public func catalog() async throws -> [CatalogEntry] {
-        try await onDatabase { database in
-            try database.stored(PublishingStatements.catalog).compactMap { row in
-                let key = DocumentKey(id: try row.string("id"), version: try row.int("current_version"))
-                let served = try row.data("served")
-                let document = try self.documents.decoded(key, bytes: served)
-                return CatalogEntry(
-                    served: document,
-                    version: key.version,
-                    contentHash: try row.string("content_hash"),
-                    servedBytes: served.count,
-                    updatedAt: try row.double("updated_at")
-                )
-            }
-        }
-    }
-
     // MARK: Responses
 
     public func recordBatch(_ items: [ResponseItem], user: String, device: String?, now: Date) async throws -> [ItemResult] {

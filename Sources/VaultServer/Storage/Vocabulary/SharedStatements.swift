@@ -533,6 +533,22 @@ extension SharedStatements {
 
     // MARK: Single statements
 
+    /// Every live assessment at its current version, each served document decoded once (`documents`).
+    public func catalog() async throws -> [CatalogEntry] {
+        let documents = documents
+        return try await rows(PublishingStatements.catalog) { row in
+            let key = DocumentKey(id: try row.string("id"), version: try row.int("current_version"))
+            let served = try row.data("served")
+            return CatalogEntry(
+                served: try documents.decoded(key, bytes: served),
+                version: key.version,
+                contentHash: try row.string("content_hash"),
+                servedBytes: served.count,
+                updatedAt: try row.double("updated_at")
+            )
+        }
+    }
+
     public func served(id: String) async throws -> (bytes: Data, contentHash: String, version: Int)? {
         try await row(PublishingStatements.served(id: id)) { (try $0.data("served"), try $0.string("content_hash"), try $0.int("version")) }
     }
