@@ -19,6 +19,10 @@ struct SharedStatementsTests {
         // A row lock where PostgreSQL needs one; SQLite's one writer needs none.
         #expect(SQLDialect.sqlite.render("SELECT id FROM t WHERE id = ? {forUpdate}") == "SELECT id FROM t WHERE id = ?")
         #expect(SQLDialect.postgres.render("SELECT id FROM t WHERE id = ? {forUpdate}") == "SELECT id FROM t WHERE id = $1 FOR UPDATE")
+        // Anything else is kept as written, other scripts and braces included.
+        let other = "SELECT x FROM t WHERE a = 'خواندن {?}' AND b = ? AND c = '{x}'"
+        #expect(SQLDialect.postgres.render(other) == "SELECT x FROM t WHERE a = 'خواندن {?}' AND b = $1 AND c = '{x}'")
+        #expect(SQLDialect.sqlite.render(other) == other)
     }
 
     @Test("an upsert is INSERT OR REPLACE on SQLite and ON CONFLICT … DO UPDATE of the other columns on PostgreSQL")
