@@ -2,10 +2,11 @@ import Foundation
 import VaultAPI
 import VaultRules
 
-/// What both engines do the same way: single statements and small transactions (a read and the writes it calls for),
-/// each statement written once (the vocabulary of their tables) and run through the engine's `StatementSession`. An
-/// engine conforms and gets these parts of `ServerStorage`; what depends on the engine (its large transactions, hot
-/// prepared statements, `unnest` batches, one-statement upserts SQLite 3.15 cannot write) it writes itself.
+/// What both engines do the same way: single statements, snapshots and transactions (reads and the writes they call
+/// for), each statement written once (the vocabulary of their tables) and run through the engine's `StatementSession`.
+/// An engine conforms and gets these parts of `ServerStorage` (here, in `SharedReads`, `SubmissionStatements` and
+/// `RosterStatements`); what depends on the engine (the answer batch with PostgreSQL's prepared statements and `unnest`,
+/// the token check, a download's upsert SQLite 3.15 cannot write) it writes itself.
 public protocol SharedStatements: StatementSession {
     /// How this engine writes what the two write differently (placeholders, upserts).
     var dialect: SQLDialect { get }
