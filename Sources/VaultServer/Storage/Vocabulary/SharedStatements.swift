@@ -203,7 +203,10 @@ public enum TeachingStatements {
         SQLStatement("SELECT teacher, owner FROM assessment_teachers WHERE assessment_id = ?", [.text(assessmentID)], columns: ["teacher", "owner"])
     }
 
-    public static func access(_ row: any StoredRow) throws -> TeacherAccess { try row.int("owner") != 0 ? .owner : .coTeacher }
+    public static func access(_ row: any StoredRow) throws -> TeacherAccess { access(owner: try row.int("owner")) }
+
+    /// `assessment_teachers.owner` as the teacher's place: 1 owner, 0 co-teacher.
+    static func access(owner: Int) -> TeacherAccess { owner != 0 ? .owner : .coTeacher }
 
     /// What sharing an assessment with a teacher depends on, in one row: whether the assessment exists, the teacher's
     /// place on it (1 owner, 0 co-teacher, NULL none) and the teacher's role (NULL: no such user).
@@ -466,7 +469,7 @@ extension SharedStatements {
             { row in
                 Sharing(
                     exists: try row.int("assessments") > 0,
-                    access: try row.optionalInt("owner").map { $0 != 0 ? TeacherAccess.owner : .coTeacher },
+                    access: try row.optionalInt("owner").map(TeachingStatements.access(owner:)),
                     role: try row.optionalString("role").flatMap(Role.init(rawValue:))
                 )
             },

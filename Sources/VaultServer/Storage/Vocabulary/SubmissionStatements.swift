@@ -24,12 +24,13 @@ public enum SubmissionStatements {
         )
     }
 
-    /// The version handed in: served (what the rules check against) and the teacher's document (what is scored).
-    static func version(_ key: DocumentKey) -> SQLStatement {
+    /// The version handed in: the teacher's document (what is scored) and, unless it was decoded before, the served
+    /// one (what the rules check against).
+    static func version(_ key: DocumentKey, served: Bool) -> SQLStatement {
         SQLStatement(
-            "SELECT served, source FROM assessment_versions WHERE id = ? AND version = ?",
+            "SELECT \(served ? "served, " : "")source FROM assessment_versions WHERE id = ? AND version = ?",
             [.text(key.id), .integer(key.version)],
-            columns: ["served", "source"]
+            columns: served ? ["served", "source"] : ["source"]
         )
     }
 
@@ -94,7 +95,7 @@ extension SharedStatements {
         let reads =
             [
                 SubmissionStatements.submission(attemptID: request.attemptId), SubmissionStatements.attempt(id: request.attemptId),
-                SubmissionStatements.head(id: request.assessmentId), SubmissionStatements.version(key),
+                SubmissionStatements.head(id: request.assessmentId), SubmissionStatements.version(key, served: documents.cached(key) == nil),
                 ScoringStatements.currentAnswers(attemptID: request.attemptId),
                 SubmissionStatements.others(user: user, assessmentID: request.assessmentId, attemptID: request.attemptId),
                 TeachingStatements.extraMinutes(assessmentID: request.assessmentId, user: user),
@@ -119,7 +120,7 @@ extension SharedStatements {
                 },
                 responses: responses,
                 held: try tables[4].map(ScoringStatements.answer),
-                document: try version.map { try documents.decoded(key, bytes: try $0.data("served")) },
+                document: try version.map { try documents.cached(key) ?? documents.decoded(key, bytes: try $0.data("served")) },
                 otherSubmittedAttempts: try others?.int("submitted") ?? 0,
                 otherAttempts: try others?.int("attempts") ?? 0,
                 extraMinutes: try tables[6].first?.int("extra_minutes") ?? 0
