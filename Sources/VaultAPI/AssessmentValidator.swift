@@ -47,6 +47,11 @@ public enum AssessmentValidator {
             guard !question.prompt.isEmpty, question.prompt.count <= maxPromptCharacters else {
                 try fail("\(name) needs a prompt of at most \(maxPromptCharacters) characters.")
             }
+            if let points = question.points, Numbers.points(points) == nil {
+                try fail(
+                    "\(name) is worth \(AttemptResult.pointsText(points)) points; a question is worth more than 0 and at most \(pointsLimit) points."
+                )
+            }
             if requireAnswerKeyAbsent, question.body.answerKey != nil { try fail("\(name) carries an answer key, which must never be served.") }
             try checkBody(question, name: name, fail: fail)
             try checkWeights(question.body, name: name, served: requireAnswerKeyAbsent, fail: fail)
@@ -82,7 +87,12 @@ public enum AssessmentValidator {
             if let key = body.answerKey, key.isEmpty || key.contains(where: { $0.numberValue == nil }) {
                 try fail("\(name) needs numbers in its answer key.")
             }
-            if let tolerance = body.tolerance, tolerance < 0 || !tolerance.isFinite { try fail("\(name) has a negative tolerance.") }
+            if let key = body.answerKey, key.contains(where: { !isReasonable($0.numberValue ?? 0) }) {
+                try fail("\(name) has an answer key beyond \(magnitudeLimit).")
+            }
+            if let tolerance = body.tolerance, !(tolerance >= 0 && tolerance <= Numbers.maxMagnitude) {
+                try fail("\(name) needs a tolerance from 0 to \(magnitudeLimit).")
+            }
         case .shortText(let body):
             try checkMaxLength(body.maxLength, name: name, fail: fail)
         case .essay(let body):
@@ -156,7 +166,7 @@ public enum AssessmentValidator {
                 if let tolerances {
                     if served { try fail("\(name): blank \(blank.id) carries tolerances, which are grading data and must never be served.") }
                     guard Set(tolerances.keys).isSubset(of: Set(accepted)), tolerances.keys.allSatisfy({ Double($0) != nil }),
-                        tolerances.values.allSatisfy({ $0.isFinite && $0 >= 0 })
+                        tolerances.values.allSatisfy({ isReasonable($0) && $0 >= 0 })
                     else { try fail("\(name): blank \(blank.id)'s tolerances must be 0 or more, for accepted answers that are numbers.") }
                 }
                 if let weights, !Set(weights.keys).isSubset(of: Set(accepted)) {
@@ -192,7 +202,28 @@ public enum AssessmentValidator {
             try fail("\(name)'s response processing is larger than \(ResponseEvaluator.maxNodes) parts.")
         }
         if let weight = processing.weight, !(weight > 0 && weight <= 1_000) { try fail("\(name)'s weight must be above 0 and at most 1,000.") }
+        for variable in declared {
+            if let maximum = variable.normalMaximum, Numbers.points(maximum) == nil {
+                try fail(
+                    "\(name)'s \(variable.identifier) has a normal maximum of \(AttemptResult.pointsText(maximum)); it must be above 0 and at most \(pointsLimit)."
+                )
+            }
+            if let mapping = variable.mapping {
+                let numbers = mapping.entries.map(\.value) + [mapping.defaultValue] + [mapping.lowerBound, mapping.upperBound].compactMap { $0 }
+                guard numbers.allSatisfy(isReasonable) else {
+                    try fail("\(name)'s \(variable.identifier) maps answers to numbers beyond \(magnitudeLimit).")
+                }
+            }
+            if let table = variable.lookup, !table.entries.map(\.source).allSatisfy(isReasonable) {
+                try fail("\(name)'s \(variable.identifier) looks up numbers beyond \(magnitudeLimit).")
+            }
+        }
         let responses = Set(processing.responses.map(\.identifier))
+        guard ResponseEvaluator.fitsBudget(processing) else {
+            try fail(
+                "\(name)'s response processing takes more work to score than a question may (containers of more than 10,000 values, or too many comparisons): simplify its rules."
+            )
+        }
         switch processing.binding {
         case .whole(let response), .swapped(let response):
             guard responses.contains(response) else { try fail("\(name)'s response processing does not declare \(response).") }
@@ -204,6 +235,12 @@ public enum AssessmentValidator {
             }
         }
     }
+
+    static let pointsLimit = "10,000"
+    static let magnitudeLimit = "±1,000,000,000,000"
+
+    /// Finite and within ±`Numbers.maxMagnitude`.
+    static func isReasonable(_ value: Double) -> Bool { value.isFinite && abs(value) <= Numbers.maxMagnitude }
 
     /// Items of a matching or ordering question, or a blank's choices: distinct valid ids, texts not empty.
     static func itemsAreValid(_ items: [Choice]) -> Bool {

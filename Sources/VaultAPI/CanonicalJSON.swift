@@ -65,7 +65,7 @@ extension CanonicalJSON {
         case .bool(let flag): bytes += (flag ? "true" : "false").utf8
         case .string(let text): try appendString(text, to: &bytes)
         case .number(let number) where number.rounded() == number && abs(number) < 1e15:
-            bytes += String(Int64(number)).utf8
+            bytes += String(Int64(number)).utf8  // numbers-check: whole and below 1e15, checked just above
         case .array(let elements):
             bytes.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {

@@ -123,7 +123,10 @@ public enum ProcessingValue: Hashable, Sendable {
 
 /// Evaluates an item's own response processing (`ResponseProcessing`) over a student's answer, as the QTI
 /// specification defines each rule and operator: the server's scoring of items whose processing is written out.
-/// Bounded: the validator caps the rules' size and depth, and every evaluation stops after `budget` steps.
+/// Bounded by work, not only by steps: the validator caps the rules' size and depth; every evaluation stops after
+/// `budget` steps, after `workBudget` units of work (a comparison, a value made; `contains` of n values in m costs
+/// n x m), and at a container of more than `maxContainer` values. An evaluation stopped there scores nothing (the
+/// teacher grades it), and a publish refuses an item whose own answers already run out of it (`fitsBudget`).
 public struct ResponseEvaluator {
     typealias Base = ProcessingValue.Base
     /// The rules evaluated.
@@ -153,6 +156,10 @@ public struct ResponseEvaluator {
     public static let maxNodes = 5_000
     /// Steps one evaluation may take.
     static let budget = 50_000
+    /// Work one evaluation may do: about 20 ms of scoring on a server's core.
+    public static let workBudget = 1_000_000
+    /// The most values one container may hold.
+    public static let maxContainer = 10_000
 
     /// The first element of `processing` that is not evaluated here, or nil.
     public static func unsupported(in nodes: [ProcessingNode]) -> String? {
@@ -164,23 +171,47 @@ public struct ResponseEvaluator {
     }
 
     /// The outcome `SCORE` after processing `answer` (nil: not answered), 0 when the rules leave it unset or not a
-    /// number.
-    public static func score(_ processing: ResponseProcessing, answer: JSONValue?) -> Double {
+    /// number; nil when the evaluation ran out of its work budget (it could not be scored: the teacher grades it).
+    public static func score(_ processing: ResponseProcessing, answer: JSONValue?) -> Double? {
         var evaluator = ResponseEvaluator(processing)
         evaluator.bind(answer)
-        return evaluator.finish()[processing.scoreOutcome]?.number ?? 0
+        guard let outcomes = evaluator.finish() else { return nil }
+        return outcomes[processing.scoreOutcome]?.number ?? 0
     }
 
-    /// Every outcome after processing `answer`.
+    /// Every outcome after processing `answer` (none when the evaluation ran out of its work budget).
     public static func outcomes(_ processing: ResponseProcessing, answer: JSONValue?) -> [String: ProcessingValue] {
         var evaluator = ResponseEvaluator(processing)
         evaluator.bind(answer)
-        return evaluator.finish().dictionary
+        return evaluator.finish()?.dictionary ?? [:]
+    }
+
+    /// Whether the item's own answers (none, its correct responses, its mappings' best) are scored within the work
+    /// budget: a publish refuses one that is not, since every student's hand-in would run out of it too.
+    public static func fitsBudget(_ processing: ResponseProcessing) -> Bool {
+        var unanswered = ResponseEvaluator(processing)
+        guard unanswered.finish() != nil else { return false }
+        return candidates(processing).allSatisfy { responses in
+            var evaluator = ResponseEvaluator(processing)
+            evaluator.responses = SmallMap(responses)
+            return evaluator.finish() != nil
+        }
     }
 
     /// The most `SCORE` the rules give to the declared correct responses, or to each mapping's best values (an item
     /// without a correct response); nil when neither scores.
     public static func best(_ processing: ResponseProcessing) -> Double? {
+        let scores = candidates(processing).map { responses in
+            var evaluator = ResponseEvaluator(processing)
+            evaluator.responses = SmallMap(responses)
+            return evaluator.finish()?[processing.scoreOutcome]?.number ?? 0
+        }
+        let most = scores.max() ?? 0
+        return most > 0 ? most : nil
+    }
+
+    /// The answers `best` tries: the declared correct responses, and each mapping's best values.
+    static func candidates(_ processing: ResponseProcessing) -> [[String: ProcessingValue]] {
         var correct: [String: ProcessingValue] = [:]
         var mapped: [String: ProcessingValue] = [:]
         for response in processing.responses {
@@ -190,14 +221,7 @@ public struct ResponseEvaluator {
             mapped[response.identifier] = top ?? right
         }
         // Without a mapping the two are one answer: evaluated once.
-        let candidates = processing.responses.contains { $0.mapping != nil } ? [correct, mapped] : [correct]
-        let scores = candidates.map { responses in
-            var evaluator = ResponseEvaluator(processing)
-            evaluator.responses = SmallMap(responses)
-            return evaluator.finish()[processing.scoreOutcome]?.number ?? 0
-        }
-        let most = scores.max() ?? 0
-        return most > 0 ? most : nil
+        return processing.responses.contains { $0.mapping != nil } ? [correct, mapped] : [correct]
     }
 
     /// A mapping's best answer: its highest key (one value), or every key worth something (a container).
@@ -210,8 +234,13 @@ public struct ResponseEvaluator {
         return values.isEmpty ? nil : container(values, response.cardinality)
     }
 
-    mutating func finish() -> SmallMap<ProcessingValue> {
-        do { try run(rules) } catch {}
+    /// The outcomes after the rules; nil when they ran out of the work budget (or steps) before they were done.
+    mutating func finish() -> SmallMap<ProcessingValue>? {
+        do {
+            try run(rules)
+        } catch Stop.budget {
+            return nil
+        } catch {}
         return outcomes
     }
 
@@ -223,6 +252,8 @@ public struct ResponseEvaluator {
     var outcomes = SmallMap<ProcessingValue>()
     var templates = SmallMap<ProcessingValue>()
     var steps = 0
+    /// Work done so far (`charge`).
+    var work = 0
     /// Drawing values (a template's processing): the generator; nil in response processing, where nothing is random.
     var random: SplitMix64?
     var instance = TemplateInstance()
@@ -338,9 +369,10 @@ public struct ResponseEvaluator {
         case .string(let text): return Base(text, as: type)
         case .number(let number):
             switch type {
-            case .integer: return number == number.rounded() && abs(number) < 1e15 ? .integer(Int(number)) : nil
+            case .integer: return abs(number) < 1e15 ? Int(exactly: number).map(Base.integer) : nil
             case .float: return number.isFinite ? .float(number) : nil
-            default: return number.isFinite ? Base(number == number.rounded() && abs(number) < 1e15 ? "\(Int(number))" : "\(number)", as: type) : nil
+            default:
+                return number.isFinite ? Base(abs(number) < 1e15 ? Int(exactly: number).map { "\($0)" } ?? "\(number)" : "\(number)", as: type) : nil
             }
         case .array(let parts):
             let texts = parts.compactMap(\.stringValue)
@@ -355,6 +387,26 @@ public struct ResponseEvaluator {
     mutating func step() throws {
         steps += 1
         if steps > Self.budget { throw Stop.budget }
+        try charge(1)
+    }
+
+    /// Counts `units` of work (saturating: a product of two huge counts is still over the budget).
+    mutating func charge(_ units: Int) throws {
+        work = work.addingReportingOverflow(max(0, units)).overflow ? .max : work + max(0, units)
+        if work > Self.workBudget { throw Stop.budget }
+    }
+
+    /// Counts `a` x `b` units (a comparison of every value of one container with every value of another).
+    mutating func charge(_ a: Int, times b: Int) throws {
+        let (product, overflow) = a.multipliedReportingOverflow(by: b)
+        try charge(overflow ? .max : product)
+    }
+
+    /// Appends `more` to `values`, refusing a container past `maxContainer` before it is made.
+    mutating func append(_ more: [Base], to values: inout [Base]) throws {
+        guard values.count + more.count <= Self.maxContainer else { throw Stop.budget }
+        try charge(more.count)
+        values += more
     }
 
     mutating func run(_ rules: [ProcessingNode]) throws { try run(rules[...]) }
@@ -385,7 +437,9 @@ public struct ResponseEvaluator {
                 guard let identifier = rule.attribute("identifier"), let expression = rule.arguments.first,
                     let declaration = declarations[identifier], let table = declaration.lookup
                 else { continue }
-                outcomes[identifier] = Self.lookup(try evaluate(expression).number, in: table, for: declaration)
+                let source = try evaluate(expression).number
+                try charge(table.entries.count)
+                outcomes[identifier] = Self.lookup(source, in: table, for: declaration)
             case "exitResponse":
                 throw Stop.exit
             case "responseProcessingFragment":
@@ -430,7 +484,7 @@ public struct ResponseEvaluator {
         switch (declaration.baseType, base) {
         case (.float, .integer(let number)): return .single(.float(Double(number)))
         case (.integer, .float(let number)):
-            return number.isFinite && abs(number) < 1e15 ? .single(.integer(Int(number))) : .null
+            return number.isFinite && abs(number) < 1e15 ? .single(.integer(Int(saturating: number))) : .null
         default: return value
         }
     }
@@ -463,7 +517,7 @@ public struct ResponseEvaluator {
                 let high = Int(integer: node.attribute("max") ?? "", templates), high >= low, high - low < 1_000_000_000
             else { return .null }
             let step = max(1, Int(node.attribute("step") ?? "1") ?? 1)
-            let value = low + step * Int(generator.next(below: UInt64((high - low) / step + 1)))
+            let value = low + step * Int(generator.next(below: UInt64((high - low) / step + 1)))  // numbers-check: integers, high - low < 1e9
             random = generator
             return .single(.integer(value))
         case "randomFloat":
@@ -491,24 +545,32 @@ public struct ResponseEvaluator {
         case "null":
             return .null
         case "mapResponse":
-            return mapResponse(node.attribute("identifier") ?? "")
+            let identifier = node.attribute("identifier") ?? ""
+            // Each value given against the ones before it and against the mapping's entries.
+            let given = (responses[identifier] ?? .null).values.count
+            try charge(given, times: given + (declarations[identifier]?.mapping?.entries.count ?? 0))
+            return mapResponse(identifier)
         case "isNull":
             return .single(.boolean(try argument(0, of: node).isNull))
         case "match":
             let (left, right) = (try argument(0, of: node), try argument(1, of: node))
             guard !left.isNull, !right.isNull else { return .null }
+            try charge(left.values.count, times: right.values.count)
             return .single(.boolean(Self.matches(left, right)))
         case "member":
             let (value, container) = (try argument(0, of: node), try argument(1, of: node))
             guard case .single(let one) = value, !container.isNull else { return .null }
+            try charge(container.values.count)
             return .single(.boolean(container.values.contains { $0.same(as: one) }))
         case "contains":
             let (container, part) = (try argument(0, of: node), try argument(1, of: node))
             guard !container.isNull, !part.isNull else { return .null }
+            try charge(container.values.count, times: part.values.count)
             return .single(.boolean(Self.contains(container, part)))
         case "delete":
             let (value, container) = (try argument(0, of: node), try argument(1, of: node))
             guard case .single(let one) = value, !container.isNull else { return .null }
+            try charge(container.values.count * 2)
             let kept = container.values.filter { !$0.same(as: one) }
             if case .ordered = container { return kept.isEmpty ? .null : .ordered(kept) }
             return kept.isEmpty ? .null : .multiple(kept)
@@ -523,7 +585,7 @@ public struct ResponseEvaluator {
             return .single(values[position - 1])
         case "multiple", "ordered":
             var values: [Base] = []
-            for argument in arguments { values += try evaluate(argument).values }
+            for argument in arguments { try append(try evaluate(argument).values, to: &values) }
             if values.isEmpty { return .null }
             return node.name == "multiple" ? .multiple(values) : .ordered(values)
         case "equal":
@@ -566,13 +628,14 @@ public struct ResponseEvaluator {
             return try arithmetic(node)
         case "round", "truncate":
             guard let value = try argument(0, of: node).number, value.isFinite, abs(value) < 1e15 else { return .null }
-            return .single(.integer(Int(node.name == "round" ? (value + 0.5).rounded(.down) : value.rounded(.towardZero))))
+            return .single(.integer(Int(saturating: node.name == "round" ? (value + 0.5).rounded(.down) : value)))
         case "integerToFloat":
             return (try argument(0, of: node).number).map { .single(.float($0)) } ?? .null
         case "stringMatch", "substring":
             guard case .single(let first) = try argument(0, of: node), case .single(let second) = try argument(1, of: node),
                 var left = first.text, var right = second.text
             else { return .null }
+            try charge(left.utf8.count + right.utf8.count)
             if node.attribute("caseSensitive") == "false" {
                 left = left.lowercased()
                 right = right.lowercased()
@@ -631,6 +694,7 @@ public struct ResponseEvaluator {
             for argument in arguments {
                 let value = try evaluate(argument)
                 if value.isNull { return .null }
+                try charge(value.values.count)
                 for base in value.values {
                     guard case .integer(let number) = base, number != .min else { return .null }
                     numbers.append(abs(number))
@@ -651,6 +715,7 @@ public struct ResponseEvaluator {
             return .single(.integer(result))
         case "statsOperator":
             let numbers = try argument(0, of: node).values.compactMap(\.number)
+            try charge(numbers.count * 2)
             guard !numbers.isEmpty else { return .null }
             let count = Double(numbers.count)
             let mean = numbers.reduce(0, +) / count
@@ -668,7 +733,7 @@ public struct ResponseEvaluator {
             guard let times = Int(integer: node.attribute("numberRepeats") ?? "", templates), times >= 1, times <= 1_000 else { return .null }
             var values: [Base] = []
             for _ in 0..<times {
-                for argument in arguments { values += try evaluate(argument).values }
+                for argument in arguments { try append(try evaluate(argument).values, to: &values) }
             }
             return values.isEmpty ? .null : .ordered(values)
         case "fieldValue":
@@ -710,7 +775,7 @@ public struct ResponseEvaluator {
         guard let figures = Int(node.attribute("figures") ?? ""), figures >= 0, figures <= 15 else { return false }
         func rounded(_ value: Double) -> Double {
             guard value != 0, value.isFinite else { return value }
-            let places = node.attribute("roundingMode") == "decimalPlaces" ? figures : figures - Int((log10(abs(value))).rounded(.down)) - 1
+            let places = node.attribute("roundingMode") == "decimalPlaces" ? figures : figures - Int(saturating: log10(abs(value)).rounded(.down)) - 1
             let scale = pow(10, Double(places))
             return (value * scale).rounded(.toNearestOrAwayFromZero) / scale
         }
@@ -722,15 +787,15 @@ public struct ResponseEvaluator {
         for argument in node.arguments {
             let value = try evaluate(argument)
             if value.isNull { return .null }
-            numbers += value.values
+            try append(value.values, to: &numbers)
         }
         guard !numbers.isEmpty, numbers.allSatisfy({ $0.number != nil }) else { return .null }
         let integers = numbers.compactMap { if case .integer(let value) = $0 { value } else { nil } }
         let doubles = numbers.compactMap(\.number)
         switch node.name {
         case "max", "min":
-            let pick = node.name == "max" ? doubles.max()! : doubles.min()!
-            return integers.count == numbers.count ? .single(.integer(Int(pick))) : .single(.float(pick))
+            if integers.count == numbers.count, let pick = node.name == "max" ? integers.max() : integers.min() { return .single(.integer(pick)) }
+            return .single(.float(node.name == "max" ? doubles.max()! : doubles.min()!))
         default:
             if integers.count == numbers.count {
                 var total = node.name == "sum" ? 0 : 1
@@ -854,7 +919,7 @@ extension Int {
         if let value = Int(text) {
             self = value
         } else if let number = templates[text]?.number, number.isFinite, abs(number) < 1e15 {
-            self = Int(number)
+            self = Int(saturating: number)
         } else {
             return nil
         }

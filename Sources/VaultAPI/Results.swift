@@ -74,8 +74,11 @@ public struct AttemptResult: Codable, Sendable, Equatable {
 }
 
 extension AttemptResult {
-    /// Points as people write them: 2 rather than 2.0; 1.5 stays 1.5.
+    /// Points as people write them: 2 rather than 2.0; 1.5 stays 1.5. Any Double (a hostile server's, a document
+    /// stored before points were bounded) prints, none traps: a number no one writes out in full keeps its exponent.
     public static func pointsText(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(format: "%.2f", value)
+        guard value.isFinite else { return value.isNaN ? "?" : value > 0 ? "∞" : "-∞" }
+        if abs(value) < 1e15, let whole = Int(exactly: value) { return String(whole) }
+        return abs(value) < 1e15 ? String(format: "%.2f", value) : String(format: "%.3g", value)
     }
 }

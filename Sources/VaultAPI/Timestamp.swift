@@ -39,7 +39,7 @@ public enum Timestamp {
 
     /// Milliseconds since 1970, rounded, or nil when `text` is not RFC 3339.
     public static func milliseconds(_ text: String) -> Int64? {
-        plainMilliseconds(text) ?? date(text).map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
+        plainMilliseconds(text) ?? date(text).map { Int64(Int(saturating: ($0.timeIntervalSince1970 * 1000).rounded())) }
     }
 
     /// The form this contract writes (`2026-11-20T10:00:00.000Z`, also without the fraction or with an offset such

@@ -35,7 +35,7 @@ enum ProcessingReader {
         templates: [ProcessingVariable]?,
         to question: inout Question
     ) throws {
-        let maximum = normalMaximum(of: item)
+        let maximum = try normalMaximum(of: item)
         guard let rules else {
             question.points = maximum ?? 1
             return
@@ -56,15 +56,29 @@ enum ProcessingReader {
         if let missing = bound.first(where: { !declared.contains($0) }) {
             throw ItemSkip(reason: "its interaction answers \(missing.isEmpty ? "a response" : missing), which the item does not declare")
         }
+        // Rules that run out of the evaluator's work budget on the item's own answers would on every hand-in too.
+        guard ResponseEvaluator.fitsBudget(processing) else {
+            throw ItemSkip(reason: "its response processing takes more work to score than a question may (containers of more than 10,000 values)")
+        }
         question.processing = processing
         // match_correct gives 1 or 0: nothing to evaluate (it was a third of a package's import).
-        question.points = maximum ?? (rules == matchCorrect ? 1 : ResponseEvaluator.best(processing) ?? 1)
+        let points = maximum ?? (rules == matchCorrect ? 1 : ResponseEvaluator.best(processing) ?? 1)
+        guard Numbers.points(points) != nil else { throw tooMany(AttemptResult.pointsText(points)) }
+        question.points = points
     }
 
-    /// `SCORE`'s `normalMaximum`, when the item gives one above 0.
-    static func normalMaximum(of item: MarkupElement) -> Double? {
+    /// `SCORE`'s `normalMaximum`, when the item gives one above 0; an item whose maximum is more than a question may
+    /// be worth (`normalMaximum="1e19"`) is left out, named.
+    static func normalMaximum(of item: MarkupElement) throws -> Double? {
         let score = item.all("outcomeDeclaration").first { $0.attributes["identifier"] == "SCORE" }
-        return score?.attributes["normalMaximum"].flatMap(Double.init).flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
+        guard let text = score?.attributes["normalMaximum"], let value = Double(text), value > 0 else { return nil }
+        guard let points = Numbers.points(value) else { throw tooMany(text) }
+        return points
+    }
+
+    /// An item worth more than a question may be.
+    static func tooMany(_ points: String) -> ItemSkip {
+        ItemSkip(reason: "it is worth \(points) points, more than the 10,000 a question may be worth")
     }
 
     /// A response or outcome declaration.

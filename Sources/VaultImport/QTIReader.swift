@@ -178,7 +178,7 @@ enum QTIReader {
         }
         var question = Question(id: "q", prompt: prompt, points: 1, body: questionBody)
         if case .essay = questionBody {
-            question.points = ProcessingReader.normalMaximum(of: item) ?? 1
+            question.points = try ProcessingReader.normalMaximum(of: item) ?? 1
         } else {
             let binding: ResponseBinding =
                 !targets.isEmpty ? .blanks(targets) : swapped ? .swapped(response: response) : .whole(response: response)

@@ -120,7 +120,7 @@ enum TemplateReader {
                 format.range(of: #"^%[-+ 0#]{0,3}[0-9]{0,2}(\.[0-9]{1,2})?[dfeEgGi]$"#, options: .regularExpression) != nil
             {
                 if format.hasSuffix("d") || format.hasSuffix("i") {
-                    return String(format: String(format.dropLast()) + "ld", Int(number.rounded()))
+                    return String(format: String(format.dropLast()) + "ld", Int(saturating: number.rounded()))
                 }
                 return String(format: format, number)
             }

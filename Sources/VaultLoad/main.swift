@@ -146,7 +146,7 @@ func drive() async throws {
     let tally = Tally()
     let run = UUID().uuidString.prefix(8)
     let start = ContinuousClock.now
-    let deadline = start + .milliseconds(Int(seconds * 1000))
+    let deadline = start + .milliseconds(Int(saturating: seconds * 1000))
     try await withThrowingTaskGroup(of: Void.self) { group in
         for _ in 0..<concurrency {
             group.addTask {
@@ -183,7 +183,7 @@ func drive() async throws {
     let sorted = result.latencies.sorted()
     func percentile(_ p: Double) -> Double { Percentile.of(sorted: sorted, p) * 1000 }
     let line: [String: Any] = [
-        "answers_per_second": Int(Double(result.accepted) / wallSeconds),
+        "answers_per_second": Int(saturating: Double(result.accepted) / wallSeconds),
         "batches": sorted.count,
         "answers_accepted": result.accepted,
         "answers_expected": sorted.count * questionsPerBatch,
@@ -214,7 +214,7 @@ func rawSQLite() throws {
         """
     let answer = #""an answer of a usual length for a short text question""#
     let start = ContinuousClock.now
-    let deadline = start + .milliseconds(Int(seconds * 1000))
+    let deadline = start + .milliseconds(Int(saturating: seconds * 1000))
     var rows = 0
     while ContinuousClock.now < deadline {
         try database.inTransaction {
@@ -237,7 +237,7 @@ func rawSQLite() throws {
     }
     let wall = ContinuousClock.now - start
     let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
-    print(#"{"raw_sqlite_rows_per_second":\#(Int(Double(rows) / wallSeconds)),"rows":\#(rows)}"#)
+    print(#"{"raw_sqlite_rows_per_second":\#(Int(saturating: Double(rows) / wallSeconds)),"rows":\#(rows)}"#)
 }
 
 /// A body template split at every occurrence of its marker.
@@ -350,8 +350,8 @@ func burst() async throws {
     let line: [String: Any] = [
         "students": students, "processes": ports.count, "receipts": result.receipts, "throttled_429": result.throttled,
         "unavailable_503": result.unavailable,
-        "server_errors_5xx": result.serverErrors, "p50_ms": Int(Percentile.of(sorted: sorted, 0.5) * 1000),
-        "p99_ms": Int(Percentile.of(sorted: sorted, 0.99) * 1000), "slowest_ms": Int((sorted.last ?? 0) * 1000),
+        "server_errors_5xx": result.serverErrors, "p50_ms": Int(saturating: Percentile.of(sorted: sorted, 0.5) * 1000),
+        "p99_ms": Int(saturating: Percentile.of(sorted: sorted, 0.99) * 1000), "slowest_ms": Int(saturating: (sorted.last ?? 0) * 1000),
     ]
     print(String(decoding: try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]), as: UTF8.self))
 }

@@ -1,4 +1,5 @@
 import Foundation
+import VaultAPI
 
 /// How much of a timed attempt's limit is used, measured so that neither closing the screen, nor suspending the
 /// machine, nor setting the wall clock back gives time back.
@@ -31,7 +32,7 @@ public struct AttemptTime: Sendable, Equatable {
     /// Time used at the readings `wall` and `boot`.
     public func used(wall: Date, boot: AttemptClocks.BootReading) -> Duration {
         guard let startedAt else { return .zero }
-        let byWall = Duration.milliseconds(max(0, Int((wall.timeIntervalSince(startedAt) * 1000).rounded(.down))))
+        let byWall = Duration.milliseconds(max(0, Int(saturating: (wall.timeIntervalSince(startedAt) * 1000).rounded(.down))))
         return max(byWall, counted(at: boot))
     }
 
@@ -61,7 +62,10 @@ public struct AttemptTime: Sendable, Equatable {
                 expected += max(.zero, boot.elapsed - .milliseconds(checkpoint)).inSeconds
             }
             let behind = expected.timeIntervalSince(wall)
-            if behind > Self.wallDriftTolerance { next.wallMovedBackMilliseconds += Int((behind * 1000).rounded()) }
+            if behind > Self.wallDriftTolerance {
+                next.wallMovedBackMilliseconds =
+                    next.wallMovedBackMilliseconds.addingReportingOverflow(Int(saturating: (behind * 1000).rounded())).partialValue
+            }
         }
         next.lastWall = wall
         next.bootID = boot.bootID

@@ -8,6 +8,6 @@ extension Duration {
 extension Duration {
     /// Whole milliseconds, rounded down (what the vault stores).
     public var wholeMilliseconds: Int {
-        Int(components.seconds) * 1000 + Int(components.attoseconds / 1_000_000_000_000_000)
+        Int(components.seconds) * 1000 + Int(components.attoseconds / 1_000_000_000_000_000)  // numbers-check: Int64 division
     }
 }

@@ -239,7 +239,7 @@ public enum RosterPlan {
                 row.startedAt = Timestamp.string(epoch: started)
                 if let limit = timeLimitSeconds {
                     let left = started + Double(limit + extra * 60) - now.timeIntervalSince1970
-                    row.timeLeftSeconds = max(0, Int(left.rounded(.down)))
+                    row.timeLeftSeconds = max(0, Int(saturating: left.rounded(.down)))
                 }
             }
         }

@@ -3,14 +3,21 @@ import VaultAPI
 
 /// Scoring from the answer keys. A question scores its `points` (1 when unset) or 0; nil means the teacher decides.
 public enum Scoring {
-    public static func maxPoints(_ question: Question) -> Double { question.points ?? 1 }
+    /// A question's points: its own (1 when unset), held within what the validator allows, so that a document stored
+    /// before points were bounded (`points: 1e308`) still adds up to a finite total.
+    public static func maxPoints(_ question: Question) -> Double {
+        guard let points = question.points else { return 1 }
+        return points.isFinite ? min(Numbers.maxPoints, max(0, points)) : points > 0 ? Numbers.maxPoints : 0
+    }
 
     /// The points `answer` earns, or nil when only a teacher can say (an essay; a short text without accepted answers).
     public static func points(for answer: JSONValue?, question: Question) -> Double? {
         let full = maxPoints(question)
         if let processing = question.processing, !isEssay(question) {
-            // The item's own rules, as its author wrote them: their SCORE is in the question's points.
-            return bounded(ResponseEvaluator.score(processing, answer: answer) * (processing.weight ?? 1), full)
+            // The item's own rules, as its author wrote them: their SCORE is in the question's points. Rules that run
+            // out of their work budget on this answer score nothing automatically: the teacher grades it.
+            guard let score = ResponseEvaluator.score(processing, answer: answer) else { return nil }
+            return bounded(score * (processing.weight ?? 1), full)
         }
         guard let answer else { return needsTeacher(question) ? nil : 0 }
         switch question.body {
@@ -111,7 +118,11 @@ public enum Scoring {
     }
 
     /// A score within [0, points], rounded to hundredths.
-    static func bounded(_ points: Double, _ full: Double) -> Double { min(full, max(0, (points * 100).rounded() / 100)) }
+    /// Not a number (the rules' `inf - inf`) scores nothing; infinity scores full.
+    static func bounded(_ points: Double, _ full: Double) -> Double {
+        guard !points.isNaN else { return 0 }
+        return min(full, max(0, (points * 100).rounded() / 100))
+    }
 
     /// What a released result shows as the right answer.
     static func correctAnswer(_ question: Question) -> [JSONValue]? {

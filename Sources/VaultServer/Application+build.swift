@@ -63,7 +63,7 @@ public func buildApplication<Storage: ServerStorage, C: Clock>(
 ) throws -> Application<RouterResponder<VaultRequestContext>> where C.Duration == Duration {
     Application(
         router: try buildRouter(storage: storage, configuration: configuration, logger: logger, clock: clock, hashing: hashing),
-        server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1))))),
+        server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(Int(saturating: configuration.idleTimeout / .nanoseconds(1)))))),
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "vault-server",

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
+import VaultAPI
 import VaultModel
 import VaultServer
 
@@ -75,7 +76,7 @@ extension PostgresServerStorage {
                 return nil
             }
             defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else { throw NoAnswer(seconds: Int(limit.inSeconds)) }
+            guard let first = try await group.next(), let value = first else { throw NoAnswer(seconds: Int(saturating: limit.inSeconds)) }
             return value
         }
     }
@@ -230,13 +231,13 @@ extension PostgresServerStorage {
                     if !gotConnection.isSet {
                         answer.giveUp(
                             StorageError.unavailable(
-                                "no database connection within \(Int(Self.leaseLimit.inSeconds)) s (the database is down, or its connections are all taken)"
+                                "no database connection within \(Int(saturating: Self.leaseLimit.inSeconds)) s (the database is down, or its connections are all taken)"
                             )
                         )
                         return
                     }
                     do { try await Task.sleep(for: Self.operationLimit - Self.leaseLimit) } catch { return }
-                    answer.giveUp(StorageError.unavailable("no answer from the database within \(Int(Self.operationLimit.inSeconds)) s"))
+                    answer.giveUp(StorageError.unavailable("no answer from the database within \(Int(saturating: Self.operationLimit.inSeconds)) s"))
                 }
                 let work = Task {
                     do {

@@ -393,7 +393,7 @@ public struct TakeSession: Sendable {
     private mutating func spent(_ now: Now) -> Int {
         let spent = now.elapsed - shownAt
         shownAt = now.elapsed
-        return Int(spent.components.seconds) * 1000 + Int(spent.components.attoseconds / 1_000_000_000_000_000)
+        return Int(spent.components.seconds) * 1000 + Int(spent.components.attoseconds / 1_000_000_000_000_000)  // numbers-check: Int64 division
     }
 
     /// Letters (by position) to choice ids; for multiple choice a single letter toggles it.

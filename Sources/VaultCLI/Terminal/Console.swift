@@ -1,4 +1,5 @@
 import Foundation
+import VaultAPI
 import VaultCore
 import VaultLanguage
 import VaultTerminal
@@ -58,7 +59,7 @@ struct Console {
     /// A bar such as `[#########-----------] 45%` for storage and progress.
     static func bar(fraction: Double, width: Int = 30) -> String {
         let clamped = max(0, min(1, fraction.isFinite ? fraction : 0))
-        let filled = Int((clamped * Double(width)).rounded())
+        let filled = Int(saturating: (clamped * Double(width)).rounded())
         return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "]"
             + String(format: " %3.0f%%", clamped * 100)
     }

@@ -11,9 +11,9 @@ enum ReadableDate {
         let amount: String
         switch magnitude {
         case ..<60: return seconds >= 0 ? tr("in under a minute") : tr("just now")
-        case ..<3_600: amount = trn("{n} minute", "{n} minutes", Int(magnitude / 60))
-        case ..<86_400: amount = trn("{n} hour", "{n} hours", Int(magnitude / 3_600))
-        default: amount = trn("{n} day", "{n} days", Int((magnitude / 86_400).rounded()))
+        case ..<3_600: amount = trn("{n} minute", "{n} minutes", Int(saturating: magnitude / 60))
+        case ..<86_400: amount = trn("{n} hour", "{n} hours", Int(saturating: magnitude / 3_600))
+        default: amount = trn("{n} day", "{n} days", Int(saturating: (magnitude / 86_400).rounded()))
         }
         let when = magnitude < 86_400 ? clock(date) : day(date)
         switch (seconds >= 0, short) {

@@ -1,4 +1,5 @@
 import Foundation
+import VaultAPI
 import VaultModel
 
 /// Picks PBKDF2 rounds so that unlocking takes about half a second on this machine, never below the default.
@@ -10,7 +11,7 @@ public enum KDFCalibration {
         _ = try? PBKDF2.derive(password: password, salt: Array(repeating: 7, count: 32), iterations: probe)
         let seconds = (ContinuousClock.now - start).inSeconds
         guard seconds > 0 else { return KDFParameters.defaultIterations }
-        let scaled = Int(Double(probe) * targetSeconds / seconds)
+        let scaled = Int(saturating: Double(probe) * targetSeconds / seconds)
         let rounded = (scaled / 10_000) * 10_000
         return min(max(rounded, KDFParameters.defaultIterations), 2_000_000)
     }

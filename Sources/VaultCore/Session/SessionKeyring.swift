@@ -1,6 +1,7 @@
 import CKeyutils
 import COpenSSL
 import Foundation
+import VaultAPI
 import VaultLanguage
 
 #if canImport(Glibc)
@@ -45,7 +46,7 @@ public enum SessionKeyring {
     static func store(_ key: SecretBytes, vaultID: String, for duration: Duration) throws -> Info {
         let seconds = max(1, Int(duration.components.seconds))
         let expiresAt = Date().addingTimeInterval(TimeInterval(seconds))
-        var expiry = UInt64(expiresAt.timeIntervalSince1970).bigEndian
+        var expiry = UInt64(max(0, Int(saturating: expiresAt.timeIntervalSince1970))).bigEndian
         let payload = SecretBytes(count: key.count + 8) { buffer in
             key.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: key.count) }
             withUnsafeBytes(of: &expiry) { (buffer.baseAddress! + key.count).copyMemory(from: $0.baseAddress!, byteCount: 8) }

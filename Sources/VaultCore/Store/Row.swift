@@ -1,4 +1,5 @@
 import Foundation
+import VaultAPI
 
 /// One result row, copied out of the statement so it outlives the next step.
 public struct Row: Sendable {
@@ -11,7 +12,7 @@ public struct Row: Sendable {
     public func int(_ index: Int) -> Int {
         switch values[index] {
         case .integer(let value): return Int(value)
-        case .real(let value): return Int(value)
+        case .real(let value): return Int(saturating: value)
         case .text(let value): return Int(value) ?? 0
         default: return 0
         }

@@ -80,7 +80,7 @@ extension Vault {
                 // too (a clock set back on this device gives none of it back).
                 var time = AttemptTime()
                 time.startedAt = startedAt
-                time.countedMilliseconds = max(0, Int((wall.timeIntervalSince(startedAt) * 1000).rounded(.down)))
+                time.countedMilliseconds = max(0, Int(saturating: (wall.timeIntervalSince(startedAt) * 1000).rounded(.down)))
                 let boot = clocks.boot()
                 time.bootID = boot.bootID
                 time.bootCheckpointMilliseconds = boot.elapsed.wholeMilliseconds

@@ -169,7 +169,7 @@ extension Vault {
         if let started = row.optionalDouble(5) {
             // A timed attempt: the time used at submission (the larger of wall and counted time) and the clock flag.
             request.startedAt = Timestamp.string(epoch: started)
-            request.timeUsedMs = max(Int(((row.double(3) - started) * 1000).rounded()), row.int(6))
+            request.timeUsedMs = max(Int(saturating: ((row.double(3) - started) * 1000).rounded()), row.int(6))
             request.clockMovedBackMs = row.int(7)
         }
         return request

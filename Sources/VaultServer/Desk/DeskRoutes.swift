@@ -336,12 +336,12 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         let id = try context.parameters.require("id")
         let group = request.uri.queryParameters.get("group").flatMap { $0.isEmpty ? nil : $0 }
         let show = request.uri.queryParameters.get("show").flatMap(DeskView.Show.init(rawValue:)) ?? .everyone
-        let page = try await desk.rosterPage(
-            id,
-            group: group,
-            page: (request.uri.queryParameters.get("page").flatMap { Int($0) } ?? 1) - 1,
-            including: show.includes
-        )
+        // A page is a whole number from 1: anything else (`page=-9223372036854775808`) is a sentence, never arithmetic.
+        let asked = request.uri.queryParameters.get("page")
+        guard let number = asked == nil ? 1 : Numbers.positive(asked) else {
+            throw DeskError(.badRequest, heading: "No such page", text: "Pages are numbered from 1.", back: "/desk/a/\(Self.pathSegment(id))")
+        }
+        let page = try await desk.rosterPage(id, group: group, page: number - 1, including: show.includes)
         var view = DeskView.RosterPage(
             page: page,
             group: group,
@@ -364,7 +364,7 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
     func gradePage(_ request: Request, context: VaultRequestContext) async throws -> Response {
         let id = try context.parameters.require("id")
         let queue = try await desk.queue(id, question: request.uri.queryParameters.get("question"))
-        let saved = request.uri.queryParameters.get("saved").flatMap { Int($0) }
+        let saved = Numbers.positive(request.uri.queryParameters.get("saved"))
         let view = DeskView.GradePage(
             queue: queue,
             csrf: csrf(context),

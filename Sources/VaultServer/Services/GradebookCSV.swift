@@ -123,7 +123,7 @@ public enum GradebookCSV {
     /// 0 as 0, 2.5 as 2.5, at most two decimals, a point as the separator whatever the locale.
     static func number(_ value: Double) -> String {
         let rounded = (value * 100).rounded() / 100
-        if rounded == rounded.rounded(), abs(rounded) < 1e15 { return String(Int(rounded)) }
+        if abs(rounded) < 1e15, let whole = Int(exactly: rounded) { return String(whole) }
         var text = String(format: "%.2f", rounded)
         while text.hasSuffix("0") { text.removeLast() }
         return text

@@ -56,7 +56,7 @@ struct SignIn<Storage: AccountStore, C: Clock>: Sendable where C.Duration == Dur
 extension APIError {
     /// What a throttled sign-in answers, on the API and (as its sentence and Retry-After) on the desk.
     static func tooManySignIns(_ wait: Duration) -> APIError {
-        let seconds = max(1, Int((wait / .seconds(1)).rounded(.up)))
+        let seconds = max(1, Int(saturating: (wait / .seconds(1)).rounded(.up)))
         return .retryLater(
             .tooManyRequests,
             code: .tooManyAttempts,

@@ -78,7 +78,7 @@ struct Responses: AsyncParsableCommand {
         switch value {
         case .null: "(no answer)"
         case .bool(let flag): flag ? "true" : "false"
-        case .number(let number): number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+        case .number(let number): abs(number) < 1e15 ? Int(exactly: number).map(String.init) ?? String(number) : String(number)
         case .string(let text): text
         case .array(let items):
             items.map { item in item.arrayValue.map { $0.map(plainText).joined(separator: "-") } ?? plainText(item) }.joined(separator: ", ")

@@ -30,7 +30,7 @@ public enum TCPReachability {
         if Glibc.connect(descriptor, info.ai_addr, info.ai_addrlen) == 0 { return true }
         guard errno == EINPROGRESS else { return false }
         var poller = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-        let milliseconds = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         guard poll(&poller, 1, milliseconds) == 1 else { return false }
         var failure: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)

@@ -1,4 +1,5 @@
 import Foundation
+import VaultAPI
 
 /// When to try a failed upload again: after a second, then twice as long each time (2 s, 4 s, 8 s, …) up to 30 min,
 /// each with ±20 % jitter so many students coming back online do not hit the server at once. A server that was back
@@ -23,6 +24,6 @@ public struct RetrySchedule: Sendable {
         let maximumMilliseconds = Double(maximum.components.seconds) * 1000
         let base = min(firstMilliseconds * pow(2, Double(doublings)), maximumMilliseconds)
         let factor = jitter > 0 ? Double.random(in: (1 - jitter)...(1 + jitter), using: &random) : 1
-        return .milliseconds(Int64((base * factor).rounded()))
+        return .milliseconds(Int64(Int(saturating: (base * factor).rounded())))
     }
 }

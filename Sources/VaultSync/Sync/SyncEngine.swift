@@ -80,8 +80,8 @@ public final class SyncEngine {
                 report.remaining = try vault.queueLength()
                 throw SyncStopped(report: finish(), nextTryAt: next, reason: .degraded)
             }
-            logger.info("waiting before the next try", metadata: ["seconds": "\(Int(wait))"])
-            try await sleep(.milliseconds(Int64((wait * 1000).rounded(.up)) + 1))
+            logger.info("waiting before the next try", metadata: ["seconds": "\(Int(saturating: wait))"])
+            try await sleep(.milliseconds(Int(saturating: (wait * 1000).rounded(.up)) + 1))
             ignoreBackoff = false
         }
         if let downloader { report.refreshed = await refreshOutdated(downloader) }

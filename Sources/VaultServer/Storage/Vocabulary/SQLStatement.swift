@@ -151,7 +151,7 @@ extension SQLValue: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue {
         switch self {
         case .text(let text): .text(text)
-        case .integer(let number): .integer(Int64(number))
+        case .integer(let number): .integer(Int64(number))  // numbers-check: an Int
         case .real(let number): .real(number)
         case .blob(let data): .blob(data)
         case .bool(let value): .integer(value ? 1 : 0)

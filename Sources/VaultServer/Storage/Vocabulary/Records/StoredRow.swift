@@ -74,7 +74,7 @@ public struct SQLiteStoredRow: StoredRow {
     public func optionalInt(_ column: String) throws -> Int? {
         switch try value(column) {
         case .null: nil
-        case .integer(let number): Int(number)
+        case .integer(let number): Int(number)  // numbers-check: an Int64
         default: throw StorageError.column(column, "is not an integer")
         }
     }

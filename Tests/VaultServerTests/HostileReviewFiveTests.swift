@@ -1,0 +1,208 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import VaultAPI
+import VaultCore
+import VaultRules
+import VaultServer
+import VaultTestSupport
+
+/// The fifth hostile review (issue 51), each finding by name, on both stores. The crafted files are kept in
+/// `Fixtures/hostile-review-5` as regression fixtures.
+struct HostileReviewFiveTests {
+    static func fixture(_ name: String) throws -> Data {
+        try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/hostile-review-5/\(name)"))
+    }
+
+    static func document(_ name: String) throws -> Assessment { try JSONDecoder().decode(Assessment.self, from: fixture(name)) }
+
+    /// The server still answers its health check.
+    static func healthy(_ api: APIClient) async throws {
+        #expect(try await api.send(.get, "/v1/health").status == .ok, "the server keeps serving")
+    }
+
+    @Test(
+        "points of 1e19, 1e308 twice and -10 are refused at publish with a sentence; nothing is stored, the server keeps serving",
+        arguments: Backend.all
+    )
+    func pointsBoundedAtPublish(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
+            let teacher = try await api.token("teacher")
+            for name in ["points-1e19.json", "points-1e308-twice.json", "points-minus-10.json"] {
+                let document = try Self.document(name)
+                let reply = try await api.publish(document, teacher: teacher)
+                #expect(reply.status == .unprocessableContent, "\(name)")
+                let message = (try? reply.decode(ErrorEnvelope.self))?.error.message ?? ""
+                #expect(message.contains("Question q") && message.contains("at most 10,000 points"), "\(name): \(message)")
+                #expect(try await api.send(.get, APIPath.assessment(document.id), token: teacher).status == .notFound)
+            }
+            try await Self.healthy(api)
+        }
+    }
+
+    @Test(
+        "a document stored before points were bounded (an essay of 1e19, two questions of 1e308): roster, grade page, answer sheet and results answer; totals stay finite",
+        arguments: Backend.all
+    )
+    func storedHugePointsRender(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        for name in ["points-1e19.json", "points-1e308-twice.json"] {
+            var document = try Self.document(name)
+            document.results = .onSubmit
+            // Straight into the store, as a document published before the validator bounded points was.
+            _ = try await harness.storage.publish(document, now: Date(), by: Publisher(name: "teacher", role: .teacher))
+        }
+        try await harness.test { api in
+            let student = try await api.token("student")
+            for id in ["points-1e19", "points-1e308"] {
+                let served = try await api.served(id, token: student)
+                let items = [
+                    Fixtures.item(served, question: "q1", answer: .string("b"), attempt: "\(id)-a"),
+                    Fixtures.item(served, question: "q2", answer: .string("Because."), attempt: "\(id)-a"),
+                ]
+                #expect(try await api.batch(items, token: student).map(\.status) == [.accepted, .accepted])
+                let submission = SubmissionRequest(
+                    attemptId: "\(id)-a",
+                    assessmentId: id,
+                    assessmentVersion: served.version ?? 1,
+                    submittedAt: "2026-11-20T10:10:00.000Z",
+                    responseIds: items.map(\.id)
+                ).listing(items)
+                #expect(try await api.send(.post, APIPath.submissions, token: student, json: submission).status == .created)
+            }
+            let results = try await api.send(.get, APIPath.results, token: student)
+            #expect(results.status == .ok)
+            for result in try results.decode(ResultsResponse.self).results {
+                #expect(result.maxScore.isFinite && result.score.isFinite)
+                #expect(result.maxScore <= 2 * Numbers.maxPoints)
+            }
+            var browser = DeskBrowser(api: api)
+            _ = try await browser.signIn("teacher")
+            for id in ["points-1e19", "points-1e308"] {
+                for page in ["/desk/a/\(id)", "/desk/a/\(id)/grade?question=q2", "/desk/a/\(id)/student?user=student"] {
+                    let reply = try await browser.send(.get, page)
+                    #expect(reply.status == .ok, "\(page)")
+                }
+                let received = try await api.send(.get, APIPath.responses(id), token: try await api.token("teacher"))
+                #expect(received.status == .ok)
+            }
+            try await Self.healthy(api)
+        }
+    }
+
+    @Test("the roster's page is a whole number from 1: -9223372036854775808, 0 and words are a 400 with a sentence", arguments: Backend.all)
+    func pageParameterBounded(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
+            #expect(try await api.publish(Fixtures.quiz(), teacher: try await api.token("teacher")).status == .created)
+            var browser = DeskBrowser(api: api)
+            _ = try await browser.signIn("teacher")
+            for page in ["-9223372036854775808", "9223372036854775807", "0", "-1", "two", "1e3", ""] {
+                let reply = try await browser.send(.get, "/desk/a/quiz-1?page=\(page)")
+                #expect(reply.status == .badRequest, "page=\(page)")
+                #expect(reply.text.contains("Pages are numbered from 1."))
+            }
+            #expect(try await browser.send(.get, "/desk/a/quiz-1?page=1").status == .ok)
+            #expect(try await browser.send(.get, "/desk/a/quiz-1?page=999999").status == .ok)
+            try await Self.healthy(api)
+        }
+    }
+
+    @Test(
+        "the desk's preview of an item with normalMaximum=\"1e19\", of the doubling item and of contains-in-repeat: refused in a sentence, nothing published",
+        arguments: Backend.all
+    )
+    func deskPreviewOfHostileItems(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
+            var browser = DeskBrowser(api: api)
+            _ = try await browser.signIn("teacher")
+            let page = try await browser.send(.get, "/desk/publish")
+            let csrf = try #require(page.text.range(of: "data-csrf=\"").map { String(page.text[$0.upperBound...].prefix { $0 != "\"" }) })
+            for (name, reason) in [
+                ("normal-maximum-1e19.xml", "more than the 10,000 a question may be worth"),
+                ("doubling-27.xml", "more work to score than a question may"),
+                ("contains-in-repeat.xml", "more work to score than a question may"),
+            ] {
+                let headers: HTTPFields = [.contentType: "application/octet-stream", HTTPField.Name("X-Desk-CSRF")!: csrf]
+                let started = ContinuousClock.now
+                let reply = try await browser.send(
+                    .post,
+                    "/desk/publish/check?name=\(name)&id=hostile",
+                    body: try Self.fixture(name),
+                    headers: headers
+                )
+                let took = ContinuousClock.now - started
+                #expect(reply.status.code >= 400 && reply.status.code < 500, "\(name): \(reply.status)")
+                #expect(reply.text.contains(reason), "\(name): \(reply.text.prefix(600))")
+                // Not a timing assertion of the product's speed: a guard against the minutes the review measured.
+                #expect(took < .seconds(30), "\(name) took \(took)")
+            }
+            #expect(try await api.send(.get, APIPath.assessment("hostile"), token: try await api.token("teacher")).status == .notFound)
+            try await Self.healthy(api)
+        }
+    }
+
+    /// The rules of the two scoring bombs, built as a document stored before the work budget would hold them.
+    static func bomb(doublings: Int, repeats: Int?) -> ResponseProcessing {
+        func variable(_ id: String) -> ProcessingNode { ProcessingNode(name: "variable", attributes: ["identifier": id]) }
+        func set(_ id: String, _ value: ProcessingNode) -> ProcessingNode {
+            ProcessingNode(name: "setOutcomeValue", attributes: ["identifier": id], children: [value])
+        }
+        var rules = [
+            set(
+                "X",
+                ProcessingNode(name: "multiple", children: [ProcessingNode(name: "baseValue", attributes: ["baseType": "identifier"], text: "A")])
+            )
+        ]
+        rules += Array(repeating: set("X", ProcessingNode(name: "multiple", children: [variable("X"), variable("X")])), count: doublings)
+        if let repeats {
+            let contains = ProcessingNode(name: "contains", children: [variable("X"), variable("X")])
+            rules.append(set("Y", ProcessingNode(name: "repeat", attributes: ["numberRepeats": "\(repeats)"], children: [contains])))
+        }
+        let match = ProcessingNode(
+            name: "match",
+            children: [variable("RESPONSE"), ProcessingNode(name: "correct", attributes: ["identifier": "RESPONSE"])]
+        )
+        let score = set("SCORE", ProcessingNode(name: "baseValue", attributes: ["baseType": "float"], text: "1"))
+        rules.append(ProcessingNode(name: "responseCondition", children: [ProcessingNode(name: "responseIf", children: [match, score])]))
+        return ResponseProcessing(
+            responses: [ProcessingVariable(identifier: "RESPONSE", cardinality: .single, baseType: .identifier, correct: ["A"])],
+            outcomes: [
+                ProcessingVariable(identifier: "SCORE", cardinality: .single, baseType: .float),
+                ProcessingVariable(identifier: "X", cardinality: .multiple, baseType: .identifier),
+                ProcessingVariable(identifier: "Y", cardinality: .ordered, baseType: .boolean),
+            ],
+            rules: rules,
+            binding: .whole(response: "RESPONSE")
+        )
+    }
+
+    @Test(
+        "scoring bombs stop at the work budget: no score (the teacher grades it), not a minute and a gigabyte; the same rules within it still score"
+    )
+    func evaluatorBoundedByWork() throws {
+        for (doublings, repeats) in [(27, nil), (12, 1_000), (12, 10)] as [(Int, Int?)] {
+            let processing = Self.bomb(doublings: doublings, repeats: repeats)
+            #expect(!ResponseEvaluator.fitsBudget(processing), "\(doublings) doublings, repeat \(repeats ?? 0)")
+            #expect(ResponseEvaluator.score(processing, answer: .string("A")) == nil)
+            var question = Question(
+                id: "q1",
+                type: .singleChoice,
+                prompt: "A?",
+                points: 2,
+                choices: [.init(id: "A", text: "A"), .init(id: "B", text: "B")]
+            )
+            question.processing = processing
+            #expect(Scoring.points(for: .string("A"), question: question) == nil, "left to the teacher")
+            var document = Fixtures.quiz()
+            document.questions = [question]
+            #expect(throws: AssessmentValidator.Problem.self) { try AssessmentValidator.validate(document) }
+        }
+        // Four doublings (16 values) and a contains in a repeat of 10: well within, scored as written.
+        let small = Self.bomb(doublings: 4, repeats: 10)
+        #expect(ResponseEvaluator.fitsBudget(small))
+        #expect(ResponseEvaluator.score(small, answer: .string("A")) == 1)
+        #expect(ResponseEvaluator.score(small, answer: .string("B")) == 0)
+    }
+}
