@@ -298,8 +298,8 @@ public enum SubmissionPlan {
             if request.startedAt.flatMap(Timestamp.date) == nil || request.timeUsedMs == nil {
                 flags.append(.timeMissing)
             } else if let used = request.timeUsedMs {
-                // numbers-check: whole seconds, bounded by the validator
-                let allowed = Int64(limit + facts.extraMinutes * 60) * 1000 + Int64(AttemptTime.grace.wholeMilliseconds)
+                let allowedSeconds = limit + facts.extraMinutes * 60
+                let allowed = Int64(allowedSeconds) * 1000 + Int64(AttemptTime.grace.wholeMilliseconds)
                 if Int64(used) > allowed { flags.append(.overTime) }
             }
         }
