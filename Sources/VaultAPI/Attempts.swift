@@ -44,6 +44,10 @@ public struct HeldAttempt: Codable, Sendable, Equatable {
     public var startedAt: String?
     /// The student's extra minutes on this assessment (their deadline is `startedAt` + the limit + these).
     public var extraMinutes: Int
+    /// Milliseconds since `startedAt` by the server's clock when it answered: the time used, whatever the clock of
+    /// the device that reads it says (a device whose clock is set back must not get the time back). Nil when no
+    /// start is known.
+    public var elapsedMs: Int?
     public var state: State
     public var answers: [Answer]
 
@@ -54,6 +58,7 @@ public struct HeldAttempt: Codable, Sendable, Equatable {
         case assessmentVersion = "assessment_version"
         case startedAt = "started_at"
         case extraMinutes = "extra_minutes"
+        case elapsedMs = "elapsed_ms"
     }
 
     public init(
@@ -62,9 +67,11 @@ public struct HeldAttempt: Codable, Sendable, Equatable {
         assessmentVersion: Int,
         startedAt: String?,
         extraMinutes: Int,
+        elapsedMs: Int? = nil,
         state: State,
         answers: [Answer]
     ) {
+        self.elapsedMs = elapsedMs
         self.attemptId = attemptId
         self.assessmentId = assessmentId
         self.assessmentVersion = assessmentVersion

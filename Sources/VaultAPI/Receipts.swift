@@ -129,8 +129,12 @@ extension SignedReceipt {
 public enum SubmissionFlag: String, Sendable, Codable, CaseIterable, Equatable {
     /// A timed assessment whose submission says nothing of when it started or how long it took.
     case timeMissing = "time_missing"
-    /// The time used is above the limit, the student's extra time and the grace.
+    /// The time used is above the limit, the student's extra time and the grace: as the device reported it, or as
+    /// the server judged it from the first device's start and when each answer was given (or arrived).
     case overTime = "over_time"
+    /// A time the attempt reports cannot be true: an answer or the hand-in dated before the attempt's start, or
+    /// after it reached the server, by more than the clock tolerance (a device's clock set back or never set).
+    case clockDisagrees = "clock_disagrees"
     /// The student already has another attempt on this assessment (a second try, or a vault restored from a copy).
     case secondAttempt = "second_attempt"
     /// The exam was closed when this submission arrived; its attempt started before closing (a student who was

@@ -21,6 +21,7 @@ public enum RosterFlag: String, Codable, Sendable, CaseIterable {
     case clockMovedBack = "clock_moved_back"
     case timeMissing = "time_missing"
     case overTime = "over_time"
+    case clockDisagrees = "clock_disagrees"
     case secondAttempt = "second_attempt"
     case afterClosing = "after_closing"
     case changedAfterHandIn = "changed_after_hand_in"
@@ -30,6 +31,7 @@ public enum RosterFlag: String, Codable, Sendable, CaseIterable {
         switch flag {
         case .timeMissing: self = .timeMissing
         case .overTime: self = .overTime
+        case .clockDisagrees: self = .clockDisagrees
         case .secondAttempt: self = .secondAttempt
         case .afterClosing: self = .afterClosing
         case .changedAfterHandIn: self = .changedAfterHandIn
@@ -43,6 +45,7 @@ public enum RosterFlag: String, Codable, Sendable, CaseIterable {
         case .clockMovedBack: "clock moved back"
         case .timeMissing: "time data missing"
         case .overTime: "over the time limit"
+        case .clockDisagrees: "clock disagrees"
         case .secondAttempt: "a second attempt"
         case .afterClosing: "arrived after closing"
         case .changedAfterHandIn: "changed by another device after hand-in"

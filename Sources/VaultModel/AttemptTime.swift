@@ -22,7 +22,7 @@ public struct AttemptTime: Sendable, Equatable {
     public init() {}
 
     /// Seconds a wall clock may lag the boot clock (time synchronisation) before it counts as set back.
-    static let wallDriftTolerance: TimeInterval = 2
+    public static let wallDriftTolerance: TimeInterval = 2
 
     /// The grace after the limit before answers are refused: the time a save and a redraw may take.
     public static let grace: Duration = .seconds(10)

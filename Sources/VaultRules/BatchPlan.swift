@@ -8,10 +8,13 @@ public struct AssessmentHead: Sendable, Equatable {
     public var deleted: Bool
     /// When the teacher closed it (`vault-server close`), in seconds since 1970.
     public var closedAt: Double?
-    public init(currentVersion: Int, deleted: Bool, closedAt: Double? = nil) {
+    /// The teacher released its results (students see scores and correct answers).
+    public var released: Bool
+    public init(currentVersion: Int, deleted: Bool, closedAt: Double? = nil, released: Bool = false) {
         self.currentVersion = currentVersion
         self.deleted = deleted
         self.closedAt = closedAt
+        self.released = released
     }
 }
 
@@ -52,10 +55,13 @@ public struct AttemptOwner: Sendable, Equatable {
     public var assessmentID: String
     /// When it was handed in (the submission's `submitted_at`, in milliseconds since 1970), if it was.
     public var handedInAtMilliseconds: Int64?
-    public init(user: String, assessmentID: String, handedInAtMilliseconds: Int64? = nil) {
+    /// When that hand-in reached the server (seconds since 1970, the server's clock).
+    public var handedInReceivedAt: Double?
+    public init(user: String, assessmentID: String, handedInAtMilliseconds: Int64? = nil, handedInReceivedAt: Double? = nil) {
         self.user = user
         self.assessmentID = assessmentID
         self.handedInAtMilliseconds = handedInAtMilliseconds
+        self.handedInReceivedAt = handedInReceivedAt
     }
 
     /// The facts' reading of a stored submission's `submitted_at` text (nil: none, or unreadable).
@@ -229,17 +235,23 @@ public enum BatchPlan {
 
         // Last write wins by answered_at (ties broken by id) per attempt and question. An attempt handed in (on
         // another of the student's devices) takes an answer given before its hand-in by the same rule, and its
-        // receipt follows; an answer given after it is kept for the teacher and never counted.
+        // receipt follows, while the attempt is still open to it (`ResponseRules.takesEarlierAnswers`); an answer
+        // given after it, or arriving once it is closed to them, is kept for the teacher and never counted.
         let slot = AnswerSlot(attemptID: item.attemptId, questionID: item.questionId)
         var superseded = false
-        if let handedIn = owner?.handedInAtMilliseconds, milliseconds > handedIn {
+        if let handedIn = owner?.handedInAtMilliseconds,
+            milliseconds > handedIn
+                || !ResponseRules.takesEarlierAnswers(current, head: head, handedInReceivedAt: owner?.handedInReceivedAt, now: now)
+        {
             superseded = true
             writes.handedInChanges[item.attemptId, default: []].insert(.answersAfterHandIn)
             result = ItemResult(
                 id: item.id,
                 status: .superseded,
                 currentVersion: result.currentVersion,
-                message: "This attempt was already handed in on another device, so this later answer does not count. It is kept for your teacher."
+                message: milliseconds > handedIn
+                    ? "This attempt was already handed in on another device, so this later answer does not count. It is kept for your teacher."
+                    : "This attempt was handed in and can no longer change (the exam is closed, its results are out, or the hand-in is a week old), so this answer does not count. It is kept for your teacher."
             )
         } else if let latest = facts.latest[slot] {
             if (latest.answeredAtMilliseconds, latest.responseID) > (milliseconds, item.id) {
@@ -267,7 +279,10 @@ public enum BatchPlan {
                     id: item.attemptId,
                     user: user,
                     assessmentID: item.assessmentId,
-                    startedAt: item.attemptStartedAt.flatMap(Timestamp.milliseconds).map { Double($0) / 1000 }
+                    startedAt: TimeAuthority.recordedStart(
+                        reported: item.attemptStartedAt.flatMap(Timestamp.milliseconds).map { Double($0) / 1000 },
+                        now: now
+                    )
                 )
             )
         }

@@ -22,6 +22,21 @@ public enum ResponseRules {
         closesAt(notAfter: assessment.notAfter, closedAt: closedAt)
     }
 
+    /// How long after a hand-in reached the server an answer given before it on another device may still change it:
+    /// the week a vault keeps following a handed-in attempt (docs/sync-protocol.md, "After a hand-in").
+    public static let handedInWindow: TimeInterval = 7 * 86_400
+
+    /// Whether a handed-in attempt still takes an answer given before its hand-in (from another device, arriving
+    /// late): only within `handedInWindow` of the hand-in's arrival, and never once the exam is closed or its
+    /// results are out (released, or shown at submission): a backdated answer would otherwise change a score the
+    /// student has already seen.
+    public static func takesEarlierAnswers(_ document: Assessment, head: AssessmentHead, handedInReceivedAt: Double?, now: Date) -> Bool {
+        guard let received = handedInReceivedAt, now.timeIntervalSince1970 <= received + handedInWindow else { return false }
+        if head.released || document.results == .onSubmit { return false }
+        if let closes = closesAt(document, closedAt: head.closedAt), closes <= now.timeIntervalSince1970 { return false }
+        return true
+    }
+
     /// The same from the document's `not_after` text (a catalog entry's).
     public static func closesAt(notAfter: String?, closedAt: Double?) -> Double? {
         [notAfter.flatMap(Timestamp.milliseconds).map { Double($0) / 1000 }, closedAt].compactMap { $0 }.min()

@@ -144,6 +144,10 @@ public struct SubmissionFacts: Sendable {
     public var otherAttempts: Int
     /// The user's extra minutes on this assessment.
     public var extraMinutes: Int
+    /// When the attempt's clock started, as the server recorded it from its first answer (seconds since 1970).
+    public var attemptStartedAt: Double?
+    /// When each current answer was given and when it reached the server.
+    public var answerTimes: [TimeAuthority.AnswerTime]
 
     public init(
         attempt: AttemptOwner?,
@@ -154,8 +158,12 @@ public struct SubmissionFacts: Sendable {
         document: Assessment? = nil,
         otherSubmittedAttempts: Int = 0,
         otherAttempts: Int = 0,
-        extraMinutes: Int = 0
+        extraMinutes: Int = 0,
+        attemptStartedAt: Double? = nil,
+        answerTimes: [TimeAuthority.AnswerTime] = []
     ) {
+        self.attemptStartedAt = attemptStartedAt
+        self.answerTimes = answerTimes
         self.attempt = attempt
         self.existing = existing
         self.head = head
@@ -265,7 +273,7 @@ public enum SubmissionPlan {
             timeUsedMilliseconds: request.timeUsedMs.map { max(0, $0) },
             clockMovedBackMilliseconds: request.clockMovedBackMs.map { max(0, $0) },
             unsealedAt: request.unsealedAt.flatMap { Timestamp.date($0) == nil ? nil : $0 },
-            flags: flags(request, facts: facts) + (late ? [.afterClosing] : []),
+            flags: flags(request, facts: facts, now: now) + (late ? [.afterClosing] : []),
             via: via
         )
         return (.created(record), .insert(record))
@@ -291,17 +299,30 @@ public enum SubmissionPlan {
         return nil
     }
 
-    /// What the teacher's view should notice about a new submission.
-    static func flags(_ request: SubmissionRequest, facts: SubmissionFacts) -> [SubmissionFlag] {
+    /// What the teacher's view should notice about a new submission. Over time is the server's own judgement
+    /// (`TimeAuthority`) as well as the device's report: either is enough.
+    static func flags(_ request: SubmissionRequest, facts: SubmissionFacts, now: Date) -> [SubmissionFlag] {
         var flags: [SubmissionFlag] = []
         if let limit = facts.document?.timeLimitSeconds {
+            var overTime = false
             if request.startedAt.flatMap(Timestamp.date) == nil || request.timeUsedMs == nil {
                 flags.append(.timeMissing)
             } else if let used = request.timeUsedMs {
                 let allowedSeconds = limit + facts.extraMinutes * 60
                 let allowed = Int64(allowedSeconds) * 1000 + Int64(AttemptTime.grace.wholeMilliseconds)
-                if Int64(used) > allowed { flags.append(.overTime) }
+                overTime = Int64(used) > allowed
             }
+            let reported = request.startedAt.flatMap(Timestamp.milliseconds).map { Double($0) / 1000 }
+            let judgement = TimeAuthority.judge(
+                startedAt: facts.attemptStartedAt ?? TimeAuthority.recordedStart(reported: reported, now: now),
+                limitSeconds: limit,
+                extraMinutes: facts.extraMinutes,
+                answers: facts.answerTimes,
+                submittedAt: request.submittedAt,
+                now: now
+            )
+            if overTime || judgement.overTime { flags.append(.overTime) }
+            if judgement.clockDisagrees { flags.append(.clockDisagrees) }
         }
         if facts.otherAttempts > 0 { flags.append(.secondAttempt) }
         return flags

@@ -39,19 +39,19 @@ enum HotStatements {
     /// Stored responses, assessment heads (`FOR SHARE`, so a publish or delete waits for the batch), attempt owners
     /// (with the hand-in time of a handed-in one) and the current answer of each slot, as rows tagged by kind: four reads, one round trip.
     struct BatchFacts: PostgresPreparedStatement {
-        static let name = "vault_batch_facts_v3"
+        static let name = "vault_batch_facts_v4"
         static let sql = """
-            WITH heads AS (SELECT id, current_version, deleted, closed_at FROM assessments WHERE id = ANY($1::text[]) FOR SHARE)
-            SELECT \(Kind.head.rawValue)::int, id, NULL::text, NULL::text, current_version, deleted, closed_at, NULL::text FROM heads
-            UNION ALL SELECT \(Kind.stored.rawValue), id, user_name, NULL, NULL, NULL, NULL, NULL FROM responses WHERE id = ANY($2::text[])
-            UNION ALL SELECT \(Kind.attempt.rawValue), a.id, a.user_name, a.assessment_id, NULL, NULL, NULL, s.submitted_at
+            WITH heads AS (SELECT id, current_version, deleted, closed_at, released_at FROM assessments WHERE id = ANY($1::text[]) FOR SHARE)
+            SELECT \(Kind.head.rawValue)::int, id, NULL::text, NULL::text, current_version, deleted, closed_at, NULL::text, released_at FROM heads
+            UNION ALL SELECT \(Kind.stored.rawValue), id, user_name, NULL, NULL, NULL, NULL, NULL, NULL FROM responses WHERE id = ANY($2::text[])
+            UNION ALL SELECT \(Kind.attempt.rawValue), a.id, a.user_name, a.assessment_id, NULL, NULL, NULL, s.submitted_at, s.received_at
                 FROM attempts a LEFT JOIN submissions s ON s.attempt_id = a.id WHERE a.id = ANY($3::text[])
-            UNION ALL SELECT \(Kind.latest.rawValue), r.attempt_id, r.question_id, r.id, r.answered_at_ms, NULL, NULL, NULL FROM responses r
+            UNION ALL SELECT \(Kind.latest.rawValue), r.attempt_id, r.question_id, r.id, r.answered_at_ms, NULL, NULL, NULL, NULL FROM responses r
                 JOIN unnest($4::text[], $5::text[]) AS s(attempt_id, question_id)
                 ON r.attempt_id = s.attempt_id AND r.question_id = s.question_id
                 WHERE NOT r.superseded
             """
-        typealias Row = (Int, String, String?, String?, Int64?, Bool?, Double?, String?)
+        typealias Row = (Int, String, String?, String?, Int64?, Bool?, Double?, String?, Double?)
 
         let needs: BatchPlan.Needs
 
@@ -69,13 +69,20 @@ enum HotStatements {
 
         /// Reads the rows into `facts`.
         static func read(_ rows: some AsyncSequence<Row, any Error>, into facts: inout VaultRules.BatchFacts) async throws {
-            for try await (kind, a, b, c, number, flag, closedAt, handedIn) in rows {
+            for try await (kind, a, b, c, number, flag, closedAt, handedIn, at) in rows {
                 switch (Kind(rawValue: kind), b, c, number, flag) {
                 case (.head, _, _, let version?, let deleted?):
-                    facts.assessments[a] = AssessmentHead(currentVersion: Int(version), deleted: deleted, closedAt: closedAt)
+                    // `at`: when its results were released.
+                    facts.assessments[a] = AssessmentHead(currentVersion: Int(version), deleted: deleted, closedAt: closedAt, released: at != nil)
                 case (.stored, let owner?, _, _, _): facts.storedResponses[a] = owner
                 case (.attempt, let owner?, let assessment?, _, _):
-                    facts.attempts[a] = AttemptOwner(user: owner, assessmentID: assessment, handedInAtMilliseconds: AttemptOwner.handedIn(handedIn))
+                    // `at`: when its hand-in reached the server.
+                    facts.attempts[a] = AttemptOwner(
+                        user: owner,
+                        assessmentID: assessment,
+                        handedInAtMilliseconds: AttemptOwner.handedIn(handedIn),
+                        handedInReceivedAt: at
+                    )
                 case (.latest, let question?, let id?, let answeredAt?, _):
                     facts.latest[AnswerSlot(attemptID: a, questionID: question)] = LatestAnswer(responseID: id, answeredAtMilliseconds: answeredAt)
                 default: continue

@@ -104,6 +104,38 @@ struct AttemptTimeTests {
         #expect(try vault.attempt(id).state == .submitted)
     }
 
+    @Test(
+        "continued on a device whose clock is 2 h behind: the server's measure of the time used counts, not this clock's; the gap is recorded as a clock set back"
+    )
+    func continuedWithAClockBehind() throws {
+        let clocks = TestClocks()
+        let vault = try timedVault(clocks)
+        // The first device started 89 s ago by the server's clock; this device's wall clock reads two hours earlier.
+        let serverNow = clocks.clocks.wall()
+        let began = serverNow.addingTimeInterval(-89)
+        clocks.setWall(by: -7_200)
+        let held = HeldAttempt(
+            attemptId: "attempt-a",
+            assessmentId: "timed",
+            assessmentVersion: 1,
+            startedAt: Timestamp.string(began),
+            extraMinutes: 0,
+            elapsedMs: 89_000,
+            state: .inProgress,
+            answers: []
+        )
+        guard case .continued(let id, 0, _, let remaining, false) = try vault.continueAttempt(held) else {
+            Issue.record("not continued")
+            return
+        }
+        #expect(remaining == .seconds(600 - 89), "the first device's remaining time, not a fresh 10 minutes")
+        let status = vault.timeStatus(of: try vault.attempt(id))
+        #expect(status.used == .seconds(89))
+        #expect(status.wallMovedBack >= .seconds(7_200), "the clock behind the server's is on the record")
+        clocks.pass(.seconds(600 - 89 + 11))
+        #expect(try vault.submitIfTimeIsUp(attemptID: id), "handed in at the first device's deadline, whatever this clock says")
+    }
+
     @Test("the time runs with no screen open: leaving and coming back gives nothing back")
     func runsWhileAway() throws {
         let clocks = TestClocks()

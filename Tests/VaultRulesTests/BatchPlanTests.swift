@@ -16,6 +16,8 @@ struct BatchPlanTests {
     enum Held: String, CaseIterable, Sendable {
         case nothing, ownResponseID, othersResponseID, deleted, othersAttempt, closed, laterAnswer, earlierAnswer
         case handedInBefore, handedInAfter
+        /// Handed in after the item's answer, but closed to earlier answers: released, closed, a week old (issue 51).
+        case handedInAfterReleased, handedInAfterClosed, handedInAfterWeekOld
 
         var facts: BatchFacts {
             var facts = BatchFacts()
@@ -32,14 +34,20 @@ struct BatchPlanTests {
                 facts.attempts["attempt-1"] = AttemptOwner(user: "ana", assessmentID: "quiz-1")
                 let time = self == .laterAnswer ? BatchPlanTests.later : BatchPlanTests.earlier
                 facts.latest[slot] = LatestAnswer(responseID: "r0", answeredAtMilliseconds: Timestamp.milliseconds(time)!)
-            case .handedInBefore, .handedInAfter:
-                // Handed in on another device, before (earlier) or after (later) the item's answer.
+            case .handedInBefore, .handedInAfter, .handedInAfterReleased, .handedInAfterClosed, .handedInAfterWeekOld:
+                // Handed in on another device, before (earlier) or after (later) the item's answer; it reached the
+                // server a minute before now (or eight days before, for the week-old one).
                 let handedIn = self == .handedInBefore ? BatchPlanTests.earlier : BatchPlanTests.later
+                let arrived = BatchPlanTests.now.timeIntervalSince1970 - (self == .handedInAfterWeekOld ? 8 * 86_400 : 60)
                 facts.attempts["attempt-1"] = AttemptOwner(
                     user: "ana",
                     assessmentID: "quiz-1",
-                    handedInAtMilliseconds: Timestamp.milliseconds(handedIn)!
+                    handedInAtMilliseconds: Timestamp.milliseconds(handedIn)!,
+                    handedInReceivedAt: arrived
                 )
+                if self == .handedInAfterReleased { facts.assessments["quiz-1"]?.released = true }
+                // Closed after the hand-in (a new attempt's answer would be refused; this one is kept, not counted).
+                if self == .handedInAfterClosed { facts.assessments["quiz-1"]?.closedAt = BatchPlanTests.now.timeIntervalSince1970 - 30 }
             }
             return facts
         }
@@ -70,6 +78,10 @@ struct BatchPlanTests {
         Row(held: .earlierAnswer, status: .accepted, newAttempt: false, response: false, supersedes: ["r0"]),
         Row(held: .handedInBefore, status: .superseded, newAttempt: false, response: true, handedIn: [.answersAfterHandIn]),
         Row(held: .handedInAfter, status: .accepted, newAttempt: false, response: false, handedIn: [.changedAfterHandIn]),
+        // A handed-in attempt closed to earlier answers: kept for the teacher, never counted (its score stays).
+        Row(held: .handedInAfterReleased, status: .superseded, newAttempt: false, response: true, handedIn: [.answersAfterHandIn]),
+        Row(held: .handedInAfterClosed, status: .superseded, newAttempt: false, response: true, handedIn: [.answersAfterHandIn]),
+        Row(held: .handedInAfterWeekOld, status: .superseded, newAttempt: false, response: true, handedIn: [.answersAfterHandIn]),
     ]
 
     @Test("decide: each row of stored facts gives its status and exactly its writes", arguments: table)

@@ -205,4 +205,134 @@ struct HostileReviewFiveTests {
         #expect(ResponseEvaluator.score(small, answer: .string("A")) == 1)
         #expect(ResponseEvaluator.score(small, answer: .string("B")) == 0)
     }
+
+    /// A 60-second timed quiz.
+    static func timedQuiz() -> Assessment {
+        var quiz = Fixtures.quiz(id: "timed-60")
+        quiz.timeLimitSeconds = 60
+        return quiz
+    }
+
+    @Test(
+        "a 60 s test started on A and continued on C whose clock is 2 h behind: the server tells C the time used; C's answer 89 s after A's start is flagged over time and clock disagrees, whatever C reports",
+        arguments: Backend.all
+    )
+    func serverIsTheAuthorityOnTime(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
+            let teacher = try await api.token("teacher")
+            #expect(try await api.publish(Self.timedQuiz(), teacher: teacher).status == .created)
+            let student = try await api.token("student")
+            let served = try await api.served("timed-60", token: student)
+            let now = Date()
+            let startedOnA = now.addingTimeInterval(-89)
+            var onA = Fixtures.item(
+                served,
+                question: "q1",
+                answer: .string("b"),
+                attempt: "shared",
+                at: Timestamp.string(startedOnA.addingTimeInterval(5))
+            )
+            onA.attemptStartedAt = Timestamp.string(startedOnA)
+            #expect(try await api.batch([onA], token: student).map(\.status) == [.accepted])
+
+            // C asks what the server holds: the time used is the server's measure, not C's clock's.
+            let held = try await api.send(.get, APIPath.attempts + "?assessment=timed-60", token: student).decode(AttemptsResponse.self)
+            let elapsed = try #require(held.attempts.first?.elapsedMs)
+            #expect(elapsed >= 89_000 && elapsed < 89_000 + 60_000, "\(elapsed)")
+
+            // C's clock is two hours behind: its answer and hand-in are dated before A's start, and it claims 5 s used.
+            let behind = now.addingTimeInterval(-7_200)
+            var onC = Fixtures.item(served, question: "q3", answer: .bool(true), attempt: "shared", at: Timestamp.string(behind))
+            onC.attemptStartedAt = Timestamp.string(startedOnA)
+            #expect(try await api.batch([onC], token: student).map(\.status) == [.accepted])
+            var submission = SubmissionRequest(
+                attemptId: "shared",
+                assessmentId: "timed-60",
+                assessmentVersion: served.version ?? 1,
+                submittedAt: Timestamp.string(behind.addingTimeInterval(1)),
+                responseIds: [onA.id, onC.id],
+                startedAt: Timestamp.string(startedOnA)
+            ).listing([onA, onC])
+            submission.timeUsedMs = 5_000
+            #expect(try await api.send(.post, APIPath.submissions, token: student, json: submission).status == .created)
+            let received = try await api.send(.get, APIPath.responses("timed-60"), token: teacher).decode(ReceivedResponses.self)
+            let flags = Set(try #require(received.submissions.first?.flags))
+            #expect(flags.contains(.overTime) && flags.contains(.clockDisagrees), "\(flags)")
+            var browser = DeskBrowser(api: api)
+            _ = try await browser.signIn("teacher")
+            let roster = try await browser.send(.get, "/desk/a/timed-60")
+            #expect(roster.text.contains("over the time limit") && roster.text.contains("clock disagrees"))
+        }
+    }
+
+    @Test("an honest timed hand-in within its time is not flagged", arguments: Backend.all)
+    func inTimeIsNotFlagged(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
+            #expect(try await api.publish(Self.timedQuiz(), teacher: try await api.token("teacher")).status == .created)
+            let student = try await api.token("student")
+            let served = try await api.served("timed-60", token: student)
+            let started = Date().addingTimeInterval(-30)
+            var item = Fixtures.item(
+                served,
+                question: "q1",
+                answer: .string("b"),
+                attempt: "honest",
+                at: Timestamp.string(started.addingTimeInterval(20))
+            )
+            item.attemptStartedAt = Timestamp.string(started)
+            #expect(try await api.batch([item], token: student).map(\.status) == [.accepted])
+            var submission = SubmissionRequest(
+                attemptId: "honest",
+                assessmentId: "timed-60",
+                assessmentVersion: served.version ?? 1,
+                submittedAt: Timestamp.string(started.addingTimeInterval(25)),
+                responseIds: [item.id],
+                startedAt: Timestamp.string(started)
+            ).listing([item])
+            submission.timeUsedMs = 25_000
+            #expect(try await api.send(.post, APIPath.submissions, token: student, json: submission).status == .created)
+            let received = try await api.send(.get, APIPath.responses("timed-60"), token: try await api.token("teacher")).decode(
+                ReceivedResponses.self
+            )
+            #expect(received.submissions.first?.flags?.contains(.overTime) != true)
+            #expect(received.submissions.first?.flags?.contains(.clockDisagrees) != true)
+        }
+    }
+
+    @Test(
+        "a backdated answer to a handed-in, released and closed attempt is kept for the teacher and never changes its score",
+        arguments: Backend.all
+    )
+    func handedInAttemptIsClosed(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        try await harness.test { api in
+            let (teacher, student, served) = try await api.quizServed()
+            let right = Fixtures.item(served, question: "q1", answer: .string("a"), attempt: "done", at: "2026-11-20T10:00:00.000Z")
+            #expect(try await api.batch([right], token: student).map(\.status) == [.accepted])
+            let submission = SubmissionRequest(
+                attemptId: "done",
+                assessmentId: "quiz-1",
+                assessmentVersion: served.version ?? 1,
+                submittedAt: "2026-11-20T10:10:00.000Z",
+                responseIds: [right.id]
+            ).listing([right])
+            #expect(try await api.send(.post, APIPath.submissions, token: student, json: submission).status == .created)
+            #expect(try await harness.storage.release(assessmentID: "quiz-1", now: Date()))
+            #expect(try await harness.storage.close(assessmentID: "quiz-1", at: Date()))
+            func score() async throws -> Double? {
+                try await api.send(.get, APIPath.results, token: student).decode(ResultsResponse.self).results.first?.questions
+                    .first { $0.questionId == "q1" }?.points
+            }
+            let before = try await score()
+            // The correct answer is out now; an answer dated before the hand-in tries to change q1.
+            let backdated = Fixtures.item(served, question: "q1", answer: .string("b"), attempt: "done", at: "2026-11-20T10:05:00.000Z")
+            let result = try await api.batch([backdated], token: student)
+            #expect(result.map(\.status) == [.superseded])
+            #expect(result.first?.message?.contains("can no longer change") == true)
+            #expect(try await score() == before, "the score stands")
+            let received = try await api.send(.get, APIPath.responses("quiz-1"), token: teacher).decode(ReceivedResponses.self)
+            #expect(received.responses.contains { $0.id == backdated.id && $0.superseded }, "kept for the teacher")
+            #expect(received.submissions.first?.flags?.contains(.answersAfterHandIn) == true)
+        }
+    }
 }

@@ -77,10 +77,17 @@ extension Vault {
             )
             if assessment.timeLimitSeconds != nil, let startedAt {
                 // The first device's time counts: the clock started there, and the time since is counted as used here
-                // too (a clock set back on this device gives none of it back).
+                // too. The server's measure of it comes first: this device's clock may be behind (set back, or never
+                // set), and counting from it would give the time back.
                 var time = AttemptTime()
                 time.startedAt = startedAt
-                time.countedMilliseconds = max(0, Int(saturating: (wall.timeIntervalSince(startedAt) * 1000).rounded(.down)))
+                let byThisClock = Int(saturating: (wall.timeIntervalSince(startedAt) * 1000).rounded(.down))
+                time.countedMilliseconds = max(0, byThisClock, held.elapsedMs ?? 0)
+                // A clock behind the server's by more than drift is recorded, as a clock set back is: this device reads
+                // `byThisClock` where the server counts `elapsedMs`.
+                if let elapsed = held.elapsedMs, elapsed - byThisClock > Int(saturating: AttemptTime.wallDriftTolerance * 1000) {
+                    time.wallMovedBackMilliseconds = elapsed - byThisClock
+                }
                 let boot = clocks.boot()
                 time.bootID = boot.bootID
                 time.bootCheckpointMilliseconds = boot.elapsed.wholeMilliseconds

@@ -59,9 +59,14 @@ struct ResponseRoutes<Storage: ServerStorage> {
             // Only the caller's own attempts, whatever they ask for; their extra time rides along (the deadline
             // another device keeps is the first device's start plus the limit plus these minutes).
             let extra = try await storage.extraMinutes(assessmentID: id, user: user)
+            let now = configuration.now()
             let attempts = try await storage.heldAttempts(user: user, assessmentID: id).map { attempt in
                 var attempt = attempt
                 attempt.extraMinutes = extra
+                // The server is the authority on time used: measured by its clock from the first device's start.
+                attempt.elapsedMs = attempt.startedAt.flatMap(Timestamp.date).map {
+                    max(0, Int(saturating: (now.timeIntervalSince($0) * 1000).rounded(.down)))
+                }
                 return attempt
             }
             let bytes = try CanonicalJSON.encode(AttemptsResponse(attempts: attempts))

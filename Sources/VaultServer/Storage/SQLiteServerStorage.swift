@@ -87,11 +87,12 @@ public final class SQLiteServerStorage: ServerStorage {
             }
         }
         for id in needs.assessmentIDs {
-            if let row = try database.storedRow("SELECT current_version, deleted, closed_at FROM assessments WHERE id = ?", [id]) {
+            if let row = try database.storedRow("SELECT current_version, deleted, closed_at, released_at FROM assessments WHERE id = ?", [id]) {
                 facts.assessments[id] = AssessmentHead(
                     currentVersion: try row.int(0),
                     deleted: try row.int(1) != 0,
-                    closedAt: try row.optionalDouble(2)
+                    closedAt: try row.optionalDouble(2),
+                    released: try row.optionalDouble(3) != nil
                 )
             }
         }
@@ -105,13 +106,17 @@ public final class SQLiteServerStorage: ServerStorage {
         }
         for id in needs.attemptIDs {
             if let row = try database.storedRow(
-                "SELECT a.user_name, a.assessment_id, s.submitted_at FROM attempts a LEFT JOIN submissions s ON s.attempt_id = a.id WHERE a.id = ?",
+                """
+                SELECT a.user_name, a.assessment_id, s.submitted_at, s.received_at FROM attempts a LEFT JOIN submissions s ON s.attempt_id = a.id
+                WHERE a.id = ?
+                """,
                 [id]
             ) {
                 facts.attempts[id] = AttemptOwner(
                     user: try row.string(0),
                     assessmentID: try row.string(1),
-                    handedInAtMilliseconds: AttemptOwner.handedIn(try row.optionalString(2))
+                    handedInAtMilliseconds: AttemptOwner.handedIn(try row.optionalString(2)),
+                    handedInReceivedAt: try row.optionalDouble(3)
                 )
             }
         }

@@ -13,7 +13,20 @@ public enum SubmissionStatements {
     }
 
     static func attempt(id: String) -> SQLStatement {
-        SQLStatement("SELECT user_name, assessment_id FROM attempts WHERE id = ?", [.text(id)], columns: ["user_name", "assessment_id"])
+        SQLStatement(
+            "SELECT user_name, assessment_id, started_at FROM attempts WHERE id = ?",
+            [.text(id)],
+            columns: ["user_name", "assessment_id", "started_at"]
+        )
+    }
+
+    /// When the attempt's current answers were given and when they arrived (the server's judgement of its time).
+    static func answerTimes(attemptID: String) -> SQLStatement {
+        SQLStatement(
+            "SELECT answered_at_ms, received_at FROM responses WHERE attempt_id = ? AND superseded = {false}",
+            [.text(attemptID)],
+            columns: ["answered_at_ms", "received_at"]
+        )
     }
 
     static func head(id: String) -> SQLStatement {
@@ -100,6 +113,7 @@ extension SharedStatements {
                 SubmissionStatements.others(user: user, assessmentID: request.assessmentId, attemptID: request.attemptId),
                 TeachingStatements.extraMinutes(assessmentID: request.assessmentId, user: user),
                 ScoringStatements.submittedSource(attemptID: request.attemptId), ScoringStatements.grades(attemptID: request.attemptId),
+                SubmissionStatements.answerTimes(attemptID: request.attemptId),
             ] + owners
         return try await readThenWrite(reads, queue: "submissions:" + request.assessmentId) { tables in
             var responses: [String: (attemptID: String, user: String)] = [:]
@@ -123,7 +137,11 @@ extension SharedStatements {
                 document: try version.map { try documents.cached(key) ?? documents.decoded(key, bytes: try $0.data("served")) },
                 otherSubmittedAttempts: try others?.int("submitted") ?? 0,
                 otherAttempts: try others?.int("attempts") ?? 0,
-                extraMinutes: try tables[6].first?.int("extra_minutes") ?? 0
+                extraMinutes: try tables[6].first?.int("extra_minutes") ?? 0,
+                attemptStartedAt: try tables[1].first?.optionalDouble("started_at"),
+                answerTimes: try tables[9].map {
+                    TimeAuthority.AnswerTime(answeredAtMilliseconds: Int64(try $0.int("answered_at_ms")), receivedAt: try $0.double("received_at"))
+                }
             )
             let plan = SubmissionPlan.decide(request, user: user, now: now, facts: facts, receiptID: receiptID, via: via)
             guard let write = plan.write else { return (plan.outcome, []) }
