@@ -3,9 +3,13 @@ import Foundation
 /// Text from outside (a student's essay, a teacher's title, an imported file's names, a server's message) made safe
 /// for a terminal: it can never set the window title, clear the screen, move the cursor or write the clipboard.
 /// Every C0 control but newline and tab is shown in caret notation (ESC as `^[`, CR as `^M`), DEL as `^?`, and a C1
-/// control (U+0080 to U+009F, which some terminals obey like ESC sequences) as `<U+009B>`. Newlines and tabs an essay
-/// has are kept; bidi marks are left alone (they are text). Stored data is never changed: this is for display only,
-/// and `--json` output (escaped by JSON) never goes through it.
+/// control (U+0080 to U+009F, which some terminals obey like ESC sequences) as `<U+009B>`. So are the invisible
+/// characters that make text read other than it is: bidi embeddings and overrides (U+202A to U+202E, which reorder
+/// what follows them on the line), the zero-width space, the word joiner and invisible operators (U+2060 to U+2064),
+/// the deprecated format characters (U+206A to U+206F) and a byte-order mark inside text (U+FEFF): `<U+202E>`.
+/// Newlines and tabs an essay has are kept, and so are the marks real text needs: isolates (U+2066 to U+2069, which
+/// this program also writes around right-to-left cells), LRM, RLM and ALM, ZWNJ (Persian spelling) and ZWJ (emoji).
+/// Stored data is never changed: this is for display only, and `--json` output (escaped by JSON) never goes through it.
 public enum TerminalText {
     /// `text` with every control shown visibly.
     public static func visible(_ text: String) -> String {
@@ -55,7 +59,15 @@ public enum TerminalText {
 
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         let value = scalar.value
-        return (value < 0x20 && value != 0x0A && value != 0x09) || value == 0x7F || (0x80...0x9F).contains(value)
+        if value < 0x20 { return value != 0x0A && value != 0x09 }
+        if value < 0x7F { return false }
+        return value == 0x7F || (0x80...0x9F).contains(value) || isDeceptive(value)
+    }
+
+    /// Invisible characters that change how a line reads (see the type's comment).
+    private static func isDeceptive(_ value: UInt32) -> Bool {
+        (0x202A...0x202E).contains(value) || value == 0x200B || (0x2060...0x2064).contains(value) || (0x206A...0x206F).contains(value)
+            || value == 0xFEFF
     }
 
     private static func append(_ scalar: Unicode.Scalar, to result: inout String.UnicodeScalarView) {

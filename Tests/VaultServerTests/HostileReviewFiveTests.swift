@@ -335,4 +335,21 @@ struct HostileReviewFiveTests {
             #expect(received.submissions.first?.flags?.contains(.answersAfterHandIn) == true)
         }
     }
+
+    @Test("a class list's byte-order mark and header are not names; KIM and kim are one name; Cyrillic kіm, U+202E and U+200B are refused")
+    func classListNames() throws {
+        let list = try StudentList(csv: "\u{FEFF}name,group\r\nana,7b\r\nben,7b\r\n")
+        #expect(list.entries.map(\.name) == ["ana", "ben"], "no account named \\u{FEFF}name, none named name")
+        #expect(try StudentList(csv: "\u{FEFF}ana\nben").entries.map(\.name) == ["ana", "ben"])
+        #expect(throws: StudentList.Problem.badLine(2, "kim is in the list twice.")) { try StudentList(csv: "KIM\nkim") }
+        #expect(throws: StudentList.Problem.badLine(2, "Zoë is in the list twice.")) { try StudentList(csv: "zoe\u{0308}\nZoë") }
+        for name in ["k\u{0456}m", "kim\u{202E}", "k\u{200B}im", "ki\u{FEFF}m"] {
+            #expect(throws: StudentList.Problem.self, "\(name.unicodeScalars.map { String($0.value, radix: 16) })") {
+                try StudentList(csv: "ana\n\(name)")
+            }
+        }
+        // Names in one alphabet, any alphabet, stay: Persian, Cyrillic, Greek, accented Latin.
+        let many = try StudentList(csv: "محمد\nКирилл\nΕλένη\nJosé\nمی\u{200C}نا")
+        #expect(many.entries.count == 5)
+    }
 }

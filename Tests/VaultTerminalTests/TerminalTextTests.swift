@@ -19,10 +19,18 @@ struct TerminalTextTests {
         #expect(TerminalText.visible(keepingStyles: input) == shown)
     }
 
-    @Test("an essay's newlines and tabs, bidi marks and every script stay as written")
+    @Test("an essay's newlines and tabs, bidi isolates and marks, ZWNJ, ZWJ and every script stay as written")
     func textStays() {
-        let essay = "Line one\n\tindented — محمد \u{2067}x = 3\u{2069} 東京 😀"
+        let essay = "Line one\n\tindented — محمد \u{2067}x = 3\u{2069} می\u{200C}خواهم \u{200F}ok\u{200E} 東京 👩\u{200D}💻"
         #expect(TerminalText.visible(essay) == essay)
+    }
+
+    @Test("a right-to-left override, a zero-width space and a byte-order mark inside a name are shown (issue 51)")
+    func deceptiveCharactersShown() {
+        #expect(TerminalText.visible("kim\u{202E}txt.exe") == "kim<U+202E>txt.exe")
+        #expect(TerminalText.visible("k\u{200B}im") == "k<U+200B>im")
+        #expect(TerminalText.visible("\u{FEFF}kim") == "<U+FEFF>kim")
+        #expect(TerminalText.visible(keepingStyles: "\u{1B}[1m\u{202D}x\u{1B}[0m") == "\u{1B}[1m<U+202D>x\u{1B}[0m")
     }
 
     @Test("the program's own colours stay on a styled line; anything else in it is shown")

@@ -240,7 +240,10 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         var added: [DeskView.NewStudent] = []
         var existing: [String] = []
         for entry in list.entries {
-            if try await storage.user(named: entry.name) != nil {
+            // The name as written, or as its case-folded form (an account "kim" exists when "KIM" is added).
+            let sameName = try await storage.user(named: entry.name) != nil
+            let sameKey = try await storage.user(named: AccountNames.key(entry.name)) != nil
+            if sameName || sameKey {
                 existing.append(entry.name)
                 continue
             }

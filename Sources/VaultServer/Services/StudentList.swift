@@ -1,10 +1,13 @@
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultRules
 
 /// A class list a teacher pastes or exports from a spreadsheet: one student per line, `name,group[,password]`
-/// (RFC 4180 quoting, a header line naming `name` is skipped). Read whole and checked before anything is stored: a
-/// bad line refuses the list, with its line number, and nothing is added.
+/// (RFC 4180 quoting, a byte-order mark dropped, a header line naming `name` is skipped). Read whole and checked
+/// before anything is stored: a bad line refuses the list, with its line number, and nothing is added. Names follow
+/// `AccountNames`: no invisible characters, no mixed alphabets, and two names that differ only in case or Unicode
+/// form are one name.
 public struct StudentList: Sendable, Equatable {
     public struct Entry: Sendable, Equatable {
         public var name: String
@@ -37,20 +40,26 @@ public struct StudentList: Sendable, Equatable {
 
     public var entries: [Entry]
 
+    /// What a header line's first cell says.
+    static let headers: Set<String> = ["name", "username", "user", "student", "login"]
+
     public init(csv text: String) throws {
         var entries: [Entry] = []
         var names = Set<String>()
+        // A spreadsheet's UTF-8 export starts with a byte-order mark: it is not part of the first name.
+        let text = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
         for (index, fields) in Self.records(text).enumerated() {
             let number = index + 1
             let cells = fields.map { $0.trimmingCharacters(in: .whitespaces) }
             if cells.allSatisfy(\.isEmpty) { continue }
-            if index == 0, cells.first?.lowercased() == "name" || cells.first?.lowercased() == "username" { continue }
+            if index == 0, let first = cells.first, Self.headers.contains(first.lowercased()) { continue }
             guard cells.count <= 3 else { throw Problem.badLine(number, "a line has at most three cells: name, group, password.") }
             let name = cells[0]
             guard !name.isEmpty, name.count <= 200, Identifiers.isClean(name) else {
                 throw Problem.badLine(number, "a name is 1 to 200 characters without control characters.")
             }
-            guard names.insert(name).inserted else { throw Problem.badLine(number, "\(name) is in the list twice.") }
+            if let problem = AccountNames.problem(name) { throw Problem.badLine(number, problem) }
+            guard names.insert(AccountNames.key(name)).inserted else { throw Problem.badLine(number, "\(name) is in the list twice.") }
             let group = cells.count > 1 && !cells[1].isEmpty ? cells[1] : nil
             if let group, group.count > 64 || !Identifiers.isClean(group) {
                 throw Problem.badLine(number, "a group is at most 64 characters without control characters.")

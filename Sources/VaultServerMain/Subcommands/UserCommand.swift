@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import VaultAPI
 import VaultCore
+import VaultRules
 import VaultServer
 import VaultTerminal
 
@@ -21,10 +22,14 @@ struct UserCommand: AsyncParsableCommand {
             guard Identifiers.isClean(name), group.map({ Identifiers.isClean($0) && $0.count <= 64 }) ?? true else {
                 throw ValidationError("A name or group may not contain control characters, and a group is at most 64 characters.")
             }
+            if let problem = AccountNames.problem(name) { throw ValidationError("Not added: \(problem)") }
             guard let password = readPasswordLine(), !password.isEmpty else {
                 throw ValidationError("Give the password on the first line of standard input.")
             }
             let storage = try await options.storage()
+            if AccountNames.key(name) != name, try await storage.user(named: AccountNames.key(name)) != nil {
+                throw ValidationError("Not added: an account \(AccountNames.key(name)) exists, and \(name) would look like it.")
+            }
             do {
                 var record = try PasswordHasher.makeRecord(name: name, role: role, password: password, iterations: options.passwordIterations)
                 record.group = group.flatMap { $0.isEmpty ? nil : $0 }
