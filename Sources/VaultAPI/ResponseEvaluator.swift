@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A value in QTI response processing: NULL, one value, or a container of them.
 public enum ProcessingValue: Hashable, Sendable {
@@ -161,6 +162,18 @@ public struct ResponseEvaluator {
     /// The most values one container may hold.
     public static let maxContainer = 10_000
 
+    /// Counts the answers scored by rules while it is set (`$meter.withValue`): how a test sees that results are read
+    /// from what was kept, not scored again.
+    @TaskLocal public static var meter: Meter?
+
+    /// A count of evaluations, shared by the tasks that carry it.
+    public final class Meter: Sendable {
+        private let evaluations = Mutex(0)
+        public init() {}
+        public var value: Int { evaluations.withLock { $0 } }
+        func count() { evaluations.withLock { $0 += 1 } }
+    }
+
     /// The first element of `processing` that is not evaluated here, or nil.
     public static func unsupported(in nodes: [ProcessingNode]) -> String? {
         for node in nodes {
@@ -173,6 +186,7 @@ public struct ResponseEvaluator {
     /// The outcome `SCORE` after processing `answer` (nil: not answered), 0 when the rules leave it unset or not a
     /// number; nil when the evaluation ran out of its work budget (it could not be scored: the teacher grades it).
     public static func score(_ processing: ResponseProcessing, answer: JSONValue?) -> Double? {
+        meter?.count()
         var evaluator = ResponseEvaluator(processing)
         evaluator.bind(answer)
         guard let outcomes = evaluator.finish() else { return nil }

@@ -150,8 +150,14 @@ public enum Scoring {
 
     /// The points a question of a submitted attempt stands at: the teacher's grade over the automatic points; a late
     /// hand-in the teacher zeroed scores nothing, one they accepted counts like any other. Nil: waiting for the teacher.
+    /// The automatic points are the ones kept with the record's totals when it has them (worked out once, when its
+    /// answers last changed), else scored from `answers`.
     public static func awarded(_ question: Question, record: SubmissionRecord, answers: [String: JSONValue], grades: [String: Double]) -> Double? {
-        record.lateDecision == .zeroed ? 0 : grades[question.id] ?? points(for: answers[question.id], question: question)
+        if record.lateDecision == .zeroed { return 0 }
+        if let grade = grades[question.id] { return grade }
+        // A key kept with null is the teacher's question: nil, not scored again.
+        if let automatic = record.totals?.automatic, let kept = automatic[question.id] { return kept }
+        return points(for: answers[question.id], question: question)
     }
 
     /// Score, maximum and questions waiting for the teacher of one handed-in attempt, as a store keeps them beside
@@ -162,15 +168,45 @@ public enum Scoring {
         public var score: Double
         public var maxScore: Double
         public var pending: Int
-        public init(score: Double, maxScore: Double, pending: Int) {
+        /// Each question's automatic points (nil: the teacher's to give), before the teacher's grades: what results
+        /// read instead of scoring the answers again. Nil for totals kept before these were.
+        public var automatic: [String: Double?]?
+        public init(score: Double, maxScore: Double, pending: Int, automatic: [String: Double?]? = nil) {
             self.score = score
             self.maxScore = maxScore
             self.pending = pending
+            self.automatic = automatic
+        }
+
+        /// Totals are equal when they add up the same: `automatic` is how they were reached, not what they are.
+        public static func == (a: Totals, b: Totals) -> Bool {
+            a.score == b.score && a.maxScore == b.maxScore && a.pending == b.pending
+        }
+
+        /// `automatic` as a store keeps it: canonical JSON, a question id to its points or null.
+        public var automaticText: String? {
+            guard let automatic else { return nil }
+            let values = automatic.mapValues { points in points.map(JSONValue.number) ?? .null }
+            return try? CanonicalJSON.text(.object(values))
+        }
+
+        /// `automatic` from a store's text; throws on text that is not what `automaticText` writes.
+        public static func automatic(stored text: String) throws -> [String: Double?] {
+            guard case .object(let values) = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else {
+                throw CocoaError(.coderReadCorrupt)
+            }
+            return try values.mapValues { value -> Double? in
+                switch value {
+                case .null: return nil
+                case .number(let points) where points.isFinite: return points
+                default: throw CocoaError(.coderReadCorrupt)
+                }
+            }
         }
 
         /// What the record's attempt stands at: nothing when the teacher zeroed it.
         public func `for`(_ record: SubmissionRecord) -> Totals {
-            record.lateDecision == .zeroed ? Totals(score: 0, maxScore: maxScore, pending: 0) : self
+            record.lateDecision == .zeroed ? Totals(score: 0, maxScore: maxScore, pending: 0, automatic: automatic) : self
         }
     }
 
@@ -204,14 +240,18 @@ public enum Scoring {
     /// The totals before a late decision: the teacher's grade over the automatic points, question by question.
     static func totals(document: Assessment, answers: [String: JSONValue], grades: [String: Double]) -> Totals {
         var totals = Totals(score: 0, maxScore: 0, pending: 0)
+        var automatic: [String: Double?] = [:]
         for question in document.questions {
             totals.maxScore += maxPoints(question)
-            if let points = grades[question.id] ?? points(for: answers[question.id], question: question) {
+            let scored = points(for: answers[question.id], question: question)
+            automatic[question.id] = scored
+            if let points = grades[question.id] ?? scored {
                 totals.score += points
             } else {
                 totals.pending += 1
             }
         }
+        totals.automatic = automatic
         return totals
     }
 

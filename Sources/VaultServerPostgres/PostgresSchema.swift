@@ -258,6 +258,8 @@ enum PostgresSchema {
             "ALTER TABLE submissions ADD COLUMN pending BIGINT",
             "CREATE INDEX attempts_by_assessment ON attempts (assessment_id)",
         ],
+        // Each question's automatic points kept with the score (SQLite v18).
+        ["ALTER TABLE submissions ADD COLUMN kept_points TEXT"],
     ]
 
     static var latestVersion: Int { versions.count }

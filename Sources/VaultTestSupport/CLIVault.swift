@@ -14,13 +14,24 @@ public final class CLIVault: @unchecked Sendable {
 
     /// `vault <arguments> --vault DIR --password-stdin`, the password on stdin.
     @discardableResult
-    public func unlocked(_ arguments: [String], password: String = "pw-1", extraInput: String = "") throws -> Binaries.Result {
-        try run(arguments + ["--vault", path, "--password-stdin"], stdin: password + "\n" + extraInput)
+    public func unlocked(
+        _ arguments: [String],
+        password: String = "pw-1",
+        extraInput: String = "",
+        environment: [String: String] = [:]
+    ) throws -> Binaries.Result {
+        try run(arguments + ["--vault", path, "--password-stdin"], stdin: password + "\n" + extraInput, environment: environment)
     }
 
     /// `vault answer ID QUESTION` with the value on stdin after the password line, as the CLI contract says.
-    public func answer(_ id: String, _ question: String, _ value: String, password: String = "pw-1") throws -> Binaries.Result {
-        try unlocked(["answer", id, question], password: password, extraInput: value + "\n")
+    public func answer(
+        _ id: String,
+        _ question: String,
+        _ value: String,
+        password: String = "pw-1",
+        environment: [String: String] = [:]
+    ) throws -> Binaries.Result {
+        try unlocked(["answer", id, question], password: password, extraInput: value + "\n", environment: environment)
     }
 
     /// `vault <arguments> --vault DIR --password-stdin` under strace recording the system calls `calls` (buffers in

@@ -112,6 +112,39 @@ struct CarryOnCommandTests {
         #expect(!take.stdout.contains("Start now?"), "the clock is not started again: \(take.stdout)")
     }
 
+    /// Tests/FaultShim/wallclock.c, built here: a process's wall clock set off by WALL_OFFSET_SECONDS.
+    static let wallClockShim: String? = {
+        let output = NSTemporaryDirectory() + "/vault-wallclock-\(getpid()).so"
+        let built = try? Binaries.system(
+            "cc",
+            ["-shared", "-fPIC", "-O1", "-o", output, Binaries.repositoryRoot + "/Tests/FaultShim/wallclock.c", "-ldl"]
+        )
+        return built?.status == 0 ? output : nil
+    }()
+
+    @Test(
+        "a timed test continued on a device whose clock is 2 hours behind shows the first device's time left, not a fresh limit (issue 51)",
+        arguments: stores
+    )
+    func timedCarryOnWithAClockBehind(store: String) async throws {
+        let shim = try #require(Self.wallClockShim, "cc builds Tests/FaultShim/wallclock.c")
+        let server = try await Self.server(store)
+        let (a, _) = try Self.device(server, downloading: "science-timed")
+        // A's clock is 2 minutes behind: by the server's clock, A's attempt started 2 minutes ago.
+        let aBehind = ["LD_PRELOAD": shim, "WALL_OFFSET_SECONDS": "-120"]
+        #expect(try a.answer("science-timed", "q1", "b", environment: aBehind).status == 0)
+        #expect(try a.unlocked(["sync"], environment: aBehind).status == 0)
+
+        // C's clock is two hours behind: counting from it would give all 10 minutes back.
+        let c = CLIVault()
+        try c.initialize()
+        try c.signIn(to: server)
+        let cBehind = ["LD_PRELOAD": shim, "WALL_OFFSET_SECONDS": "-7200"]
+        let download = try c.unlocked(["download", "science-timed"], environment: cBehind)
+        #expect(download.status == 0, "\(download.stderr)")
+        #expect(download.stdout.contains("8 minutes left") || download.stdout.contains("7 minutes left"), "\(download.stdout)")
+    }
+
     @Test("a sealed exam continued on another device needs the start code there too (the key is per device)")
     func sealedCarryOn() throws {
         let server = try ServerProcess()

@@ -352,4 +352,64 @@ struct HostileReviewFiveTests {
         let many = try StudentList(csv: "محمد\nКирилл\nΕλένη\nJosé\nمی\u{200C}نا")
         #expect(many.entries.count == 5)
     }
+
+    @Test(
+        "a scoring bomb stored before the budget: the hand-in scores it once (it stops at the budget and waits for the teacher); GET /v1/results twice scores nothing",
+        arguments: Backend.all
+    )
+    func resultsReadWhatWasKept(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        var document = Fixtures.quiz(id: "bomb")
+        var question = Question(
+            id: "q1",
+            type: .singleChoice,
+            prompt: "A?",
+            points: 2,
+            choices: [.init(id: "A", text: "A"), .init(id: "B", text: "B")]
+        )
+        question.processing = Self.bomb(doublings: 12, repeats: 1_000)
+        document.questions[0] = question
+        document.results = .onSubmit
+        _ = try await harness.storage.publish(document, now: Date(), by: Publisher(name: "teacher", role: .teacher))
+        try await harness.test { api in
+            let student = try await api.token("student")
+            let served = try await api.served("bomb", token: student)
+            let items = [
+                Fixtures.item(served, question: "q1", answer: .string("A"), attempt: "bomb-a")
+            ]
+            #expect(try await api.batch(items, token: student).map(\.status) == [.accepted])
+            let submission = SubmissionRequest(
+                attemptId: "bomb-a",
+                assessmentId: "bomb",
+                assessmentVersion: served.version ?? 1,
+                submittedAt: "2026-11-20T10:10:00.000Z",
+                responseIds: items.map(\.id)
+            ).listing(items)
+            let handIn = ResponseEvaluator.Meter()
+            let handedIn = try await ResponseEvaluator.$meter.withValue(handIn) {
+                try await api.send(.post, APIPath.submissions, token: student, json: submission).status
+            }
+            #expect(handedIn == .created)
+            // The meter rides with the request's task: PostgreSQL's transaction runs in it, so the hand-in's scoring is
+            // seen there (SQLite's runs on its connection's own thread). Results are scored in the request's task on
+            // both, which is what the reads below count.
+            if backend == .postgres { #expect(handIn.value >= 1, "scored at the hand-in") }
+            let reads = ResponseEvaluator.Meter()
+            let read = try await ResponseEvaluator.$meter.withValue(reads) {
+                var read: [AttemptResult] = []
+                for _ in 0..<2 {
+                    read += try await api.send(.get, APIPath.results, token: student).decode(ResultsResponse.self).results
+                }
+                return read
+            }
+            let bombs = read.filter { $0.assessmentId == "bomb" }
+            #expect(bombs.count == 2)
+            for bomb in bombs {
+                #expect(bomb.questions.first { $0.questionId == "q1" }?.points == nil, "left to the teacher")
+                #expect(bomb.pending >= 1)
+            }
+            #expect(reads.value == 0, "results read the points kept at the hand-in")
+            try await Self.healthy(api)
+        }
+    }
 }

@@ -43,6 +43,8 @@ struct StoredRecordTests {
             .text("a1"), .text("student"), .text("quiz"), .integer(1), .text("2026-11-20T10:10:00.000Z"), .integer(0), .text("rcpt-1"),
             .real(1_790_000_000), .integer(2), .null, .null, .null, .null, .null, .text("second_attempt"), .text("hand_in"), .null,
             .null, .null, .null,
+            // kept_points (issue 51): each question's automatic points, kept with the score.
+            .null,
         ])
         let record = try SubmissionRecord(row: SQLiteStoredRow(row, columns: SubmissionRecord.columns))
         #expect(record.flags == [.secondAttempt] && record.responseCount == 2 && record.via == .handIn && record.lateDecision == nil)
@@ -53,6 +55,15 @@ struct StoredRecordTests {
             try SubmissionRecord(row: SQLiteStoredRow(Row(values: kept), columns: SubmissionRecord.columns)).totals
                 == .init(score: 2.5, maxScore: 9, pending: 1)
         )
+        var points = kept
+        points[20] = .text(#"{"q1":1.5,"q6":null}"#)
+        let withPoints = try SubmissionRecord(row: SQLiteStoredRow(Row(values: points), columns: SubmissionRecord.columns))
+        let expected: [String: Double?] = ["q1": 1.5, "q6": nil]
+        #expect(withPoints.totals?.automatic == expected)
+        points[20] = .text(#"{"q1":"many"}"#)
+        #expect(throws: StorageError.self, "kept points that are not points are damage") {
+            try SubmissionRecord(row: SQLiteStoredRow(Row(values: points), columns: SubmissionRecord.columns))
+        }
         kept[18] = .null
         #expect(throws: StorageError.self) { try SubmissionRecord(row: SQLiteStoredRow(Row(values: kept), columns: SubmissionRecord.columns)) }
         var unknownChannel = row.values

@@ -269,6 +269,10 @@ enum ServerSchema {
             CREATE INDEX attempts_by_assessment ON attempts (assessment_id);
             """
         )
+        // Each question's automatic points kept with the score (JSON, a question id to points or null for the
+        // teacher's): results are read, not scored again, on every sync (scoring an item's own rules can be the
+        // costliest work a request does). Submissions kept before have none and are scored when read.
+        migrator.register(18, "ALTER TABLE submissions ADD COLUMN kept_points TEXT;")
         return migrator
     }
 }

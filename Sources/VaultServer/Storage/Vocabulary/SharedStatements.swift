@@ -329,8 +329,11 @@ public enum ScoringStatements {
 
     public static func keepTotals(_ totals: Scoring.Totals, attemptID: String) -> SQLStatement {
         SQLStatement(
-            "UPDATE submissions SET score = ?, max_score = ?, pending = ? WHERE attempt_id = ?",
-            [.real(totals.score), .real(totals.maxScore), .integer(totals.pending), .text(attemptID)]
+            "UPDATE submissions SET score = ?, max_score = ?, pending = ?, kept_points = ? WHERE attempt_id = ?",
+            [
+                .real(totals.score), .real(totals.maxScore), .integer(totals.pending), totals.automaticText.map(SQLValue.text) ?? .null,
+                .text(attemptID),
+            ]
         )
     }
 

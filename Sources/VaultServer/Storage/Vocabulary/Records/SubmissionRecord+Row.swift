@@ -7,7 +7,7 @@ extension SubmissionRecord: StoredRecord {
     public static let columns = [
         "attempt_id", "user_name", "assessment_id", "assessment_version", "submitted_at", "forced", "receipt_id", "received_at",
         "response_count", "started_at", "time_used_ms", "clock_moved_back_ms", "signed_receipt", "unsealed_at", "flags",
-        "via", "late_decision", "score", "max_score", "pending",
+        "via", "late_decision", "score", "max_score", "pending", "kept_points",
     ]
 
     public init(row: some StoredRow) throws {
@@ -37,9 +37,18 @@ extension SubmissionRecord: StoredRecord {
                 return decision
             }
         )
+        // Each question's automatic points: none for a score kept before they were.
+        let automatic = try row.optionalString("kept_points").map { text in
+            do {
+                return try Scoring.Totals.automatic(stored: text)
+            } catch {
+                throw StorageError.column("kept_points", "is not a question's points")
+            }
+        }
         // All three, or none (a submission stored before scores were kept); one without the others is damaged.
         switch (try row.optionalDouble("score"), try row.optionalDouble("max_score"), try row.optionalInt("pending")) {
-        case (let score?, let maxScore?, let pending?): totals = Scoring.Totals(score: score, maxScore: maxScore, pending: pending)
+        case (let score?, let maxScore?, let pending?):
+            totals = Scoring.Totals(score: score, maxScore: maxScore, pending: pending, automatic: automatic)
         case (nil, nil, nil): totals = nil
         default: throw StorageError.column("score", "is kept without its maximum or questions waiting")
         }
