@@ -36,7 +36,7 @@ extension Int {
     public init(saturating value: Double) {
         if value.isNaN {
             self = 0
-        } else if value >= 9_223_372_036_854_774_784.0 {
+        } else if value >= 9_223_372_036_854_775_808.0 {
             self = .max
         } else if value <= -9_223_372_036_854_775_808.0 {
             self = .min

@@ -47,6 +47,17 @@ struct ServerBinaryTests {
         // Bad data: exit 65 with a sentence, nothing published.
         let malformed = try Binaries.run("vault-server", ["publish", document, "--data", data])
         #expect(malformed.status == 65 && malformed.stderr.contains("not a valid assessment document"), "\(malformed.stderr)")
+        // Numbers out of bounds (issue 51): exit 65 with a sentence; the running server keeps serving.
+        let fixtures = Binaries.repositoryRoot + "/Tests/VaultServerTests/Fixtures/hostile-review-5/"
+        for (file, sentence) in [
+            ("points-1e19.json", "at most 10,000 points"), ("points-minus-10.json", "at most 10,000 points"),
+            ("normal-maximum-1e19.xml", "more than the 10,000 a question may be worth"),
+            ("doubling-27.xml", "more work to score than a question may"),
+        ] {
+            let refused = try Binaries.run("vault-server", ["publish", fixtures + file, "--data", data])
+            #expect(refused.status == 65 && refused.stderr.contains(sentence), "\(file): \(refused.status) \(refused.stderr)")
+        }
+        #expect(try curl(["http://127.0.0.1:\(port)\(APIPath.health)"]).status == 200)
 
         // The running server sees what the subcommands wrote, and the new teacher can sign in.
         let token = try await post(port: port, path: APIPath.token, body: #"{"user":"kim","password":"kim-secret"}"#)
