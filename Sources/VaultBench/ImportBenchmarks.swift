@@ -64,8 +64,53 @@ enum ImportBenchmarks {
                 baseline: baseline.median,
                 unit: "s",
                 goal: "-"
-            )
+            ),
+            try budgetRow(byRules, rounds: rounds * 10),
         ]
+    }
+
+    /// One answer scored by rules charged just under the evaluator's work budget (`contains` of 990 values in the same
+    /// 990 is charged 980,100 units, as if every value were compared with every other; 1,000 in 1,000 is refused
+    /// before it starts) against one answer by ordinary written-out rules.
+    static func budgetRow(_ ordinary: Question, rounds: Int) throws -> BenchRow {
+        func variable(_ id: String) -> ProcessingNode { ProcessingNode(name: "variable", attributes: ["identifier": id]) }
+        // A multiple container (an ordered one is searched as one run, in linear time): every value against every other.
+        let thousand = ProcessingNode(
+            name: "multiple",
+            children: [
+                ProcessingNode(
+                    name: "repeat",
+                    attributes: ["numberRepeats": "990"],
+                    children: [ProcessingNode(name: "baseValue", attributes: ["baseType": "identifier"], text: "A")]
+                )
+            ]
+        )
+        let rules = [
+            ProcessingNode(name: "setOutcomeValue", attributes: ["identifier": "X"], children: [thousand]),
+            ProcessingNode(
+                name: "setOutcomeValue",
+                attributes: ["identifier": "SCORE"],
+                children: [ProcessingNode(name: "contains", children: [variable("X"), variable("X")])]
+            ),
+        ]
+        var costly = ordinary
+        costly.processing?.outcomes.append(ProcessingVariable(identifier: "X", cardinality: .multiple, baseType: .identifier))
+        costly.processing?.rules = rules
+        var ours = Samples()
+        var baseline = Samples()
+        for _ in 0..<rounds {
+            guard ours.time({ Scoring.points(for: .string("A"), question: costly) }) != nil else {
+                throw ImportError("rules within the work budget were not scored")
+            }
+            _ = baseline.time { Scoring.points(for: .string("C0"), question: ordinary) }
+        }
+        return BenchRow(
+            workload: "score 1 answer of rules charged just under the work budget vs ordinary rules",
+            ours: ours.median,
+            baseline: baseline.median,
+            unit: "s",
+            goal: "contains, 990 in 990"
+        )
     }
 
     static func item(_ index: Int) -> String {
