@@ -9,7 +9,7 @@ public struct VaultError: Error, Sendable, CustomStringConvertible, Equatable {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Sendable {
             case wrongPassword, passwordRequired, notAllowed, insecureFiles
-            case keyFileDamaged, keyFileMismatch, databaseDamaged, invalidData
+            case keyFileDamaged, keyFileMismatch, databaseDamaged, damagedRow, invalidData
             case noVault, vaultExists, cannotCreate, io, diskFull, busy, usage, notFound, offline, temporary
         }
         private let value: Value
@@ -23,6 +23,8 @@ public struct VaultError: Error, Sendable, CustomStringConvertible, Equatable {
         public static let keyFileMismatch = Code(.keyFileMismatch)
         public static let databaseDamaged = Code(.databaseDamaged)
         public static let invalidData = Code(.invalidData)
+        /// One stored row does not read back (the database itself is sound): named, never left out in silence.
+        public static let damagedRow = Code(.damagedRow)
         public static let noVault = Code(.noVault)
         public static let vaultExists = Code(.vaultExists)
         public static let cannotCreate = Code(.cannotCreate)
@@ -46,7 +48,7 @@ public struct VaultError: Error, Sendable, CustomStringConvertible, Equatable {
         public var kind: Kind {
             switch value {
             case .wrongPassword, .passwordRequired, .notAllowed, .insecureFiles: .denied
-            case .keyFileDamaged, .keyFileMismatch, .databaseDamaged, .invalidData: .badData
+            case .keyFileDamaged, .keyFileMismatch, .databaseDamaged, .damagedRow, .invalidData: .badData
             case .noVault, .notFound: .noInput
             case .vaultExists, .cannotCreate: .cannotCreate
             case .io, .diskFull: .io

@@ -64,6 +64,51 @@ struct ResultsCommandTests {
         #expect(!reread.stdout.contains("No results yet"))
     }
 
+    @Test(
+        "a result and a receipt row damaged with the stock sqlcipher shell: results and receipts name them and show the others (exit 65), verify lists them"
+    )
+    func damagedRowsAreNamed() throws {
+        let server = try ServerProcess()
+        let vault = CLIVault()
+        try vault.initialize()
+        try vault.signIn(to: server)
+        let data = ["--data", server.dataDirectory]
+        for (id, question, value) in [("algebra-1", "q1", "b"), ("science-timed", "q1", "b")] {
+            #expect(try vault.unlocked(["download", id]).status == 0)
+            #expect(try vault.answer(id, question, value).status == 0)
+            #expect(try vault.unlocked(["submit", id]).status == 0)
+            #expect(try Binaries.run("vault-server", ["release", id] + data).status == 0)
+        }
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        #expect(try vault.unlocked(["sync", "--json"]).json?["results"] as? Int == 2)
+        let receipts = try #require(try vault.unlocked(["receipts", "--json"]).json?["receipts"] as? [[String: Any]])
+        let damagedReceipt = try #require(receipts.first { $0["assessment_id"] as? String == "science-timed" }?["receipt_id"] as? String)
+        let damagedAttempt = try #require(receipts.first { $0["assessment_id"] as? String == "science-timed" }?["attempt_id"] as? String)
+
+        // A security tester's damage, with the stock shell and the revealed key.
+        let reveal = try #require(try vault.unlocked(["key", "reveal", "--yes", "--json"]).json)
+        let pragmas = try #require(reveal["pragmas"] as? [String])
+        let script =
+            pragmas.joined(separator: "\n")
+            + "\nUPDATE results SET result = 'not a result' WHERE attempt_id = '\(damagedAttempt)';"
+            + "\nUPDATE receipts SET signed = '{' WHERE receipt_id = '\(damagedReceipt)';\n"
+        let shell = try Binaries.system("sqlcipher", [vault.path + "/vault.db"], stdin: script)
+        #expect(shell.status == 0, "\(shell.stderr)")
+
+        let results = try vault.unlocked(["results"])
+        #expect(results.status == 65, "\(results.stdout)\(results.stderr)")
+        #expect(results.stderr.contains("A stored results row (\(damagedAttempt)) cannot be read back"), "\(results.stderr)")
+        #expect(results.stdout.contains("Algebra"), "the other result is shown: \(results.stdout)")
+        let json = try vault.unlocked(["results", "--json"]).json
+        #expect((json?["results"] as? [Any])?.count == 1 && (json?["damaged"] as? [[String: Any]])?.first?["key"] as? String == damagedAttempt)
+        let listed = try vault.unlocked(["receipts"])
+        #expect(listed.status == 65 && listed.stderr.contains("A stored receipts row (\(damagedReceipt)) cannot be read back"), "\(listed.stderr)")
+        let verify = try vault.unlocked(["verify"])
+        #expect(verify.status != 0)
+        #expect(verify.stdout.contains(damagedAttempt) || verify.stderr.contains(damagedAttempt), "\(verify.stdout)\(verify.stderr)")
+        #expect(verify.stdout.contains(damagedReceipt) || verify.stderr.contains(damagedReceipt), "\(verify.stdout)\(verify.stderr)")
+    }
+
     /// The result as the student reads it: the question, their own answer and the correct one in the letters and
     /// texts they saw, points per question and in total; no internal ids, no JSON.
     static func expectStudentsTerms(_ text: String) {

@@ -132,7 +132,14 @@ struct AdversarialTests {
 
         // The highest id in use does not make the next one overflow: the lowest free id is taken.
         file.slots[0].id = KeyFile.Limits.maxSlotID
-        let id = try file.addSlot(label: "next", dataKey: SecretBytes.random(count: 32), password: TestVault.secret("n"), iterations: 1_000)
+        // The slot's creation time is the caller's (the vault passes its injected clock).
+        let id = try file.addSlot(
+            label: "next",
+            dataKey: SecretBytes.random(count: 32),
+            password: TestVault.secret("n"),
+            iterations: 1_000,
+            createdAt: Date()
+        )
         #expect(id == 1)
     }
 

@@ -119,7 +119,7 @@ struct KeyManagementTests {
         var file = try KeyFile.decode(try Data(contentsOf: URL(fileURLWithPath: paths.keyFile)))
         let vault = try TestVault.open(in: directory, password: "old")
         // What atomicWrite leaves if killed after writing its temporary file: a complete new key file beside the old.
-        try file.replaceSlot(1, dataKey: SecretBytes.random(count: 32), password: TestVault.secret("new"), iterations: 1_000)
+        try file.replaceSlot(1, dataKey: SecretBytes.random(count: 32), password: TestVault.secret("new"), iterations: 1_000, createdAt: Date())
         let stray = paths.keyFile + ".tmp-99999"
         try file.encoded().write(to: URL(fileURLWithPath: stray))
         withExtendedLifetime(vault) {}

@@ -40,7 +40,7 @@ struct Receipts: ParsableCommand {
                     Language.number(statement.responses.count),
                 ])
             }
-            if receipts.isEmpty {
+            if receipts.isEmpty, receipts.damaged.isEmpty {
                 context.console.line(
                     id.map { tr("No receipt for {id} yet: it arrives with the `vault sync` that hands the attempt in.", ["id": $0]) }
                         ?? tr("No receipts yet.")
@@ -54,7 +54,21 @@ struct Receipts: ParsableCommand {
                     )
                 )
             }
-            context.console.emit(["receipts": receipts.map(\.statement)])
+            for damaged in receipts.damaged { context.console.warn(damaged.sentence) }
+            context.console.emit(Output(receipts: receipts.map(\.statement), damaged: receipts.damaged))
+            if let first = receipts.damaged.first { throw CommandExit(code: VaultExit.code(for: first.error)) }
+        }
+
+        /// `--json`: the receipts' statements, and the rows that did not read back (`damaged`, absent when none).
+        struct Output: Encodable {
+            let receipts: [ReceiptStatement]
+            let damaged: [DamagedRow]
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Keys.self)
+                try container.encode(receipts, forKey: .receipts)
+                if !damaged.isEmpty { try container.encode(damaged, forKey: .damaged) }
+            }
+            enum Keys: String, CodingKey { case receipts, damaged }
         }
     }
 

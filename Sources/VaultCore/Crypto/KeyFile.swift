@@ -129,7 +129,7 @@ public struct KeyFile: Codable, Sendable, Equatable {
         throw KeyFileError.wrongPassword
     }
 
-    public mutating func addSlot(label: String, dataKey: SecretBytes, password: SecretBytes, iterations: Int) throws -> Int {
+    public mutating func addSlot(label: String, dataKey: SecretBytes, password: SecretBytes, iterations: Int, createdAt: Date) throws -> Int {
         guard slots.count < Limits.maxSlots else { throw KeyFileError.tooManySlots(slots.count + 1) }
         try Self.checkLabel(label)
         // The next id, or the lowest free one once ids reach the bound: never past maxSlotID, never an overflow.
@@ -146,13 +146,14 @@ public struct KeyFile: Codable, Sendable, Equatable {
                 password: password,
                 iterations: iterations,
                 format: format,
-                vaultID: vaultID
+                vaultID: vaultID,
+                createdAt: createdAt
             )
         )
         return id
     }
 
-    public mutating func replaceSlot(_ id: Int, dataKey: SecretBytes, password: SecretBytes, iterations: Int) throws {
+    public mutating func replaceSlot(_ id: Int, dataKey: SecretBytes, password: SecretBytes, iterations: Int, createdAt: Date) throws {
         guard let index = slots.firstIndex(where: { $0.id == id }) else { throw KeyFileError.malformed("no slot \(id)") }
         slots[index] = try KeySlot.make(
             id: id,
@@ -161,7 +162,8 @@ public struct KeyFile: Codable, Sendable, Equatable {
             password: password,
             iterations: iterations,
             format: format,
-            vaultID: vaultID
+            vaultID: vaultID,
+            createdAt: createdAt
         )
     }
 }

@@ -27,7 +27,7 @@ public struct KeySlot: Codable, Sendable, Equatable {
         iterations: Int,
         format: Int,
         vaultID: String,
-        createdAt: Date = Date()
+        createdAt: Date
     ) throws -> KeySlot {
         let kdf = KDFParameters(iterations: iterations, salt: try CryptoRandom.bytes(32))
         try kdf.validate()

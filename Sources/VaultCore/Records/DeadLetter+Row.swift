@@ -21,6 +21,14 @@ extension DeadLetter {
     static let selection = Column.allCases.map(\.name).joined(separator: ", ")
 
     init(_ row: Row) throws {
+        // The payload is what this vault wrote (canonical JSON of what was kept); one that does not read back is
+        // damage, named, never a dead letter shown without what it kept.
+        let payload: JSONValue
+        do {
+            payload = try JSONDecoder().decode(JSONValue.self, from: row.data(Column.payload.rawValue))
+        } catch {
+            throw DamagedRow(table: "dead_letters", key: "\(row.int(Column.id.rawValue))", reason: "its payload does not decode: \(error)").error
+        }
         self.init(
             id: row.int(Column.id.rawValue),
             kind: try row.state(QueueKind.self, Column.kind.rawValue),
@@ -28,7 +36,7 @@ extension DeadLetter {
             assessmentID: row.optionalString(Column.assessmentID.rawValue),
             reason: row.string(Column.reason.rawValue),
             createdAt: Timestamp.string(epoch: row.double(Column.createdAt.rawValue)),
-            payload: try? JSONDecoder().decode(JSONValue.self, from: row.data(Column.payload.rawValue))
+            payload: payload
         )
     }
 }

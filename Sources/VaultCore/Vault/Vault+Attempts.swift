@@ -7,7 +7,8 @@ import VaultModel
 extension Vault {
     /// Resumes the open attempt on `assessmentID`, or starts one on the newest cached version.
     /// An expired copy, or one past its `not_after`, cannot start a new attempt; an open one can always be finished.
-    public func openAttempt(on assessmentID: String, now: Date = Date()) throws -> AttemptRecord {
+    public func openAttempt(on assessmentID: String, now: Date? = nil) throws -> AttemptRecord {
+        let now = now ?? clocks.wall()
         if let existing = try database.row(
             "SELECT id FROM attempts WHERE assessment_id = ? AND state = \(AttemptRecord.State.inProgress.sql) ORDER BY started_at DESC LIMIT 1",
             [assessmentID]
@@ -53,8 +54,9 @@ extension Vault {
     }
 
     /// The most recent attempt on an assessment, whatever its state, or nil.
-    public func latestAttempt(on assessmentID: String, now: Date = Date()) throws -> AttemptRecord? {
-        try database.row("SELECT id FROM attempts WHERE assessment_id = ? ORDER BY started_at DESC LIMIT 1", [assessmentID])
+    public func latestAttempt(on assessmentID: String, now: Date? = nil) throws -> AttemptRecord? {
+        let now = now ?? clocks.wall()
+        return try database.row("SELECT id FROM attempts WHERE assessment_id = ? ORDER BY started_at DESC LIMIT 1", [assessmentID])
             .map { try attempt($0.string(0), now: now) }
     }
 
@@ -67,7 +69,9 @@ extension Vault {
     /// id and the SHA-256 of the answer's canonical JSON (as the server computes it from what it stored).
     public func currentAnswerSet(attemptID: String) throws -> [SubmittedAnswer] {
         try currentAnswerRows(attemptID: attemptID).map { question, row in
-            let canonical = StoredResponse.decodeAnswer(row.answer).flatMap { try? CanonicalJSON.encode($0) } ?? Data(row.answer.utf8)
+            // An answer that does not decode is digested as stored: its receipt then names other bytes, which
+            // `vault verify` reports with the answer itself.
+            let canonical = try StoredResponse.decodeAnswer(row.answer).map { try CanonicalJSON.encode($0) } ?? Data(row.answer.utf8)
             return SubmittedAnswer(responseId: row.id, questionId: question, answerSha256: answerDigest(canonicalAnswer: canonical))
         }.sorted { $0.questionId < $1.questionId }
     }
@@ -84,7 +88,8 @@ extension Vault {
         return rows
     }
 
-    public func attempt(_ id: String, now: Date = Date()) throws -> AttemptRecord {
+    public func attempt(_ id: String, now: Date? = nil) throws -> AttemptRecord {
+        let now = now ?? clocks.wall()
         guard let row = try database.row("SELECT \(AttemptRow.selection) FROM attempts WHERE id = ?", [id]).map(AttemptRow.init)
         else { throw VaultError(.notFound, tr("There is no attempt {id}.", ["id": id])) }
         let (assessment, expiresAt) = try loadAssessment(id: row.assessmentID, version: row.assessmentVersion, now: now)
@@ -119,8 +124,9 @@ extension Vault {
         timeSpentMilliseconds: Int = 0,
         activeMilliseconds: Int? = nil,
         currentQuestion: Int? = nil,
-        now: Date = Date()
+        now: Date? = nil
     ) throws -> String {
+        let now = now ?? clocks.wall()
         let saved: String? = try database.inTransaction {
             guard
                 let attempt = try database.row(
@@ -172,8 +178,15 @@ extension Vault {
     func questionHashes(id: String, version: Int) throws -> [String: String] {
         let key = "\(id)@\(version)"
         if let cached = questionHashCache[key] { return cached }
+        // No such version: no questions. A version whose hashes do not read back is damage, named (never "no such
+        // question", which would refuse every answer to it in silence).
         let text = try database.row("SELECT question_hashes FROM assessments WHERE id = ? AND version = ?", [id, version])?.string(0) ?? "{}"
-        let hashes = (try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))) ?? [:]
+        let hashes: [String: String]
+        do {
+            hashes = try JSONDecoder().decode([String: String].self, from: Data(text.utf8))
+        } catch {
+            throw DamagedRow(table: "assessments", key: key, reason: "its question hashes do not decode: \(error)").error
+        }
         questionHashCache[key] = hashes
         return hashes
     }
@@ -198,7 +211,8 @@ extension Vault {
     }
 
     /// Finishes the attempt and queues its submission after its answers. The attempt is read-only afterwards.
-    public func submitAttempt(_ attemptID: String, now: Date = Date()) throws {
+    public func submitAttempt(_ attemptID: String, now: Date? = nil) throws {
+        let now = now ?? clocks.wall()
         try database.inTransaction {
             guard let state = try database.row("SELECT state FROM attempts WHERE id = ?", [attemptID]) else {
                 throw VaultError(.notFound, tr("There is no attempt {attempt}.", ["attempt": attemptID]))

@@ -89,9 +89,10 @@ extension Vault {
         _ assessment: Assessment,
         bytes: Data,
         etag: String?,
-        now: Date = Date(),
+        now: Date? = nil,
         diskSpace: DiskSpace = .system
     ) throws -> StoreOutcome {
+        let now = now ?? clocks.wall()
         let settings = try settings()
         guard let version = assessment.version, let contentHash = assessment.contentHash else {
             throw VaultError(.invalidData, tr("The server sent an assessment without a version; nothing was stored."))
@@ -160,7 +161,8 @@ extension Vault {
     }
 
     /// A 304 from the server: the cached copy is current; its expiry restarts.
-    public func refreshCached(id: String, version: Int, now: Date = Date()) throws {
+    public func refreshCached(id: String, version: Int, now: Date? = nil) throws {
+        let now = now ?? clocks.wall()
         let ttl = TimeInterval(try settings().ttlDays) * 24 * 3600
         try database.execute(
             "UPDATE assessments SET downloaded_at = ?, expires_at = MIN(expires_at + (? - downloaded_at), ?) WHERE id = ? AND version = ?",
@@ -181,8 +183,9 @@ extension Vault {
     }
 
     /// Every cached version, newest first, with its attempt state.
-    public func cachedAssessments(now: Date = Date()) throws -> [CachedAssessment] {
-        try cachedAssessments(now: now, facts: versionFacts())
+    public func cachedAssessments(now: Date? = nil) throws -> [CachedAssessment] {
+        let now = now ?? clocks.wall()
+        return try cachedAssessments(now: now, facts: versionFacts())
     }
 
     func cachedAssessments(now: Date, facts: [String: VersionFacts]) throws -> [CachedAssessment] {
@@ -219,9 +222,10 @@ extension Vault {
     public func loadAssessment(
         id: String,
         version: Int? = nil,
-        now: Date = Date(),
+        now: Date? = nil,
         allowSealed: Bool = false
     ) throws -> (assessment: Assessment, expiresAt: Date) {
+        let now = now ?? clocks.wall()
         let row: Row?
         if let version {
             row = try database.row("SELECT document, version, expires_at FROM assessments WHERE id = ? AND version = ?", [id, version])
@@ -269,7 +273,8 @@ extension Vault {
     }
 
     /// Manual cleanup. Never removes an assessment with an open attempt or work not yet uploaded; says why.
-    public func evict(ids: [String], expired: Bool, synced: Bool, all: Bool = false, now: Date = Date()) throws -> EvictionReport {
+    public func evict(ids: [String], expired: Bool, synced: Bool, all: Bool = false, now: Date? = nil) throws -> EvictionReport {
+        let now = now ?? clocks.wall()
         let entries = try cacheEntries()
         let known = Set(entries.map(\.id))
         var report = EvictionReport(evicted: [], kept: [], freedBytes: 0)

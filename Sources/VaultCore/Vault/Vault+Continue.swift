@@ -117,7 +117,7 @@ extension Vault {
     }
 
     /// In one sentence, what continuing did, for the student.
-    public static func continuationSentence(_ continuation: Continuation, title: String, now: Date = Date()) -> String? {
+    public static func continuationSentence(_ continuation: Continuation, title: String) -> String? {
         switch continuation {
         case .alreadyHere: return nil
         case .notContinued(let sentence): return sentence
@@ -143,8 +143,9 @@ extension Vault {
 
     /// The attempts another device may have moved on: in progress here with answers the server holds, and handed in
     /// here in the last week when another device answered them too.
-    public func openAttemptsOnServer(now: Date = Date()) throws -> [(attemptID: String, assessmentID: String)] {
-        try database.rows(
+    public func openAttemptsOnServer(now: Date? = nil) throws -> [(attemptID: String, assessmentID: String)] {
+        let now = now ?? clocks.wall()
+        return try database.rows(
             """
             SELECT a.id, a.assessment_id FROM attempts a WHERE (a.state = \(AttemptRecord.State.inProgress.sql) AND EXISTS (
                 SELECT 1 FROM responses r WHERE r.attempt_id = a.id AND r.state IN (\(ResponseState.uploaded.sql), \(ResponseState.synced.sql))))
@@ -174,7 +175,8 @@ extension Vault {
     /// answer given on another device is stored here as well (the later one by time already won on the server), and
     /// an attempt handed in there is closed here, so this device neither starts it again nor counts on answers given
     /// after that (they still go up, and the teacher sees them).
-    public func reconcile(_ held: HeldAttempt, now: Date = Date()) throws -> Reconciled {
+    public func reconcile(_ held: HeldAttempt, now: Date? = nil) throws -> Reconciled {
+        let now = now ?? clocks.wall()
         guard
             let row = try database.row("SELECT assessment_id, assessment_version, state FROM attempts WHERE id = ?", [held.attemptId]),
             row.string(0) == held.assessmentId

@@ -18,7 +18,7 @@ extension Vault {
         let slot = try passwordSlot()
         var updated = keyFile
         try mappingKeyFileErrors {
-            try updated.replaceSlot(slot, dataKey: dataKey, password: newPassword, iterations: iterations)
+            try updated.replaceSlot(slot, dataKey: dataKey, password: newPassword, iterations: iterations, createdAt: clocks.wall())
             try writeKeyFile(updated)
         }
         logger.info("password changed", metadata: ["slot": "\(slot)"])
@@ -38,7 +38,7 @@ extension Vault {
         guard !password.isEmpty else { throw VaultError(.usage, tr("The new password is empty. Choose a password of at least one character.")) }
         var updated = keyFile
         let id = try mappingKeyFileErrors {
-            let id = try updated.addSlot(label: label, dataKey: dataKey, password: password, iterations: iterations)
+            let id = try updated.addSlot(label: label, dataKey: dataKey, password: password, iterations: iterations, createdAt: clocks.wall())
             try writeKeyFile(updated)
             return id
         }
@@ -129,7 +129,8 @@ extension Vault {
                 password: password,
                 iterations: iterations ?? current.kdf.iterations,
                 format: rotated.format,
-                vaultID: rotated.vaultID
+                vaultID: rotated.vaultID,
+                createdAt: clocks.wall()
             )
         ]
         try SecureFiles.atomicWrite(try rotated.encoded(), to: paths.rotatingKeyFile)

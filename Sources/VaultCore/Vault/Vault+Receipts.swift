@@ -78,7 +78,8 @@ extension Vault {
     // MARK: The vault's own signing key
 
     /// This vault's signing key, made on first use (at `init` or the first `login`) and kept in the encrypted vault.
-    public func deviceKey(now: Date = Date()) throws -> DeviceKey {
+    public func deviceKey(now: Date? = nil) throws -> DeviceKey {
+        let now = now ?? clocks.wall()
         if let row = try database.row("SELECT private_key FROM device_key WHERE id = 1") { return try DeviceKey(material: row.data(0)) }
         let fresh = DeviceKey()
         try database.execute(
@@ -96,7 +97,8 @@ extension Vault {
     /// Verifies `receipt` for `attemptID` against the pinned key and against the attempt's current answers in this
     /// vault; marks the attempt and its answers handed in and keeps the receipt, in one transaction. A receipt that
     /// does not verify changes nothing; one that leaves out answers sends those again (`IncompleteReceipt`).
-    public func acceptReceipt(_ receipt: SubmissionReceipt, attemptID: String, now: Date = Date()) throws {
+    public func acceptReceipt(_ receipt: SubmissionReceipt, attemptID: String, now: Date? = nil) throws {
+        let now = now ?? clocks.wall()
         guard let signed = receipt.signed else {
             throw VaultError(.temporary, tr("The server sent a receipt without a signature, so nothing was marked as handed in. Try again later."))
         }
@@ -202,23 +204,31 @@ extension Vault {
         try database.row("SELECT 1 FROM receipts LIMIT 1") != nil
     }
 
-    /// Receipts, newest first; `id` narrows to a receipt id or an assessment id.
-    public func receipts(matching id: String? = nil) throws -> [StoredReceipt] {
+    /// Receipts, newest first; `id` narrows to a receipt id or an assessment id. A row that does not decode is named
+    /// in `damaged`, never left out in silence.
+    public func receipts(matching id: String? = nil) throws -> Kept<StoredReceipt> {
         let rows =
             if let id {
                 try database.rows(
-                    "SELECT signed FROM receipts WHERE receipt_id = ? OR assessment_id = ? ORDER BY received_at DESC, receipt_id",
+                    "SELECT receipt_id, signed FROM receipts WHERE receipt_id = ? OR assessment_id = ? ORDER BY received_at DESC, receipt_id",
                     [id, id]
                 )
             } else {
-                try database.rows("SELECT signed FROM receipts ORDER BY received_at DESC, receipt_id")
+                try database.rows("SELECT receipt_id, signed FROM receipts ORDER BY received_at DESC, receipt_id")
             }
-        return rows.compactMap { row in
-            guard let signed = SignedReceipt(storedText: row.string(0)),
-                let statement = try? JSONDecoder().decode(ReceiptStatement.self, from: Data(signed.statement.utf8))
-            else { return nil }
-            return StoredReceipt(signed: signed, statement: statement)
+        var kept = Kept<StoredReceipt>()
+        for row in rows {
+            do {
+                guard case .text(let text) = row[1], let signed = SignedReceipt(storedText: text) else {
+                    throw CocoaError(.coderReadCorrupt)
+                }
+                let statement = try JSONDecoder().decode(ReceiptStatement.self, from: Data(signed.statement.utf8))
+                kept.values.append(StoredReceipt(signed: signed, statement: statement))
+            } catch {
+                kept.damaged.append(DamagedRow(table: "receipts", key: row.string(0), reason: "the receipt does not decode: \(error)"))
+            }
         }
+        return kept
     }
 
     /// Checks a receipt from anywhere: the signature against the pinned key, then each answer it names against the

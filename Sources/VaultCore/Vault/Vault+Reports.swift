@@ -20,7 +20,8 @@ extension Vault {
     }
 
     /// Sizes per cached assessment, whether eviction may remove each, and the order it would take.
-    public func storage(now: Date = Date()) throws -> StorageReport {
+    public func storage(now: Date? = nil) throws -> StorageReport {
+        let now = now ?? clocks.wall()
         let settings = try settings()
         let policy = try evictionPolicy(now: now)
         let versions = try versionFacts()
@@ -102,8 +103,11 @@ extension Vault {
                     problems.append(tr("Assessment {name}: {error}", ["name": name, "error": "\(error)"]))
                 }
             }
-            // Every kept receipt: still signed by the pinned key, and naming the answers this vault holds.
-            for receipt in try receipts() {
+            // Every kept result and receipt reads back; every receipt is still signed by the pinned key, and names the
+            // answers this vault holds.
+            let receipts = try receipts()
+            for damaged in try self.results().damaged + receipts.damaged { problems.append(damaged.sentence) }
+            for receipt in receipts {
                 let name = tr("Receipt {id} ({assessment})", ["id": receipt.statement.receiptId, "assessment": receipt.statement.assessmentId])
                 do {
                     let check = try check(receipt.signed)

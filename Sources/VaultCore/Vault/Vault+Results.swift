@@ -1,10 +1,12 @@
 import Foundation
 import VaultAPI
+import VaultModel
 
 extension Vault {
     /// Keeps the results the server showed (inside the encrypted database), replacing older copies; only for
     /// attempts of this vault.
-    public func saveResults(_ results: [AttemptResult], now: Date = Date()) throws {
+    public func saveResults(_ results: [AttemptResult], now: Date? = nil) throws {
+        let now = now ?? clocks.wall()
         try database.inTransaction {
             for result in results where try knowsAttempt(result.attemptId) {
                 try database.execute(
@@ -18,14 +20,27 @@ extension Vault {
         }
     }
 
-    /// Results kept in the vault; `id` narrows to an assessment or an attempt.
-    public func results(matching id: String? = nil) throws -> [AttemptResult] {
+    /// Results kept in the vault; `id` narrows to an assessment or an attempt. A row that does not decode is named in
+    /// `damaged`, never left out in silence.
+    public func results(matching id: String? = nil) throws -> Kept<AttemptResult> {
         let rows =
             if let id {
-                try database.rows("SELECT result FROM results WHERE assessment_id = ? OR attempt_id = ? ORDER BY fetched_at DESC", [id, id])
+                try database.rows(
+                    "SELECT attempt_id, result FROM results WHERE assessment_id = ? OR attempt_id = ? ORDER BY fetched_at DESC",
+                    [id, id]
+                )
             } else {
-                try database.rows("SELECT result FROM results ORDER BY assessment_id, fetched_at DESC")
+                try database.rows("SELECT attempt_id, result FROM results ORDER BY assessment_id, fetched_at DESC")
             }
-        return rows.compactMap { try? JSONDecoder().decode(AttemptResult.self, from: Data($0.string(0).utf8)) }
+        var kept = Kept<AttemptResult>()
+        for row in rows {
+            do {
+                guard case .text(let text) = row[1] else { throw CocoaError(.coderValueNotFound) }
+                kept.values.append(try JSONDecoder().decode(AttemptResult.self, from: Data(text.utf8)))
+            } catch {
+                kept.damaged.append(DamagedRow(table: "results", key: row.string(0), reason: "the result does not decode: \(error)"))
+            }
+        }
+        return kept
     }
 }

@@ -10,7 +10,8 @@ extension Vault {
     /// wrong code changes nothing. A timed exam's clock does not start here: the student starts it on the start
     /// screen of `take`, as for any timed test (the proctor reads the code out before everyone is ready).
     @discardableResult
-    public func unseal(_ id: String, startCode: String? = nil, contentKey: Data? = nil, now: Date = Date()) throws -> Assessment {
+    public func unseal(_ id: String, startCode: String? = nil, contentKey: Data? = nil, now: Date? = nil) throws -> Assessment {
+        let now = now ?? clocks.wall()
         let (sealed, _) = try loadAssessment(id: id, now: now, allowSealed: true)
         guard let content = sealed.sealedContent, let version = sealed.version else {
             throw VaultError(.notAllowed, tr("{title} is not sealed; it is ready to take.", ["title": sealed.title]))

@@ -252,7 +252,8 @@ extension Vault {
     /// `unseen`: the server never received it (too large even alone, or failing until the tries ran out); it is
     /// reported to the server once (`unreportedGivenUp`), so the teacher's roster shows it. What the server refused it
     /// decided on itself (and records what the roster needs: closed, no attempts left), so that is not reported.
-    public func moveToDeadLetters(kind: QueueKind, refID: String, reason: String, unseen: Bool = false, now: Date = Date()) throws {
+    public func moveToDeadLetters(kind: QueueKind, refID: String, reason: String, unseen: Bool = false, now: Date? = nil) throws {
+        let now = now ?? clocks.wall()
         try database.inTransaction { try insertDeadLetter(kind: kind, refID: refID, reason: reason, unseen: unseen, now: now) }
     }
 
@@ -301,7 +302,8 @@ extension Vault {
     }
 
     /// The server has been told of these dead letters.
-    public func markReported(_ ids: [Int], now: Date = Date()) throws {
+    public func markReported(_ ids: [Int], now: Date? = nil) throws {
+        let now = now ?? clocks.wall()
         try database.inTransaction {
             for id in ids { try database.execute("UPDATE dead_letters SET reported_at = ? WHERE id = ?", [now.timeIntervalSince1970, id]) }
         }
@@ -326,8 +328,9 @@ extension Vault {
     /// The server lacks answers we thought it had (a 422, or a receipt that leaves them out): they go back into the
     /// queue. Returns the ids that did.
     @discardableResult
-    public func requeueResponses(_ ids: [String], now: Date = Date()) throws -> [String] {
-        try database.inTransaction {
+    public func requeueResponses(_ ids: [String], now: Date? = nil) throws -> [String] {
+        let now = now ?? clocks.wall()
+        return try database.inTransaction {
             var requeued: [String] = []
             for id in ids
             where try database.row("SELECT 1 FROM responses WHERE id = ? AND state IN \(ResponseState.sqlList([.uploaded, .synced]))", [id]) != nil {
@@ -371,10 +374,12 @@ extension Vault {
         }
         return try groups.values.sorted { $0.assessmentID < $1.assessmentID }.map { group in
             var group = group
-            if let document = try? loadAssessment(id: group.assessmentID, version: group.localVersion).assessment {
+            // Its title and contact from the version held here; an evicted one has none to give (damage is thrown).
+            do {
+                let document = try loadAssessment(id: group.assessmentID, version: group.localVersion).assessment
                 group.title = document.title
                 group.teacherContact = document.teacherContact
-            }
+            } catch let error as VaultError where error.code == .notFound {}
             return group
         }
     }
@@ -388,7 +393,8 @@ extension Vault {
     }
 
     /// "Submit anyway": the conflicting answers and the submission go again with force.
-    public func forceConflicts(_ group: ConflictGroup, now: Date = Date()) throws {
+    public func forceConflicts(_ group: ConflictGroup, now: Date? = nil) throws {
+        let now = now ?? clocks.wall()
         try database.inTransaction {
             for id in group.responseIDs {
                 try database.execute(
@@ -454,7 +460,8 @@ extension Vault {
     }
 
     /// Puts a dead letter back in the queue for the next sync.
-    public func retryDeadLetter(_ id: Int, now: Date = Date()) throws {
+    public func retryDeadLetter(_ id: Int, now: Date? = nil) throws {
+        let now = now ?? clocks.wall()
         try database.inTransaction {
             let letter = try deadLetter(id)
             if letter.kind == .response {

@@ -119,7 +119,14 @@ public final class Vault {
         let vaultID = UUID().uuidString.lowercased()
         let configuration = DatabaseConfiguration()
         var keyFile = KeyFile(vaultID: vaultID, databaseSalt: salt, cipherPageSize: configuration.cipherPageSize)
-        let slot = try keyFile.addSlot(label: "password", dataKey: dataKey, password: password, iterations: iterations)
+        // Created before a vault exists to inject its clocks into: the system's wall clock.
+        let slot = try keyFile.addSlot(
+            label: "password",
+            dataKey: dataKey,
+            password: password,
+            iterations: iterations,
+            createdAt: AttemptClocks.system.wall()
+        )
 
         // The database is built under a temporary name. The key file, placed with a no-replace link, is the commit
         // point: of two racing inits exactly one places it. The rename that follows is finished by the next open

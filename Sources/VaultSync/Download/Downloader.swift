@@ -16,11 +16,12 @@ public struct Downloader {
     let diskSpace: DiskSpace
     let now: @Sendable () -> Date
 
-    public init(client: ServerClient, vault: Vault, diskSpace: DiskSpace = .system, now: @escaping @Sendable () -> Date = Date.init) {
+    /// `now`: the vault's own wall clock unless another is given (one clock for what the vault stores and reads).
+    public init(client: ServerClient, vault: Vault, diskSpace: DiskSpace = .system, now: (@Sendable () -> Date)? = nil) {
         self.client = client
         self.vault = vault
         self.diskSpace = diskSpace
-        self.now = now
+        self.now = now ?? vault.clocks.wall
     }
 
     /// Downloads one assessment; a cached current copy is confirmed with If-None-Match (304) instead.

@@ -44,7 +44,7 @@ public final class SyncEngine {
         schedule: RetrySchedule = .init(),
         downloader: Downloader? = nil,
         logger: Logger = .disabled,
-        now: @escaping @Sendable () -> Date = Date.init,
+        now: (@Sendable () -> Date)? = nil,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
         self.vault = vault
@@ -54,7 +54,8 @@ public final class SyncEngine {
         self.schedule = schedule
         self.downloader = downloader
         self.logger = logger
-        self.now = now
+        // The vault's own wall clock unless another is given: one clock for what the vault stores and reads.
+        self.now = now ?? vault.clocks.wall
         self.sleep = sleep
         batchSize = max(1, options.batchSize)
     }
