@@ -145,6 +145,32 @@ struct CarryOnCommandTests {
         #expect(download.stdout.contains("8 minutes left") || download.stdout.contains("7 minutes left"), "\(download.stdout)")
     }
 
+    @Test(
+        "a vault closed across its deadline: the next command hands the attempt in and says so once; sync sends it; the server holds it handed in (issue 53)",
+        arguments: stores
+    )
+    func timeRanOutWhileAway(store: String) async throws {
+        let shim = try #require(Self.wallClockShim, "cc builds Tests/FaultShim/wallclock.c")
+        let server = try await Self.server(store)
+        let (vault, _) = try Self.device(server, downloading: "science-timed")
+        #expect(try vault.answer("science-timed", "q1", "b").status == 0)
+        // The student comes back 11 minutes later (the test's clock moves; the 10 minutes and their grace are over).
+        let later = ["LD_PRELOAD": shim, "WALL_OFFSET_SECONDS": "660"]
+        let status = try vault.unlocked(["status"], environment: later)
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stderr.contains("Your time on Science Sprint"), "\(status.stderr)")
+        #expect(status.stderr.contains("ran out at") && status.stderr.contains("your answers were handed in"), "\(status.stderr)")
+        let again = try vault.unlocked(["status"], environment: later)
+        #expect(!again.stderr.contains("ran out"), "said once: \(again.stderr)")
+        let synced = try vault.unlocked(["sync", "--json"], environment: later)
+        #expect(synced.status == 0, "\(synced.stderr)")
+        let roster = try server.admin(["roster", "science-timed", "--json"])
+        let students = try #require((try JSONSerialization.jsonObject(with: Data(roster.stdout.utf8)) as? [String: Any])?["students"] as? [[String: Any]])
+        let demo = try #require(students.first { $0["user"] as? String == "demo" })
+        #expect(demo["state"] as? String == "handed_in", "\(demo)")
+        #expect(!((demo["flags"] as? [String]) ?? []).contains("over_time"), "handed in at its limit, not over it: \(demo)")
+    }
+
     @Test("a sealed exam continued on another device needs the start code there too (the key is per device)")
     func sealedCarryOn() throws {
         let server = try ServerProcess()

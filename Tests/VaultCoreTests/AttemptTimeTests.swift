@@ -136,6 +136,26 @@ struct AttemptTimeTests {
         #expect(try vault.submitIfTimeIsUp(attemptID: id), "handed in at the first device's deadline, whatever this clock says")
     }
 
+    @Test("a vault closed across its deadline: the next open hands the attempt in, once, with the answers saved before (issue 53)")
+    func handedInWhenTimeRanOutWhileAway() throws {
+        let clocks = TestClocks()
+        let vault = try timedVault(clocks)
+        let attempt = try vault.openAttempt(on: "timed")
+        try vault.startClock(attemptID: attempt.id)
+        _ = try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("one"))
+        let started = try #require(try vault.attempt(attempt.id).time.startedAt)
+        clocks.pass(.seconds(300))
+        #expect(try vault.handInWhereTimeRanOut().isEmpty, "5 minutes in: still running")
+        clocks.pass(.seconds(311))
+        let ranOut = try vault.handInWhereTimeRanOut()
+        #expect(ranOut.map(\.attemptID) == [attempt.id])
+        #expect(ranOut.first?.deadline == started.addingTimeInterval(600))
+        #expect(ranOut.first?.sentence.contains("Your time on Timed Quiz ran out at") == true)
+        #expect(try vault.attempt(attempt.id).state == .submitted)
+        #expect(try vault.attempt(attempt.id).answers["q1"] == .string("one"))
+        #expect(try vault.handInWhereTimeRanOut().isEmpty, "said once")
+    }
+
     @Test("the time runs with no screen open: leaving and coming back gives nothing back")
     func runsWhileAway() throws {
         let clocks = TestClocks()

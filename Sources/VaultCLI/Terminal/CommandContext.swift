@@ -37,6 +37,8 @@ struct CommandContext {
         }
         // What opening finished on the user's behalf (an interrupted key rotation) is said, on stderr.
         for notice in vault.notices { console.warn(notice) }
+        // A timed attempt whose time ran out while the student was away is handed in now, and said once.
+        for ranOut in try vault.handInWhereTimeRanOut() { console.warn(ranOut.sentence) }
         return vault
     }
 }

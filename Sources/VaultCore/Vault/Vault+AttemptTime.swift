@@ -38,6 +38,38 @@ extension Vault {
         return attempt
     }
 
+    /// A timed attempt handed in because its time ran out while no screen was open.
+    public struct TimeRanOut: Sendable, Equatable {
+        public var attemptID: String
+        public var title: String
+        /// When its time ran out: the clock's start plus the limit (the extra minutes of its served document included).
+        public var deadline: Date
+
+        /// What the student reads, once, at the next command.
+        public var sentence: String {
+            tr(
+                "Your time on {title} ran out at {time}; your answers were handed in. `vault sync` sends them to your teacher.",
+                ["title": title, "time": PeopleDates.dayAndClock(deadline)]
+            )
+        }
+    }
+
+    /// Hands in every timed attempt whose time (and grace) has run out, as `submitIfTimeIsUp` does for one. Run each
+    /// time the vault opens, so an attempt whose time ran out while the student was away (the vault closed, the
+    /// machine off) is handed in at the next command, said once, and sent by the next `sync`.
+    public func handInWhereTimeRanOut() throws -> [TimeRanOut] {
+        let open = try database.rows(
+            "SELECT id FROM attempts WHERE state = \(AttemptRecord.State.inProgress.sql) AND timer_started_at IS NOT NULL"
+        ).map { $0.string(0) }
+        var handedIn: [TimeRanOut] = []
+        for id in open where try submitIfTimeIsUp(attemptID: id) {
+            let attempt = try attempt(id)
+            guard let started = attempt.time.startedAt, let limit = attempt.timeLimit else { continue }
+            handedIn.append(TimeRanOut(attemptID: id, title: attempt.assessment.title, deadline: started + limit.inSeconds))
+        }
+        return handedIn
+    }
+
     /// Submits an attempt whose time (and grace) has run out; true when it did.
     @discardableResult
     public func submitIfTimeIsUp(attemptID: String) throws -> Bool {
@@ -55,10 +87,20 @@ extension Vault {
         else { return .untimed }
         let wall = clocks.wall()
         let boot = clocks.boot()
-        let time = attempt.time.checkpointed(wall: wall, boot: boot, start: start)
+        var time = attempt.time.checkpointed(wall: wall, boot: boot, start: start)
+        let over = time.used(wall: wall, boot: boot) > limit + AttemptTime.grace
+        var handedInAt = wall
+        if over, let started = time.startedAt {
+            // Handed in at its limit, whenever the vault noticed (the next command after the student was away): the
+            // time used is the limit and its grace, and the hand-in is dated then (never later than the wall clock,
+            // which may have been set back). The answers it holds were all saved before; later ones were refused.
+            let end = limit + AttemptTime.grace
+            time.countedMilliseconds = min(time.countedMilliseconds, end.wholeMilliseconds)
+            handedInAt = min(wall, started + end.inSeconds)
+        }
         try database.execute("UPDATE attempts SET \(AttemptRow.timeAssignments) WHERE id = ?", AttemptRow.timeValues(time) + [attemptID])
-        guard time.used(wall: wall, boot: boot) > limit + AttemptTime.grace else { return .running }
-        try markSubmitted(attemptID: attemptID, at: wall)
+        guard over else { return .running }
+        try markSubmitted(attemptID: attemptID, at: handedInAt)
         logger.notice("a timed attempt ran out of time and was submitted")
         return .submittedAtLimit
     }
