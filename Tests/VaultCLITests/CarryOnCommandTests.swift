@@ -165,7 +165,9 @@ struct CarryOnCommandTests {
         let synced = try vault.unlocked(["sync", "--json"], environment: later)
         #expect(synced.status == 0, "\(synced.stderr)")
         let roster = try server.admin(["roster", "science-timed", "--json"])
-        let students = try #require((try JSONSerialization.jsonObject(with: Data(roster.stdout.utf8)) as? [String: Any])?["students"] as? [[String: Any]])
+        let students = try #require(
+            (try JSONSerialization.jsonObject(with: Data(roster.stdout.utf8)) as? [String: Any])?["students"] as? [[String: Any]]
+        )
         let demo = try #require(students.first { $0["user"] as? String == "demo" })
         #expect(demo["state"] as? String == "handed_in", "\(demo)")
         #expect(!((demo["flags"] as? [String]) ?? []).contains("over_time"), "handed in at its limit, not over it: \(demo)")
