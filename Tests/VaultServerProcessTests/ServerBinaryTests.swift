@@ -59,6 +59,20 @@ struct ServerBinaryTests {
         }
         #expect(try curl(["http://127.0.0.1:\(port)\(APIPath.health)"]).status == 200)
 
+        // A forgotten password (issue 53): a new one from stdin, never an argument; the old one is refused after it,
+        // and the account's sessions are signed out.
+        let before = try await post(port: port, path: APIPath.token, body: #"{"user":"kim","password":"kim-secret"}"#)
+        let oldToken = try JSONDecoder().decode(TokenResponse.self, from: before.body).token
+        let changed = try Binaries.run("vault-server", ["user", "passwd", "kim", "--data", data, "--password-iterations", "1000"], stdin: "kim-new-one\n")
+        #expect(changed.status == 0 && changed.stdout.contains("Set a new password for kim"), "\(changed.stderr)")
+        #expect(!changed.stdout.contains("kim-new-one") && !changed.stderr.contains("kim-new-one"))
+        #expect(try await post(port: port, path: APIPath.token, body: #"{"user":"kim","password":"kim-secret"}"#).status == 401)
+        #expect(try await get(port: port, path: APIPath.assessments, token: oldToken).status == 401, "the old session is signed out")
+        #expect(try Binaries.run("vault-server", ["user", "passwd", "nobody", "--data", data], stdin: "x-password\n").status != 0)
+        let renewed = try await post(port: port, path: APIPath.token, body: #"{"user":"kim","password":"kim-new-one"}"#)
+        #expect(renewed.status == 200)
+        try Binaries.run("vault-server", ["user", "passwd", "kim", "--data", data, "--password-iterations", "1000"], stdin: "kim-secret\n")
+
         // The running server sees what the subcommands wrote, and the new teacher can sign in.
         let token = try await post(port: port, path: APIPath.token, body: #"{"user":"kim","password":"kim-secret"}"#)
         #expect(token.status == 200)

@@ -27,6 +27,7 @@ struct SlowStorage: ServerStorage {
     }
     func recordRefusals(_ refusals: [RosterFacts.Refusal]) async throws { try await base.recordRefusals(refusals) }
     func revokeToken(hash: String) async throws { try await base.revokeToken(hash: hash) }
+    func revokeTokens(user: String) async throws { try await base.revokeTokens(user: user) }
     func purgeExpiredTokens(now: Date) async throws { try await base.purgeExpiredTokens(now: now) }
     func publish(_ assessment: Assessment, now: Date, by publisher: Publisher?) async throws -> PublishResponse {
         try await base.publish(assessment, now: now, by: publisher)

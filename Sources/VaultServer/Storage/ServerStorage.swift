@@ -48,6 +48,8 @@ public protocol AccountStore: Sendable {
     func updatePassword(_ user: UserRecord) async throws
     /// Revokes one token (logout): it is deleted, so it is unknown from then on.
     func revokeToken(hash: String) async throws
+    /// Revokes every token of `user` (a new password signs every session out).
+    func revokeTokens(user: String) async throws
     /// Deletes tokens that expired before `now`.
     func purgeExpiredTokens(now: Date) async throws
     /// Registers a vault's public signing key to `user`; false when the key is registered to another user already.

@@ -9,7 +9,7 @@ import VaultServer
 import VaultTerminal
 
 struct UserCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "user", abstract: "Manage accounts.", subcommands: [Add.self])
+    static let configuration = CommandConfiguration(commandName: "user", abstract: "Manage accounts.", subcommands: [Add.self, Passwd.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add an account; the password is read from the first line of stdin.")
@@ -38,6 +38,33 @@ struct UserCommand: AsyncParsableCommand {
                 throw ValidationError(error.description)
             }
             TerminalText.line("Added \(role.rawValue) \(name)\(group.map { " to group \($0)" } ?? "").")
+        }
+    }
+}
+
+extension UserCommand {
+    /// A forgotten password on exam day: a new one from the first line of stdin (never an argument), every session
+    /// of the account signed out.
+    struct Passwd: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set an account's password; the new password is read from the first line of stdin. Its sessions are signed out."
+        )
+        @OptionGroup var options: DataOptions
+        @Argument var name: String
+
+        func run() async throws {
+            guard let password = readPasswordLine(), !password.isEmpty else {
+                throw ValidationError("Give the new password on the first line of standard input.")
+            }
+            let storage = try await options.storage()
+            guard let user = try await storage.user(named: name) else {
+                throw ValidationError("There is no account \(name). `vault-server user add \(name)` makes one.")
+            }
+            var record = try PasswordHasher.makeRecord(name: user.name, role: user.role, password: password, iterations: options.passwordIterations)
+            record.group = user.group
+            try await storage.updatePassword(record)
+            try await storage.revokeTokens(user: user.name)
+            TerminalText.line("Set a new password for \(user.name); their sessions are signed out.")
         }
     }
 }

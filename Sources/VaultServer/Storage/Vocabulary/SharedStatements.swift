@@ -68,6 +68,8 @@ public enum AccountStatements {
 
     public static func revokeToken(hash: String) -> SQLStatement { SQLStatement("DELETE FROM tokens WHERE token_hash = ?", [.text(hash)]) }
 
+    public static func revokeTokens(user: String) -> SQLStatement { SQLStatement("DELETE FROM tokens WHERE user_name = ?", [.text(user)]) }
+
     public static func purgeExpiredTokens(now: Date) -> SQLStatement {
         SQLStatement("DELETE FROM tokens WHERE expires_at <= ?", [.real(now.timeIntervalSince1970)])
     }
@@ -575,6 +577,8 @@ extension SharedStatements {
     public func updatePassword(_ user: UserRecord) async throws { try await run(AccountStatements.updatePassword(user)) }
 
     public func revokeToken(hash: String) async throws { try await run(AccountStatements.revokeToken(hash: hash)) }
+
+    public func revokeTokens(user: String) async throws { try await run(AccountStatements.revokeTokens(user: user)) }
 
     public func purgeExpiredTokens(now: Date) async throws { try await run(AccountStatements.purgeExpiredTokens(now: now)) }
 
