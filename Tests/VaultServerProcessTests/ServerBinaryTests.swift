@@ -63,7 +63,11 @@ struct ServerBinaryTests {
         // and the account's sessions are signed out.
         let before = try await post(port: port, path: APIPath.token, body: #"{"user":"kim","password":"kim-secret"}"#)
         let oldToken = try JSONDecoder().decode(TokenResponse.self, from: before.body).token
-        let changed = try Binaries.run("vault-server", ["user", "passwd", "kim", "--data", data, "--password-iterations", "1000"], stdin: "kim-new-one\n")
+        let changed = try Binaries.run(
+            "vault-server",
+            ["user", "passwd", "kim", "--data", data, "--password-iterations", "1000"],
+            stdin: "kim-new-one\n"
+        )
         #expect(changed.status == 0 && changed.stdout.contains("Set a new password for kim"), "\(changed.stderr)")
         #expect(!changed.stdout.contains("kim-new-one") && !changed.stderr.contains("kim-new-one"))
         #expect(try await post(port: port, path: APIPath.token, body: #"{"user":"kim","password":"kim-secret"}"#).status == 401)
