@@ -156,6 +156,37 @@ struct AttemptTimeTests {
         #expect(try vault.handInWhereTimeRanOut().isEmpty, "said once")
     }
 
+    @Test(
+        "extra time given during the attempt: the same version served again with a longer limit is stored over the old one (the open attempt keeps its answers) and the deadline follows (issue 53)"
+    )
+    func extraTimeDuringTheAttempt() throws {
+        let clocks = TestClocks()
+        let vault = try timedVault(clocks)
+        let attempt = try vault.openAttempt(on: "timed")
+        try vault.startClock(attemptID: attempt.id)
+        _ = try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("one"))
+        clocks.pass(.seconds(9 * 60))
+        #expect(vault.timeStatus(of: try vault.attempt(attempt.id)).remaining == .seconds(60))
+        // The teacher gives 5 more minutes: the server serves the same version with the longer limit.
+        let longer = try ServedDocument.hashed(
+            Assessment(
+                id: "timed",
+                title: "Timed Quiz",
+                timeLimitSeconds: 900,
+                questions: [
+                    Question(id: "q1", type: .shortText, prompt: "One"), Question(id: "q2", type: .shortText, prompt: "Two"),
+                ]
+            ),
+            version: 1
+        )
+        _ = try vault.storeAssessment(longer, bytes: try CanonicalJSON.encode(longer), etag: nil, diskSpace: .fixed(1 << 40))
+        let after = try vault.attempt(attempt.id)
+        #expect(after.answers["q1"] == .string("one"), "the open attempt keeps its answers")
+        #expect(vault.timeStatus(of: after).remaining == .seconds(360), "6 minutes left: the deadline follows")
+        clocks.pass(.seconds(120))
+        _ = try vault.recordAnswer(attemptID: attempt.id, questionID: "q2", answer: .string("two"))
+    }
+
     @Test("the time runs with no screen open: leaving and coming back gives nothing back")
     func runsWhileAway() throws {
         let clocks = TestClocks()

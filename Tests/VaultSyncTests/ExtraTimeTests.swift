@@ -75,4 +75,38 @@ struct ExtraTimeTests {
         clocks.pass(.seconds(11 * 60))
         #expect(throws: VaultError.self) { try vaults[1].recordAnswer(attemptID: attempts[1], questionID: "q2", answer: .bool(true)) }
     }
+
+    @Test("extra time given during the attempt reaches the vault with the next sync: the deadline it enforces follows (issue 53)")
+    func extraTimeDuringTheAttempt() async throws {
+        let server = try await LiveServer()
+        var quiz = SampleDocuments.quiz("timed")
+        quiz.timeLimitSeconds = 1_800
+        _ = try await server.publish(quiz)
+        let directory = TemporaryDirectory()
+        let clocks = PassingClocks()
+        try await server.run { port in
+            let vault = try TestVault.create(in: directory)
+            vault.clocks = clocks.clocks
+            let (client, transport) = try await LiveServer.client(port: port)
+            do {
+                let downloader = Downloader(client: client, vault: vault, diskSpace: .fixed(1 << 40))
+                _ = try await downloader.download("timed")
+                let attempt = try vault.openAttempt(on: "timed")
+                try vault.startClock(attemptID: attempt.id)
+                _ = try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("b"))
+                clocks.pass(.seconds(19 * 60))
+                #expect(vault.timeStatus(of: try vault.attempt(attempt.id)).remaining == .seconds(11 * 60))
+                // 11 minutes left: the teacher gives 5 more; the student's next sync brings them.
+                try await server.storage.setAccommodation(assessmentID: "timed", user: "student", extraMinutes: 5)
+                _ = try await SyncEngine(vault: vault, client: client, downloader: downloader).run()
+                let after = try vault.attempt(attempt.id)
+                #expect(vault.timeStatus(of: after).remaining == .seconds(16 * 60), "16 minutes, as the desk says")
+                #expect(after.answers["q1"] == .string("b"))
+            } catch {
+                await transport.shutdown()
+                throw error
+            }
+            await transport.shutdown()
+        }
+    }
 }

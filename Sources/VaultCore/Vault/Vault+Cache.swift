@@ -143,19 +143,36 @@ extension Vault {
             }
             for candidate in evicted { try deleteCached(id: candidate.id, version: candidate.version) }
             for old in replaceable { try deleteCached(id: old.id, version: old.version) }
-            try database.execute("DELETE FROM assessments WHERE id = ? AND version = ?", [assessment.id, version])
-            try database.execute(
-                """
-                INSERT INTO assessments (id, version, title, content_hash, question_hashes, document, compressed_bytes,
-                    uncompressed_bytes, etag, downloaded_at, expires_at, last_accessed_at, opened_at, sealed, opens_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)
-                """,
-                [
-                    assessment.id, version, assessment.title, contentHash, hashText, compressed, compressed.count, bytes.count, etag,
-                    now.timeIntervalSince1970, expires.timeIntervalSince1970, now.timeIntervalSince1970, assessment.sealedContent != nil,
-                    assessment.opensAt,
-                ]
-            )
+            // The same version served again (the student's extra time changed its limit, or a sealed copy): stored over
+            // the one held, in place, so an attempt open on it keeps it (deleting the row an attempt refers to failed
+            // its foreign key, and the student read "the vault could not be written").
+            let values: [any DatabaseValueConvertible] = [
+                assessment.title, contentHash, hashText, compressed, compressed.count, bytes.count, etag, now.timeIntervalSince1970,
+                expires.timeIntervalSince1970, now.timeIntervalSince1970, assessment.sealedContent != nil, assessment.opensAt,
+            ]
+            if try database.row("SELECT 1 FROM assessments WHERE id = ? AND version = ?", [assessment.id, version]) != nil {
+                try database.execute(
+                    """
+                    UPDATE assessments SET title = ?, content_hash = ?, question_hashes = ?, document = ?, compressed_bytes = ?,
+                        uncompressed_bytes = ?, etag = ?, downloaded_at = ?, expires_at = ?, last_accessed_at = ?, opened_at = NULL,
+                        sealed = ?, opens_at = ?
+                    WHERE id = ? AND version = ?
+                    """,
+                    values + [assessment.id, version]
+                )
+            } else {
+                try database.execute(
+                    """
+                    INSERT INTO assessments (title, content_hash, question_hashes, document, compressed_bytes, uncompressed_bytes, etag,
+                        downloaded_at, expires_at, last_accessed_at, sealed, opens_at, id, version, opened_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+                    """,
+                    values + [assessment.id, version]
+                )
+            }
+            // What was read of the version held before (its limit, its questions' hashes) is read again.
+            timeLimitCache["\(assessment.id)@\(version)"] = nil
+            questionHashCache["\(assessment.id)@\(version)"] = nil
             return StoreOutcome(evicted: evicted, replacedVersions: replaceable.map(\.version), expiresAt: expires)
         }
     }

@@ -390,6 +390,13 @@ public final class SyncEngine {
         var refreshed: [String] = []
         for entry in catalog {
             let mine = cached.filter { $0.id == entry.id }
+            // An attempt open on the version served now: the student's own copy may have changed under the same
+            // version (extra time given during the exam changes its limit). A conditional download brings it (a 304
+            // when it did not), stored in place, so the deadline this vault enforces follows the teacher's.
+            if mine.contains(where: { $0.version == entry.version && $0.attemptState.isOpen }) {
+                _ = try? await downloader.download(entry.id)
+                continue
+            }
             guard let newest = mine.map(\.version).max(), newest < entry.version, !mine.contains(where: { $0.attemptState.isOpen }) else {
                 continue
             }
