@@ -26,6 +26,9 @@ public enum RosterFlag: String, Codable, Sendable, CaseIterable {
     case afterClosing = "after_closing"
     case changedAfterHandIn = "changed_after_hand_in"
     case answersAfterHandIn = "answers_after_hand_in"
+    /// Answering, and past the deadline (the limit, the student's extra time and the grace): the answers the server
+    /// holds are all it will get until the vault hands the attempt in at its next command and syncs.
+    case timeUp = "time_up"
 
     public init(_ flag: SubmissionFlag) {
         switch flag {
@@ -50,6 +53,7 @@ public enum RosterFlag: String, Codable, Sendable, CaseIterable {
         case .afterClosing: "arrived after closing"
         case .changedAfterHandIn: "changed by another device after hand-in"
         case .answersAfterHandIn: "answers after hand-in (not counted)"
+        case .timeUp: "time is up, not handed in"
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import VaultAPI
+import VaultModel
 
 /// What a store reads for the roster of one assessment, in one transaction and a fixed number of queries (never one
 /// per student): the teacher's work on exam day must stay fast for a district's 2,000 students.
@@ -240,6 +241,7 @@ public enum RosterPlan {
                 if let limit = timeLimitSeconds {
                     let left = started + Double(limit + extra * 60) - now.timeIntervalSince1970
                     row.timeLeftSeconds = max(0, Int(saturating: left.rounded(.down)))
+                    if left + AttemptTime.grace.inSeconds < 0 { row.flags.append(.timeUp) }
                 }
             }
         }
