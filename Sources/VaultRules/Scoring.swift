@@ -348,3 +348,14 @@ public struct ResultInput: Sendable {
         Scoring.result(for: record, document: document, answers: answers, grades: grades, feedback: feedback, released: released)
     }
 }
+
+/// Which results a student may see.
+public enum ResultRules {
+    /// Shown once the teacher released the results or the assessment shows them at submission, except a hand-in that
+    /// arrived after closing which the teacher has not decided on yet: its released results (the correct answers)
+    /// would reach the student before the teacher accepted or zeroed it.
+    public static func visible(_ input: ResultInput) -> Bool {
+        guard input.released || input.document.results == .onSubmit else { return false }
+        return !input.record.flags.contains(.afterClosing) || input.record.lateDecision != nil
+    }
+}

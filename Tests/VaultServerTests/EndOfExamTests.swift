@@ -32,3 +32,34 @@ struct EndOfExamTests {
         }
     }
 }
+
+extension EndOfExamTests {
+    @Test("a hand-in that arrived after closing gets no released results until the teacher decides; after Accept it does", arguments: Backend.all)
+    func lateResultsWaitForTheTeacher(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        try await harness.test { api in
+            let (_, student, served) = try await api.quizServed()
+            #expect(try await harness.storage.close(assessmentID: "quiz-1", at: Date().addingTimeInterval(-60)))
+            // Answered offline before closing, handed in now: stored, flagged late.
+            let item = Fixtures.item(served, question: "q1", answer: .string("b"), attempt: "late-1", at: "2026-11-20T09:58:00.000Z")
+            #expect(try await api.batch([item], token: student).map(\.status) == [.accepted])
+            let submission = SubmissionRequest(
+                attemptId: "late-1",
+                assessmentId: "quiz-1",
+                assessmentVersion: served.version ?? 1,
+                submittedAt: "2026-11-20T10:00:00.000Z",
+                responseIds: [item.id],
+                startedAt: "2026-11-20T09:55:00.000Z"
+            ).listing([item])
+            #expect(try await api.send(.post, APIPath.submissions, token: student, json: submission).status == .created)
+            #expect(try await harness.storage.release(assessmentID: "quiz-1", now: Date()))
+            func results() async throws -> [AttemptResult] {
+                try await api.send(.get, APIPath.results, token: student).decode(ResultsResponse.self).results
+            }
+            #expect(try await results().isEmpty, "no correct answers before the teacher decides")
+            #expect(try await harness.storage.decideLate(attemptID: "late-1", decision: .accepted))
+            let shown = try #require(try await results().first)
+            #expect(shown.released && shown.questions.first { $0.questionId == "q1" }?.correctAnswer == [.string("b")])
+        }
+    }
+}

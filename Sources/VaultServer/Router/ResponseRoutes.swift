@@ -38,10 +38,9 @@ struct ResponseRoutes<Storage: ServerStorage> {
         group.get("results") { request, context in
             let user = try context.user ?? { throw APIError.unauthorized }()
             // Scores once the assessment shows them at submission or the teacher released them; correct answers only
-            // after release (`AttemptResult` leaves them out before).
-            let visible = try await storage.resultInputs(user: user, assessmentID: nil).filter { input in
-                input.released || input.document.results == .onSubmit
-            }
+            // after release (`AttemptResult` leaves them out before). A hand-in that arrived after closing waits for
+            // the teacher's decision (`ResultRules.visible`).
+            let visible = try await storage.resultInputs(user: user, assessmentID: nil).filter(ResultRules.visible)
             let bytes = try CanonicalJSON.encode(ResultsResponse(results: visible.map(\.result)))
             var headers: HTTPFields = [:]
             headers[ServedSignatureHeader.name] = try ServedSignature.sign(
