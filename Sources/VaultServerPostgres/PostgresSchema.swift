@@ -260,6 +260,8 @@ enum PostgresSchema {
         ],
         // Each question's automatic points kept with the score (SQLite v18).
         ["ALTER TABLE submissions ADD COLUMN kept_points TEXT"],
+        // Whom an action concerns (SQLite v19).
+        ["ALTER TABLE assessment_actions ADD COLUMN subject TEXT"],
     ]
 
     static var latestVersion: Int { versions.count }

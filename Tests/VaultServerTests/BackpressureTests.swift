@@ -64,8 +64,8 @@ struct SlowStorage: ServerStorage {
         try await base.apply(change, assessmentID: assessmentID, by: actor, at: at)
     }
     func actions(assessmentID: String) async throws -> [AssessmentAction] { try await base.actions(assessmentID: assessmentID) }
-    func decideLate(attemptID: String, decision: LateDecision) async throws -> Bool {
-        try await base.decideLate(attemptID: attemptID, decision: decision)
+    func decideLate(attemptID: String, decision: LateDecision?, by actor: String?, at: Date) async throws -> Bool {
+        try await base.decideLate(attemptID: attemptID, decision: decision, by: actor, at: at)
     }
     func recordDownload(assessmentID: String, version: Int, user: String, now: Date) async throws {
         try await base.recordDownload(assessmentID: assessmentID, version: version, user: user, now: now)

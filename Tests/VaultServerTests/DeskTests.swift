@@ -827,9 +827,22 @@ struct DeskTests {
             let page = try await browser.send(.get, "/desk/a/quiz-1")
             #expect(page.text.contains("arrived after closing") && page.text.contains("value=\"zeroed\""))
             let csrf = try #require(DeskBrowser.hidden("csrf", in: page))
-            let zeroed = try await browser.send(.post, "/desk/a/quiz-1/late", form: ["csrf": csrf, "attempt": "offline-1", "decision": "zeroed"])
+            // Give 0 asks first (issue 53): the button leads to a page that says what happens, nothing changed yet.
+            let asked = try await browser.send(.post, "/desk/a/quiz-1/late", form: ["csrf": csrf, "attempt": "offline-1", "decision": "zeroed"])
+            #expect(
+                asked.status == .ok && asked.text.contains("Give student&#39;s hand-in 0 points?") && asked.text.contains("undo"),
+                "\(asked.text)"
+            )
+            #expect(try await desk.roster("quiz-1").students.first { $0.user == "student" }?.lateDecision == nil, "asking changes nothing")
+            let zeroed = try await browser.send(
+                .post,
+                "/desk/a/quiz-1/late",
+                form: ["csrf": csrf, "attempt": "offline-1", "decision": "zeroed", "confirm": "yes"]
+            )
             #expect(zeroed.status == .seeOther)
-            #expect(try await browser.send(.get, "/desk/a/quiz-1").text.contains("(given 0)"))
+            let decided = try await browser.send(.get, "/desk/a/quiz-1")
+            #expect(decided.text.contains("(given 0)") && decided.text.contains("value=\"undecided\""))
+            #expect(decided.text.contains("Late hand-in of student given 0 by teacher"), "the history names who and whom")
             roster = try await desk.roster("quiz-1")
             row = try #require(roster.students.first { $0.user == "student" })
             #expect(row.lateDecision == .zeroed && row.score == 0)
@@ -840,6 +853,11 @@ struct DeskTests {
             lines = []
             try await desk.export("quiz-1", format: .moodle) { lines.append($0) }
             #expect(lines.contains("\"student\",\"\",0\r\n"))
+            // Undo: undecided again, then accepted.
+            let undone = try await browser.send(.post, "/desk/a/quiz-1/late", form: ["csrf": csrf, "attempt": "offline-1", "decision": "undecided"])
+            #expect(undone.status == .seeOther)
+            #expect(try await desk.roster("quiz-1").students.first { $0.user == "student" }?.lateDecision == nil)
+            #expect(try await browser.send(.get, "/desk/a/quiz-1").text.contains("Decision on the late hand-in of student undone by teacher"))
             try await desk.decideLate("quiz-1", attempt: "offline-1", decision: .accepted)
             #expect(try await desk.roster("quiz-1").students.first { $0.user == "student" }?.score == 1)
             await #expect(throws: TeacherDesk.Problem.self) { try await desk.decideLate("quiz-1", attempt: "nope", decision: .accepted) }

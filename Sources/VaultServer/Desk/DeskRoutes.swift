@@ -71,19 +71,39 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         assessment.post("close") { request, context in try await changeState(.close(at: configuration.now()), request, context: context) }
         assessment.post("reopen") { request, context in try await changeState(.reopen, request, context: context) }
         assessment.post("hide-results") { request, context in try await changeState(.hideResults, request, context: context) }
+        // A late hand-in: Accept and Give 0 ask first, on their own page; Undo takes the decision back. Each is a
+        // line of the page's history, naming the student.
         assessment.post("late") { request, context in
             let id = try context.parameters.require("id")
             let fields = try await form(request, context: context)
-            guard let attempt = fields["attempt"], let decision = fields["decision"].flatMap(LateDecision.init(rawValue:)) else {
-                throw DeskError(
-                    .badRequest,
-                    heading: "Not done",
-                    text: "Choose to accept the hand-in or give it 0.",
-                    back: "/desk/a/\(Self.pathSegment(id))"
-                )
+            let page = "/desk/a/\(Self.pathSegment(id))"
+            guard let attempt = fields["attempt"], let choice = fields["decision"],
+                choice == "undecided" || LateDecision(rawValue: choice) != nil
+            else {
+                throw DeskError(.badRequest, heading: "Not done", text: "Choose to accept the hand-in or give it 0.", back: page)
             }
-            try await desk.decideLate(id, attempt: attempt, decision: decision)
-            return Response.redirect(to: "/desk/a/\(Self.pathSegment(id))?notice=\(decision.rawValue)", type: .normal)
+            let decision = LateDecision(rawValue: choice)
+            if let decision, fields["confirm"] != "yes" {
+                let student = try await storage.resultInputs(user: nil, assessmentID: id, attemptIDs: [attempt]).first?.record.user
+                guard let student else {
+                    throw DeskError(.badRequest, heading: "Not done", text: TeacherDesk.Problem.notSubmitted(attempt).description, back: page)
+                }
+                let view = DeskView.LateConfirm(
+                    decision: decision,
+                    student: student,
+                    attempt: attempt,
+                    csrf: csrf(context),
+                    user: context.user,
+                    idPath: Self.pathSegment(id)
+                )
+                return pages.html(pages.render("lateConfirm", view))
+            }
+            do {
+                try await desk.decideLate(id, attempt: attempt, decision: decision, by: context.user ?? "a teacher")
+            } catch let problem as TeacherDesk.Problem {
+                throw DeskError(.badRequest, heading: "Not done", text: problem.description, back: page)
+            }
+            return Response.redirect(to: page + "?notice=\(decision?.rawValue ?? "undecided")", type: .normal)
         }
         assessment.post("share") { request, context in
             let id = try context.parameters.require("id")

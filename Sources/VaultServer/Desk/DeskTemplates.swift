@@ -13,7 +13,7 @@ enum DeskTemplates {
     static let templates: [(String, String)] = [
         ("head", head), ("foot", foot), ("login", login), ("message", message), ("assessments", assessments), ("roster", roster),
         ("grade", grade), ("startcode", startCode), ("confirm", confirm), ("analysis", analysis), ("sheet", sheet), ("students", students),
-        ("studentsAdded", studentsAdded), ("publish", publish),
+        ("studentsAdded", studentsAdded), ("publish", publish), ("lateConfirm", lateConfirm),
     ]
 
     static let head = """
@@ -118,7 +118,9 @@ enum DeskTemplates {
         <td class="who" data-label="Student"><a href="/desk/a/{{idPath}}/student?user={{userQuery}}">{{user}}</a></td><td class="group" data-label="Group">{{group}}</td><td class="downloaded" data-label="Downloaded">{{downloaded}}</td><td class="handed-in" data-label="Handed in">{{handedIn}}</td><td class="seen" data-label="Last seen">{{lastSeen}}</td><td class="time" data-label="Time used">{{timeUsed}}</td><td class="extra" data-label="Extra time">{{extra}}</td><td class="score" data-label="Score">{{score}}</td>
         <td class="flags" data-label="Flags">{{flags}}{{#late}}
         <form class="late" method="post" action="/desk/a/{{idPath}}/late"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="attempt" value="{{attempt}}">
-        <button type="submit" name="decision" value="accepted">Accept</button> <button type="submit" name="decision" value="zeroed">Give 0</button></form>{{/late}}{{lateText}}</td>
+        <button type="submit" name="decision" value="accepted">Accept</button> <button type="submit" name="decision" value="zeroed">Give 0</button></form>{{/late}}{{lateText}}{{#undo}}
+        <form class="late" method="post" action="/desk/a/{{idPath}}/late"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="attempt" value="{{attempt}}">
+        <button type="submit" name="decision" value="undecided">Undo</button></form>{{/undo}}</td>
         </tr>
         {{/students}}
         {{^students}}<tr><td colspan="9">No student matches.</td></tr>{{/students}}
@@ -135,6 +137,15 @@ enum DeskTemplates {
         <ul>{{#history}}<li>{{.}}</li>{{/history}}{{^history}}<li>Nothing closed, reopened, released or hidden yet.</li>{{/history}}</ul>
         </section>
         <p class="small" id="live" data-seconds="{{refresh}}">This page updates itself every {{refresh}} seconds (<a href="">Refresh</a>). Times are UTC.</p>
+        {{> foot}}
+        """
+
+    static let lateConfirm = """
+        {{> head}}
+        <h1>{{heading}}</h1>
+        {{#lines}}<p>{{.}}</p>{{/lines}}
+        <form method="post" action="/desk/a/{{idPath}}/late"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="attempt" value="{{attempt}}"><input type="hidden" name="decision" value="{{decision}}"><input type="hidden" name="confirm" value="yes"><button type="submit">{{button}}</button></form>
+        <p><a href="/desk/a/{{idPath}}">Cancel: back to the assessment, nothing changed</a></p>
         {{> foot}}
         """
 

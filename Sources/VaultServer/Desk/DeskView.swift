@@ -87,6 +87,7 @@ enum DeskView {
         case "results_hidden": "Results hidden: students no longer get them at their next sync (what a student already synced stays on their device)."
         case "accepted": "The late hand-in counts like any other."
         case "zeroed": "The late hand-in scores 0."
+        case "undecided": "The decision is undone: the late hand-in waits for you again."
         case "shared": "Shared: the co-teacher sees this assessment on their desk."
         case "unshared": "The co-teacher no longer sees this assessment."
         case "published": "Published: students get this version at their next download."
@@ -127,6 +128,7 @@ enum DeskView {
         var rowClass: String
         var late: Bool
         var lateText: String
+        var undo: Bool
         var attempt: String
     }
 
@@ -138,8 +140,44 @@ enum DeskView {
             case .reopened: "Reopened"
             case .released: "Results released"
             case .resultsHidden: "Results hidden"
+            case .lateAccepted: "Late hand-in of \(action.subject ?? "a student") accepted"
+            case .lateZeroed: "Late hand-in of \(action.subject ?? "a student") given 0"
+            case .lateUndone: "Decision on the late hand-in of \(action.subject ?? "a student") undone"
             }
         return "\(what) by \(action.actor), \(Timestamp.readable(action.at))."
+    }
+
+    /// The page that asks before accepting a late hand-in or giving it 0, saying what happens and that it can be
+    /// undone.
+    struct LateConfirm {
+        var title = "A late hand-in"
+        var heading: String
+        var lines: [String]
+        var decision: String
+        var button: String
+        var attempt: String
+        var csrf: String
+        var user: String?
+        var idPath: String
+
+        init(decision: LateDecision, student: String, attempt: String, csrf: String, user: String?, idPath: String) {
+            self.decision = decision.rawValue
+            self.attempt = attempt
+            self.csrf = csrf
+            self.user = user
+            self.idPath = idPath
+            switch decision {
+            case .accepted:
+                heading = "Accept \(student)'s hand-in, which arrived after closing?"
+                lines = ["It counts like any other: its score stands, and \(student) sees the results once they are released."]
+                button = "Accept the hand-in"
+            case .zeroed:
+                heading = "Give \(student)'s hand-in 0 points?"
+                lines = ["It arrived after closing. Its answers are kept; it scores 0, and \(student) sees that once results are released."]
+                button = "Give 0"
+            }
+            lines.append("You can undo this on the assessment's page; the page's history says who decided and when.")
+        }
     }
 
     /// The page that asks before closing or releasing.
@@ -300,6 +338,7 @@ enum DeskView {
                 rowClass: !student.flags.isEmpty || student.state == .refused ? "flagged" : student.handedIn ? "" : "missing",
                 late: late && student.lateDecision == nil,
                 lateText: student.lateDecision.map { $0 == .accepted ? " (accepted)" : " (given 0)" } ?? "",
+                undo: late && student.lateDecision != nil,
                 attempt: student.attemptId ?? ""
             )
         }
@@ -721,6 +760,7 @@ extension DeskView.StudentRow: MustacheParent {
         case "rowClass": rowClass
         case "late": late
         case "lateText": lateText
+        case "undo": undo
         case "attempt": attempt
         default: nil
         }

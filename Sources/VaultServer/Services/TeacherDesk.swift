@@ -310,11 +310,12 @@ public struct TeacherDesk: Sendable {
         return (facts.document.title, ItemAnalysis.analyse(facts.results, document: facts.document, attempts: attempts))
     }
 
-    public func decideLate(_ id: String, attempt: String, decision: LateDecision) async throws {
+    /// Accepts a late hand-in, gives it 0, or (nil) undoes either, with a history line naming who did it.
+    public func decideLate(_ id: String, attempt: String, decision: LateDecision?, by actor: String? = nil) async throws {
         guard try await !storage.resultInputs(user: nil, assessmentID: id, attemptIDs: [attempt]).isEmpty else {
             throw Problem.notSubmitted(attempt)
         }
-        guard try await storage.decideLate(attemptID: attempt, decision: decision) else { throw Problem.notLate(attempt) }
+        guard try await storage.decideLate(attemptID: attempt, decision: decision, by: actor, at: now()) else { throw Problem.notLate(attempt) }
     }
 
     /// `rows` scored from their own attempts' answers, read for those attempts only.

@@ -273,6 +273,8 @@ enum ServerSchema {
         // teacher's): results are read, not scored again, on every sync (scoring an item's own rules can be the
         // costliest work a request does). Submissions kept before have none and are scored when read.
         migrator.register(18, "ALTER TABLE submissions ADD COLUMN kept_points TEXT;")
+        // Whom an action concerns (a late hand-in's decision names its student).
+        migrator.register(19, "ALTER TABLE assessment_actions ADD COLUMN subject TEXT;")
         return migrator
     }
 }

@@ -134,9 +134,9 @@ public protocol DeskStore: Sendable {
     func apply(_ change: AssessmentChange, assessmentID: String, by actor: String, at: Date) async throws -> Bool
     /// The actions recorded on an assessment, oldest first.
     func actions(assessmentID: String) async throws -> [AssessmentAction]
-    /// The teacher's decision on a submission that arrived after closing; false when the attempt has no such
-    /// submission.
-    func decideLate(attemptID: String, decision: LateDecision) async throws -> Bool
+    /// The teacher's decision on a submission that arrived after closing (nil: undone, undecided again), with a
+    /// history line naming the student when `actor` is given; false when the attempt has no such submission.
+    func decideLate(attemptID: String, decision: LateDecision?, by actor: String?, at: Date) async throws -> Bool
     /// The teacher's written feedback on one answer of a submitted attempt (nil removes it); false when the attempt
     /// is not submitted or its version has no such question.
     func setFeedback(attemptID: String, questionID: String, text: String?) async throws -> Bool
@@ -256,5 +256,12 @@ extension ServerStorage {
     /// A batch from a vault that names no device.
     public func recordBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult] {
         try await recordBatch(items, user: user, device: nil, now: now)
+    }
+}
+
+extension DeskStore {
+    /// A decision with no history line (the server's command line, tests).
+    public func decideLate(attemptID: String, decision: LateDecision) async throws -> Bool {
+        try await decideLate(attemptID: attemptID, decision: decision, by: nil, at: Date())
     }
 }

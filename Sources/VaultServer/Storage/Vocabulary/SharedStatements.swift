@@ -383,8 +383,33 @@ public enum DeskStatements {
         SQLStatement("SELECT flags FROM submissions WHERE attempt_id = ?", [.text(attemptID)], columns: ["flags"])
     }
 
-    public static func decideLate(attemptID: String, decision: LateDecision) -> SQLStatement {
-        SQLStatement("UPDATE submissions SET late_decision = ? WHERE attempt_id = ?", [.text(decision.rawValue), .text(attemptID)])
+    public static func decideLate(attemptID: String, decision: LateDecision?) -> SQLStatement {
+        SQLStatement(
+            "UPDATE submissions SET late_decision = ? WHERE attempt_id = ?",
+            [decision.map { SQLValue.text($0.rawValue) } ?? .null, .text(attemptID)]
+        )
+    }
+
+    /// A late decision's history line: on the assessment's page, with the student it concerns.
+    public static func lateHistory(assessmentID: String, student: String, decision: LateDecision?, by actor: String, at: Date) -> SQLStatement {
+        let kind: AssessmentAction.Kind =
+            switch decision {
+            case .accepted?: .lateAccepted
+            case .zeroed?: .lateZeroed
+            case nil: .lateUndone
+            }
+        return SQLStatement(
+            "INSERT INTO assessment_actions (assessment_id, action, actor, at, subject) VALUES (?, ?, ?, ?, ?)",
+            [.text(assessmentID), .text(kind.rawValue), .text(actor), .real(at.timeIntervalSince1970), .text(student)]
+        )
+    }
+
+    public static func lateFacts(attemptID: String) -> SQLStatement {
+        SQLStatement(
+            "SELECT flags, user_name, assessment_id FROM submissions WHERE attempt_id = ?",
+            [.text(attemptID)],
+            columns: ["flags", "user_name", "assessment_id"]
+        )
     }
 
     public static func keyOwner(publicKey: String) -> SQLStatement {
@@ -518,15 +543,27 @@ extension SharedStatements {
         try await write(refusals.map { DeskStatements.refusal($0, dialect: dialect) })
     }
 
-    public func decideLate(attemptID: String, decision: LateDecision) async throws -> Bool {
+    public func decideLate(attemptID: String, decision: LateDecision?, by actor: String?, at: Date) async throws -> Bool {
         let late = try await readThenWrite(
-            DeskStatements.flags(attemptID: attemptID),
-            { try SubmissionRecord.flags(stored: $0.string("flags")) },
-            writes: {
-                $0.first?.contains(.afterClosing) == true ? [DeskStatements.decideLate(attemptID: attemptID, decision: decision)] : []
+            DeskStatements.lateFacts(attemptID: attemptID),
+            {
+                (
+                    flags: try SubmissionRecord.flags(stored: $0.string("flags")), user: try $0.string("user_name"),
+                    assessment: try $0.string("assessment_id")
+                )
+            },
+            writes: { rows in
+                guard let facts = rows.first, facts.flags.contains(.afterClosing) else { return [] }
+                var writes = [DeskStatements.decideLate(attemptID: attemptID, decision: decision)]
+                if let actor {
+                    writes.append(
+                        DeskStatements.lateHistory(assessmentID: facts.assessment, student: facts.user, decision: decision, by: actor, at: at)
+                    )
+                }
+                return writes
             }
         )
-        return late.first?.contains(.afterClosing) == true
+        return late.first?.flags.contains(.afterClosing) == true
     }
 
     public func registerDeviceKey(user: String, publicKey: String, fingerprint: String, now: Date) async throws -> Bool {

@@ -27,24 +27,36 @@ public struct AssessmentAction: Sendable, Equatable, StoredRecord {
     public enum Kind: String, Sendable, Equatable {
         case closed, reopened, released
         case resultsHidden = "results_hidden"
+        /// A hand-in that arrived after closing: accepted, given 0, or its decision undone (`subject`: the student).
+        case lateAccepted = "late_accepted"
+        case lateZeroed = "late_zeroed"
+        case lateUndone = "late_undone"
     }
 
     public var kind: Kind
     /// The teacher's user name, or "the server's command line".
     public var actor: String
     public var at: Date
+    /// Whom it concerns, for an action on one student's hand-in.
+    public var subject: String?
 
-    public init(kind: Kind, actor: String, at: Date) {
+    public init(kind: Kind, actor: String, at: Date, subject: String? = nil) {
         self.kind = kind
         self.actor = actor
         self.at = at
+        self.subject = subject
     }
 
-    public static let columns = ["action", "actor", "at"]
+    public static let columns = ["action", "actor", "at", "subject"]
 
     public init(row: some StoredRow) throws {
         let text = try row.string("action")
         guard let kind = Kind(rawValue: text) else { throw StorageError.damaged("column action holds \(text), which is no action") }
-        self.init(kind: kind, actor: try row.string("actor"), at: Date(timeIntervalSince1970: try row.double("at")))
+        self.init(
+            kind: kind,
+            actor: try row.string("actor"),
+            at: Date(timeIntervalSince1970: try row.double("at")),
+            subject: try row.optionalString("subject")
+        )
     }
 }
