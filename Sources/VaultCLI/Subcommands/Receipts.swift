@@ -54,21 +54,7 @@ struct Receipts: ParsableCommand {
                     )
                 )
             }
-            for damaged in receipts.damaged { context.console.warn(damaged.sentence) }
-            context.console.emit(Output(receipts: receipts.map(\.statement), damaged: receipts.damaged))
-            if let first = receipts.damaged.first { throw CommandExit(code: VaultExit.code(for: first.error)) }
-        }
-
-        /// `--json`: the receipts' statements, and the rows that did not read back (`damaged`, absent when none).
-        struct Output: Encodable {
-            let receipts: [ReceiptStatement]
-            let damaged: [DamagedRow]
-            func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: Keys.self)
-                try container.encode(receipts, forKey: .receipts)
-                if !damaged.isEmpty { try container.encode(damaged, forKey: .damaged) }
-            }
-            enum Keys: String, CodingKey { case receipts, damaged }
+            try context.console.emit(Kept(values: receipts.map(\.statement), damaged: receipts.damaged), as: "receipts")
         }
     }
 

@@ -28,22 +28,7 @@ struct Results: ParsableCommand {
             let sheet = try vault.answerSheet(attemptID: result.attemptId)
             for line in Self.lines(result, sheet: sheet) { context.console.line(line) }
         }
-        // A result that does not read back is named, never left out in silence.
-        for damaged in results.damaged { context.console.warn(damaged.sentence) }
-        context.console.emit(Output(results: results.values, damaged: results.damaged))
-        if let first = results.damaged.first { throw CommandExit(code: VaultExit.code(for: first.error)) }
-    }
-
-    /// `--json`: the results, and the rows that did not read back (`damaged`, absent when none).
-    struct Output: Encodable {
-        let results: [AttemptResult]
-        let damaged: [DamagedRow]
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Keys.self)
-            try container.encode(results, forKey: .results)
-            if !damaged.isEmpty { try container.encode(damaged, forKey: .damaged) }
-        }
-        enum Keys: String, CodingKey { case results, damaged }
+        try context.console.emit(results, as: "results")
     }
 
     /// One attempt's result in the student's own terms: each question (shortened), the points, the student's own
