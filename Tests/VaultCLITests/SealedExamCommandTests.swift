@@ -86,6 +86,16 @@ struct SealedExamCommandTests {
         for file in TemporaryDirectoryFiles.all(tmp.path) {
             #expect(FileManager.default.contents(atPath: file).map { $0.range(of: Data(Self.canary.utf8)) == nil } ?? true, "\(file)")
         }
+        // Extra time during the exam (issue 53): the next sync brings the student's copy again; an exam unsealed here
+        // stays unsealed (never sealed again by a download), and its time follows.
+        let extra = try Binaries.run("vault-server", ["accommodation", "final-exam", "--user", "demo", "--extra-minutes", "5"] + data)
+        #expect(extra.status == 0, "\(extra.stderr)")
+        let extraSynced = try vault.unlocked(["sync"])
+        #expect(extraSynced.status == 0, "\(extraSynced.stderr)")
+        let stillOpen = try vault.unlocked(["show", "final-exam"])
+        #expect(stillOpen.status == 0 && stillOpen.stdout.contains(Self.canary), "\(stillOpen.stdout)\(stillOpen.stderr)")
+        let timed = try vault.unlocked(["list", "--json"])
+        #expect(!timed.stdout.contains("sealed\":true"), "\(timed.stdout)")
         // The canary is nowhere in the vault's files (everything at rest is encrypted).
         for (name, bytes) in vault.snapshot() { #expect(bytes.range(of: Data(Self.canary.utf8)) == nil, "\(name)") }
         #expect(try vault.unlocked(["verify"]).status == 0)

@@ -37,8 +37,13 @@ struct CommandContext {
         }
         // What opening finished on the user's behalf (an interrupted key rotation) is said, on stderr.
         for notice in vault.notices { console.warn(notice) }
-        // A timed attempt whose time ran out while the student was away is handed in now, and said once.
-        for ranOut in try vault.handInWhereTimeRanOut() { console.warn(ranOut.sentence) }
+        // A timed attempt whose time ran out while the student was away is handed in now, and said once. A failure
+        // here is said, and the command the student asked for still runs (the next one tries again).
+        do {
+            for ranOut in try vault.handInWhereTimeRanOut() { console.warn(ranOut.sentence) }
+        } catch {
+            console.warn(VaultExit.vaultError(for: error)?.message ?? "\(error)")
+        }
         return vault
     }
 }

@@ -86,13 +86,29 @@ extension Vault {
     /// Stores a verified, served document (gzip-compressed), making room first. Older versions of the same
     /// assessment are dropped unless an attempt on them is open or not yet uploaded.
     public func storeAssessment(
-        _ assessment: Assessment,
-        bytes: Data,
+        _ served: Assessment,
+        bytes servedBytes: Data,
         etag: String?,
         now: Date? = nil,
         diskSpace: DiskSpace = .system
     ) throws -> StoreOutcome {
         let now = now ?? clocks.wall()
+        // A sealed exam unsealed here is never sealed again by a later download of the same version (a sync brings
+        // the student's copy again when their extra time changes): it is opened with the key kept at unsealing.
+        var assessment = served
+        var bytes = servedBytes
+        if served.sealedContent != nil, let version = served.version,
+            let held = try database.row("SELECT sealed FROM assessments WHERE id = ? AND version = ?", [served.id, version]), held.int(0) == 0,
+            let key = try database.row("SELECT content_key FROM sealed_keys WHERE assessment_id = ? AND version = ?", [served.id, version])
+        {
+            do {
+                assessment = try Sealing.unseal(served, contentKey: key.data(0))
+                try AssessmentValidator.validate(assessment, requireAnswerKeyAbsent: true)
+            } catch {
+                throw VaultError(.invalidData, tr("That key does not open this exam."), detail: "\(error)")
+            }
+            bytes = try CanonicalJSON.encode(assessment)
+        }
         let settings = try settings()
         guard let version = assessment.version, let contentHash = assessment.contentHash else {
             throw VaultError(.invalidData, tr("The server sent an assessment without a version; nothing was stored."))
