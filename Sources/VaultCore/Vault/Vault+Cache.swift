@@ -161,7 +161,7 @@ extension Vault {
             for old in replaceable { try deleteCached(id: old.id, version: old.version) }
             // The same version served again (the student's extra time changed its limit, or a sealed copy): stored over
             // the one held, in place, so an attempt open on it keeps it (deleting the row an attempt refers to failed
-            // its foreign key, and the student read "the vault could not be written").
+            // its foreign key, and the student read "the vault could not be written"); when it was first opened stays.
             let values: [any DatabaseValueConvertible] = [
                 assessment.title, contentHash, hashText, compressed, compressed.count, bytes.count, etag, now.timeIntervalSince1970,
                 expires.timeIntervalSince1970, now.timeIntervalSince1970, assessment.sealedContent != nil, assessment.opensAt,
@@ -170,8 +170,7 @@ extension Vault {
                 try database.execute(
                     """
                     UPDATE assessments SET title = ?, content_hash = ?, question_hashes = ?, document = ?, compressed_bytes = ?,
-                        uncompressed_bytes = ?, etag = ?, downloaded_at = ?, expires_at = ?, last_accessed_at = ?, opened_at = NULL,
-                        sealed = ?, opens_at = ?
+                        uncompressed_bytes = ?, etag = ?, downloaded_at = ?, expires_at = ?, last_accessed_at = ?, sealed = ?, opens_at = ?
                     WHERE id = ? AND version = ?
                     """,
                     values + [assessment.id, version]
