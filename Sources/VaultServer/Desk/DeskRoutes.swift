@@ -261,9 +261,9 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         var existing: [String] = []
         for entry in list.entries {
             // The name as written, or as its case-folded form (an account "kim" exists when "KIM" is added).
-            let sameName = try await storage.user(named: entry.name) != nil
-            let sameKey = try await storage.user(named: AccountNames.key(entry.name)) != nil
-            if sameName || sameKey {
+            var taken = false
+            for name in Set([entry.name, AccountNames.key(entry.name)]) where !taken { taken = try await storage.user(named: name) != nil }
+            if taken {
                 existing.append(entry.name)
                 continue
             }

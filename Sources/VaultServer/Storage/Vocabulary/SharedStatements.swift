@@ -247,11 +247,16 @@ public enum TeachingStatements {
                 SQLStatement("UPDATE assessments SET released_at = ? WHERE id = ? AND released_at IS NULL", [.real(at.timeIntervalSince1970), id])
             case .hideResults: SQLStatement("UPDATE assessments SET released_at = NULL WHERE id = ?", [id])
             }
-        let history = SQLStatement(
-            "INSERT INTO assessment_actions (assessment_id, action, actor, at) VALUES (?, ?, ?, ?)",
-            [id, .text(change.kind.rawValue), .text(actor), .real(at.timeIntervalSince1970)]
+        return [statement, history(assessmentID: assessmentID, kind: change.kind, by: actor, at: at)]
+    }
+
+    /// A line of an assessment's history: what, who, when, and whom it concerns (a late hand-in's student).
+    public static func history(assessmentID: String, kind: AssessmentAction.Kind, by actor: String, at: Date, subject: String? = nil) -> SQLStatement
+    {
+        SQLStatement(
+            "INSERT INTO assessment_actions (assessment_id, action, actor, at, subject) VALUES (?, ?, ?, ?, ?)",
+            [.text(assessmentID), .text(kind.rawValue), .text(actor), .real(at.timeIntervalSince1970), subject.map(SQLValue.text) ?? .null]
         )
-        return [statement, history]
     }
 
     public static func actions(assessmentID: String) -> SQLStatement {
@@ -379,10 +384,6 @@ public enum DeskStatements {
         )
     }
 
-    public static func flags(attemptID: String) -> SQLStatement {
-        SQLStatement("SELECT flags FROM submissions WHERE attempt_id = ?", [.text(attemptID)], columns: ["flags"])
-    }
-
     public static func decideLate(attemptID: String, decision: LateDecision?) -> SQLStatement {
         SQLStatement(
             "UPDATE submissions SET late_decision = ? WHERE attempt_id = ?",
@@ -398,10 +399,7 @@ public enum DeskStatements {
             case .zeroed?: .lateZeroed
             case nil: .lateUndone
             }
-        return SQLStatement(
-            "INSERT INTO assessment_actions (assessment_id, action, actor, at, subject) VALUES (?, ?, ?, ?, ?)",
-            [.text(assessmentID), .text(kind.rawValue), .text(actor), .real(at.timeIntervalSince1970), .text(student)]
-        )
+        return TeachingStatements.history(assessmentID: assessmentID, kind: kind, by: actor, at: at, subject: student)
     }
 
     public static func lateFacts(attemptID: String) -> SQLStatement {
