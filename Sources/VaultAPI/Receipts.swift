@@ -51,9 +51,13 @@ public struct ReceiptStatement: Codable, Sendable, Equatable {
     public var clockMovedBackMs: Int?
     public var forced: Bool
     public var responses: [Response]
+    /// The server handed the attempt in when its exam closed, with the answers it held then (absent otherwise): the
+    /// student's answers given later are kept for the teacher and not counted, so this receipt may name fewer.
+    public var handedInAtClosing: Bool?
 
     enum CodingKeys: String, CodingKey {
         case format, user, forced, responses
+        case handedInAtClosing = "handed_in_at_closing"
         case receiptId = "receipt_id"
         case keyFingerprint = "key_fingerprint"
         case attemptId = "attempt_id"
@@ -79,9 +83,11 @@ public struct ReceiptStatement: Codable, Sendable, Equatable {
         timeUsedMs: Int?,
         clockMovedBackMs: Int?,
         forced: Bool,
-        responses: [Response]
+        responses: [Response],
+        handedInAtClosing: Bool? = nil
     ) {
         format = Self.format
+        self.handedInAtClosing = handedInAtClosing
         self.receiptId = receiptId
         self.keyFingerprint = keyFingerprint
         self.user = user

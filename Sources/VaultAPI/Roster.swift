@@ -6,6 +6,8 @@ public enum SubmissionChannel: String, Codable, Sendable, CaseIterable {
     case sync
     /// `vault-server import` of a hand-in file.
     case handIn = "hand_in"
+    /// The server, when the exam closed: the attempt had answers there and was not handed in.
+    case closing
 }
 
 /// The teacher's decision on a submission that arrived after the exam closed.
@@ -29,6 +31,8 @@ public enum RosterFlag: String, Codable, Sendable, CaseIterable {
     /// Answering, and past the deadline (the limit, the student's extra time and the grace): the answers the server
     /// holds are all it will get until the vault hands the attempt in at its next command and syncs.
     case timeUp = "time_up"
+    /// Not handed in when the exam closed: the server handed in the answers it held then.
+    case handedInAtClosing = "handed_in_at_closing"
 
     public init(_ flag: SubmissionFlag) {
         switch flag {
@@ -54,6 +58,7 @@ public enum RosterFlag: String, Codable, Sendable, CaseIterable {
         case .changedAfterHandIn: "changed by another device after hand-in"
         case .answersAfterHandIn: "answers after hand-in (not counted)"
         case .timeUp: "time is up, not handed in"
+        case .handedInAtClosing: "handed in at closing"
         }
     }
 }

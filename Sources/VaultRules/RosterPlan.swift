@@ -34,9 +34,19 @@ public struct RosterFacts: Sendable {
         public var answered: Int
         /// Seconds since 1970 the server last received an answer of it.
         public var lastReceivedAt: Double
+        /// Seconds since 1970 the earliest of its current answers reached the server (nil: not read).
+        public var firstReceivedAt: Double?
         /// Seconds since 1970 when its clock started on the device, when the device said (`attempt_started_at`).
         public var startedAt: Double?
-        public init(user: String, attemptID: String, answered: Int, lastReceivedAt: Double, startedAt: Double? = nil) {
+        public init(
+            user: String,
+            attemptID: String,
+            answered: Int,
+            lastReceivedAt: Double,
+            firstReceivedAt: Double? = nil,
+            startedAt: Double? = nil
+        ) {
+            self.firstReceivedAt = firstReceivedAt
             self.user = user
             self.attemptID = attemptID
             self.answered = answered
@@ -277,6 +287,7 @@ public enum RosterPlan {
         if row.state == .handedIn { row.seenOn(devices[record.attemptID]) }
         var flags: [RosterFlag] = []
         if (record.clockMovedBackMilliseconds ?? 0) > 0 { flags.append(.clockMovedBack) }
+        if record.via == .closing { flags.append(.handedInAtClosing) }
         flags += record.flags.map(RosterFlag.init)
         if results.count > 1, !flags.contains(.secondAttempt) { flags.append(.secondAttempt) }
         row.flags = flags

@@ -97,8 +97,10 @@ public struct SubmissionRecord: Sendable, Equatable {
             receivedAt: Timestamp.string(epoch: receivedAt),
             responseCount: responseCount,
             signed: signedReceipt,
-            notice: flags.contains(.afterClosing)
-                ? "This exam had closed when your answers arrived. They are kept, and your teacher decides whether they count." : nil
+            notice: via == .closing
+                ? "This exam closed before you handed in, so the answers that had reached the server were handed in for you then. Any you gave later are kept for your teacher, who decides."
+                : flags.contains(.afterClosing)
+                    ? "This exam had closed when your answers arrived. They are kept, and your teacher decides whether they count." : nil
         )
     }
 
@@ -217,6 +219,14 @@ public enum SubmissionPlan {
             guard existing.assessmentID == request.assessmentId else {
                 return (.rejected("This attempt belongs to another assessment, so it cannot be submitted for \(request.assessmentId)."), nil)
             }
+            // Handed in by the server at closing: the vault's own hand-in gets that receipt once every answer it
+            // lists is stored (those given or arriving after closing are kept for the teacher, not counted).
+            if existing.via == .closing {
+                if case .missingResponses(let missing)? = setProblem(request, listed: listed, user: user, facts: facts) {
+                    return (.missingResponses(missing), nil)
+                }
+                return (.repeated(existing), nil)
+            }
             guard let signed = existing.signedReceipt,
                 let stated = try? JSONDecoder().decode(ReceiptStatement.self, from: Data(signed.statement.utf8)),
                 Set(stated.responses) != Set(listed)
@@ -247,7 +257,10 @@ public enum SubmissionPlan {
             )
         }
         var late = false
-        if let document = facts.document, let closes = ResponseRules.closesAt(document, closedAt: head.closedAt), closes < now.timeIntervalSince1970 {
+        // The server's own hand-in at closing is not late: it is the closing.
+        if via != .closing, let document = facts.document, let closes = ResponseRules.closesAt(document, closedAt: head.closedAt),
+            closes < now.timeIntervalSince1970
+        {
             // An attempt that started after closing is refused; one that started before (a student who was offline)
             // is stored and flagged. An attempt that says nothing of its start counts as started before: never lost.
             if let started = request.startedAt.flatMap(Timestamp.date), started.timeIntervalSince1970 > closes {
@@ -273,7 +286,7 @@ public enum SubmissionPlan {
             timeUsedMilliseconds: request.timeUsedMs.map { max(0, $0) },
             clockMovedBackMilliseconds: request.clockMovedBackMs.map { max(0, $0) },
             unsealedAt: request.unsealedAt.flatMap { Timestamp.date($0) == nil ? nil : $0 },
-            flags: flags(request, facts: facts, now: now) + (late ? [.afterClosing] : []),
+            flags: flags(request, facts: facts, now: now, via: via) + (late ? [.afterClosing] : []),
             via: via
         )
         return (.created(record), .insert(record))
@@ -301,12 +314,13 @@ public enum SubmissionPlan {
 
     /// What the teacher's view should notice about a new submission. Over time is the server's own judgement
     /// (`TimeAuthority`) as well as the device's report: either is enough.
-    static func flags(_ request: SubmissionRequest, facts: SubmissionFacts, now: Date) -> [SubmissionFlag] {
+    static func flags(_ request: SubmissionRequest, facts: SubmissionFacts, now: Date, via: SubmissionChannel) -> [SubmissionFlag] {
         var flags: [SubmissionFlag] = []
         if let limit = facts.document?.timeLimitSeconds {
             var overTime = false
             if request.startedAt.flatMap(Timestamp.date) == nil || request.timeUsedMs == nil {
-                flags.append(.timeMissing)
+                // The server's hand-in at closing says nothing of the device's clock; the server judges its time.
+                if via != .closing { flags.append(.timeMissing) }
             } else if let used = request.timeUsedMs {
                 let allowedSeconds = limit + facts.extraMinutes * 60
                 let allowed = Int64(allowedSeconds) * 1000 + Int64(AttemptTime.grace.wholeMilliseconds)
@@ -375,7 +389,8 @@ public enum ReceiptRules {
             timeUsedMs: record.timeUsedMilliseconds,
             clockMovedBackMs: record.clockMovedBackMilliseconds,
             forced: record.forced,
-            responses: material.answers.sorted { ($0.questionID, $0.responseID) < ($1.questionID, $1.responseID) }.map(\.digest)
+            responses: material.answers.sorted { ($0.questionID, $0.responseID) < ($1.questionID, $1.responseID) }.map(\.digest),
+            handedInAtClosing: record.via == .closing ? true : nil
         )
     }
 }

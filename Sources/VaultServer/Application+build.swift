@@ -69,8 +69,12 @@ public func buildApplication<Storage: ServerStorage, C: Clock>(
             serverName: "vault-server",
             availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)
         ),
-        // The store runs as a service: its pool lives until graceful shutdown.
-        services: [storage],
+        // The store runs as a service: its pool lives until graceful shutdown. The closing sweeper hands in the
+        // attempts left open when a closing set for later comes.
+        services: [
+            storage,
+            ClosingSweeper(storage: storage, interval: configuration.closingSweepInterval, now: configuration.now, logger: logger),
+        ],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )

@@ -35,6 +35,8 @@ public struct ServerConfiguration: Sendable {
     public var sealIterations = 1_000_000
     /// The wall clock that decides whether a sealed exam has opened (`opens_at`); tests move it by hand.
     public var now: @Sendable () -> Date = { Date() }
+    /// How often a closing set for later (`close --at`) is looked for, to hand in the attempts left open.
+    public var closingSweepInterval: Duration = .seconds(15)
 
     /// The desk's cookies are Secure (set when a TLS proxy serves the desk; `X-Forwarded-Proto: https` sets it per
     /// request too).

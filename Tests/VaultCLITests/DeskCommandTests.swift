@@ -65,6 +65,29 @@ struct DeskCommandTests {
         #expect(try server.admin(["close", "algebra-1", "--at", "yesterday"]).stderr.contains("--at takes a time"))
     }
 
+    @Test(
+        "closing hands in a student's open attempt through the real binaries: the server says how many; the vault's later hand-in gets that receipt in one sentence, its answer after closing kept, not counted"
+    )
+    func closingHandsInTheOpenAttempt() throws {
+        let (vault, server) = try CLIFixtures.prepared(answers: [("q1", "b")], submit: false)
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        let closed = try server.admin(["close", "algebra-1"])
+        #expect(closed.status == 0 && closed.stdout.contains("1 open attempt was handed in"), "\(closed.stdout)")
+        // Offline, the student answers once more and hands in, not knowing the exam closed.
+        #expect(try vault.answer("algebra-1", "q3", "true").status == 0)
+        #expect(try vault.unlocked(["submit", "algebra-1"]).status == 0)
+        let sync = try vault.unlocked(["sync"])
+        #expect(sync.status == 0, "\(sync.stdout) \(sync.stderr)")
+        #expect(sync.stdout.contains("the answers that had reached the server were handed in for you"), "\(sync.stdout)")
+        let again = try vault.unlocked(["sync", "--json"])
+        #expect(again.status == 0 && (again.json?["submitted"] as? Int) == 0, "nothing left to send: \(again.stdout)")
+        let roster = try #require(try server.admin(["roster", "algebra-1", "--json"]).json?["students"] as? [[String: Any]])
+        let demo = try #require(roster.first { $0["user"] as? String == "demo" })
+        let flags = demo["flags"] as? [String] ?? []
+        #expect(demo["state"] as? String == "handed_in" && flags.contains("handed_in_at_closing"), "\(demo)")
+        #expect(flags.contains("answers_after_hand_in"), "the answer given after closing is kept, not counted: \(flags)")
+    }
+
     @Test("an attempt begun after closing is refused, and the roster keeps saying so: the vault reports only what the server never received")
     func refusedStaysRefused() throws {
         let (vault, server) = try CLIFixtures.downloaded(["algebra-1"])

@@ -753,6 +753,143 @@ struct DeskTests {
     }
 
     @Test(
+        "closing hands in what is open (issue 53): 4 students answered and synced, never handed in: closing hands them in with their answers, marked, gradable; answers after closing kept, not counted; the vault's own hand-in gets that receipt; Reopen gives back those nobody graded",
+        arguments: Backend.all
+    )
+    func closingHandsInOpenAttempts(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        let names = ["c1", "c2", "c3", "c4"]
+        for name in names {
+            try await harness.storage.createUser(
+                try PasswordHasher.makeRecord(name: name, role: .student, password: SecretBytes(Array("\(name)-pw".utf8)), iterations: 1_000),
+                now: Date()
+            )
+        }
+        try await harness.test { api in
+            let teacher = try await api.token("teacher")
+            #expect(try await api.publish(Fixtures.quiz(), teacher: teacher).status == .created)
+            var tokens: [String: String] = [:]
+            var sent: [String: [ResponseItem]] = [:]
+            var served: Assessment?
+            for (index, name) in names.enumerated() {
+                let token = try await api.token(name)
+                tokens[name] = token
+                let document = try await api.served("quiz-1", token: token)
+                served = document
+                // Each answers 1 to 4 questions and syncs; nobody hands in.
+                let items = ["q1", "q3", "q6", "q5"].prefix(index + 1).map { question in
+                    Fixtures.item(
+                        document,
+                        question: question,
+                        answer: question == "q1" ? .string("b") : question == "q3" ? .bool(true) : .string("my answer"),
+                        attempt: "open-\(name)"
+                    )
+                }
+                sent[name] = Array(items)
+                let results = try await api.batch(Array(items), token: token)
+                #expect(results.allSatisfy { $0.status == .accepted }, "\(results)")
+            }
+            // student handed in already: closing leaves their hand-in as it is.
+            #expect(try await Self.handIn(api, student: "student", attempt: "done-1").status == .created)
+
+            let desk = TeacherDesk(storage: harness.storage, now: { Date() })
+            var browser = DeskBrowser(api: api)
+            _ = try await browser.signIn("teacher")
+            // The confirmation says how many closing hands in.
+            let asked = try await browser.send(.get, "/desk/a/quiz-1/close")
+            #expect(asked.text.contains("4 attempts have answers on the server and are not handed in"), "\(asked.text)")
+            let closing = try #require(DeskBrowser.hidden("csrf", in: asked))
+            #expect(try await browser.send(.post, "/desk/a/quiz-1/close", form: ["csrf": closing, "confirm": "yes"]).status == .seeOther)
+
+            var roster = try await desk.roster("quiz-1")
+            for name in names {
+                let row = try #require(roster.students.first { $0.user == name })
+                #expect(row.state == .handedIn && row.flags.contains(.handedInAtClosing) && row.via == .closing, "\(row)")
+                #expect(!row.flags.contains(.timeMissing) && !row.flags.contains(.afterClosing), "\(row.flags)")
+            }
+            #expect(roster.students.first { $0.user == "student" }?.flags.contains(.handedInAtClosing) == false)
+            #expect(try await desk.close("quiz-1").handedIn == 0, "closing again hands in nothing twice")
+            let page = try await browser.send(.get, "/desk/a/quiz-1")
+            #expect(page.text.contains("handed in at closing"))
+            // Gradable: c3's essay is in the grading queue.
+            let queue = try await desk.queue("quiz-1", question: "q6")
+            #expect(Set(queue.entries.filter { $0.answer != nil }.map(\.user)) == ["student", "c3", "c4"], "\(queue.entries.map(\.user))")
+
+            // c4 answers again after closing (offline, on its vault): kept for the teacher, not counted.
+            let document = try #require(served)
+            let token4 = try #require(tokens["c4"])
+            let late = Fixtures.item(document, question: "q1", answer: .string("a"), attempt: "open-c4", at: Timestamp.string(Date()))
+            let lateResult = try await api.batch([late], token: token4)
+            #expect(lateResult.first?.status == .superseded, "\(lateResult)")
+            // c4's vault hands in its own set (with the later answer): it gets the closing's receipt, which says so.
+            var mine = try #require(sent["c4"]).filter { $0.questionId != "q1" }
+            mine.append(late)
+            let request = SubmissionRequest(
+                attemptId: "open-c4",
+                assessmentId: "quiz-1",
+                assessmentVersion: document.version ?? 1,
+                submittedAt: Timestamp.string(Date()),
+                responseIds: mine.map(\.id)
+            ).listing(mine)
+            let reply = try await api.send(.post, APIPath.submissions, token: token4, json: request)
+            #expect(reply.status == .ok || reply.status == .created, "\(reply.status) \(reply.text)")
+            let receipt = try reply.decode(SubmissionReceipt.self)
+            #expect(receipt.notice?.contains("handed in for you") == true)
+            let signed = try #require(receipt.signed)
+            let statement = try JSONDecoder().decode(ReceiptStatement.self, from: Data(signed.statement.utf8))
+            #expect(statement.handedInAtClosing == true && statement.responses.count == 4)
+            let heldAtClosing = try #require(sent["c4"]?.first?.id)
+            #expect(statement.responses.contains { $0.responseId == heldAtClosing }, "the answer held at closing counts")
+
+            // c1 is graded; Reopen gives back c2, c3, c4 (nobody graded them), not c1 and not student's own hand-in.
+            try await desk.grade("quiz-1", question: "q1", points: [try #require(roster.students.first { $0.user == "c1" }?.attemptId): 0.5])
+            let reopenForm = try #require(DeskBrowser.hidden("csrf", in: page))
+            #expect(try await browser.send(.post, "/desk/a/quiz-1/reopen", form: ["csrf": reopenForm]).status == .seeOther)
+            roster = try await desk.roster("quiz-1")
+            let states = Dictionary(uniqueKeysWithValues: roster.students.map { ($0.user, $0.state) })
+            #expect(states["c1"] == .handedIn && states["c2"] == .answering && states["c3"] == .answering && states["c4"] == .answering, "\(states)")
+            #expect(states["student"] == .handedIn)
+            // c4's answers count as they stand now: its latest q1 ("a", given after closing) is current again.
+            let held = try await harness.storage.heldAttempts(user: "c4", assessmentID: "quiz-1")
+            #expect(held.first?.state == .inProgress && held.first?.answers.count == 4)
+            #expect(held.first?.answers.first { $0.questionId == "q1" }?.answer == .string("a"))
+            // And c4 hands in again as any student would.
+            let again = SubmissionRequest(
+                attemptId: "open-c4",
+                assessmentId: "quiz-1",
+                assessmentVersion: document.version ?? 1,
+                submittedAt: Timestamp.string(Date()),
+                responseIds: mine.map(\.id)
+            ).listing(mine)
+            #expect(try await api.send(.post, APIPath.submissions, token: token4, json: again).status == .created)
+            try await Self.expectKeptScores(harness.storage, "quiz-1")
+        }
+    }
+
+    @Test("a closing set for later (close --at): the running server's sweeper hands in the open attempts when it comes", arguments: Backend.all)
+    func closingLaterHandsIn(backend: Backend) async throws {
+        var configured = try await ServerHarness(backend)
+        configured.configuration.closingSweepInterval = .milliseconds(100)
+        let harness = configured
+        try await harness.test { api in
+            let (_, token, served) = try await api.quizServed()
+            _ = try await api.batch([Fixtures.item(served, question: "q1", answer: .string("b"), attempt: "later-1")], token: token)
+            let desk = TeacherDesk(storage: harness.storage, now: { Date() })
+            let closing = try await desk.close("quiz-1", at: Date().addingTimeInterval(1.5))
+            #expect(closing.handedIn == 0)
+            #expect(try await desk.roster("quiz-1").students.first { $0.user == "student" }?.state == .answering, "not before it closes")
+            var row: Roster.Student?
+            for _ in 0..<100 {
+                row = try await desk.roster("quiz-1").students.first { $0.user == "student" }
+                if row?.state == .handedIn { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(row?.state == .handedIn && row?.flags.contains(.handedInAtClosing) == true, "\(String(describing: row))")
+            #expect(row?.submittedAt.flatMap(Timestamp.date).map { abs($0.timeIntervalSince(closing.at)) < 0.01 } == true, "dated at the closing")
+        }
+    }
+
+    @Test(
         "closing with students offline: a new attempt after closing is refused, an offline attempt started before is kept and flagged, the student is told, the teacher accepts or zeroes it",
         arguments: Backend.all
     )

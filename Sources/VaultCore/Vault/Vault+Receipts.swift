@@ -106,7 +106,9 @@ extension Vault {
         guard check.statement.attemptId == attemptID, check.statement.receiptId == receipt.receiptId else {
             throw VaultError(.invalidData, tr("The server's receipt is for another attempt, so nothing was marked as handed in."))
         }
-        guard check.coversEverything else {
+        // A receipt of the server's hand-in at closing names the answers it held then: those this vault gave or sent
+        // later are kept for the teacher and not counted, so sending them again would change nothing.
+        guard check.coversEverything || check.statement.handedInAtClosing == true else {
             let named = Dictionary(check.statement.responses.map { ($0.responseId, $0) }, uniquingKeysWith: { first, _ in first })
             let unconfirmed = try currentAnswerSet(attemptID: attemptID).filter { named[$0.responseId] != $0 }.map(\.responseId)
             let requeued = try requeueResponses(unconfirmed, now: now)

@@ -217,10 +217,14 @@ enum DeskView {
             case .close, .reopen:
                 self.title = "Close the exam"
                 heading = "Close \u{201C}\(title)\u{201D} now?"
+                let answering = consequences.openWithAnswers
                 lines = [
                     notHandedIn,
+                    answering == 0
+                        ? "No attempt has answers on the server without being handed in."
+                        : "\(answering) \(answering == 1 ? "attempt has" : "attempts have") answers on the server and \(answering == 1 ? "is" : "are") not handed in: closing hands \(answering == 1 ? "it" : "them") in with those answers, marked \u{201C}handed in at closing\u{201D}, for you to grade.",
                     "Closing refuses new attempts. An attempt started before now and handed in later is kept and flagged, for you to accept or give 0.",
-                    "You can reopen the exam afterwards.",
+                    "You can reopen the exam afterwards: attempts handed in at closing that nobody graded become open again.",
                 ]
                 action = "close"
                 button = "Close the exam now"

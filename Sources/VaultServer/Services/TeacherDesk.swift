@@ -150,19 +150,26 @@ public struct TeacherDesk: Sendable {
     /// Who acts from the server's own command line, as the record says.
     public static let commandLine = "the server's command line"
 
-    /// Closes now or at `at`, recorded as `actor`'s action; returns when it closes.
+    /// Closes now or at `at`, recorded as `actor`'s action; returns when it closes and how many open attempts it
+    /// handed in (closing now).
     @discardableResult
-    public func close(_ id: String, at: Date? = nil, by actor: String = commandLine) async throws -> Date {
+    public func close(_ id: String, at: Date? = nil, by actor: String = commandLine) async throws -> (at: Date, handedIn: Int) {
         let when = at ?? now()
-        try await change(id, .close(at: when), by: actor)
-        return when
+        return (when, try await change(id, .close(at: when), by: actor))
     }
 
     public func release(_ id: String, by actor: String = commandLine) async throws { try await change(id, .release, by: actor) }
 
-    /// Closes, reopens, releases or hides results, recording who did it and when in the same transaction.
-    public func change(_ id: String, _ change: AssessmentChange, by actor: String) async throws {
-        guard try await storage.apply(change, assessmentID: id, by: actor, at: now()) else { throw Problem.noAssessment(id) }
+    /// Closes, reopens, releases or hides results, recording who did it and when in the same transaction. Closing
+    /// now hands in the attempts left open (`ClosingHandIn`; a closing set for later, the server's sweeper does);
+    /// reopening gives back those handed in at closing that nobody graded.
+    /// Returns how many attempts closing handed in.
+    @discardableResult
+    public func change(_ id: String, _ change: AssessmentChange, by actor: String) async throws -> Int {
+        let now = now()
+        guard try await storage.apply(change, assessmentID: id, by: actor, at: now) else { throw Problem.noAssessment(id) }
+        guard case .close(let at) = change, at <= now else { return 0 }
+        return try await ClosingHandIn(storage: storage).handIn(assessmentID: id, now: now)
     }
 
     /// Every recorded close, reopen, release and hide of an assessment, oldest first.
@@ -173,6 +180,8 @@ public struct TeacherDesk: Sendable {
         public var title: String
         public var expected: Int
         public var notHandedIn: Int
+        /// Attempts with answers on the server, not handed in: closing now hands them in.
+        public var openWithAnswers: Int
         /// Answers of handed-in attempts that wait for a teacher's points.
         public var waitingForGrading: Int
         public var closed: Bool
@@ -185,6 +194,7 @@ public struct TeacherDesk: Sendable {
             title: roster.title,
             expected: roster.students.count,
             notHandedIn: roster.students.count - roster.handedInCount,
+            openWithAnswers: roster.students.filter { $0.state == .answering }.count,
             waitingForGrading: roster.students.compactMap(\.pending).reduce(0, +),
             closed: roster.closed,
             released: roster.released

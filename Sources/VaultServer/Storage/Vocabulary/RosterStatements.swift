@@ -106,12 +106,13 @@ public enum RosterStatements {
         let filter = of(assessmentID, "t.assessment_id", users: users, user: "t.user_name")
         return filter.statement(
             """
-            SELECT r.user_name, r.attempt_id, COUNT(*) AS answered, MAX(r.received_at) AS last_received, MAX(t.started_at) AS started_at
+            SELECT r.user_name, r.attempt_id, COUNT(*) AS answered, MAX(r.received_at) AS last_received, MIN(r.received_at) AS first_received,
+                MAX(t.started_at) AS started_at
             FROM attempts t JOIN responses r ON r.attempt_id = t.id AND r.superseded = {false}
             WHERE \(filter.sql) AND NOT EXISTS (SELECT 1 FROM submissions s WHERE s.attempt_id = t.id)
             GROUP BY r.user_name, r.attempt_id
             """,
-            columns: ["user_name", "attempt_id", "answered", "last_received", "started_at"]
+            columns: ["user_name", "attempt_id", "answered", "last_received", "first_received", "started_at"]
         )
     }
 
@@ -121,6 +122,7 @@ public enum RosterStatements {
             attemptID: try row.string("attempt_id"),
             answered: try row.int("answered"),
             lastReceivedAt: try row.double("last_received"),
+            firstReceivedAt: try row.double("first_received"),
             startedAt: try row.optionalDouble("started_at")
         )
     }

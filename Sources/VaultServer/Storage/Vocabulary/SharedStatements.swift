@@ -247,7 +247,33 @@ public enum TeachingStatements {
                 SQLStatement("UPDATE assessments SET released_at = ? WHERE id = ? AND released_at IS NULL", [.real(at.timeIntervalSince1970), id])
             case .hideResults: SQLStatement("UPDATE assessments SET released_at = NULL WHERE id = ?", [id])
             }
-        return [statement, history(assessmentID: assessmentID, kind: change.kind, by: actor, at: at)]
+        let given = change == .reopen ? giveBackClosingHandIns(assessmentID: assessmentID) : []
+        return given + [statement, history(assessmentID: assessmentID, kind: change.kind, by: actor, at: at)]
+    }
+
+    /// Reopening gives back the attempts the server handed in at closing that nobody graded (no points, no
+    /// feedback): each attempt's latest answer per question counts again (answers that arrived after closing were
+    /// kept as not counted), then the hand-in goes. Its student answers on and hands in as before.
+    static func giveBackClosingHandIns(assessmentID: String) -> [SQLStatement] {
+        let attempts = """
+            SELECT s.attempt_id FROM submissions s WHERE s.assessment_id = ? AND s.via = '\(SubmissionChannel.closing.rawValue)'
+            AND NOT EXISTS (SELECT 1 FROM grades g WHERE g.attempt_id = s.attempt_id)
+            AND NOT EXISTS (SELECT 1 FROM feedback f WHERE f.attempt_id = s.attempt_id)
+            """
+        let id = SQLValue.text(assessmentID)
+        return [
+            SQLStatement("UPDATE responses SET superseded = {true} WHERE attempt_id IN (\(attempts))", [id]),
+            SQLStatement(
+                """
+                UPDATE responses SET superseded = {false} WHERE attempt_id IN (\(attempts)) AND NOT EXISTS (
+                    SELECT 1 FROM responses newer WHERE newer.attempt_id = responses.attempt_id AND newer.question_id = responses.question_id
+                    AND (newer.answered_at_ms > responses.answered_at_ms OR (newer.answered_at_ms = responses.answered_at_ms AND newer.id > responses.id))
+                )
+                """,
+                [id]
+            ),
+            SQLStatement("DELETE FROM submissions WHERE attempt_id IN (\(attempts))", [id]),
+        ]
     }
 
     /// A line of an assessment's history: what, who, when, and whom it concerns (a late hand-in's student).

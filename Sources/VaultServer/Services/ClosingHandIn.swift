@@ -1,0 +1,103 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import VaultAPI
+import VaultModel
+import VaultRules
+
+/// When an exam closes, the server hands in every attempt that had answers on it by then and was not handed in
+/// (Moodle's "open attempts are submitted automatically"): each through the same transaction as a vault's hand-in
+/// (`SubmissionPlan`, via `.closing`), with the answers the server holds, dated at the closing. The teacher sees
+/// them "handed in at closing" and can grade them; Reopen gives back those not yet graded. Answers that reach the
+/// server later are kept for the teacher and not counted, and the vault's own hand-in gets this receipt.
+public struct ClosingHandIn: Sendable {
+    public let storage: any ServerStorage
+
+    public init(storage: any ServerStorage) { self.storage = storage }
+
+    /// The attempts closing would hand in now: those with answers on the server (the earliest current one received
+    /// by `closedAt`), not handed in.
+    public static func open(_ facts: RosterFacts, closedAt: Double) -> [RosterFacts.InProgress] {
+        let handedIn = Set(facts.results.map(\.record.attemptID))
+        return facts.inProgress.filter { !handedIn.contains($0.attemptID) && ($0.firstReceivedAt ?? closedAt) <= closedAt }
+    }
+
+    /// Hands in the open attempts of an assessment whose closing time has passed; returns how many. Nothing when it
+    /// is open (or closes later). Repeating it, from any process, hands in nothing twice: a submission is one per
+    /// attempt.
+    @discardableResult
+    public func handIn(assessmentID: String, now: Date) async throws -> Int {
+        guard let facts = try await storage.rosterFacts(assessmentID: assessmentID, group: nil, detail: .summary, users: nil),
+            let closedAt = facts.closedAt, closedAt <= now.timeIntervalSince1970
+        else { return 0 }
+        var count = 0
+        for open in Self.open(facts, closedAt: closedAt) {
+            let held = try await storage.heldAttempts(user: open.user, assessmentID: assessmentID)
+            guard let attempt = held.first(where: { $0.attemptId == open.attemptID }), attempt.state == .inProgress, !attempt.answers.isEmpty
+            else { continue }
+            let listed = try attempt.answers.map {
+                SubmittedAnswer(
+                    responseId: $0.responseId,
+                    questionId: $0.questionId,
+                    answerSha256: answerDigest(canonicalAnswer: Data(try CanonicalJSON.text($0.answer).utf8))
+                )
+            }
+            let request = SubmissionRequest(
+                attemptId: attempt.attemptId,
+                assessmentId: assessmentID,
+                assessmentVersion: attempt.assessmentVersion,
+                submittedAt: Timestamp.string(epoch: closedAt),
+                responseIds: listed.map(\.responseId),
+                // An attempt on an earlier version is handed in on that version, as it was answered.
+                force: true,
+                startedAt: attempt.startedAt,
+                answers: listed
+            )
+            // Anything but a new submission (answers arrived between the reads, another process was first) leaves
+            // the attempt to the next pass or to the vault's own hand-in.
+            if case .created = try await storage.submit(request, user: open.user, via: .closing, now: now) { count += 1 }
+        }
+        return count
+    }
+}
+
+/// Runs `ClosingHandIn` for exams whose closing time (set for later with `close --at`) has come: at start for
+/// every closed assessment, then every `interval` for those that closed since the last pass.
+public struct ClosingSweeper: Service {
+    let closing: ClosingHandIn
+    let interval: Duration
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    public init(storage: any ServerStorage, interval: Duration, now: @escaping @Sendable () -> Date, logger: Logger) {
+        closing = ClosingHandIn(storage: storage)
+        self.interval = interval
+        self.now = now
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        try await cancelWhenGracefulShutdown { try await passes() }
+    }
+
+    private func passes() async throws {
+        var since = -Double.infinity
+        while !Task.isCancelled {
+            let until = now().timeIntervalSince1970
+            do {
+                let overview = try await closing.storage.assessmentOverview()
+                for (id, closedAt) in overview.closedAt.sorted(by: { $0.key < $1.key }) where closedAt > since && closedAt <= until {
+                    let count = try await closing.handIn(assessmentID: id, now: Date(timeIntervalSince1970: until))
+                    if count > 0 { logger.info("handed in open attempts at closing", metadata: ["assessment": "\(id)", "attempts": "\(count)"]) }
+                }
+                since = until
+            } catch is CancellationError {
+                return
+            } catch {
+                // The database may be away for a moment: the next pass covers the same closings again.
+                logger.warning("closing hand-in pass failed", metadata: ["error": "\(String(describing: type(of: error)))"])
+            }
+            try await Task.sleep(for: interval)
+        }
+    }
+}
