@@ -4,6 +4,7 @@ import Foundation
 /// so a code cannot be misspelt on either side. The wire carries the raw word; a word this client does not know
 /// reads as nil (`ErrorEnvelope.Body.known`) and is treated by its HTTP status.
 public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
+    case accountDisabled = "account_disabled"
     case answerSetDiffers = "answer_set_differs"
     case assessmentClosed = "assessment_closed"
     case badRequest = "bad_request"

@@ -8,10 +8,10 @@ import VaultServer
 enum HotStatements {
     /// Who holds an unexpired token.
     struct TokenOwner: PostgresPreparedStatement {
-        static let name = "vault_token_owner_v2"
+        static let name = "vault_token_owner_v3"
         static let sql = """
             SELECT u.name, \(StoredRole.column("u.")) FROM tokens t JOIN users u ON u.name = t.user_name
-            WHERE t.token_hash = $1::text AND t.expires_at > $2::double precision
+            WHERE t.token_hash = $1::text AND t.expires_at > $2::double precision AND NOT u.disabled
             """
         typealias Row = (String, String)
 

@@ -262,6 +262,8 @@ enum PostgresSchema {
         ["ALTER TABLE submissions ADD COLUMN kept_points TEXT"],
         // Whom an action concerns (SQLite v19).
         ["ALTER TABLE assessment_actions ADD COLUMN subject TEXT"],
+        // An account turned off (SQLite v20).
+        ["ALTER TABLE users ADD COLUMN disabled BOOLEAN NOT NULL DEFAULT FALSE"],
     ]
 
     static var latestVersion: Int { versions.count }

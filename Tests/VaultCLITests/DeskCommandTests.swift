@@ -88,6 +88,18 @@ struct DeskCommandTests {
         #expect(flags.contains("answers_after_hand_in"), "the answer given after closing is kept, not counted: \(flags)")
     }
 
+    @Test("an account turned off on exam day: the student's `vault login` says so in a sentence, their work stays; turned on, they sign in")
+    func turnedOffAccount() throws {
+        let (vault, server) = try CLIFixtures.downloaded([])
+        #expect(try server.admin(["user", "disable", "demo"]).status == 0)
+        let login = ["login", "--server", server.url, "--user", "demo", "--vault", vault.path, "--password-stdin", "--server-password-stdin"]
+        let refused = try vault.run(login, stdin: "pw-1\ndemo-password\n")
+        #expect(refused.status != 0 && refused.stderr.contains("Your account is turned off on the server"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("403") && !refused.stderr.contains("demo-password"))
+        #expect(try server.admin(["user", "enable", "demo"]).status == 0)
+        #expect(try vault.run(login, stdin: "pw-1\ndemo-password\n").status == 0)
+    }
+
     @Test("an attempt begun after closing is refused, and the roster keeps saying so: the vault reports only what the server never received")
     func refusedStaysRefused() throws {
         let (vault, server) = try CLIFixtures.downloaded(["algebra-1"])

@@ -76,6 +76,23 @@ struct ServerBinaryTests {
         let renewed = try await post(port: port, path: APIPath.token, body: #"{"user":"kim","password":"kim-new-one"}"#)
         #expect(renewed.status == 200)
         try Binaries.run("vault-server", ["user", "passwd", "kim", "--data", data, "--password-iterations", "1000"], stdin: "kim-secret\n")
+        // Turned off: the right password is refused with its own code and sentence, the session is signed out; turned
+        // on again, the same password signs in.
+        let session = try JSONDecoder().decode(
+            TokenResponse.self,
+            from: try await post(port: port, path: APIPath.token, body: #"{"user":"kim","password":"kim-secret"}"#).body
+        ).token
+        let disabled = try Binaries.run("vault-server", ["user", "disable", "kim", "--data", data])
+        #expect(disabled.status == 0 && disabled.stdout.contains("Turned off kim"), "\(disabled.stderr)")
+        let refused = try await post(port: port, path: APIPath.token, body: #"{"user":"kim","password":"kim-secret"}"#)
+        #expect(refused.status == 403 && String(decoding: refused.body, as: UTF8.self).contains("account_disabled"))
+        #expect(try await get(port: port, path: APIPath.assessments, token: session).status == 401, "the session is signed out")
+        #expect(
+            try await post(port: port, path: APIPath.token, body: #"{"user":"kim","password":"wrong"}"#).status == 401,
+            "a wrong one says nothing more"
+        )
+        #expect(try Binaries.run("vault-server", ["user", "disable", "nobody", "--data", data]).status != 0)
+        #expect(try Binaries.run("vault-server", ["user", "enable", "kim", "--data", data]).status == 0)
 
         // The running server sees what the subcommands wrote, and the new teacher can sign in.
         let token = try await post(port: port, path: APIPath.token, body: #"{"user":"kim","password":"kim-secret"}"#)

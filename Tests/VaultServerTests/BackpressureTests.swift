@@ -28,6 +28,7 @@ struct SlowStorage: ServerStorage {
     func recordRefusals(_ refusals: [RosterFacts.Refusal]) async throws { try await base.recordRefusals(refusals) }
     func revokeToken(hash: String) async throws { try await base.revokeToken(hash: hash) }
     func revokeTokens(user: String) async throws { try await base.revokeTokens(user: user) }
+    func setDisabled(user: String, disabled: Bool) async throws -> Bool { try await base.setDisabled(user: user, disabled: disabled) }
     func purgeExpiredTokens(now: Date) async throws { try await base.purgeExpiredTokens(now: now) }
     func publish(_ assessment: Assessment, now: Date, by publisher: Publisher?) async throws -> PublishResponse {
         try await base.publish(assessment, now: now, by: publisher)

@@ -866,6 +866,54 @@ struct DeskTests {
         }
     }
 
+    @Test(
+        "exam day accounts on the desk (issue 53): a teacher makes a student a new password (shown once; the old refused, sessions out), turns an account off and on; never a teacher's; throttled",
+        arguments: Backend.all
+    )
+    func studentAccounts(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        try await harness.test { api in
+            let old = try await api.token("student")
+            var browser = DeskBrowser(api: api)
+            _ = try await browser.signIn("teacher")
+            let page = try await browser.send(.get, "/desk/students")
+            let csrf = try #require(DeskBrowser.hidden("csrf", in: page))
+            #expect(page.text.contains("Make a new password"))
+
+            let made = try await browser.send(.post, "/desk/students/account", form: ["csrf": csrf, "name": "student", "action": "password"])
+            #expect(made.status == .ok && made.text.contains("the only time it is shown"), "\(made.text)")
+            let password = try #require(made.text.firstMatch(of: /New password: <code>([^<]+)<\/code>/).map { String($0.1) })
+            #expect(try await api.send(.get, APIPath.assessments, token: old).status == .unauthorized, "signed out everywhere")
+            let refusedOld = try await api.send(.post, APIPath.token, json: TokenRequest(user: "student", password: "student-pw"))
+            #expect(refusedOld.status == .unauthorized)
+            let renewed = try await api.send(.post, APIPath.token, json: TokenRequest(user: "student", password: password))
+            #expect(renewed.status == .ok)
+            let session = try renewed.decode(TokenResponse.self).token
+
+            let off = try await browser.send(.post, "/desk/students/account", form: ["csrf": csrf, "name": "student", "action": "disable"])
+            #expect(off.status == .ok && off.text.contains("turned off"))
+            #expect(try await api.send(.get, APIPath.assessments, token: session).status == .unauthorized)
+            let refused = try await api.send(.post, APIPath.token, json: TokenRequest(user: "student", password: password))
+            #expect(refused.status == .forbidden && refused.errorCode == "account_disabled")
+            let on = try await browser.send(.post, "/desk/students/account", form: ["csrf": csrf, "name": "student", "action": "enable"])
+            #expect(on.status == .ok && on.text.contains("turned on again"))
+            #expect(try await api.send(.post, APIPath.token, json: TokenRequest(user: "student", password: password)).status == .ok)
+
+            // A teacher's account, or nobody: nothing changes.
+            let teacher = try await browser.send(.post, "/desk/students/account", form: ["csrf": csrf, "name": "teacher", "action": "disable"])
+            #expect(teacher.status == .badRequest && teacher.text.contains("Only a student&#39;s account"), "\(teacher.text)")
+            #expect(try await harness.storage.user(named: "teacher")?.disabled == false)
+            // Throttled like sign-in: past the free actions in the window, the teacher waits.
+            var last: APIClient.Reply?
+            for _ in 0..<30 {
+                last = try await browser.send(.post, "/desk/students/account", form: ["csrf": csrf, "name": "student2", "action": "enable"])
+                if last?.status == .tooManyRequests { break }
+            }
+            #expect(last?.status == .tooManyRequests && last?.text.contains("Too many account changes") == true)
+            #expect(try await harness.storage.user(named: "student")?.disabled == false)
+        }
+    }
+
     @Test("a closing set for later (close --at): the running server's sweeper hands in the open attempts when it comes", arguments: Backend.all)
     func closingLaterHandsIn(backend: Backend) async throws {
         var configured = try await ServerHarness(backend)

@@ -51,6 +51,7 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             )
         }
         signedIn.post("students") { request, context in try await addStudents(request, context: context) }
+        signedIn.post("students/account") { request, context in try await studentAccount(request, context: context) }
         registerUpload(on: signedIn, open: open)
         signedIn.post("logout") { request, context in
             _ = try await form(request, context: context)
@@ -282,6 +283,62 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         return pages.html(pages.render("studentsAdded", view))
     }
 
+    /// Exam day, a student's account: a new password (made here, shown once, every session signed out), turned off
+    /// (its sessions signed out) or on again. A student's only, never a teacher's; each action counts against the
+    /// teacher in the sign-in throttle (`accountActions` free in its window), so the desk cannot be used to take over
+    /// accounts in bulk.
+    func studentAccount(_ request: Request, context: VaultRequestContext) async throws -> Response {
+        let fields = try await form(request, context: context)
+        let back = "/desk/students"
+        let name = (fields["name"] ?? "").trimmingCharacters(in: .whitespaces)
+        guard let action = fields["action"].flatMap(DeskView.AccountAction.init(rawValue:)) else {
+            throw DeskError(.badRequest, heading: "Nothing was changed", text: "Choose what to do with the account.", back: back)
+        }
+        let teacher = context.user ?? "a teacher"
+        if let wait = await signIn.throttle.begin([.user("desk-account:" + teacher, free: Self.accountActions)]) {
+            let refusal = APIError.tooManySignIns(wait)
+            throw DeskError(
+                .tooManyRequests,
+                heading: "Nothing was changed",
+                text: "Too many account changes in a short time. Wait \(refusal.headers[.retryAfter] ?? "a few") seconds, then try again.",
+                back: back
+            )
+        }
+        guard (try? Identifiers.check([name])) != nil, let user = try await storage.user(named: name), user.role == .student else {
+            throw DeskError(
+                .badRequest,
+                heading: "Nothing was changed",
+                text:
+                    "There is no student \(name). Only a student's account can be changed here; a teacher's is changed on the server (`vault-server user`).",
+                back: back
+            )
+        }
+        var password: String?
+        switch action {
+        case .password:
+            let made = try StudentList.newPassword()
+            var record = try await hashing.newRecord(name: user.name, role: user.role, password: SecretBytes(Array(made.utf8)))
+            record.group = user.group
+            try await storage.updatePassword(record)
+            try await storage.revokeTokens(user: user.name)
+            password = made
+        case .disable, .enable:
+            _ = try await storage.setDisabled(user: user.name, disabled: action == .disable)
+        }
+        let view = DeskView.AccountDone(
+            title: "Student's account",
+            user: context.user,
+            csrf: csrf(context),
+            name: user.name,
+            action: action,
+            password: password
+        )
+        return pages.html(pages.render("accountDone", view))
+    }
+
+    /// Account changes a teacher may make in the throttle's window before waiting.
+    static var accountActions: Int { 30 }
+
     // MARK: Signing in
 
     func loginPage(_ request: Request, problem: String?, status: HTTPResponse.Status) throws -> Response {
@@ -316,6 +373,7 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             return response
         case .wrong: return try loginPage(request, problem: "The user name or password is not correct.", status: .unauthorized)
         case .notAllowed: throw DeskError.teachersOnly
+        case .disabled: return try loginPage(request, problem: APIError.accountDisabled.message, status: .forbidden)
         case .signedIn(_, let issued, _): token = issued
         }
         var response = Response.redirect(to: "/desk", type: .normal)

@@ -13,7 +13,7 @@ enum DeskTemplates {
     static let templates: [(String, String)] = [
         ("head", head), ("foot", foot), ("login", login), ("message", message), ("assessments", assessments), ("roster", roster),
         ("grade", grade), ("startcode", startCode), ("confirm", confirm), ("analysis", analysis), ("sheet", sheet), ("students", students),
-        ("studentsAdded", studentsAdded), ("publish", publish), ("lateConfirm", lateConfirm),
+        ("studentsAdded", studentsAdded), ("publish", publish), ("lateConfirm", lateConfirm), ("accountDone", accountDone),
     ]
 
     static let head = """
@@ -191,7 +191,24 @@ enum DeskTemplates {
         <p><label for="list">Class list (CSV)</label><br><textarea id="list" name="list" rows="16" cols="60" required spellcheck="false"></textarea></p>
         <p><button type="submit">Add these students</button></p>
         </form>
+        <h2>A student's account</h2>
+        <p>A student who forgot their password gets a new one, shown to you once. An account turned off cannot sign in until it is turned on again. Either signs the student out everywhere.</p>
+        <form method="post" action="/desk/students/account">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <p><label for="name">Student</label><br><input type="text" id="name" name="name" required maxlength="200" spellcheck="false" autocomplete="off"></p>
+        <p><button type="submit" name="action" value="password">Make a new password</button> <button type="submit" name="action" value="disable">Turn the account off</button> <button type="submit" name="action" value="enable">Turn it on again</button></p>
+        </form>
         <p><a href="/desk">Back to the assessments</a></p>
+        {{> foot}}
+        """
+
+    static let accountDone = """
+        {{> head}}
+        <h1>{{name}}</h1>
+        <p role="status">{{sentence}}</p>
+        {{#password}}<p class="notice">Write down the new password now: this is the only time it is shown, and the server keeps only its hash.</p>
+        <p class="password">New password: <code>{{password}}</code></p>{{/password}}
+        <p><a href="/desk/students">Back to the students</a> · <a href="/desk">Back to the assessments</a></p>
         {{> foot}}
         """
 

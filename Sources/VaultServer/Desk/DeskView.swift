@@ -485,6 +485,42 @@ enum DeskView {
         var max: Int
     }
 
+    /// What a teacher does to a student's account on exam day.
+    enum AccountAction: String {
+        case password, disable, enable
+    }
+
+    struct AccountDone {
+        var title: String
+        var user: String?
+        var csrf: String
+        var name: String
+        var action: AccountAction
+        /// A new password: shown on this page once.
+        var password: String?
+        /// What was done, in a sentence (stored: templates read stored properties).
+        var sentence: String
+
+        init(title: String, user: String?, csrf: String, name: String, action: AccountAction, password: String?) {
+            self.title = title
+            self.user = user
+            self.csrf = csrf
+            self.name = name
+            self.action = action
+            self.password = password
+            sentence = Self.sentence(name: name, action: action)
+        }
+
+        static func sentence(name: String, action: AccountAction) -> String {
+            switch action {
+            case .password:
+                "\(name) has a new password. Their old one no longer works and their sessions are signed out; they sign in again with `vault login`."
+            case .disable: "\(name)'s account is turned off: their password is refused and their sessions are signed out."
+            case .enable: "\(name)'s account is turned on again: they sign in with the password they had."
+            }
+        }
+    }
+
     struct NewStudent {
         var name: String
         var group: String

@@ -26,6 +26,7 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             case .throttled(let wait): throw APIError.tooManySignIns(wait)
             case .wrong, .notAllowed:
                 throw APIError(.unauthorized, code: .invalidCredentials, message: "The user name or password is not correct.")
+            case .disabled: throw APIError.accountDisabled
             case .signedIn(let user, let token, let expires):
                 return try JSONBody.response(TokenResponse(token: token, expiresAt: Timestamp.string(expires), role: user.role), request: request)
             }

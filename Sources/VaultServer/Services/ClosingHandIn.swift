@@ -76,11 +76,12 @@ public struct ClosingSweeper: Service {
         self.logger = logger
     }
 
+    /// Ends quietly at graceful shutdown (a service that throws would fail the whole server's exit).
     public func run() async throws {
-        try await cancelWhenGracefulShutdown { try await passes() }
+        try? await cancelWhenGracefulShutdown { await passes() }
     }
 
-    private func passes() async throws {
+    private func passes() async {
         var since = -Double.infinity
         while !Task.isCancelled {
             let until = now().timeIntervalSince1970
@@ -97,7 +98,7 @@ public struct ClosingSweeper: Service {
                 // The database may be away for a moment: the next pass covers the same closings again.
                 logger.warning("closing hand-in pass failed", metadata: ["error": "\(String(describing: type(of: error)))"])
             }
-            try await Task.sleep(for: interval)
+            do { try await Task.sleep(for: interval) } catch { return }
         }
     }
 }

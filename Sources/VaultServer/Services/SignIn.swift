@@ -19,6 +19,8 @@ struct SignIn<Storage: AccountStore, C: Clock>: Sendable where C.Duration == Dur
         case wrong
         /// The password is right, but this place is not for this user (a student at the desk); no token.
         case notAllowed
+        /// The password is right, but the account is turned off; no token.
+        case disabled
         case signedIn(UserRecord, token: String, expires: Date)
     }
 
@@ -35,6 +37,7 @@ struct SignIn<Storage: AccountStore, C: Clock>: Sendable where C.Duration == Dur
         let record = name.count <= 200 ? try await storage.user(named: name) : nil
         guard try await hashing.verify(password, against: record), let user = record else { return .wrong }
         await throttle.succeeded(keys)
+        guard !user.disabled else { return .disabled }
         guard allowed(user) else { return .notAllowed }
         if user.iterations < hashing.iterations {
             try await storage.updatePassword(try await hashing.rehash(user, password: password))
@@ -54,6 +57,13 @@ struct SignIn<Storage: AccountStore, C: Clock>: Sendable where C.Duration == Dur
 }
 
 extension APIError {
+    /// What signing in to a turned-off account answers (after the right password only).
+    static let accountDisabled = APIError(
+        .forbidden,
+        code: .accountDisabled,
+        message: "This account is turned off. Ask your teacher to turn it on again."
+    )
+
     /// What a throttled sign-in answers, on the API and (as its sentence and Retry-After) on the desk.
     static func tooManySignIns(_ wait: Duration) -> APIError {
         let seconds = max(1, Int(saturating: (wait / .seconds(1)).rounded(.up)))

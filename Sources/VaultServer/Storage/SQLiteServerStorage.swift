@@ -49,7 +49,7 @@ public final class SQLiteServerStorage: ServerStorage {
     public func tokenOwner(hash: String, now: Date) async throws -> (user: String, role: Role)? {
         try await onDatabase { database in
             try database.storedRow(
-                "SELECT u.name, \(StoredRole.column("u.")) FROM tokens t JOIN users u ON u.name = t.user_name WHERE t.token_hash = ? AND t.expires_at > ?",
+                "SELECT u.name, \(StoredRole.column("u.")) FROM tokens t JOIN users u ON u.name = t.user_name WHERE t.token_hash = ? AND t.expires_at > ? AND u.disabled = 0",
                 [hash, now.timeIntervalSince1970]
             ).map { (try $0.string(0), Role(rawValue: try $0.string(1)) ?? .student) }
         }

@@ -275,6 +275,8 @@ enum ServerSchema {
         migrator.register(18, "ALTER TABLE submissions ADD COLUMN kept_points TEXT;")
         // Whom an action concerns (a late hand-in's decision names its student).
         migrator.register(19, "ALTER TABLE assessment_actions ADD COLUMN subject TEXT;")
+        // An account turned off (exam day: a lost laptop, a student who must not sign in).
+        migrator.register(20, "ALTER TABLE users ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;")
         return migrator
     }
 }

@@ -12,9 +12,12 @@ public struct UserRecord: Sendable, Equatable {
     public var iterations: Int
     /// A class or group the roster can show on its own ("7b").
     public var group: String?
+    /// Turned off: the password is refused and no session lasts.
+    public var disabled: Bool
 
-    public init(name: String, role: Role, passwordHash: String, salt: String, iterations: Int, group: String? = nil) {
+    public init(name: String, role: Role, passwordHash: String, salt: String, iterations: Int, group: String? = nil, disabled: Bool = false) {
         self.group = group
+        self.disabled = disabled
         self.name = name
         self.role = role
         self.passwordHash = passwordHash
@@ -50,6 +53,8 @@ public protocol AccountStore: Sendable {
     func revokeToken(hash: String) async throws
     /// Revokes every token of `user` (a new password signs every session out).
     func revokeTokens(user: String) async throws
+    /// Turns an account off (its sessions revoked in the same transaction) or on again; false when there is none.
+    func setDisabled(user: String, disabled: Bool) async throws -> Bool
     /// Deletes tokens that expired before `now`.
     func purgeExpiredTokens(now: Date) async throws
     /// Registers a vault's public signing key to `user`; false when the key is registered to another user already.

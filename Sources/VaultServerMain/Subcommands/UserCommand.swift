@@ -9,7 +9,11 @@ import VaultServer
 import VaultTerminal
 
 struct UserCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "user", abstract: "Manage accounts.", subcommands: [Add.self, Passwd.self])
+    static let configuration = CommandConfiguration(
+        commandName: "user",
+        abstract: "Manage accounts.",
+        subcommands: [Add.self, Passwd.self, Disable.self, Enable.self]
+    )
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add an account; the password is read from the first line of stdin.")
@@ -78,4 +82,30 @@ func readPasswordLine() -> SecretBytes? {
     while read(STDIN_FILENO, &byte, 1) == 1, byte != 0x0A { bytes.append(byte) }
     defer { for index in bytes.indices { bytes[index] = 0 } }
     return bytes.isEmpty ? nil : SecretBytes(bytes).trimmingTrailingNewlines()
+}
+
+extension UserCommand {
+    /// Exam day: an account that must not sign in (a lost laptop, a student sitting another day) is turned off, every
+    /// session signed out; `enable` turns it on again with the same password.
+    struct Disable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Turn an account off: its password is refused and its sessions are signed out.")
+        @OptionGroup var options: DataOptions
+        @Argument var name: String
+
+        func run() async throws {
+            guard try await options.storage().setDisabled(user: name, disabled: true) else { throw ValidationError("There is no account \(name).") }
+            TerminalText.line("Turned off \(name); their sessions are signed out. `vault-server user enable \(name)` turns it on again.")
+        }
+    }
+
+    struct Enable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Turn an account on again (its password is the one it had).")
+        @OptionGroup var options: DataOptions
+        @Argument var name: String
+
+        func run() async throws {
+            guard try await options.storage().setDisabled(user: name, disabled: false) else { throw ValidationError("There is no account \(name).") }
+            TerminalText.line("Turned on \(name): they can sign in again.")
+        }
+    }
 }

@@ -240,8 +240,11 @@ public struct ServerClient: Sendable {
         switch reply.status {
         case 401 where authenticated: throw ServerError.signInExpired
         case 403:
-            if let envelope = try? decodeEnvelope(reply), envelope.error.known == .notOpen { throw ServerError.notOpenYet(envelope.error.message) }
-            throw ServerError.forbidden
+            switch (try? decodeEnvelope(reply))?.error {
+            case let error? where error.known == .notOpen: throw ServerError.notOpenYet(error.message)
+            case let error? where error.known == .accountDisabled: throw ServerError.accountDisabled
+            default: throw ServerError.forbidden
+            }
         case 413: throw ServerError.tooLarge
         case 429: throw ServerError.rateLimited(retryAfter: reply.headers["retry-after"].flatMap(Int.init).map { .seconds(max(0, min($0, 3600))) })
         case 500...599: throw ServerError.serverFailure(status: reply.status)

@@ -13,6 +13,8 @@ public enum ServerError: Error, Sendable, Equatable {
     case signInExpired
     /// 401 on the token request itself.
     case badCredentials
+    /// 403 on the token request: the account is turned off.
+    case accountDisabled
     case forbidden
     case notFound(String)
     /// 413
@@ -53,6 +55,11 @@ public enum ServerError: Error, Sendable, Equatable {
             VaultError(.notAllowed, tr("Your sign-in has expired. Run `vault login`."))
         case .badCredentials:
             VaultError(.notAllowed, tr("The server did not accept that user name and password. Check them and try again."))
+        case .accountDisabled:
+            VaultError(
+                .notAllowed,
+                tr("Your account is turned off on the server, so you cannot sign in. Your work is saved in this vault; ask your teacher.")
+            )
         case .forbidden:
             VaultError(.notAllowed, tr("Your account is not allowed to do this."))
         case .notFound(let what):

@@ -16,11 +16,11 @@ public protocol SharedStatements: StatementSession {
 
 /// `users` and `tokens`.
 public enum AccountStatements {
-    static let userColumns = ["name", "role", "password_hash", "salt", "iterations", "group_name"]
+    static let userColumns = ["name", "role", "password_hash", "salt", "iterations", "group_name", "disabled"]
 
     public static func user(named name: String) -> SQLStatement {
         SQLStatement(
-            "SELECT name, \(StoredRole.column()) AS role, password_hash, salt, iterations, group_name FROM users WHERE name = ?",
+            "SELECT name, \(StoredRole.column()) AS role, password_hash, salt, iterations, group_name, disabled FROM users WHERE name = ?",
             [.text(name)],
             columns: userColumns
         )
@@ -33,8 +33,14 @@ public enum AccountStatements {
             passwordHash: try row.string("password_hash"),
             salt: try row.string("salt"),
             iterations: try row.int("iterations"),
-            group: try row.optionalString("group_name")
+            group: try row.optionalString("group_name"),
+            disabled: try row.bool("disabled")
         )
+    }
+
+    /// Turns an account off (or on again).
+    public static func setDisabled(name: String, disabled: Bool) -> SQLStatement {
+        SQLStatement("UPDATE users SET disabled = \(disabled ? "{true}" : "{false}") WHERE name = ?", [.text(name)])
     }
 
     public static func exists(name: String) -> SQLStatement {
@@ -640,6 +646,12 @@ extension SharedStatements {
     public func revokeToken(hash: String) async throws { try await run(AccountStatements.revokeToken(hash: hash)) }
 
     public func revokeTokens(user: String) async throws { try await run(AccountStatements.revokeTokens(user: user)) }
+
+    public func setDisabled(user: String, disabled: Bool) async throws -> Bool {
+        let writes = [AccountStatements.setDisabled(name: user, disabled: disabled)] + (disabled ? [AccountStatements.revokeTokens(user: user)] : [])
+        return try await !readThenWrite(AccountStatements.exists(name: user), { try $0.string("name") }, writes: { $0.isEmpty ? [] : writes })
+            .isEmpty
+    }
 
     public func purgeExpiredTokens(now: Date) async throws { try await run(AccountStatements.purgeExpiredTokens(now: now)) }
 
