@@ -394,7 +394,7 @@ extension ResultInput {
         var words: [String: [String: String]] = [:]
         for row in feedback { words[row.attemptID, default: [:]][row.questionID] = row.text }
         return try records.map { record in
-            let key = DocumentKey(id: record.assessmentID, version: record.assessmentVersion)
+            let key = record.scoringKey
             guard let document = documents[key] else { throw MissingDocument(key: key) }
             return ResultInput(
                 record: record,

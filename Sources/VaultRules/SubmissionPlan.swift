@@ -49,6 +49,11 @@ public struct SubmissionRecord: Sendable, Equatable {
     public var lateDecision: LateDecision?
     /// Its score as the store keeps it (`Scoring.Totals`); nil for one stored before totals were kept, or not read.
     public var totals: Scoring.Totals?
+    /// The later version whose keys and points score it, after a regrade (nil: its own version's).
+    public var scoredVersion: Int?
+
+    /// The document that scores it: its own version's, or the one it was regraded against.
+    public var scoringKey: DocumentKey { DocumentKey(id: assessmentID, version: scoredVersion ?? assessmentVersion) }
 
     public init(
         attemptID: String,

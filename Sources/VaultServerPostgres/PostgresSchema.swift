@@ -264,6 +264,8 @@ enum PostgresSchema {
         ["ALTER TABLE assessment_actions ADD COLUMN subject TEXT"],
         // An account turned off (SQLite v20).
         ["ALTER TABLE users ADD COLUMN disabled BOOLEAN NOT NULL DEFAULT FALSE"],
+        // A hand-in regraded against a later version's keys (SQLite v21).
+        ["ALTER TABLE submissions ADD COLUMN scored_version BIGINT"],
     ]
 
     static var latestVersion: Int { versions.count }

@@ -61,6 +61,9 @@ struct SlowStorage: ServerStorage {
         try await base.submit(request, user: user, via: via, now: now)
     }
     func close(assessmentID: String, at: Date) async throws -> Bool { try await base.close(assessmentID: assessmentID, at: at) }
+    func regrade(assessmentID: String, apply: Bool, by actor: String, at: Date) async throws -> RegradePlan.Outcome? {
+        try await base.regrade(assessmentID: assessmentID, apply: apply, by: actor, at: at)
+    }
     func apply(_ change: AssessmentChange, assessmentID: String, by actor: String, at: Date) async throws -> Bool {
         try await base.apply(change, assessmentID: assessmentID, by: actor, at: at)
     }

@@ -914,6 +914,82 @@ struct DeskTests {
         }
     }
 
+    @Test(
+        "regrading (issue 53): a corrected key republished as version 2; --dry-run lists exactly the students whose score changes (old, new) and changes nothing; applying changes those scores, never the teacher's points, with a history line; the attempts stay on version 1",
+        arguments: Backend.all
+    )
+    func regrade(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        try await harness.storage.createUser(
+            try PasswordHasher.makeRecord(name: "c1", role: .student, password: SecretBytes(Array("c1-pw".utf8)), iterations: 1_000),
+            now: Date()
+        )
+        try await harness.test { api in
+            let teacher = try await api.token("teacher")
+            #expect(try await api.publish(Fixtures.quiz(), teacher: teacher).status == .created)
+            // student answers b (right by version 1's key), student2 and c1 answer a (wrong by it).
+            for (name, choice) in [("student", "b"), ("student2", "a"), ("c1", "a")] {
+                let token = try await api.token(name)
+                let served = try await api.served("quiz-1", token: token)
+                let items = [Fixtures.item(served, question: "q1", answer: .string(choice), attempt: "r-\(name)")]
+                _ = try await api.batch(items, token: token)
+                let submission = SubmissionRequest(
+                    attemptId: "r-\(name)",
+                    assessmentId: "quiz-1",
+                    assessmentVersion: 1,
+                    submittedAt: Timestamp.string(Date()),
+                    responseIds: items.map(\.id)
+                ).listing(items)
+                #expect(try await api.send(.post, APIPath.submissions, token: token, json: submission).status == .created)
+            }
+            let desk = TeacherDesk(storage: harness.storage, now: { Date() })
+            // The teacher gave student2 half a point on q1 by hand: that stands whatever the key says.
+            try await desk.grade("quiz-1", question: "q1", points: ["r-student2": 0.5])
+            func scores() async throws -> [String: Double] {
+                Dictionary(uniqueKeysWithValues: try await desk.roster("quiz-1").students.compactMap { row in row.score.map { (row.user, $0) } })
+            }
+            let before = try await scores()
+            #expect(before["student"] == 1 && before["student2"] == 0.5 && before["c1"] == 0, "\(before)")
+
+            // Nothing to regrade while everyone is on the current version.
+            #expect(try await desk.regrade("quiz-1", dryRun: true).changes.isEmpty)
+            var corrected = Fixtures.quiz()
+            corrected.questions[0] = Question(
+                id: "q1",
+                type: .singleChoice,
+                prompt: "2x = 10. x = ?",
+                choices: [Choice(id: "a", text: "2"), Choice(id: "b", text: "5")],
+                answerKey: [.string("a")]
+            )
+            let published = try await api.publish(corrected, teacher: teacher)
+            #expect(try published.decode(PublishResponse.self).version == 2)
+
+            let dry = try await desk.regrade("quiz-1", dryRun: true)
+            #expect(dry.currentVersion == 2 && dry.skipped.isEmpty)
+            #expect(dry.changes.map(\.user) == ["c1", "student"], "exactly those whose score changes: \(dry.changes.map(\.user))")
+            #expect(dry.changes.first { $0.user == "student" }.map { $0.old.score == 1 && $0.new.score == 0 } == true)
+            #expect(dry.changes.first { $0.user == "c1" }.map { $0.old.score == 0 && $0.new.score == 1 } == true)
+            #expect(dry.unchanged == ["r-student2"], "the teacher's points stand")
+            #expect(try await scores() == before, "a dry run changes nothing")
+
+            let applied = try await desk.regrade("quiz-1", dryRun: false, by: "teacher")
+            #expect(applied.changes.count == 2)
+            let after = try await scores()
+            #expect(after["student"] == 0 && after["c1"] == 1 && after["student2"] == 0.5, "\(after)")
+            try await Self.expectKeptScores(harness.storage, "quiz-1")
+            // The attempts stay on version 1; a second regrade finds nothing to do.
+            let inputs = try await harness.storage.resultInputs(user: nil, assessmentID: "quiz-1")
+            #expect(inputs.allSatisfy { $0.record.assessmentVersion == 1 && $0.record.scoredVersion == 2 })
+            #expect(try await desk.regrade("quiz-1", dryRun: true).changes.isEmpty)
+            #expect(try await desk.history("quiz-1").contains { $0.kind == .regraded && $0.actor == "teacher" && $0.subject == "2 scores changed of 3" })
+            // The student's released results say the new score.
+            try await desk.release("quiz-1")
+            let token = try await api.token("c1")
+            let results = try await api.send(.get, APIPath.results, token: token)
+            #expect(results.status == .ok && results.text.contains("\"score\":1"), "\(results.text)")
+        }
+    }
+
     @Test("a closing set for later (close --at): the running server's sweeper hands in the open attempts when it comes", arguments: Backend.all)
     func closingLaterHandsIn(backend: Backend) async throws {
         var configured = try await ServerHarness(backend)

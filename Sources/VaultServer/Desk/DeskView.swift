@@ -143,6 +143,7 @@ enum DeskView {
             case .lateAccepted: "Late hand-in of \(action.subject ?? "a student") accepted"
             case .lateZeroed: "Late hand-in of \(action.subject ?? "a student") given 0"
             case .lateUndone: "Decision on the late hand-in of \(action.subject ?? "a student") undone"
+            case .regraded: "Regraded with the current answer key (\(action.subject ?? "hand-ins of earlier versions"))"
             }
         return "\(what) by \(action.actor), \(Timestamp.readable(action.at))."
     }

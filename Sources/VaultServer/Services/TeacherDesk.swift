@@ -172,6 +172,15 @@ public struct TeacherDesk: Sendable {
         return try await ClosingHandIn(storage: storage).handIn(assessmentID: id, now: now)
     }
 
+    /// Regrades the hand-ins of earlier versions with the current version's keys (`RegradePlan`); `dryRun` only says
+    /// what would change.
+    public func regrade(_ id: String, dryRun: Bool, by actor: String = commandLine) async throws -> RegradePlan.Outcome {
+        guard let outcome = try await storage.regrade(assessmentID: id, apply: !dryRun, by: actor, at: now()) else {
+            throw Problem.noAssessment(id)
+        }
+        return outcome
+    }
+
     /// Every recorded close, reopen, release and hide of an assessment, oldest first.
     public func history(_ id: String) async throws -> [AssessmentAction] { try await storage.actions(assessmentID: id) }
 

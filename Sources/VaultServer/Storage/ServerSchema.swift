@@ -277,6 +277,8 @@ enum ServerSchema {
         migrator.register(19, "ALTER TABLE assessment_actions ADD COLUMN subject TEXT;")
         // An account turned off (exam day: a lost laptop, a student who must not sign in).
         migrator.register(20, "ALTER TABLE users ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;")
+        // A hand-in regraded against a later version's keys (NULL: its own version's).
+        migrator.register(21, "ALTER TABLE submissions ADD COLUMN scored_version INTEGER;")
         return migrator
     }
 }

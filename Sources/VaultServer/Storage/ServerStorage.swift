@@ -137,6 +137,9 @@ public protocol DeskStore: Sendable {
     /// Closes, reopens, releases or hides results, and records who did it and when, in one transaction; false when
     /// there is no such assessment (nothing recorded).
     func apply(_ change: AssessmentChange, assessmentID: String, by actor: String, at: Date) async throws -> Bool
+    /// Regrades the hand-ins scored by earlier versions against the current version (`RegradePlan`), or with
+    /// `apply: false` only says what that would change; nil when there is no such assessment.
+    func regrade(assessmentID: String, apply: Bool, by actor: String, at: Date) async throws -> RegradePlan.Outcome?
     /// The actions recorded on an assessment, oldest first.
     func actions(assessmentID: String) async throws -> [AssessmentAction]
     /// The teacher's decision on a submission that arrived after closing (nil: undone, undecided again), with a

@@ -177,8 +177,8 @@ public enum RosterStatements {
             filter.statement(
                 """
                 SELECT v.id, v.version, v.source FROM assessment_versions v JOIN (
-                    SELECT DISTINCT s.assessment_id, s.assessment_version \(from) WHERE \(kept)) k
-                ON v.id = k.assessment_id AND v.version = k.assessment_version
+                    SELECT DISTINCT s.assessment_id, COALESCE(s.scored_version, s.assessment_version) AS scored \(from) WHERE \(kept)) k
+                ON v.id = k.assessment_id AND v.version = k.scored
                 """,
                 columns: ["id", "version", "source"]
             ),

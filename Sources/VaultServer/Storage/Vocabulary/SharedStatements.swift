@@ -325,11 +325,13 @@ public enum TeachingStatements {
 
 /// What a hand-in's score is kept from: `submissions`, `responses`, `grades` and `feedback`.
 public enum ScoringStatements {
-    /// The teacher's document of a submitted attempt's version (no row: not submitted).
+    /// The teacher's document that scores a submitted attempt: its version's, or the one it was regraded against (no
+    /// row: not submitted).
     public static func submittedSource(attemptID: String) -> SQLStatement {
         SQLStatement(
             """
-            SELECT v.source FROM submissions s JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = s.assessment_version
+            SELECT v.source FROM submissions s
+            JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = COALESCE(s.scored_version, s.assessment_version)
             WHERE s.attempt_id = ?
             """,
             [.text(attemptID)],
@@ -364,6 +366,11 @@ public enum ScoringStatements {
             dialect.upsert(into: "grades", columns: ["attempt_id", "question_id", "points"], key: ["attempt_id", "question_id"]),
             [.text(attemptID), .text(questionID), .real(points)]
         )
+    }
+
+    /// A hand-in scored from now on by `version`'s keys and points (a regrade).
+    public static func scoredBy(version: Int, attemptID: String) -> SQLStatement {
+        SQLStatement("UPDATE submissions SET scored_version = ? WHERE attempt_id = ?", [.integer(version), .text(attemptID)])
     }
 
     public static func keepTotals(_ totals: Scoring.Totals, attemptID: String) -> SQLStatement {
@@ -571,6 +578,39 @@ extension SharedStatements {
         guard !refusals.isEmpty else { return }
         let dialect = dialect
         try await write(refusals.map { DeskStatements.refusal($0, dialect: dialect) })
+    }
+
+    /// Regrades (or, `apply: false`, only says what regrading would do): `RegradePlan` over every hand-in of the
+    /// assessment, read in the transaction that writes it; each regraded hand-in is scored by the current version
+    /// from then on (its kept score with it), and one history line says how many. Nil when there is no live
+    /// assessment.
+    public func regrade(assessmentID: String, apply: Bool, by actor: String, at: Date) async throws -> RegradePlan.Outcome? {
+        let results = RosterStatements.results(user: nil, assessmentID: assessmentID, attemptIDs: nil, users: nil, detail: .answers)
+        let reads = [PublishingStatements.head(id: assessmentID), PublishingStatements.currentSource(id: assessmentID)] + results
+        return try await readThenWrite(reads, queue: "submissions:" + assessmentID) { tables in
+            guard let head = tables[0].first, try !head.bool("deleted"), let source = tables[1].first else { return (nil, []) }
+            let version = try head.int("current_version")
+            let current = try StoredDocument.decode(try source.data("source"), DocumentKey(id: assessmentID, version: version))
+            let outcome = RegradePlan.plan(try RosterStatements.results(tables[2...]), current: current, currentVersion: version)
+            guard apply, !outcome.changes.isEmpty || !outcome.unchanged.isEmpty else { return (outcome, []) }
+            var writes: [SQLStatement] = []
+            for change in outcome.changes {
+                writes.append(ScoringStatements.scoredBy(version: version, attemptID: change.attemptID))
+                writes.append(ScoringStatements.keepTotals(change.totals, attemptID: change.attemptID))
+            }
+            for attempt in outcome.unchanged { writes.append(ScoringStatements.scoredBy(version: version, attemptID: attempt)) }
+            let count = outcome.changes.count
+            writes.append(
+                TeachingStatements.history(
+                    assessmentID: assessmentID,
+                    kind: .regraded,
+                    by: actor,
+                    at: at,
+                    subject: "\(count) \(count == 1 ? "score" : "scores") changed of \(count + outcome.unchanged.count)"
+                )
+            )
+            return (outcome, writes)
+        }
     }
 
     public func decideLate(attemptID: String, decision: LateDecision?, by actor: String?, at: Date) async throws -> Bool {

@@ -31,6 +31,8 @@ public struct AssessmentAction: Sendable, Equatable, StoredRecord {
         case lateAccepted = "late_accepted"
         case lateZeroed = "late_zeroed"
         case lateUndone = "late_undone"
+        /// Hand-ins of earlier versions scored again against the current version's keys (`subject`: how many).
+        case regraded
     }
 
     public var kind: Kind
