@@ -972,8 +972,17 @@ struct DeskTests {
             #expect(dry.unchanged == ["r-student2"], "the teacher's points stand")
             #expect(try await scores() == before, "a dry run changes nothing")
 
-            let applied = try await desk.regrade("quiz-1", dryRun: false, by: "teacher")
-            #expect(applied.changes.count == 2)
+            // The desk's page lists the same, then applies it as the signed-in teacher.
+            var browser = DeskBrowser(api: api)
+            _ = try await browser.signIn("teacher")
+            let page = try await browser.send(.get, "/desk/a/quiz-1/regrade")
+            #expect(
+                page.text.contains("data-user=\"c1\"") && page.text.contains("data-user=\"student\"") && !page.text.contains("data-user=\"student2\"")
+            )
+            #expect(page.text.contains("2 students&#39; scores change") && page.text.contains("Regrade 2 scores"), "\(page.text)")
+            #expect(try await scores() == before, "showing it changes nothing")
+            let csrf = try #require(DeskBrowser.hidden("csrf", in: page))
+            #expect(try await browser.send(.post, "/desk/a/quiz-1/regrade", form: ["csrf": csrf]).status == .seeOther)
             let after = try await scores()
             #expect(after["student"] == 0 && after["c1"] == 1 && after["student2"] == 0.5, "\(after)")
             try await Self.expectKeptScores(harness.storage, "quiz-1")
@@ -981,7 +990,9 @@ struct DeskTests {
             let inputs = try await harness.storage.resultInputs(user: nil, assessmentID: "quiz-1")
             #expect(inputs.allSatisfy { $0.record.assessmentVersion == 1 && $0.record.scoredVersion == 2 })
             #expect(try await desk.regrade("quiz-1", dryRun: true).changes.isEmpty)
-            #expect(try await desk.history("quiz-1").contains { $0.kind == .regraded && $0.actor == "teacher" && $0.subject == "2 scores changed of 3" })
+            #expect(
+                try await desk.history("quiz-1").contains { $0.kind == .regraded && $0.actor == "teacher" && $0.subject == "2 scores changed of 3" }
+            )
             // The student's released results say the new score.
             try await desk.release("quiz-1")
             let token = try await api.token("c1")

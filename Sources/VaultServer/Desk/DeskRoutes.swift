@@ -132,6 +132,20 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             }
         }
         assessment.get("grade") { request, context in try await gradePage(request, context: context) }
+        // Regrading: what the current key changes, listed first; applied by the teacher, recorded in the history.
+        assessment.get("regrade") { _, context in
+            let id = try context.parameters.require("id")
+            let outcome = try await desk.regrade(id, dryRun: true, by: context.user ?? "a teacher")
+            let title = try await desk.consequences(id).title
+            let view = DeskView.Regrade(outcome: outcome, rosterTitle: title, user: context.user, csrf: csrf(context), idPath: Self.pathSegment(id))
+            return pages.html(pages.render("regrade", view))
+        }
+        assessment.post("regrade") { request, context in
+            let id = try context.parameters.require("id")
+            _ = try await form(request, context: context)
+            try await desk.regrade(id, dryRun: false, by: context.user ?? "a teacher")
+            return Response.redirect(to: "/desk/a/\(Self.pathSegment(id))?notice=regraded", type: .normal)
+        }
         assessment.post("grade") { request, context in try await saveGrades(request, context: context) }
         assessment.get("student") { request, context in
             let id = try context.parameters.require("id")

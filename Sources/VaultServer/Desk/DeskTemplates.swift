@@ -14,6 +14,7 @@ enum DeskTemplates {
         ("head", head), ("foot", foot), ("login", login), ("message", message), ("assessments", assessments), ("roster", roster),
         ("grade", grade), ("startcode", startCode), ("confirm", confirm), ("analysis", analysis), ("sheet", sheet), ("students", students),
         ("studentsAdded", studentsAdded), ("publish", publish), ("lateConfirm", lateConfirm), ("accountDone", accountDone),
+        ("regrade", regrade),
     ]
 
     static let head = """
@@ -101,6 +102,7 @@ enum DeskTemplates {
         {{#released}}<form method="post" action="/desk/a/{{idPath}}/hide-results"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Hide results</button></form>{{/released}}
         {{^closed}}<a class="button" href="/desk/a/{{idPath}}/close">Close the exam now…</a>{{/closed}}
         {{#closed}}<form method="post" action="/desk/a/{{idPath}}/reopen"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Reopen the exam</button></form>{{/closed}}
+        <a class="button" href="/desk/a/{{idPath}}/regrade">Regrade…</a>
         </div>
         <form class="filters" method="get" action="/desk/a/{{idPath}}">
         <label for="group">Group</label>
@@ -155,6 +157,26 @@ enum DeskTemplates {
         {{#lines}}<p>{{.}}</p>{{/lines}}
         <form method="post" action="/desk/a/{{idPath}}/{{action}}"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="confirm" value="yes"><button type="submit">{{button}}</button></form>
         <p><a href="/desk/a/{{idPath}}">Cancel: back to the assessment, nothing changed</a></p>
+        {{> foot}}
+        """
+
+    /// Regrading: what the current answer key changes, student by student, before anything changes.
+    static let regrade = """
+        {{> head}}
+        <h1>Regrade \u{201C}{{rosterTitle}}\u{201D} with the answer key of version {{version}}?</h1>
+        <p>{{summary}}</p>
+        {{#hasChanges}}
+        <table id="regrade">
+        <thead><tr><th>Student</th><th>Answered on</th><th>Score now</th><th>Score after</th></tr></thead>
+        <tbody>
+        {{#changes}}<tr data-user="{{user}}"><td class="who" data-label="Student">{{user}}</td><td data-label="Answered on">version {{version}}</td><td class="old" data-label="Score now">{{old}}</td><td class="new" data-label="Score after">{{new}}</td></tr>{{/changes}}
+        </tbody>
+        </table>
+        {{/hasChanges}}
+        {{#skipped}}<p>Not regraded: {{.}}</p>{{/skipped}}
+        <p>Points you gave by hand are never changed. Each attempt stays on the version it was answered on; students see their new score at their next sync.</p>
+        {{#hasChanges}}<form method="post" action="/desk/a/{{idPath}}/regrade"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Regrade {{count}}</button></form>{{/hasChanges}}
+        <p><a href="/desk/a/{{idPath}}">Back to the assessment{{#hasChanges}}, nothing changed{{/hasChanges}}</a></p>
         {{> foot}}
         """
 

@@ -90,6 +90,7 @@ enum DeskView {
         case "undecided": "The decision is undone: the late hand-in waits for you again."
         case "shared": "Shared: the co-teacher sees this assessment on their desk."
         case "unshared": "The co-teacher no longer sees this assessment."
+        case "regraded": "Regraded with the current answer key: students see their new score at their next sync."
         case "published": "Published: students get this version at their next download."
         case "unchanged": "The file is the same as the published version; nothing changed."
         default: nil
@@ -484,6 +485,51 @@ enum DeskView {
         var user: String?
         var csrf: String
         var max: Int
+    }
+
+    struct Regrade {
+        struct Row {
+            var user: String
+            var version: Int
+            var old: String
+            var new: String
+        }
+        var title: String
+        var user: String?
+        var csrf: String
+        var idPath: String
+        var rosterTitle: String
+        var version: Int
+        var summary: String
+        var changes: [Row]
+        var hasChanges: Bool
+        var count: String
+        var skipped: [String]
+
+        init(outcome: RegradePlan.Outcome, rosterTitle: String, user: String?, csrf: String, idPath: String) {
+            title = "Regrade"
+            self.user = user
+            self.csrf = csrf
+            self.idPath = idPath
+            self.rosterTitle = rosterTitle
+            version = outcome.currentVersion
+            let changed = outcome.changes.count
+            summary =
+                changed == 0
+                ? "No score would change: every hand-in is scored by this answer key already, or would keep its score."
+                : "\(changed) \(changed == 1 ? "student's score changes" : "students' scores change"); \(outcome.unchanged.count) other hand-in\(outcome.unchanged.count == 1 ? " keeps its" : "s keep their") score."
+            changes = outcome.changes.map {
+                Row(
+                    user: $0.user,
+                    version: $0.version,
+                    old: "\(AttemptResult.pointsText($0.old.score)) of \(AttemptResult.pointsText($0.old.maxScore))",
+                    new: "\(AttemptResult.pointsText($0.new.score)) of \(AttemptResult.pointsText($0.new.maxScore))"
+                )
+            }
+            hasChanges = changed > 0
+            count = changed == 1 ? "1 score" : "\(changed) scores"
+            skipped = outcome.skipped.map { "\($0.user) (version \($0.version)): \($0.reason)" }
+        }
     }
 
     /// What a teacher does to a student's account on exam day.
