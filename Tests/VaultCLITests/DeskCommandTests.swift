@@ -100,6 +100,40 @@ struct DeskCommandTests {
         #expect(try vault.run(login, stdin: "pw-1\ndemo-password\n").status == 0)
     }
 
+    @Test(
+        "a corrected key through the real binaries: regrade --dry-run lists the student (old, new) and changes nothing; applied, the student's next sync says the new score in a sentence; the vault lists one assessment, not two"
+    )
+    func regradeReachesTheStudent() throws {
+        let (vault, server) = try CLIFixtures.prepared(answers: [("q1", "b"), ("q3", "true")])
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        #expect(try server.admin(["release", "algebra-1"]).status == 0)
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        // The teacher corrects q1's key (b was marked right by mistake) and republishes: version 2.
+        let sample = Binaries.repositoryRoot + "/Sources/VaultServer/Samples/algebra-1.json"
+        var document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sample))) as? [String: Any])
+        var questions = try #require(document["questions"] as? [[String: Any]])
+        questions[0]["answer_key"] = ["c"]
+        document["questions"] = questions
+        let corrected = server.dataDirectory + "/../algebra-1-corrected.json"
+        try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: corrected))
+        #expect(try server.admin(["publish", corrected]).stdout.contains("version 2"))
+
+        let dry = try server.admin(["regrade", "algebra-1", "--dry-run"])
+        #expect(dry.status == 0 && dry.stdout.contains("would change 1 score") && dry.stdout.contains("demo (version 1): 2 of "), "\(dry.stdout)")
+        #expect(dry.stdout.contains("→ 1 of") && dry.stdout.contains("Nothing was changed"))
+        let json = try #require(try server.admin(["regrade", "algebra-1", "--dry-run", "--json"]).json)
+        let change = try #require((json["changes"] as? [[String: Any]])?.first)
+        #expect(change["user"] as? String == "demo" && change["old_score"] as? Double == 2 && change["new_score"] as? Double == 1, "\(json)")
+        let applied = try server.admin(["regrade", "algebra-1"])
+        #expect(applied.status == 0 && applied.stdout.contains("Regraded algebra-1 with the answer key of version 2: 1 score changed"), "\(applied.stdout)")
+
+        let sync = try vault.unlocked(["sync"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stdout.contains("Your score on algebra-1 changed from 2 to 1 of "), "\(sync.stdout)")
+        let list = try #require(try vault.unlocked(["list", "--json"]).json?["assessments"] as? [[String: Any]])
+        #expect(list.filter { $0["id"] as? String == "algebra-1" }.count == 1, "one assessment, not two: \(list)")
+    }
+
     @Test("an attempt begun after closing is refused, and the roster keeps saying so: the vault reports only what the server never received")
     func refusedStaysRefused() throws {
         let (vault, server) = try CLIFixtures.downloaded(["algebra-1"])

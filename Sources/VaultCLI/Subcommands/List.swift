@@ -12,7 +12,7 @@ struct List: ParsableCommand {
     func run() throws {
         let context = CommandContext(globals)
         let vault = try context.openVault(credentials)
-        let items = try vault.cachedAssessments()
+        let items = CachedAssessment.oneEach(try vault.cachedAssessments())
         // Too wide for the terminal: size goes first, then the version, then the expiry (the state stays), then the title is cut.
         var table = TextTable([tr("ID"), tr("TITLE"), tr("VER"), tr("SIZE"), tr("EXPIRES"), tr("ATTEMPT")], flexible: 1, droppable: [3, 2, 4])
         let timeLeft = try vault.timeLeftOfOpenAttempts()

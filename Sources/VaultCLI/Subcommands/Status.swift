@@ -32,7 +32,7 @@ struct Status: AsyncParsableCommand {
                 tr("{id}: in progress, {left} left (the clock runs whether the test is open or not).", ["id": id, "left": TakeTimeText.short(left)])
             )
         }
-        for item in try vault.cachedAssessments() where item.attemptState == .notStarted {
+        for item in CachedAssessment.oneEach(try vault.cachedAssessments()) where item.attemptState == .notStarted {
             console.line(tr("{id}: not started; its clock starts when you answer yes to `vault take {id}`.", ["id": item.id]))
         }
         if let until = report.unlockedUntil.flatMap(Timestamp.date) {

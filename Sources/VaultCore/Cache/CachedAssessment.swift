@@ -68,3 +68,24 @@ public struct DiskSpace: Sendable {
 
     public static func fixed(_ bytes: Int) -> DiskSpace { DiskSpace { _ in bytes } }
 }
+
+extension CachedAssessment {
+    /// One row per assessment, as a student thinks of it: a later version downloaded after they took an earlier one
+    /// (a wording fix, a corrected key) is an update of the same assessment, never a new untaken one. The newest
+    /// version stands, unless it has no attempt and an earlier one has: then the row is that attempt's version (the
+    /// attempt stays on its version). Answers waiting to upload count over every version.
+    public static func oneEach(_ items: [CachedAssessment]) -> [CachedAssessment] {
+        var order: [String] = []
+        var versions: [String: [CachedAssessment]] = [:]
+        for item in items {
+            if versions[item.id] == nil { order.append(item.id) }
+            versions[item.id, default: []].append(item)
+        }
+        return order.compactMap { id in
+            guard let all = versions[id]?.sorted(by: { $0.version > $1.version }), var shown = all.first else { return nil }
+            if shown.attemptState == .none, let taken = all.first(where: { $0.attemptState != .none }) { shown = taken }
+            shown.pendingAnswers = all.map(\.pendingAnswers).reduce(0, +)
+            return shown
+        }
+    }
+}

@@ -141,7 +141,7 @@ public final class SyncEngine {
         do {
             guard let user = try vault.account()?.user else { return }
             let results = try await client.results(user: user, key: try vault.serverPublicKey())
-            try vault.saveResults(results, now: now())
+            report.notices += try vault.saveResults(results, now: now()).map(\.sentence)
             report.results = results.count
         } catch {
             logger.info("results not fetched", metadata: ["reason": "\(error)"])
