@@ -125,7 +125,10 @@ struct DeskCommandTests {
         let change = try #require((json["changes"] as? [[String: Any]])?.first)
         #expect(change["user"] as? String == "demo" && change["old_score"] as? Double == 2 && change["new_score"] as? Double == 1, "\(json)")
         let applied = try server.admin(["regrade", "algebra-1"])
-        #expect(applied.status == 0 && applied.stdout.contains("Regraded algebra-1 with the answer key of version 2: 1 score changed"), "\(applied.stdout)")
+        #expect(
+            applied.status == 0 && applied.stdout.contains("Regraded algebra-1 with the answer key of version 2: 1 score changed"),
+            "\(applied.stdout)"
+        )
 
         let sync = try vault.unlocked(["sync"])
         #expect(sync.status == 0, "\(sync.stderr)")
