@@ -110,7 +110,7 @@ let package = Package(
         .target(
             name: "VaultServerPostgres",
             dependencies: [
-                "VaultServer", "VaultRules", "VaultAPI", "VaultCore", "VaultModel",
+                "VaultServer", "VaultRules", "VaultAPI", "VaultModel",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -120,7 +120,7 @@ let package = Package(
         .executableTarget(
             name: "VaultServerMain",
             dependencies: [
-                "VaultServer", "VaultServerPostgres", "VaultAPI", "VaultCore", "VaultModel", "VaultImport", "VaultTerminal", "VaultRules",
+                "VaultServer", "VaultServerPostgres", "VaultAPI", "VaultCore", "VaultImport", "VaultTerminal", "VaultRules",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -187,7 +187,6 @@ let package = Package(
             name: "VaultServerTests",
             dependencies: [
                 "VaultServer", "VaultServerPostgres", "VaultRules", "VaultAPI", "VaultCore", "VaultModel", "VaultTestSupport", "VaultImport",
-                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

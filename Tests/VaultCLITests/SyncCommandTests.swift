@@ -82,8 +82,10 @@ struct SyncCommandTests {
         try screen.wait(for: "Everything is uploaded.")
         #expect(screen.waitForExit() == 0)
         #expect(try received(server).responses.map(\.questionId).sorted() == ["q3", "q4"])
-        let versions = (try vault.unlocked(["list", "--json"]).json?["assessments"] as? [[String: Any]] ?? []).compactMap { $0["version"] as? Int }
-        #expect(versions.contains(2))
+        // Version 2 is downloaded. `list` shows one row per assessment (issue 53): the handed-in attempt's version 1,
+        // with the newer version beside it.
+        let rows = try vault.unlocked(["list", "--json"]).json?["assessments"] as? [[String: Any]] ?? []
+        #expect(rows.count == 1 && rows.first?["version"] as? Int == 1 && rows.first?["newest_version"] as? Int == 2, "\(rows)")
     }
 
     @Test("a deleted assessment: 'no longer available', dead letters kept, exit 3; export warns it is not encrypted")

@@ -16,6 +16,8 @@ public struct CachedAssessment: Codable, Sendable, Equatable {
     /// Downloaded sealed and not opened yet (its questions are unreadable until the start code).
     public var sealed = false
     public var opensAt: String?
+    /// A newer version downloaded beside this one (`oneEach` shows the attempt's version while the newest has none).
+    public var newestVersion: Int?
 
     enum CodingKeys: String, CodingKey {
         case id, title, version, expired, sealed
@@ -27,6 +29,7 @@ public struct CachedAssessment: Codable, Sendable, Equatable {
         case lastAccessedAt = "last_accessed_at"
         case attemptState = "attempt_state"
         case pendingAnswers = "pending_answers"
+        case newestVersion = "newest_version"
     }
 }
 
@@ -83,7 +86,10 @@ extension CachedAssessment {
         }
         return order.compactMap { id in
             guard let all = versions[id]?.sorted(by: { $0.version > $1.version }), var shown = all.first else { return nil }
-            if shown.attemptState == .none, let taken = all.first(where: { $0.attemptState != .none }) { shown = taken }
+            if shown.attemptState == .none, var taken = all.first(where: { $0.attemptState != .none }) {
+                taken.newestVersion = shown.version
+                shown = taken
+            }
             shown.pendingAnswers = all.map(\.pendingAnswers).reduce(0, +)
             return shown
         }
