@@ -8,13 +8,22 @@ import VaultTestSupport
 /// (long past, so the first command hands the attempt in at that deadline and says so).
 @Suite(.ownThreads)
 struct UpgradeFixtureTests {
+    /// `expected.json`: what the fixture was made with (no secret).
     struct Expected: Decodable {
-        var receipt_id: String
-        var algebra_answers: Int
-        var dead_letters: Int
-        var timed_started_after: Double
-        var timed_started_before: Double
-        var time_limit_seconds: Double
+        var receiptID: String
+        var algebraAnswers: Int
+        var deadLetters: Int
+        var timedStartedAfter: Double
+        var timedStartedBefore: Double
+        var timeLimitSeconds: Double
+        enum CodingKeys: String, CodingKey {
+            case receiptID = "receipt_id"
+            case algebraAnswers = "algebra_answers"
+            case deadLetters = "dead_letters"
+            case timedStartedAfter = "timed_started_after"
+            case timedStartedBefore = "timed_started_before"
+            case timeLimitSeconds = "time_limit_seconds"
+        }
     }
 
     static let folder = Binaries.repositoryRoot + "/Tests/VaultCLITests/Fixtures/upgrade"
@@ -44,8 +53,8 @@ struct UpgradeFixtureTests {
         let status = try vault.unlocked(["status"], environment: later)
         #expect(status.status == 0 || status.status == 3, "\(status.stderr)")
         let deadlines = Set(
-            [expected.timed_started_after, expected.timed_started_before].map {
-                PeopleDates.dayAndClock(Date(timeIntervalSince1970: $0 + expected.time_limit_seconds))
+            [expected.timedStartedAfter, expected.timedStartedBefore].map {
+                PeopleDates.dayAndClock(Date(timeIntervalSince1970: $0 + expected.timeLimitSeconds))
             }
         )
         let said = status.stdout + status.stderr
@@ -54,20 +63,23 @@ struct UpgradeFixtureTests {
         let verify = try vault.unlocked(["verify"])
         #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
         let receipts = try #require(try vault.unlocked(["receipts", "--json"]).json?["receipts"] as? [[String: Any]])
-        #expect(receipts.count == 1 && receipts[0]["receipt_id"] as? String == expected.receipt_id)
-        #expect((receipts[0]["responses"] as? [Any])?.count == expected.algebra_answers)
+        #expect(receipts.count == 1 && receipts[0]["receipt_id"] as? String == expected.receiptID)
+        #expect((receipts[0]["responses"] as? [Any])?.count == expected.algebraAnswers)
         // Its signature still verifies against the pinned server key, and it names the answers this vault holds.
         let file = vault.root.file("receipt.json")
-        #expect(try vault.unlocked(["receipts", "export", expected.receipt_id, "--out", file]).status == 0)
+        #expect(try vault.unlocked(["receipts", "export", expected.receiptID, "--out", file]).status == 0)
         let check = try vault.unlocked(["receipts", "verify", file])
         #expect(check.status == 0 && check.stdout.contains("It names every answer of the attempt"), "\(check.stdout) \(check.stderr)")
         let results = try #require(try vault.unlocked(["results", "--json"]).json?["results"] as? [[String: Any]])
         #expect(results.count == 1 && results[0]["assessment_id"] as? String == "algebra-1" && results[0]["released"] as? Bool == true)
         let letters = try vault.unlocked(["dead-letters", "list", "--json"])
         let dead = try #require(letters.json?["dead_letters"] as? [[String: Any]], "\(letters.stdout)")
-        #expect(dead.count == expected.dead_letters)
+        #expect(dead.count == expected.deadLetters)
         let list = try #require(try vault.unlocked(["list", "--json"]).json?["assessments"] as? [[String: Any]])
-        let states = Dictionary(list.map { ($0["id"] as? String ?? "", $0["attempt_state"] as? String ?? "") }, uniquingKeysWith: { first, _ in first })
+        let states = Dictionary(
+            list.map { ($0["id"] as? String ?? "", $0["attempt_state"] as? String ?? "") },
+            uniquingKeysWith: { first, _ in first }
+        )
         #expect(states["algebra-1"] == "synced" && states["science-timed"] == "submitted", "\(states)")
     }
 }

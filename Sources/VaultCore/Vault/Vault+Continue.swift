@@ -8,21 +8,11 @@ import VaultModel
 /// it began on) becomes this vault's, under the same id, with those answers and the first device's clock. One attempt,
 /// never a second one: the server counts it once and its receipt covers every answer from both devices.
 extension Vault {
-    /// What `continueAttempt` did.
-    public enum Continuation: Sendable, Equatable {
-        /// The attempt is this vault's now. `startedAt` is its clock's start on the first device (timed tests);
-        /// `remaining` the time left then; `handedInAtLimit` when that time had already run out here.
-        case continued(attemptID: String, answers: Int, startedAt: Date?, remaining: Duration?, handedInAtLimit: Bool)
-        /// This vault holds the attempt already (it began here, or was continued before).
-        case alreadyHere(attemptID: String)
-        /// Not continued; the sentence says why and what to do.
-        case notContinued(String)
-    }
 
     /// Brings `held` (the server's word for one of this student's attempts in progress, signature checked) into
     /// this vault. Its version must be downloaded here and readable (a sealed exam needs its start code on this
     /// device too). An attempt begun on this device and never answered gives way; one with answers is never touched.
-    public func continueAttempt(_ held: HeldAttempt, now: Date? = nil) throws -> Continuation {
+    public func continueAttempt(_ held: HeldAttempt, now: Date? = nil) throws -> AttemptContinuation {
         if try database.row("SELECT 1 FROM attempts WHERE id = ?", [held.attemptId]) != nil {
             return .alreadyHere(attemptID: held.attemptId)
         }
@@ -117,7 +107,7 @@ extension Vault {
     }
 
     /// In one sentence, what continuing did, for the student.
-    public static func continuationSentence(_ continuation: Continuation, title: String) -> String? {
+    public static func continuationSentence(_ continuation: AttemptContinuation, title: String) -> String? {
         switch continuation {
         case .alreadyHere: return nil
         case .notContinued(let sentence): return sentence
@@ -155,35 +145,19 @@ extension Vault {
         ).map { ($0.string(0), $0.string(1)) }
     }
 
-    /// What the server's word about an attempt in progress here changed.
-    public struct Reconciled: Sendable, Equatable {
-        /// Questions whose current answer came from another device (now here too), sorted.
-        public var changed: [String] = []
-        /// The attempt was handed in on another device: closed here.
-        public var handedInElsewhere = false
-        /// Handed in here, and an answer given earlier on another device changed its final set: its submission is
-        /// queued again, so the receipt here is the one the server signed over the final set.
-        public var receiptRenewed = false
-        public init(changed: [String] = [], handedInElsewhere: Bool = false, receiptRenewed: Bool = false) {
-            self.changed = changed
-            self.handedInElsewhere = handedInElsewhere
-            self.receiptRenewed = receiptRenewed
-        }
-    }
-
     /// Brings this vault's copy of an attempt in progress up to the server's (`held`, signature checked): a current
     /// answer given on another device is stored here as well (the later one by time already won on the server), and
     /// an attempt handed in there is closed here, so this device neither starts it again nor counts on answers given
     /// after that (they still go up, and the teacher sees them).
-    public func reconcile(_ held: HeldAttempt, now: Date? = nil) throws -> Reconciled {
+    public func reconcile(_ held: HeldAttempt, now: Date? = nil) throws -> Reconciliation {
         let now = now ?? clocks.wall()
         guard
             let row = try database.row("SELECT assessment_id, assessment_version, state FROM attempts WHERE id = ?", [held.attemptId]),
             row.string(0) == held.assessmentId
-        else { return Reconciled() }
+        else { return Reconciliation() }
         let open = try row.state(AttemptRecord.State.self, 2) == .inProgress
         let hashes = try questionHashes(id: row.string(0), version: row.int(1))
-        var outcome = Reconciled()
+        var outcome = Reconciliation()
         try database.inTransaction {
             for answer in held.answers {
                 guard let hash = hashes[answer.questionId],
@@ -208,7 +182,7 @@ extension Vault {
                 )
                 outcome.receiptRenewed = true
             }
-            if outcome != Reconciled() {
+            if outcome != Reconciliation() {
                 try database.execute(
                     "UPDATE attempts SET shared_at = coalesce(shared_at, ?) WHERE id = ?",
                     [now.timeIntervalSince1970, held.attemptId]
@@ -216,26 +190,8 @@ extension Vault {
             }
         }
         outcome.changed.sort()
-        if outcome != Reconciled() { logger.notice("an attempt moved on on another device; this copy follows it") }
+        if outcome != Reconciliation() { logger.notice("an attempt moved on on another device; this copy follows it") }
         return outcome
-    }
-
-    /// What `reconcile` did, in sentences for the student (none when nothing changed).
-    public static func reconciledSentences(_ outcome: Reconciled, title: String) -> [String] {
-        var sentences: [String] = []
-        if !outcome.changed.isEmpty {
-            let list = outcome.changed.joined(separator: ", ")
-            let which = outcome.changed.count == 1 ? "question \(list) was" : "questions \(list) were"
-            sentences.append(
-                outcome.receiptRenewed
-                    ? "\(title): \(which) answered on another device before your hand-in; those answers count, and your receipt is renewed over the final answers."
-                    : "\(title): \(which) answered later on another device; those answers count and are here now."
-            )
-        }
-        if outcome.handedInElsewhere {
-            sentences.append("\(title) was handed in on another device. Answers given here after that are kept for your teacher but do not count.")
-        }
-        return sentences
     }
 
     /// Inside a transaction: an answer the server holds, stored here as `uploaded` (waiting for the receipt that
@@ -248,5 +204,50 @@ extension Vault {
             """,
             [answer.responseId, attemptID, answer.questionId, questionHash, try CanonicalJSON.text(answer.answer), answer.answeredAt]
         )
+    }
+}
+
+/// What `continueAttempt` did.
+public enum AttemptContinuation: Sendable, Equatable {
+    /// The attempt is this vault's now. `startedAt` is its clock's start on the first device (timed tests);
+    /// `remaining` the time left then; `handedInAtLimit` when that time had already run out here.
+    case continued(attemptID: String, answers: Int, startedAt: Date?, remaining: Duration?, handedInAtLimit: Bool)
+    /// This vault holds the attempt already (it began here, or was continued before).
+    case alreadyHere(attemptID: String)
+    /// Not continued; the sentence says why and what to do.
+    case notContinued(String)
+}
+
+/// What the server's word about an attempt in progress here changed.
+public struct Reconciliation: Sendable, Equatable {
+    /// Questions whose current answer came from another device (now here too), sorted.
+    public var changed: [String] = []
+    /// The attempt was handed in on another device: closed here.
+    public var handedInElsewhere = false
+    /// Handed in here, and an answer given earlier on another device changed its final set: its submission is
+    /// queued again, so the receipt here is the one the server signed over the final set.
+    public var receiptRenewed = false
+    public init(changed: [String] = [], handedInElsewhere: Bool = false, receiptRenewed: Bool = false) {
+        self.changed = changed
+        self.handedInElsewhere = handedInElsewhere
+        self.receiptRenewed = receiptRenewed
+    }
+
+    /// What `reconcile` did, in sentences for the student (none when nothing changed).
+    public func sentences(title: String) -> [String] {
+        var sentences: [String] = []
+        if !changed.isEmpty {
+            let list = changed.joined(separator: ", ")
+            let which = changed.count == 1 ? "question \(list) was" : "questions \(list) were"
+            sentences.append(
+                receiptRenewed
+                    ? "\(title): \(which) answered on another device before your hand-in; those answers count, and your receipt is renewed over the final answers."
+                    : "\(title): \(which) answered later on another device; those answers count and are here now."
+            )
+        }
+        if handedInElsewhere {
+            sentences.append("\(title) was handed in on another device. Answers given here after that are kept for your teacher but do not count.")
+        }
+        return sentences
     }
 }

@@ -40,23 +40,6 @@ extension Vault {
         }
     }
 
-    /// A released score that changed since the vault last kept it.
-    public struct ScoreChange: Sendable, Equatable {
-        public var assessmentID: String
-        public var old: Double
-        public var new: Double
-        public var maxScore: Double
-
-        /// The sentence a student reads after a sync.
-        public var sentence: String {
-            let (old, new, max) = (AttemptResult.pointsText(old), AttemptResult.pointsText(new), AttemptResult.pointsText(maxScore))
-            return tr(
-                "Your score on {id} changed from {old} to {new} of {max}. Run `vault results {id}` to see each question.",
-                ["id": assessmentID, "old": old, "new": new, "max": max]
-            )
-        }
-    }
-
     /// Results kept in the vault; `id` narrows to an assessment or an attempt. A row that does not decode is named in
     /// `damaged`, never left out in silence.
     public func results(matching id: String? = nil) throws -> Kept<AttemptResult> {
@@ -79,5 +62,22 @@ extension Vault {
             }
         }
         return kept
+    }
+}
+
+/// A released score that changed since the vault last kept it.
+public struct ScoreChange: Sendable, Equatable {
+    public var assessmentID: String
+    public var old: Double
+    public var new: Double
+    public var maxScore: Double
+
+    /// The sentence a student reads after a sync.
+    public var sentence: String {
+        let (old, new, max) = (AttemptResult.pointsText(old), AttemptResult.pointsText(new), AttemptResult.pointsText(maxScore))
+        return tr(
+            "Your score on {id} changed from {old} to {new} of {max}. Run `vault results {id}` to see each question.",
+            ["id": assessmentID, "old": old, "new": new, "max": max]
+        )
     }
 }

@@ -12,12 +12,12 @@ public struct Downloader {
     }
 
     let client: ServerClient
-    let vault: Vault
+    let vault: any DownloadStore
     let diskSpace: DiskSpace
     let now: @Sendable () -> Date
 
     /// `now`: the vault's own wall clock unless another is given (one clock for what the vault stores and reads).
-    public init(client: ServerClient, vault: Vault, diskSpace: DiskSpace = .system, now: (@Sendable () -> Date)? = nil) {
+    public init(client: ServerClient, vault: any DownloadStore, diskSpace: DiskSpace = .system, now: (@Sendable () -> Date)? = nil) {
         self.client = client
         self.vault = vault
         self.diskSpace = diskSpace
@@ -56,7 +56,7 @@ public struct Downloader {
     /// After a download: the student's latest attempt in progress that the server holds (begun on another device)
     /// is continued here, with its answers and its clock (`Vault.continueAttempt`). The server's word is taken only
     /// when the pinned key signed it for this user. Nil when there is nothing to continue.
-    public func continueAttempt(_ id: String) async throws -> Vault.Continuation? {
+    public func continueAttempt(_ id: String) async throws -> AttemptContinuation? {
         guard let user = try vault.account()?.user else { return nil }
         let held = try await client.attempts(assessmentID: id, user: user, key: try await pinnedKey())
         let open = held.filter { $0.state == .inProgress }

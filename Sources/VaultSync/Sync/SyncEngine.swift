@@ -20,7 +20,7 @@ public final class SyncEngine {
         public init() {}
     }
 
-    let vault: Vault
+    let vault: any SyncStore
     let client: ServerClient
     let options: Options
     let resolver: any ConflictResolver
@@ -37,7 +37,7 @@ public final class SyncEngine {
     private var failedThisRun = false
 
     public init(
-        vault: Vault,
+        vault: any SyncStore,
         client: ServerClient,
         options: Options = .init(),
         resolver: any ConflictResolver = FixedConflictPolicy(.keep),
@@ -123,9 +123,9 @@ public final class SyncEngine {
                     let outcome = try vault.reconcile(held, now: now())
                     renew = renew || outcome.receiptRenewed
                     // Nothing moved (the usual case at every sync): no document is opened for a title.
-                    guard outcome != Vault.Reconciled() else { continue }
+                    guard outcome != Reconciliation() else { continue }
                     let title = (try? vault.loadAssessment(id: assessmentID, allowSealed: true).assessment.title) ?? assessmentID
-                    report.notices += Vault.reconciledSentences(outcome, title: title)
+                    report.notices += outcome.sentences(title: title)
                 }
             }
         } catch {
