@@ -239,6 +239,11 @@ let package = Package(
         // terminated, its tables locked), real `vault-server` processes and real vaults.
         .testTarget(name: "VaultFaultTests", dependencies: ["VaultTestSupport"], swiftSettings: strict),
         .testTarget(
+            name: "VaultModelTests",
+            dependencies: ["VaultModel", "VaultAPI"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "VaultCLITests",
             dependencies: ["VaultCore", "VaultModel", "VaultAPI", "VaultTestSupport", "VaultTerminal"],
             swiftSettings: strict
