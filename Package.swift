@@ -245,7 +245,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VaultCLITests",
-            dependencies: ["VaultCore", "VaultModel", "VaultAPI", "VaultTestSupport", "VaultTerminal"],
+            dependencies: ["VaultCore", "VaultModel", "VaultAPI", "VaultTestSupport", "VaultTerminal", "VaultLanguage"],
             swiftSettings: strict
         ),
     ]
