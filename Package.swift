@@ -87,12 +87,15 @@ let package = Package(
         ),
         // The server's rules, independent of any storage backend: what is accepted, superseded, outdated or
         // refused, and how a teacher's document becomes the served one. Pure functions over values.
-        .target(name: "VaultRules", dependencies: ["VaultModel", "VaultAPI"], swiftSettings: strict),
+        .target(name: "VaultRules", dependencies: ["VaultModel", "VaultAPI", "VaultScoring"], swiftSettings: strict),
+        // An item's own response processing evaluated as written (IMS QTI), bounded in work; and the publish check
+        // that refuses what it cannot score. Pure Swift over the wire's values.
+        .target(name: "VaultScoring", dependencies: ["VaultAPI"], swiftSettings: strict),
         // The reference server as a library: routes, storage, auth; buildApplication(...).
         .target(
             name: "VaultServer",
             dependencies: [
-                "VaultCore", "VaultModel", "VaultAPI", "VaultRules", "VaultImport",
+                "VaultCore", "VaultModel", "VaultAPI", "VaultRules", "VaultScoring", "VaultImport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -132,7 +135,7 @@ let package = Package(
         // Teachers' files (Moodle XML, GIFT, Aiken) into our document, with what was skipped and why; no storage.
         .target(
             name: "VaultImport",
-            dependencies: ["VaultAPI", "CVaultZlib", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            dependencies: ["VaultAPI", "VaultScoring", "CVaultZlib", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             swiftSettings: strict
         ),
         // Text for terminals: display widths (CJK, emoji, bidi marks), wrapping, aligned tables. `vault` and
@@ -186,7 +189,8 @@ let package = Package(
         .testTarget(
             name: "VaultServerTests",
             dependencies: [
-                "VaultServer", "VaultServerPostgres", "VaultRules", "VaultAPI", "VaultCore", "VaultModel", "VaultTestSupport", "VaultImport",
+                "VaultServer", "VaultServerPostgres", "VaultRules", "VaultScoring", "VaultAPI", "VaultCore", "VaultModel", "VaultTestSupport",
+                "VaultImport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -228,7 +232,7 @@ let package = Package(
         .testTarget(
             name: "VaultImportTests",
             dependencies: [
-                "VaultImport", "VaultRules", "VaultAPI", "VaultTestSupport",
+                "VaultImport", "VaultRules", "VaultScoring", "VaultAPI", "VaultTestSupport",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strict

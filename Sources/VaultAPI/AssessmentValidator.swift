@@ -10,6 +10,7 @@ public enum AssessmentValidator {
     public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
         public let message: String
         public var description: String { message }
+        public init(message: String) { self.message = message }
     }
 
     public static func isValidID(_ id: String) -> Bool {
@@ -182,24 +183,22 @@ public enum AssessmentValidator {
         guard all.allSatisfy({ $0.isFinite && $0 >= -1 && $0 <= 1 }) else { try fail("\(name) has a weight outside -1 to 1.") }
     }
 
-    /// Response processing the server can evaluate in bounded time: only the rules and operators it knows, at most
-    /// `ResponseEvaluator.maxDepth` deep and `maxNodes` in all, bound to responses it declares.
+    /// Response processing within the format's bounds: at most `ResponseProcessing.maxDepth` deep and `maxNodes` in
+    /// all, its numbers bounded, bound to responses it declares. Whether the server can evaluate it (the operators it
+    /// knows, the work it takes) is the evaluator's to say: `PublishCheck` (VaultScoring) adds that at publish.
     static func checkProcessing(_ processing: ResponseProcessing, question: Question, name: String, fail: (String) throws -> Never) throws {
-        if let unknown = ResponseEvaluator.unsupported(in: processing.rules) {
-            try fail("\(name)'s response processing uses <\(unknown)>, which is not evaluated here.")
-        }
         var nodes = 0
         for rule in processing.rules {
             let shape = rule.shape
             nodes += shape.count
-            guard shape.depth <= ResponseEvaluator.maxDepth else {
-                try fail("\(name)'s response processing is nested more than \(ResponseEvaluator.maxDepth) deep.")
+            guard shape.depth <= ResponseProcessing.maxDepth else {
+                try fail("\(name)'s response processing is nested more than \(ResponseProcessing.maxDepth) deep.")
             }
         }
         let declared = processing.responses + processing.outcomes + (processing.templates ?? [])
         let tables = declared.map { ($0.mapping?.entries.count ?? 0) + ($0.lookup?.entries.count ?? 0) + ($0.correct?.count ?? 0) }
-        guard nodes + tables.reduce(0, +) <= ResponseEvaluator.maxNodes, declared.count <= 100 else {
-            try fail("\(name)'s response processing is larger than \(ResponseEvaluator.maxNodes) parts.")
+        guard nodes + tables.reduce(0, +) <= ResponseProcessing.maxNodes, declared.count <= 100 else {
+            try fail("\(name)'s response processing is larger than \(ResponseProcessing.maxNodes) parts.")
         }
         if let weight = processing.weight, !(weight > 0 && weight <= 1_000) { try fail("\(name)'s weight must be above 0 and at most 1,000.") }
         for variable in declared {
@@ -219,11 +218,6 @@ public enum AssessmentValidator {
             }
         }
         let responses = Set(processing.responses.map(\.identifier))
-        guard ResponseEvaluator.fitsBudget(processing) else {
-            try fail(
-                "\(name)'s response processing takes more work to score than a question may (containers of more than 10,000 values, or too many comparisons): simplify its rules."
-            )
-        }
         switch processing.binding {
         case .whole(let response), .swapped(let response):
             guard responses.contains(response) else { try fail("\(name)'s response processing does not declare \(response).") }

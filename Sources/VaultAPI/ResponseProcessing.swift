@@ -33,6 +33,11 @@ public struct ResponseProcessing: Codable, Sendable, Hashable {
 }
 
 extension ResponseProcessing {
+    /// The deepest and largest rules a document may hold: bounds of the format, checked at publish
+    /// (`AssessmentValidator`); what the rules may use and cost is the evaluator's (VaultScoring).
+    public static let maxDepth = 48
+    public static let maxNodes = 5_000
+
     /// The outcome that is the item's score: `SCORE`, or an item's only numeric outcome when it names it otherwise
     /// (the IMS calculation samples use `SCORE0`).
     public var scoreOutcome: String {

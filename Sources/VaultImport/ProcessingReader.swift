@@ -1,5 +1,6 @@
 import Foundation
 import VaultAPI
+import VaultScoring
 
 /// An item's response processing, read for the server to evaluate as written (`ResponseEvaluator`): its own rules, or
 /// the standard template it names written out as the rules the specification gives for it. Its points are the item's

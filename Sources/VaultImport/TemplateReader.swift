@@ -1,5 +1,6 @@
 import Foundation
 import VaultAPI
+import VaultScoring
 
 /// A template item (QTI `templateDeclaration` and `templateProcessing`: numbers drawn at random when it is shown),
 /// drawn once when it is published: its processing runs with a generator seeded by the item's identifier, the values

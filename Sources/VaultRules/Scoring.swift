@@ -1,5 +1,6 @@
 import Foundation
 import VaultAPI
+import VaultScoring
 
 /// Scoring from the answer keys. A question scores its `points` (1 when unset) or 0; nil means the teacher decides.
 public enum Scoring {

@@ -2,6 +2,7 @@ import Foundation
 import VaultAPI
 import VaultCore
 import VaultRules
+import VaultScoring
 
 /// `serve --demo`: a student `demo` / `demo-password`, a teacher `teacher` / `teacher-password`, and the samples.
 public enum DemoSeeder {
@@ -26,7 +27,7 @@ public enum DemoSeeder {
             }
         }
         for assessment in try sampleAssessments() {
-            try AssessmentValidator.validate(assessment)
+            try PublishCheck.validate(assessment)
             // The demo teacher owns the samples (the desk shows a teacher what they own or share).
             _ = try await storage.publish(assessment, now: now(), by: Publisher(name: teacher.name, role: .teacher))
         }

@@ -3,6 +3,7 @@ import Testing
 import VaultAPI
 import VaultImport
 import VaultRules
+import VaultScoring
 import VaultTestSupport
 
 /// The standard's own examples (1EdTech qti-examples, in `../shared/qti-examples/`; SOURCES.md names them): how many

@@ -4,6 +4,7 @@ import Hummingbird
 import VaultAPI
 import VaultCore
 import VaultRules
+import VaultScoring
 
 /// Catalog, download (with ETag), publish, delete and the teacher's view of what came back.
 struct AssessmentRoutes<Storage: ServerStorage> {
@@ -70,7 +71,7 @@ struct AssessmentRoutes<Storage: ServerStorage> {
             assessment.version = nil
             assessment.contentHash = nil
             do {
-                try AssessmentValidator.validate(assessment)
+                try PublishCheck.validate(assessment)
             } catch let problem as AssessmentValidator.Problem {
                 throw APIError(.unprocessableContent, code: .invalidAssessment, message: problem.message)
             }

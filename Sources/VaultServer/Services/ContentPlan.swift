@@ -2,6 +2,7 @@ import Foundation
 import VaultAPI
 import VaultImport
 import VaultRules
+import VaultScoring
 
 /// A teacher's content file on its way to being published: read (any format the importers know), checked like any
 /// document, and compared with what its id holds now. `vault-server publish` and the desk's upload both start here,
@@ -56,7 +57,7 @@ public struct ContentPlan: Sendable {
         storage: some ServerStorage
     ) async throws -> ContentPlan {
         do {
-            try AssessmentValidator.validate(result.assessment)
+            try PublishCheck.validate(result.assessment)
         } catch let problem as AssessmentValidator.Problem {
             throw Refused(message: problem.message)
         }

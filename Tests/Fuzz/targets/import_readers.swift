@@ -1,6 +1,7 @@
 import Foundation
 import VaultAPI
 import VaultImport
+import VaultScoring
 
 // The importers (GIFT, Aiken, Moodle XML, QTI items and packages): the first byte picks the reader, the rest is the file. A reader either
 // refuses with an ImportError sentence or returns questions; whatever it returns has ids that are unique and, for

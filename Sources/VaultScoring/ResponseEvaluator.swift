@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import VaultAPI
 
 /// A value in QTI response processing: NULL, one value, or a container of them.
 public enum ProcessingValue: Hashable, Sendable {
@@ -152,9 +153,9 @@ public struct ResponseEvaluator {
     /// Expressions only a template's processing may use.
     public static let randomExpressions: Set<String> = ["randomInteger", "randomFloat", "random"]
 
-    /// The deepest and largest rules a document may hold.
-    public static let maxDepth = 48
-    public static let maxNodes = 5_000
+    /// The deepest and largest rules a document may hold (the format's bounds, `ResponseProcessing`).
+    public static var maxDepth: Int { ResponseProcessing.maxDepth }
+    public static var maxNodes: Int { ResponseProcessing.maxNodes }
     /// Steps one evaluation may take.
     static let budget = 50_000
     /// Work one evaluation may do (an upper bound on comparisons and values made: the heaviest rules charged just
@@ -907,25 +908,6 @@ public struct ResponseEvaluator {
         if let upper = mapping.upperBound { total = min(upper, total) }
         return .single(.float(total))
     }
-}
-
-/// SplitMix64: a small generator whose values depend only on its seed, on every machine. A template item's instance
-/// must not change between two publishes of the same file; tests and benchmarks use it so a failure repeats.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    public var state: UInt64
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A value in 0..<bound (0 when bound is 0), by the remainder: the same on every platform.
-    public mutating func next(below bound: UInt64) -> UInt64 { bound == 0 ? 0 : next() % bound }
-    mutating func advance() { _ = next() }
 }
 
 extension Int {
