@@ -17,6 +17,11 @@ public func buildRouter<Storage: ServerStorage, C: Clock>(
 ) throws -> Router<VaultRequestContext> where C.Duration == Duration {
     let router = Router(context: VaultRequestContext.self)
     router.add(middleware: RequestLogger(logger: logger))
+    // Requests by route template, method and status, with their duration, when metrics are kept.
+    if let registry = configuration.metrics {
+        router.add(middleware: MetricsMiddleware())
+        MetricsRoutes(storage: storage, registry: registry, now: configuration.now).register(on: router)
+    }
     // One sign-in for the API and the teacher's desk: one password hashing pool, one login throttle.
     let signIn = SignIn(
         storage: storage,

@@ -1,4 +1,5 @@
 import Foundation
+import Prometheus
 import VaultAPI
 
 /// How the server runs. Defaults suit a laptop; tests lower the password hashing cost explicitly.
@@ -35,6 +36,9 @@ public struct ServerConfiguration: Sendable {
     public var sealIterations = 1_000_000
     /// The wall clock that decides whether a sealed exam has opened (`opens_at`); tests move it by hand.
     public var now: @Sendable () -> Date = { Date() }
+    /// Where `vault-server serve` keeps its metrics (swift-metrics bootstrapped on it): `GET /metrics` serves them;
+    /// nil, no metrics page.
+    public var metrics: PrometheusCollectorRegistry?
     /// How often a closing set for later (`close --at`) is looked for, to hand in the attempts left open.
     public var closingSweepInterval: Duration = .seconds(15)
 

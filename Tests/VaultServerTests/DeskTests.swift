@@ -824,14 +824,17 @@ struct DeskTests {
             // c4's vault hands in its own set (with the later answer): it gets the closing's receipt, which says so.
             var mine = try #require(sent["c4"]).filter { $0.questionId != "q1" }
             mine.append(late)
-            let request = SubmissionRequest(
-                attemptId: "open-c4",
-                assessmentId: "quiz-1",
-                assessmentVersion: document.version ?? 1,
-                submittedAt: Timestamp.string(Date()),
-                responseIds: mine.map(\.id)
-            ).listing(mine)
-            let reply = try await api.send(.post, APIPath.submissions, token: token4, json: request)
+            func handIn() async throws -> APIClient.Reply {
+                let request = SubmissionRequest(
+                    attemptId: "open-c4",
+                    assessmentId: "quiz-1",
+                    assessmentVersion: document.version ?? 1,
+                    submittedAt: Timestamp.string(Date()),
+                    responseIds: mine.map(\.id)
+                ).listing(mine)
+                return try await api.send(.post, APIPath.submissions, token: token4, json: request)
+            }
+            let reply = try await handIn()
             #expect(reply.status == .ok || reply.status == .created, "\(reply.status) \(reply.text)")
             let receipt = try reply.decode(SubmissionReceipt.self)
             #expect(receipt.notice?.contains("handed in for you") == true)
@@ -854,14 +857,7 @@ struct DeskTests {
             #expect(held.first?.state == .inProgress && held.first?.answers.count == 4)
             #expect(held.first?.answers.first { $0.questionId == "q1" }?.answer == .string("a"))
             // And c4 hands in again as any student would.
-            let again = SubmissionRequest(
-                attemptId: "open-c4",
-                assessmentId: "quiz-1",
-                assessmentVersion: document.version ?? 1,
-                submittedAt: Timestamp.string(Date()),
-                responseIds: mine.map(\.id)
-            ).listing(mine)
-            #expect(try await api.send(.post, APIPath.submissions, token: token4, json: again).status == .created)
+            #expect(try await handIn().status == .created)
             try await Self.expectKeptScores(harness.storage, "quiz-1")
         }
     }

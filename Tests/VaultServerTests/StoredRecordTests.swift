@@ -45,6 +45,8 @@ struct StoredRecordTests {
             .null, .null, .null,
             // kept_points (issue 51): each question's automatic points, kept with the score.
             .null,
+            // scored_version (issue 53): the later version a regrade scores it by.
+            .null,
         ])
         let record = try SubmissionRecord(row: SQLiteStoredRow(row, columns: SubmissionRecord.columns))
         #expect(record.flags == [.secondAttempt] && record.responseCount == 2 && record.via == .handIn && record.lateDecision == nil)

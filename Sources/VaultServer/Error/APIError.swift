@@ -35,6 +35,7 @@ public struct APIError: HTTPResponseError, Sendable {
 
     /// An answer that says when to come back: `Retry-After` in whole seconds (at least 1).
     static func retryLater(_ status: HTTPResponse.Status, code: APIErrorCode, after seconds: Int, message: String) -> APIError {
+        ServerMetrics.refused(status: Int(status.code), code: code)
         var error = APIError(status, code: code, message: message)
         error.headers[.retryAfter] = "\(max(1, seconds))"
         return error

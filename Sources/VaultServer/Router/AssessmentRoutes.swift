@@ -29,6 +29,7 @@ struct AssessmentRoutes<Storage: ServerStorage> {
             // The roster's "downloaded": who fetched which version, and when (a check that finds it unchanged counts).
             if context.role == .student, let user = context.user {
                 try await storage.recordDownload(assessmentID: id, version: current.version, user: user, now: configuration.now())
+                ServerMetrics.download(assessmentID: id)
             }
             let etag = "\"\(served.contentHash)\""
             if let match = request.headers[.ifNoneMatch], match.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }).contains(etag)

@@ -33,6 +33,7 @@ struct ResponseRoutes<Storage: ServerStorage> {
                 throw APIError.badRequest("device must be 8 to 64 characters of a-z, 0-9 and '-'.")
             }
             let results = try await storage.recordBatch(batch.responses, user: user, device: batch.device, now: configuration.now())
+            ServerMetrics.answers(results)
             return try JSONBody.response(bytes: CanonicalJSON.encode(results: BatchResponse(results: results)), request: request)
         }
         group.get("results") { request, context in
@@ -109,7 +110,9 @@ struct ResponseRoutes<Storage: ServerStorage> {
                 )
             }
             try Identifiers.check(submission)
-            switch try await storage.submit(submission, user: user, now: configuration.now()) {
+            let outcome = try await storage.submit(submission, user: user, now: configuration.now())
+            ServerMetrics.submission(outcome)
+            switch outcome {
             case .created(let record):
                 return try JSONBody.response(try await receipts.receipt(for: record), status: .created, request: request)
             case .repeated(let record), .amended(let record):

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import Metrics
+import Prometheus
 import ServiceLifecycle
 import UnixSignals
 import VaultAPI
@@ -57,6 +59,11 @@ struct Serve: AsyncParsableCommand {
         configuration.port = port
         configuration.passwordIterations = options.passwordIterations
         configuration.sealIterations = options.sealIterations
+        // Metrics for the school's admin and a district's monitoring (`GET /metrics`, Prometheus's text format).
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        ServerMetrics.started(version: ProductVersion.current, at: Date())
+        configuration.metrics = registry
         let portFile = self.portFile
         let app = try buildApplication(storage: storage, configuration: configuration, logger: logger) { port in
             if let portFile { try? SecureFiles.atomicWrite(Data("\(port)\n".utf8), to: portFile) }

@@ -1,0 +1,43 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import Prometheus
+import VaultAPI
+
+/// `GET /metrics`: the Prometheus text format, for an administrator's token, or for a client on this machine that
+/// came straight to the server (a loopback peer with no `Forwarded` / `X-Forwarded-For`: a proxy on the same machine
+/// passing a student's request along does not count as this machine). Anyone else is told there is no such page.
+struct MetricsRoutes<Storage: ServerStorage>: Sendable {
+    let storage: Storage
+    let registry: PrometheusCollectorRegistry
+    let now: @Sendable () -> Date
+
+    func register(on router: Router<VaultRequestContext>) {
+        router.get("metrics") { request, context in
+            guard try await allowed(request, context: context) else {
+                throw APIError(.notFound, code: .notFound, message: "There is no such page.")
+            }
+            var buffer: [UInt8] = []
+            registry.emit(into: &buffer)
+            return Response(
+                status: .ok,
+                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(bytes: buffer))
+            )
+        }
+    }
+
+    func allowed(_ request: Request, context: VaultRequestContext) async throws -> Bool {
+        if let header = request.headers[.authorization], header.hasPrefix("Bearer ") {
+            let token = String(header.dropFirst("Bearer ".count))
+            return try await storage.tokenOwner(hash: PasswordHasher.tokenHash(token), now: now())?.role == .admin
+        }
+        let forwarded = request.headers[HTTPField.Name("Forwarded")!] != nil || request.headers[HTTPField.Name("X-Forwarded-For")!] != nil
+        return Self.isLoopback(context.clientAddress) && !forwarded
+    }
+
+    static func isLoopback(_ address: String) -> Bool {
+        address == "::1" || address.hasPrefix("127.") || address.hasPrefix("::ffff:127.")
+    }
+}

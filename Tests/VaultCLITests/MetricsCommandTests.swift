@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+import VaultAPI
+import VaultTestSupport
+
+/// `GET /metrics` of the real `vault-server serve` (issue 59), read by Prometheus's own reference parser
+/// (`prometheus_client`, Debian's python3-prometheus-client) after a real vault's sync.
+@Suite(.ownThreads)
+struct MetricsCommandTests {
+    /// The page as the reference parser reads it: each sample by name and labels (`name{label="value",...}`).
+    static func scrape(_ server: ServerProcess, headers: [String] = []) throws -> (status: String, samples: [String: Double]) {
+        let page = try Binaries.system(
+            "curl",
+            ["-s", "-o", "-", "-w", "\n%{http_code}", server.url + "/metrics"] + headers.flatMap { ["-H", $0] }
+        )
+        var lines = page.stdout.components(separatedBy: "\n")
+        let status = lines.removeLast()
+        guard status == "200" else { return (status, [:]) }
+        let parser = """
+            import json, sys
+            from prometheus_client.parser import text_string_to_metric_families
+            out = {}
+            for family in text_string_to_metric_families(sys.stdin.read()):
+                for s in family.samples:
+                    labels = ",".join(f'{k}="{v}"' for k, v in sorted(s.labels.items()))
+                    out[f"{s.name}{{{labels}}}"] = s.value
+            print(json.dumps(out))
+            """
+        let parsed = try Binaries.system("/usr/bin/python3", ["-c", parser], stdin: lines.joined(separator: "\n"))
+        #expect(parsed.status == 0, "the reference parser refused the page: \(parsed.stderr)")
+        let samples = (try JSONSerialization.jsonObject(with: Data(parsed.stdout.utf8)) as? [String: Double]) ?? [:]
+        return (status, samples)
+    }
+
+    @Test(
+        "after a real vault's sync, /metrics parses with the reference parser and counts exactly its 3 answers and 1 hand-in; a second sync adds none; a student's token or a forwarded request gets no page"
+    )
+    func countsWhatASyncSent() throws {
+        let (vault, server) = try CLIFixtures.prepared(answers: [("q1", "b"), ("q3", "true"), ("q4", "3.14")])
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        let first = try Self.scrape(server)
+        #expect(first.status == "200")
+        #expect(first.samples[#"vault_answers_total{outcome="accepted"}"#] == 3, "\(first.samples.keys.sorted())")
+        #expect(first.samples[#"vault_submissions_total{outcome="created"}"#] == 1)
+        #expect(first.samples[#"vault_downloads_total{assessment="algebra-1"}"#] == 1)
+        let routes = first.samples.filter { $0.key.hasPrefix("hb_requests") && $0.key.contains("/v1/submissions") }
+        #expect(routes.values.reduce(0, +) == 1, "requests by route: \(routes)")
+        #expect(first.samples.keys.contains { $0.hasPrefix("vault_server_start_time_seconds{") })
+        // No label names a person: the demo student's name appears nowhere.
+        #expect(!first.samples.keys.contains { $0.contains("demo") })
+
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        let second = try Self.scrape(server)
+        #expect(
+            second.samples[#"vault_answers_total{outcome="accepted"}"#] == 3 && second.samples[#"vault_submissions_total{outcome="created"}"#] == 1
+        )
+
+        // Not this machine's own request: a proxy's, or a student's token.
+        #expect(try Self.scrape(server, headers: ["X-Forwarded-For: 10.0.0.9"]).status == "404")
+        let token = try Binaries.system(
+            "curl",
+            ["-s", "-H", "Content-Type: application/json", "-d", #"{"user":"demo","password":"demo-password"}"#, server.url + APIPath.token]
+        )
+        let student = try #require((try JSONSerialization.jsonObject(with: Data(token.stdout.utf8)) as? [String: Any])?["token"] as? String)
+        #expect(try Self.scrape(server, headers: ["Authorization: Bearer \(student)"]).status == "404")
+    }
+}
