@@ -19,9 +19,13 @@ public final class ServerProcess: @unchecked Sendable {
     /// A PostgreSQL database (`postgres://…`) instead of the data directory.
     public let database: String?
 
-    public init(verbose: Bool = false, database: String? = nil) throws {
+    /// More options for `serve` (`--log-format json`, ...).
+    public let arguments: [String]
+
+    public init(verbose: Bool = false, database: String? = nil, arguments: [String] = []) throws {
         self.verbose = verbose
         self.database = database
+        self.arguments = arguments
         try start()
     }
 
@@ -34,7 +38,7 @@ public final class ServerProcess: @unchecked Sendable {
             "vault-server",
             [
                 "serve", "--port", portArgument, "--port-file", portFile, "--demo", "--password-iterations", "1000", "--seal-iterations", "1000",
-            ] + (database.map { ["--database", $0] } ?? ["--data", dataDirectory]) + (verbose ? ["--verbose"] : [])
+            ] + (database.map { ["--database", $0] } ?? ["--data", dataDirectory]) + (verbose ? ["--verbose"] : []) + arguments
         )
         self.process = process
         for _ in 0..<200 {

@@ -65,3 +65,47 @@ struct MetricsCommandTests {
         #expect(try Self.scrape(server, headers: ["Authorization: Bearer \(student)"]).status == "404")
     }
 }
+
+/// `--log-format json` (issue 59): one JSON object a line, each request's with its id, echoed in `X-Request-Id`; at
+/// trace level no password, token or answer in any line.
+@Suite(.ownThreads)
+struct JSONLogTests {
+    @Test(
+        "every line of a json log parses, each request line carries its request id (the one a proxy gave, echoed back), and at trace level no canary password, token or essay appears"
+    )
+    func jsonLines() throws {
+        let server = try ServerProcess(arguments: ["--log-format", "json", "--log-level", "trace"])
+        let password = "Canary-Pw-7731"
+        let essay = "CANARY-ESSAY-5521 divided by four"
+        #expect(try server.admin(["user", "passwd", "demo", "--password-iterations", "1000"], stdin: password + "\n").status == 0)
+        let vault = CLIVault()
+        try vault.initialize()
+        let login = try vault.run(
+            ["login", "--server", server.url, "--user", "demo", "--vault", vault.path, "--password-stdin", "--server-password-stdin"],
+            stdin: "pw-1\n\(password)\n"
+        )
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(try vault.unlocked(["download", "algebra-1"]).status == 0)
+        #expect(try vault.answer("algebra-1", "q6", essay).status == 0)
+        #expect(try vault.unlocked(["submit", "algebra-1"]).status == 0)
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        let health = try Binaries.system("curl", ["-s", "-D", "-", "-o", "/dev/null", "-H", "X-Request-Id: proxy-42.a", server.url + APIPath.health])
+        #expect(health.stdout.lowercased().contains("x-request-id: proxy-42.a"), "\(health.stdout)")
+        let generated = try Binaries.system("curl", ["-s", "-D", "-", "-o", "/dev/null", server.url + APIPath.health])
+        #expect(generated.stdout.lowercased().contains("x-request-id: "), "a request id of its own")
+
+        let log = server.stop()
+        let lines = log.split(separator: "\n").map(String.init)
+        #expect(lines.count > 10)
+        var requests: [[String: Any]] = []
+        for line in lines {
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object != nil, "not a JSON object: \(line)")
+            if let object, object["path"] != nil { requests.append(object) }
+        }
+        #expect(requests.count >= 6 && requests.allSatisfy { ($0["request_id"] as? String)?.isEmpty == false }, "\(requests)")
+        #expect(requests.contains { $0["request_id"] as? String == "proxy-42.a" && $0["path"] as? String == APIPath.health })
+        #expect(requests.contains { $0["path"] as? String == APIPath.submissions && $0["status"] as? String == "201" })
+        for canary in [password, "CANARY-ESSAY", "vt_", "Bearer"] { #expect(!log.contains(canary), "\(canary) reached the log") }
+    }
+}

@@ -18,13 +18,17 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Write the port here once listening.") var portFile: String?
     @Flag(help: "Seed the demo student, teacher and sample assessments.") var demo = false
     @Flag(help: "Log every request (or VAULT_SERVER_LOG_LEVEL=info; default notice).") var verbose = false
+    @Option(help: "How much to log: trace, debug, info, notice, warning, error or critical (or VAULT_SERVER_LOG_LEVEL).")
+    var logLevel: String?
+    @Option(help: "text (the default) or json: one JSON object a line with its request id (or VAULT_SERVER_LOG_FORMAT).")
+    var logFormat: String?
 
     func validate() throws {
         _ = try settings()
     }
 
     /// Flags first, then the environment (for the packaged service: /etc/default/vault-server), then the defaults.
-    private func settings() throws -> (host: String, port: Int, logLevel: Logger.Level) {
+    private func settings() throws -> (host: String, port: Int, logLevel: Logger.Level, json: Bool) {
         let environment = ServerEnvironment.current
         let host = self.host ?? environment["VAULT_SERVER_HOST"] ?? "127.0.0.1"
         var port = self.port ?? 8080
@@ -37,20 +41,24 @@ struct Serve: AsyncParsableCommand {
         var logLevel = Logger.Level.notice
         if verbose {
             logLevel = .info
-        } else if let text = environment["VAULT_SERVER_LOG_LEVEL"] {
+        } else if let text = self.logLevel ?? environment["VAULT_SERVER_LOG_LEVEL"] {
             guard let value = Logger.Level(rawValue: text.lowercased()) else {
                 let names = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
-                throw ValidationError("VAULT_SERVER_LOG_LEVEL is \"\(text)\"; it must be one of \(names).")
+                throw ValidationError("The log level is \"\(text)\"; it must be one of \(names).")
             }
             logLevel = value
         }
-        return (host, port, logLevel)
+        let format = (self.logFormat ?? environment["VAULT_SERVER_LOG_FORMAT"] ?? "text").lowercased()
+        guard format == "text" || format == "json" else {
+            throw ValidationError("The log format is \"\(format)\"; it must be text or json.")
+        }
+        return (host, port, logLevel, format == "json")
     }
 
     func run() async throws {
         SecureFiles.restrictUmask()
-        let (host, port, logLevel) = try settings()
-        var logger = Logger(label: "vault-server")
+        let (host, port, logLevel, json) = try settings()
+        var logger = json ? Logger(label: "vault-server") { JSONLogHandler(label: $0) } : Logger(label: "vault-server")
         logger.logLevel = logLevel
         let storage = try await options.storage(logger: logger)
         if demo { try await DemoSeeder.seed(storage, passwordIterations: options.passwordIterations, now: { Date() }) }
@@ -65,9 +73,15 @@ struct Serve: AsyncParsableCommand {
         ServerMetrics.started(version: ProductVersion.current, at: Date())
         configuration.metrics = registry
         let portFile = self.portFile
+        let announcer = logger
         let app = try buildApplication(storage: storage, configuration: configuration, logger: logger) { port in
             if let portFile { try? SecureFiles.atomicWrite(Data("\(port)\n".utf8), to: portFile) }
-            FileHandle.standardError.write(Data("vault-server listening on http://\(host):\(port)\n".utf8))
+            // In JSON every line is an object; in text, a line a person reads.
+            if json {
+                announcer.notice("vault-server listening", metadata: ["url": "http://\(host):\(port)"])
+            } else {
+                FileHandle.standardError.write(Data("vault-server listening on http://\(host):\(port)\n".utf8))
+            }
         }
         // SIGTERM or SIGINT: stop accepting and let requests in flight finish, but for 8 s at most; then cancel
         // what is left (a request waiting on a database that does not answer, a client that went away), and past
