@@ -203,6 +203,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
             ],
+            // Read from the repository by path (hostile files), never bundled.
+            exclude: ["Fixtures"],
             swiftSettings: strict
         ),
         // The PostgreSQL backend's own cases: its locations and password files, its schema against SQLite's.
@@ -255,6 +257,8 @@ let package = Package(
         .testTarget(
             name: "VaultCLITests",
             dependencies: ["VaultCore", "VaultModel", "VaultAPI", "VaultTestSupport", "VaultTerminal", "VaultLanguage"],
+            // Read from the repository by path (a vault made by an earlier release), never bundled.
+            exclude: ["Fixtures"],
             swiftSettings: strict
         ),
     ]
