@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Hummingbird
 import Synchronization
@@ -24,6 +25,9 @@ struct BatchAdmission: RouterMiddleware {
     final class State: Sendable {
         let inFlight = Atomic<Int>(0)
         let waiting = Atomic<Int>(0)
+        /// For the metrics (`docs/operating.md`): uploads waiting in the queue now, and how long each waited.
+        let waitingGauge = Gauge(label: "vault_uploads_waiting")
+        let waitTimer = Timer(label: "vault_upload_wait", preferredDisplayUnit: .seconds)
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -52,9 +56,15 @@ struct BatchAdmission: RouterMiddleware {
 
     /// Waits in the queue for a place (checking every few milliseconds), or answers 429.
     private func waitForPlace() async throws {
-        let queued = state.waiting.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue <= queueLimit
-        defer { state.waiting.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
-        if queued {
+        let waiting = state.waiting.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
+        state.waitingGauge.record(waiting)
+        let start = ContinuousClock.now
+        defer {
+            state.waitingGauge.record(state.waiting.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue)
+            let waited = start.duration(to: ContinuousClock.now).components
+            state.waitTimer.recordNanoseconds(waited.seconds * 1_000_000_000 + waited.attoseconds / 1_000_000_000)
+        }
+        if waiting <= queueLimit {
             let deadline = ContinuousClock.now + maxWait
             while ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(Int.random(in: 5...20)))
