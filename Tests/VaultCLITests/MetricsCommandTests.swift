@@ -63,6 +63,30 @@ struct MetricsCommandTests {
         )
         let student = try #require((try JSONSerialization.jsonObject(with: Data(token.stdout.utf8)) as? [String: Any])?["token"] as? String)
         #expect(try Self.scrape(server, headers: ["Authorization: Bearer \(student)"]).status == "404")
+
+        // The same batch sent twice (a vault that never heard the first answer): the second moves the duplicate
+        // counter, not the accepted one.
+        let served = try Binaries.system("curl", ["-s", "-H", "Authorization: Bearer \(student)", server.url + APIPath.assessment("algebra-1")])
+        let document = try JSONDecoder().decode(Assessment.self, from: Data(served.stdout.utf8))
+        let batch = String(
+            decoding: try CanonicalJSON.encode(
+                BatchRequest(responses: [Fixtures.item(document, question: "q5", answer: .string("twice"), attempt: "metrics-twice")])
+            ),
+            as: UTF8.self
+        )
+        for _ in 0..<2 {
+            let sent = try Binaries.system(
+                "curl",
+                [
+                    "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(student)", "-H", "Content-Type: application/json",
+                    "-d", batch, server.url + APIPath.batch,
+                ]
+            )
+            #expect(sent.stdout == "200", "\(sent.stdout) \(sent.stderr)")
+        }
+        let third = try Self.scrape(server)
+        #expect(third.samples[#"vault_answers_total{outcome="accepted"}"#] == 4)
+        #expect(third.samples[#"vault_answers_total{outcome="duplicate"}"#] == 1, "\(third.samples.filter { $0.key.hasPrefix("vault_answers") })")
     }
 }
 
