@@ -57,6 +57,11 @@ struct DatabaseFaultTests {
             if !served { try await Task.sleep(for: .milliseconds(500)) }
         }
         #expect(served, "not served within 10 s of the database's return")
+        // What an admin's monitoring saw (issue 59): the store's failures by kind, and the 503s by their code.
+        let metrics = try Binaries.system("curl", ["-s", server.url + "/metrics"]).stdout
+        let lines = metrics.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(lines.contains { $0.hasPrefix(#"vault_database_errors_total{kind="unavailable"}"#) }, "\(lines.filter { $0.hasPrefix("vault_") })")
+        #expect(lines.contains { $0.hasPrefix(#"vault_retry_later_total{"#) && $0.contains(#"status="503""#) })
 
         let process = try #require(server.process)
         let start = ContinuousClock.now

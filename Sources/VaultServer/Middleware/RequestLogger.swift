@@ -44,6 +44,7 @@ struct RequestLogger<Context: RequestContext>: RouterMiddleware {
             log(logger, request, path, error.status.code, start)
             throw error
         } catch let error as StorageError where error.isTemporary {
+            ServerMetrics.databaseError(error)
             // The database is down, out of connections or too busy: a moment later it may not be. 503 with
             // Retry-After (clients wait that long), never a 500 that reads as a defect; the log names the cause.
             log(logger, request, path, 503, start)
@@ -57,6 +58,7 @@ struct RequestLogger<Context: RequestContext>: RouterMiddleware {
             refusal.headers[Self.header] = id
             throw refusal
         } catch {
+            if let storage = error as? StorageError { ServerMetrics.databaseError(storage) }
             log(logger, request, path, 500, start)
             logger.error(
                 "request failed",

@@ -32,6 +32,20 @@ public enum ServerMetrics {
         Counter(label: "vault_retry_later_total", dimensions: [("status", "\(status)"), ("code", code.rawValue)]).increment()
     }
 
+    /// A request the store failed, by kind: the SQLSTATE's class (its first two characters, "40" a serialization
+    /// failure, "53" insufficient resources, ...), or unavailable, contention, damaged. Never the data.
+    static func databaseError(_ error: StorageError) {
+        let kind =
+            switch error {
+            case .refused(let state): "sqlstate_" + state.prefix(2)
+            case .unavailable: "unavailable"
+            case .tooMuchContention: "contention"
+            case .damaged: "damaged"
+            case .userExists, .badLocation, .notPermitted: "other"
+            }
+        Counter(label: "vault_database_errors_total", dimensions: [("kind", kind)]).increment()
+    }
+
     /// When this process started and what built it: a gauge of the start time, labelled with the version.
     public static func started(version: String, at date: Date) {
         Gauge(label: "vault_server_start_time_seconds", dimensions: [("version", version)]).record(date.timeIntervalSince1970)
