@@ -49,7 +49,9 @@ struct UpgradeFixtureTests {
         // The first command hands in the timed attempt at its deadline: the start plus the limit, as it was kept. A
         // fixture made minutes ago has its deadline ahead still: the vault's wall clock runs a day ahead (the shim).
         let shim = try #require(CarryOnCommandTests.wallClockShim, "the wall-clock shim builds")
-        let later = ["LD_PRELOAD": shim, "WALL_OFFSET_SECONDS": "86400"]
+        var later = ["LD_PRELOAD": shim, "WALL_OFFSET_SECONDS": "86400"]
+        // The vault writes the deadline in its time zone; this test reads it in its own: the same one.
+        if let zone = ProcessInfo.processInfo.environment["TZ"] { later["TZ"] = zone }
         let status = try vault.unlocked(["status"], environment: later)
         #expect(status.status == 0 || status.status == 3, "\(status.stderr)")
         let deadlines = Set(
