@@ -61,6 +61,7 @@ struct SlowStorage: ServerStorage {
         try await base.submit(request, user: user, via: via, now: now)
     }
     func close(assessmentID: String, at: Date) async throws -> Bool { try await base.close(assessmentID: assessmentID, at: at) }
+    func closings() async throws -> [String: Double] { try await base.closings() }
     func regrade(assessmentID: String, apply: Bool, by actor: String, at: Date) async throws -> RegradePlan.Outcome? {
         try await base.regrade(assessmentID: assessmentID, apply: apply, by: actor, at: at)
     }

@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import VaultAPI
-import VaultModel
 import VaultRules
 
 /// When an exam closes, the server hands in every attempt that had answers on it by then and was not handed in
@@ -35,12 +34,9 @@ public struct ClosingHandIn: Sendable {
             let held = try await storage.heldAttempts(user: open.user, assessmentID: assessmentID)
             guard let attempt = held.first(where: { $0.attemptId == open.attemptID }), attempt.state == .inProgress, !attempt.answers.isEmpty
             else { continue }
+            // Listed as a receipt states them (`ReceiptMaterial.Answer.digest`: the one rule for an answer's hash).
             let listed = try attempt.answers.map {
-                SubmittedAnswer(
-                    responseId: $0.responseId,
-                    questionId: $0.questionId,
-                    answerSha256: answerDigest(canonicalAnswer: Data(try CanonicalJSON.text($0.answer).utf8))
-                )
+                ReceiptMaterial.Answer(responseID: $0.responseId, questionID: $0.questionId, answer: try CanonicalJSON.text($0.answer)).digest
             }
             let request = SubmissionRequest(
                 attemptId: attempt.attemptId,
@@ -86,8 +82,9 @@ public struct ClosingSweeper: Service {
         while !Task.isCancelled {
             let until = now().timeIntervalSince1970
             do {
-                let overview = try await closing.storage.assessmentOverview()
-                for (id, closedAt) in overview.closedAt.sorted(by: { $0.key < $1.key }) where closedAt > since && closedAt <= until {
+                // Only the closing times (not the Assessments page's counts): this runs every pass, in every process.
+                for (id, closedAt) in try await closing.storage.closings().sorted(by: { $0.key < $1.key }) where closedAt > since && closedAt <= until
+                {
                     let count = try await closing.handIn(assessmentID: id, now: Date(timeIntervalSince1970: until))
                     if count > 0 { logger.info("handed in open attempts at closing", metadata: ["assessment": "\(id)", "attempts": "\(count)"]) }
                 }

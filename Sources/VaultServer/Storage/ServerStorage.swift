@@ -156,6 +156,8 @@ public protocol DeskStore: Sendable {
     func rosterFacts(assessmentID: String, group: String?, detail: ResultDetail, users: [String]?) async throws -> RosterFacts?
     /// Everyone the roster of `group` lists, in its order (`RosterFacts.members`): names and groups only.
     func rosterMembers(assessmentID: String, group: String?) async throws -> [RosterFacts.Student]
+    /// When each closed (or closing) assessment closes, seconds since 1970: the closing sweeper's one light read.
+    func closings() async throws -> [String: Double]
     /// Every assessment's counts for the Assessments page, in a constant number of statements.
     func assessmentOverview() async throws -> AssessmentOverview
     /// Extra minutes for `user` on `assessmentID` (nil: the user's default for every timed assessment).

@@ -154,6 +154,12 @@ extension SharedStatements {
         }
     }
 
+    public func closings() async throws -> [String: Double] {
+        var closed: [String: Double] = [:]
+        for (id, at) in try await rows(ResultStatements.closed, { (try $0.string("id"), try $0.double("closed_at")) }) { closed[id] = at }
+        return closed
+    }
+
     public func received(assessmentID: String) async throws -> ReceivedResponses? {
         try await snapshot([
             ResultStatements.assessment(id: assessmentID), ResultStatements.receivedResponses(assessmentID: assessmentID),
