@@ -62,7 +62,13 @@ extension Vault {
 
     /// The latest answer to each question of an attempt (dead letters left out).
     func currentAnswers(attemptID: String) throws -> [String: JSONValue] {
-        try currentAnswerRows(attemptID: attemptID).compactMapValues { StoredResponse.decodeAnswer($0.answer) }
+        // An answer that does not read back is damage, named; never an unanswered question.
+        try currentAnswerRows(attemptID: attemptID).mapValues { row in
+            guard let answer = StoredResponse.decodeAnswer(row.answer) else {
+                throw DamagedRow(table: "responses", key: row.id, reason: "the stored answer is not JSON").error
+            }
+            return answer
+        }
     }
 
     /// The attempt's current answers as a submission lists them and a receipt must state them: response id, question

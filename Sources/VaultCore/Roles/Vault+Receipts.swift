@@ -158,7 +158,14 @@ extension Vault {
         let items = try database.rows(
             "SELECT \(StoredResponse.selection) FROM \(StoredResponse.fromClause) WHERE r.attempt_id = ? AND r.state != \(ResponseState.dead.sql) ORDER BY r.answered_at, r.rowid",
             [attemptID]
-        ).compactMap { StoredResponse($0).item }
+        ).map { row in
+            // A hand-in file never leaves out an answer it cannot read: it is not made, and the row is named.
+            let stored = StoredResponse(row)
+            guard let item = stored.item else {
+                throw DamagedRow(table: "responses", key: stored.id, reason: "the stored answer is not JSON").error
+            }
+            return item
+        }
         let payload = try CanonicalJSON.encode(HandInPayload(user: user, responses: items, submission: request))
         let device = try deviceKey()
         let signed = SignedHandIn(
