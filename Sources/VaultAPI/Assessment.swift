@@ -95,7 +95,7 @@ public struct Blank: Sendable, Hashable {
     /// What students get: the options without weights or the right one; a text blank as it is typed.
     public var served: Blank {
         switch kind {
-        case .choice(let choices, _): Blank(id: id, kind: .choice(choices: choices.map { Choice(id: $0.id, text: $0.text) }, answer: nil))
+        case .choice(let choices, _): Blank(id: id, kind: .choice(choices: choices.map(\.served), answer: nil))
         case .text: Blank(id: id, kind: .text(accepted: [], weights: nil, tolerances: nil))
         }
     }
@@ -141,12 +141,18 @@ public struct Choice: Codable, Sendable, Hashable {
     /// Grading data, never served: the share of the question's points this choice earns, in [-1, 1] (a wrong choice
     /// may cost). Without weights a question is scored by its answer key.
     public var weight: Double?
+    /// Keeps its place when the question's choices are shuffled ("None of the above" stays last).
+    public var fixed: Bool?
 
-    public init(id: String, text: String, weight: Double? = nil) {
+    public init(id: String, text: String, weight: Double? = nil, fixed: Bool? = nil) {
         self.id = id
         self.text = text
         self.weight = weight
+        self.fixed = fixed
     }
+
+    /// What a student gets of it: no weight (its place is kept, for the server's draw).
+    public var served: Choice { Choice(id: id, text: text, fixed: fixed) }
 }
 
 /// A question: what every type has (id, prompt, points, media, the server's hash, the item's own processing) and its
@@ -163,6 +169,13 @@ public struct Question: Sendable, Hashable {
     /// The item's own response processing (QTI), which scores it instead of the keys of its body. Grading data: never
     /// served; the keys stay for showing the right answer.
     public var processing: ResponseProcessing?
+    /// Keeps its place in its section when the section's order is shuffled.
+    public var fixed: Bool?
+    /// Whether its choices (options, items) are shuffled for each student; nil: as the assessment's `shuffle_choices`.
+    public var shuffle: Bool?
+    /// On a student's own served question: the lists shown in that student's order, each with the place every shown
+    /// entry has in the author's list ("choices": [2, 0, 1]). The question's hash is the author's order's.
+    public var shownOrder: [String: [Int]]?
 
     /// The question's type, as the wire and the teacher name it.
     public var type: QuestionType { body.type }
@@ -223,11 +236,16 @@ extension Question: Codable {
     enum CodingKeys: String, CodingKey {
         case id, type, prompt, points, hash, media
         case processing = "response_processing"
+        case fixed, shuffle
+        case shownOrder = "shown_order"
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)
+        fixed = try container.decodeIfPresent(Bool.self, forKey: .fixed)
+        shuffle = try container.decodeIfPresent(Bool.self, forKey: .shuffle)
+        shownOrder = try container.decodeIfPresent([String: [Int]].self, forKey: .shownOrder)
         prompt = try container.decode(String.self, forKey: .prompt)
         points = try container.decodeIfPresent(Double.self, forKey: .points)
         media = try container.decodeIfPresent([Media].self, forKey: .media)
@@ -248,6 +266,9 @@ extension Question: Codable {
         try container.encodeIfPresent(media, forKey: .media)
         try container.encodeIfPresent(hash, forKey: .hash)
         try container.encodeIfPresent(processing, forKey: .processing)
+        try container.encodeIfPresent(fixed, forKey: .fixed)
+        try container.encodeIfPresent(shuffle, forKey: .shuffle)
+        try container.encodeIfPresent(shownOrder, forKey: .shownOrder)
         try fields.encode(to: encoder)
     }
 }
@@ -274,9 +295,16 @@ public struct Assessment: Codable, Sendable, Hashable {
     public var attempts: Int?
     /// On a sealed served document: the questions, encrypted, and the key wrapped under the start code.
     public var sealedContent: SealedContent?
+    /// Pools and order: every question in exactly one section; each student gets `select` of a section's questions,
+    /// shuffled where the section says so. Nil: every question, in the author's order.
+    public var sections: [Section]?
+    /// Shuffles the choices, matching options and ordering items of every question for each student (a question's
+    /// own `shuffle` decides for it).
+    public var shuffleChoices: Bool?
 
     enum CodingKeys: String, CodingKey {
-        case id, title, description, questions, version
+        case id, title, description, questions, version, sections
+        case shuffleChoices = "shuffle_choices"
         case timeLimitSeconds = "time_limit_seconds"
         case notAfter = "not_after"
         case teacherContact = "teacher_contact"

@@ -60,6 +60,48 @@ public enum AssessmentValidator {
                 if requireAnswerKeyAbsent { try fail("\(name) carries its response processing, which must never be served.") }
                 try checkProcessing(processing, question: question, name: name, fail: fail)
             }
+            if let shown = question.shownOrder {
+                let lists = question.body.orderableLists
+                for (list, positions) in shown {
+                    guard let items = lists[list], positions.count == items.count, Set(positions) == Set(0..<items.count) else {
+                        try fail("\(name) has a shown order that is not an order of its \(list).")
+                    }
+                }
+            }
+        }
+        if let sections = assessment.sections { try checkSections(sections, questions: assessment.questions.map(\.id), fail: fail) }
+    }
+
+    /// Pools: every question in exactly one section, each named once; a section selects at least one and at most
+    /// as many questions as it holds.
+    static func checkSections(_ sections: [Section], questions: [String], fail: (String) throws -> Never) throws {
+        guard !sections.isEmpty, sections.count <= maxQuestions else { try fail("sections must list between 1 and \(maxQuestions) sections.") }
+        var sectionIDs = Set<String>()
+        var placed = [String: String]()
+        let known = Set(questions)
+        for section in sections {
+            guard isValidItemID(section.id) else { try fail("Section ids must be 1 to 64 letters, digits, '-' or '_'.") }
+            guard sectionIDs.insert(section.id).inserted else { try fail("Section \(section.id) appears twice.") }
+            if let title = section.title, title.count > 500 { try fail("Section \(section.id) has a title over 500 characters.") }
+            guard !section.questions.isEmpty else { try fail("Section \(section.id) lists no questions.") }
+            for id in section.questions {
+                guard known.contains(id) else { try fail("Section \(section.id) names question \(id), which the assessment does not have.") }
+                if let other = placed.updateValue(section.id, forKey: id) {
+                    try fail(
+                        other == section.id
+                            ? "Section \(section.id) names question \(id) twice."
+                            : "Question \(id) is in two sections (\(other) and \(section.id)); a question belongs to one section."
+                    )
+                }
+            }
+            if let select = section.select, select < 1 || select > section.questions.count {
+                try fail(
+                    "Section \(section.id) selects \(select) of its \(section.questions.count) questions; it can give each student from 1 to \(section.questions.count)."
+                )
+            }
+        }
+        if let missing = questions.first(where: { placed[$0] == nil }) {
+            try fail("Question \(missing) is in no section; when an assessment has sections, every question belongs to one.")
         }
     }
 

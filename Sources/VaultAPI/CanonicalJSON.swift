@@ -9,8 +9,9 @@ public enum CanonicalJSON {
     }
 
     /// What a question's `hash` covers: the served question without its own hash.
+    /// A student's own order hashes as the author's (`Question.inAuthorOrder`).
     public static func questionBytes(_ question: Question) throws -> Data {
-        var copy = question
+        var copy = question.inAuthorOrder
         copy.hash = nil
         copy.body = question.body.unkeyed
         copy.processing = nil

@@ -153,7 +153,7 @@ public enum QuestionBody: Sendable, Hashable {
 
     /// What students get: no answer keys, tolerances, accepted answers or weights.
     public var served: QuestionBody {
-        func unweighted(_ choices: [Choice]) -> [Choice] { choices.map { Choice(id: $0.id, text: $0.text) } }
+        func unweighted(_ choices: [Choice]) -> [Choice] { choices.map(\.served) }
         return switch self {
         case .singleChoice(let body): .singleChoice(Choices(choices: unweighted(body.choices)))
         case .multipleChoice(let body): .multipleChoice(Choices(choices: unweighted(body.choices)))

@@ -79,6 +79,9 @@ public struct BatchFacts: Sendable {
     public var attempts: [String: AttemptOwner] = [:]
     /// The current winner of each slot the batch touches.
     public var latest: [AnswerSlot: LatestAnswer] = [:]
+    /// The question ids the user drew, per assessment whose current version draws per student (pools, shuffling):
+    /// an answer to any other question is refused. An assessment missing here has no draw of theirs.
+    public var drawn: [String: Set<String>] = [:]
     public init() {}
 }
 
@@ -150,6 +153,14 @@ public enum BatchPlan {
         )
     }
 
+    /// The assessments of the batch whose current document draws per student: the store reads the user's draw of
+    /// each into `BatchFacts.drawn`.
+    public static func drawingAssessments(_ facts: BatchFacts) -> [String] {
+        facts.assessments.compactMap { id, head in
+            facts.documents[DocumentKey(id: id, version: head.currentVersion)]?.drawsPerStudent == true ? id : nil
+        }.sorted()
+    }
+
     /// The documents the rules need once the heads are read: each current version and each answered version.
     public static func documentKeys(_ items: [ResponseItem], heads: [String: AssessmentHead]) -> Set<DocumentKey> {
         var keys = Set<DocumentKey>()
@@ -180,7 +191,21 @@ public enum BatchPlan {
         let questions = facts.documents.mapValues { document in
             Dictionary(document.questions.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         }
+        let drawing = Set(drawingAssessments(facts))
         for item in items {
+            if drawing.contains(item.assessmentId), facts.storedResponses[item.id] == nil,
+                facts.drawn[item.assessmentId]?.contains(item.questionId) != true
+            {
+                // Not one of the student's questions: stored nowhere, and nothing said of which questions exist.
+                results.append(
+                    ItemResult(
+                        id: item.id,
+                        status: .rejected,
+                        message: "This question was not given to you in this assessment, so this answer was not kept."
+                    )
+                )
+                continue
+            }
             results.append(decide(item, user: user, now: now, facts: &facts, questions: questions, writes: &writes))
         }
         return (results, writes)

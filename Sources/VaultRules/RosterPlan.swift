@@ -379,6 +379,7 @@ extension ResultInput {
     public static func assemble(
         records: [SubmissionRecord],
         documents: [DocumentKey: Assessment],
+        draws: [DrawKey: Set<String>] = [:],
         released: Set<String>,
         answers: [(attemptID: String, questionID: String, answer: String)],
         grades: [(attemptID: String, questionID: String, points: Double)],
@@ -398,7 +399,7 @@ extension ResultInput {
             guard let document = documents[key] else { throw MissingDocument(key: key) }
             return ResultInput(
                 record: record,
-                document: document,
+                document: DrawPlan.asked(document, drawn: draws[DrawKey(assessmentID: record.assessmentID, user: record.user)]),
                 answers: values[record.attemptID] ?? [:],
                 grades: points[record.attemptID] ?? [:],
                 feedback: words[record.attemptID] ?? [:],

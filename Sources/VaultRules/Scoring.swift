@@ -214,9 +214,18 @@ public enum Scoring {
     /// The totals a store keeps for an attempt, from the rows it holds: the teacher's document of the attempt's
     /// version, its current answers (as stored) and the teacher's grades. Nil when the document cannot be read (the
     /// roster then scores the attempt from its answers, as for a submission stored before totals were kept).
-    public static func kept(source: Data, answers: [(questionID: String, answer: String)], grades: [(questionID: String, points: Double)]) -> Totals?
-    {
-        guard let document = try? JSONDecoder().decode(Assessment.self, from: source) else { return nil }
+    /// `draw`: the student's stored draw (pools): only their questions count.
+    public static func kept(
+        source: Data,
+        draw: String? = nil,
+        answers: [(questionID: String, answer: String)],
+        grades: [(questionID: String, points: Double)]
+    ) -> Totals? {
+        guard var document = try? JSONDecoder().decode(Assessment.self, from: source) else { return nil }
+        if let draw {
+            guard let drawn = try? JSONDecoder().decode(Draw.self, from: Data(draw.utf8)) else { return nil }
+            document = DrawPlan.asked(document, drawn: Set(drawn.questions))
+        }
         var values: [String: JSONValue] = [:]
         for row in answers { values[row.questionID] = JSONReader.storedAnswer(row.answer) }
         return totals(

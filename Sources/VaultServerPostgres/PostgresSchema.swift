@@ -266,6 +266,20 @@ enum PostgresSchema {
         ["ALTER TABLE users ADD COLUMN disabled BOOLEAN NOT NULL DEFAULT FALSE"],
         // A hand-in regraded against a later version's keys (SQLite v21).
         ["ALTER TABLE submissions ADD COLUMN scored_version BIGINT"],
+        // Each student's draw of an assessment with pools or shuffling (SQLite v22).
+        [
+            """
+            CREATE TABLE draws (
+                assessment_id TEXT NOT NULL REFERENCES assessments (id),
+                user_name TEXT NOT NULL,
+                seed BIGINT NOT NULL,
+                version BIGINT NOT NULL,
+                draw TEXT NOT NULL,
+                made_at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (assessment_id, user_name)
+            )
+            """
+        ],
     ]
 
     static var latestVersion: Int { versions.count }

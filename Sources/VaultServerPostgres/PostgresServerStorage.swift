@@ -89,7 +89,7 @@ public final class PostgresServerStorage: ServerStorage {
     /// under it).
     public func recordBatch(_ items: [ResponseItem], user: String, device: String?, now: Date) async throws -> [ItemResult] {
         try await transaction(.readCommitted) { connection in
-            let facts = try await self.facts(for: items, on: connection)
+            let facts = try await self.facts(for: items, user: user, on: connection)
             let plan = BatchPlan.decide(items, user: user, device: device, now: now, facts: facts)
             try await self.apply(plan.writes, now: now, on: connection)
             return plan.results
@@ -98,13 +98,13 @@ public final class PostgresServerStorage: ServerStorage {
 
     public func judgeBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult] {
         try await transaction(.readCommitted) { connection in
-            BatchPlan.decide(items, user: user, now: now, facts: try await self.facts(for: items, on: connection)).results
+            BatchPlan.decide(items, user: user, now: now, facts: try await self.facts(for: items, user: user, on: connection)).results
         }
     }
 
     /// The facts `BatchPlan` needs in one round trip whatever the batch's size (two when a document is not yet
     /// cached): see `HotStatements.BatchFacts`.
-    private func facts(for items: [ResponseItem], on connection: PostgresConnection) async throws -> BatchFacts {
+    private func facts(for items: [ResponseItem], user: String, on connection: PostgresConnection) async throws -> BatchFacts {
         var facts = BatchFacts()
         try await HotStatements.BatchFacts.read(
             connection.execute(HotStatements.BatchFacts(needs: BatchPlan.needs(items)), logger: logger),
@@ -126,6 +126,21 @@ public final class PostgresServerStorage: ServerStorage {
             }
         }
         for key in keys { facts.documents[key] = documents.cached(key) }
+        // Pools and shuffling: the questions this user drew (one more round trip, only for such assessments).
+        let drawing = BatchPlan.drawingAssessments(facts)
+        if !drawing.isEmpty {
+            let rows = try await connection.query(
+                "SELECT assessment_id, draw FROM draws WHERE user_name = \(user) AND assessment_id = ANY(\(drawing))",
+                logger: logger
+            )
+            for try await (id, text) in rows.decode((String, String).self) {
+                do {
+                    facts.drawn[id] = Set(try JSONDecoder().decode(Draw.self, from: Data(text.utf8)).questions)
+                } catch {
+                    throw StorageError.damaged("the stored draw of assessment \(id) cannot be read")
+                }
+            }
+        }
         return facts
     }
 
@@ -201,11 +216,17 @@ public final class PostgresServerStorage: ServerStorage {
     /// Works out a handed-in attempt's score again and keeps it beside its submission (`Scoring.Totals`), in the
     /// batch that changed its answers after the hand-in (a hand-in and a grade keep theirs in `SharedStatements`).
     private func keepTotals(_ attemptID: String, on connection: PostgresConnection) async throws {
-        guard let source = try await submittedSource(attemptID, on: connection) else { return }
+        guard
+            let submitted = try await connection.rows(
+                ScoringStatements.submittedSource(attemptID: attemptID),
+                { (try $0.data("source"), try $0.optionalString("draw")) },
+                logger: logger
+            ).first
+        else { return }
         let current = try await Self.currentAnswers(attemptID: attemptID, on: connection, logger: logger)
         let answers = current.map { (questionID: $0.questionID, answer: $0.answer) }
         let grades = try await connection.rows(ScoringStatements.grades(attemptID: attemptID), ScoringStatements.grade, logger: logger)
-        guard let totals = Scoring.kept(source: source, answers: answers, grades: grades) else { return }
+        guard let totals = Scoring.kept(source: submitted.0, draw: submitted.1, answers: answers, grades: grades) else { return }
         try await connection.query(ScoringStatements.keepTotals(totals, attemptID: attemptID).postgres, logger: logger)
     }
 

@@ -114,6 +114,12 @@ struct SlowStorage: ServerStorage {
     func extraMinutes(assessmentID: String, user: String) async throws -> Int {
         try await base.extraMinutes(assessmentID: assessmentID, user: user)
     }
+    func studentDraw(assessmentID: String, version: Int, user: String, now: Date) async throws -> Draw {
+        try await base.studentDraw(assessmentID: assessmentID, version: version, user: user, now: now)
+    }
+    func draws(assessmentID: String) async throws -> [String: Draw] {
+        try await base.draws(assessmentID: assessmentID)
+    }
 }
 
 struct BackpressureTests {

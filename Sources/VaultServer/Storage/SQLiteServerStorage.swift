@@ -60,7 +60,7 @@ public final class SQLiteServerStorage: ServerStorage {
     public func recordBatch(_ items: [ResponseItem], user: String, device: String?, now: Date) async throws -> [ItemResult] {
         try await onDatabase { database in
             try database.inTransaction {
-                let facts = try Self.facts(for: items, database: database, documents: self.documents)
+                let facts = try Self.facts(for: items, user: user, database: database, documents: self.documents)
                 let plan = BatchPlan.decide(items, user: user, device: device, now: now, facts: facts)
                 try Self.apply(plan.writes, now: now, database: database)
                 return plan.results
@@ -71,14 +71,14 @@ public final class SQLiteServerStorage: ServerStorage {
     public func judgeBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult] {
         try await onDatabase { database in
             try database.inTransaction {
-                BatchPlan.decide(items, user: user, now: now, facts: try Self.facts(for: items, database: database, documents: self.documents))
+                BatchPlan.decide(items, user: user, now: now, facts: try Self.facts(for: items, user: user, database: database, documents: self.documents))
                     .results
             }
         }
     }
 
     /// The facts `BatchPlan` needs, read inside the batch's transaction.
-    private static func facts(for items: [ResponseItem], database: Database, documents: DocumentCache) throws -> BatchFacts {
+    private static func facts(for items: [ResponseItem], user: String, database: Database, documents: DocumentCache) throws -> BatchFacts {
         let needs = BatchPlan.needs(items)
         var facts = BatchFacts()
         for id in needs.responseIDs {
@@ -118,6 +118,11 @@ public final class SQLiteServerStorage: ServerStorage {
                     handedInAtMilliseconds: AttemptOwner.handedIn(try row.optionalString(2)),
                     handedInReceivedAt: try row.optionalDouble(3)
                 )
+            }
+        }
+        for id in BatchPlan.drawingAssessments(facts) {
+            if let row = try database.storedRow("SELECT seed, version, draw FROM draws WHERE assessment_id = ? AND user_name = ?", [id, user]) {
+                facts.drawn[id] = Set(try DrawStatements.stored(row).draw.questions)
             }
         }
         for slot in needs.slots {
@@ -190,10 +195,17 @@ public final class SQLiteServerStorage: ServerStorage {
     /// Works out a handed-in attempt's score again and keeps it beside its submission (`Scoring.Totals`), in the
     /// batch that changed its answers after the hand-in (a hand-in and a grade keep theirs in `SharedStatements`).
     static func keepTotals(_ attemptID: String, database: Database) throws {
-        guard let source = try submittedSource(attemptID, database: database) else { return }
+        guard let submitted = try database.stored(ScoringStatements.submittedSource(attemptID: attemptID)).first else { return }
         let answers = try currentAnswers(attemptID: attemptID, database: database).map { (questionID: $0.questionID, answer: $0.answer) }
         let grades = try database.stored(ScoringStatements.grades(attemptID: attemptID)).map(ScoringStatements.grade)
-        guard let totals = Scoring.kept(source: source, answers: answers, grades: grades) else { return }
+        guard
+            let totals = Scoring.kept(
+                source: try submitted.data("source"),
+                draw: try submitted.optionalString("draw"),
+                answers: answers,
+                grades: grades
+            )
+        else { return }
         try database.execute(ScoringStatements.keepTotals(totals, attemptID: attemptID))
     }
 

@@ -279,6 +279,22 @@ enum ServerSchema {
         migrator.register(20, "ALTER TABLE users ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;")
         // A hand-in regraded against a later version's keys (NULL: its own version's).
         migrator.register(21, "ALTER TABLE submissions ADD COLUMN scored_version INTEGER;")
+        // Each student's draw of an assessment with pools or shuffling: their questions, order and choice orders,
+        // made once at their first download (DrawPlan) and kept for every device and later version.
+        migrator.register(
+            22,
+            """
+            CREATE TABLE draws (
+                assessment_id TEXT NOT NULL REFERENCES assessments (id),
+                user_name TEXT NOT NULL,
+                seed INTEGER NOT NULL,
+                version INTEGER NOT NULL,
+                draw TEXT NOT NULL,
+                made_at REAL NOT NULL,
+                PRIMARY KEY (assessment_id, user_name)
+            );
+            """
+        )
         return migrator
     }
 }

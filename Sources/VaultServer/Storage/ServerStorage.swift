@@ -106,6 +106,11 @@ public protocol ResponseStore: Sendable {
     func recordDownload(assessmentID: String, version: Int, user: String, now: Date) async throws
     /// The extra minutes `user` has on `assessmentID`: its own setting, else the user's default, else 0.
     func extraMinutes(assessmentID: String, user: String) async throws -> Int
+    /// `user`'s draw of `version` of an assessment with pools or shuffling: made once (their first download of it)
+    /// and kept; a later version keeps what it still has (`DrawPlan`).
+    func studentDraw(assessmentID: String, version: Int, user: String, now: Date) async throws -> Draw
+    /// Every student's draw of an assessment, by user (none for an assessment without pools or shuffling).
+    func draws(assessmentID: String) async throws -> [String: Draw]
 }
 
 /// The server's identity and what its receipts state.

@@ -182,6 +182,15 @@ public enum RosterStatements {
                 """,
                 columns: ["id", "version", "source"]
             ),
+            // The students' draws (pools): each hand-in counts only the questions its student drew.
+            filter.statement(
+                """
+                SELECT d.assessment_id, d.user_name, d.draw FROM draws d JOIN (
+                    SELECT DISTINCT s.assessment_id, s.user_name \(from) WHERE \(kept)) k
+                ON d.assessment_id = k.assessment_id AND d.user_name = k.user_name
+                """,
+                columns: ["assessment_id", "user_name", "draw"]
+            ),
             filter.statement(
                 "SELECT g.attempt_id, g.question_id, g.points \(from) JOIN grades g ON g.attempt_id = s.attempt_id WHERE \(kept)",
                 columns: ["attempt_id", "question_id", "points"]
@@ -216,20 +225,34 @@ public enum RosterStatements {
         }
         var sources: [DocumentKey: Data] = [:]
         for row in tables[1] { sources[DocumentKey(id: try row.string("id"), version: try row.int("version"))] = try row.data("source") }
-        let grades = try tables[2].map {
+        var draws: [DrawKey: Set<String>] = [:]
+        for row in tables[2] {
+            draws[DrawKey(assessmentID: try row.string("assessment_id"), user: try row.string("user_name"))] = Set(
+                try DrawStatements.drawText(try row.string("draw")).questions
+            )
+        }
+        let grades = try tables[3].map {
             (attemptID: try $0.string("attempt_id"), questionID: try $0.string("question_id"), points: try $0.double("points"))
         }
         let answers =
-            tables.count > 3
-            ? try tables[3].map {
+            tables.count > 4
+            ? try tables[4].map {
                 (attemptID: try $0.string("attempt_id"), questionID: try $0.string("question_id"), answer: try $0.string("answer"))
             }
             : []
         let feedback =
-            tables.count > 4
-            ? try tables[4].map { (attemptID: try $0.string("attempt_id"), questionID: try $0.string("question_id"), text: try $0.string("text")) }
+            tables.count > 5
+            ? try tables[5].map { (attemptID: try $0.string("attempt_id"), questionID: try $0.string("question_id"), text: try $0.string("text")) }
             : []
-        return try StoredDocument.inputs(records: records, sources: sources, released: released, answers: answers, grades: grades, feedback: feedback)
+        return try StoredDocument.inputs(
+            records: records,
+            sources: sources,
+            draws: draws,
+            released: released,
+            answers: answers,
+            grades: grades,
+            feedback: feedback
+        )
     }
 }
 

@@ -206,7 +206,7 @@ extension SharedStatements {
             let answers = try tables[1].map(ScoringStatements.answer).map { (questionID: $0.questionID, answer: $0.answer) }
             let grades =
                 try tables[2].map(ScoringStatements.grade).filter { $0.questionID != questionID } + [(questionID: questionID, points: points)]
-            if let totals = Scoring.kept(source: source, answers: answers, grades: grades) {
+            if let totals = Scoring.kept(source: source, draw: try tables[0].first?.optionalString("draw"), answers: answers, grades: grades) {
                 writes.append(ScoringStatements.keepTotals(totals, attemptID: attemptID))
             }
             return (true, writes)

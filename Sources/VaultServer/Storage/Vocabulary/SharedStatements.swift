@@ -326,16 +326,17 @@ public enum TeachingStatements {
 /// What a hand-in's score is kept from: `submissions`, `responses`, `grades` and `feedback`.
 public enum ScoringStatements {
     /// The teacher's document that scores a submitted attempt: its version's, or the one it was regraded against (no
-    /// row: not submitted).
+    /// row: not submitted), with the student's draw where the assessment has one (its maximum is their questions').
     public static func submittedSource(attemptID: String) -> SQLStatement {
         SQLStatement(
             """
-            SELECT v.source FROM submissions s
+            SELECT v.source, d.draw FROM submissions s
             JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = COALESCE(s.scored_version, s.assessment_version)
+            LEFT JOIN draws d ON d.assessment_id = s.assessment_id AND d.user_name = s.user_name
             WHERE s.attempt_id = ?
             """,
             [.text(attemptID)],
-            columns: ["source"]
+            columns: ["source", "draw"]
         )
     }
 

@@ -114,6 +114,7 @@ extension SharedStatements {
                 TeachingStatements.extraMinutes(assessmentID: request.assessmentId, user: user),
                 ScoringStatements.submittedSource(attemptID: request.attemptId), ScoringStatements.grades(attemptID: request.attemptId),
                 SubmissionStatements.answerTimes(attemptID: request.attemptId),
+                DrawStatements.draw(assessmentID: request.assessmentId, user: user),
             ] + owners
         return try await readThenWrite(reads, queue: "submissions:" + request.assessmentId) { tables in
             var responses: [String: (attemptID: String, user: String)] = [:]
@@ -153,7 +154,8 @@ extension SharedStatements {
                 case .amend: try tables[7].first?.data("source")
                 }
             let answers = facts.held.map { (questionID: $0.questionID, answer: $0.answer) }
-            if let source, let totals = Scoring.kept(source: source, answers: answers, grades: try tables[8].map(ScoringStatements.grade)) {
+            let draw = try tables[10].first?.string("draw")
+            if let source, let totals = Scoring.kept(source: source, draw: draw, answers: answers, grades: try tables[8].map(ScoringStatements.grade)) {
                 writes.append(ScoringStatements.keepTotals(totals, attemptID: request.attemptId))
             }
             return (plan.outcome, writes)

@@ -18,6 +18,7 @@ public enum StoredDocument {
     public static func inputs(
         records: [SubmissionRecord],
         sources: [DocumentKey: Data],
+        draws: [DrawKey: Set<String>] = [:],
         released: Set<String>,
         answers: [(attemptID: String, questionID: String, answer: String)],
         grades: [(attemptID: String, questionID: String, points: Double)],
@@ -28,6 +29,7 @@ public enum StoredDocument {
             return try ResultInput.assemble(
                 records: records,
                 documents: documents,
+                draws: draws,
                 released: released,
                 answers: answers,
                 grades: grades,

@@ -1,0 +1,98 @@
+import Foundation
+import VaultAPI
+import VaultRules
+
+/// Each student's draw of an assessment with pools or shuffling (`DrawPlan`): made once, at their first download,
+/// kept for every device, re-download and later version.
+public enum DrawStatements {
+    static let columns = ["seed", "version", "draw"]
+
+    public static func draw(assessmentID: String, user: String) -> SQLStatement {
+        SQLStatement(
+            "SELECT seed, version, draw FROM draws WHERE assessment_id = ? AND user_name = ?",
+            [.text(assessmentID), .text(user)],
+            columns: columns
+        )
+    }
+
+    /// Every student's draw of an assessment (the desk's answer sheets and item analysis).
+    public static func draws(assessmentID: String) -> SQLStatement {
+        SQLStatement(
+            "SELECT user_name, seed, version, draw FROM draws WHERE assessment_id = ?",
+            [.text(assessmentID)],
+            columns: ["user_name"] + columns
+        )
+    }
+
+    public static func stored(_ row: any StoredRow) throws -> StoredDraw {
+        do {
+            return try StoredDraw(seed: Int64(try row.int("seed")), version: try row.int("version"), drawText: try row.string("draw"))
+        } catch let error as StorageError {
+            throw error
+        } catch {
+            throw StorageError.damaged("a stored draw cannot be read")
+        }
+    }
+
+    /// A stored draw's text read back; damage when it is not one.
+    static func drawText(_ text: String) throws -> Draw {
+        do {
+            return try JSONDecoder().decode(Draw.self, from: Data(text.utf8))
+        } catch {
+            throw StorageError.damaged("a stored draw cannot be read")
+        }
+    }
+
+    static func insert(_ draw: StoredDraw, assessmentID: String, user: String, at: Date) throws -> SQLStatement {
+        SQLStatement(
+            "INSERT INTO draws (assessment_id, user_name, seed, version, draw, made_at) VALUES (?, ?, ?, ?, ?, ?)",
+            [.text(assessmentID), .text(user), .integer(Int(draw.seed)), .integer(draw.version), .text(try draw.drawText()), .real(at.timeIntervalSince1970)]
+        )
+    }
+
+    static func update(_ draw: StoredDraw, assessmentID: String, user: String) throws -> SQLStatement {
+        SQLStatement(
+            "UPDATE draws SET version = ?, draw = ? WHERE assessment_id = ? AND user_name = ? AND version < ?",
+            [.integer(draw.version), .text(try draw.drawText()), .text(assessmentID), .text(user), .integer(draw.version)]
+        )
+    }
+
+    /// The teacher's document of a version (with its keys: an ordering question is never drawn in its right order).
+    static func source(id: String, version: Int) -> SQLStatement {
+        SQLStatement("SELECT source FROM assessment_versions WHERE id = ? AND version = ?", [.text(id), .integer(version)], columns: ["source"])
+    }
+}
+
+extension SharedStatements {
+    /// `user`'s draw of `version` of an assessment: the stored one when it was made for this version, else made now
+    /// (from the student's seed, keeping what an earlier version's draw had that this one still has) and stored in
+    /// one transaction; two devices downloading at once get the same one (the first stored wins, the other reads it).
+    public func studentDraw(assessmentID: String, version: Int, user: String, now: Date) async throws -> Draw {
+        let stored = try await row(DrawStatements.draw(assessmentID: assessmentID, user: user), DrawStatements.stored)
+        if let stored, stored.version >= version { return stored.draw }
+        let fresh = StoredDraw.newSeed()
+        return try await readThenWrite(
+            [DrawStatements.draw(assessmentID: assessmentID, user: user), DrawStatements.source(id: assessmentID, version: version)]
+        ) { tables in
+            let previous = try tables[0].first.map(DrawStatements.stored)
+            if let previous, previous.version >= version { return (previous.draw, []) }
+            guard let source = tables[1].first else { throw StorageError.damaged("assessment \(assessmentID) version \(version) has no stored document") }
+            let document = try StoredDocument.decode(try source.data("source"), DocumentKey(id: assessmentID, version: version))
+            let seed = previous?.seed ?? fresh
+            let made = StoredDraw(seed: seed, version: version, draw: DrawPlan.draw(document, seed: seed, previous: previous?.draw))
+            let write =
+                previous == nil
+                ? try DrawStatements.insert(made, assessmentID: assessmentID, user: user, at: now)
+                : try DrawStatements.update(made, assessmentID: assessmentID, user: user)
+            return (made.draw, [write])
+        }
+    }
+
+    /// Every student's draw of an assessment, by user.
+    public func draws(assessmentID: String) async throws -> [String: Draw] {
+        let rows = try await rows(DrawStatements.draws(assessmentID: assessmentID)) { row in
+            (try row.string("user_name"), try DrawStatements.stored(row).draw)
+        }
+        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+    }
+}
