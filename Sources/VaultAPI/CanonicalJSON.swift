@@ -13,7 +13,7 @@ public enum CanonicalJSON {
     public static func questionBytes(_ question: Question) throws -> Data {
         var copy = question.inAuthorOrder
         copy.hash = nil
-        copy.body = question.body.unkeyed
+        copy.body = copy.body.unkeyed
         copy.processing = nil
         return try encode(copy)
     }

@@ -121,7 +121,7 @@ public final class SQLiteServerStorage: ServerStorage {
             }
         }
         for id in BatchPlan.drawingAssessments(facts) {
-            if let row = try database.storedRow("SELECT seed, version, draw FROM draws WHERE assessment_id = ? AND user_name = ?", [id, user]) {
+            if let row = try database.stored(DrawStatements.draw(assessmentID: id, user: user)).first {
                 facts.drawn[id] = Set(try DrawStatements.stored(row).draw.questions)
             }
         }
