@@ -5,6 +5,8 @@ import VaultAPI
 enum AikenReader {
     static func read(_ text: String) throws -> ImportReport {
         var report = ImportReport()
+        // As Moodle imports Aiken: every question's choices (and a matching question's options) shuffled for each student.
+        report.shuffleChoices = true
         var prompt: [String] = []
         var options: [(letter: String, text: String)] = []
         var startLine = 1

@@ -54,8 +54,9 @@ public enum AssessmentImporter {
     /// (each is its own document), then put together in the package's order.
     static func qti(_ data: Data, base: String) throws -> ImportReport {
         let zip = data.prefix(4) == Data([0x50, 0x4B, 0x03, 0x04])
-        let (items, title, files, repeated, weights): ([(path: String, bytes: Data)], String?, [String: Data], Int, [String: Double]) =
-            zip ? try QTIPackage.items(data) : ([(base, data)], nil, [:], 0, [:])
+        let (items, title, files, repeated, weights, sections, sectionNotes):
+            ([(path: String, bytes: Data)], String?, [String: Data], Int, [String: Double], [QTIPackage.TestSection], [String]) =
+                zip ? try QTIPackage.items(data) : ([(base, data)], nil, [:], 0, [:], [], [])
         let read = ItemRead.all(items, files: zip ? files : nil)
         var report = ImportReport()
         var missingAlt = 0
@@ -64,6 +65,9 @@ public enum AssessmentImporter {
         // than building a document no student could download.
         var outputBytes = 0
         var singleTitle: String?
+        // Each item's question id, by path, for the test's sections.
+        var questionIDs: [String: String] = [:]
+        report.notes += sectionNotes
         for (index, item) in read.enumerated() {
             let path = items[index].path
             report.notes += item.notes
@@ -83,8 +87,10 @@ public enum AssessmentImporter {
                 outputBytes += ImportSupport.approximateBytes(of: question)
                 guard outputBytes <= AssessmentValidator.maxDocumentBytes else { throw ImportError.tooLarge }
                 report.add(question)
+                questionIDs[path] = report.questions.last?.id
             }
         }
+        report.sections(sections, questionIDs: questionIDs)
         if repeated > 0 { report.notes.append("The test names \(repeated) item(s) more than once; each item is included once.") }
         if missingAlt > 0 { report.notes.append(ImportSupport.missingAltNote(missingAlt)) }
         if !missingPictures.isEmpty {

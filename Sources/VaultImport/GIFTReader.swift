@@ -10,6 +10,8 @@ import VaultAPI
 enum GIFTReader {
     static func read(_ text: String) throws -> ImportReport {
         var report = ImportReport()
+        // As Moodle imports GIFT: every question's choices (and a matching question's options) shuffled for each student.
+        report.shuffleChoices = true
         var missingAlt = 0
         for block in blocks(text) {
             let name = block.title.map { "\"\($0)\"" } ?? "question at line \(block.line)"

@@ -58,6 +58,37 @@ struct ImportReport {
     var skipped: [ImportResult.Skipped] = []
     var notes: [String] = []
     var title: String?
+    /// Pools and order, when the file has them.
+    var sections: [Section]?
+    /// Whether every question's choices are shuffled for each student (the file's own rule, as Moodle's GIFT and
+    /// Aiken imports do).
+    var shuffleChoices: Bool?
+
+    /// The test's sections over the questions read (`questionIDs` by path; an item skipped leaves its section, and a
+    /// section that selects more than it then holds gives all it holds, said in a note). A question no section names
+    /// gets one of its own, so every question belongs to one.
+    mutating func sections(_ read: [QTIPackage.TestSection], questionIDs: [String: String]) {
+        guard !read.isEmpty else { return }
+        var placed = Set<String>()
+        var result: [Section] = []
+        for (index, section) in read.enumerated() {
+            let ids = section.paths.compactMap { questionIDs[$0] }.filter { placed.insert($0).inserted }
+            guard !ids.isEmpty else { continue }
+            var select = section.select
+            if let wanted = select, wanted > ids.count || wanted < 1 {
+                notes.append(
+                    "Section \(index + 1) selects \(wanted) item(s) but holds \(ids.count) that can be taken here; each student gets all \(ids.count)."
+                )
+                select = nil
+            }
+            let fixedPaths = Set(section.fixed.compactMap { questionIDs[$0] })
+            for position in questions.indices where fixedPaths.contains(questions[position].id) { questions[position].fixed = true }
+            result.append(Section(id: "s\(index + 1)", title: section.title, select: select, shuffle: section.shuffle ? true : nil, questions: ids))
+        }
+        let rest = questions.map(\.id).filter { !placed.contains($0) }
+        if !rest.isEmpty { result.append(Section(id: "rest", questions: rest)) }
+        sections = result.isEmpty ? nil : result
+    }
 
     /// Adds a question read, numbered after those before it.
     mutating func add(_ question: Question) {
@@ -68,11 +99,10 @@ struct ImportReport {
 
     /// The document, named after the file (`base`) where the file gives no title.
     func result(base: String) -> ImportResult {
-        ImportResult(
-            assessment: Assessment(id: ImportSupport.id(from: base), title: title ?? base, questions: questions),
-            skipped: skipped,
-            notes: notes
-        )
+        var assessment = Assessment(id: ImportSupport.id(from: base), title: title ?? base, questions: questions)
+        assessment.sections = sections
+        assessment.shuffleChoices = shuffleChoices
+        return ImportResult(assessment: assessment, skipped: skipped, notes: notes)
     }
 }
 

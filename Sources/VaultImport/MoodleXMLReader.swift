@@ -127,6 +127,10 @@ enum MoodleXMLReader {
                 continue
             }
             var question = Question(id: "q", prompt: prompt, points: points > 0 ? points : 1, body: body)
+            // Moodle's <shuffleanswers> per question (its default, 1, where absent); an ordering question is always
+            // shuffled (the rotation above is only its order with shuffling turned off).
+            let shuffles = element.value("shuffleanswers").map { ["1", "true"].contains($0.lowercased()) } ?? true
+            if type == "ordering" || shuffles { question.shuffle = true }
             question.media = media(element.child("questiontext"), html: raw)
             report.add(question)
         }

@@ -69,9 +69,22 @@ enum QTIPackage {
 
     /// The items of a package in order (their bytes, parsed where they are read), with the test's title when there
     /// is one.
+    /// A test's section as read: its items by path (those it holds itself and those of sections inside it), how
+    /// many each student gets and whether their order is shuffled, with the items that keep their place.
+    struct TestSection {
+        var title: String?
+        var select: Int?
+        var shuffle: Bool
+        var paths: [String] = []
+        var fixed: Set<String> = []
+    }
+
     static func items(
         _ data: Data
-    ) throws -> (items: [(path: String, bytes: Data)], title: String?, files: [String: Data], repeated: Int, weights: [String: Double]) {
+    ) throws -> (
+        items: [(path: String, bytes: Data)], title: String?, files: [String: Data], repeated: Int, weights: [String: Double],
+        sections: [TestSection], notes: [String]
+    ) {
         let files = try files(data)
         guard let manifestData = files["imsmanifest.xml"] ?? files.first(where: { $0.key.lowercased().hasSuffix("imsmanifest.xml") })?.value else {
             throw ImportError("The zip has no imsmanifest.xml, so it is not a QTI content package.")
@@ -82,6 +95,8 @@ enum QTIPackage {
         var title: String?
         // A test's `weight` on an item reference multiplies the item's points.
         var weights: [String: Double] = [:]
+        var sections: [TestSection] = []
+        var notes: [String] = []
         // A test, when there is one, gives the order.
         for resource in resources where Self.has(resource.attributes["type"], "test") {
             guard let href = resource.attributes["href"], let testData = files[href] else { continue }
@@ -95,6 +110,7 @@ enum QTIPackage {
                 let declared = reference.all("weight").compactMap { $0.attributes["value"].flatMap(Double.init) }
                 if declared.count == 1, let weight = declared.first, weight > 0, weight.isFinite, weight <= 1_000 { weights[path] = weight }
             }
+            sections = try testSections(test, base: base, notes: &notes)
             break
         }
         if order.isEmpty {
@@ -121,7 +137,62 @@ enum QTIPackage {
             items.append((path, bytes))
         }
         guard !items.isEmpty else { throw ImportError("The package's manifest names no item that is in the zip.") }
-        return (items, title, files, repeated, weights)
+        return (items, title, files, repeated, weights, sections, notes)
+    }
+
+    /// The test's outermost sections (QTI `assessmentSection` in each `testPart`) as ours: `selection select`,
+    /// `ordering shuffle` and `fixed` item references, taken as written. A section inside another gives its items to
+    /// the outer one (an invisible section is one by definition); its own selection and ordering are not kept, and
+    /// the import says so. `withReplacement` (the same item twice for one student) is refused by name. Empty when
+    /// the test neither selects nor shuffles: its order is the order of the references.
+    static func testSections(_ test: MarkupElement, base: String, notes: inout [String]) throws -> [TestSection] {
+        var sections: [TestSection] = []
+        var innerRules = 0
+        func path(_ reference: MarkupElement) -> String? {
+            reference.attributes["href"].map { base.isEmpty ? $0 : base + "/" + $0 }
+        }
+        func gather(_ element: MarkupElement, into section: inout TestSection, inner: Bool) throws {
+            for child in element.children {
+                switch child.name {
+                case "assessmentItemRef":
+                    guard let path = path(child) else { continue }
+                    section.paths.append(path)
+                    if child.attributes["fixed"] == "true" { section.fixed.insert(path) }
+                case "assessmentSection":
+                    if child.child("selection") != nil || child.child("ordering")?.attributes["shuffle"] == "true" { innerRules += 1 }
+                    try checkSelection(child)
+                    try gather(child, into: &section, inner: true)
+                default:
+                    continue
+                }
+            }
+        }
+        for part in test.children where part.name == "testPart" {
+            for element in part.children where element.name == "assessmentSection" {
+                try checkSelection(element)
+                var section = TestSection(
+                    title: element.attributes["visible"] == "false" ? nil : element.attributes["title"],
+                    select: element.child("selection")?.attributes["select"].flatMap { Int($0) },
+                    shuffle: element.child("ordering")?.attributes["shuffle"] == "true"
+                )
+                try gather(element, into: &section, inner: false)
+                if !section.paths.isEmpty { sections.append(section) }
+            }
+        }
+        if innerRules > 0 {
+            notes.append(
+                "\(innerRules) section(s) inside another select or shuffle their own items; their items are drawn with the outer section's."
+            )
+        }
+        return sections.contains { $0.shuffle || $0.select != nil } ? sections : []
+    }
+
+    static func checkSelection(_ section: MarkupElement) throws {
+        if section.child("selection")?.attributes["withReplacement"] == "true" {
+            throw ImportError(
+                "Section \"\(section.attributes["title"] ?? section.attributes["identifier"] ?? "")\" selects with replacement (withReplacement), which gives a student the same item twice; it cannot be taken here. Nothing was published."
+            )
+        }
     }
 
     /// The pictures an item shows (`img src`, `object data`), read from the package relative to the item's own

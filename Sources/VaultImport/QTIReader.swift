@@ -77,7 +77,7 @@ enum QTIReader {
         switch interaction.name {
         case "choiceInteraction":
             let choices = interaction.descendants { $0.name == "simpleChoice" }.map {
-                Choice(id: $0.attributes["identifier"] ?? "", text: prose($0, missingAlt: &missingAlt))
+                Self.choice($0, text: prose($0, missingAlt: &missingAlt))
             }
             let single = (interaction.attributes["maxChoices"] ?? "1") == "1"
             var key = correct
@@ -94,7 +94,12 @@ enum QTIReader {
                 let most = Double(mapping.attributes["upperBound"] ?? "") ?? (single ? positive.max() ?? 1 : positive.reduce(0, +))
                 let fallback = Double(mapping.attributes["defaultValue"] ?? "") ?? 0
                 shown = choices.map { choice in
-                    Choice(id: choice.id, text: choice.text, weight: min(1, max(-1, (values[choice.id] ?? fallback) / max(most, 0.000_001))))
+                    Choice(
+                        id: choice.id,
+                        text: choice.text,
+                        weight: min(1, max(-1, (values[choice.id] ?? fallback) / max(most, 0.000_001))),
+                        fixed: choice.fixed
+                    )
                 }
             }
             let keyed = QuestionBody.Choices(choices: shown, answerKey: key.isEmpty ? nil : (single ? Array(key.prefix(1)) : key).map { .string($0) })
@@ -140,20 +145,20 @@ enum QTIReader {
             guard scored || !pairs.isEmpty else { throw ItemSkip(reason: "its pairs have no correct response") }
             questionBody = .matching(
                 .init(
-                    left: left.map { Choice(id: $0.attributes["identifier"] ?? "", text: prose($0, missingAlt: &missingAlt)) },
-                    right: right.map { Choice(id: $0.attributes["identifier"] ?? "", text: prose($0, missingAlt: &missingAlt)) },
+                    left: left.map { Self.choice($0, text: prose($0, missingAlt: &missingAlt)) },
+                    right: right.map { Self.choice($0, text: prose($0, missingAlt: &missingAlt)) },
                     answerKey: pairs.isEmpty ? nil : pairs
                 )
             )
         case "orderInteraction":
             let items = interaction.descendants { $0.name == "simpleChoice" }.map {
-                Choice(id: $0.attributes["identifier"] ?? "", text: prose($0, missingAlt: &missingAlt))
+                Self.choice($0, text: prose($0, missingAlt: &missingAlt))
             }
             guard items.count >= 2 else { throw ItemSkip(reason: "it has fewer than two things to put in order") }
             guard scored || correct.count == items.count else { throw ItemSkip(reason: "its order has no correct response") }
             questionBody = .ordering(.init(items: items, answerKey: correct.count == items.count ? correct.map { .string($0) } : nil))
         case "gapMatchInteraction":
-            let words = interaction.all("gapText").map { Choice(id: $0.attributes["identifier"] ?? "", text: prose($0, missingAlt: &missingAlt)) }
+            let words = interaction.all("gapText").map { Self.choice($0, text: prose($0, missingAlt: &missingAlt)) }
             var answers: [String: String] = [:]
             for value in correct {
                 let parts = value.split(whereSeparator: \.isWhitespace).map(String.init)
@@ -177,6 +182,8 @@ enum QTIReader {
             throw ItemSkip(reason: "a \(interaction.name) cannot be taken in a terminal")
         }
         var question = Question(id: "q", prompt: prompt, points: 1, body: questionBody)
+        // `shuffle="true"`: each student gets their own order of its choices (a `fixed` choice keeps its place).
+        if interaction.attributes["shuffle"] == "true" { question.shuffle = true }
         if case .essay = questionBody {
             question.points = try ProcessingReader.normalMaximum(of: item) ?? 1
         } else {
@@ -219,7 +226,7 @@ enum QTIReader {
                 let options =
                     element.name == "choiceInteraction" ? element.descendants { $0.name == "simpleChoice" } : element.all("inlineChoice")
                 var ignored = 0
-                let choices = options.map { Choice(id: $0.attributes["identifier"] ?? "", text: prose($0, missingAlt: &ignored)) }
+                let choices = options.map { Self.choice($0, text: prose($0, missingAlt: &ignored)) }
                 let prompt = element.child("prompt").map { prose($0, missingAlt: &ignored) } ?? ""
                 blanks.append(Blank(id: id, choices: choices, answer: correct.first))
                 return element.name == "choiceInteraction" ? "\n\(prompt) [\(id)]\n" : "[\(id)]"
@@ -239,7 +246,14 @@ enum QTIReader {
         }
         guard !blanks.isEmpty else { throw ItemSkip(reason: "its blanks could not be read") }
         targets = found
-        return Question(id: "q", prompt: ImportSupport.tidy(text), points: 1, body: .fillInBlanks(.init(blanks: blanks)))
+        var question = Question(id: "q", prompt: ImportSupport.tidy(text), points: 1, body: .fillInBlanks(.init(blanks: blanks)))
+        if body.descendants(where: { isBlank($0) && $0.attributes["shuffle"] == "true" }).count > 0 { question.shuffle = true }
+        return question
+    }
+
+    /// A choice, an option or an item to order, with its place kept when the author fixed it (`fixed="true"`).
+    static func choice(_ element: MarkupElement, text: String) -> Choice {
+        Choice(id: element.attributes["identifier"] ?? "", text: text, fixed: element.attributes["fixed"] == "true" ? true : nil)
     }
 
     /// Each text once, in order of first appearance.

@@ -20,16 +20,25 @@ struct QTIScoringBinaryTests {
             stdin: "pw-1\ndemo-password\n"
         )
         #expect(login.status == 0, "\(login.stderr)")
+        // Both items ask for shuffling (shuffle="true"), so the student answers by the letters they were shown: the
+        // match's right pairs are C-R, D-M and P-T by id; the order as shown is never the right one.
         let samples = [
             ("york", "qtiv2p2-examples_items_text_entry.xml", "york"),
-            ("match", "qtiv2p2-examples_items_match.xml", "1b 2a 4c"),
-            ("order", "qtiv2p2-examples_items_order.xml", "c b a"),
+            ("match", "qtiv2p2-examples_items_match.xml", "1 R, 2 M, 4 T"),
+            ("order", "qtiv2p2-examples_items_order.xml", "a b c"),
         ]
-        for (id, file, answer) in samples {
+        for (id, file, wanted) in samples {
             let path = QTIExamples.root.appendingPathComponent("items/\(file)").path
             let published = try server.admin(["publish", path, "--id", id])
             #expect(published.status == 0, "\(published.stderr)")
             #expect(try vault.unlocked(["download", id]).status == 0)
+            var answer = wanted
+            if id == "match" {
+                let shown = try #require(try vault.unlocked(["show", id, "--json"]).json?["questions"] as? [[String: Any]])
+                let right = (shown.first?["right"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+                func letter(_ choice: String) -> String { right.firstIndex(of: choice).map { String(UnicodeScalar(UInt8(97 + $0))) } ?? "?" }
+                answer = "1\(letter("R")) 2\(letter("M")) 4\(letter("T"))"
+            }
             let saved = try vault.answer(id, "q1", answer)
             #expect(saved.status == 0, "\(id): \(saved.stderr)")
             #expect(try vault.unlocked(["submit", id]).status == 0)
