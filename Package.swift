@@ -215,7 +215,11 @@ let package = Package(
         ),
         // The real `vault-server` binary: its subcommands, its files, the QTI samples through it and a real vault,
         // three processes on one PostgreSQL database.
-        .testTarget(name: "VaultServerProcessTests", dependencies: ["VaultAPI", "VaultCore", "VaultTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "VaultServerProcessTests",
+            dependencies: ["VaultAPI", "VaultCore", "VaultTestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "VaultSyncTests",
             dependencies: [

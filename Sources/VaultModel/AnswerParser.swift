@@ -19,12 +19,12 @@ public enum AnswerParser {
         case .singleChoice(let body):
             return tr(
                 "That answer does not fit question {id}. Accepted: one of {ids}.",
-                ["id": id, "ids": body.choices.map(\.id).joined(separator: ", ")]
+                ["id": id, "ids": letters.prefix(body.choices.count).joined(separator: ", ")]
             )
         case .multipleChoice(let body):
             return tr(
                 "That answer does not fit question {id}. Accepted: choice ids separated by commas, each once, from {ids}.",
-                ["id": id, "ids": body.choices.map(\.id).joined(separator: ", ")]
+                ["id": id, "ids": letters.prefix(body.choices.count).joined(separator: ", ")]
             )
         case .trueFalse: return tr("That answer does not fit question {id}. Accepted: true or false.", ["id": id])
         case .numeric: return tr("That answer does not fit question {id}. Accepted: a decimal number such as 3.14.", ["id": id])
@@ -48,13 +48,15 @@ public enum AnswerParser {
     private static func candidate(_ text: String, for question: Question) -> JSONValue? {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         switch question.body {
-        case .singleChoice:
-            return .string(trimmed)
+        case .singleChoice(let body):
+            return .string(choiceID(trimmed, in: body.choices))
         case .multipleChoice(let body):
-            let picked = trimmed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let picked = trimmed.split(separator: ",").map { choiceID($0.trimmingCharacters(in: .whitespaces), in: body.choices) }
+                .filter { !$0.isEmpty }
             guard Set(picked).count == picked.count else { return nil }
-            // Stored in the question's order, so the same choice set is always the same answer.
-            let order = body.choices.map(\.id)
+            // Stored in the author's order (the same on every device, whatever order the student was shown), so the
+            // same choice set is always the same answer.
+            let order = question.inAuthorOrder.body.choices.map(\.id)
             guard picked.allSatisfy(order.contains) else { return nil }
             return .array(order.filter(picked.contains).map(JSONValue.string))
         case .trueFalse:
@@ -116,6 +118,14 @@ public enum AnswerParser {
             else { return nil }
             return .object(values)
         }
+    }
+
+    /// A choice as the student names it: the letter they were shown (a, b, c, … by position in their own order),
+    /// else a choice's id as the document spells it (scripts). A letter wins: with shuffled choices the letter is what
+    /// the student read, and an id that happens to be a letter names another choice.
+    static func choiceID(_ typed: String, in choices: [Choice]) -> String {
+        if let position = letters.firstIndex(of: typed.lowercased()), position < choices.count { return choices[position].id }
+        return typed
     }
 
     /// Letters by position: a, b, c, …
