@@ -29,6 +29,19 @@ extension Assessment {
         return questions.contains { $0.shufflesChoices(default: shuffleChoices ?? false) && !$0.body.orderableLists.isEmpty }
     }
 
+    /// The document with every shuffle turned off (sections, questions, the assessment's choices); selections stay.
+    public var withoutShuffling: Assessment {
+        var copy = self
+        copy.shuffleChoices = nil
+        copy.sections = sections?.map { section in
+            var section = section
+            section.shuffle = nil
+            return section
+        }
+        for index in copy.questions.indices { copy.questions[index].shuffle = nil }
+        return copy
+    }
+
     /// The sections as a student's draw walks them: the document's, or one holding every question in order.
     public var effectiveSections: [Section] {
         sections ?? [Section(id: "all", questions: questions.map(\.id))]

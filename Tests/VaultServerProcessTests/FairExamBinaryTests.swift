@@ -175,5 +175,18 @@ struct FairExamBinaryTests {
         #expect(try vault.unlocked(["sync"]).status == 0)
         let results = try #require(try vault.unlocked(["results", "--json"]).json?["results"] as? [[String: Any]])
         #expect(results.first?["score"] as? Double == 5 && results.first?["max_score"] as? Double == 5, "\(results)")
+
+        // --no-shuffle: the same file in one order for the class; its pool still gives each student 2 of 4.
+        #expect(try server.admin(["publish", zip, "--id", "fair-fixed", "--no-shuffle"]).status == 0)
+        let fixedVault = try Self.vault(for: "pupil2", server: server)
+        #expect(try fixedVault.unlocked(["download", "fair-fixed"]).status == 0)
+        let inOrder = try #require(try fixedVault.unlocked(["show", "fair-fixed", "--json"]).json?["questions"] as? [[String: Any]])
+        let prompts = inOrder.compactMap { $0["prompt"] as? String }
+        #expect(prompts.count == 5 && Array(prompts.suffix(3)) == ["The exam has begun", "Which is none", "Pick c"], "\(prompts)")
+        let pool = prompts.prefix(2).compactMap { prompt in Self.itemNames.first { "Pool question \($0.value)" == prompt }?.key }
+        #expect(pool.count == 2 && pool == pool.sorted(), "the pool's two in the author's order: \(prompts)")
+        for question in inOrder {
+            #expect((question["choices"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String } == ["A", "B", "C", "D"])
+        }
     }
 }

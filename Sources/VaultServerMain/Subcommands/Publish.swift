@@ -29,6 +29,11 @@ struct Publish: AsyncParsableCommand {
         help: "Replace what the id holds even when this file is not a revision of it (another title, or other questions); without it that is refused."
     )
     var replace = false
+    @Flag(
+        help:
+            "Turn the file's shuffling off: every student sees the questions and choices in the author's order (a section's selection still gives each their own questions)."
+    )
+    var noShuffle = false
     @Flag(help: "Say what would be published (questions by type, points, what is skipped and why) and change nothing.")
     var dryRun = false
     @Flag(help: "Print {\"id\",\"version\",\"questions\",\"skipped\":[{\"item\",\"reason\"}]} as JSON.") var json = false
@@ -47,7 +52,7 @@ struct Publish: AsyncParsableCommand {
         let storage = try await options.storage()
         let plan: ContentPlan
         do {
-            plan = try await ContentPlan.make(data, fileName: file, format: format, id: id, title: title, storage: storage)
+            plan = try await ContentPlan.make(data, fileName: file, format: format, id: id, title: title, shuffle: !noShuffle, storage: storage)
         } catch let refused as ContentPlan.Refused {
             Self.fail("\(file): \(refused.message)")
         }
