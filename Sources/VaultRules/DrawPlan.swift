@@ -153,6 +153,33 @@ public enum DrawPlan {
         return copy
     }
 
+    /// Where a student's own order differs from the author's, the letters of `answer` as they saw them beside the
+    /// source's: "their b) = c) in the source" (the teacher's answer sheet). Nil when the student saw the author's
+    /// order or the answer names no lettered entry.
+    public static func lettersNote(_ answer: JSONValue, question: Question, lists: [String: [String]]?) -> String? {
+        guard let lists, !lists.isEmpty else { return nil }
+        let letters = (0..<26).map { String(UnicodeScalar(UInt8(97 + $0))) }
+        func pair(_ id: String, list name: String) -> String? {
+            guard let author = question.body.orderableLists[name]?.map(\.id), let theirs = lists[name],
+                let source = author.firstIndex(of: id), let own = theirs.firstIndex(of: id), own < 26, source < 26, own != source
+            else { return nil }
+            return "their \(letters[own])) = \(letters[source])) in the source"
+        }
+        var notes: [String] = []
+        switch (question.body, answer) {
+        case (.singleChoice, .string(let id)):
+            notes = [pair(id, list: "choices")].compactMap { $0 }
+        case (.multipleChoice, .array(let ids)), (.ordering, .array(let ids)):
+            let name = question.type == .ordering ? "items" : "choices"
+            notes = ids.compactMap { $0.stringValue.flatMap { pair($0, list: name) } }
+        case (.matching, .array(let pairs)):
+            notes = pairs.compactMap(AnswerRules.pair).compactMap { pair($0.right, list: "right") }
+        default:
+            notes = []
+        }
+        return notes.isEmpty ? nil : notes.joined(separator: "; ")
+    }
+
     /// `ids` with the `fixed` ones in their places and the others in `previous`'s order (those it names) followed by
     /// the rest, shuffled.
     static func arranged(_ ids: [String], fixed: Set<String>, previous: [String]?, using generator: inout SplitMix64) -> [String] {

@@ -73,6 +73,8 @@ public struct ItemAnalysis: Sendable, Equatable {
     public var waitingForGrading: Int
     /// Late hand-ins given 0, left out.
     public var zeroedLate: Int
+    /// Each student drew their own questions (pools): a question's attempts are those who drew it.
+    public var pooled: Bool = false
 
     /// The analysis of `inputs` (every handed-in attempt) against the questions of `document` (the current version).
     public static func analyse(_ inputs: [ResultInput], document: Assessment, attempts: Attempts = .first) -> ItemAnalysis {
@@ -88,7 +90,8 @@ public struct ItemAnalysis: Sendable, Equatable {
         // One row per attempt: its total, and each current question's mark (nil: not asked in that attempt).
         var totals: [Double] = []
         var marks: [[Double?]] = []
-        let drawn = (document.questionCount ?? document.questions.count) < document.questions.count
+        let pooled = document.sections?.contains { $0.count < $0.questions.count } ?? false
+        let drawn = pooled || (document.questionCount ?? document.questions.count) < document.questions.count
         for input in chosen {
             if input.record.lateDecision == .zeroed {
                 zeroed += 1
@@ -134,7 +137,8 @@ public struct ItemAnalysis: Sendable, Equatable {
             ),
             questions: questions,
             waitingForGrading: waiting,
-            zeroedLate: zeroed
+            zeroedLate: zeroed,
+            pooled: pooled
         )
     }
 

@@ -320,6 +320,8 @@ public enum RosterPlan {
         let groups = Dictionary(facts.students.map { ($0.name, $0.group) }, uniquingKeysWith: { first, _ in first })
         let entries = facts.results.sorted { ($0.record.user, $0.record.receivedAt) < ($1.record.user, $1.record.receivedAt) }.compactMap {
             input -> QueueEntry? in
+            // Only the students who drew it (pools).
+            if let drawn = input.drawn, !drawn.contains(questionID) { return nil }
             // An attempt of an older version whose question changed is graded on that version's own terms.
             let asked = input.document.question(questionID) ?? question
             let answer = input.answers[questionID]
@@ -397,14 +399,17 @@ extension ResultInput {
         return try records.map { record in
             let key = record.scoringKey
             guard let document = documents[key] else { throw MissingDocument(key: key) }
-            return ResultInput(
+            let drawn = draws[DrawKey(assessmentID: record.assessmentID, user: record.user)]
+            var input = ResultInput(
                 record: record,
-                document: DrawPlan.asked(document, drawn: draws[DrawKey(assessmentID: record.assessmentID, user: record.user)]),
+                document: DrawPlan.asked(document, drawn: drawn),
                 answers: values[record.attemptID] ?? [:],
                 grades: points[record.attemptID] ?? [:],
                 feedback: words[record.attemptID] ?? [:],
                 released: released.contains(record.assessmentID)
             )
+            input.drawn = drawn
+            return input
         }
     }
 }

@@ -338,6 +338,8 @@ public struct ResultInput: Sendable {
     public var feedback: [String: String]
     /// The teacher released the results (or the assessment shows them at submission).
     public var released: Bool
+    /// The questions the student drew, where the assessment draws per student (pools); nil: every question.
+    public var drawn: Set<String>?
     public init(
         record: SubmissionRecord,
         document: Assessment,

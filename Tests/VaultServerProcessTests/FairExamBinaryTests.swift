@@ -163,7 +163,8 @@ struct FairExamBinaryTests {
 
         // The right choice by the letter pupil1 sees: full marks, out of the drawn questions' maximum (5, not 7).
         for question in shown {
-            let key = question.prompt.hasPrefix("Pool") ? "B" : question.prompt == "The exam has begun" ? "A" : question.prompt == "Pick c" ? "C" : "D"
+            let key =
+                question.prompt.hasPrefix("Pool") ? "B" : question.prompt == "The exam has begun" ? "A" : question.prompt == "Pick c" ? "C" : "D"
             let index = try #require(question.choices.firstIndex(of: key))
             let letter = String(UnicodeScalar(UInt8(97 + index)))
             let saved = try vault.answer("fair", question.id, letter)

@@ -146,6 +146,74 @@ struct FairExamTests {
         }
     }
 
+    @Test(
+        "the teacher's side: item analysis counts only those who drew a question (drawn by N of M), the grading queue lists only them, the answer sheet gives the student's letters beside the source's",
+        arguments: Backend.all
+    )
+    func teachersSide(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        let names = (1...6).map { "pupil\($0)" }
+        for name in names {
+            try await harness.storage.createUser(
+                PasswordHasher.makeRecord(name: name, role: .student, password: SecretBytes(Array("\(name)-pw".utf8)), iterations: 1_000),
+                now: Date()
+            )
+        }
+        try await harness.test { api in
+            var drawn: [String: [String]] = [:]
+            var shownC1: [String: [String]] = [:]
+            let teacher = try await api.token("teacher")
+            var exam = Self.pooled()
+            exam.questions.removeAll { $0.id == "e1" }
+            exam.sections?[1].questions.removeAll { $0 == "e1" }
+            try await api.publish(exam, teacher: teacher)
+            for name in names {
+                let token = try await api.token(name)
+                let served = try await api.served("fair-1", token: token)
+                drawn[name] = served.questions.map(\.id)
+                shownC1[name] = try #require(served.question("c1")).body.choices.map(\.id)
+                let items = served.questions.map { question in
+                    Fixtures.item(
+                        served,
+                        question: question.id,
+                        answer: question.type == .trueFalse ? .bool(true) : .string(question.id == "c1" ? "a" : "b"),
+                        attempt: "\(name)-a"
+                    )
+                }
+                _ = try await api.batch(items, token: token)
+                let submission = SubmissionRequest(
+                    attemptId: "\(name)-a",
+                    assessmentId: "fair-1",
+                    assessmentVersion: 1,
+                    submittedAt: "2026-11-20T10:10:00.000Z",
+                    responseIds: items.map(\.id)
+                ).listing(items)
+                #expect(try await api.send(.post, APIPath.submissions, token: token, json: submission).status == .created)
+            }
+            try await Self.checkDesk(harness.storage, drawn: drawn, shownC1: shownC1)
+        }
+    }
+
+    /// The desk's figures over the class's draws (run while the store runs).
+    static func checkDesk(_ storage: any ServerStorage, drawn: [String: [String]], shownC1: [String: [String]]) async throws {
+        let desk = TeacherDesk(storage: storage, now: { Date() })
+        let (_, analysis) = try await desk.analysis("fair-1")
+        #expect(analysis.pooled && analysis.test.attempts == 6)
+        for question in analysis.questions {
+            let drawers = drawn.values.filter { $0.contains(question.id) }.count
+            #expect(question.attempts == drawers, "\(question.id)")
+        }
+        let queue = try await desk.queue("fair-1", question: "p1")
+        #expect(Set(queue.entries.map(\.user)) == Set(drawn.filter { $0.value.contains("p1") }.keys))
+        // A student whose c1 choices moved: their letter beside the source's.
+        if let (name, order) = shownC1.first(where: { $0.value.firstIndex(of: "a") != 0 }) {
+            let sheet = try await desk.sheet("fair-1", user: name)
+            let line = try #require(sheet.lines.first { $0.question.id == "c1" })
+            let own = ["a", "b", "c", "d"][try #require(order.firstIndex(of: "a"))]
+            #expect(line.answer?.contains("their \(own)) = a) in the source") == true, "\(line.answer ?? "")")
+        }
+    }
+
     @Test("a document that says nothing of pools or shuffling is served byte for byte as before", arguments: Backend.all)
     func unshuffledUnchanged(backend: Backend) async throws {
         try await ServerHarness(backend).test { api in

@@ -716,7 +716,8 @@ enum DeskView {
     struct AnalysisRow {
         var id: String
         var prompt: String
-        var attempts: Int
+        /// How many attempts count for it ("drawn by 4 of 12" where students drew their questions from pools).
+        var attempts: String
         var average: String
         var facility: String
         var deviation: String
@@ -793,7 +794,7 @@ enum DeskView {
                 AnalysisRow(
                     id: question.id,
                     prompt: question.prompt.count > 120 ? String(question.prompt.prefix(117)) + "…" : question.prompt,
-                    attempts: question.attempts,
+                    attempts: analysis.pooled ? "drawn by \(question.attempts) of \(test.attempts)" : "\(question.attempts)",
                     average: question.averagePoints.map { "\(points($0)) of \(points(question.maxPoints))" } ?? "–",
                     facility: question.facility.map(Self.percent) ?? "–",
                     deviation: question.standardDeviation.map(Self.percent) ?? "–",

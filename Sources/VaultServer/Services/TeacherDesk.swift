@@ -268,13 +268,19 @@ public struct TeacherDesk: Sendable {
                 )
             }
         }
+        // Pools and shuffling: the student's own letters beside the source's.
+        let draw = chosen == nil ? nil : try await storage.draws(assessmentID: id)[user]
         let lines: [Sheet.Line] =
             chosen.map { input in
                 input.document.questions.map { question -> Sheet.Line in
                     let answer = input.answers[question.id]
                     return Sheet.Line(
                         question: question,
-                        answer: answer.map { AnswerText.plain($0, question: question) },
+                        answer: answer.map { value in
+                            let text = AnswerText.plain(value, question: question)
+                            guard let note = DrawPlan.lettersNote(value, question: question, lists: draw?.lists[question.id]) else { return text }
+                            return "\(text) (\(note))"
+                        },
                         points: Scoring.awarded(question, record: input.record, answers: input.answers, grades: input.grades),
                         maxPoints: Scoring.maxPoints(question),
                         graded: input.grades[question.id] != nil,

@@ -71,8 +71,13 @@ public final class SQLiteServerStorage: ServerStorage {
     public func judgeBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult] {
         try await onDatabase { database in
             try database.inTransaction {
-                BatchPlan.decide(items, user: user, now: now, facts: try Self.facts(for: items, user: user, database: database, documents: self.documents))
-                    .results
+                BatchPlan.decide(
+                    items,
+                    user: user,
+                    now: now,
+                    facts: try Self.facts(for: items, user: user, database: database, documents: self.documents)
+                )
+                .results
             }
         }
     }

@@ -46,7 +46,10 @@ public enum DrawStatements {
     static func insert(_ draw: StoredDraw, assessmentID: String, user: String, at: Date) throws -> SQLStatement {
         SQLStatement(
             "INSERT INTO draws (assessment_id, user_name, seed, version, draw, made_at) VALUES (?, ?, ?, ?, ?, ?)",
-            [.text(assessmentID), .text(user), .integer(Int(draw.seed)), .integer(draw.version), .text(try draw.drawText()), .real(at.timeIntervalSince1970)]
+            [
+                .text(assessmentID), .text(user), .integer(Int(draw.seed)), .integer(draw.version), .text(try draw.drawText()),
+                .real(at.timeIntervalSince1970),
+            ]
         )
     }
 
@@ -76,7 +79,9 @@ extension SharedStatements {
         ) { tables in
             let previous = try tables[0].first.map(DrawStatements.stored)
             if let previous, previous.version >= version { return (previous.draw, []) }
-            guard let source = tables[1].first else { throw StorageError.damaged("assessment \(assessmentID) version \(version) has no stored document") }
+            guard let source = tables[1].first else {
+                throw StorageError.damaged("assessment \(assessmentID) version \(version) has no stored document")
+            }
             let document = try StoredDocument.decode(try source.data("source"), DocumentKey(id: assessmentID, version: version))
             let seed = previous?.seed ?? fresh
             let made = StoredDraw(seed: seed, version: version, draw: DrawPlan.draw(document, seed: seed, previous: previous?.draw))

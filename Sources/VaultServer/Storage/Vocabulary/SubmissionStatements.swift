@@ -155,7 +155,8 @@ extension SharedStatements {
                 }
             let answers = facts.held.map { (questionID: $0.questionID, answer: $0.answer) }
             let draw = try tables[10].first?.string("draw")
-            if let source, let totals = Scoring.kept(source: source, draw: draw, answers: answers, grades: try tables[8].map(ScoringStatements.grade)) {
+            if let source, let totals = Scoring.kept(source: source, draw: draw, answers: answers, grades: try tables[8].map(ScoringStatements.grade))
+            {
                 writes.append(ScoringStatements.keepTotals(totals, attemptID: request.attemptId))
             }
             return (plan.outcome, writes)
