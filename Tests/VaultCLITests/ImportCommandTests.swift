@@ -61,8 +61,16 @@ struct ImportCommandTests {
         #expect(output["id"] as? String == "physics-quiz" && output["questions"] as? Int == 7)
         #expect((output["skipped"] as? [[String: Any]])?.first?["item"] as? String == "\"Intro\"")
         #expect(try vault.unlocked(["download", "physics-quiz"]).status == 0)
+        // GIFT's choices are shuffled for each student (as Moodle imports GIFT): the student answers by the letters
+        // they see. Both left items paired with one option is one right pair of two whatever the order.
+        let shown = try #require(try vault.unlocked(["show", "physics-quiz", "--json"]).json?["questions"] as? [[String: Any]])
+        func letter(_ question: String, _ text: String) -> String {
+            let choices = shown.first { $0["id"] as? String == question }?["choices"] as? [[String: Any]] ?? []
+            return choices.firstIndex { $0["text"] as? String == text }.map { String(UnicodeScalar(UInt8(97 + $0))) } ?? "?"
+        }
         for (question, value) in [
-            ("q1", "false"), ("q2", "a"), ("q3", "a,b"), ("q4", "charles darwin"), ("q5", "3.141"), ("q6", "Rayleigh scattering."), ("q7", "1a 2a"),
+            ("q1", "false"), ("q2", letter("q2", "Mercury")), ("q3", "\(letter("q3", "Neon")),\(letter("q3", "Argon"))"),
+            ("q4", "charles darwin"), ("q5", "3.141"), ("q6", "Rayleigh scattering."), ("q7", "1a 2a"),
         ] {
             let saved = try vault.answer("physics-quiz", question, value)
             #expect(saved.status == 0, "\(question): \(saved.stderr)")

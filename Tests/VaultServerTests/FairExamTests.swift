@@ -214,6 +214,37 @@ struct FairExamTests {
         }
     }
 
+    @Test("a sealed exam with pools: the sealed document holds the student's own draw, opened by the start code", arguments: Backend.all)
+    func sealedDraw(backend: Backend) async throws {
+        var harness = try await ServerHarness(backend)
+        harness.configuration.sealIterations = 1_000
+        let exams = SealedExams(storage: harness.storage, receipts: ReceiptIssuer(storage: harness.storage), iterations: 1_000)
+        try await harness.test { api in
+            let teacher = try await api.token("teacher")
+            var exam = Self.pooled()
+            exam.sealed = true
+            exam.opensAt = "2030-12-01T09:00:00.000Z"
+            try await api.publish(exam, teacher: teacher)
+            let student = try await api.token("student")
+            let raw = try await api.send(.get, APIPath.assessment("fair-1"), token: student)
+            for prompt in ["Pool question", "Say why", "alpha"] { #expect(!String(decoding: raw.body, as: UTF8.self).contains(prompt)) }
+            let sealed = try raw.decode(Assessment.self)
+            #expect(sealed.questions.isEmpty && sealed.questionCount == 5)
+            let material = try await exams.material(id: "fair-1", version: 1)
+            let wrapped = try #require(sealed.sealedContent?.wrappedKey)
+            let opened = try Sealing.unseal(sealed, contentKey: try Sealing.unwrap(wrapped, code: material.startCode, id: "fair-1", version: 1))
+            try ServedDocument.verify(opened)
+            #expect(opened.questions.filter { $0.id.hasPrefix("p") }.count == 2 && opened.questions.count == 5)
+            // The same draw again, and the same draw unsealed as when the document was not sealed.
+            let again = try await api.send(.get, APIPath.assessment("fair-1"), token: student)
+            let reopened = try Sealing.unseal(
+                try again.decode(Assessment.self),
+                contentKey: try Sealing.unwrap(wrapped, code: material.startCode, id: "fair-1", version: 1)
+            )
+            #expect(reopened.questions.map(\.id) == opened.questions.map(\.id))
+        }
+    }
+
     @Test("a document that says nothing of pools or shuffling is served byte for byte as before", arguments: Backend.all)
     func unshuffledUnchanged(backend: Backend) async throws {
         try await ServerHarness(backend).test { api in
