@@ -176,6 +176,10 @@ public struct Question: Sendable, Hashable {
     /// On a student's own served question: the lists shown in that student's order, each with the place every shown
     /// entry has in the author's list ("choices": [2, 0, 1]). The question's hash is the author's order's.
     public var shownOrder: [String: [Int]]?
+    /// A template item's instances (QTI `templateProcessing`, drawn with different seeds at import): each student
+    /// gets one, by their draw, as the question itself (its own numbers, keys and hash). Never in a student's own
+    /// document.
+    public var variants: [Question]?
 
     /// The question's type, as the wire and the teacher name it.
     public var type: QuestionType { body.type }
@@ -218,6 +222,7 @@ public struct Question: Sendable, Hashable {
         var copy = self
         copy.processing = nil
         copy.body = body.served
+        copy.variants = variants?.map(\.served)
         return copy
     }
 }
@@ -236,7 +241,7 @@ extension Question: Codable {
     enum CodingKeys: String, CodingKey {
         case id, type, prompt, points, hash, media
         case processing = "response_processing"
-        case fixed, shuffle
+        case fixed, shuffle, variants
         case shownOrder = "shown_order"
     }
 
@@ -246,6 +251,7 @@ extension Question: Codable {
         fixed = try container.decodeIfPresent(Bool.self, forKey: .fixed)
         shuffle = try container.decodeIfPresent(Bool.self, forKey: .shuffle)
         shownOrder = try container.decodeIfPresent([String: [Int]].self, forKey: .shownOrder)
+        variants = try container.decodeIfPresent([Question].self, forKey: .variants)
         prompt = try container.decode(String.self, forKey: .prompt)
         points = try container.decodeIfPresent(Double.self, forKey: .points)
         media = try container.decodeIfPresent([Media].self, forKey: .media)
@@ -269,6 +275,7 @@ extension Question: Codable {
         try container.encodeIfPresent(fixed, forKey: .fixed)
         try container.encodeIfPresent(shuffle, forKey: .shuffle)
         try container.encodeIfPresent(shownOrder, forKey: .shownOrder)
+        try container.encodeIfPresent(variants, forKey: .variants)
         try fields.encode(to: encoder)
     }
 }

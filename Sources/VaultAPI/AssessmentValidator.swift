@@ -60,6 +60,17 @@ public enum AssessmentValidator {
                 if requireAnswerKeyAbsent { try fail("\(name) carries its response processing, which must never be served.") }
                 try checkProcessing(processing, question: question, name: name, fail: fail)
             }
+            if let variants = question.variants {
+                guard !variants.isEmpty, variants.count <= 50 else {
+                    try fail("\(name) has \(variants.count) instances; a template item may have 1 to 50.")
+                }
+                for variant in variants {
+                    guard variant.id == question.id, variant.type == question.type, variant.variants == nil, !variant.prompt.isEmpty,
+                        variant.prompt.count <= maxPromptCharacters
+                    else { try fail("\(name) has an instance of another id or type.") }
+                    try checkBody(variant, name: name, fail: fail)
+                }
+            }
             if let shown = question.shownOrder {
                 let lists = question.body.orderableLists
                 for (list, positions) in shown {

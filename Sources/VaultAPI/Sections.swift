@@ -26,6 +26,7 @@ extension Assessment {
     /// whose choices are shuffled. False for a document that says nothing of it, whose served bytes stay as they are.
     public var drawsPerStudent: Bool {
         if let sections, sections.contains(where: { $0.shuffle == true || $0.count < $0.questions.count }) { return true }
+        if questions.contains(where: { ($0.variants?.count ?? 0) > 1 }) { return true }
         return questions.contains { $0.shufflesChoices(default: shuffleChoices ?? false) && !$0.body.orderableLists.isEmpty }
     }
 

@@ -83,6 +83,12 @@ public enum AssessmentImporter {
                 if let weight = weights[path], weight != 1 {
                     question.points = (question.points ?? 1) * weight
                     question.processing?.weight = weight
+                    question.variants = question.variants?.map { instance in
+                        var weighed = instance
+                        weighed.points = (instance.points ?? 1) * weight
+                        weighed.processing?.weight = weight
+                        return weighed
+                    }
                 }
                 outputBytes += ImportSupport.approximateBytes(of: question)
                 guard outputBytes <= AssessmentValidator.maxDocumentBytes else { throw ImportError.tooLarge }

@@ -94,6 +94,11 @@ struct ImportReport {
     mutating func add(_ question: Question) {
         var question = question
         question.id = "q\(questions.count + 1)"
+        question.variants = question.variants?.map { instance in
+            var numbered = instance
+            numbered.id = question.id
+            return numbered
+        }
         questions.append(question)
     }
 

@@ -30,6 +30,7 @@ struct ItemRead: Sendable {
         var result = ItemRead(outcome: .failed(ImportError("")), title: item.attributes["title"])
         do {
             var question = try QTIReader.question(item, missingAlt: &result.missingAlt, notes: &result.notes)
+            if TemplateReader.isTemplate(item) { question.variants = try instances(of: question, bytes: bytes) }
             if let files { question.media = QTIPackage.media(of: item, path: path, files: files, missing: &result.missingPictures) }
             result.outcome = .read(question)
         } catch let skip as ItemSkip {
@@ -40,6 +41,28 @@ struct ItemRead: Sendable {
             result.outcome = .failed(ImportError("The package's \(path) could not be read."))
         }
         return result
+    }
+
+    /// A template item's distinct instances (the first is `first`, the one the teacher sees), each read from its
+    /// own parse (drawing writes the values into the item); nil when every seed draws the same.
+    static func instances(of first: Question, bytes: Data) throws -> [Question]? {
+        var distinct = [first]
+        var seen: Set<Data> = [try CanonicalJSON.encode(first)]
+        for instance in 1..<TemplateReader.instances {
+            var ignoredAlt = 0
+            var ignoredNotes: [String] = []
+            // An instance whose template's constraint is never met (or that reads otherwise) is left out.
+            guard
+                let another = try? QTIReader.question(
+                    try MarkupElement.parse(bytes),
+                    missingAlt: &ignoredAlt,
+                    notes: &ignoredNotes,
+                    instance: instance
+                )
+            else { continue }
+            if seen.insert(try CanonicalJSON.encode(another)).inserted { distinct.append(another) }
+        }
+        return distinct.count > 1 ? distinct : nil
     }
 
     /// Every item, in order, read on all cores.

@@ -20,14 +20,15 @@ enum QTIReader {
 
     /// One item into a question, or a reason it was skipped. The item's response processing (a template written
     /// out, or the author's own rules) goes with the question and scores it on the server; its points are the item's.
-    static func question(_ item: MarkupElement, missingAlt: inout Int, notes: inout [String]) throws -> Question {
+    /// `instance`: which of a template item's instances (its seed); 0 is the one the teacher sees.
+    static func question(_ item: MarkupElement, missingAlt: inout Int, notes: inout [String], instance: UInt64 = 0) throws -> Question {
         guard item.name == "assessmentItem" else { throw ItemSkip(reason: "it is not an assessment item (<\(item.name)>)") }
-        // A template item is drawn once, before anything of it is read.
-        let templates = try TemplateReader.instantiate(item)
+        // A template item is drawn before anything of it is read.
+        let templates = try TemplateReader.instantiate(item, instance: instance)
         func noteDrawn() {
             guard templates != nil else { return }
             notes.append(
-                "\"\(item.attributes["title"] ?? "item")\" draws its numbers at random; they were drawn once, so every student sees the same ones."
+                "\"\(item.attributes["title"] ?? "item")\" draws its numbers at random: each student gets one of its instances (up to \(TemplateReader.instances)), the same on every device, scored with their own numbers."
             )
         }
         guard let body = item.child("itemBody") else { throw ItemSkip(reason: "it has no item body") }

@@ -11,7 +11,7 @@ enum TemplateReader {
     typealias Skip = ItemSkip
 
     /// Draws `item` in place; its template variables with their values, or nil when it is not a template item.
-    static func instantiate(_ item: MarkupElement) throws -> [ProcessingVariable]? {
+    static func instantiate(_ item: MarkupElement, instance: UInt64 = 0) throws -> [ProcessingVariable]? {
         let declared = item.all("templateDeclaration").map(ProcessingReader.variable)
         let processing = item.child("templateProcessing")
         guard !declared.isEmpty || processing != nil else { return nil }
@@ -29,15 +29,15 @@ enum TemplateReader {
             binding: .whole(response: ""),
             templates: declared
         )
-        guard let instance = ResponseEvaluator.instantiate(context, templateRules: rules, seed: seed(item)) else {
+        guard let drawn = ResponseEvaluator.instantiate(context, templateRules: rules, seed: seed(item) &+ instance) else {
             throw ItemSkip(reason: "its template's constraint is never met, so it has no values to show")
         }
         for declaration in responses {
             guard let identifier = declaration.attributes["identifier"] else { continue }
-            if let correct = instance.correct[identifier] { replaceValues(of: declaration, named: "correctResponse", with: correct) }
-            if let value = instance.defaults[identifier] { replaceValues(of: declaration, named: "defaultValue", with: value) }
+            if let correct = drawn.correct[identifier] { replaceValues(of: declaration, named: "correctResponse", with: correct) }
+            if let value = drawn.defaults[identifier] { replaceValues(of: declaration, named: "defaultValue", with: value) }
         }
-        let values = instance.templates
+        let values = drawn.templates
         let math = Set(declared.map(\.identifier)).intersection(
             item.all("templateDeclaration").filter { $0.attributes["mathVariable"] == "true" }.compactMap { $0.attributes["identifier"] }
         )
@@ -49,7 +49,15 @@ enum TemplateReader {
         }
     }
 
-    /// The same item, the same numbers: FNV-1a of its identifier and title.
+    /// How many instances of a template item are drawn at import (different seeds); each student gets one.
+    static let instances: UInt64 = 8
+
+    /// Whether `item` draws values (a template item).
+    static func isTemplate(_ item: MarkupElement) -> Bool {
+        !item.all("templateDeclaration").isEmpty || item.child("templateProcessing") != nil
+    }
+
+    /// The same item, the same numbers: FNV-1a of its identifier and title (and the instance's number added).
     static func seed(_ item: MarkupElement) -> UInt64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in ((item.attributes["identifier"] ?? "") + "\u{0}" + (item.attributes["title"] ?? "")).utf8 {

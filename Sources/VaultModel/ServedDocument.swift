@@ -20,6 +20,14 @@ public enum ServedDocument {
         served.version = version
         served.contentHash = nil
         for index in served.questions.indices {
+            // A template item's instances first: each is hashed as the question a student gets.
+            if let variants = served.questions[index].variants {
+                served.questions[index].variants = try variants.map { variant in
+                    var hashed = variant
+                    hashed.hash = try questionHash(variant)
+                    return hashed
+                }
+            }
             served.questions[index].hash = try questionHash(served.questions[index])
         }
         served.contentHash = try contentHash(served)

@@ -79,9 +79,10 @@ public struct BatchFacts: Sendable {
     public var attempts: [String: AttemptOwner] = [:]
     /// The current winner of each slot the batch touches.
     public var latest: [AnswerSlot: LatestAnswer] = [:]
-    /// The question ids the user drew, per assessment whose current version draws per student (pools, shuffling):
-    /// an answer to any other question is refused. An assessment missing here has no draw of theirs.
-    public var drawn: [String: Set<String>] = [:]
+    /// The user's draw, per assessment whose current version draws per student (pools, shuffling, template items):
+    /// an answer to a question not drawn is refused, and a template item is judged as the instance they got. An
+    /// assessment missing here has no draw of theirs.
+    public var draws: [String: Draw] = [:]
     public init() {}
 }
 
@@ -194,7 +195,7 @@ public enum BatchPlan {
         let drawing = Set(drawingAssessments(facts))
         for item in items {
             if drawing.contains(item.assessmentId), facts.storedResponses[item.id] == nil,
-                facts.drawn[item.assessmentId]?.contains(item.questionId) != true
+                facts.draws[item.assessmentId]?.questions.contains(item.questionId) != true
             {
                 // Not one of the student's questions: stored nowhere, and nothing said of which questions exist.
                 results.append(
@@ -246,11 +247,14 @@ public enum BatchPlan {
             return ItemResult(id: item.id, status: .rejected, message: closed)
         }
         let answered = item.assessmentVersion >= 1 ? questions[DocumentKey(id: item.assessmentId, version: item.assessmentVersion)] : nil
+        // A template item is judged as the instance this student got (its own hash).
+        let draw = facts.draws[item.assessmentId]
+        func asked(_ question: Question?) -> Question? { question.map { draw?.asked($0) ?? $0 } }
         var result = ResponseRules.judge(
             item,
-            answeredQuestion: answered?[item.questionId],
+            answeredQuestion: asked(answered?[item.questionId]),
             currentVersion: current.version,
-            currentQuestion: questions[DocumentKey(id: item.assessmentId, version: head.currentVersion)]?[item.questionId]
+            currentQuestion: asked(questions[DocumentKey(id: item.assessmentId, version: head.currentVersion)]?[item.questionId])
         )
         // A sealed exam's questions are secret until it opens: a refusal never tells which question ids exist.
         if result.status == .rejected, current.sealed == true { result = ResponseRules.invalid(item) }

@@ -8,10 +8,24 @@ import VaultModel
 public struct Draw: Codable, Sendable, Equatable {
     public var questions: [String]
     public var lists: [String: [String: [String]]]
+    /// A template item's instance each student got (question id -> index into its `variants`).
+    public var variants: [String: Int]?
 
-    public init(questions: [String], lists: [String: [String: [String]]] = [:]) {
+    public init(questions: [String], lists: [String: [String: [String]]] = [:], variants: [String: Int]? = nil) {
         self.questions = questions
         self.lists = lists
+        self.variants = variants
+    }
+
+    /// The question as this student was asked it: their instance of a template item, else the question.
+    public func asked(_ question: Question) -> Question {
+        guard let index = variants?[question.id], let instances = question.variants, instances.indices.contains(index) else { return question }
+        var instance = instances[index]
+        instance.id = question.id
+        instance.fixed = question.fixed
+        instance.shuffle = question.shuffle
+        instance.media = question.media
+        return instance
     }
 }
 
@@ -78,10 +92,22 @@ public enum DrawPlan {
             let fixed = Set(inAuthorOrder.filter { byID[$0]?.fixed == true })
             questions += arranged(inAuthorOrder, fixed: fixed, previous: previous?.questions, using: &generator)
         }
+        // A template item: each student one of its instances (kept from the earlier draw while it has as many).
+        var variants: [String: Int] = [:]
+        for id in questions {
+            guard let count = byID[id]?.variants?.count, count > 1 else { continue }
+            if let kept = previous?.variants?[id], kept < count {
+                variants[id] = kept
+            } else {
+                variants[id] = Int(generator.next(below: UInt64(count)))
+            }
+        }
         var lists: [String: [String: [String]]] = [:]
         let shuffleChoices = document.shuffleChoices ?? false
         for id in questions {
-            guard let question = byID[id], question.shufflesChoices(default: shuffleChoices) else { continue }
+            guard let question = byID[id].map({ Draw(questions: [], variants: variants).asked($0) }),
+                question.shufflesChoices(default: shuffleChoices)
+            else { continue }
             for (name, items) in question.body.orderableLists.sorted(by: { $0.key < $1.key }) where items.count > 1 {
                 let ids = items.map(\.id)
                 var order = arranged(
@@ -97,15 +123,16 @@ public enum DrawPlan {
                 lists[id, default: [:]][name] = order
             }
         }
-        return Draw(questions: questions, lists: lists)
+        return Draw(questions: questions, lists: lists, variants: variants.isEmpty ? nil : variants)
     }
 
     /// The teacher's `document` as one student was asked it: only the questions they drew (their maximum, their
     /// results, the questions the teacher grades for them), in the author's order.
-    public static func asked(_ document: Assessment, drawn: Set<String>?) -> Assessment {
-        guard let drawn else { return document }
+    public static func asked(_ document: Assessment, draw: Draw?) -> Assessment {
+        guard let draw else { return document }
+        let drawn = Set(draw.questions)
         var copy = document
-        copy.questions = document.questions.filter { drawn.contains($0.id) }
+        copy.questions = document.questions.filter { drawn.contains($0.id) }.map(draw.asked)
         return copy
     }
 
@@ -116,7 +143,13 @@ public enum DrawPlan {
     public static func apply(_ draw: Draw, to served: Assessment) throws -> Assessment {
         var document = served
         let byID = Dictionary(served.questions.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        document.questions = draw.questions.compactMap { id in byID[id].map { ownOrder($0, lists: draw.lists[id] ?? [:]) } }
+        document.questions = draw.questions.compactMap { id in
+            byID[id].map { question in
+                var own = ownOrder(draw.asked(question), lists: draw.lists[id] ?? [:])
+                own.variants = nil
+                return own
+            }
+        }
         let drawn = document.questions.map(\.id)
         document.sections = served.sections.map { sections in
             sections.compactMap { section in

@@ -321,7 +321,7 @@ public enum RosterPlan {
         let entries = facts.results.sorted { ($0.record.user, $0.record.receivedAt) < ($1.record.user, $1.record.receivedAt) }.compactMap {
             input -> QueueEntry? in
             // Only the students who drew it (pools).
-            if let drawn = input.drawn, !drawn.contains(questionID) { return nil }
+            if let draw = input.draw, !draw.questions.contains(questionID) { return nil }
             // An attempt of an older version whose question changed is graded on that version's own terms.
             let asked = input.document.question(questionID) ?? question
             let answer = input.answers[questionID]
@@ -381,7 +381,7 @@ extension ResultInput {
     public static func assemble(
         records: [SubmissionRecord],
         documents: [DocumentKey: Assessment],
-        draws: [DrawKey: Set<String>] = [:],
+        draws: [DrawKey: Draw] = [:],
         released: Set<String>,
         answers: [(attemptID: String, questionID: String, answer: String)],
         grades: [(attemptID: String, questionID: String, points: Double)],
@@ -399,16 +399,16 @@ extension ResultInput {
         return try records.map { record in
             let key = record.scoringKey
             guard let document = documents[key] else { throw MissingDocument(key: key) }
-            let drawn = draws[DrawKey(assessmentID: record.assessmentID, user: record.user)]
+            let draw = draws[DrawKey(assessmentID: record.assessmentID, user: record.user)]
             var input = ResultInput(
                 record: record,
-                document: DrawPlan.asked(document, drawn: drawn),
+                document: DrawPlan.asked(document, draw: draw),
                 answers: values[record.attemptID] ?? [:],
                 grades: points[record.attemptID] ?? [:],
                 feedback: words[record.attemptID] ?? [:],
                 released: released.contains(record.assessmentID)
             )
-            input.drawn = drawn
+            input.draw = draw
             return input
         }
     }

@@ -224,7 +224,7 @@ public enum Scoring {
         guard var document = try? JSONDecoder().decode(Assessment.self, from: source) else { return nil }
         if let draw {
             guard let drawn = try? JSONDecoder().decode(Draw.self, from: Data(draw.utf8)) else { return nil }
-            document = DrawPlan.asked(document, drawn: Set(drawn.questions))
+            document = DrawPlan.asked(document, draw: drawn)
         }
         var values: [String: JSONValue] = [:]
         for row in answers { values[row.questionID] = JSONReader.storedAnswer(row.answer) }
@@ -338,8 +338,9 @@ public struct ResultInput: Sendable {
     public var feedback: [String: String]
     /// The teacher released the results (or the assessment shows them at submission).
     public var released: Bool
-    /// The questions the student drew, where the assessment draws per student (pools); nil: every question.
-    public var drawn: Set<String>?
+    /// The student's draw, where the assessment draws per student (pools, shuffling, template items); nil: every
+    /// question as written.
+    public var draw: Draw?
     public init(
         record: SubmissionRecord,
         document: Assessment,

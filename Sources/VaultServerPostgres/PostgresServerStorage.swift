@@ -135,7 +135,7 @@ public final class PostgresServerStorage: ServerStorage {
             )
             for try await (id, text) in rows.decode((String, String).self) {
                 do {
-                    facts.drawn[id] = Set(try JSONDecoder().decode(Draw.self, from: Data(text.utf8)).questions)
+                    facts.draws[id] = try JSONDecoder().decode(Draw.self, from: Data(text.utf8))
                 } catch {
                     throw StorageError.damaged("the stored draw of assessment \(id) cannot be read")
                 }

@@ -110,9 +110,12 @@ struct QTICorpusTests {
         #expect(result.skipped.count == 3, "\(result.skipped)")
         let reasons = ["uploadInteraction", "selectPointInteraction", "customOperator"]
         #expect(result.skipped.allSatisfy { skipped in reasons.contains { skipped.reason.contains($0) } }, "\(result.skipped)")
-        // The sine rule computed with QTI's own math operators is there, its numbers drawn once.
-        let drawn = result.notes.filter { $0.contains("drawn once") }
+        // The sine rule computed with QTI's own math operators is there, with several instances of its numbers
+        // (each student gets one: issue 54; the note changed from "drawn once").
+        let drawn = result.notes.filter { $0.contains("each student gets one of its instances") }
         #expect(drawn.count == 1, "\(result.notes)")
+        let template = try #require(result.assessment.questions.first { ($0.variants?.count ?? 0) > 1 })
+        #expect(Set(template.variants?.map(\.prompt) ?? []).count > 1, "instances with different numbers")
         try AssessmentValidator.validate(result.assessment)
         #expect(result.assessment.questions.contains { $0.type == .essay && $0.points == 20 })
     }

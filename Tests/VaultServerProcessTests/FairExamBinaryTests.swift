@@ -190,4 +190,61 @@ struct FairExamBinaryTests {
             #expect((question["choices"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String } == ["A", "B", "C", "D"])
         }
     }
+
+    static let templateItem = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <assessmentItem xmlns="http://www.imsglobal.org/xsd/imsqti_v2p1" identifier="tpl" title="Your number" adaptive="false" timeDependent="false">
+          <responseDeclaration identifier="RESPONSE" cardinality="single" baseType="integer"/>
+          <outcomeDeclaration identifier="SCORE" cardinality="single" baseType="float"/>
+          <templateDeclaration identifier="A" cardinality="single" baseType="integer" mathVariable="false" paramVariable="false"/>
+          <templateProcessing>
+            <setTemplateValue identifier="A"><randomInteger min="10" max="99"/></setTemplateValue>
+            <setCorrectResponse identifier="RESPONSE"><variable identifier="A"/></setCorrectResponse>
+          </templateProcessing>
+          <itemBody>
+            <p>Type the number <printedVariable identifier="A"/> here:</p>
+            <textEntryInteraction responseIdentifier="RESPONSE" expectedLength="4"/>
+          </itemBody>
+          <responseProcessing template="http://www.imsglobal.org/question/qti_v2p1/rptemplates/match_correct"/>
+        </assessmentItem>
+        """
+
+    @Test("a template item: students get their own numbers (the same on every download) and each is scored right with theirs", arguments: Store.here)
+    func templateNumbers(_ store: Store) async throws {
+        let database: String? = store == .postgres ? try await PostgresCluster.shared().createDatabase(prefix: "tpl") : nil
+        let server = try ServerProcess(database: database)
+        let file = server.directory.file("number.xml")
+        try Data(Self.templateItem.utf8).write(to: URL(fileURLWithPath: file))
+        let published = try server.admin(["publish", file, "--id", "number"])
+        #expect(published.status == 0, "\(published.stderr)")
+        var numbers: [String: String] = [:]
+        var vaults: [CLIVault] = []
+        for index in 1...6 {
+            let name = "pupil\(index)"
+            #expect(try server.admin(["user", "add", name, "--role", "student", "--password-iterations", "1000"], stdin: "\(name)-pw\n").status == 0)
+            let vault = try Self.vault(for: name, server: server)
+            #expect(try vault.unlocked(["download", "number"]).status == 0)
+            func shownNumber() throws -> String {
+                let questions = try #require(try vault.unlocked(["show", "number", "--json"]).json?["questions"] as? [[String: Any]])
+                let prompt = questions.first?["prompt"] as? String ?? ""
+                return String(prompt.filter(\.isNumber))
+            }
+            let number = try shownNumber()
+            #expect(number.count == 2, "\(number)")
+            #expect(try vault.unlocked(["download", "number"]).status == 0)
+            #expect(try shownNumber() == number, "the same numbers on a re-download")
+            numbers[name] = number
+            #expect(try vault.answer("number", "q1", number).status == 0)
+            #expect(try vault.unlocked(["submit", "number"]).status == 0)
+            #expect(try vault.unlocked(["sync"]).status == 0)
+            vaults.append(vault)
+        }
+        #expect(Set(numbers.values).count >= 2, "\(numbers)")
+        #expect(try server.admin(["release", "number"]).status == 0)
+        for vault in vaults {
+            #expect(try vault.unlocked(["sync"]).status == 0)
+            let results = try #require(try vault.unlocked(["results", "--json"]).json?["results"] as? [[String: Any]])
+            #expect(results.first?["score"] as? Double == 1 && results.first?["max_score"] as? Double == 1, "\(results)")
+        }
+    }
 }

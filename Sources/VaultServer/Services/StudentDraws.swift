@@ -9,7 +9,7 @@ enum StudentDraws {
     /// Whether served bytes may ask for a draw (canonical JSON: a cheap check before any decoding).
     static func mayDraw(_ served: Data) -> Bool {
         served.firstRange(of: Data(#""sections":"#.utf8)) != nil || served.firstRange(of: Data(#""shuffle":true"#.utf8)) != nil
-            || served.firstRange(of: Data(#""shuffle_choices":true"#.utf8)) != nil
+            || served.firstRange(of: Data(#""shuffle_choices":true"#.utf8)) != nil || served.firstRange(of: Data(#""variants":"#.utf8)) != nil
     }
 
     /// The decoded served document when it draws per student, else nil.

@@ -127,7 +127,7 @@ public final class SQLiteServerStorage: ServerStorage {
         }
         for id in BatchPlan.drawingAssessments(facts) {
             if let row = try database.stored(DrawStatements.draw(assessmentID: id, user: user)).first {
-                facts.drawn[id] = Set(try DrawStatements.stored(row).draw.questions)
+                facts.draws[id] = try DrawStatements.stored(row).draw
             }
         }
         for slot in needs.slots {

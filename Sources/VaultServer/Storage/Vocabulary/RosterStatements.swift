@@ -225,10 +225,10 @@ public enum RosterStatements {
         }
         var sources: [DocumentKey: Data] = [:]
         for row in tables[1] { sources[DocumentKey(id: try row.string("id"), version: try row.int("version"))] = try row.data("source") }
-        var draws: [DrawKey: Set<String>] = [:]
+        var draws: [DrawKey: Draw] = [:]
         for row in tables[2] {
-            draws[DrawKey(assessmentID: try row.string("assessment_id"), user: try row.string("user_name"))] = Set(
-                try DrawStatements.drawText(try row.string("draw")).questions
+            draws[DrawKey(assessmentID: try row.string("assessment_id"), user: try row.string("user_name"))] = try DrawStatements.drawText(
+                try row.string("draw")
             )
         }
         let grades = try tables[3].map {

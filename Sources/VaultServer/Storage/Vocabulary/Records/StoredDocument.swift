@@ -18,7 +18,7 @@ public enum StoredDocument {
     public static func inputs(
         records: [SubmissionRecord],
         sources: [DocumentKey: Data],
-        draws: [DrawKey: Set<String>] = [:],
+        draws: [DrawKey: Draw] = [:],
         released: Set<String>,
         answers: [(attemptID: String, questionID: String, answer: String)],
         grades: [(attemptID: String, questionID: String, points: Double)],
