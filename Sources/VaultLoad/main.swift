@@ -15,6 +15,9 @@ import VaultServerPostgres
 //   drive --port P [--users N] [--concurrency C] [--seconds S]
 //                                                        C students at once, each batch a new attempt of 100 answers
 //   burst --ports P1,P2 [--students N]                 N students hand in at once (batch + submission) across the ports
+//   downloads --port P [--users N] [--concurrency C] [--seconds S] [--pooled PERCENT]
+//                                                        C students at once downloading; PERCENT of the users get
+//                                                        load-pool (sections, a selection, shuffling: their own draw)
 //   raw-sqlite [--seconds S]                             the same rows inserted through our SQLite wrapper
 //   desk-seed (--data DIR | --database URL) [--students N]
 //                                                        N students, each with a handed-in attempt of 50 answers
@@ -41,6 +44,39 @@ enum LoadFixture {
             questions: (1...questionsPerBatch).map { Question(id: "q\($0)", type: .shortText, prompt: "Question \($0)?", maxLength: 200) }
         )
     }
+
+    /// The same size with pools: 70 questions of four choices in a section giving 30 of them, shuffled, and 30 in a
+    /// shuffled section; choices shuffled.
+    static var pooled: Assessment {
+        var pooled = Assessment(
+            id: "load-pool",
+            title: "Load with pools",
+            questions: (1...questionsPerBatch).map {
+                Question(
+                    id: "q\($0)",
+                    type: .singleChoice,
+                    prompt: "Question \($0)?",
+                    choices: ["a", "b", "c", "d"].map { Choice(id: $0, text: "Choice \($0)") },
+                    answerKey: [.string("a")]
+                )
+            }
+        )
+        pooled.shuffleChoices = true
+        pooled.sections = [
+            Section(id: "pool", select: 30, shuffle: true, questions: (1...70).map { "q\($0)" }),
+            Section(id: "rest", shuffle: true, questions: (71...questionsPerBatch).map { "q\($0)" }),
+        ]
+        return pooled
+    }
+
+    /// The plain document of the same 100 choice questions, for the download comparison.
+    static var plainChoices: Assessment {
+        var plain = pooled
+        plain.id = "load-plain"
+        plain.sections = nil
+        plain.shuffleChoices = nil
+        return plain
+    }
 }
 
 func seed() async throws {
@@ -50,7 +86,7 @@ func seed() async throws {
     } else {
         storage = try SQLiteServerStorage(directory: option("data", "./load-data")!)
     }
-    _ = try await storage.publish(LoadFixture.assessment, now: Date())
+    for document in [LoadFixture.assessment, LoadFixture.pooled, LoadFixture.plainChoices] { _ = try await storage.publish(document, now: Date()) }
     for index in 0..<users {
         try await storage.createUser(
             PasswordHasher.makeRecord(name: "load-\(index)", role: .student, password: SecretBytes(Array(password.utf8)), iterations: 1_000),
@@ -401,6 +437,7 @@ do {
     case "seed": try await seed()
     case "drive": try await drive()
     case "burst": try await burst()
+    case "downloads": try await downloads()
     case "raw-sqlite": try rawSQLite()
     case "desk-seed": try await DeskBench.seed()
     case "desk-measure": try await DeskBench.measure()
@@ -413,4 +450,64 @@ do {
 } catch {
     FileHandle.standardError.write(Data("VaultLoad: \(error)\n".utf8))
     exit(1)
+}
+
+/// Downloads by C students at once for S seconds: `--pooled` percent of the users download load-pool (their own
+/// draw: made at the first download, read after), the others load-plain (the same questions, served as stored).
+func downloads() async throws {
+    let port = Int(option("port")!)!
+    let concurrency = Int(option("concurrency", "16")!)!
+    let seconds = Double(option("seconds", "15")!)!
+    let pooledPercent = Int(option("pooled", "30")!)!
+    var configuration = HTTPClient.Configuration()
+    configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency)
+    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    let api = LoadClient(client: client, base: "http://127.0.0.1:\(port)")
+    let shared = Shared(users: users)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for lane in 0..<concurrency {
+            group.addTask {
+                for index in stride(from: lane, to: users, by: concurrency) {
+                    let token = try await api.signIn(student: index)
+                    shared.tokens.withLock { $0[index] = token }
+                }
+            }
+        }
+        try await group.waitForAll()
+    }
+    let tally = Tally()
+    let start = ContinuousClock.now
+    let deadline = start + .milliseconds(Int(saturating: seconds * 1000))
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for _ in 0..<concurrency {
+            group.addTask {
+                while ContinuousClock.now < deadline {
+                    let user = shared.sequence.add(1, ordering: .relaxed).oldValue % users
+                    let id = user % 100 < pooledPercent ? "load-pool" : "load-plain"
+                    let token = shared.tokens.withLock { $0[user] }
+                    let began = ContinuousClock.now
+                    let (status, _) = try await api.send(.GET, APIPath.assessment(id), token: token, body: nil)
+                    let elapsed = ContinuousClock.now - began
+                    if status == .ok {
+                        tally.record(seconds: Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds), accepted: 1)
+                    } else {
+                        tally.failed()
+                    }
+                }
+            }
+        }
+        try await group.waitForAll()
+    }
+    let wall = ContinuousClock.now - start
+    try await client.shutdown()
+    let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
+    let result = tally.snapshot
+    let sorted = result.latencies.sorted()
+    func percentile(_ p: Double) -> Double { (Percentile.of(sorted: sorted, p) * 10_000).rounded() / 10 }
+    let line: [String: Any] = [
+        "downloads_per_second": Int(saturating: Double(result.accepted) / wallSeconds), "downloads": result.accepted,
+        "failed": result.failed, "p50_ms": percentile(0.5), "p99_ms": percentile(0.99), "pooled_percent": pooledPercent,
+        "concurrency": concurrency, "users": users,
+    ]
+    print(String(decoding: try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]), as: UTF8.self))
 }

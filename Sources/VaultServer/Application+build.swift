@@ -39,7 +39,9 @@ public func buildRouter<Storage: ServerStorage, C: Clock>(
     auth.registerAuthenticated(on: authenticated)
     let receipts = ReceiptIssuer(storage: storage)
     let sealed = SealedExams(storage: storage, receipts: receipts, iterations: configuration.sealIterations)
-    AssessmentRoutes(storage: storage, configuration: configuration, sealed: sealed, receipts: receipts).register(on: authenticated)
+    AssessmentRoutes(storage: storage, configuration: configuration, sealed: sealed, receipts: receipts, draws: StudentDraws()).register(
+        on: authenticated
+    )
     router.get(RouterPath(APIPath.serverKey)) { request, _ in
         try JSONBody.response(try await receipts.identity().publicKey.response, request: request)
     }

@@ -176,6 +176,13 @@ struct FairExamBinaryTests {
         #expect(try vault.unlocked(["sync"]).status == 0)
         let results = try #require(try vault.unlocked(["results", "--json"]).json?["results"] as? [[String: Any]])
         #expect(results.first?["score"] as? Double == 5 && results.first?["max_score"] as? Double == 5, "\(results)")
+        // The teacher's listing gives the student's letters beside the source's where they differ.
+        let moved = shown.contains { question in
+            let key = question.prompt.hasPrefix("Pool") ? ("B", 1) : question.prompt == "Pick c" ? ("C", 2) : ("", -1)
+            return key.1 >= 0 && question.choices.firstIndex(of: key.0) != key.1
+        }
+        let listing = try server.admin(["responses", "fair"])
+        #expect(listing.status == 0 && listing.stdout.contains("in the source") == moved, "\(listing.stdout)")
 
         // --no-shuffle: the same file in one order for the class; its pool still gives each student 2 of 4.
         #expect(try server.admin(["publish", zip, "--id", "fair-fixed", "--no-shuffle"]).status == 0)

@@ -12,6 +12,7 @@ struct AssessmentRoutes<Storage: ServerStorage> {
     let configuration: ServerConfiguration
     let sealed: SealedExams
     let receipts: ReceiptIssuer
+    let draws: StudentDraws
 
     func register(on group: RouterGroup<VaultRequestContext>) {
         group.get("assessments") { request, _ in
@@ -23,7 +24,7 @@ struct AssessmentRoutes<Storage: ServerStorage> {
             var served = (bytes: current.bytes, contentHash: current.contentHash)
             // Pools and shuffling: a student gets their own draw (the same on every device and every re-download).
             if context.role == .student, let user = context.user,
-                let own = try await StudentDraws.own(
+                let own = try await draws.own(
                     served.bytes,
                     id: id,
                     version: current.version,

@@ -1,26 +1,34 @@
 import Foundation
+import Synchronization
 import VaultAPI
 import VaultRules
 
 /// Pools and shuffling at download: a student gets their own served document (their questions, order and choice
 /// orders, drawn once and kept by the store), hashed like any served document, so the vault verifies and enforces it
 /// as it does everyone's. A document without pools or shuffling is served as stored, byte for byte.
-enum StudentDraws {
+///
+/// Kept in memory, per process: each version's served document decoded once, and the last students' own documents
+/// (a draw made for a version never changes, so an entry is right for as long as the version is the current one).
+final class StudentDraws: Sendable {
+    private struct OwnKey: Hashable {
+        var id: String
+        var version: Int
+        var user: String
+    }
+
+    private let documents = DocumentCache()
+    private let own = Mutex<[OwnKey: (bytes: Data, contentHash: String)]>([:])
+    /// How many students' own documents are kept (about 15 KB each for 100 questions).
+    static let kept = 2_048
+
     /// Whether served bytes may ask for a draw (canonical JSON: a cheap check before any decoding).
     static func mayDraw(_ served: Data) -> Bool {
         served.firstRange(of: Data(#""sections":"#.utf8)) != nil || served.firstRange(of: Data(#""shuffle":true"#.utf8)) != nil
             || served.firstRange(of: Data(#""shuffle_choices":true"#.utf8)) != nil || served.firstRange(of: Data(#""variants":"#.utf8)) != nil
     }
 
-    /// The decoded served document when it draws per student, else nil.
-    static func drawing(_ served: Data) throws -> Assessment? {
-        guard mayDraw(served) else { return nil }
-        let document = try JSONDecoder().decode(Assessment.self, from: served)
-        return document.drawsPerStudent ? document : nil
-    }
-
     /// `user`'s own served document of `served` (the current version's), or nil when it draws nothing per student.
-    static func own(
+    func own(
         _ served: Data,
         id: String,
         version: Int,
@@ -28,9 +36,20 @@ enum StudentDraws {
         storage: some ResponseStore,
         now: Date
     ) async throws -> (bytes: Data, contentHash: String)? {
-        guard let document = try drawing(served) else { return nil }
+        guard Self.mayDraw(served) else { return nil }
+        let key = OwnKey(id: id, version: version, user: user)
+        if let kept = own.withLock({ $0[key] }) { return kept }
+        let document = try documents.decoded(DocumentKey(id: id, version: version), bytes: served)
+        guard document.drawsPerStudent else { return nil }
         let draw = try await storage.studentDraw(assessmentID: id, version: version, user: user, now: now)
-        let own = try DrawPlan.apply(draw, to: document)
-        return (try CanonicalJSON.encode(own), own.contentHash ?? "")
+        let theirs = try DrawPlan.apply(draw, to: document)
+        let made = (bytes: try CanonicalJSON.encode(theirs), contentHash: theirs.contentHash ?? "")
+        own.withLock { kept in
+            // Past the bound the oldest are not known without more bookkeeping: start again (a student's next
+            // download reads their draw from the store, as the first did).
+            if kept.count >= Self.kept { kept.removeAll(keepingCapacity: true) }
+            kept[key] = made
+        }
+        return made
     }
 }

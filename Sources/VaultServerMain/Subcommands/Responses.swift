@@ -17,10 +17,13 @@ struct Responses: AsyncParsableCommand {
     func run() async throws {
         let storage = try await options.storage()
         guard let received = try await storage.received(assessmentID: id) else { throw ValidationError("There is no assessment \(id).") }
-        let results = Dictionary(
-            try await storage.resultInputs(user: nil, assessmentID: id).map { ($0.record.attemptID, $0.result) },
+        let inputs = Dictionary(
+            try await storage.resultInputs(user: nil, assessmentID: id).map { ($0.record.attemptID, $0) },
             uniquingKeysWith: { first, _ in first }
         )
+        let results = inputs.mapValues(\.result)
+        // Pools and shuffling: a student's letters beside the source's.
+        let draws = try await storage.draws(assessmentID: id)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
@@ -46,7 +49,11 @@ struct Responses: AsyncParsableCommand {
             if let back = submission.clockMovedBackMs, back > 0 {
                 TerminalText.line("    note: the device clock moved back \(back / 60_000) min \(back / 1000 % 60) s during this attempt")
             }
-            Self.answers(received.responses.filter { $0.attemptId == submission.attemptId })
+            Self.answers(
+                received.responses.filter { $0.attemptId == submission.attemptId },
+                document: inputs[submission.attemptId]?.document,
+                draw: submission.user.flatMap { draws[$0] }
+            )
         }
         // Answers of attempts not handed in yet (synced as the student went).
         let handedIn = Set(received.submissions.map(\.attemptId))
@@ -66,9 +73,14 @@ struct Responses: AsyncParsableCommand {
 
     /// Every current answer of one attempt, one per question (an essay in full, its lines indented); shown through
     /// `TerminalText`, so nothing a student typed can drive the teacher's terminal.
-    static func answers(_ responses: [ReceivedResponses.Response]) {
+    static func answers(_ responses: [ReceivedResponses.Response], document: Assessment? = nil, draw: Draw? = nil) {
         for response in responses.filter({ !$0.superseded }).sorted(by: { $0.questionId < $1.questionId }) {
-            let text = plainText(response.answer).replacingOccurrences(of: "\n", with: "\n        ")
+            var text = plainText(response.answer).replacingOccurrences(of: "\n", with: "\n        ")
+            if let question = document?.question(response.questionId),
+                let note = DrawPlan.lettersNote(response.answer, question: question, lists: draw?.lists[response.questionId])
+            {
+                text += " (\(note))"
+            }
             TerminalText.line("      \(response.questionId): \(text)")
         }
     }

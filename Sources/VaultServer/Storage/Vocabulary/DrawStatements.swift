@@ -43,9 +43,14 @@ public enum DrawStatements {
         }
     }
 
-    static func insert(_ draw: StoredDraw, assessmentID: String, user: String, at: Date) throws -> SQLStatement {
+    /// The first draw stored stands (two devices downloading at once, two server processes: one of them).
+    static func insert(_ draw: StoredDraw, assessmentID: String, user: String, at: Date, dialect: SQLDialect) throws -> SQLStatement {
         SQLStatement(
-            "INSERT INTO draws (assessment_id, user_name, seed, version, draw, made_at) VALUES (?, ?, ?, ?, ?, ?)",
+            dialect.insertIfAbsent(
+                into: "draws",
+                columns: ["assessment_id", "user_name", "seed", "version", "draw", "made_at"],
+                key: ["assessment_id", "user_name"]
+            ),
             [
                 .text(assessmentID), .text(user), .integer(Int(draw.seed)), .integer(draw.version), .text(try draw.drawText()),
                 .real(at.timeIntervalSince1970),
@@ -68,29 +73,28 @@ public enum DrawStatements {
 
 extension SharedStatements {
     /// `user`'s draw of `version` of an assessment: the stored one when it was made for this version, else made now
-    /// (from the student's seed, keeping what an earlier version's draw had that this one still has) and stored in
-    /// one transaction; two devices downloading at once get the same one (the first stored wins, the other reads it).
+    /// (from the student's seed, keeping what an earlier version's draw had that this one still has) and stored.
+    ///
+    /// No transaction is needed: a draw is a function of the student's seed, the version's document and the earlier
+    /// draw, so whoever writes first writes what the other would have; the seed is the one random part, and the
+    /// first seed stored stands (insert if absent, then read back): two devices or two server processes downloading
+    /// at once get the same draw.
     public func studentDraw(assessmentID: String, version: Int, user: String, now: Date) async throws -> Draw {
-        let stored = try await row(DrawStatements.draw(assessmentID: assessmentID, user: user), DrawStatements.stored)
-        if let stored, stored.version >= version { return stored.draw }
-        let fresh = StoredDraw.newSeed()
-        return try await readThenWrite(
-            [DrawStatements.draw(assessmentID: assessmentID, user: user), DrawStatements.source(id: assessmentID, version: version)]
-        ) { tables in
-            let previous = try tables[0].first.map(DrawStatements.stored)
-            if let previous, previous.version >= version { return (previous.draw, []) }
-            guard let source = tables[1].first else {
-                throw StorageError.damaged("assessment \(assessmentID) version \(version) has no stored document")
-            }
-            let document = try StoredDocument.decode(try source.data("source"), DocumentKey(id: assessmentID, version: version))
-            let seed = previous?.seed ?? fresh
-            let made = StoredDraw(seed: seed, version: version, draw: DrawPlan.draw(document, seed: seed, previous: previous?.draw))
-            let write =
-                previous == nil
-                ? try DrawStatements.insert(made, assessmentID: assessmentID, user: user, at: now)
-                : try DrawStatements.update(made, assessmentID: assessmentID, user: user)
-            return (made.draw, [write])
+        let read = DrawStatements.draw(assessmentID: assessmentID, user: user)
+        let previous = try await row(read, DrawStatements.stored)
+        if let previous, previous.version >= version { return previous.draw }
+        guard let source = try await row(DrawStatements.source(id: assessmentID, version: version), { try $0.data("source") }) else {
+            throw StorageError.damaged("assessment \(assessmentID) version \(version) has no stored document")
         }
+        let document = try StoredDocument.decode(source, DocumentKey(id: assessmentID, version: version))
+        let seed = previous?.seed ?? StoredDraw.newSeed()
+        let made = StoredDraw(seed: seed, version: version, draw: DrawPlan.draw(document, seed: seed, previous: previous?.draw))
+        try await run(
+            previous == nil
+                ? try DrawStatements.insert(made, assessmentID: assessmentID, user: user, at: now, dialect: dialect)
+                : try DrawStatements.update(made, assessmentID: assessmentID, user: user)
+        )
+        return try await row(read, DrawStatements.stored)?.draw ?? made.draw
     }
 
     /// Every student's draw of an assessment, by user.

@@ -77,6 +77,19 @@ public enum SQLDialect: Sendable {
         return nil
     }
 
+    /// An insert that leaves an existing row holding the same `key` columns as it is: SQLite's `INSERT OR IGNORE`,
+    /// PostgreSQL's `ON CONFLICT … DO NOTHING`.
+    public func insertIfAbsent(into table: String, columns: [String], key: [String]) -> String {
+        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        switch self {
+        case .sqlite:
+            return "INSERT OR IGNORE INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
+        case .postgres:
+            return
+                "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(placeholders)) ON CONFLICT (\(key.joined(separator: ", "))) DO NOTHING"
+        }
+    }
+
     /// An insert that replaces the row holding the same `key` columns: SQLite's `INSERT OR REPLACE`, PostgreSQL's
     /// `ON CONFLICT … DO UPDATE` (the same outcome: the row as given).
     public func upsert(into table: String, columns: [String], key: [String]) -> String {
