@@ -148,6 +148,7 @@ public struct Roster: Codable, Sendable, Equatable {
             case timeLeftSeconds = "time_left_seconds"
             case devices
             case devicesLastSeen = "devices_last_seen"
+            case record
         }
 
         /// Where the student is, in one word for scripts (`state`) and in words for people (`stateText`).
@@ -168,6 +169,9 @@ public struct Roster: Codable, Sendable, Equatable {
         /// last seen, latest first (vaults that name no device are not counted).
         public var devices: Int?
         public var devicesLastSeen: [String]?
+        /// What the attempts' own records show worth a look (left the exam screen, pastes, unclean ends, the clock,
+        /// a record that does not verify); nil when there is nothing.
+        public var record: RecordSummary?
 
         public init(user: String, group: String?) {
             self.user = user

@@ -244,8 +244,10 @@ public struct SubmissionRequest: Codable, Sendable, Equatable {
     /// The attempt's current answers as the vault holds them (one per question): the server refuses a submission
     /// whose set differs from what it holds, and the receipt names exactly this set.
     public var answers: [SubmittedAnswer]?
+    /// The attempt's own record from this device (issue 55), signed by the vault key; optional (older vaults).
+    public var record: AttemptLogUpload?
     enum CodingKeys: String, CodingKey {
-        case force, answers
+        case force, answers, record
         case unsealedAt = "unsealed_at"
         case attemptId = "attempt_id"
         case assessmentId = "assessment_id"

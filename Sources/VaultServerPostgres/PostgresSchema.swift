@@ -280,6 +280,25 @@ enum PostgresSchema {
             )
             """
         ],
+        // Each attempt's own record, one chain per device (SQLite v23).
+        [
+            """
+            CREATE TABLE attempt_records (
+                attempt_id TEXT NOT NULL,
+                device_key TEXT NOT NULL,
+                user_name TEXT NOT NULL,
+                assessment_id TEXT NOT NULL,
+                head TEXT NOT NULL,
+                event_count BIGINT NOT NULL,
+                events TEXT NOT NULL,
+                verified BOOLEAN NOT NULL,
+                problem TEXT,
+                received_at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (attempt_id, device_key)
+            )
+            """,
+            "CREATE INDEX attempt_records_by_assessment ON attempt_records (assessment_id, user_name)",
+        ],
     ]
 
     static var latestVersion: Int { versions.count }

@@ -1,7 +1,8 @@
 /// The bytes a terminal sends, as keys: UTF-8 text (a character split across reads is kept until it is whole),
 /// control keys, and the escape sequences of xterm and the Linux console for the arrows, Home, End and Delete. A
-/// value fed as bytes arrive. Pasted text arrives as its characters (a pasted newline is Enter); bracketed-paste
-/// markers, function keys and unknown sequences are dropped, never inserted as text.
+/// value fed as bytes arrive. Pasted text arrives as its characters (a pasted newline is Enter) between the
+/// bracketed-paste markers (`.paste`); focus reports are `.focus`; function keys and unknown sequences are dropped,
+/// never inserted as text.
 public struct KeyDecoder: Sendable {
     private var pending: [UInt8] = []
 
@@ -86,9 +87,13 @@ public struct KeyDecoder: Sendable {
             case "1", "7": return .home
             case "4", "8": return .end
             case "3": return .delete
-            default: return nil  // Insert, Page Up/Down, F5-F12, the paste markers 200 and 201
+            case "200": return .paste(true)
+            case "201": return .paste(false)
+            default: return nil  // Insert, Page Up/Down, F5-F12
             }
-        default: return nil  // up and down (no history here), focus events, anything else
+        case UInt8(ascii: "I") where parameters.isEmpty: return .focus(true)
+        case UInt8(ascii: "O") where parameters.isEmpty: return .focus(false)
+        default: return nil  // up and down (no history here), anything else
         }
     }
 

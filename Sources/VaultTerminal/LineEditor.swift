@@ -19,6 +19,12 @@ public struct LineEditor: Sendable, Equatable {
         case endOfInput
         /// A key with no meaning here (F1, an unknown sequence): ignored.
         case ignored
+        /// The terminal says the window gained (true) or lost (false) focus (`CSI I` / `CSI O`, once `CSI ? 1004 h`
+        /// asked for it). Not a key the line sees.
+        case focus(Bool)
+        /// Bracketed paste began (true, `CSI 200 ~`) or ended (false, `CSI 201 ~`); the pasted text arrives between
+        /// them as keys. Not a key the line sees.
+        case paste(Bool)
     }
 
     /// What a key did to the line.
@@ -104,7 +110,7 @@ public struct LineEditor: Sendable, Equatable {
             // As in a shell: Ctrl-D ends the input on an empty line, and deletes forward otherwise.
             if characters.isEmpty { return .endOfInput }
             return handle(.delete)
-        case .ignored:
+        case .ignored, .focus, .paste:
             return .unchanged
         }
         return .edited

@@ -120,6 +120,10 @@ struct SlowStorage: ServerStorage {
     func draws(assessmentID: String) async throws -> [String: Draw] {
         try await base.draws(assessmentID: assessmentID)
     }
+    func keepRecord(_ record: StoredAttemptRecord) async throws { try await base.keepRecord(record) }
+    func records(assessmentID: String, user: String?) async throws -> [StoredAttemptRecord] {
+        try await base.records(assessmentID: assessmentID, user: user)
+    }
 }
 
 struct BackpressureTests {

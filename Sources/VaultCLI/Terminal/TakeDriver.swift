@@ -38,6 +38,13 @@ struct TakeDriver<C: Clock & Sendable> where C.Duration == Duration {
     private var draftChanged = false
     /// The line changed since it was last drawn.
     private var drawPending = false
+    /// Characters of a bracketed paste under way (nil: none): the record says how many, never what.
+    private var pasted: Int?
+
+    /// Focus reporting and bracketed paste, asked of the terminal while the screen reads keys, and switched off on
+    /// every way out (`:q`, submit, Ctrl-C, time up, SIGTERM, a closed terminal).
+    static var reportsOn: String { "\u{1B}[?1004h\u{1B}[?2004h" }
+    static var reportsOff: String { "\u{1B}[?1004l\u{1B}[?2004l" }
 
     /// What the input thread, the timer and the signals send.
     enum Input: Sendable {
@@ -60,13 +67,20 @@ struct TakeDriver<C: Clock & Sendable> where C.Duration == Duration {
         let (events, input) = AsyncStream<Input>.makeStream()
         input.yield(.session(.begin))
         let raw = readsKeys ? RawMode() : nil
-        // However the screen ends: the header's scroll region is undone, the terminal's settings put back, and
-        // whatever the student typed that the screen did not read is discarded, so it never lands on the shell's
-        // prompt (where Enter would run it).
+        if raw != nil { FileHandle.standardOutput.write(Data(Self.reportsOn.utf8)) }
+        // A session of this attempt that never closed (kill -9, a closed terminal, power loss) goes on the record.
+        let attemptID = session.attempt.id
+        try vault.beginTakeSession(attemptID: attemptID)
+        // However the screen ends: the header's scroll region is undone, the terminal's reports switched off and its
+        // settings put back, and whatever the student typed that the screen did not read is discarded, so it never
+        // lands on the shell's prompt (where Enter would run it).
         defer {
             renderer.finish()
+            if raw != nil { FileHandle.standardOutput.write(Data(Self.reportsOff.utf8)) }
             raw?.restore()
             if isatty(STDIN_FILENO) == 1 { tcflush(STDIN_FILENO, TCIFLUSH) }
+            // Best effort: a vault that cannot be written now records the next session as an unclean end.
+            try? vault.endTakeSession(attemptID: attemptID)
         }
         Self.startReader(raw != nil, input)
         let signals = Self.signalSources(input)
@@ -85,6 +99,7 @@ struct TakeDriver<C: Clock & Sendable> where C.Duration == Duration {
             switch event {
             case .keys(let keys):
                 for key in keys {
+                    if try recordScreen(key) { continue }
                     if let status = try edit(key, now: now) { return status }
                 }
                 // Drawn once per batch of keys (a pasted paragraph or a fast typist), not once per key.
@@ -98,6 +113,31 @@ struct TakeDriver<C: Clock & Sendable> where C.Duration == Duration {
             }
         }
         return 0
+    }
+
+    /// What the attempt's record takes of a key: focus lost and regained, a paste's length (its characters still go
+    /// to the line). True when the key was only for the record.
+    private mutating func recordScreen(_ key: LineEditor.Key) throws -> Bool {
+        let question = session.attempt.assessment.questions.indices.contains(session.index) ? session.question.id : nil
+        switch key {
+        case .focus(let gained):
+            try vault.recordScreenEvent(gained ? .returned : .left, attemptID: session.attempt.id, question: question)
+            return true
+        case .paste(true):
+            pasted = 0
+            return true
+        case .paste(false):
+            if let count = pasted, count > 0 {
+                try vault.recordScreenEvent(.pasted, attemptID: session.attempt.id, question: question, count: count)
+            }
+            pasted = nil
+            return true
+        case .character, .enter:
+            if let count = pasted { pasted = count + 1 }
+            return false
+        default:
+            return false
+        }
     }
 
     /// One key: the line edited and drawn again, or entered and given to the session.

@@ -63,6 +63,11 @@ extension TakeRenderer {
                 ["limit": TakeTimeText.spoken(limit)]
             )
         )
+        say(
+            tr(
+                "This attempt keeps a record your teacher sees: when you start, which questions you answer (never what you write), when you leave the exam screen, how many characters you paste, and when you hand in. `vault log` shows it to you."
+            )
+        )
         write(tr("Start now? [y/N]") + " ")
     }
 

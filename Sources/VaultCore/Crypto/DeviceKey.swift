@@ -30,10 +30,7 @@ public struct DeviceKey: Sendable {
 
     /// Whether `signature` is `publicKey`'s over `bytes` (false for anything malformed).
     public static func isValid(signature: String, for bytes: Data, publicKey: String) -> Bool {
-        guard let raw = Data(base64Encoded: publicKey), let signature = Data(base64Encoded: signature),
-            let key = try? Curve25519.Signing.PublicKey(rawRepresentation: raw)
-        else { return false }
-        return key.isValidSignature(signature, for: bytes)
+        Signatures.isValid(signature, for: bytes, publicKey: publicKey)
     }
 
     /// A short name for a public key (first 8 bytes of its SHA-256, in groups of 4 hex digits), for people.

@@ -99,7 +99,12 @@ extension Vault {
             handedInAt = min(wall, started + end.inSeconds)
         }
         try database.execute("UPDATE attempts SET \(AttemptRow.timeAssignments) WHERE id = ?", AttemptRow.timeValues(time) + [attemptID])
+        // The record: the clock's start (the start screen accepted), a wall clock seen going back by a minute or more.
+        if start, attempt.time.startedAt == nil, try !hasRecord(attemptID) { try appendEvent(.started, attemptID: attemptID, now: wall) }
+        let movedBack = time.wallMovedBackMilliseconds - attempt.time.wallMovedBackMilliseconds
+        if movedBack >= 60_000 { try appendEvent(.clockMoved, attemptID: attemptID, count: -(movedBack / 60_000), now: wall) }
         guard over else { return .running }
+        try appendEvent(.timeUp, attemptID: attemptID, now: handedInAt)
         try markSubmitted(attemptID: attemptID, at: handedInAt)
         logger.notice("a timed attempt ran out of time and was submitted")
         return .submittedAtLimit

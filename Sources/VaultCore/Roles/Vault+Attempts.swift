@@ -147,6 +147,9 @@ extension Vault {
                 throw VaultError(.notFound, tr("The assessment has no question {question}.", ["question": questionID]))
             }
             if try checkpointTime(attemptID: attemptID, start: true) == .submittedAtLimit { return nil }
+            // The record: an untimed attempt starts with its first answer; the answer's event is in its transaction.
+            if try !hasRecord(attemptID) { try appendEvent(.started, attemptID: attemptID, now: now) }
+            try appendEvent(.answered, attemptID: attemptID, question: questionID, now: now)
             var spent = max(0, timeSpentMilliseconds)
             for pending in try database.rows(
                 "SELECT id, time_spent_ms FROM responses WHERE attempt_id = ? AND question_id = ? AND state = \(ResponseState.pending.sql)",
@@ -211,6 +214,13 @@ extension Vault {
                 try database.execute("UPDATE attempts SET current_question = ? WHERE id = ?", [currentQuestion, attemptID])
             }
             if let flagged {
+                let before = Set(
+                    (try database.row("SELECT flags FROM attempts WHERE id = ?", [attemptID])?.optionalString(0) ?? "").split(separator: ",").map(
+                        String.init
+                    )
+                )
+                for question in flagged.subtracting(before).sorted() { try appendEvent(.flagged, attemptID: attemptID, question: question) }
+                for question in before.subtracting(flagged).sorted() { try appendEvent(.unflagged, attemptID: attemptID, question: question) }
                 try database.execute("UPDATE attempts SET flags = ? WHERE id = ?", [flagged.sorted().joined(separator: ","), attemptID])
             }
         }
@@ -234,6 +244,7 @@ extension Vault {
 
     /// Inside a transaction: the attempt becomes read-only and its submission is queued after its answers.
     func markSubmitted(attemptID: String, at now: Date) throws {
+        try appendEvent(.submitted, attemptID: attemptID, now: now)
         try database.execute(
             "UPDATE attempts SET state = \(AttemptRecord.State.submitted.sql), submitted_at = ? WHERE id = ?",
             [now.timeIntervalSince1970, attemptID]

@@ -65,6 +65,8 @@ extension Vault {
                     wall.timeIntervalSince1970, wall.timeIntervalSince1970,
                 ]
             )
+            // This device's own record of the attempt begins here (the first device keeps its own chain).
+            try appendEvent(.continuedElsewhere, attemptID: held.attemptId, now: wall)
             if assessment.timeLimitSeconds != nil, let startedAt {
                 // The first device's time counts: the clock started there, and the time since is counted as used here
                 // too. The server's measure of it comes first: this device's clock may be behind (set back, or never

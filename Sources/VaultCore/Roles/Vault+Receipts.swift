@@ -154,6 +154,7 @@ extension Vault {
             )
         }
         let attemptID = attempt.string(0)
+        try appendEvent(.handedInByFile, attemptID: attemptID)
         let request = try submissionRequest(attemptID: attemptID)
         let items = try database.rows(
             "SELECT \(StoredResponse.selection) FROM \(StoredResponse.fromClause) WHERE r.attempt_id = ? AND r.state != \(ResponseState.dead.sql) ORDER BY r.answered_at, r.rowid",

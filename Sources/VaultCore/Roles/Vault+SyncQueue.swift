@@ -160,6 +160,7 @@ extension Vault {
             force: forced ? true : nil,
             answers: answers
         )
+        request.record = try recordUpload(attemptID: request.attemptId)
         if let unsealed = try database.row(
             "SELECT unsealed_at FROM sealed_keys WHERE assessment_id = ? AND version = ?",
             [request.assessmentId, request.assessmentVersion]

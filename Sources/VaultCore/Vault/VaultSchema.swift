@@ -26,6 +26,7 @@ enum VaultSchema {
         migrator.register(12, version12)
         migrator.register(13, version13)
         migrator.register(14, version14)
+        migrator.register(15, version15)
         return migrator
     }
 
@@ -253,6 +254,22 @@ enum VaultSchema {
 
     /// Dead letters the server never received (given up: too large even alone, or failing until the tries ran out)
     /// are reported to it once, so the teacher's roster shows "given up on the device".
+    /// Each attempt's own record (issue 55): a hash chain of what happened during it, never answer text.
+    static let version15 = """
+        CREATE TABLE attempt_log (
+            attempt_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            at TEXT NOT NULL,
+            boot_ms INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            question_id TEXT,
+            count INTEGER,
+            previous TEXT NOT NULL,
+            hash TEXT NOT NULL,
+            PRIMARY KEY (attempt_id, seq)
+        );
+        """
+
     static let version14 = """
         ALTER TABLE dead_letters ADD COLUMN unseen INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE dead_letters ADD COLUMN reported_at REAL;

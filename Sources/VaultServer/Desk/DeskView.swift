@@ -340,7 +340,7 @@ enum DeskView {
                     "\(AttemptResult.pointsText(score)) of \(AttemptResult.pointsText(student.maxScore ?? 0))"
                         + ((student.pending ?? 0) > 0 ? " (\(student.pending ?? 0) to grade)" : "")
                 } ?? "",
-                flags: student.flags.map(\.label).joined(separator: ", "),
+                flags: (student.flags.map(\.label) + (student.record?.words ?? [])).joined(separator: ", "),
                 rowClass: !student.flags.isEmpty || student.state == .refused ? "flagged" : student.handedIn ? "" : "missing",
                 late: late && student.lateDecision == nil,
                 lateText: student.lateDecision.map { $0 == .accepted ? " (accepted)" : " (given 0)" } ?? "",
@@ -661,7 +661,8 @@ enum DeskView {
             self.idPath = idPath
             student = row.user
             state = row.stateText + (row.receivedAt.map { ", \(Timestamp.readable($0))" } ?? "")
-            flags = row.flags.isEmpty ? nil : row.flags.map(\.label).joined(separator: ", ")
+            let noted = row.flags.map(\.label) + (row.record?.words ?? [])
+            flags = noted.isEmpty ? nil : noted.joined(separator: ", ")
             devices =
                 (row.devices ?? 0) > 1
                 ? "Answered on \(row.devices ?? 0) devices, last seen "

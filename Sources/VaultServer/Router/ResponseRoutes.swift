@@ -114,8 +114,10 @@ struct ResponseRoutes<Storage: ServerStorage> {
             ServerMetrics.submission(outcome)
             switch outcome {
             case .created(let record):
+                try await AttemptRecordIntake.keep(submission, of: record, storage: storage, now: configuration.now())
                 return try JSONBody.response(try await receipts.receipt(for: record), status: .created, request: request)
             case .repeated(let record), .amended(let record):
+                try await AttemptRecordIntake.keep(submission, of: record, storage: storage, now: configuration.now())
                 return try JSONBody.response(try await receipts.receipt(for: record), request: request)
             case .answerSetDiffers(let ids):
                 var error = APIError(

@@ -48,7 +48,15 @@ public struct TeacherDesk: Sendable {
         guard let facts = try await storage.rosterFacts(assessmentID: id, group: group, detail: scored ? .answers : .summary) else {
             throw Problem.noAssessment(id)
         }
-        return RosterPlan.roster(facts, group: group, now: now(), scored: scored)
+        var roster = RosterPlan.roster(facts, group: group, now: now(), scored: scored)
+        guard scored else { return roster }
+        // What the attempts' own records show worth a look, per student.
+        let records = Dictionary(grouping: try await storage.records(assessmentID: id, user: nil), by: \.user)
+        for index in roster.students.indices {
+            let summary = RecordRules.summary(records[roster.students[index].user] ?? [])
+            if !summary.isEmpty { roster.students[index].record = summary }
+        }
+        return roster
     }
 
     /// One page of a roster: every row for the counts and filters, the page's rows scored.

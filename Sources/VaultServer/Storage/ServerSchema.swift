@@ -295,6 +295,27 @@ enum ServerSchema {
             );
             """
         )
+        // Each attempt's own record (issue 55), one chain per device: its events, head and length, and whether it
+        // verified on arrival (the vault key's signature over head and length, every link of the chain).
+        migrator.register(
+            23,
+            """
+            CREATE TABLE attempt_records (
+                attempt_id TEXT NOT NULL,
+                device_key TEXT NOT NULL,
+                user_name TEXT NOT NULL,
+                assessment_id TEXT NOT NULL,
+                head TEXT NOT NULL,
+                event_count INTEGER NOT NULL,
+                events TEXT NOT NULL,
+                verified INTEGER NOT NULL,
+                problem TEXT,
+                received_at REAL NOT NULL,
+                PRIMARY KEY (attempt_id, device_key)
+            );
+            CREATE INDEX attempt_records_by_assessment ON attempt_records (assessment_id, user_name);
+            """
+        )
         return migrator
     }
 }

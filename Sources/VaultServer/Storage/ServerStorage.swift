@@ -111,6 +111,10 @@ public protocol ResponseStore: Sendable {
     func studentDraw(assessmentID: String, version: Int, user: String, now: Date) async throws -> Draw
     /// Every student's draw of an assessment, by user (none for an assessment without pools or shuffling).
     func draws(assessmentID: String) async throws -> [String: Draw]
+    /// Keeps one device's record of an attempt (issue 55); a later upload of the same device's record replaces it.
+    func keepRecord(_ record: StoredAttemptRecord) async throws
+    /// The records of an assessment's attempts, one student's or every one's.
+    func records(assessmentID: String, user: String?) async throws -> [StoredAttemptRecord]
 }
 
 /// The server's identity and what its receipts state.

@@ -65,6 +65,7 @@ struct Import: AsyncParsableCommand {
                 case .forbidden(let message), .rejected(let message), .noAttemptsLeft(let message), .closed(let message):
                     throw ValidationError(message)
                 }
+                try await AttemptRecordIntake.keep(payload.submission, of: record, storage: storage, now: Date())
                 let receipt = try await issuer.receipt(for: record)
                 if let receipts, let signed = receipt.signed {
                     try SecureFiles.atomicWrite(Data(signed.storedText.utf8), to: "\(receipts)/\(receipt.receiptId).json")

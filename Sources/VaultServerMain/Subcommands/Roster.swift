@@ -43,7 +43,7 @@ struct RosterCommand: AsyncParsableCommand {
             }
             var score = ""
             if let value = student.score { score = AttemptResult.pointsText(value) + "/" + AttemptResult.pointsText(student.maxScore ?? 0) }
-            var flags = student.flags.map(\.label).joined(separator: ", ")
+            var flags = (student.flags.map(\.label) + (student.record?.words ?? [])).joined(separator: ", ")
             if let decision = student.lateDecision { flags += " (\(decision.rawValue))" }
             return [student.user, student.group ?? "", downloaded, handedIn, score, flags]
         }
