@@ -66,6 +66,13 @@ struct HandInTests {
         #expect(roster.first { $0["user"] as? String == "demo" }?["via"] as? String == "hand_in")
         let written = try FileManager.default.contentsOfDirectory(atPath: receipts)
         #expect(written.count == 1)
+        // The attempt's own record came with the file and verifies (issue 55); it holds no answer text.
+        let log = try server.admin(["log", "algebra-1", "--user", "demo", "--json"])
+        let record = try #require((log.json?["records"] as? [[String: Any]])?.first, "\(log.stdout)")
+        #expect(record["verified"] as? Bool == true, "\(log.stdout)")
+        let kinds = (record["events"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String }
+        #expect(kinds.first == "started" && kinds.contains("submitted") && kinds.last == "handed_in_by_file", "\(kinds)")
+        #expect(!log.stdout.contains(canary))
 
         let attached = try vault.unlocked(["receipts", "import", receipts + "/" + written[0]])
         #expect(attached.status == 0, "\(attached.stderr)")

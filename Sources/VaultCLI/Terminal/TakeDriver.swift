@@ -66,6 +66,9 @@ struct TakeDriver<C: Clock & Sendable> where C.Duration == Duration {
     mutating func run() async throws -> Int32 {
         let (events, input) = AsyncStream<Input>.makeStream()
         input.yield(.session(.begin))
+        // The signals first: a Ctrl-C or SIGTERM from here on is an event, so the way out below always runs.
+        let signals = Self.signalSources(input)
+        defer { for source in signals { source.cancel() } }
         let raw = readsKeys ? RawMode() : nil
         if raw != nil { FileHandle.standardOutput.write(Data(Self.reportsOn.utf8)) }
         // A session of this attempt that never closed (kill -9, a closed terminal, power loss) goes on the record.
@@ -83,8 +86,6 @@ struct TakeDriver<C: Clock & Sendable> where C.Duration == Duration {
             try? vault.endTakeSession(attemptID: attemptID)
         }
         Self.startReader(raw != nil, input)
-        let signals = Self.signalSources(input)
-        defer { for source in signals { source.cancel() } }
         let clock = clock
         let ticker = Task {
             while !Task.isCancelled {

@@ -52,6 +52,20 @@ extension Vault {
         )
     }
 
+    /// "Answered" for a question, once a minute at most while the student keeps changing the same answer (an essay's
+    /// unfinished line is saved every second as it is typed): a 3-hour essay makes at most 180 such events, not 10,800.
+    func appendAnswered(attemptID: String, questionID: String, now: Date) throws {
+        if let last = try database.row(
+            "SELECT kind, question_id, boot_ms FROM attempt_log WHERE attempt_id = ? ORDER BY seq DESC LIMIT 1",
+            [attemptID]
+        ), last.string(0) == RecordEvent.Kind.answered.rawValue, last.optionalString(1) == questionID,
+            Int64(clamping: clocks.boot().elapsed.wholeMilliseconds) - Int64(last.int(2)) < 60_000
+        {
+            return
+        }
+        try appendEvent(.answered, attemptID: attemptID, question: questionID, now: now)
+    }
+
     /// Whether the attempt's record has an event yet.
     func hasRecord(_ attemptID: String) throws -> Bool {
         try database.row("SELECT 1 FROM attempt_log WHERE attempt_id = ? LIMIT 1", [attemptID]) != nil

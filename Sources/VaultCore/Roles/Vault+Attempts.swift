@@ -149,7 +149,7 @@ extension Vault {
             if try checkpointTime(attemptID: attemptID, start: true) == .submittedAtLimit { return nil }
             // The record: an untimed attempt starts with its first answer; the answer's event is in its transaction.
             if try !hasRecord(attemptID) { try appendEvent(.started, attemptID: attemptID, now: now) }
-            try appendEvent(.answered, attemptID: attemptID, question: questionID, now: now)
+            try appendAnswered(attemptID: attemptID, questionID: questionID, now: now)
             var spent = max(0, timeSpentMilliseconds)
             for pending in try database.rows(
                 "SELECT id, time_spent_ms FROM responses WHERE attempt_id = ? AND question_id = ? AND state = \(ResponseState.pending.sql)",
