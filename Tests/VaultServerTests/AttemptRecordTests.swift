@@ -99,6 +99,12 @@ struct AttemptRecordTests {
             let words = try #require(roster.students.first { $0.user == "student" }?.record?.words)
             #expect(words.contains("its record does not verify") && words.contains("pasted 5,600 characters into q5"), "\(words)")
             #expect(words.contains("left the exam screen 3 times"))
+            // The answer sheet shows the attempt's timeline, and why a record does not verify.
+            let desk = TeacherDesk(storage: harness.storage, now: { Date() })
+            let whole = try await desk.sheet("quiz-1", user: "student", attempt: "rec-whole")
+            #expect(whole.record.map(\.event.kind) == [.started, .answered, .pasted, .left, .returned, .submitted] && whole.recordProblems.isEmpty)
+            let cut = try await desk.sheet("quiz-1", user: "student", attempt: "rec-tail")
+            #expect(cut.recordProblems.first?.contains("does not verify") == true, "\(cut.recordProblems)")
             let stored = try await harness.storage.records(assessmentID: "quiz-1", user: nil)
             #expect(!String(decoding: try CanonicalJSON.encode(stored.map(\.events)), as: UTF8.self).contains(canary))
         }

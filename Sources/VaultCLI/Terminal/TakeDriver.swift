@@ -70,7 +70,9 @@ struct TakeDriver<C: Clock & Sendable> where C.Duration == Duration {
         let signals = Self.signalSources(input)
         defer { for source in signals { source.cancel() } }
         let raw = readsKeys ? RawMode() : nil
-        if raw != nil { FileHandle.standardOutput.write(Data(Self.reportsOn.utf8)) }
+        // Not in the screen-reader mode, which writes no escape sequence at all (focus and pastes go unrecorded there).
+        let reports = raw != nil && !appendOnly
+        if reports { FileHandle.standardOutput.write(Data(Self.reportsOn.utf8)) }
         // A session of this attempt that never closed (kill -9, a closed terminal, power loss) goes on the record.
         let attemptID = session.attempt.id
         try vault.beginTakeSession(attemptID: attemptID)
@@ -79,7 +81,7 @@ struct TakeDriver<C: Clock & Sendable> where C.Duration == Duration {
         // lands on the shell's prompt (where Enter would run it).
         defer {
             renderer.finish()
-            if raw != nil { FileHandle.standardOutput.write(Data(Self.reportsOff.utf8)) }
+            if reports { FileHandle.standardOutput.write(Data(Self.reportsOff.utf8)) }
             raw?.restore()
             if isatty(STDIN_FILENO) == 1 { tcflush(STDIN_FILENO, TCIFLUSH) }
             // Best effort: a vault that cannot be written now records the next session as an unclean end.

@@ -362,6 +362,12 @@ enum DeskTemplates {
         </form>
         {{/hasAttempt}}
         {{^hasAttempt}}<p>{{student}} has not handed in an attempt of this assessment.</p>{{/hasAttempt}}
+        {{#hasRecord}}<section aria-labelledby="record-heading">
+        <h2 id="record-heading">What happened during the attempt</h2>
+        {{#recordProblems}}<p class="flagged">{{.}}</p>{{/recordProblems}}
+        <ol class="record">{{#recordLines}}<li>{{.}}</li>{{/recordLines}}</ol>
+        <p class="small">The attempt's own record, kept by the student's vault and signed with their hand-in: never answer or pasted text, question ids and counts only.</p>
+        </section>{{/hasRecord}}
         <section aria-labelledby="extra-heading">
         <h2 id="extra-heading">Extra time</h2>
         <form method="post" action="/desk/a/{{idPath}}/extra-time"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="user" value="{{student}}">

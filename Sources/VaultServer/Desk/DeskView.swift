@@ -650,6 +650,9 @@ enum DeskView {
         var attempts: [AttemptLink]
         var manyAttempts: Bool
         var lines: [SheetLine]
+        var hasRecord: Bool
+        var recordLines: [String]
+        var recordProblems: [String]
 
         init(sheet: TeacherDesk.Sheet, csrf: String, user: String?, notice: String?, idPath: String) {
             let row = sheet.row
@@ -681,6 +684,9 @@ enum DeskView {
                 )
             }
             manyAttempts = sheet.attempts.count > 1
+            recordLines = sheet.record.map { "\(Timestamp.readable($0.event.at)): \(RecordWords.english($0.event))" }
+            recordProblems = sheet.recordProblems
+            hasRecord = !recordLines.isEmpty || !recordProblems.isEmpty
             let total = sheet.lines.compactMap(\.points).reduce(0, +)
             let full = sheet.lines.map(\.maxPoints).reduce(0, +)
             let waiting = sheet.lines.filter { $0.points == nil }.count

@@ -253,6 +253,9 @@ public struct TeacherDesk: Sendable {
         public var attempts: [String]
         public var attempt: String?
         public var lines: [Line]
+        /// The shown attempt's own record, every device's, merged by time; and why a device's does not verify.
+        public var record: [(device: String, event: RecordEvent)] = []
+        public var recordProblems: [String] = []
     }
 
     public func sheet(_ id: String, user: String, attempt: String? = nil) async throws -> Sheet {
@@ -298,7 +301,13 @@ public struct TeacherDesk: Sendable {
                     )
                 }
             } ?? []
-        return Sheet(title: facts.document.title, row: row, attempts: inputs.map(\.record.attemptID), attempt: chosen?.record.attemptID, lines: lines)
+        var sheet = Sheet(title: facts.document.title, row: row, attempts: inputs.map(\.record.attemptID), attempt: chosen?.record.attemptID, lines: lines)
+        if let attempt = chosen?.record.attemptID {
+            let records = try await storage.records(assessmentID: id, user: user).filter { $0.attemptID == attempt }
+            sheet.record = RecordRules.timeline(records)
+            sheet.recordProblems = records.filter { !$0.verified }.map { "Its record from one device does not verify: \($0.problem ?? "unknown")." }
+        }
+        return sheet
     }
 
     /// Saves a sheet's points and feedback for one attempt, all or nothing: every value is checked (points within

@@ -83,7 +83,7 @@ struct Serve: AsyncParsableCommand {
                 FileHandle.standardError.write(Data("vault-server listening on http://\(host):\(port)\n".utf8))
             }
         }
-        // SIGTERM or SIGINT: stop accepting and let requests in flight finish, but for 8 s at most; then cancel
+        // SIGTERM or SIGINT: stop accepting and let requests in flight finish, but for 6 s at most; then cancel
         // what is left (a request waiting on a database that does not answer, a client that went away), and past
         // 2 s more, end the process. Under systemd a restart never waits for its 90 s timeout and a SIGKILL.
         var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
@@ -92,6 +92,6 @@ struct Serve: AsyncParsableCommand {
         try await ServiceGroup(configuration: group).run()
     }
 
-    static let gracefulShutdownLimit: Duration = .seconds(8)
+    static let gracefulShutdownLimit: Duration = .seconds(6)
     static let cancellationLimit: Duration = .seconds(2)
 }
