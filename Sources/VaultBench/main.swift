@@ -15,7 +15,7 @@ let directory = NSTemporaryDirectory() + "vault-bench-\(getpid())"
 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: directory) }
 
-// `--only import` / `--only essay`: those rows alone (for profiling the importer, or the take screen's saves).
+// `--only import` / `--only essay` / `--only answers`: those rows alone (the importer, the take screen's saves, recordAnswer).
 if let index = CommandLine.arguments.firstIndex(of: "--only") {
     switch CommandLine.arguments.dropFirst(index + 1).first {
     case "import":
@@ -23,7 +23,11 @@ if let index = CommandLine.arguments.firstIndex(of: "--only") {
             try ImportBenchmarks.rows(items: 2_000, rounds: quick ? 2 : 5) + ImportBenchmarks.scoringRows(answers: 100_000, rounds: quick ? 2 : 5)
         )
     case "essay": printTable(try EssayBenchmarks.lineSaves(directory: directory, essays: quick ? 2 : 5))
-    default: print("--only takes import or essay")
+    case "answers":
+        // recordAnswer (with its record's event in the same transaction) against the unkeyed floor.
+        let saves = try StoreBenchmarks.answerSave(directory: directory, count: quick ? 200 : 1_000)
+        printTable([saves.p50, saves.p99, saves.floor] + (try EssayBenchmarks.lineSaves(directory: directory, essays: quick ? 2 : 5)))
+    default: print("--only takes import, essay or answers")
     }
     exit(0)
 }
