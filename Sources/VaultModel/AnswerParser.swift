@@ -51,7 +51,7 @@ public enum AnswerParser {
         case .singleChoice(let body):
             return .string(choiceID(trimmed, in: body.choices))
         case .multipleChoice(let body):
-            let picked = trimmed.split(separator: ",").map { choiceID($0.trimmingCharacters(in: .whitespaces), in: body.choices) }
+            let picked = westernDigits(trimmed).split(separator: ",").map { choiceID($0.trimmingCharacters(in: .whitespaces), in: body.choices) }
                 .filter { !$0.isEmpty }
             guard Set(picked).count == picked.count else { return nil }
             // Stored in the author's order (the same on every device, whatever order the student was shown), so the
@@ -60,14 +60,14 @@ public enum AnswerParser {
             guard picked.allSatisfy(order.contains) else { return nil }
             return .array(order.filter(picked.contains).map(JSONValue.string))
         case .trueFalse:
-            switch trimmed.lowercased() {
-            case "true", "t", "yes", "y": return .bool(true)
-            case "false", "f", "no", "n": return .bool(false)
-            default: return nil
-            }
+            let word = trimmed.lowercased()
+            if trueWords.contains(word) { return .bool(true) }
+            if falseWords.contains(word) { return .bool(false) }
+            return nil
         case .numeric:
-            guard trimmed.range(of: #"^[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d+)?$"#, options: .regularExpression) != nil,
-                let number = Double(trimmed.replacingOccurrences(of: ",", with: "."))
+            let digits = westernDigits(trimmed)
+            guard digits.range(of: #"^[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d+)?$"#, options: .regularExpression) != nil,
+                let number = Double(digits.replacingOccurrences(of: ",", with: "."))
             else { return nil }
             return .number(number)
         case .shortText:
@@ -118,6 +118,31 @@ public enum AnswerParser {
             else { return nil }
             return .object(values)
         }
+    }
+
+    /// True and false in the words the screens ask in (the true/false sentence of each catalog), and their first
+    /// letters where no language reads them the other way: true, t, yes, y, verdadero, verdadeiro, vrai, v, kweli,
+    /// صحيح, درست; false, f, no, n, falso, faux, si kweli, uongo, خطأ, نادرست.
+    static let trueWords: Set<String> = ["true", "t", "yes", "y", "verdadero", "verdadeiro", "vrai", "v", "kweli", "صحيح", "درست"]
+    static let falseWords: Set<String> = ["false", "f", "no", "n", "falso", "faux", "si kweli", "uongo", "خطأ", "خطا", "نادرست"]
+
+    /// Persian and Arabic-Indic digits as 0-9, their decimal separator as ".", the Arabic comma as ",": what a
+    /// student types in the digits their screen prints.
+    static func westernDigits(_ text: String) -> String {
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.compactMap { scalar -> Unicode.Scalar? in
+                    switch scalar.value {
+                    case 0x06F0...0x06F9: Unicode.Scalar(scalar.value - 0x06F0 + 0x30)
+                    case 0x0660...0x0669: Unicode.Scalar(scalar.value - 0x0660 + 0x30)
+                    case 0x066B: "."
+                    case 0x060C: ","
+                    case 0x066C: nil  // the Arabic thousands separator
+                    default: scalar
+                    }
+                }
+            )
+        )
     }
 
     /// A choice as the student names it: the letter they were shown (a, b, c, … by position in their own order),

@@ -17,6 +17,8 @@ public struct TakeSession: Sendable {
         /// A fill-in-the-blanks question answered blank by blank: the lines so far, one per blank.
         case blanks(lines: [String])
         case confirmSubmit
+        /// A line typed at an essay that already has a saved answer: replace it only when the student says so.
+        case confirmReplace(String)
         case finished
     }
 
@@ -95,6 +97,8 @@ public struct TakeSession: Sendable {
     private var ticks = 0
     /// The essay whose first line, not yet entered, is being saved as its draft (until the line is entered).
     private var firstLineDraft: String?
+    /// The line being handled began as the current essay's first-line draft.
+    private var enteringDraft = false
     /// The last minute mark announced (10, 5, 1), so each is said once.
     private var announced: Int?
 
@@ -104,7 +108,12 @@ public struct TakeSession: Sendable {
     public init(attempt: AttemptRecord, needsStartConfirmation: Bool) {
         self.attempt = attempt
         self.needsStartConfirmation = needsStartConfirmation
-        index = min(max(attempt.currentQuestion, 0), max(attempt.assessment.questions.count - 1, 0))
+        // Resuming where the student was, except on a saved essay (where a stray line could land): then on the first
+        // question without an answer, if there is one.
+        let questions = attempt.assessment.questions
+        let was = min(max(attempt.currentQuestion, 0), max(questions.count - 1, 0))
+        let onSavedEssay = questions.indices.contains(was) && Self.entry(for: questions[was]) == .essay && attempt.answers[questions[was].id] != nil
+        index = onSavedEssay ? (questions.firstIndex { attempt.answers[$0.id] == nil } ?? was) : was
         mode = .question
     }
 
@@ -153,6 +162,8 @@ public struct TakeSession: Sendable {
             if mode == .starting { return stop(Self.notStarted, status: 0) }
             return leave(0, say: true)
         case .line(let line):
+            // A line whose beginning was saved as the essay's first-line draft finishes that draft (no question asked).
+            enteringDraft = firstLineDraft == question.id
             firstLineDraft = nil
             if mode != .starting, isTimed, now.time.hasRunOut { return timeUp() }
             switch mode {
@@ -161,6 +172,7 @@ public struct TakeSession: Sendable {
             case .essay(let lines): return essayLine(line, lines: lines, now: now)
             case .blanks(let lines): return blankLine(line, lines: lines, now: now)
             case .confirmSubmit: return confirm(line)
+            case .confirmReplace(let pending): return confirmReplace(line, pending: pending, now: now)
             case .finished: return []
             }
         }
@@ -311,7 +323,22 @@ public struct TakeSession: Sendable {
             }
             if command.hasPrefix(":") { return [.showQuestion(note: tr("Unknown command {command}. Type ? for help.", ["command": command]))] }
             switch entry {
-            case .essay: return essayLine(line, lines: [], now: now)
+            case .essay:
+                // A saved essay is never replaced by a stray line: the student says so first (:e continues it).
+                if !enteringDraft, let saved = attempt.answers[question.id]?.stringValue, !saved.isEmpty {
+                    mode = .confirmReplace(line)
+                    let words = saved.split(whereSeparator: \.isWhitespace).count
+                    return [
+                        .say(
+                            trn(
+                                "Replace your saved essay of {n} word with this line? [y/N] (:e continues the essay instead.)",
+                                "Replace your saved essay of {n} words with this line? [y/N] (:e continues the essay instead.)",
+                                words
+                            )
+                        ), .promptEssayLine,
+                    ]
+                }
+                return essayLine(line, lines: [], now: now)
             case .blanks: return blankLine(line, lines: [], now: now)
             case .oneChoice, .toggledChoices, .pairs, .line: return answer(line, now: now)
             }
@@ -403,7 +430,7 @@ public struct TakeSession: Sendable {
         case .singleChoice(let body), .multipleChoice(let body): choices = body.choices
         case .trueFalse, .numeric, .shortText, .essay, .matching, .ordering, .fillInBlanks: return line
         }
-        let letters = line.lowercased().split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
+        let letters = line.lowercased().split(whereSeparator: { $0 == "," || $0 == " " || $0 == "،" }).map(String.init)
         var ids: [String] = []
         for letter in letters {
             guard let position = Self.letters.firstIndex(of: letter), position < choices.count else {
@@ -431,8 +458,32 @@ public struct TakeSession: Sendable {
     /// Said when a timed test's start screen is left without starting.
     public static var notStarted: String { tr("Not started; your time has not begun.") }
 
+    /// The answer to "Replace your saved essay?": yes starts the essay again with the line; anything else keeps it.
+    private mutating func confirmReplace(_ line: String, pending: String, now: Now) -> [Effect] {
+        mode = .question
+        guard Self.isYes(line) else { return [.showQuestion(note: tr("Your essay is kept as it was. :e continues it."))] }
+        return essayLine(pending, lines: [], now: now)
+    }
+
+    /// The screen's commands as a whole line (`:q`, `:s`, `#3`, `?`): inside an essay they act as commands; `::q`
+    /// types `:q` into the essay.
+    static func isCommand(_ line: String) -> Bool {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        if [":q", ":quit", ":s", ":submit", ":n", ":next", ":p", ":prev", "?", ":h", ":help", ":r", ":review", ":f", ":flag", "!"].contains(trimmed) {
+            return true
+        }
+        return trimmed.hasPrefix("#") && Int(trimmed.dropFirst()) != nil
+    }
+
     /// Each entered line is saved at once as the question's draft; `.` alone finishes and moves on.
     private mutating func essayLine(_ line: String, lines: [String], now: Now) -> [Effect] {
+        var line = line
+        if case .essay = mode, Self.isCommand(line) {
+            // The essay so far is saved; the command acts.
+            mode = .question
+            return command(line, now: now)
+        }
+        if line.hasPrefix("::") { line.removeFirst() }
         if line == "." {
             mode = .question
             let last = index == count - 1
@@ -519,8 +570,13 @@ public struct TakeSession: Sendable {
     /// "y" and "yes" in every language, and the language's own word for yes.
     public static func isYes(_ line: String) -> Bool {
         // Translators: the word a student may type for yes at a [y/N] question (y and yes always work too).
-        ["y", "yes", tr("yes").lowercased()].contains(line.trimmingCharacters(in: .whitespaces).lowercased())
+        let typed = line.trimmingCharacters(in: .whitespaces).lowercased()
+        return ["y", "yes", tr("yes").lowercased()].contains(typed) || yesWords.contains(typed)
     }
+
+    /// Yes in each catalog's language, and its first letter where no language reads it as no: s/sí/si, o/oui, sim,
+    /// ndiyo, بله, نعم (so a student answering in the words the screen asks in is understood whatever `--lang` says).
+    static let yesWords: Set<String> = ["s", "sí", "si", "o", "oui", "sim", "ndiyo", "bale", "بله", "آره", "نعم"]
 
     // MARK: Texts
 

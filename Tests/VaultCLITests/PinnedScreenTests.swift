@@ -78,6 +78,34 @@ struct PinnedScreenTests {
         try screen.waitFor("Saved. Come back")
     }
 
+    @Test(
+        "a stray line at a saved essay asks before replacing it (no keeps it); :q inside an essay leaves the screen; the next opening is not on the essay"
+    )
+    func strayLineAtAnEssay() throws {
+        let (vault, server, screen) = try prepared()
+        defer { withExtendedLifetime(server) {} }
+        try open(screen, vault, start: true)
+        try screen.type("#2")
+        try screen.waitFor("Question 2 of 4")
+        try screen.type("The sea is salty because rivers bring salt.")
+        try screen.waitFor("Keep typing")
+        try screen.type(":q")
+        try screen.waitFor("Saved. Come back")
+        #expect(try answer(vault, 1) as? String == "The sea is salty because rivers bring salt.")
+        try screen.type("clear")
+        try open(screen, vault, start: false)
+        try screen.waitFor("Question 1 of 4")
+        try screen.type("#2")
+        try screen.waitFor("Question 2 of 4")
+        try screen.type("b")
+        try screen.waitFor("Replace your saved essay of 8 words")
+        try screen.type("n")
+        try screen.waitFor("kept as it was")
+        try screen.type(":q")
+        try screen.waitFor("Saved. Come back")
+        #expect(try answer(vault, 1) as? String == "The sea is salty because rivers bring salt.")
+    }
+
     @Test("a line typed without Enter is saved within seconds and survives kill -9; after the screen ends nothing typed reaches the shell")
     func unfinishedLine() throws {
         let (vault, server, screen) = try prepared()

@@ -82,6 +82,67 @@ struct TakeSessionTests {
         #expect(session.index == 1, "the next question follows a filled one")
     }
 
+    @Test(
+        "a saved essay is never replaced by a stray line: the student is asked, no keeps it, yes replaces it; :q inside an essay leaves, ::q types it; resuming opens on the first unanswered question"
+    )
+    func strayLineNeverReplacesAnEssay() {
+        var harness = Harness()
+        _ = harness.send(.begin)
+        _ = harness.send(.line("#2"))
+        _ = harness.send(.line("My essay, line one."))
+        _ = harness.send(.line("."))
+        _ = harness.send(.line("#2"))
+        // A stray "b" at the saved essay: asked, not saved.
+        var effects = harness.send(.line("b"))
+        #expect(!effects.contains { if case .record = $0 { true } else { false } })
+        #expect(harness.session.mode == .confirmReplace("b"))
+        effects = harness.send(.line("n"))
+        #expect(!effects.contains { if case .record = $0 { true } else { false } })
+        #expect(harness.session.attempt.answers["q2"] == .string("My essay, line one."))
+        // Spanish "s" (the screen asks in the student's words) confirms.
+        _ = harness.send(.line("New start"))
+        effects = harness.send(.line("s"))
+        #expect(effects.contains(.record(questionID: "q2", value: .string("New start"), spentMilliseconds: 0)))
+        // Inside the essay: "::q" is text, ":q" leaves with everything saved.
+        _ = harness.send(.line("::q is how vi quits"))
+        #expect(harness.session.attempt.answers["q2"] == .string("New start\n:q is how vi quits"))
+        effects = harness.send(.line(":q"))
+        #expect(effects.contains(.exit(0)))
+        // The next session left on a saved essay opens on the first question without an answer instead; elsewhere
+        // it opens where the student was.
+        var attempt = Self.attempt()
+        attempt.answers = ["q2": .string("An essay.")]
+        attempt.currentQuestion = 1
+        #expect(TakeSession(attempt: attempt, needsStartConfirmation: false).index == 0)
+        attempt.answers["q1"] = .string("a")
+        #expect(TakeSession(attempt: attempt, needsStartConfirmation: false).index == 2)
+        attempt.currentQuestion = 0
+        #expect(TakeSession(attempt: attempt, needsStartConfirmation: false).index == 0)
+    }
+
+    @Test("the student's own words: yes in each language, true and false as the sentence names them, Persian digits and comma")
+    func ownWords() throws {
+        for yes in ["y", "yes", "s", "sí", "oui", "sim", "ndiyo", "بله", "نعم"] { #expect(TakeSession.isYes(yes), "\(yes)") }
+        for no in ["n", "no", "", "hapana", "نه"] { #expect(!TakeSession.isYes(no), "\(no)") }
+        let truth = Question(id: "t", type: .trueFalse, prompt: "?")
+        for (word, value) in [
+            ("verdadero", true), ("falso", false), ("vrai", true), ("faux", false), ("kweli", true), ("si kweli", false), ("درست", true),
+            ("نادرست", false), ("صحيح", true), ("خطأ", false),
+        ] {
+            #expect(try AnswerParser.parse(word, for: truth) == .bool(value), "\(word)")
+        }
+        let number = Question(id: "n", type: .numeric, prompt: "?")
+        #expect(try AnswerParser.parse("۱۰۰", for: number) == .number(100))
+        #expect(try AnswerParser.parse("١٢٫٥", for: number) == .number(12.5))
+        let several = Question(
+            id: "m",
+            type: .multipleChoice,
+            prompt: "?",
+            choices: [Choice(id: "a", text: "A"), Choice(id: "b", text: "B"), Choice(id: "c", text: "C")]
+        )
+        #expect(try AnswerParser.parse("a،c", for: several) == .array([.string("a"), .string("c")]))
+    }
+
     @Test("an essay is saved line by line as its draft; . finishes it and moves on; :e continues it")
     func essayLineByLine() {
         var harness = Harness()
