@@ -301,7 +301,13 @@ public struct TeacherDesk: Sendable {
                     )
                 }
             } ?? []
-        var sheet = Sheet(title: facts.document.title, row: row, attempts: inputs.map(\.record.attemptID), attempt: chosen?.record.attemptID, lines: lines)
+        var sheet = Sheet(
+            title: facts.document.title,
+            row: row,
+            attempts: inputs.map(\.record.attemptID),
+            attempt: chosen?.record.attemptID,
+            lines: lines
+        )
         if let attempt = chosen?.record.attemptID {
             let records = try await storage.records(assessmentID: id, user: user).filter { $0.attemptID == attempt }
             sheet.record = RecordRules.timeline(records)
