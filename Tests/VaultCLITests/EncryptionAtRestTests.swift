@@ -33,6 +33,18 @@ struct EncryptionAtRestTests {
         #expect(shell.stdout.contains("4"), "\(shell.stderr)")
         let withoutPageSize = try Binaries.system("sqlcipher", [db], stdin: pragmas[0] + "\nSELECT count(*) FROM settings;\n")
         #expect(!withoutPageSize.stdout.contains("1"))
+        // What a person reads at 80 columns (issue 56): the PRAGMA lines whole, never wrapped inside the key, pasted
+        // as printed; and a word about the shell's history.
+        let printed = try vault.unlocked(["key", "reveal", "--yes"], environment: ["COLUMNS": "80"])
+        let lines = printed.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("PRAGMA ") }
+        #expect(lines.count == 2 && lines[0].count > 80, "\(printed.stdout)")
+        let pasted = try Binaries.system(
+            "sqlcipher",
+            [db],
+            stdin: lines.joined(separator: "\n") + "\nSELECT value FROM settings WHERE key = 'cache.ttl_days';\n"
+        )
+        #expect(pasted.stdout.contains("4"), "\(pasted.stderr)")
+        #expect(printed.stdout.contains(".sqlite_history"))
     }
 
     @Test("files 0600 and directory 0700 when the caller's umask is 000")

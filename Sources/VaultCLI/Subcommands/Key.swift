@@ -136,7 +136,12 @@ struct Key: ParsableCommand {
             let (literal, pageSize) = vault.revealKey()
             let pragmas = ["PRAGMA key = \"\(literal)\";", "PRAGMA cipher_page_size = \(pageSize);"]
             context.console.line(tr("Anyone with this key can read the whole vault. Paste these lines into `sqlcipher vault.db`:"))
-            for pragma in pragmas { context.console.line("  " + pragma) }
+            for pragma in pragmas { context.console.pasteableLine(pragma) }
+            context.console.line(
+                tr(
+                    "The sqlcipher shell keeps what you type in ~/.sqlite_history, the key too: start it as `HOME=$(mktemp -d) sqlcipher vault.db`, or delete that file afterwards."
+                )
+            )
             context.console.emit(RevealResult(sqlcipherKey: literal, pragmas: pragmas))
         }
 

@@ -24,6 +24,12 @@ struct Console {
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 
     /// A line of human output; suppressed with --json or --quiet.
+    /// A line a person copies and pastes (a command, a key): never wrapped, whatever the width; still made visible.
+    func pasteableLine(_ text: String) {
+        guard !json, !quiet else { return }
+        print(TerminalText.visible(keepingStyles: text))
+    }
+
     func line(_ text: String = "") {
         guard !json, !quiet else { return }
         // Titles, prompts, answers and server messages in it can never drive the terminal; our own styles stay. Every
