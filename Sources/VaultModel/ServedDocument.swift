@@ -43,6 +43,45 @@ public enum ServedDocument {
         }
     }
 
+    /// Why served bytes are not a document a vault may store, in words for `ServerError.badResponse` and `vault import`.
+    public struct Problem: Error, Sendable, Equatable {
+        public let message: String
+    }
+
+    /// Served bytes as a vault takes them (a download or a package): the named assessment at a version, with its content
+    /// hash; a sealed one in the sealed form (its hashes are checked once unsealed); any other within the format's
+    /// rules, without grading data, matching its content and question hashes. The served signature is the caller's.
+    public static func checked(_ bytes: Data, id: String) throws -> Assessment {
+        let document: Assessment
+        do {
+            document = try JSONDecoder().decode(Assessment.self, from: bytes)
+        } catch {
+            throw Problem(message: "the assessment is not valid JSON of the expected shape")
+        }
+        guard document.id == id, let version = document.version, version >= 1, document.contentHash != nil else {
+            throw Problem(message: "the assessment has the wrong id or no version")
+        }
+        if document.sealed == true {
+            guard document.questions.isEmpty, (document.questionCount ?? 0) > 0, document.sealedContent != nil else {
+                throw Problem(message: "the sealed assessment is not in the sealed form")
+            }
+            return document
+        }
+        do {
+            try AssessmentValidator.validate(document, requireAnswerKeyAbsent: true)
+        } catch {
+            throw Problem(message: "the assessment breaks the format rules: \(error)")
+        }
+        do {
+            try verify(document)
+        } catch Mismatch.questionHash(let questionID) {
+            throw Problem(message: "question \(questionID) does not match its hash")
+        } catch {
+            throw Problem(message: "the assessment does not match its content hash")
+        }
+        return document
+    }
+
     public static func contentHash(_ document: Assessment) throws -> String {
         Digest.hex(try CanonicalJSON.contentBytes(document))
     }

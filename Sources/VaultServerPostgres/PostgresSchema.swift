@@ -299,6 +299,18 @@ enum PostgresSchema {
             """,
             "CREATE INDEX attempt_records_by_assessment ON attempt_records (assessment_id, user_name)",
         ],
+        // Packages by file: enrolment secrets (SHA-256) and the vault key each bound (SQLite v24).
+        [
+            """
+            CREATE TABLE enrolments (
+                secret_hash TEXT PRIMARY KEY NOT NULL,
+                user_name TEXT NOT NULL,
+                assessment_id TEXT NOT NULL,
+                device_key TEXT,
+                created_at DOUBLE PRECISION NOT NULL
+            )
+            """
+        ],
     ]
 
     static var latestVersion: Int { versions.count }

@@ -121,6 +121,12 @@ struct SlowStorage: ServerStorage {
         try await base.draws(assessmentID: assessmentID)
     }
     func keepRecord(_ record: StoredAttemptRecord) async throws { try await base.keepRecord(record) }
+    func createEnrolment(secretHash: String, user: String, assessmentID: String, now: Date) async throws {
+        try await base.createEnrolment(secretHash: secretHash, user: user, assessmentID: assessmentID, now: now)
+    }
+    func claimEnrolment(secretHash: String, user: String, deviceKey: String, fingerprint: String, now: Date) async throws -> EnrolmentClaim {
+        try await base.claimEnrolment(secretHash: secretHash, user: user, deviceKey: deviceKey, fingerprint: fingerprint, now: now)
+    }
     func records(assessmentID: String, user: String?) async throws -> [StoredAttemptRecord] {
         try await base.records(assessmentID: assessmentID, user: user)
     }

@@ -83,9 +83,13 @@ public struct HandInPayload: Codable, Sendable, Equatable {
     public var user: String
     public var responses: [ResponseItem]
     public var submission: SubmissionRequest
-    public init(user: String, responses: [ResponseItem], submission: SubmissionRequest) {
+    /// A vault enrolled by a package (issue 57): the package's one-time enrolment secret (base64), which binds this
+    /// vault's key to the student at the first import. Inside the encrypted file, never on the stick in the clear.
+    public var enrolment: String?
+    public init(user: String, responses: [ResponseItem], submission: SubmissionRequest, enrolment: String? = nil) {
         self.user = user
         self.responses = responses
         self.submission = submission
+        self.enrolment = enrolment
     }
 }

@@ -167,7 +167,10 @@ extension Vault {
             }
             return item
         }
-        let payload = try CanonicalJSON.encode(HandInPayload(user: user, responses: items, submission: request))
+        // A vault enrolled by a package hands in with its enrolment secret (inside the encrypted file).
+        let payload = try CanonicalJSON.encode(
+            HandInPayload(user: user, responses: items, submission: request, enrolment: try enrolment(assessmentID: request.assessmentId))
+        )
         let device = try deviceKey()
         let signed = SignedHandIn(
             payload: String(decoding: payload, as: UTF8.self),

@@ -21,25 +21,7 @@ struct AssessmentRoutes<Storage: ServerStorage> {
         group.get("assessments/:id") { request, context in
             let id = try context.parameters.require("id")
             guard let current = try await storage.served(id: id) else { throw APIError.notFound(id) }
-            var served = (bytes: current.bytes, contentHash: current.contentHash)
-            // Pools and shuffling: a student gets their own draw (the same on every device and every re-download).
-            if context.role == .student, let user = context.user,
-                let own = try await draws.own(
-                    served.bytes,
-                    id: id,
-                    version: current.version,
-                    user: user,
-                    storage: storage,
-                    now: configuration.now()
-                )
-            {
-                served = own
-            }
-            // A student entitled to extra time gets a document of their own: their time limit, its own content hash.
-            if let user = context.user, Accommodations.isTimed(served.bytes) {
-                let extra = try await storage.extraMinutes(assessmentID: id, user: user)
-                if extra > 0 { served = try Accommodations.withExtraTime(served.bytes, minutes: extra) }
-            }
+            let served = try await draws.served(current, id: id, user: context.user, student: context.role == .student, storage: storage, now: configuration.now())
             // The roster's "downloaded": who fetched which version, and when (a check that finds it unchanged counts).
             if context.role == .student, let user = context.user {
                 try await storage.recordDownload(assessmentID: id, version: current.version, user: user, now: configuration.now())

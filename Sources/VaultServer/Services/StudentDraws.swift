@@ -9,7 +9,9 @@ import VaultRules
 ///
 /// Kept in memory, per process: each version's served document decoded once, and the last students' own documents
 /// (a draw made for a version never changes, so an entry is right for as long as the version is the current one).
-final class StudentDraws: Sendable {
+public final class StudentDraws: Sendable {
+    public init() {}
+
     private struct OwnKey: Hashable {
         var id: String
         var version: Int
@@ -25,6 +27,30 @@ final class StudentDraws: Sendable {
     static func mayDraw(_ served: Data) -> Bool {
         served.firstRange(of: Data(#""sections":"#.utf8)) != nil || served.firstRange(of: Data(#""shuffle":true"#.utf8)) != nil
             || served.firstRange(of: Data(#""shuffle_choices":true"#.utf8)) != nil || served.firstRange(of: Data(#""variants":"#.utf8)) != nil
+    }
+
+    /// What `user` is served of the current version `current`: a student's own draw (pools and shuffling), and
+    /// anyone's own time limit when they have extra time (both hashed like any served document). The download and
+    /// a package by file (`StudentPackages`) serve the same bytes through this.
+    func served(
+        _ current: (bytes: Data, contentHash: String, version: Int),
+        id: String,
+        user: String?,
+        student: Bool,
+        storage: some ResponseStore,
+        now: Date
+    ) async throws -> (bytes: Data, contentHash: String) {
+        var served = (bytes: current.bytes, contentHash: current.contentHash)
+        // Pools and shuffling: a student gets their own draw (the same on every device and every re-download).
+        if student, let user, let own = try await own(current.bytes, id: id, version: current.version, user: user, storage: storage, now: now) {
+            served = own
+        }
+        // A student entitled to extra time gets a document of their own: their time limit, its own content hash.
+        if let user, Accommodations.isTimed(served.bytes) {
+            let extra = try await storage.extraMinutes(assessmentID: id, user: user)
+            if extra > 0 { served = try Accommodations.withExtraTime(served.bytes, minutes: extra) }
+        }
+        return served
     }
 
     /// `user`'s own served document of `served` (the current version's), or nil when it draws nothing per student.

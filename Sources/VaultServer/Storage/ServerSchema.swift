@@ -316,6 +316,20 @@ enum ServerSchema {
             CREATE INDEX attempt_records_by_assessment ON attempt_records (assessment_id, user_name);
             """
         )
+        // Packages by file (issue 57): each student's one-time enrolment secret, kept as its SHA-256, and the vault
+        // key the first hand-in made from it bound to the student.
+        migrator.register(
+            24,
+            """
+            CREATE TABLE enrolments (
+                secret_hash TEXT PRIMARY KEY NOT NULL,
+                user_name TEXT NOT NULL,
+                assessment_id TEXT NOT NULL,
+                device_key TEXT,
+                created_at REAL NOT NULL
+            );
+            """
+        )
         return migrator
     }
 }

@@ -111,6 +111,10 @@ public protocol ResponseStore: Sendable {
     func studentDraw(assessmentID: String, version: Int, user: String, now: Date) async throws -> Draw
     /// Every student's draw of an assessment, by user (none for an assessment without pools or shuffling).
     func draws(assessmentID: String) async throws -> [String: Draw]
+    /// Keeps a package's one-time enrolment secret (its SHA-256) for `user` (issue 57).
+    func createEnrolment(secretHash: String, user: String, assessmentID: String, now: Date) async throws
+    /// A hand-in's claim to be `user`'s through their package's secret: binds `deviceKey` the first time.
+    func claimEnrolment(secretHash: String, user: String, deviceKey: String, fingerprint: String, now: Date) async throws -> EnrolmentClaim
     /// Keeps one device's record of an attempt (issue 55); a later upload of the same device's record replaces it.
     func keepRecord(_ record: StoredAttemptRecord) async throws
     /// The records of an assessment's attempts, one student's or every one's.

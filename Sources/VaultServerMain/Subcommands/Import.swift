@@ -39,6 +39,27 @@ struct Import: AsyncParsableCommand {
                 guard try await storage.user(named: payload.user) != nil else {
                     throw ValidationError("it names \(payload.user), who has no account here")
                 }
+                if let enrolment = payload.enrolment {
+                    // A vault enrolled by the student's package: its secret binds this vault key to the student the
+                    // first time, and only this key after.
+                    guard let secret = Data(base64Encoded: enrolment) else { throw ValidationError("its enrolment is not readable; nothing was stored") }
+                    switch try await storage.claimEnrolment(
+                        secretHash: StudentPackages.hash(secret),
+                        user: payload.user,
+                        deviceKey: deviceKey,
+                        fingerprint: DeviceKey.fingerprint(publicKey: deviceKey),
+                        now: Date()
+                    ) {
+                    case .bound, .sameDevice:
+                        break
+                    case .otherDevice:
+                        throw ValidationError(
+                            "\(payload.user)'s package was already used to hand in from another device (key \(DeviceKey.fingerprint(publicKey: deviceKey)) is not that one); nothing was stored. A copy of a package cannot hand in for the student; if the student really changed device, make them a new package"
+                        )
+                    case .unknown:
+                        throw ValidationError("it was made from a package that is not \(payload.user)'s; nothing was stored")
+                    }
+                }
                 guard try await storage.deviceKeys(user: payload.user).contains(deviceKey) else {
                     throw ValidationError(
                         "it is not signed by a device \(payload.user) ever signed in from (key \(DeviceKey.fingerprint(publicKey: deviceKey))); nothing was stored. If the student never signed in on that device, have them run `vault login` there once while online, then make the file again"

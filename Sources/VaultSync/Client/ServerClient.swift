@@ -135,34 +135,13 @@ public struct ServerClient: Sendable {
         if reply.status == 304 { return .notModified }
         if reply.status == 404 { throw ServerError.notFound(id) }
         let body = try body(of: reply, expecting: [200])
+        // The document's shape and hashes (a sealed one's once unsealed); the signature against the pinned key is the
+        // Downloader's, before anything is stored.
         let document: Assessment
         do {
-            document = try JSONDecoder().decode(Assessment.self, from: body)
-        } catch {
-            throw ServerError.badResponse("the assessment is not valid JSON of the expected shape")
-        }
-        guard document.id == id, let version = document.version, version >= 1, document.contentHash != nil else {
-            throw ServerError.badResponse("the assessment has the wrong id or no version")
-        }
-        if document.sealed == true {
-            // Sealed: no questions to check yet. The signature is checked against the pinned key before storing
-            // (Downloader); the content hash and question hashes once unsealed (`Sealing.unseal`).
-            guard document.questions.isEmpty, (document.questionCount ?? 0) > 0, document.sealedContent != nil else {
-                throw ServerError.badResponse("the sealed assessment is not in the sealed form")
-            }
-            return .document(document, bytes: body, etag: reply.headers["etag"], signature: reply.headers[ServedSignature.header])
-        }
-        do {
-            try AssessmentValidator.validate(document, requireAnswerKeyAbsent: true)
-        } catch {
-            throw ServerError.badResponse("the assessment breaks the format rules: \(error)")
-        }
-        do {
-            try ServedDocument.verify(document)
-        } catch ServedDocument.Mismatch.questionHash(let questionID) {
-            throw ServerError.badResponse("question \(questionID) does not match its hash")
-        } catch {
-            throw ServerError.badResponse("the assessment does not match its content hash")
+            document = try ServedDocument.checked(body, id: id)
+        } catch let problem as ServedDocument.Problem {
+            throw ServerError.badResponse(problem.message)
         }
         return .document(document, bytes: body, etag: reply.headers["etag"], signature: reply.headers[ServedSignature.header])
     }

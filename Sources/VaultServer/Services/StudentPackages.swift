@@ -1,0 +1,63 @@
+import Crypto
+import Foundation
+import VaultAPI
+import VaultCore
+import VaultModel
+
+/// Packages by file (issue 57): for each student, the document a download would serve them (their own draw, their
+/// extra time, sealed where the exam is sealed), signed as a download is, with a one-time enrolment secret, the
+/// server's public key, and the server key's signature over all of it.
+public struct StudentPackages: Sendable {
+    let storage: any ServerStorage
+    let receipts: ReceiptIssuer
+    let sealed: SealedExams
+    let draws = StudentDraws()
+
+    public init(storage: any ServerStorage, sealIterations: Int) {
+        self.storage = storage
+        receipts = ReceiptIssuer(storage: storage)
+        sealed = SealedExams(storage: storage, receipts: receipts, iterations: sealIterations)
+    }
+
+    public enum Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        case noAssessment(String)
+        case noStudent(String)
+        public var description: String {
+            switch self {
+            case .noAssessment(let id): "There is no assessment \(id)."
+            case .noStudent(let name): "There is no student called \(name)."
+            }
+        }
+    }
+
+    /// One student's package of the current version of `assessmentID`, valid until `expiresAt` (at most the
+    /// assessment's own `not_after`). Its enrolment secret is kept (hashed) before the package is returned.
+    public func package(assessmentID: String, user: String, expiresAt: Date, now: Date) async throws -> AssessmentPackage {
+        guard let record = try await storage.user(named: user), record.role == .student else { throw Problem.noStudent(user) }
+        guard let current = try await storage.served(id: assessmentID) else { throw Problem.noAssessment(assessmentID) }
+        let served = try await draws.served(current, id: assessmentID, user: user, student: true, storage: storage, now: now)
+        let bytes = try await sealed.downloadBytes(served.bytes)
+        let identity = try await receipts.identity()
+        let document = try JSONDecoder().decode(Assessment.self, from: served.bytes)
+        let until = min(expiresAt, document.notAfter.flatMap(Timestamp.date) ?? expiresAt)
+        let secret = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        try await storage.createEnrolment(secretHash: Self.hash(secret), user: user, assessmentID: assessmentID, now: now)
+        try await storage.recordDownload(assessmentID: assessmentID, version: current.version, user: user, now: now)
+        var package = AssessmentPackage(
+            user: user,
+            assessmentId: assessmentID,
+            version: current.version,
+            document: bytes,
+            documentSignature: try ServedSignature.sign(ServedSignature.document(bytes), with: identity),
+            serverKey: identity.publicKey.response,
+            enrolment: secret.base64EncodedString(),
+            issuedAt: Timestamp.string(now),
+            expiresAt: Timestamp.string(until)
+        )
+        package.signature = try identity.signature(for: try package.signedBytes).base64EncodedString()
+        return package
+    }
+
+    /// SHA-256 (hex) of an enrolment secret: all the server keeps of it.
+    public static func hash(_ secret: Data) -> String { SHA256.hash(data: secret).map { String(format: "%02x", $0) }.joined() }
+}

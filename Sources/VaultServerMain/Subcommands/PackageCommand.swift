@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import VaultAPI
+import VaultCore
+import VaultServer
+import VaultTerminal
+
+/// `vault-server package ID (--user NAME | --group G | --all) --out DIR`: one file per student, for schools with no
+/// network at all (issue 57).
+struct PackageCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "package",
+        abstract: "Write each student's assessment to a file (DIR/USER-ID.vaultpkg) for `vault import` with no network.",
+        discussion:
+            "Each file holds that student's own document (their draw, their extra time; a sealed exam stays sealed: the start code is still needed), this server's public key, a one-time enrolment secret and the server's signature over all of it. The student's hand-in file made from it is accepted by `vault-server import` for that student only. A package copied to a second device cannot hand in once the first device's hand-in bound the student's vault key."
+    )
+    @OptionGroup var options: DataOptions
+    @Argument(help: "The assessment id.") var id: String
+    @Option(help: "One student.") var user: String?
+    @Option(help: "Every student of this group.") var group: String?
+    @Flag(help: "Every student expected on the assessment's roster.") var all = false
+    @Option(help: "The directory the files are written to (created private, 0700).") var out: String
+    @Option(help: "Refuse the package after this time (RFC 3339; default 30 days from now, at most the assessment's not_after).")
+    var expires: String?
+    @Flag(help: "Print {\"packages\":[{\"user\",\"file\",\"expires_at\"}]} as JSON.") var json = false
+
+    struct Written: Encodable {
+        let user: String
+        let file: String
+        let expiresAt: String
+        enum CodingKeys: String, CodingKey {
+            case user, file
+            case expiresAt = "expires_at"
+        }
+    }
+
+    func validate() throws {
+        guard [user != nil, group != nil, all].filter({ $0 }).count == 1 else {
+            throw ValidationError("Name the students: one of --user NAME, --group G or --all.")
+        }
+        if let expires, Timestamp.date(expires) == nil { throw ValidationError("--expires must be an RFC 3339 time such as 2026-12-31T23:59:59Z.") }
+    }
+
+    func run() async throws {
+        let storage = try await options.storage()
+        let now = Date()
+        let expiresAt = expires.flatMap(Timestamp.date) ?? now.addingTimeInterval(30 * 24 * 3600)
+        var students: [String]
+        if let user {
+            students = [user]
+        } else {
+            let roster = try await options.desk().roster(id, group: group, scored: false)
+            students = roster.students.map(\.user)
+        }
+        students = students.sorted()
+        guard !students.isEmpty else { throw ValidationError("No student to write a package for.") }
+        try SecureFiles.createDirectory(out)
+        let packages = StudentPackages(storage: storage, sealIterations: options.sealIterations)
+        var written: [Written] = []
+        for student in students {
+            let package: AssessmentPackage
+            do {
+                package = try await packages.package(assessmentID: id, user: student, expiresAt: expiresAt, now: now)
+            } catch let problem as StudentPackages.Problem {
+                throw ValidationError(problem.description)
+            }
+            let file = "\(out)/\(student)-\(id).vaultpkg"
+            try SecureFiles.atomicWrite(try CanonicalJSON.encode(package), to: file)
+            written.append(Written(user: student, file: file, expiresAt: package.expiresAt))
+        }
+        if json {
+            print(String(decoding: try CanonicalJSON.encode(["packages": written]), as: UTF8.self))
+            return
+        }
+        for entry in written { TerminalText.line("\(entry.file) (\(entry.user), until \(Timestamp.readable(entry.expiresAt)))") }
+        TerminalText.line("Students check the server key's fingerprint at import: \(try await ReceiptIssuer(storage: storage).identity().publicKey.fingerprint).")
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+import VaultAPI
+import VaultTestSupport
+
+/// No network at all (issue 57): a student's package in by file, answers out by file, through the real binaries.
+struct PackageBinaryTests {
+    /// `vault ARGS` with no network at all where this machine allows it (`unshare -n`), traced for the sockets it
+    /// opens; the result and whether any socket other than AF_UNIX was opened.
+    static func offline(_ vault: CLIVault, _ arguments: [String], stdin: String = "pw-1\n") throws -> (Binaries.Result, Bool) {
+        let trace = vault.root.file("trace-\(UUID().uuidString)")
+        let isolated = (try? Binaries.system("unshare", ["-n", "true"]).status) == 0
+        let command = ["/usr/bin/strace", "-f", "-qq", "-e", "trace=socket", "-o", trace, Binaries.directory + "/vault"] + arguments
+            + ["--vault", vault.path, "--password-stdin"]
+        let result = isolated ? try Binaries.system("unshare", ["-n"] + command, stdin: stdin) : try Binaries.system(command[0], Array(command.dropFirst()), stdin: stdin)
+        let sockets = (try? String(contentsOfFile: trace, encoding: .utf8)) ?? ""
+        let network = sockets.split(separator: "\n").contains { $0.contains("socket(") && !$0.contains("AF_UNIX") && !$0.contains("AF_LOCAL") }
+        return (result, network)
+    }
+
+    static func publish(_ server: ServerProcess, _ assessment: Assessment, in directory: String) throws {
+        let file = directory + "/\(assessment.id)-\(UUID().uuidString).json"
+        try CanonicalJSON.encode(assessment).write(to: URL(fileURLWithPath: file))
+        let published = try server.admin(["publish", file])
+        #expect(published.status == 0, "\(published.stderr)")
+    }
+
+    static func package(_ server: ServerProcess, _ id: String, user: String, into directory: String, expires: String? = nil) throws -> String {
+        let made = try server.admin(["package", id, "--user", user, "--out", directory, "--json"] + (expires.map { ["--expires", $0] } ?? []))
+        #expect(made.status == 0, "\(made.stderr)")
+        let written = try #require((made.json?["packages"] as? [[String: Any]])?.first?["file"] as? String)
+        let kept = directory + "/\(user)-\(id)-\(UUID().uuidString).vaultpkg"
+        try FileManager.default.moveItem(atPath: written, toPath: kept)
+        return kept
+    }
+
+    @Test(
+        "a vault that never met the server: import (fingerprint confirmed), answer, submit and hand in with no network; the server stores every answer once under that student; the receipt verifies back in the vault; refusals leave the vault as it was",
+        arguments: Store.here
+    )
+    func noNetworkAtAll(_ store: Store) async throws {
+        let database: String? = store == .postgres ? try await PostgresCluster.shared().createDatabase(prefix: "pkg") : nil
+        let server = try ServerProcess(database: database)
+        let work = TemporaryDirectory("packages")
+        for name in ["ana", "ben"] {
+            #expect(try server.admin(["user", "add", name, "--role", "student", "--password-iterations", "1000"], stdin: "\(name)-pw\n").status == 0)
+        }
+        let first = Fixtures.quiz(id: "pkg-quiz")
+        try Self.publish(server, first, in: work.path)
+        let fingerprint = try #require(try Binaries.system("curl", ["-s", server.url + APIPath.serverKey]).json?["fingerprint"] as? String)
+        let anaV1 = try Self.package(server, "pkg-quiz", user: "ana", into: work.path)
+
+        // Ana's vault, offline from its first command.
+        let vault = CLIVault()
+        try vault.initialize()
+        let (imported, importNetwork) = try Self.offline(vault, ["import", anaV1, "--server-key", fingerprint, "--json"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(!importNetwork, "import opened a network socket")
+        let (again, _) = try Self.offline(vault, ["import", anaV1, "--server-key", fingerprint, "--json"])
+        #expect(again.status == 0 && again.json?["stored"] as? Bool == false, "the same package twice changes nothing")
+        for (question, value) in [("q1", "b"), ("q3", "true"), ("q5", "Ada")] {
+            let (saved, network) = try Self.offline(vault, ["answer", "pkg-quiz", question], stdin: "pw-1\n\(value)\n")
+            #expect(saved.status == 0 && !network, "\(saved.stderr)")
+        }
+        #expect(try Self.offline(vault, ["submit", "pkg-quiz"]).0.status == 0)
+        let handIn = work.file("ana-hand-in.vault")
+        let (made, handInNetwork) = try Self.offline(vault, ["hand-in", "pkg-quiz", "--out", handIn])
+        #expect(made.status == 0 && !handInNetwork, "\(made.stderr)")
+
+        // The teacher imports it: stored once under Ana; twice stores nothing twice; the receipt goes back by file.
+        let receipts = work.file("receipts")
+        let stored = try server.admin(["import", handIn, "--receipts", receipts])
+        #expect(stored.status == 0 && stored.stdout.contains("ana"), "\(stored.stderr)")
+        #expect(try server.admin(["import", handIn, "--receipts", receipts]).status == 0)
+        let listing = try server.admin(["responses", "pkg-quiz", "--json"])
+        let responses = (listing.json?["responses"] as? [[String: Any]]) ?? []
+        #expect(responses.count == 3 && responses.allSatisfy { $0["user"] as? String == "ana" }, "\(listing.stdout)")
+        let receipt = try #require(try FileManager.default.contentsOfDirectory(atPath: receipts).first)
+        let (attached, _) = try Self.offline(vault, ["receipts", "import", receipts + "/" + receipt])
+        #expect(attached.status == 0, "\(attached.stderr)")
+
+        // A copy of Ana's package on a second device cannot hand in as Ana now that her vault key is bound.
+        let copy = CLIVault()
+        try copy.initialize()
+        #expect(try Self.offline(copy, ["import", anaV1, "--server-key", fingerprint]).0.status == 0)
+        _ = try Self.offline(copy, ["answer", "pkg-quiz", "q1"], stdin: "pw-1\na\n")
+        _ = try Self.offline(copy, ["submit", "pkg-quiz"])
+        let copied = work.file("copy-hand-in.vault")
+        #expect(try Self.offline(copy, ["hand-in", "pkg-quiz", "--out", copied]).0.status == 0)
+        let refused = try server.admin(["import", copied])
+        #expect(refused.status != 0 && refused.stderr.contains("already used to hand in from another device"), "\(refused.stderr)")
+        #expect((try server.admin(["responses", "pkg-quiz", "--json"]).json?["responses"] as? [[String: Any]])?.count == 3)
+
+        // Refused, the vault unchanged: one byte changed, another server's key, an expired package, an older version.
+        let before = try vault.unlocked(["list", "--json"]).stdout
+        var changed = try Data(contentsOf: URL(fileURLWithPath: anaV1))
+        changed[changed.count / 2] ^= 0x01
+        let changedFile = work.file("changed.vaultpkg")
+        try changed.write(to: URL(fileURLWithPath: changedFile))
+        #expect([65, 77].contains(try Self.offline(vault, ["import", changedFile]).0.status))
+        let other = try ServerProcess()
+        #expect(try other.admin(["user", "add", "ana", "--role", "student", "--password-iterations", "1000"], stdin: "ana-pw\n").status == 0)
+        try Self.publish(other, first, in: work.path)
+        let foreign = try Self.package(other, "pkg-quiz", user: "ana", into: work.path)
+        let foreignResult = try Self.offline(vault, ["import", foreign]).0
+        #expect(foreignResult.status == 77 && foreignResult.stderr.contains("another server"), "\(foreignResult.stderr)")
+        let expired = try Self.package(server, "pkg-quiz", user: "ana", into: work.path, expires: "2020-01-01T00:00:00Z")
+        let expiredResult = try Self.offline(vault, ["import", expired]).0
+        #expect(expiredResult.status == 77 && expiredResult.stderr.contains("expired"), "\(expiredResult.stderr)")
+        let benPackage = try Self.package(server, "pkg-quiz", user: "ben", into: work.path)
+        let benResult = try Self.offline(vault, ["import", benPackage]).0
+        #expect(benResult.status == 77 && benResult.stderr.contains("belongs to ana"), "\(benResult.stderr)")
+        #expect(try vault.unlocked(["list", "--json"]).stdout == before)
+        var second = first
+        second.questions[0].prompt = "Version two: 2x = 10. x = ?"
+        try Self.publish(server, second, in: work.path)
+        let anaV2 = try Self.package(server, "pkg-quiz", user: "ana", into: work.path)
+        let fresh = CLIVault()
+        try fresh.initialize()
+        #expect(try Self.offline(fresh, ["import", anaV2, "--server-key", fingerprint]).0.status == 0)
+        let older = try Self.offline(fresh, ["import", anaV1]).0
+        #expect(older.status == 77 && older.stderr.contains("older version"), "\(older.stderr)")
+        #expect(try vault.unlocked(["verify"]).status == 0)
+
+        // Later, a network: Ana's first vault signs in and syncs; nothing is stored twice.
+        let login = try vault.run(
+            ["login", "--server", server.url, "--user", "ana", "--vault", vault.path, "--password-stdin", "--server-password-stdin"],
+            stdin: "pw-1\nana-pw\n"
+        )
+        #expect(login.status == 0, "\(login.stderr)")
+        let sync = try vault.unlocked(["sync"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect((try server.admin(["responses", "pkg-quiz", "--json"]).json?["responses"] as? [[String: Any]])?.count == 3)
+        #expect((try server.admin(["responses", "pkg-quiz", "--json"]).json?["submissions"] as? [[String: Any]])?.count == 1)
+    }
+}
