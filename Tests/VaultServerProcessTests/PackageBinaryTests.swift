@@ -10,9 +10,13 @@ struct PackageBinaryTests {
     static func offline(_ vault: CLIVault, _ arguments: [String], stdin: String = "pw-1\n") throws -> (Binaries.Result, Bool) {
         let trace = vault.root.file("trace-\(UUID().uuidString)")
         let isolated = (try? Binaries.system("unshare", ["-n", "true"]).status) == 0
-        let command = ["/usr/bin/strace", "-f", "-qq", "-e", "trace=socket", "-o", trace, Binaries.directory + "/vault"] + arguments
+        let command =
+            ["/usr/bin/strace", "-f", "-qq", "-e", "trace=socket", "-o", trace, Binaries.directory + "/vault"] + arguments
             + ["--vault", vault.path, "--password-stdin"]
-        let result = isolated ? try Binaries.system("unshare", ["-n"] + command, stdin: stdin) : try Binaries.system(command[0], Array(command.dropFirst()), stdin: stdin)
+        let result =
+            isolated
+            ? try Binaries.system("unshare", ["-n"] + command, stdin: stdin)
+            : try Binaries.system(command[0], Array(command.dropFirst()), stdin: stdin)
         let sockets = (try? String(contentsOfFile: trace, encoding: .utf8)) ?? ""
         let network = sockets.split(separator: "\n").contains { $0.contains("socket(") && !$0.contains("AF_UNIX") && !$0.contains("AF_LOCAL") }
         return (result, network)

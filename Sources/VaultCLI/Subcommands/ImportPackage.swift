@@ -43,15 +43,23 @@ struct ImportPackage: ParsableCommand {
             guard isatty(STDIN_FILENO) == 1 else { return false }
             FileHandle.standardError.write(
                 Data(
-                    (tr("The package is signed by the server key {fingerprint}. Is it the one your teacher shows? [y/N]", ["fingerprint": fingerprint]) + " ")
-                        .utf8
+                    (tr(
+                        "The package is signed by the server key {fingerprint}. Is it the one your teacher shows? [y/N]",
+                        ["fingerprint": fingerprint]
+                    ) + " ")
+                    .utf8
                 )
             )
             return readLine().map { ["y", "yes", tr("yes").lowercased()].contains($0.trimmingCharacters(in: .whitespaces).lowercased()) } ?? false
         }
         switch outcome {
         case .stored(let id, let version, let user):
-            console.line(tr("{id} (version {version}) is ready offline for {user}. Hand in with `vault hand-in {id} --out FILE`.", ["id": id, "version": version, "user": user]))
+            console.line(
+                tr(
+                    "{id} (version {version}) is ready offline for {user}. Hand in with `vault hand-in {id} --out FILE`.",
+                    ["id": id, "version": version, "user": user]
+                )
+            )
             console.emit(Output(id: id, version: version, stored: true))
         case .alreadyHeld(let id, let version):
             console.line(tr("{id} (version {version}) was already here; nothing changed.", ["id": id, "version": version]))

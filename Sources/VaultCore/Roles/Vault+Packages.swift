@@ -40,7 +40,10 @@ extension Vault {
             guard Self.sameFingerprint(fingerprint, key.fingerprint) else {
                 throw VaultError(
                     .notAllowed,
-                    tr("The package's server key is {theirs}, not the {given} you gave; nothing was stored.", ["theirs": key.fingerprint, "given": fingerprint])
+                    tr(
+                        "The package's server key is {theirs}, not the {given} you gave; nothing was stored.",
+                        ["theirs": key.fingerprint, "given": fingerprint]
+                    )
                 )
             }
         } else if !confirm(key.fingerprint) {
@@ -49,13 +52,19 @@ extension Vault {
         guard let expires = Timestamp.date(package.expiresAt), now <= expires else {
             throw VaultError(
                 .notAllowed,
-                tr("This package expired on {date}; ask your teacher for a new one. Nothing was stored.", ["date": Timestamp.readable(package.expiresAt)])
+                tr(
+                    "This package expired on {date}; ask your teacher for a new one. Nothing was stored.",
+                    ["date": Timestamp.readable(package.expiresAt)]
+                )
             )
         }
         if let account = try account(), account.user != package.user {
             throw VaultError(
                 .notAllowed,
-                tr("This vault belongs to {owner}, and the package is for {user}; nothing was stored.", ["owner": account.user, "user": package.user])
+                tr(
+                    "This vault belongs to {owner}, and the package is for {user}; nothing was stored.",
+                    ["owner": account.user, "user": package.user]
+                )
             )
         }
         guard let bytes = Data(base64Encoded: package.document), let document = try? ServedDocument.checked(bytes, id: package.assessmentId),

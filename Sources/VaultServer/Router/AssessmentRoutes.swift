@@ -21,7 +21,14 @@ struct AssessmentRoutes<Storage: ServerStorage> {
         group.get("assessments/:id") { request, context in
             let id = try context.parameters.require("id")
             guard let current = try await storage.served(id: id) else { throw APIError.notFound(id) }
-            let served = try await draws.served(current, id: id, user: context.user, student: context.role == .student, storage: storage, now: configuration.now())
+            let served = try await draws.served(
+                current,
+                id: id,
+                user: context.user,
+                student: context.role == .student,
+                storage: storage,
+                now: configuration.now()
+            )
             // The roster's "downloaded": who fetched which version, and when (a check that finds it unchanged counts).
             if context.role == .student, let user = context.user {
                 try await storage.recordDownload(assessmentID: id, version: current.version, user: user, now: configuration.now())

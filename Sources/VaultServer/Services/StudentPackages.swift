@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import VaultAPI
 import VaultCore
@@ -59,5 +58,5 @@ public struct StudentPackages: Sendable {
     }
 
     /// SHA-256 (hex) of an enrolment secret: all the server keeps of it.
-    public static func hash(_ secret: Data) -> String { SHA256.hash(data: secret).map { String(format: "%02x", $0) }.joined() }
+    public static func hash(_ secret: Data) -> String { SHA256.hex(secret) }
 }

@@ -42,7 +42,9 @@ struct Import: AsyncParsableCommand {
                 if let enrolment = payload.enrolment {
                     // A vault enrolled by the student's package: its secret binds this vault key to the student the
                     // first time, and only this key after.
-                    guard let secret = Data(base64Encoded: enrolment) else { throw ValidationError("its enrolment is not readable; nothing was stored") }
+                    guard let secret = Data(base64Encoded: enrolment) else {
+                        throw ValidationError("its enrolment is not readable; nothing was stored")
+                    }
                     switch try await storage.claimEnrolment(
                         secretHash: StudentPackages.hash(secret),
                         user: payload.user,

@@ -73,6 +73,8 @@ struct PackageCommand: AsyncParsableCommand {
             return
         }
         for entry in written { TerminalText.line("\(entry.file) (\(entry.user), until \(Timestamp.readable(entry.expiresAt)))") }
-        TerminalText.line("Students check the server key's fingerprint at import: \(try await ReceiptIssuer(storage: storage).identity().publicKey.fingerprint).")
+        TerminalText.line(
+            "Students check the server key's fingerprint at import: \(try await ReceiptIssuer(storage: storage).identity().publicKey.fingerprint)."
+        )
     }
 }

@@ -19,7 +19,11 @@ public enum EnrolmentStatements {
     static let columns = ["user_name", "assessment_id", "device_key"]
 
     static func enrolment(secretHash: String) -> SQLStatement {
-        SQLStatement("SELECT user_name, assessment_id, device_key FROM enrolments WHERE secret_hash = ? {forUpdate}", [.text(secretHash)], columns: columns)
+        SQLStatement(
+            "SELECT user_name, assessment_id, device_key FROM enrolments WHERE secret_hash = ? {forUpdate}",
+            [.text(secretHash)],
+            columns: columns
+        )
     }
 
     static func create(secretHash: String, user: String, assessmentID: String, at: Date) -> SQLStatement {
