@@ -138,19 +138,8 @@ func drive() async throws {
         try await api.send(method, path, token: token, body: body)
     }
 
-    // Every student signs in first (not timed): 16 at a time.
     let shared = Shared(users: users)
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        for lane in 0..<concurrency {
-            group.addTask {
-                for index in stride(from: lane, to: users, by: concurrency) {
-                    let token = try await api.signIn(student: index)
-                    shared.tokens.withLock { $0[index] = token }
-                }
-            }
-        }
-        try await group.waitForAll()
-    }
+    try await signInEveryone(api, into: shared, concurrency: concurrency)
     let served = try await api.served(token: shared.tokens.withLock { $0[0] })
 
     // One batch body, encoded once by our wire types; each batch swaps in a fresh attempt id (item ids follow it).
@@ -464,17 +453,7 @@ func downloads() async throws {
     let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     let api = LoadClient(client: client, base: "http://127.0.0.1:\(port)")
     let shared = Shared(users: users)
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        for lane in 0..<concurrency {
-            group.addTask {
-                for index in stride(from: lane, to: users, by: concurrency) {
-                    let token = try await api.signIn(student: index)
-                    shared.tokens.withLock { $0[index] = token }
-                }
-            }
-        }
-        try await group.waitForAll()
-    }
+    try await signInEveryone(api, into: shared, concurrency: concurrency)
     let tally = Tally()
     let start = ContinuousClock.now
     let deadline = start + .milliseconds(Int(saturating: seconds * 1000))
@@ -510,4 +489,19 @@ func downloads() async throws {
         "concurrency": concurrency, "users": users,
     ]
     print(String(decoding: try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]), as: UTF8.self))
+}
+
+/// Every student signs in first (not timed), `concurrency` at a time; their tokens go into `shared`.
+func signInEveryone(_ api: LoadClient, into shared: Shared, concurrency: Int) async throws {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for lane in 0..<concurrency {
+            group.addTask {
+                for index in stride(from: lane, to: users, by: concurrency) {
+                    let token = try await api.signIn(student: index)
+                    shared.tokens.withLock { $0[index] = token }
+                }
+            }
+        }
+        try await group.waitForAll()
+    }
 }

@@ -41,7 +41,8 @@ public final class ServerProcess: @unchecked Sendable {
             ] + (database.map { ["--database", $0] } ?? ["--data", dataDirectory]) + (verbose ? ["--verbose"] : []) + arguments
         )
         self.process = process
-        for _ in 0..<200 {
+        // Up to 30 s: a loaded machine (the full suite beside it, PostgreSQL's migrations) can take more than 10.
+        for _ in 0..<600 {
             if let text = try? String(contentsOfFile: portFile, encoding: .utf8),
                 let value = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
             {

@@ -49,6 +49,16 @@ struct FairExamTests {
         return assessment
     }
 
+    /// Student accounts with the harness's password rule (NAME-pw).
+    static func addStudents(_ names: [String], to harness: ServerHarness) async throws {
+        for name in names {
+            try await harness.storage.createUser(
+                PasswordHasher.makeRecord(name: name, role: .student, password: SecretBytes(Array("\(name)-pw".utf8)), iterations: 1_000),
+                now: Date()
+            )
+        }
+    }
+
     @Test(
         "12 students: each gets 2 of the pool and only their text, orders differ, the fixed question and choice never move, the same on every download",
         arguments: Backend.all
@@ -56,12 +66,7 @@ struct FairExamTests {
     func eachStudentTheirOwn(backend: Backend) async throws {
         let harness = try await ServerHarness(backend)
         let names = (1...12).map { "pupil\($0)" }
-        for name in names {
-            try await harness.storage.createUser(
-                PasswordHasher.makeRecord(name: name, role: .student, password: SecretBytes(Array("\(name)-pw".utf8)), iterations: 1_000),
-                now: Date()
-            )
-        }
+        try await Self.addStudents(names, to: harness)
         try await harness.test { api in
             let teacher = try await api.token("teacher")
             #expect(try await api.publish(Self.pooled(), teacher: teacher).status == .created)
@@ -153,12 +158,7 @@ struct FairExamTests {
     func teachersSide(backend: Backend) async throws {
         let harness = try await ServerHarness(backend)
         let names = (1...6).map { "pupil\($0)" }
-        for name in names {
-            try await harness.storage.createUser(
-                PasswordHasher.makeRecord(name: name, role: .student, password: SecretBytes(Array("\(name)-pw".utf8)), iterations: 1_000),
-                now: Date()
-            )
-        }
+        try await Self.addStudents(names, to: harness)
         try await harness.test { api in
             var drawn: [String: [String]] = [:]
             var shownC1: [String: [String]] = [:]

@@ -5,6 +5,7 @@ import Logging
 import Metrics
 import Prometheus
 import ServiceLifecycle
+import Synchronization
 import UnixSignals
 import VaultAPI
 import VaultCore
@@ -89,7 +90,34 @@ struct Serve: AsyncParsableCommand {
         var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = Self.gracefulShutdownLimit
         group.maximumCancellationDuration = Self.cancellationLimit
+        // The promise above kept even when something does not end on cancellation: a watchdog armed by the first
+        // SIGTERM or SIGINT ends the process 1 s after the two windows (a shutdown under load once took past 10 s).
+        let watchdog = Self.shutdownWatchdog(logger: logger)
+        defer { for source in watchdog { source.cancel() } }
         try await ServiceGroup(configuration: group).run()
+    }
+
+    /// Signal sources beside the service group's own (dispatch gives each source the signal), each arming one timer.
+    static func shutdownWatchdog(logger: Logger) -> [any DispatchSourceSignal] {
+        let limit = gracefulShutdownLimit + cancellationLimit + .seconds(1)
+        let armed = Mutex(false)
+        return [Int32(SIGTERM), Int32(SIGINT)].map { number in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                guard
+                    armed.withLock({ wasArmed in
+                        defer { wasArmed = true }
+                        return !wasArmed
+                    })
+                else { return }
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(limit.components.seconds) * 1000)) {
+                    logger.warning("shutdown took longer than its limit; ending the process")
+                    Foundation.exit(0)
+                }
+            }
+            source.resume()
+            return source
+        }
     }
 
     static let gracefulShutdownLimit: Duration = .seconds(6)
