@@ -155,7 +155,7 @@ public enum BatchPlan {
     }
 
     /// The assessments of the batch whose current document draws per student: the store reads the user's draw of
-    /// each into `BatchFacts.drawn`.
+    /// each into `BatchFacts.draws`.
     public static func drawingAssessments(_ facts: BatchFacts) -> [String] {
         facts.assessments.compactMap { id, head in
             facts.documents[DocumentKey(id: id, version: head.currentVersion)]?.drawsPerStudent == true ? id : nil
