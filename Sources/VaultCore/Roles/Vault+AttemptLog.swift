@@ -32,14 +32,27 @@ extension Vault {
         )
     }
 
-    /// Appends one event (inside the caller's transaction when there is one).
-    func appendEvent(_ kind: RecordEvent.Kind, attemptID: String, question: String? = nil, count: Int? = nil, now: Date? = nil) throws {
-        let last = try database.row(
+    /// The chain's last event of an attempt (nil: none yet).
+    func lastEvent(_ attemptID: String) throws -> RecordEvent? {
+        try database.row(
             "SELECT \(Self.recordColumns) FROM attempt_log WHERE attempt_id = ? ORDER BY seq DESC LIMIT 1",
             [attemptID]
         ).map { try Self.recordEvent($0, attemptID: attemptID) }
+    }
+
+    /// Appends one event (inside the caller's transaction when there is one) after `last`, read here when the caller
+    /// has not read it; returns the event.
+    @discardableResult
+    func appendEvent(
+        _ kind: RecordEvent.Kind,
+        attemptID: String,
+        question: String? = nil,
+        count: Int? = nil,
+        now: Date? = nil,
+        after last: RecordEvent?? = nil
+    ) throws -> RecordEvent {
         let event = RecordChain.next(
-            after: last,
+            after: try last ?? lastEvent(attemptID),
             at: Timestamp.string(now ?? clocks.wall()),
             bootMs: Int64(clamping: clocks.boot().elapsed.wholeMilliseconds),
             kind: kind,
@@ -50,20 +63,22 @@ extension Vault {
             "INSERT INTO attempt_log (attempt_id, \(Self.recordColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [attemptID, event.seq, event.at, Int(event.bootMs), event.kind.rawValue, event.question, event.count, event.previous, event.hash]
         )
+        return event
     }
 
-    /// "Answered" for a question, once a minute at most while the student keeps changing the same answer (an essay's
-    /// unfinished line is saved every second as it is typed): a 3-hour essay makes at most 180 such events, not 10,800.
+    /// An answer's events, with one read of the chain (this is on every answer save): "started" first when the
+    /// record is empty (an untimed test starts with its first answer), then "answered" for the question, once a
+    /// minute at most while the student keeps changing the same answer (an essay's unfinished line is saved every
+    /// second as it is typed): a 3-hour essay makes at most 180 such events, not 10,800.
     func appendAnswered(attemptID: String, questionID: String, now: Date) throws {
-        if let last = try database.row(
-            "SELECT kind, question_id, boot_ms FROM attempt_log WHERE attempt_id = ? ORDER BY seq DESC LIMIT 1",
-            [attemptID]
-        ), last.string(0) == RecordEvent.Kind.answered.rawValue, last.optionalString(1) == questionID,
-            Int64(clamping: clocks.boot().elapsed.wholeMilliseconds) - Int64(last.int(2)) < 60_000
+        var last = try lastEvent(attemptID)
+        if last == nil { last = try appendEvent(.started, attemptID: attemptID, now: now, after: .some(nil)) }
+        if let last, last.kind == .answered, last.question == questionID,
+            Int64(clamping: clocks.boot().elapsed.wholeMilliseconds) - last.bootMs < 60_000
         {
             return
         }
-        try appendEvent(.answered, attemptID: attemptID, question: questionID, now: now)
+        try appendEvent(.answered, attemptID: attemptID, question: questionID, now: now, after: .some(last))
     }
 
     /// Whether the attempt's record has an event yet.

@@ -148,7 +148,6 @@ extension Vault {
             }
             if try checkpointTime(attemptID: attemptID, start: true) == .submittedAtLimit { return nil }
             // The record: an untimed attempt starts with its first answer; the answer's event is in its transaction.
-            if try !hasRecord(attemptID) { try appendEvent(.started, attemptID: attemptID, now: now) }
             try appendAnswered(attemptID: attemptID, questionID: questionID, now: now)
             var spent = max(0, timeSpentMilliseconds)
             for pending in try database.rows(
