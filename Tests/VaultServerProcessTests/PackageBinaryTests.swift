@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultAPI
+import VaultCore
 import VaultTestSupport
 
 /// No network at all (issue 57): a student's package in by file, answers out by file, through the real binaries.
@@ -136,5 +137,91 @@ struct PackageBinaryTests {
         #expect(sync.status == 0, "\(sync.stderr)")
         #expect((try server.admin(["responses", "pkg-quiz", "--json"]).json?["responses"] as? [[String: Any]])?.count == 3)
         #expect((try server.admin(["responses", "pkg-quiz", "--json"]).json?["submissions"] as? [[String: Any]])?.count == 1)
+    }
+
+    @Test(
+        "by file: --group and --all write one package per student; a sealed exam stays sealed in its package and opens offline with the start code; `list` says it came from a file; a hand-in crafted with Ana's package to claim Ben is refused, nothing stored"
+    )
+    func sealedGroupsAndCraftedHandIn() throws {
+        let server = try ServerProcess()
+        let work = TemporaryDirectory("packages-sealed")
+        for (name, group) in [("ana", "7b"), ("ben", "7b"), ("cara", "8a")] {
+            let added = try server.admin(
+                ["user", "add", name, "--role", "student", "--group", group, "--password-iterations", "1000"],
+                stdin: "\(name)-pw\n"
+            )
+            #expect(added.status == 0, "\(added.stderr)")
+        }
+        let document = work.file("sealed.json")
+        try Data(
+            """
+            {"id":"sealed-pkg","title":"Sealed by file","sealed":true,"opens_at":"2030-06-01T09:00:00Z",
+             "questions":[{"id":"q1","type":"single_choice","prompt":"Secret pick","choices":[{"id":"a","text":"A"},{"id":"b","text":"B"}],"answer_key":["a"]}]}
+            """.utf8
+        ).write(to: URL(fileURLWithPath: document))
+        #expect(try server.admin(["publish", document]).status == 0)
+
+        // One file per student of the group, and of everyone with --all.
+        func written(_ selection: [String], into directory: String) throws -> [String] {
+            let made = try server.admin(["package", "sealed-pkg"] + selection + ["--out", directory, "--json"])
+            #expect(made.status == 0, "\(made.stderr)")
+            return ((made.json?["packages"] as? [[String: Any]]) ?? []).compactMap { $0["user"] as? String }.sorted()
+        }
+        #expect(try written(["--group", "7b"], into: work.file("group")) == ["ana", "ben"])
+        // Every student (the test server's own `demo` as well).
+        #expect(try written(["--all"], into: work.file("all")) == ["ana", "ben", "cara", "demo"])
+        let files = try FileManager.default.contentsOfDirectory(atPath: work.file("all")).sorted()
+        #expect(files == ["ana", "ben", "cara", "demo"].map { "\($0)-sealed-pkg.vaultpkg" }, "\(files)")
+        let anaPackage = try Self.package(server, "sealed-pkg", user: "ana", into: work.path)
+        let packageText = try String(contentsOfFile: anaPackage, encoding: .utf8)
+        #expect(!packageText.contains("Secret pick"), "the sealed questions are readable in the package")
+
+        let served = try Binaries.system("curl", ["-s", server.url + APIPath.serverKey])
+        let fingerprint = try #require(served.json?["fingerprint"] as? String)
+        let vault = CLIVault()
+        try vault.initialize()
+        #expect(try Self.offline(vault, ["import", anaPackage, "--server-key", fingerprint]).0.status == 0)
+        let listed = try Self.offline(vault, ["list"]).0
+        #expect(listed.stdout.contains("sealed") && listed.stdout.contains("from a file"), "\(listed.stdout)")
+        let listedJSON = try Self.offline(vault, ["list", "--json"]).0
+        #expect((listedJSON.json?["assessments"] as? [[String: Any]])?.first?["source"] as? String == "file", "\(listedJSON.stdout)")
+        let shut = try Self.offline(vault, ["show", "sealed-pkg"]).0
+        #expect(shut.status != 0 && !shut.stdout.contains("Secret pick") && shut.stderr.contains("sealed exam"), "\(shut.stderr)")
+        let code = try server.admin(["start-code", "sealed-pkg", "--seal-iterations", "1000"])
+        let startCode = try #require(code.stdout.split(separator: " ").last).trimmingCharacters(in: .whitespacesAndNewlines)
+        let (opened, network) = try Self.offline(vault, ["unseal", "sealed-pkg", "--start-code-stdin"], stdin: "pw-1\n\(startCode)\n")
+        #expect(opened.status == 0 && !network, "\(opened.stderr)")
+        #expect(try Self.offline(vault, ["show", "sealed-pkg"]).0.stdout.contains("Secret pick"))
+
+        // Ana's package, used to hand in as Ben: her enrolment secret, Ben's name, a key of her own.
+        let package = try JSONDecoder().decode(AssessmentPackage.self, from: Data(packageText.utf8))
+        let key = try ServerPublicKey(try JSONDecoder().decode(ServerKeyResponse.self, from: Data(served.stdout.utf8)))
+        let payload = try CanonicalJSON.encode(
+            HandInPayload(
+                user: "ben",
+                responses: [],
+                submission: SubmissionRequest(
+                    attemptId: "crafted",
+                    assessmentId: "sealed-pkg",
+                    assessmentVersion: 1,
+                    submittedAt: "2030-06-01T10:00:00.000Z",
+                    responseIds: [],
+                    answers: []
+                ),
+                enrolment: package.enrolment
+            )
+        )
+        let device = DeviceKey()
+        let signed = SignedHandIn(
+            payload: String(decoding: payload, as: UTF8.self),
+            deviceKey: device.publicKey,
+            signature: try device.signature(for: payload)
+        )
+        let crafted = work.file("crafted.vault")
+        try HandInFile.seal(try CanonicalJSON.encode(signed), to: key).write(to: URL(fileURLWithPath: crafted))
+        let refused = try server.admin(["import", crafted])
+        #expect(refused.status == 65 && refused.stderr.contains("not ben's"), "\(refused.stderr)")
+        let responses = try server.admin(["responses", "sealed-pkg", "--json"])
+        #expect((responses.json?["submissions"] as? [[String: Any]])?.isEmpty ?? true, "\(responses.stdout)")
     }
 }

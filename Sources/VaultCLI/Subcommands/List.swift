@@ -19,12 +19,13 @@ struct List: ParsableCommand {
         let narrow = DisplayWidth.terminalColumns < 110
         for item in items {
             let expiry = item.expired ? tr("expired") : ReadableDate.relative(item.expiresAt, short: narrow)
+            let origin = item.source == .file ? [Self.fromFile(item)] : []
             let attempt =
                 item.sealed
-                ? tr("sealed")
+                ? Language.listed([tr("sealed")] + origin)
                 : Language.listed(
                     [item.attemptState.words] + (timeLeft[item.id].map { [tr("{time} left", ["time": TakeTimeText.short($0)])] } ?? [])
-                        + (item.pendingAnswers > 0 ? [tr("{count} to upload", ["count": item.pendingAnswers])] : [])
+                        + (item.pendingAnswers > 0 ? [tr("{count} to upload", ["count": item.pendingAnswers])] : []) + origin
                 )
             table.add([item.id, item.title, Language.number(item.version), Console.bytes(item.sizeBytes), expiry, attempt])
         }
@@ -35,5 +36,10 @@ struct List: ParsableCommand {
         }
         if items.isEmpty { context.console.line(tr("Nothing downloaded yet. While online, run `vault catalog` and `vault download ID`.")) }
         context.console.emit(["assessments": items])
+    }
+
+    /// "from a file, Fri 27 Nov": an assessment that came by package, not by download.
+    static func fromFile(_ item: CachedAssessment) -> String {
+        tr("from a file, {date}", ["date": Timestamp.date(item.downloadedAt).map(ReadableDate.day) ?? item.downloadedAt])
     }
 }

@@ -18,9 +18,11 @@ public struct CachedAssessment: Codable, Sendable, Equatable {
     public var opensAt: String?
     /// A newer version downloaded beside this one (`oneEach` shows the attempt's version while the newest has none).
     public var newestVersion: Int?
+    /// Downloaded from the server, or brought in by file (a package, issue 57).
+    public var source: AssessmentSource = .server
 
     enum CodingKeys: String, CodingKey {
-        case id, title, version, expired, sealed
+        case id, title, version, expired, sealed, source
         case opensAt = "opens_at"
         case sizeBytes = "size_bytes"
         case uncompressedBytes = "uncompressed_bytes"
@@ -31,6 +33,14 @@ public struct CachedAssessment: Codable, Sendable, Equatable {
         case pendingAnswers = "pending_answers"
         case newestVersion = "newest_version"
     }
+}
+
+/// Where a cached assessment version came from.
+public enum AssessmentSource: String, Codable, Sendable {
+    /// Downloaded from the server.
+    case server
+    /// Imported from a student's package file (`vault import`), with no network.
+    case file
 }
 
 /// What storing a download did to the cache.

@@ -48,7 +48,14 @@ public protocol ReceiptStore {
 public protocol OfflineCacheStore {
     func cachedAssessments(now: Date?) throws -> [CachedAssessment]
     func cachedVersion(of id: String) throws -> (version: Int, contentHash: String, etag: String?)?
-    func storeAssessment(_ served: Assessment, bytes servedBytes: Data, etag: String?, now: Date?, diskSpace: DiskSpace) throws -> StoreOutcome
+    func storeAssessment(
+        _ served: Assessment,
+        bytes servedBytes: Data,
+        etag: String?,
+        source: AssessmentSource,
+        now: Date?,
+        diskSpace: DiskSpace
+    ) throws -> StoreOutcome
     func refreshCached(id: String, version: Int, now: Date?) throws
     func loadAssessment(id: String, version: Int?, now: Date?, allowSealed: Bool) throws -> (assessment: Assessment, expiresAt: Date)
 }

@@ -89,6 +89,7 @@ extension Vault {
         _ served: Assessment,
         bytes servedBytes: Data,
         etag: String?,
+        source: AssessmentSource = .server,
         now: Date? = nil,
         diskSpace: DiskSpace = .system
     ) throws -> StoreOutcome {
@@ -165,12 +166,14 @@ extension Vault {
             let values: [any DatabaseValueConvertible] = [
                 assessment.title, contentHash, hashText, compressed, compressed.count, bytes.count, etag, now.timeIntervalSince1970,
                 expires.timeIntervalSince1970, now.timeIntervalSince1970, assessment.sealedContent != nil, assessment.opensAt,
+                source.rawValue,
             ]
             if try database.row("SELECT 1 FROM assessments WHERE id = ? AND version = ?", [assessment.id, version]) != nil {
                 try database.execute(
                     """
                     UPDATE assessments SET title = ?, content_hash = ?, question_hashes = ?, document = ?, compressed_bytes = ?,
-                        uncompressed_bytes = ?, etag = ?, downloaded_at = ?, expires_at = ?, last_accessed_at = ?, sealed = ?, opens_at = ?
+                        uncompressed_bytes = ?, etag = ?, downloaded_at = ?, expires_at = ?, last_accessed_at = ?, sealed = ?, opens_at = ?,
+                        source = ?
                     WHERE id = ? AND version = ?
                     """,
                     values + [assessment.id, version]
@@ -179,8 +182,8 @@ extension Vault {
                 try database.execute(
                     """
                     INSERT INTO assessments (title, content_hash, question_hashes, document, compressed_bytes, uncompressed_bytes, etag,
-                        downloaded_at, expires_at, last_accessed_at, sealed, opens_at, id, version, opened_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+                        downloaded_at, expires_at, last_accessed_at, sealed, opens_at, source, id, version, opened_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
                     """,
                     values + [assessment.id, version]
                 )
@@ -223,7 +226,8 @@ extension Vault {
     func cachedAssessments(now: Date, facts: [String: VersionFacts]) throws -> [CachedAssessment] {
         try database.rows(
             """
-            SELECT id, title, version, compressed_bytes, uncompressed_bytes, downloaded_at, expires_at, last_accessed_at, sealed, opens_at
+            SELECT id, title, version, compressed_bytes, uncompressed_bytes, downloaded_at, expires_at, last_accessed_at, sealed, opens_at,
+                source
             FROM assessments ORDER BY id, version DESC
             """
         ).map { row in
@@ -241,7 +245,8 @@ extension Vault {
                 pendingAnswers: fact.pending,
                 expired: row.double(6) <= now.timeIntervalSince1970,
                 sealed: row.int(8) != 0,
-                opensAt: row.optionalString(9)
+                opensAt: row.optionalString(9),
+                source: AssessmentSource(rawValue: row.string(10)) ?? .server
             )
         }
     }

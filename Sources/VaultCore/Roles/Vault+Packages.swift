@@ -86,15 +86,19 @@ extension Vault {
                 return .alreadyHeld(id: package.assessmentId, version: package.version)
             }
         }
-        if try pinnedServerKey() == nil { try pinServerKey(package.serverKey, serverURL: "") }
-        if try account() == nil {
-            try saveAccount(Account(serverURL: "", user: package.user, token: nil, tokenExpiresAt: nil, role: "student"))
+        // One transaction: a package that cannot be stored (a full disk, a full cache) leaves no pinned key, account or
+        // enrolment behind.
+        try database.inTransaction {
+            if try pinnedServerKey() == nil { try pinServerKey(package.serverKey, serverURL: "") }
+            if try account() == nil {
+                try saveAccount(Account(serverURL: "", user: package.user, token: nil, tokenExpiresAt: nil, role: "student"))
+            }
+            try database.execute(
+                "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
+                ["enrolment.\(package.assessmentId)", package.enrolment]
+            )
+            _ = try storeAssessment(document, bytes: bytes, etag: nil, source: .file, now: now)
         }
-        try database.execute(
-            "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
-            ["enrolment.\(package.assessmentId)", package.enrolment]
-        )
-        _ = try storeAssessment(document, bytes: bytes, etag: nil, now: now)
         return .stored(id: package.assessmentId, version: package.version, user: package.user)
     }
 

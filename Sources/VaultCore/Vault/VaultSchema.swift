@@ -27,6 +27,7 @@ enum VaultSchema {
         migrator.register(13, version13)
         migrator.register(14, version14)
         migrator.register(15, version15)
+        migrator.register(16, version16)
         return migrator
     }
 
@@ -273,5 +274,10 @@ enum VaultSchema {
     static let version14 = """
         ALTER TABLE dead_letters ADD COLUMN unseen INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE dead_letters ADD COLUMN reported_at REAL;
+        """
+
+    /// Where each cached version came from (issue 57): `server` (a download) or `file` (a student's package).
+    static let version16 = """
+        ALTER TABLE assessments ADD COLUMN source TEXT NOT NULL DEFAULT 'server';
         """
 }

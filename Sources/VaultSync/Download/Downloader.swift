@@ -48,7 +48,7 @@ public struct Downloader {
                     throw ServerError.badResponse("the sealed exam is not signed by this vault's server (\(error))")
                 }
             }
-            let outcome = try vault.storeAssessment(document, bytes: bytes, etag: etag, now: now(), diskSpace: diskSpace)
+            let outcome = try vault.storeAssessment(document, bytes: bytes, etag: etag, source: .server, now: now(), diskSpace: diskSpace)
             return .stored(id: id, version: document.version ?? 0, evicted: outcome.evicted.map(\.id), expiresAt: outcome.expiresAt)
         }
     }
