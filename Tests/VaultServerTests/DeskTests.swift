@@ -8,6 +8,7 @@ import VaultCore
 import VaultRules
 import VaultServer
 import VaultTestSupport
+import ZIPFoundation
 
 /// A browser's part for the desk: a cookie jar over the test client, and the forms' hidden fields.
 struct DeskBrowser {
@@ -295,7 +296,47 @@ struct DeskTests {
     static let pages = [
         "/desk", "/desk/a/quiz-1", "/desk/a/quiz-1/grade?question=q6", "/desk/a/quiz-1/start-code", "/desk/a/quiz-1/export?format=csv",
     ]
-    static let forms = ["/desk/logout", "/desk/a/quiz-1/release", "/desk/a/quiz-1/close", "/desk/a/quiz-1/late", "/desk/a/quiz-1/grade"]
+    static let forms = [
+        "/desk/logout", "/desk/a/quiz-1/release", "/desk/a/quiz-1/close", "/desk/a/quiz-1/late", "/desk/a/quiz-1/grade", "/desk/a/quiz-1/packages",
+    ]
+
+    @Test(
+        "the desk's packages button: one signed package per student of the group shown, in a zip whose note names the fingerprint to check",
+        arguments: Backend.all
+    )
+    func packagesButton(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        var ana = try PasswordHasher.makeRecord(name: "ana", role: .student, password: SecretBytes(Array("ana-pw".utf8)), iterations: 1_000)
+        ana.group = "7b"
+        try await harness.storage.createUser(ana, now: Date())
+        try await harness.test { api in
+            #expect(try await api.publish(Fixtures.quiz(), teacher: try await api.token("teacher")).status == .created)
+            var browser = DeskBrowser(api: api)
+            _ = try await browser.signIn("teacher")
+            let page = try await browser.send(.get, "/desk/a/quiz-1?group=7b")
+            #expect(page.text.contains("action=\"/desk/a/quiz-1/packages\"") && page.text.contains("name=\"group\" value=\"7b\""))
+            let csrf = try #require(DeskBrowser.hidden("csrf", in: page))
+            let reply = try await browser.send(.post, "/desk/a/quiz-1/packages", form: ["csrf": csrf, "group": "7b"])
+            #expect(reply.status == .ok && reply.headers[.contentType] == "application/zip")
+            #expect(reply.headers[.contentDisposition]?.contains("quiz-1-packages-7b.zip") == true)
+            let archive = try Archive(data: reply.body, accessMode: .read)
+            var files: [String: Data] = [:]
+            for entry in archive {
+                var bytes = Data()
+                _ = try archive.extract(entry) { bytes.append($0) }
+                files[entry.path] = bytes
+            }
+            #expect(files.keys.sorted() == ["README.txt", "ana-quiz-1.vaultpkg"])
+            let key = try ServerPublicKey(try JSONDecoder().decode(ServerKeyResponse.self, from: try await api.send(.get, APIPath.serverKey).body))
+            #expect(String(decoding: files["README.txt"] ?? Data(), as: UTF8.self).contains(key.fingerprint))
+            let package = try JSONDecoder().decode(AssessmentPackage.self, from: try #require(files["ana-quiz-1.vaultpkg"]))
+            #expect(package.user == "ana" && package.assessmentId == "quiz-1")
+            #expect(key.isValidSignature(try #require(Data(base64Encoded: package.signature)), for: try package.signedBytes))
+            // Everyone: the test server's students as well.
+            let everyone = try await browser.send(.post, "/desk/a/quiz-1/packages", form: ["csrf": csrf, "group": ""])
+            #expect(Array(try Archive(data: everyone.body, accessMode: .read)).count > 2)
+        }
+    }
 
     @Test(
         "authorization: with no session every page sends you to sign in and every form is refused; a student gets 403 everywhere",

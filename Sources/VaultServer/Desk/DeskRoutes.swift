@@ -131,6 +131,8 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
                 throw DeskError(.badRequest, heading: "Not done", text: "The owner cannot be removed; nothing was changed.", back: back)
             }
         }
+        // Packages by file (issue 57): one signed file per student of the page's group (or everyone), in one zip.
+        assessment.post("packages") { request, context in try await packages(request, context: context) }
         assessment.get("grade") { request, context in try await gradePage(request, context: context) }
         // Regrading: what the current key changes, listed first; applied by the teacher, recorded in the history.
         assessment.get("regrade") { _, context in
@@ -551,6 +553,39 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
                 if buffer.readableBytes > 0 { try await writer.write(buffer) }
                 try await writer.finish(nil)
             }
+        )
+    }
+
+    /// Every package of the chosen students as one zip download; the note inside names the fingerprint to check.
+    func packages(_ request: Request, context: VaultRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id")
+        let fields = try await form(request, context: context)
+        let back = "/desk/a/\(Self.pathSegment(id))"
+        let group = fields["group"].flatMap { $0.isEmpty ? nil : $0 }
+        let now = configuration.now()
+        let maker = StudentPackages(storage: storage, sealIterations: configuration.sealIterations)
+        let students = try await maker.students(assessmentID: id, user: nil, group: group, now: now)
+        guard !students.isEmpty else {
+            throw DeskError(.badRequest, heading: "Not done", text: "There is no student to make a package for.", back: back)
+        }
+        var made: [AssessmentPackage] = []
+        do {
+            for student in students {
+                made.append(try await maker.package(assessmentID: id, user: student, expiresAt: now.addingTimeInterval(30 * 24 * 3600), now: now))
+            }
+        } catch let problem as StudentPackages.Problem {
+            throw DeskError(.badRequest, heading: "Not done", text: problem.description, back: back)
+        }
+        let fingerprint = try await ReceiptIssuer(storage: storage).identity().publicKey.fingerprint
+        let zip = try StudentPackages.archive(made, fingerprint: fingerprint)
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "application/zip",
+                .contentDisposition: "attachment; filename=\"\(Self.fileName(id))-packages\(group.map { "-" + Self.fileName($0) } ?? "").zip\"",
+                .cacheControl: "no-store",
+            ],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: zip))
         )
     }
 

@@ -103,6 +103,7 @@ enum DeskTemplates {
         {{^closed}}<a class="button" href="/desk/a/{{idPath}}/close">Close the exam now…</a>{{/closed}}
         {{#closed}}<form method="post" action="/desk/a/{{idPath}}/reopen"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Reopen the exam</button></form>{{/closed}}
         <a class="button" href="/desk/a/{{idPath}}/regrade">Regrade…</a>
+        <form method="post" action="/desk/a/{{idPath}}/packages"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="group" value="{{selectedGroup}}"><button type="submit" title="One signed file per student{{#selectedGroup}} of {{selectedGroup}}{{/selectedGroup}}, for a school with no network: the student runs vault import FILE">Packages for students without a network</button></form>
         </div>
         <form class="filters" method="get" action="/desk/a/{{idPath}}">
         <label for="group">Group</label>

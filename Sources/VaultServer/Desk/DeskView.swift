@@ -254,6 +254,8 @@ enum DeskView {
         var groups: [Option]
         var shows: [ShowOption]
         var groupQuery: String
+        /// The group the page shows ("" for everyone): what the packages button makes files for.
+        var selectedGroup: String
         var notDownloaded: Int
         var notHandedIn: Int
         var notStarted: Int
@@ -303,6 +305,7 @@ enum DeskView {
             self.groups = Set(roster.students.compactMap(\.group)).sorted().map { Option(name: $0, selected: $0 == group) }
             shows = Show.allCases.map { ShowOption(value: $0.rawValue, label: $0.label, selected: $0 == show) }
             groupQuery = group.map { "&group=" + (DeskRoutesPaths.query($0)) } ?? ""
+            selectedGroup = group ?? ""
             notDownloaded = inGroup.filter { !$0.downloaded }.count
             notHandedIn = inGroup.filter { !$0.handedIn }.count
             answering = inGroup.filter { $0.state == .answering }.count
@@ -884,6 +887,7 @@ extension DeskView.RosterPage: MustacheParent {
         case "groups": groups
         case "shows": shows
         case "groupQuery": groupQuery
+        case "selectedGroup": selectedGroup
         case "notDownloaded": notDownloaded
         case "notHandedIn": notHandedIn
         case "answering": answering

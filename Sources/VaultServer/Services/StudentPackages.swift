@@ -2,6 +2,7 @@ import Foundation
 import VaultAPI
 import VaultCore
 import VaultModel
+import ZIPFoundation
 
 /// Packages by file (issue 57): for each student, the document a download would serve them (their own draw, their
 /// extra time, sealed where the exam is sealed), signed as a download is, with a one-time enrolment secret, the
@@ -55,6 +56,41 @@ public struct StudentPackages: Sendable {
         )
         package.signature = try identity.signature(for: try package.signedBytes).base64EncodedString()
         return package
+    }
+
+    /// The students a package run is for: one by name, a group's, or everyone expected on the roster (sorted).
+    public func students(assessmentID: String, user: String?, group: String?, now: Date) async throws -> [String] {
+        if let user { return [user] }
+        let roster = try await TeacherDesk(storage: storage, now: { now }).roster(assessmentID, group: group, scored: false)
+        return roster.students.map(\.user).sorted()
+    }
+
+    /// A package's file name: `USER-ID.vaultpkg`.
+    public static func fileName(user: String, assessmentID: String) -> String { "\(user)-\(assessmentID).vaultpkg" }
+
+    /// Several students' packages in one zip (the desk's download), with a note saying what the students check at
+    /// import: the server key's fingerprint.
+    public static func archive(_ packages: [AssessmentPackage], fingerprint: String) throws -> Data {
+        let archive = try Archive(accessMode: .create)
+        let note = Data(
+            """
+            One file per student: give each student their own file (a USB stick, a shared folder).
+            The student runs: vault import FILE
+            and checks that the server key's fingerprint it shows is \(fingerprint).
+
+            """.utf8
+        )
+        var entries = [("README.txt", note)]
+        for package in packages {
+            entries.append((fileName(user: package.user, assessmentID: package.assessmentId), try CanonicalJSON.encode(package)))
+        }
+        for (path, bytes) in entries {
+            try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(bytes.count), compressionMethod: .deflate) { position, size in
+                bytes.subdata(in: Int(position)..<Int(position) + size)
+            }
+        }
+        guard let data = archive.data else { throw CocoaError(.fileWriteUnknown) }
+        return data
     }
 
     /// SHA-256 (hex) of an enrolment secret: all the server keeps of it.

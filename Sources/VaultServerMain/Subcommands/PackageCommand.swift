@@ -45,17 +45,10 @@ struct PackageCommand: AsyncParsableCommand {
         let storage = try await options.storage()
         let now = Date()
         let expiresAt = expires.flatMap(Timestamp.date) ?? now.addingTimeInterval(30 * 24 * 3600)
-        var students: [String]
-        if let user {
-            students = [user]
-        } else {
-            let roster = try await options.desk().roster(id, group: group, scored: false)
-            students = roster.students.map(\.user)
-        }
-        students = students.sorted()
+        let packages = StudentPackages(storage: storage, sealIterations: options.sealIterations)
+        let students = try await packages.students(assessmentID: id, user: user, group: group, now: now)
         guard !students.isEmpty else { throw ValidationError("No student to write a package for.") }
         try SecureFiles.createDirectory(out)
-        let packages = StudentPackages(storage: storage, sealIterations: options.sealIterations)
         var written: [Written] = []
         for student in students {
             let package: AssessmentPackage
@@ -64,7 +57,7 @@ struct PackageCommand: AsyncParsableCommand {
             } catch let problem as StudentPackages.Problem {
                 throw ValidationError(problem.description)
             }
-            let file = "\(out)/\(student)-\(id).vaultpkg"
+            let file = "\(out)/" + StudentPackages.fileName(user: student, assessmentID: id)
             try SecureFiles.atomicWrite(try CanonicalJSON.encode(package), to: file)
             written.append(Written(user: student, file: file, expiresAt: package.expiresAt))
         }
