@@ -146,7 +146,9 @@ let package = Package(
         ),
         // Text for terminals: display widths (CJK, emoji, bidi marks), wrapping, aligned tables. `vault` and
         // `vault-server` print with it.
-        .target(name: "VaultTerminal", swiftSettings: strict),
+        // Pictures on a terminal: libchafa, with libpng and libjpeg-turbo decoding (the C shim holds libjpeg's longjmp).
+        .systemLibrary(name: "CChafa", pkgConfig: "chafa", providers: [.apt(["libchafa-dev", "libpng-dev", "libjpeg62-turbo-dev"])]),
+        .target(name: "VaultTerminal", dependencies: ["CChafa"], swiftSettings: strict),
         // The student's language: messages from gettext catalogs (po/), plurals by the language's rules, right to
         // left marked where the language needs it.
         .target(name: "VaultLanguage", dependencies: ["CGettext"], swiftSettings: strict),

@@ -11,14 +11,17 @@ public final class TmuxScreen: @unchecked Sendable {
     private let socket: String
     public let directory: TemporaryDirectory
 
-    /// A shell in a `columns` x `rows` terminal, with a plain prompt (`$ `) and `environment` exported.
-    public init(columns: Int = 80, rows: Int = 24, environment: [String: String] = [:]) throws {
+    /// A shell in a `columns` x `rows` terminal, with a plain prompt (`$ `) and `environment` exported (a variable
+    /// given as nil is unset: `["NO_COLOR": nil]` for colour).
+    public init(columns: Int = 80, rows: Int = 24, environment: [String: String?] = [:]) throws {
         directory = TemporaryDirectory("tmux")
         socket = directory.file("socket")
-        var exports = ["PS1": "$ ", "NO_COLOR": "1", "TERM": "xterm", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
+        var exports: [String: String?] = [
+            "PS1": "$ ", "NO_COLOR": "1", "TERM": "xterm", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+        ]
         exports.merge(environment) { $1 }
         let profile = directory.file("profile")
-        let lines = exports.sorted { $0.key < $1.key }.map { "export \($0.key)='\($0.value)'" }
+        let lines = exports.sorted { $0.key < $1.key }.map { entry in entry.value.map { "export \(entry.key)='\($0)'" } ?? "unset \(entry.key)" }
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: profile))
         try shell("/usr/bin/tmux -S '\(socket)' new-session -d -x \(columns) -y \(rows) -s test 'bash --noprofile --rcfile \(profile) -i'")
         _ = try waitFor("$")  // capture-pane drops the space after the prompt

@@ -5,12 +5,14 @@ import VaultCore
 import VaultLanguage
 import VaultModel
 import VaultTake
+import VaultTerminal
 
 struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "The questions, with the answers of the current attempt.")
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var credentials: CredentialSources
     @OptionGroup var startCode: StartCodeSource
+    @OptionGroup var pictureOptions: PictureOptions
     @Argument(help: "The assessment id.") var id: String
     @Flag(help: "For a timed assessment not started yet: start its clock and show the questions.") var start = false
 
@@ -25,6 +27,18 @@ struct Show: ParsableCommand {
         let blanks: [Blank]?
         let answer: JSONValue?
         let flagged: Bool
+        let pictures: [Picture]?
+    }
+
+    /// A picture as `--json` lists it (`vault picture ID Q N` writes its bytes).
+    struct Picture: Encodable {
+        let name: String
+        let mimeType: String
+        let description: String
+        enum CodingKeys: String, CodingKey {
+            case name, description
+            case mimeType = "mime_type"
+        }
     }
 
     func run() throws {
@@ -62,18 +76,36 @@ struct Show: ParsableCommand {
                 items: fields.items,
                 blanks: fields.blanks,
                 answer: attempt?.answers[question.id],
-                flagged: attempt?.flagged.contains(question.id) ?? false
+                flagged: attempt?.flagged.contains(question.id) ?? false,
+                pictures: question.media.map { $0.map { Picture(name: $0.name, mimeType: $0.mimeType, description: $0.alt) } }
             )
         }
         let console = context.console
-        console.line(tr("{title}  (version {version})", ["title": console.bold(assessment.title), "version": assessment.version ?? 0]))
+        // Titles, prompts and choices are the document's: their control characters shown, never obeyed (the line keeps only
+        // our own styles).
+        console.line(
+            tr("{title}  (version {version})", ["title": console.bold(TerminalText.visible(assessment.title)), "version": assessment.version ?? 0])
+        )
+        let mode = try pictureOptions.mode(vault: vault, console: console, speaks: false)
+        let colors = PictureColors.from(environment: ProcessInfo.processInfo.environment, color: console.color)
         let progress = attempt.map { AttemptProgress($0.state, timed: $0.timeLimit != nil, clockStarted: $0.time.isStarted) } ?? .none
         console.line(tr("Attempt: {state}", ["state": progress == .none ? tr("not started") : progress.words]))
         for (index, question) in assessment.questions.enumerated() {
             console.line("")
-            console.line(Language.marked("\(Language.number(index + 1)). [\(question.id)] \(question.prompt)"))
+            console.line(Language.marked("\(Language.number(index + 1)). [\(question.id)] \(TerminalText.visible(question.prompt))"))
+            if !QuestionPictures.images(question).isEmpty {
+                console.drawn(
+                    QuestionPictures.text(
+                        question,
+                        mode: mode,
+                        colors: colors,
+                        columns: DisplayWidth.terminalColumns,
+                        rows: DisplayWidth.terminalRows
+                    )
+                )
+            }
             for (letter, choice) in zip(TakeSession.letters, question.body.choices) {
-                console.line(Language.marked("   \(letter)) \(choice.text)   (id: \(choice.id))"))
+                console.line(Language.marked("   \(letter)) \(TerminalText.visible(choice.text))   (id: \(TerminalText.visible(choice.id)))"))
             }
             for line in VisualTakeRenderer.itemLines(question, current: nil) { console.line(Language.marked(" " + line)) }
             let answer = attempt?.answers[question.id].map { AnswerWords.text($0, for: question) } ?? tr("(no answer)")

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultCore
 import VaultTake
+import VaultTerminal
 
 #if canImport(Glibc)
 import Glibc
@@ -19,6 +20,7 @@ struct Take: AsyncParsableCommand {
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var credentials: CredentialSources
     @OptionGroup var startCode: StartCodeSource
+    @OptionGroup var pictureOptions: PictureOptions
     @Argument(help: "The assessment id.") var id: String
     @Flag(help: "Plain output for scripts: no screen clearing, no live countdown.") var nonInteractive = false
     @Flag(help: "Screen-reader mode: sentences appended, nothing redrawn (also ACCESSIBLE=1 or `vault config set take.accessible 1`).")
@@ -36,8 +38,16 @@ struct Take: AsyncParsableCommand {
         let attempt = try vault.openAttempt(on: id)
         let started = vault.timeStatus(of: attempt).startedAt != nil
         let session = TakeSession(attempt: attempt, needsStartConfirmation: attempt.timeLimit != nil && !started && !yes)
+        let pictures = try pictureOptions.mode(vault: vault, console: context.console, speaks: speaks || !interactive)
         let renderer: any TakeRenderer =
-            speaks ? AccessibleTakeRenderer() : VisualTakeRenderer(console: context.console, interactive: interactive)
+            speaks
+            ? AccessibleTakeRenderer()
+            : VisualTakeRenderer(
+                console: context.console,
+                interactive: interactive,
+                pictures: pictures,
+                pictureColors: PictureColors.from(environment: environment, color: context.console.color)
+            )
         // On a terminal the screen reads keys itself (the unfinished line is kept); the screen-reader mode only ever
         // appends what is typed. A pipe gives whole lines.
         var driver = TakeDriver(

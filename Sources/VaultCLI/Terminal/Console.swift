@@ -30,6 +30,13 @@ struct Console {
         print(TerminalText.visible(keepingStyles: text))
     }
 
+    /// Terminal output made here that must reach the terminal as it is (a picture drawn by libchafa): never text
+    /// from a document. Suppressed with --json or --quiet.
+    func drawn(_ text: String) {
+        guard !json, !quiet, !text.isEmpty else { return }
+        print(text, terminator: "")
+    }
+
     func line(_ text: String = "") {
         guard !json, !quiet else { return }
         // Titles, prompts, answers and server messages in it can never drive the terminal; our own styles stay. Every

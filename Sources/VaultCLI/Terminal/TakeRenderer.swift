@@ -182,9 +182,15 @@ final class VisualTakeRenderer: TakeRenderer {
     /// Whether a scroll region is set (the terminal is tall enough for one).
     private var pinned = false
 
-    init(console: Console, interactive: Bool) {
+    /// How the question's pictures are drawn (`off`: their descriptions only), and in which colours.
+    let pictures: PictureMode
+    let pictureColors: PictureColors
+
+    init(console: Console, interactive: Bool, pictures: PictureMode = .off, pictureColors: PictureColors = .none) {
         self.console = console
         self.interactive = interactive
+        self.pictures = pictures
+        self.pictureColors = pictureColors
     }
 
     func question(_ session: TakeSession, note: String?, time: AttemptTimeStatus) {
@@ -202,7 +208,8 @@ final class VisualTakeRenderer: TakeRenderer {
             pinned = rows >= Self.headerRows + 5
             // Reset any region, clear, draw the header, then confine scrolling to the rows below it. Setting a region
             // homes the cursor, so the question starts on the first row of the region, placed explicitly.
-            text += "\u{1B}[r\u{1B}[2J\u{1B}[H" + header + "\r\n" + clock + "\r\n" + rule
+            // Kitty keeps images apart from the text: the last question's picture is deleted with the screen.
+            text += (pictures == .kitty ? "\u{1B}_Ga=d\u{1B}\\" : "") + "\u{1B}[r\u{1B}[2J\u{1B}[H" + header + "\r\n" + clock + "\r\n" + rule
             text += pinned ? "\u{1B}[\(Self.headerRows + 1);\(rows)r\u{1B}[\(Self.headerRows + 1);1H" : "\r\n"
         } else {
             text += header + "\n" + (time.remaining.map { Self.clockText($0) } ?? "") + "\n" + rule + "\n"
@@ -211,6 +218,15 @@ final class VisualTakeRenderer: TakeRenderer {
         let head = text
         text = ""
         text += DisplayWidth.wrapped(TerminalText.visible(question.prompt) + flag, width: width - 1) + "\n\n"
+        // The pictures under the prompt, in the scroll region: they scroll with the question, never over the header;
+        // drawn by chafa, so never marked or made visible as the document's text is.
+        var drawn = ""
+        if !QuestionPictures.images(question).isEmpty {
+            let rows = interactive ? DisplayWidth.terminalRows - Self.headerRows : DisplayWidth.terminalRows
+            drawn = QuestionPictures.text(question, mode: pictures, colors: pictureColors, columns: width, rows: rows) + "\n"
+        }
+        let prompt = text
+        text = ""
         let current = session.attempt.answers[question.id]
         switch question.body {
         case .singleChoice(let body), .multipleChoice(let body):
@@ -239,7 +255,7 @@ final class VisualTakeRenderer: TakeRenderer {
         }
         text += "\n" + (note.map { DisplayWidth.wrapped(TerminalText.visible($0), width: width - 1) + "\n" } ?? "")
         // Right to left: every line of the question marked, so a bidi-aware terminal lays each out right to left.
-        write(head + Language.markedLines(text) + Self.promptText(question, answered: current != nil))
+        write(head + Language.markedLines(prompt) + drawn + Language.markedLines(text) + Self.promptText(question, answered: current != nil))
     }
 
     func essayPrompt(time: AttemptTimeStatus) { write("  ") }
@@ -291,6 +307,10 @@ final class AccessibleTakeRenderer: TakeRenderer {
             var sentences = [tr("Question {number} of {count}.", ["number": session.index + 1, "count": session.count])]
             if session.attempt.flagged.contains(question.id) { sentences.append(tr("You flagged this question.")) }
             say(sentences.joined(separator: " ") + " " + question.prompt)
+            // A picture is never drawn here: its description is said instead.
+            for (number, media) in QuestionPictures.images(question).enumerated() {
+                say(QuestionPictures.caption(media, number: number + 1, count: QuestionPictures.images(question).count))
+            }
             let choices = question.body.choices
             for (number, pair) in zip(TakeSession.letters, choices).enumerated() {
                 let count = choices.count

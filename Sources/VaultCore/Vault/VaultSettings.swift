@@ -41,6 +41,12 @@ public struct VaultSettings: Sendable {
         ),
         Key(name: "download.prefetch", defaultValue: 0, range: 0...50, help: tr("next assessments fetched ahead by sync")),
         Key(name: "take.accessible", defaultValue: 0, range: 0...1, help: tr("1: the take screen speaks in sentences (screen readers)")),
+        Key(
+            name: "display.pictures",
+            defaultValue: 0,
+            range: 0...4,
+            help: tr("pictures: 0 as the terminal allows, 1 off, 2 symbols, 3 sixel, 4 kitty")
+        ),
     ]
 
     public static func key(named name: String) throws -> Key {
