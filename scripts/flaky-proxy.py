@@ -5,8 +5,10 @@ Usage: flaky-proxy.py TARGET_PORT PORT_FILE DROP_RATE SEED
 Each connection is, at random: passed through; cut before the request reaches the server; or cut after the
 server answered, so the client never sees a response the server applied. Stops after 10 minutes at most.
 Every loss is counted in PORT_FILE.drops ("before" or "after", one line each), so a test can show traffic was lost.
+While a file PORT_FILE.silent exists, the proxy is a server that never answers: each new connection is accepted, read
+and held open with nothing sent back.
 """
-import random, socket, sys, threading, time
+import os, random, socket, sys, threading, time
 
 target_port, port_file, drop_rate, seed = int(sys.argv[1]), sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
 rng = random.Random(seed)
@@ -18,6 +20,19 @@ def record(kind):
             handle.write(kind + "\n")
 
 def pipe(client):
+    if os.path.exists(port_file + ".silent"):
+        client.settimeout(1)
+        end = time.time() + 120
+        while time.time() < end:
+            try:
+                if not client.recv(65536):
+                    break
+            except socket.timeout:
+                continue
+            except OSError:
+                break
+        client.close()
+        return
     with lock:
         roll = rng.random()
     try:

@@ -38,11 +38,10 @@ struct Login: AsyncParsableCommand {
             flag: "--server-password-stdin"
         )
         let pinned = try vault.pinnedServerKey()
-        // A rural link drops requests: each is tried again on the sync schedule, the password's only when the server
-        // said it did not read it.
+        // A rural link drops requests: each is tried again on the sync schedule, within the command's deadline.
         let retry = RequestRetry()
         let (token, key) = try await NetworkSession.with(vault: vault, serverURL: server, pinnedKey: false) { session in
-            let key = try await retry.run(.idempotent) { try await session.client.serverKey() }
+            let key = try await retry.run { try await session.client.serverKey() }
             do {
                 _ = try ServerPublicKey(key)
             } catch {
@@ -60,12 +59,12 @@ struct Login: AsyncParsableCommand {
             if let pinned, pinned.key != key, !acceptNewServerKey, serverKey == nil {
                 throw NetworkSession.keyChanged(pinned: pinned.key.fingerprint, served: key.fingerprint)
             }
-            let token = try await retry.run(.carriesPassword) { try await session.client.signIn(user: user, password: password) }
+            let token = try await retry.run { try await session.client.signIn(user: user, password: password) }
             // This vault's signing key, registered to the user: hand-in files are signed with it.
             var client = session.client
             client.token = token.token
             let device = try vault.deviceKey().publicKey
-            _ = try await retry.run(.idempotent) { [client] in try await client.registerDeviceKey(device) }
+            _ = try await retry.run { [client] in try await client.registerDeviceKey(device) }
             return (token, key)
         }
         try vault.pinServerKey(key, serverURL: server)

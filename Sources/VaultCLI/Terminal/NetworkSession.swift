@@ -21,7 +21,9 @@ final class NetworkSession {
             throw VaultError(.usage, tr("{url} is not a server address such as http://127.0.0.1:8080.", ["url": url]))
         }
         self.vault = vault
-        transport = AsyncHTTPTransport(baseURL: url)
+        // A server that accepts and never answers is given up on after 10 s without a byte (each try of a request);
+        // a slow download that keeps sending is not cut.
+        transport = AsyncHTTPTransport(baseURL: url, readTimeout: .seconds(10))
         client = ServerClient(transport: transport, token: serverURL == nil ? account?.token : nil)
     }
 
