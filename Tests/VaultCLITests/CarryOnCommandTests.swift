@@ -93,6 +93,25 @@ struct CarryOnCommandTests {
         #expect(try server.admin(["roster", "algebra-1"]).stdout.contains(", on 2 devices"))
     }
 
+    @Test("in Spanish, the other device's path says every sentence in Spanish: the answers brought over, and those answered later elsewhere")
+    func carryOnInSpanish() async throws {
+        let server = try await Self.server("sqlite")
+        let (a, _) = try Self.device(server, downloading: "algebra-1")
+        for (question, value) in [("q1", "b"), ("q3", "true")] { #expect(try a.answer("algebra-1", question, value).status == 0) }
+        #expect(try a.unlocked(["sync"]).status == 0)
+        let b = CLIVault()
+        try b.initialize()
+        try b.signIn(to: server)
+        let download = try b.unlocked(["download", "algebra-1", "--lang", "es"])
+        #expect(download.status == 0, "\(download.stderr)")
+        #expect(download.stdout.contains("Empezaste Algebra Quiz en otro dispositivo: se trajeron 2 respuestas aquí."), "\(download.stdout)")
+        #expect(try b.answer("algebra-1", "q4", "2.5").status == 0)
+        #expect(try b.unlocked(["sync"]).status == 0)
+        let back = try a.unlocked(["sync", "--lang", "es"])
+        #expect(back.stdout.contains("Algebra Quiz: la pregunta q4 se respondió más tarde en otro dispositivo"), "\(back.stdout)")
+        for output in [download.stdout, back.stdout] { #expect(!output.contains("another device") && !output.contains("brought here"), "\(output)") }
+    }
+
     @Test("a timed test continued on another device keeps the first device's clock", arguments: stores)
     func timedCarryOn(store: String) async throws {
         let server = try await Self.server(store)

@@ -49,7 +49,10 @@ extension Vault {
         ).map { $0.string(0) }
         for open in openHere where try database.scalarInt("SELECT count(*) FROM responses WHERE attempt_id = ?", [open]) ?? 0 > 0 {
             return .notContinued(
-                "You have answers to \(assessment.title) on this device as well, so the attempt from the other device was not brought here. Ask your teacher which one counts."
+                tr(
+                    "You have answers to {title} on this device as well, so the attempt from the other device was not brought here. Ask your teacher which one counts.",
+                    ["title": assessment.title]
+                )
             )
         }
         try database.inTransaction {
@@ -114,17 +117,30 @@ extension Vault {
         case .alreadyHere: return nil
         case .notContinued(let sentence): return sentence
         case .continued(_, let answers, let startedAt, let remaining, let handedIn):
-            let brought = answers == 1 ? "1 answer" : "\(answers) answers"
             if handedIn {
-                return "You started \(title) on another device and its time has run out, so it was handed in with the \(brought) saved there."
+                return trn(
+                    "You started {title} on another device and its time has run out, so it was handed in with the {n} answer saved there.",
+                    "You started {title} on another device and its time has run out, so it was handed in with the {n} answers saved there.",
+                    answers,
+                    ["title": title]
+                )
             }
             guard let startedAt, let remaining else {
-                return "You started \(title) on another device: \(brought) brought here. `vault take` continues the same attempt."
+                return trn(
+                    "You started {title} on another device: {n} answer brought here. `vault take` continues the same attempt.",
+                    "You started {title} on another device: {n} answers brought here. `vault take` continues the same attempt.",
+                    answers,
+                    ["title": title]
+                )
             }
             let minutes = max(0, Int(remaining.components.seconds)) / 60
-            let left = minutes >= 1 ? (minutes == 1 ? "1 minute" : "\(minutes) minutes") : "less than a minute"
-            return
-                "You started \(title) on another device at \(PeopleDates.dayAndClock(startedAt)); \(left) left. \(brought) brought here; `vault take` continues the same attempt."
+            let left = minutes >= 1 ? trn("{n} minute", "{n} minutes", minutes) : tr("less than a minute")
+            return trn(
+                "You started {title} on another device at {when}; {left} left. {n} answer brought here; `vault take` continues the same attempt.",
+                "You started {title} on another device at {when}; {left} left. {n} answers brought here; `vault take` continues the same attempt.",
+                answers,
+                ["title": title, "when": PeopleDates.dayAndClock(startedAt), "left": left]
+            )
         }
     }
 }
@@ -239,16 +255,30 @@ public struct Reconciliation: Sendable, Equatable {
     public func sentences(title: String) -> [String] {
         var sentences: [String] = []
         if !changed.isEmpty {
-            let list = changed.joined(separator: ", ")
-            let which = changed.count == 1 ? "question \(list) was" : "questions \(list) were"
+            let list = Language.listed(changed)
             sentences.append(
                 receiptRenewed
-                    ? "\(title): \(which) answered on another device before your hand-in; those answers count, and your receipt is renewed over the final answers."
-                    : "\(title): \(which) answered later on another device; those answers count and are here now."
+                    ? trn(
+                        "{title}: question {questions} was answered on another device before your hand-in; those answers count, and your receipt is renewed over the final answers.",
+                        "{title}: questions {questions} were answered on another device before your hand-in; those answers count, and your receipt is renewed over the final answers.",
+                        changed.count,
+                        ["title": title, "questions": list]
+                    )
+                    : trn(
+                        "{title}: question {questions} was answered later on another device; those answers count and are here now.",
+                        "{title}: questions {questions} were answered later on another device; those answers count and are here now.",
+                        changed.count,
+                        ["title": title, "questions": list]
+                    )
             )
         }
         if handedInElsewhere {
-            sentences.append("\(title) was handed in on another device. Answers given here after that are kept for your teacher but do not count.")
+            sentences.append(
+                tr(
+                    "{title} was handed in on another device. Answers given here after that are kept for your teacher but do not count.",
+                    ["title": title]
+                )
+            )
         }
         return sentences
     }
