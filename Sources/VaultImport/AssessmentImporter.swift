@@ -44,6 +44,12 @@ public enum AssessmentImporter {
             let reasons = result.skipped.prefix(3).map { "\($0.label): \($0.reason)" }.joined(separator: "; ")
             throw ImportError("Nothing in the file can be taken in a terminal, so nothing was published" + (reasons.isEmpty ? "." : " (\(reasons))."))
         }
+        // Each picture without a description, by its question, whatever the format (our JSON too).
+        let undescribed = ImportSupport.undescribedPictureNotes(result.assessment)
+        if !undescribed.isEmpty {
+            result.notes.removeAll { $0.hasSuffix(ImportSupport.missingAltWords) }
+            result.notes += undescribed
+        }
         return result
     }
 

@@ -125,9 +125,21 @@ public struct ImportError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// Pieces every reader needs, so each rule is written once.
 enum ImportSupport {
-    /// The note for pictures without a description.
-    static func missingAltNote(_ count: Int) -> String {
-        "\(count) picture(s) have no description (alt text); add one so every student can follow."
+    /// The note for pictures without a description, counted as a reader reads them.
+    static func missingAltNote(_ count: Int) -> String { "\(count) picture(s)" + missingAltWords }
+    static let missingAltWords = " have no description (alt text); add one so every student can follow."
+
+    /// One note for each picture the document carries without a description, naming its question: the student is
+    /// told only "Picture 1 of 2 (no description)". Where the document carries them, these replace a reader's count.
+    static func undescribedPictureNotes(_ assessment: Assessment) -> [String] {
+        assessment.questions.flatMap { question in
+            let pictures = (question.media ?? []).filter { $0.mimeType.lowercased().hasPrefix("image/") }
+            return pictures.enumerated().compactMap { number, media -> String? in
+                guard media.alt.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
+                return
+                    "Question \(question.id): picture \(number + 1) of \(pictures.count) (\(media.name)) has no description; the student is told only that there is a picture. Add an alt text so every student can follow."
+            }
+        }
     }
 
     /// About how many bytes a question adds to the served document: its pictures (base64, most of any large

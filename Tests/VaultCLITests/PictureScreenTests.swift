@@ -110,6 +110,8 @@ struct PictureScreenTests {
             .write(to: URL(fileURLWithPath: document))
         let published = try server.admin(["publish", document])
         #expect(published.status == 0, "\(published.stderr)")
+        // The teacher is told of the picture without a description, by its question.
+        #expect(published.stdout.contains("Question q2: picture 1 of 1 (q2) has no description"), "\(published.stdout)")
         #expect(try vault.unlocked(["download", "pictures"]).status == 0)
         let screen = try TmuxScreen(environment: ["TERM": "xterm-256color", "NO_COLOR": nil])
         try screen.type("\(Binaries.directory)/vault take pictures --vault \(vault.path)")

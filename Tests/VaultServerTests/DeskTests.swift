@@ -301,6 +301,30 @@ struct DeskTests {
     ]
 
     @Test(
+        "a question's pictures on the desk's grading page: PNG as an image with its description, an SVG never as an image; the policy allows data: images only"
+    )
+    func picturesOnTheDesk() async throws {
+        let harness = try await ServerHarness(.sqlite)
+        try await harness.test { api in
+            var quiz = Fixtures.quiz()
+            let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")!
+            quiz.questions[5].media = [
+                Media(name: "map.png", mimeType: "image/png", data: png.base64EncodedString(), alt: "a map of the river"),
+                Media(name: "x.svg", mimeType: "image/svg+xml", data: Data("<svg onload=\"alert(1)\"/>".utf8).base64EncodedString(), alt: ""),
+            ]
+            #expect(try await api.publish(quiz, teacher: try await api.token("teacher")).status == .created)
+            var browser = DeskBrowser(api: api)
+            _ = try await browser.signIn("teacher")
+            let page = try await browser.send(.get, "/desk/a/quiz-1/grade?question=q6")
+            #expect(page.text.contains("<img src=\"data:image/png;base64,\(png.base64EncodedString())\" alt=\"a map of the river\">"), "\(page.text)")
+            #expect(page.text.contains("Picture 1 of 2: a map of the river") && page.text.contains("Picture 2 of 2 (no description)"))
+            #expect(!page.text.contains("data:image/svg"))
+            let policy = page.headers[.contentSecurityPolicy] ?? ""
+            #expect(policy.contains("img-src 'self' data:") && policy.contains("default-src 'none'"))
+        }
+    }
+
+    @Test(
         "the desk's packages button: one signed package per student of the group shown, in a zip whose note names the fingerprint to check",
         arguments: Backend.all
     )

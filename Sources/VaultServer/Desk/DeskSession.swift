@@ -181,7 +181,7 @@ struct DeskPages: RouterMiddleware {
     /// "no-referrer": under that a browser sends `Origin: null` with the desk's own forms, which the origin check refuses).
     static func secure(_ headers: inout HTTPFields) {
         headers[.contentSecurityPolicy] =
-            "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+            "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
         headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         headers[.xContentTypeOptions] = "nosniff"
         headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"

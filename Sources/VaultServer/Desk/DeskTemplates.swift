@@ -187,6 +187,7 @@ enum DeskTemplates {
         <nav class="questions">{{#questions}}<a href="/desk/a/{{idPath}}/grade?question={{idQuery}}"{{#current}} aria-current="page"{{/current}}>{{id}}{{#needsTeacher}} ✎{{/needsTeacher}}</a> {{/questions}}</nav>
         <h2>Question {{questionID}} ({{maxPoints}} {{pointsWord}})</h2>
         <div class="prompt" dir="auto">{{prompt}}</div>
+        {{#pictures}}<figure>{{#src}}<img src="{{src}}" alt="{{alt}}">{{/src}}<figcaption dir="auto">{{caption}}</figcaption></figure>{{/pictures}}
         <form method="post" action="/desk/a/{{idPath}}/grade">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <input type="hidden" name="question" value="{{questionID}}">
@@ -352,6 +353,7 @@ enum DeskTemplates {
         <section class="answer {{rowClass}}" data-question="{{id}}">
         <h2>Question {{id}}</h2>
         <div class="prompt" dir="auto">{{prompt}}</div>
+        {{#pictures}}<figure>{{#src}}<img src="{{src}}" alt="{{alt}}">{{/src}}<figcaption dir="auto">{{caption}}</figcaption></figure>{{/pictures}}
         <div class="text" dir="auto">{{answer}}</div>
         {{#hasReplaced}}<details class="replaced"><summary>Earlier answers, not counted</summary><ul>{{#replaced}}<li><span class="text" dir="auto">{{answer}}</span> ({{note}})</li>{{/replaced}}</ul></details>{{/hasReplaced}}
         {{#needsTeacher}}<p><label for="p-{{id}}">Points for {{id}}</label> <input id="p-{{id}}" name="points:{{id}}" type="number" min="0" max="{{maxPoints}}" step="any" value="{{points}}"> of {{maxPoints}} ({{state}})</p>{{/needsTeacher}}
@@ -475,6 +477,7 @@ enum DeskTemplates {
         .filters, .quick { margin: 0.6rem 0; }
         .answer { border: 1px solid #ccc; border-radius: 4px; padding: 0.5rem 1rem; margin: 0.8rem 0; }
         .text, .prompt { white-space: pre-wrap; unicode-bidi: plaintext; }
+        figure img { max-width: 100%; max-height: 24rem; }
         .code { font-size: 6rem; font-family: ui-monospace, monospace; letter-spacing: 0.3em; margin: 2rem 0; }
         .small { font-size: 0.85rem; color: #555; }
         .late { display: inline; }

@@ -385,6 +385,7 @@ enum DeskView {
         var questions: [QuestionLink]
         var questionID: String
         var prompt: String
+        var pictures: [Picture]
         var maxPoints: String
         var pointsWord: String
         var entries: [Entry]
@@ -403,6 +404,7 @@ enum DeskView {
             }
             questionID = queue.question.id
             prompt = queue.question.prompt
+            pictures = Picture.all(of: queue.question)
             let full = AttemptResult.pointsText(Scoring.maxPoints(queue.question))
             maxPoints = full
             pointsWord = full == "1" ? "point" : "points"
@@ -604,10 +606,31 @@ enum DeskView {
         }
     }
 
+    /// A question's picture on a desk page: the bytes from the published document as a data: URL (PNG, JPEG and GIF
+    /// only: never SVG, which can carry script), its description as alt text and caption.
+    struct Picture {
+        var src: String
+        var alt: String
+        var caption: String
+
+        static let shown: Set<String> = ["image/png", "image/jpeg", "image/gif"]
+
+        static func all(of question: Question) -> [Picture] {
+            let pictures = (question.media ?? []).filter { $0.mimeType.lowercased().hasPrefix("image/") }
+            return pictures.enumerated().map { number, media in
+                let described = media.alt.trimmingCharacters(in: .whitespacesAndNewlines)
+                let caption = "Picture \(number + 1) of \(pictures.count)" + (described.isEmpty ? " (no description)" : ": \(described)")
+                let type = media.mimeType.lowercased()
+                return Picture(src: shown.contains(type) ? "data:\(type);base64,\(media.data)" : "", alt: described, caption: caption)
+            }
+        }
+    }
+
     /// One question of a student's answer sheet.
     struct SheetLine {
         var id: String
         var prompt: String
+        var pictures: [Picture]
         var answer: String
         var points: String
         var maxPoints: String
@@ -701,6 +724,7 @@ enum DeskView {
                 SheetLine(
                     id: line.question.id,
                     prompt: line.question.prompt,
+                    pictures: Picture.all(of: line.question),
                     answer: line.answer ?? "(no answer)",
                     points: line.points.map(AttemptResult.pointsText) ?? "",
                     maxPoints: AttemptResult.pointsText(line.maxPoints),
