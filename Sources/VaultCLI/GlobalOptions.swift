@@ -1,23 +1,27 @@
 import ArgumentParser
+import VaultLanguage
 
 /// Options every command accepts, before or after the command name (see `ArgumentNormalizer`).
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .customLong("vault"), help: "The vault directory (default: $VAULT_HOME, $XDG_DATA_HOME/vault, ~/.local/share/vault).")
+    @Option(
+        name: .customLong("vault"),
+        help: ArgumentHelp(tr("The vault directory (default: $VAULT_HOME, $XDG_DATA_HOME/vault, ~/.local/share/vault)."))
+    )
     var vaultDirectory: String?
 
-    @Flag(help: "Print one JSON document on stdout.")
+    @Flag(help: ArgumentHelp(tr("Print one JSON document on stdout.")))
     var json = false
 
-    @Flag(help: "Never use colour (NO_COLOR is respected too).")
+    @Flag(help: ArgumentHelp(tr("Never use colour (NO_COLOR is respected too).")))
     var noColor = false
 
-    @Flag(help: "Print only errors.")
+    @Flag(help: ArgumentHelp(tr("Print only errors.")))
     var quiet = false
 
-    @Flag(help: "Log details to stderr (never passwords or keys).")
+    @Flag(help: ArgumentHelp(tr("Log details to stderr (never passwords or keys).")))
     var verbose = false
 
-    @Option(help: "The language to speak: es, fr, pt_BR, sw, ar or fa (also $VAULT_LANG; else LANGUAGE, LC_ALL, LANG).")
+    @Option(help: ArgumentHelp(tr("The language to speak: es, fr, pt_BR, sw, ar or fa (also $VAULT_LANG; else LANGUAGE, LC_ALL, LANG).")))
     var lang: String?
 }
 

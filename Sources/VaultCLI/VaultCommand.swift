@@ -61,7 +61,9 @@ struct VaultCommand: AsyncParsableCommand {
             let code = exitCode(for: error).rawValue
             // Argument errors use ArgumentParser's own message and usage; 64 instead of its 64/1 mix.
             if code == 0 {
-                exit(withError: error)
+                // --help and --version: the help in the student's language.
+                print(HelpText.localized(fullMessage(for: error)))
+                Foundation.exit(0)
             }
             FileHandle.standardError.write(Data((Console.fittedForError(TerminalText.visible(fullMessage(for: error))) + "\n").utf8))
             Foundation.exit(VaultExit.usage)

@@ -54,6 +54,21 @@ struct LanguageCommandTests {
             .filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
     }
 
+    @Test("--help in the student's language: `show` in Spanish and `take` in Persian have no English sentence and no English heading")
+    func helpInTheStudentsLanguage() throws {
+        let english = try Binaries.run("vault", ["show", "--help"]).stdout + (try Binaries.run("vault", ["take", "--help"]).stdout)
+        let sentences = [
+            "OVERVIEW:", "OPTIONS:", "ARGUMENTS:", "The assessment id.", "Show help information.", "Print one JSON document",
+            "Read the vault password", "The questions, with the answers", "Type an answer and press Enter", "Start a timed test's clock",
+        ]
+        for sentence in sentences { #expect(english.contains(sentence), "the English help lacks \(sentence)") }
+        for (language, command) in [("es", "show"), ("fa", "take")] {
+            let help = try Binaries.run("vault", ["--lang", language, command, "--help"])
+            #expect(help.status == 0)
+            for sentence in sentences { #expect(!help.stdout.contains(sentence), "\(language) \(command) --help: \(sentence)\n\(help.stdout)") }
+        }
+    }
+
     @Test("the pseudo-language: every line of the take screen comes from the catalog (no English word left) and fits 80 columns")
     func pseudoLanguage() throws {
         let (vault, server) = try prepared()

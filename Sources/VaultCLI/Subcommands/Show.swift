@@ -8,13 +8,13 @@ import VaultTake
 import VaultTerminal
 
 struct Show: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "The questions, with the answers of the current attempt.")
+    static let configuration = CommandConfiguration(abstract: tr("The questions, with the answers of the current attempt."))
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var credentials: CredentialSources
     @OptionGroup var startCode: StartCodeSource
     @OptionGroup var pictureOptions: PictureOptions
-    @Argument(help: "The assessment id.") var id: String
-    @Flag(help: "For a timed assessment not started yet: start its clock and show the questions.") var start = false
+    @Argument(help: ArgumentHelp(tr("The assessment id."))) var id: String
+    @Flag(help: ArgumentHelp(tr("For a timed assessment not started yet: start its clock and show the questions."))) var start = false
 
     struct Item: Encodable {
         let id: String

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VaultCore
+import VaultLanguage
 import VaultTake
 import VaultTerminal
 
@@ -11,21 +12,24 @@ import VaultModel
 
 struct Take: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Complete an assessment in the terminal; every answer is saved as you go.",
+        abstract: tr("Complete an assessment in the terminal; every answer is saved as you go."),
         // Written out so it fits 80 columns (the generated one lists every global option on one line).
         usage: "vault take <id> [--accessible] [--yes] [options]",
-        discussion:
+        discussion: tr(
             "Type an answer and press Enter. Enter alone or > goes on, < goes back, #N jumps, ! flags, :r reviews, :e continues an essay, :s submits, :q leaves (everything is kept), ? shows help. Essays are saved line by line. A timed test asks before its clock starts (--yes for scripts). Without a terminal the same lines are read from stdin."
+        )
     )
     @OptionGroup var globals: GlobalOptions
     @OptionGroup var credentials: CredentialSources
     @OptionGroup var startCode: StartCodeSource
     @OptionGroup var pictureOptions: PictureOptions
-    @Argument(help: "The assessment id.") var id: String
-    @Flag(help: "Plain output for scripts: no screen clearing, no live countdown.") var nonInteractive = false
-    @Flag(help: "Screen-reader mode: sentences appended, nothing redrawn (also ACCESSIBLE=1 or `vault config set take.accessible 1`).")
+    @Argument(help: ArgumentHelp(tr("The assessment id."))) var id: String
+    @Flag(help: ArgumentHelp(tr("Plain output for scripts: no screen clearing, no live countdown."))) var nonInteractive = false
+    @Flag(
+        help: ArgumentHelp(tr("Screen-reader mode: sentences appended, nothing redrawn (also ACCESSIBLE=1 or `vault config set take.accessible 1`)."))
+    )
     var accessible = false
-    @Flag(help: "Start a timed test's clock without asking.") var yes = false
+    @Flag(help: ArgumentHelp(tr("Start a timed test's clock without asking."))) var yes = false
 
     func run() async throws {
         let context = CommandContext(globals)

@@ -10,10 +10,10 @@ import VaultModel
 
 /// Flags that choose where passwords come from. Never a password itself: it is never an argument.
 struct CredentialSources: ParsableArguments {
-    @Flag(help: "Read the vault password from the first line of stdin.")
+    @Flag(help: ArgumentHelp(tr("Read the vault password from the first line of stdin.")))
     var passwordStdin = false
 
-    @Flag(help: "Read the new password from a line of stdin (after the current one when both are on stdin).")
+    @Flag(help: ArgumentHelp(tr("Read the new password from a line of stdin (after the current one when both are on stdin).")))
     var newPasswordStdin = false
 }
 

@@ -9,7 +9,7 @@ extension PictureMode: ExpressibleByArgument {}
 
 /// `--pictures`, for the commands that show questions.
 struct PictureOptions: ParsableArguments {
-    @Option(help: "How pictures are drawn: auto, symbols, sixel, kitty or off (also `vault config set display.pictures N`).")
+    @Option(help: ArgumentHelp(tr("How pictures are drawn: auto, symbols, sixel, kitty or off (also `vault config set display.pictures N`).")))
     var pictures: PictureMode?
 
     /// The mode to draw in: off in screen-reader mode, with --json and when stdout is not a terminal; symbols without

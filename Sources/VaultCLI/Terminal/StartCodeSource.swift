@@ -7,7 +7,7 @@ import VaultLanguage
 /// Where a sealed exam's start code comes from, for `take`, `show`, `answer` and `unseal`: `--start-code-stdin`,
 /// `$VAULT_START_CODE_FILE`, or a no-echo prompt on a terminal. The code is never stored.
 struct StartCodeSource: ParsableArguments {
-    @Flag(help: "Read a sealed exam's start code from a line of stdin (after the vault password).") var startCodeStdin = false
+    @Flag(help: ArgumentHelp(tr("Read a sealed exam's start code from a line of stdin (after the vault password)."))) var startCodeStdin = false
 
     static let fileVariable = "VAULT_START_CODE_FILE"
 
