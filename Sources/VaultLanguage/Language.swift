@@ -19,9 +19,12 @@ public enum Language {
         public var rightToLeft = false
         /// The digits 0 to 9 as the language writes them (ASCII unless the catalog says otherwise).
         public var digits: [Character] = Array("0123456789")
-        public init(rightToLeft: Bool = false, digits: [Character] = Array("0123456789")) {
+        /// What separates a number's whole part from its fraction ("," in Spanish, "٫" in Persian).
+        public var decimalSeparator: Character = "."
+        public init(rightToLeft: Bool = false, digits: [Character] = Array("0123456789"), decimalSeparator: Character = ".") {
             self.rightToLeft = rightToLeft
             self.digits = digits
+            self.decimalSeparator = decimalSeparator
         }
     }
 
@@ -82,7 +85,7 @@ public enum Language {
         let direction = lookUp("ltr")
         // Translators: the digits zero to nine as your language writes them, in order (Persian: ۰۱۲۳۴۵۶۷۸۹).
         let digits = Array(lookUp("0123456789"))
-        let traits = Traits(rightToLeft: direction == "rtl", digits: digits.count == 10 ? digits : Array("0123456789"))
+        var traits = Traits(rightToLeft: direction == "rtl", digits: digits.count == 10 ? digits : Array("0123456789"))
         // The catalog's header (gettext's answer for the empty id) names its language; the pseudo-language has none
         // that dates know, so it keeps English dates.
         let header = lookUp(String())
@@ -91,6 +94,15 @@ public enum Language {
         }
         let identifier = named.flatMap { $0.isEmpty || $0 == "qps" || $0 == "en" ? nil : $0 }
         state.withLock { $0 = (true, traits, identifier) }
+        // Translators: the decimal separator of your language, one character ("," in Spanish, "٫" in Persian).
+        // (Without the right-to-left marks a message of Arabic or Persian is given.)
+        let separator = String(
+            String.UnicodeScalarView(trc("decimal separator", ".").unicodeScalars.filter { $0.properties.generalCategory != .format })
+        )
+        if separator.count == 1, separator != "." {
+            traits.decimalSeparator = Character(separator)
+            state.withLock { $0.traits = traits }
+        }
         return traits
     }
 
@@ -188,6 +200,13 @@ public enum Language {
 
     /// A whole number in the active language's digits ("۱۲" in Persian).
     public static func number(_ value: Int) -> String { number(value, traits: traits) }
+
+    /// A decimal written with a point ("2.5", as `AttemptResult.pointsText` gives it) in the active language's digits
+    /// and decimal separator ("2,5" in Spanish, "۲٫۵" in Persian).
+    public static func decimal(_ text: String) -> String {
+        let traits = traits
+        return digits(String(text.map { $0 == "." ? traits.decimalSeparator : $0 }))
+    }
 
     /// Digits of any text in the active language's (the clock "03:06" → "۰۳:۰۶"); everything else unchanged.
     public static func digits(_ text: String) -> String {

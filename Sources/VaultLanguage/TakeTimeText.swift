@@ -17,6 +17,6 @@ public enum TakeTimeText {
     /// For tables: "7 min", "40 s".
     public static func short(_ duration: Duration) -> String {
         let seconds = max(0, Int(duration.components.seconds))
-        return seconds < 60 ? tr("{n} s", ["n": seconds]) : tr("{n} min", ["n": seconds / 60])
+        return seconds < 60 ? tr("{amount} s", ["amount": seconds]) : tr("{amount} min", ["amount": seconds / 60])
     }
 }

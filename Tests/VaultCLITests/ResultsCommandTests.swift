@@ -26,7 +26,7 @@ struct ResultsCommandTests {
         )
         let data = ["--data", server.dataDirectory]
         #expect(
-            try Binaries.run("vault-server", ["grade", "algebra-1", "--attempt", attempt, "--question", "q6", "--points", "2"] + data).status == 0
+            try Binaries.run("vault-server", ["grade", "algebra-1", "--attempt", attempt, "--question", "q6", "--points", "2.5"] + data).status == 0
         )
         #expect(
             try Binaries.run("vault-server", ["grade", "algebra-1", "--attempt", "nope", "--question", "q6", "--points", "2"] + data).status != 0
@@ -47,6 +47,11 @@ struct ResultsCommandTests {
         Self.expectStudentsTerms(shown.stdout)
         #expect(shown.stdout.contains("Your teacher wrote: Clear steps. Say why ^[[2Jyou divide."), "\(shown.stdout)")
         #expect(!shown.stdout.contains("\u{1B}[2J"))
+        // Decimals as the student's language writes them.
+        let spanish = try vault.unlocked(["results", "algebra-1", "--lang", "es"]).stdout
+        #expect(spanish.contains("3,50") && spanish.contains("2,50") && !spanish.contains("2.50") && !spanish.contains("3.50"), "\(spanish)")
+        let persian = try vault.unlocked(["results", "algebra-1", "--lang", "fa"]).stdout
+        #expect(persian.contains("۲٫۵۰"), "\(persian)")
         let json = try #require(try vault.unlocked(["results", "--json"]).json?["results"] as? [[String: Any]])
         #expect(json.first?["released"] as? Bool == true)
         // Evicted with the rest of what is synced: the results still read in full, and results fetched after the
@@ -112,11 +117,11 @@ struct ResultsCommandTests {
     /// The result as the student reads it: the question, their own answer and the correct one in the letters and
     /// texts they saw, points per question and in total; no internal ids, no JSON.
     static func expectStudentsTerms(_ text: String) {
-        #expect(text.contains("Algebra Quiz (algebra-1, version 1): 3 of "), "\(text)")
+        #expect(text.contains("Algebra Quiz (algebra-1, version 1): 3.50 of "), "\(text)")
         #expect(text.contains("1. 2x = 10. What is x?\n     Points: 1 of 1.\n     Your answer: b) 5\n     Correct answer: b) 5"), "\(text)")
         #expect(text.contains("Your answer: a) 2\n     Correct answer: a) 2, c) -2"), "\(text)")
         #expect(text.contains("Correct answer: true") && text.contains("Correct answer: 3.14"), "\(text)")
-        #expect(text.contains("Points: 2 of ") && text.contains("Your answer: Add three, then divide by four."), "\(text)")
+        #expect(text.contains("Points: 2.50 of ") && text.contains("Your answer: Add three, then divide by four."), "\(text)")
         #expect(!text.contains("[\"") && !text.contains("{\"") && !text.contains("correct: "), "\(text)")
     }
 }

@@ -42,7 +42,7 @@ struct Results: ParsableCommand {
                 )
             }
             ?? tr("{id} (version {version})", ["id": result.assessmentId, "version": result.assessmentVersion])
-        let (score, most) = (AttemptResult.pointsText(result.score), AttemptResult.pointsText(result.maxScore))
+        let (score, most) = (Language.decimal(AttemptResult.pointsText(result.score)), Language.decimal(AttemptResult.pointsText(result.maxScore)))
         var lines = [
             result.pending > 0
                 ? trn(
@@ -55,9 +55,9 @@ struct Results: ParsableCommand {
         ]
         let questions = Dictionary((sheet?.assessment.questions ?? []).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for (number, item) in result.questions.enumerated() {
-            let max = AttemptResult.pointsText(item.maxPoints)
+            let max = Language.decimal(AttemptResult.pointsText(item.maxPoints))
             let points =
-                item.points.map { tr("{points} of {max}", ["points": AttemptResult.pointsText($0), "max": max]) }
+                item.points.map { tr("{points} of {max}", ["points": Language.decimal(AttemptResult.pointsText($0)), "max": max]) }
                 ?? tr("waiting for your teacher (up to {max})", ["max": max])
             guard let question = questions[item.questionId] else {
                 // The questions are not in this vault (another device's attempt): the points alone.

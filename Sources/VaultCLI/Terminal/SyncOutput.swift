@@ -5,11 +5,14 @@ import VaultSync
 enum SyncOutput {
     static func print(_ report: SyncReport, console: Console) {
         console.line(
+            // Each count in a phrase of its own, so every language makes its words agree with that number.
             tr(
-                "Uploaded {answers} ({duplicates} already there, {superseded} replaced by later answers); {submissions} confirmed.",
+                "{uploaded} ({duplicates}, {superseded}); {submissions}.",
                 [
-                    "answers": trn("{n} answer", "{n} answers", report.uploaded), "duplicates": report.duplicates, "superseded": report.superseded,
-                    "submissions": trn("{n} submission", "{n} submissions", report.submitted),
+                    "uploaded": trn("{n} answer uploaded", "{n} answers uploaded", report.uploaded),
+                    "duplicates": trn("{n} already there", "{n} already there", report.duplicates),
+                    "superseded": trn("{n} replaced by a later answer", "{n} replaced by later answers", report.superseded),
+                    "submissions": trn("{n} submission confirmed", "{n} submissions confirmed", report.submitted),
                 ]
             )
         )

@@ -74,10 +74,13 @@ public struct ScoreChange: Sendable, Equatable {
 
     /// The sentence a student reads after a sync.
     public var sentence: String {
-        let (old, new, max) = (AttemptResult.pointsText(old), AttemptResult.pointsText(new), AttemptResult.pointsText(maxScore))
+        let (old, new, max) = (Self.points(old), Self.points(new), Self.points(maxScore))
         return tr(
             "Your score on {id} changed from {old} to {new} of {max}. Run `vault results {id}` to see each question.",
             ["id": assessmentID, "old": old, "new": new, "max": max]
         )
     }
+
+    /// Points as the student's language writes a decimal.
+    static func points(_ value: Double) -> String { Language.decimal(AttemptResult.pointsText(value)) }
 }
