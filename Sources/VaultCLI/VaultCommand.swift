@@ -15,7 +15,7 @@ struct VaultCommand: AsyncParsableCommand {
         version: ProductVersion.current,
         subcommands: [
             Init.self, Unlock.self, Lock.self, Login.self, Logout.self, Catalog.self, Download.self, List.self, Show.self, Take.self, Answer.self,
-            Submit.self, Sync.self, Receipts.self, HandIn.self, Results.self, Log.self, Picture.self, ImportPackage.self, Unseal.self,
+            Submit.self, Sync.self, Receipts.self, HandIn.self, Results.self, Log.self, Picture.self, ImportPackage.self, Unseal.self, Stats.self,
             DeadLetters.self, Evict.self, ClearCache.self,
             Status.self, Storage.self, Config.self, Passwd.self, Key.self, Verify.self, AdminCommand.self,
         ]

@@ -69,7 +69,11 @@ struct Sync: AsyncParsableCommand {
                         logger: context.logger
                     )
                 }
+            // The vault's own figures (issue 59): a sync that ran to the end, or one that did not. Best effort: a count
+            // that cannot be written never fails the sync it counts.
+            try? vault.count(.syncSuccesses)
         } catch let stopped as SyncStopped {
+            try? vault.count(.syncFailures)
             SyncOutput.print(stopped.report, console: context.console)
             let when = stopped.nextTryAt.map { " " + tr("The next try is due at {time}.", ["time": ReadableDate.clock($0)]) } ?? ""
             let waiting = trn(
@@ -81,6 +85,10 @@ struct Sync: AsyncParsableCommand {
                 .temporary,
                 tr("Sync stopped before everything was uploaded: {why}", ["why": stopped.reason.vaultError.message]) + " " + waiting + when
             )
+        } catch {
+            // The server could not be reached at all, or refused the vault: a failed sync too.
+            try? vault.count(.syncFailures)
+            throw error
         }
         SyncOutput.print(report, console: context.console)
         if report.needsAttention { throw CommandExit(code: VaultExit.attention) }

@@ -116,7 +116,17 @@ extension Vault {
 
     /// The take screen closes by any way it knows (`:q`, submit, Ctrl-C, time up, SIGTERM, a closed terminal).
     public func endTakeSession(attemptID: String) throws {
-        try database.execute("DELETE FROM settings WHERE key = ?", ["take.open.\(attemptID)"])
+        let key = "take.open.\(attemptID)"
+        try database.inTransaction {
+            // A session spent offline is counted with its length, for the vault's own figures.
+            if lastKnownOffline,
+                let opened = try database.row("SELECT value FROM settings WHERE key = ?", [key]).flatMap({ Timestamp.date($0.string(0)) })
+            {
+                try count(.offlineSessions)
+                try count(.offlineSessionMilliseconds, by: max(0, Int(saturating: (clocks.wall().timeIntervalSince(opened) * 1000).rounded())))
+            }
+            try database.execute("DELETE FROM settings WHERE key = ?", [key])
+        }
     }
 
     /// The record as a hand-in carries it: the events and the vault key's signature over the attempt, the chain's

@@ -15,7 +15,13 @@ extension Vault {
         ) {
             return try attempt(existing.string(0), now: now)
         }
-        let (assessment, expiresAt) = try loadAssessment(id: assessmentID, now: now)
+        let (assessment, expiresAt): (Assessment, Date)
+        do {
+            (assessment, expiresAt) = try loadAssessment(id: assessmentID, now: now)
+        } catch let error as VaultError where error.code == .notFound {
+            try count(.cacheMisses)
+            throw error
+        }
         if let done = try database.row(
             "SELECT state FROM attempts WHERE assessment_id = ? AND assessment_version = ? AND state != \(AttemptRecord.State.inProgress.sql) LIMIT 1",
             [assessmentID, assessment.version ?? 0]
@@ -244,6 +250,8 @@ extension Vault {
     /// Inside a transaction: the attempt becomes read-only and its submission is queued after its answers.
     func markSubmitted(attemptID: String, at now: Date) throws {
         try appendEvent(.submitted, attemptID: attemptID, now: now)
+        try count(.attemptsSubmitted)
+        if lastKnownOffline { try count(.attemptsSubmittedOffline) }
         try database.execute(
             "UPDATE attempts SET state = \(AttemptRecord.State.submitted.sql), submitted_at = ? WHERE id = ?",
             [now.timeIntervalSince1970, attemptID]

@@ -159,6 +159,7 @@ extension Vault {
                 )
             }
             for candidate in evicted { try deleteCached(id: candidate.id, version: candidate.version) }
+            try count(.evictions, by: evicted.count)
             for old in replaceable { try deleteCached(id: old.id, version: old.version) }
             // The same version served again (the student's extra time changed its limit, or a sealed copy): stored over
             // the one held, in place, so an attempt open on it keeps it (deleting the row an attempt refers to failed
@@ -303,6 +304,7 @@ extension Vault {
     /// Marks a cached version used (and opened) for the eviction order. Called inside the transaction that starts an
     /// attempt, so recording access costs no commit of its own.
     func recordAccess(id: String, version: Int, now: Date) throws {
+        try count(.cacheHits)
         try database.execute(
             "UPDATE assessments SET last_accessed_at = ?, opened_at = coalesce(opened_at, ?) WHERE id = ? AND version = ?",
             [now.timeIntervalSince1970, now.timeIntervalSince1970, id, version]
@@ -328,6 +330,7 @@ extension Vault {
                     report.kept.append(.init(id: entry.id, reason: tr("answers are not uploaded yet; run `vault sync` first")))
                 } else {
                     try deleteCached(id: entry.id, version: entry.version)
+                    try count(.evictions)
                     report.evicted.append(entry.id)
                     report.freedBytes += entry.storedBytes
                 }

@@ -198,11 +198,20 @@ extension Vault {
     /// The server stored these answers (accepted, duplicate or superseded): they leave the queue and wait for the
     /// receipt that names them, which alone makes them handed in.
     public func markResponsesUploaded(_ ids: [String]) throws {
+        let now = clocks.wall().timeIntervalSince1970
         // Two statements per chunk of ids, not two per id: a batch of 100 is settled in one short transaction.
         try database.inTransaction {
             for start in stride(from: 0, to: ids.count, by: Self.idsPerStatement) {
                 let chunk = Array(ids[start..<min(start + Self.idsPerStatement, ids.count)])
                 let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                // How long they waited in the queue, for the vault's own figures (a count and a sum, no ids kept).
+                if let waited = try database.row(
+                    "SELECT count(*), coalesce(sum(? - enqueued_at), 0) FROM sync_queue WHERE kind = \(QueueKind.response.sql) AND ref_id IN (\(marks))",
+                    [now] + chunk
+                ) {
+                    try count(.answersUploaded, by: waited.int(0))
+                    try count(.queueMilliseconds, by: max(0, Int(saturating: (waited.double(1) * 1000).rounded())))
+                }
                 // `+state`: the primary key finds the rows; an index on state would walk every pending answer per chunk.
                 try database.execute(
                     "UPDATE responses SET state = \(ResponseState.uploaded.sql), sync_message = NULL WHERE id IN (\(marks)) AND +state = \(ResponseState.pending.sql)",
@@ -224,6 +233,7 @@ extension Vault {
                 [serverVersion, message, id]
             )
             try database.execute("DELETE FROM sync_queue WHERE kind = \(QueueKind.response.sql) AND ref_id = ?", [id])
+            try count(.conflicts)
         }
     }
 

@@ -28,6 +28,7 @@ enum VaultSchema {
         migrator.register(14, version14)
         migrator.register(15, version15)
         migrator.register(16, version16)
+        migrator.register(17, version17)
         return migrator
     }
 
@@ -279,5 +280,14 @@ enum VaultSchema {
     /// Where each cached version came from (issue 57): `server` (a download) or `file` (a student's package).
     static let version16 = """
         ALTER TABLE assessments ADD COLUMN source TEXT NOT NULL DEFAULT 'server';
+        """
+
+    /// The vault's own counts of its use (issue 59): `value` counted here, `sent` what the server took of it.
+    static let version17 = """
+        CREATE TABLE client_stats (
+            name TEXT PRIMARY KEY NOT NULL,
+            value INTEGER NOT NULL DEFAULT 0,
+            sent INTEGER NOT NULL DEFAULT 0
+        );
         """
 }
