@@ -4,10 +4,33 @@ import Foundation
 public struct HealthResponse: Codable, Sendable, Equatable {
     public var status: String
     public var api: String
-    public init(status: String = "ok", api: String = "v1") {
+    /// Whether the school wants the vaults' own counts with a sync (`POST /v1/client-stats`); absent or false: off,
+    /// and a vault sends nothing of them.
+    public var clientStats: Bool?
+    enum CodingKeys: String, CodingKey {
+        case status, api
+        case clientStats = "client_stats"
+    }
+    public init(status: String = "ok", api: String = "v1", clientStats: Bool? = nil) {
         self.status = status
         self.api = api
+        self.clientStats = clientStats
     }
+}
+
+/// `POST /v1/client-stats`: what a vault counted of its own use since its last report, by name (`vault stats`'s
+/// names): counts only, never an id, a name or an answer. Taken only while the school has client stats on.
+public struct ClientStatsReport: Codable, Sendable, Equatable {
+    public var counts: [String: Int]
+    public init(counts: [String: Int]) { self.counts = counts }
+
+    /// The names a report may carry (the vault's `ClientStat` names), so a label never holds anything else.
+    public static let names: Set<String> = [
+        "attempts_submitted", "attempts_submitted_offline", "offline_sessions", "offline_session_ms", "sync_successes", "sync_failures",
+        "conflicts", "cache_hits", "cache_misses", "evictions", "answers_uploaded", "queue_ms",
+    ]
+    /// The most one report may add to a count (a day of a busy vault is far below it).
+    public static let maxAmount = 100_000_000
 }
 
 /// `POST /v1/auth/token`
@@ -483,6 +506,7 @@ public enum APIPath {
     public static let attempts = "/v1/attempts"
     public static let deviceKeys = "/v1/device-keys"
     public static let givenUp = "/v1/given-up"
+    public static let clientStats = "/v1/client-stats"
     public static func assessment(_ id: String) -> String { "/v1/assessments/\(id)" }
     public static func sealedKey(_ id: String) -> String { "/v1/assessments/\(id)/key" }
     public static func responses(_ id: String) -> String { "/v1/assessments/\(id)/responses" }

@@ -311,6 +311,15 @@ enum PostgresSchema {
             )
             """
         ],
+        // The school's settings a running server reads (SQLite v25).
+        [
+            """
+            CREATE TABLE server_settings (
+                key TEXT PRIMARY KEY NOT NULL,
+                value TEXT NOT NULL
+            )
+            """
+        ],
     ]
 
     static var latestVersion: Int { versions.count }

@@ -41,4 +41,39 @@ struct StatsCommandTests {
         let text = try vault.unlocked(["stats"]).stdout
         #expect(text.contains("Syncs: 2 succeeded, 1 failed (66 %)") && text.contains("Evictions: 1"), "\(text)")
     }
+
+    @Test(
+        "client stats: off by default, a sync sends none of them (the server's metrics and its requests say so); turned on, the next sync's counts reach /metrics once, and a later sync adds only what is new"
+    )
+    func clientStatsReachTheServer() throws {
+        let (vault, server) = try CLIFixtures.prepared()
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        var scraped = try MetricsCommandTests.scrape(server)
+        #expect(scraped.status == "200")
+        #expect(!scraped.samples.keys.contains { $0.hasPrefix("vault_client_") || $0.contains("client-stats") }, "\(scraped.samples.keys.sorted())")
+        #expect(try server.admin(["settings", "show", "--json"]).stdout.contains("\"client-stats\":\"off\""))
+        let refused = try server.admin(["settings", "set", "client-stats", "maybe"])
+        #expect(refused.status != 0 && refused.stderr.contains("off or on"), "\(refused.stderr)")
+
+        #expect(try server.admin(["settings", "set", "client-stats", "on"]).status == 0)
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        scraped = try MetricsCommandTests.scrape(server)
+        func sample(_ name: String) -> Double? { scraped.samples["vault_client_\(name)_total{}"] }
+        #expect(
+            sample("attempts_submitted") == 1 && sample("answers_uploaded") == 3,
+            "\(scraped.samples.filter { $0.key.hasPrefix("vault_client") })"
+        )
+        #expect(
+            sample("sync_successes") == 1,
+            "the first sync's success, counted after it ended: \(scraped.samples.filter { $0.key.hasPrefix("vault_client") })"
+        )
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        scraped = try MetricsCommandTests.scrape(server)
+        #expect(sample("attempts_submitted") == 1 && sample("sync_successes") == 2, "\(scraped.samples.filter { $0.key.hasPrefix("vault_client") })")
+        // A student cannot send counts of their own making while the school has them off.
+        #expect(try server.admin(["settings", "set", "client-stats", "off"]).status == 0)
+        let before = try MetricsCommandTests.scrape(server).samples.filter { $0.key.hasPrefix("vault_client") }
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        #expect(try MetricsCommandTests.scrape(server).samples.filter { $0.key.hasPrefix("vault_client") } == before)
+    }
 }

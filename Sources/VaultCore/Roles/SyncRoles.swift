@@ -75,12 +75,19 @@ public protocol VaultIdentityStore {
     func setMeta(_ values: [String: String]) throws
 }
 
+/// The vault's own counts of its use, reported with a sync when the school collects them (issue 59).
+public protocol ClientStatsStore {
+    func unsentClientStats() throws -> [ClientStat: Int]
+    func markClientStatsSent(_ sent: [ClientStat: Int]) throws
+}
+
 /// Every role a sync uses.
 public typealias SyncStore = SyncQueueStore & ReceiptStore & OfflineCacheStore & AttemptFollowingStore & VaultIdentityStore
+    & ClientStatsStore
 /// The roles a download uses: the cache, the pinned key, the account, and an attempt carried on from another device.
 public typealias DownloadStore = OfflineCacheStore & ReceiptStore & AttemptFollowingStore & VaultIdentityStore
 
-extension Vault: SyncQueueStore, ReceiptStore, OfflineCacheStore, AttemptFollowingStore, VaultIdentityStore {}
+extension Vault: SyncQueueStore, ReceiptStore, OfflineCacheStore, AttemptFollowingStore, VaultIdentityStore, ClientStatsStore {}
 
 // The short forms the engine and the downloader call.
 extension SyncQueueStore {

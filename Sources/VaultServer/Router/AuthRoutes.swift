@@ -11,7 +11,9 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
 
     func register(on router: Router<VaultRequestContext>) {
         router.get(RouterPath(APIPath.health)) { request, _ in
-            try JSONBody.response(HealthResponse(), request: request)
+            // Health answers even while the database is away: the setting is then reported off (best effort).
+            let clientStats = (try? await storage.setting(.clientStats)) == "on"
+            return try JSONBody.response(HealthResponse(clientStats: clientStats), request: request)
         }
         router.post(RouterPath(APIPath.token)) { request, context in
             let credentials = try await JSONBody.decode(TokenRequest.self, from: request, limit: 64 * 1024)

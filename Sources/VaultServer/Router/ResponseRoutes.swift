@@ -96,6 +96,19 @@ struct ResponseRoutes<Storage: ServerStorage> {
             ])
             return Response(status: .noContent)
         }
+        // A vault's own counts (issue 59), only while the school has client stats on: added to the server's metrics,
+        // never stored and never labelled with anything but the count's name.
+        group.post("client-stats") { request, context in
+            guard context.user != nil else { throw APIError.unauthorized }
+            let report = try await JSONBody.decode(ClientStatsReport.self, from: request, limit: 16 * 1024)
+            guard try await storage.setting(.clientStats) == "on" else {
+                throw APIError(.forbidden, code: .forbidden, message: "This school does not collect client statistics.")
+            }
+            guard report.counts.allSatisfy({ ClientStatsReport.names.contains($0.key) && (0...ClientStatsReport.maxAmount).contains($0.value) })
+            else { throw APIError.badRequest("Send only the named counts, each from 0 to \(ClientStatsReport.maxAmount).") }
+            ServerMetrics.clientStats(report.counts)
+            return Response(status: .noContent)
+        }
         uploads.post("submissions") { request, context in
             let user = try context.user ?? { throw APIError.unauthorized }()
             let submission = try await JSONBody.decode(SubmissionRequest.self, from: request, limit: 4 * 1024 * 1024)

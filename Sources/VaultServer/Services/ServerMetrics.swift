@@ -46,6 +46,13 @@ public enum ServerMetrics {
         Counter(label: "vault_database_errors_total", dimensions: [("kind", kind)]).increment()
     }
 
+    /// Vaults' own counts, summed over every vault that reported (one counter per name, no other label).
+    static func clientStats(_ counts: [String: Int]) {
+        for (name, amount) in counts where amount > 0 {
+            Counter(label: "vault_client_" + name + "_total").increment(by: Int64(amount))
+        }
+    }
+
     /// When this process started and what built it: a gauge of the start time, labelled with the version.
     public static func started(version: String, at date: Date) {
         Gauge(label: "vault_server_start_time_seconds", dimensions: [("version", version)]).record(date.timeIntervalSince1970)

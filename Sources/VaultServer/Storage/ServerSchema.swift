@@ -330,6 +330,16 @@ enum ServerSchema {
             );
             """
         )
+        // The school's settings a running server reads (issue 59): client-stats, off unless turned on.
+        migrator.register(
+            25,
+            """
+            CREATE TABLE server_settings (
+                key TEXT PRIMARY KEY NOT NULL,
+                value TEXT NOT NULL
+            );
+            """
+        )
         return migrator
     }
 }

@@ -115,6 +115,9 @@ public protocol ResponseStore: Sendable {
     func createEnrolment(secretHash: String, user: String, assessmentID: String, now: Date) async throws
     /// A hand-in's claim to be `user`'s through their package's secret: binds `deviceKey` the first time.
     func claimEnrolment(secretHash: String, user: String, deviceKey: String, fingerprint: String, now: Date) async throws -> EnrolmentClaim
+    /// A school's setting (issue 59), its default when never set.
+    func setting(_ setting: ServerSetting) async throws -> String
+    func setSetting(_ setting: ServerSetting, to value: String) async throws
     /// Keeps one device's record of an attempt (issue 55); a later upload of the same device's record replaces it.
     func keepRecord(_ record: StoredAttemptRecord) async throws
     /// The records of an assessment's attempts, one student's or every one's.

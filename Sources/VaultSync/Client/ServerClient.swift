@@ -18,9 +18,16 @@ public struct ServerClient: Sendable {
 
     // MARK: Calls
 
-    public func health() async throws {
+    @discardableResult
+    public func health() async throws -> HealthResponse {
         let reply = try await send("GET", APIPath.health, authenticated: false, maxBytes: 64 * 1024)
-        _ = try decode(HealthResponse.self, reply, expecting: [200])
+        return try decode(HealthResponse.self, reply, expecting: [200])
+    }
+
+    /// A vault's own counts since its last report (only while the server's health says client stats are on).
+    public func sendClientStats(_ report: ClientStatsReport) async throws {
+        let reply = try await send("POST", APIPath.clientStats, body: try CanonicalJSON.encode(report), maxBytes: 64 * 1024)
+        _ = try body(of: reply, expecting: [204])
     }
 
     /// Results of the caller's submitted attempts that the server shows now, once their signature checks out

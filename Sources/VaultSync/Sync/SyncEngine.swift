@@ -89,6 +89,7 @@ public final class SyncEngine {
         await reportGivenUp()
         if await followOtherDevices() { _ = try await submitReady(ignoreBackoff: true) }
         await fetchResults()
+        await reportClientStats()
         try vault.setMeta(["last_sync_at": Timestamp.string(now()), "connectivity": "online"])
         return finish()
     }
@@ -132,6 +133,21 @@ public final class SyncEngine {
             logger.info("attempts on other devices not checked", metadata: ["reason": "\(error)"])
         }
         return renew
+    }
+
+    /// The vault's own counts since its last report, only when the server's health says the school collects them
+    /// (nothing of them is sent otherwise). Best effort, like results: a failure never fails the sync; what was not
+    /// taken is sent with a later one.
+    private func reportClientStats() async {
+        do {
+            guard try await client.health().clientStats == true else { return }
+            let unsent = try vault.unsentClientStats()
+            guard !unsent.isEmpty else { return }
+            try await client.sendClientStats(ClientStatsReport(counts: Dictionary(uniqueKeysWithValues: unsent.map { ($0.key.rawValue, $0.value) })))
+            try vault.markClientStatsSent(unsent)
+        } catch {
+            logger.info("client statistics not reported", metadata: ["reason": "\(error)"])
+        }
     }
 
     /// Results of handed-in attempts, kept for offline viewing. Best effort: a failure here never fails the sync
