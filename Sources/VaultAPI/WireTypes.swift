@@ -507,6 +507,7 @@ public enum APIPath {
     public static let deviceKeys = "/v1/device-keys"
     public static let givenUp = "/v1/given-up"
     public static let clientStats = "/v1/client-stats"
+    public static let serverStatus = "/v1/admin/status"
     public static func assessment(_ id: String) -> String { "/v1/assessments/\(id)" }
     public static func sealedKey(_ id: String) -> String { "/v1/assessments/\(id)/key" }
     public static func responses(_ id: String) -> String { "/v1/assessments/\(id)/responses" }
@@ -522,4 +523,97 @@ public protocol FastJSONDecodable: Decodable {
 
 extension BatchRequest: FastJSONDecodable {
     public static func fastDecode(_ data: Data) -> BatchRequest? { JSONReader.batchRequest(data) }
+}
+
+/// `GET /v1/admin/status` (issue 59): how a running server is doing, for `vault-server status` and the desk's server
+/// page: uptime, the store, the last hour minute by minute, the slowest routes, and the vaults' own figures where the
+/// school collects them. Route templates and counts only.
+public struct ServerStatus: Codable, Sendable, Equatable {
+    public struct Store: Codable, Sendable, Equatable {
+        /// `sqlite` or `postgresql`.
+        public var kind: String
+        /// Its size on disk, when the store could say.
+        public var bytes: Int?
+        /// `ok`, or `unavailable` when the database did not answer.
+        public var state: String
+        public init(kind: String, bytes: Int?, state: String) {
+            self.kind = kind
+            self.bytes = bytes
+            self.state = state
+        }
+    }
+
+    /// One minute of the last hour (oldest first; a minute with nothing is there with zeros).
+    public struct Minute: Codable, Sendable, Equatable {
+        public var start: String
+        public var requests: Int
+        public var answers: Int
+        public var tooMany: Int
+        public var unavailable: Int
+        public var failed: Int
+        enum CodingKeys: String, CodingKey {
+            case start, requests, answers, unavailable, failed
+            case tooMany = "too_many"
+        }
+        public init(start: String, requests: Int = 0, answers: Int = 0, tooMany: Int = 0, unavailable: Int = 0, failed: Int = 0) {
+            self.start = start
+            self.requests = requests
+            self.answers = answers
+            self.tooMany = tooMany
+            self.unavailable = unavailable
+            self.failed = failed
+        }
+    }
+
+    /// A route template with its requests since the start and their durations.
+    public struct Route: Codable, Sendable, Equatable {
+        public var route: String
+        public var requests: Int
+        public var meanMilliseconds: Double
+        public var maxMilliseconds: Double
+        enum CodingKeys: String, CodingKey {
+            case route, requests
+            case meanMilliseconds = "mean_ms"
+            case maxMilliseconds = "max_ms"
+        }
+        public init(route: String, requests: Int, meanMilliseconds: Double, maxMilliseconds: Double) {
+            self.route = route
+            self.requests = requests
+            self.meanMilliseconds = meanMilliseconds
+            self.maxMilliseconds = maxMilliseconds
+        }
+    }
+
+    public var version: String
+    public var startedAt: String
+    public var uptimeSeconds: Int
+    public var store: Store
+    public var lastHour: [Minute]
+    public var slowest: [Route]
+    /// The vaults' own counts summed since the start (empty unless the school collects them).
+    public var clientStats: [String: Int]
+    enum CodingKeys: String, CodingKey {
+        case version, store, slowest
+        case startedAt = "started_at"
+        case uptimeSeconds = "uptime_seconds"
+        case lastHour = "last_hour"
+        case clientStats = "client_stats"
+    }
+    public init(
+        version: String,
+        startedAt: String,
+        uptimeSeconds: Int,
+        store: Store,
+        lastHour: [Minute],
+        slowest: [Route],
+        clientStats: [String: Int]
+    ) {
+        self.version = version
+        self.startedAt = startedAt
+        self.uptimeSeconds = uptimeSeconds
+        self.store = store
+        self.lastHour = lastHour
+        self.slowest = slowest
+        self.clientStats = clientStats
+    }
 }

@@ -76,4 +76,29 @@ struct StatsCommandTests {
         #expect(try vault.unlocked(["sync"]).status == 0)
         #expect(try MetricsCommandTests.scrape(server).samples.filter { $0.key.hasPrefix("vault_client") } == before)
     }
+
+    @Test(
+        "vault-server status: after a vault's sync, the last hour holds its requests and its 3 answers, the store answers with its size, the slowest routes are templates; the text has a chart; a forwarded request gets no status"
+    )
+    func serverStatus() throws {
+        let (vault, server) = try CLIFixtures.prepared()
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        let result = try Binaries.run("vault-server", ["status", "--url", server.url, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let status = try JSONDecoder().decode(ServerStatus.self, from: Data(result.stdout.utf8))
+        #expect(status.lastHour.count == 60)
+        #expect(status.lastHour.map(\.answers).reduce(0, +) == 3, "\(status.lastHour.filter { $0.requests > 0 })")
+        #expect(status.lastHour.map(\.requests).reduce(0, +) >= 4)
+        #expect(status.store.kind == "sqlite" && status.store.state == "ok" && (status.store.bytes ?? 0) > 0, "\(status.store)")
+        #expect(!status.slowest.isEmpty && status.slowest.allSatisfy { !$0.route.contains("algebra-1") }, "\(status.slowest)")
+        let text = try Binaries.run("vault-server", ["status", "--url", server.url])
+        #expect(text.stdout.contains("Requests a minute") && text.stdout.contains("█") && text.stdout.contains("Store: sqlite"), "\(text.stdout)")
+        let forwarded = try Binaries.system(
+            "curl",
+            ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "X-Forwarded-For: 10.0.0.9", server.url + APIPath.serverStatus]
+        )
+        #expect(forwarded.stdout == "404")
+        let nobody = try Binaries.run("vault-server", ["status", "--url", "http://127.0.0.1:1"])
+        #expect(nobody.status != 0 && nobody.stderr.contains("No server answers"), "\(nobody.stderr)")
+    }
 }

@@ -6,12 +6,15 @@ import VaultServer
 import VaultTestSupport
 
 struct AuthAndRoleTests {
-    @Test("health needs no token", arguments: Backend.all)
+    @Test("health needs no token, and says whether the school collects the vaults' own counts (off until turned on)", arguments: Backend.all)
     func health(backend: Backend) async throws {
-        try await ServerHarness(backend).test { api in
+        let harness = try await ServerHarness(backend)
+        try await harness.test { api in
             let reply = try await api.send(.get, APIPath.health)
             #expect(reply.status == .ok)
-            #expect(try reply.decode(HealthResponse.self) == HealthResponse())
+            #expect(try reply.decode(HealthResponse.self) == HealthResponse(clientStats: false))
+            try await harness.storage.setSetting(.clientStats, to: "on")
+            #expect(try await api.send(.get, APIPath.health).decode(HealthResponse.self) == HealthResponse(clientStats: true))
         }
     }
 

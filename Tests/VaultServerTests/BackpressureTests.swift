@@ -123,6 +123,7 @@ struct SlowStorage: ServerStorage {
     func keepRecord(_ record: StoredAttemptRecord) async throws { try await base.keepRecord(record) }
     func setting(_ setting: ServerSetting) async throws -> String { try await base.setting(setting) }
     func setSetting(_ setting: ServerSetting, to value: String) async throws { try await base.setSetting(setting, to: value) }
+    func storeFacts() async -> ServerStatus.Store { await base.storeFacts() }
     func createEnrolment(secretHash: String, user: String, assessmentID: String, now: Date) async throws {
         try await base.createEnrolment(secretHash: secretHash, user: user, assessmentID: assessmentID, now: now)
     }

@@ -33,21 +33,21 @@ struct RequestLogger<Context: RequestContext>: RouterMiddleware {
         logger[metadataKey: "request_id"] = "\(id)"
         do {
             var response = try await next(request, context)
-            log(logger, request, path, response.status.code, start)
+            log(logger, request, path, context.endpointPath, response.status.code, start)
             response.headers[Self.header] = id
             return response
         } catch var error as APIError {
-            log(logger, request, path, error.status.code, start)
+            log(logger, request, path, context.endpointPath, error.status.code, start)
             error.headers[Self.header] = id
             throw error
         } catch let error as any HTTPResponseError {
-            log(logger, request, path, error.status.code, start)
+            log(logger, request, path, context.endpointPath, error.status.code, start)
             throw error
         } catch let error as StorageError where error.isTemporary {
             ServerMetrics.databaseError(error)
             // The database is down, out of connections or too busy: a moment later it may not be. 503 with
             // Retry-After (clients wait that long), never a 500 that reads as a defect; the log names the cause.
-            log(logger, request, path, 503, start)
+            log(logger, request, path, context.endpointPath, 503, start)
             logger.warning("database unavailable", metadata: ["path": "\(path)", "cause": "\(error.logCause)"])
             var refusal = APIError.retryLater(
                 .serviceUnavailable,
@@ -59,7 +59,7 @@ struct RequestLogger<Context: RequestContext>: RouterMiddleware {
             throw refusal
         } catch {
             if let storage = error as? StorageError { ServerMetrics.databaseError(storage) }
-            log(logger, request, path, 500, start)
+            log(logger, request, path, context.endpointPath, 500, start)
             logger.error(
                 "request failed",
                 metadata: ["path": "\(path)", "error": "\(type(of: error))", "cause": "\((error as? StorageError)?.logCause ?? "")"]
@@ -70,9 +70,15 @@ struct RequestLogger<Context: RequestContext>: RouterMiddleware {
         }
     }
 
-    private func log(_ logger: Logger, _ request: Request, _ path: String, _ status: Int, _ start: ContinuousClock.Instant) {
+    private func log(_ logger: Logger, _ request: Request, _ path: String, _ route: String?, _ status: Int, _ start: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - start
         let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+        // The status page's figures: by route template (bounded), never by path (which holds ids).
+        ServerActivity.shared.request(
+            route: route,
+            status: status,
+            milliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        )
         logger.info(
             "\(request.method) \(path) \(status) \(milliseconds)ms",
             metadata: ["method": "\(request.method)", "path": "\(path)", "status": "\(status)", "duration_ms": "\(milliseconds)"]

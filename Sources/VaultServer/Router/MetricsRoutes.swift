@@ -26,6 +26,16 @@ struct MetricsRoutes<Storage: ServerStorage>: Sendable {
                 body: .init(byteBuffer: ByteBuffer(bytes: buffer))
             )
         }
+        // How the server is doing, for people (`vault-server status`, the desk's server page): the same readers.
+        router.get(RouterPath(APIPath.serverStatus)) { request, context in
+            guard try await allowed(request, context: context) else {
+                throw APIError(.notFound, code: .notFound, message: "There is no such page.")
+            }
+            return try JSONBody.response(
+                ServerActivity.shared.status(version: ProductVersion.current, store: await storage.storeFacts(), now: now()),
+                request: request
+            )
+        }
     }
 
     func allowed(_ request: Request, context: VaultRequestContext) async throws -> Bool {

@@ -118,6 +118,8 @@ public protocol ResponseStore: Sendable {
     /// A school's setting (issue 59), its default when never set.
     func setting(_ setting: ServerSetting) async throws -> String
     func setSetting(_ setting: ServerSetting, to value: String) async throws
+    /// The store's engine, size and state, for the status page.
+    func storeFacts() async -> ServerStatus.Store
     /// Keeps one device's record of an attempt (issue 55); a later upload of the same device's record replaces it.
     func keepRecord(_ record: StoredAttemptRecord) async throws
     /// The records of an assessment's attempts, one student's or every one's.

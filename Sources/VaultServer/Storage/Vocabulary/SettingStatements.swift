@@ -34,4 +34,26 @@ extension SharedStatements {
     public func setSetting(_ setting: ServerSetting, to value: String) async throws {
         try await run(SettingStatements.set(setting, to: value, dialect: dialect))
     }
+
+    /// The store as the status page shows it: its engine, its size on disk, and whether it answered.
+    public func storeFacts() async -> ServerStatus.Store {
+        let kind = dialect == .sqlite ? "sqlite" : "postgresql"
+        do {
+            let bytes: Int
+            switch dialect {
+            case .sqlite:
+                let pages = try await rows(SQLStatement("PRAGMA page_count", [], columns: ["page_count"])) { try $0.int("page_count") }.first ?? 0
+                let size = try await rows(SQLStatement("PRAGMA page_size", [], columns: ["page_size"])) { try $0.int("page_size") }.first ?? 0
+                bytes = pages * size
+            case .postgres:
+                bytes =
+                    try await rows(SQLStatement("SELECT pg_database_size(current_database()) AS bytes", [], columns: ["bytes"])) {
+                        try $0.int("bytes")
+                    }.first ?? 0
+            }
+            return ServerStatus.Store(kind: kind, bytes: bytes, state: "ok")
+        } catch {
+            return ServerStatus.Store(kind: kind, bytes: nil, state: "unavailable")
+        }
+    }
 }
