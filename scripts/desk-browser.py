@@ -68,6 +68,7 @@ def main():
             fail("the server did not start")
         base = f"http://127.0.0.1:{open(port_file).read().strip()}"
         run([server_bin, "user", "add", "ana", "--group", "7b", "--data", data] + fast, "ana-password\n")
+        run([server_bin, "user", "add", "root", "--role", "admin", "--data", data] + fast, "root-password\n")
 
         options = Options()
         options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
@@ -324,6 +325,34 @@ def main():
         score = driver.find_element(By.CSS_SELECTOR, 'tr[data-user="demo"] td.score')
         if not score.is_displayed() or score.rect["x"] + score.rect["width"] > 390 or card.rect["width"] > 390:
             fail(f"the score is off the phone's screen: {score.rect}, card {card.rect}")
+
+        # The Server page: the teacher is refused; an administrator sees it at a desk's and a phone's width.
+        driver.get(base + "/desk/server")
+        if "Only an administrator" not in driver.page_source:
+            fail("a teacher was shown the server's page")
+        driver.delete_all_cookies()
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        driver.get(base + "/desk")
+        wait.until(expected_conditions.presence_of_element_located((By.ID, "user")))
+        driver.find_element(By.ID, "user").send_keys("root")
+        driver.find_element(By.ID, "password").send_keys("root-password")
+        driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+        wait.until(expected_conditions.presence_of_element_located((By.LINK_TEXT, "Server")))
+        driver.find_element(By.LINK_TEXT, "Server").click()
+        wait.until(expected_conditions.presence_of_element_located((By.CSS_SELECTOR, "figure.chart svg")))
+        charts = driver.find_elements(By.CSS_SELECTOR, "figure.chart svg")
+        if len(charts) != 2 or any(chart.size["width"] < 600 or chart.size["height"] < 40 for chart in charts):
+            fail(f"the server page's charts are not drawn at 1280 px: {[chart.size for chart in charts]}")
+        if not driver.find_elements(By.CSS_SELECTOR, "figure.chart rect.requests, figure.chart rect.refused"):
+            fail("the requests chart has no bar after a whole session of requests")
+        driver.save_screenshot(os.path.join(SHOTS, "14-server.png"))
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+        driver.get(base + "/desk/server")
+        wait.until(expected_conditions.presence_of_element_located((By.CSS_SELECTOR, "figure.chart svg")))
+        wide = driver.execute_script("return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        if wide[0] > wide[1]:
+            fail(f"the server page scrolls sideways at 390 px: {wide[0]} px wide in a {wide[1]} px window")
+        driver.save_screenshot(os.path.join(SHOTS, "15-phone-server.png"))
         print(f"desk-browser: passed; screenshots in {SHOTS}")
     except BaseException:
         if driver is not None:

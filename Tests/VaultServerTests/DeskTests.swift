@@ -324,6 +324,26 @@ struct DeskTests {
         }
     }
 
+    @Test("the desk's Server page: an administrator sees the last hour as two SVG charts and the slowest routes; a teacher gets 403 and no link")
+    func serverPage() async throws {
+        let harness = try await ServerHarness(.sqlite)
+        try await OwnershipTests.addTeachers(harness.storage)
+        try await harness.test { api in
+            #expect(try await api.publish(Fixtures.quiz(), teacher: try await api.token("teacher")).status == .created)
+            var admin = DeskBrowser(api: api)
+            _ = try await admin.signIn("ada")
+            #expect(try await admin.send(.get, "/desk").text.contains("href=\"/desk/server\""))
+            let page = try await admin.send(.get, "/desk/server")
+            #expect(page.status == .ok, "\(page.text)")
+            #expect(page.text.components(separatedBy: "<svg").count == 3 && page.text.contains("<rect class="), "\(page.text)")
+            #expect(page.text.contains("Slowest routes") && page.text.contains("store: sqlite"), "\(page.text)")
+            var teacher = DeskBrowser(api: api)
+            _ = try await teacher.signIn("teacher")
+            #expect(!(try await teacher.send(.get, "/desk").text.contains("/desk/server")))
+            #expect(try await teacher.send(.get, "/desk/server").status == .forbidden)
+        }
+    }
+
     @Test(
         "the desk's packages button: one signed package per student of the group shown, in a zip whose note names the fingerprint to check",
         arguments: Backend.all

@@ -51,6 +51,14 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             )
         }
         signedIn.post("students") { request, context in try await addStudents(request, context: context) }
+        // How the server is doing (issue 59): administrators only, the figures of `vault-server status`.
+        signedIn.get("server") { _, context in
+            guard context.role == .admin else {
+                throw DeskError(.forbidden, heading: "Not for you", text: "Only an administrator can see the server's page.")
+            }
+            let status = ServerActivity.shared.status(version: ProductVersion.current, store: await storage.storeFacts(), now: configuration.now())
+            return pages.html(pages.render("server", DeskView.ServerPage(status, user: context.user, csrf: csrf(context))))
+        }
         signedIn.post("students/account") { request, context in try await studentAccount(request, context: context) }
         registerUpload(on: signedIn, open: open)
         signedIn.post("logout") { request, context in
@@ -425,7 +433,10 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             )
         }
         return pages.html(
-            pages.render("assessments", DeskView.Assessments(title: "Assessments", user: context.user, csrf: csrf(context), rows: rows))
+            pages.render(
+                "assessments",
+                DeskView.Assessments(title: "Assessments", user: context.user, csrf: csrf(context), rows: rows, admin: context.role == .admin)
+            )
         )
     }
 

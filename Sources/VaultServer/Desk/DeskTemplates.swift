@@ -14,7 +14,7 @@ enum DeskTemplates {
         ("head", head), ("foot", foot), ("login", login), ("message", message), ("assessments", assessments), ("roster", roster),
         ("grade", grade), ("startcode", startCode), ("confirm", confirm), ("analysis", analysis), ("sheet", sheet), ("students", students),
         ("studentsAdded", studentsAdded), ("publish", publish), ("lateConfirm", lateConfirm), ("accountDone", accountDone),
-        ("regrade", regrade),
+        ("regrade", regrade), ("server", server),
     ]
 
     static let head = """
@@ -69,10 +69,38 @@ enum DeskTemplates {
         {{> foot}}
         """
 
+    /// The server's health for administrators (issue 59): the same figures as `vault-server status`, the last hour as
+    /// two bar charts drawn in SVG by the server (no script; the policy allows no inline style, so bars are shapes).
+    static let server = """
+        {{> head}}
+        <h1>Server</h1>
+        <p class="facts">vault-server {{version}} · up {{uptime}} (since {{startedAt}}) · store: {{storeKind}}, {{storeSize}}, {{storeState}}</p>
+        <h2>The last hour</h2>
+        <p>{{requests}} requests, {{answers}} answers taken; {{tooMany}} told to wait (429), {{unavailable}} while the database was away (503), {{failed}} other failures (5xx).</p>
+        {{#charts}}
+        <figure class="chart">
+        <figcaption>{{label}} a minute (most {{most}})</figcaption>
+        <svg viewBox="0 0 600 100" preserveAspectRatio="none" role="img" aria-label="{{label}} a minute over the last hour, most {{most}}">{{#bars}}<rect class="{{kind}}" x="{{x}}" y="{{y}}" width="9" height="{{height}}"><title>{{tip}}</title></rect>{{/bars}}</svg>
+        </figure>
+        {{/charts}}
+        <h2>Slowest routes</h2>
+        <table>
+        <thead><tr><th>Route</th><th>Mean</th><th>Longest</th><th>Requests</th></tr></thead>
+        <tbody>
+        {{#slowest}}<tr><td class="who" data-label="Route">{{route}}</td><td data-label="Mean">{{mean}} ms</td><td data-label="Longest">{{longest}} ms</td><td data-label="Requests">{{requests}}</td></tr>{{/slowest}}
+        {{^slowest}}<tr><td colspan="4">No request yet.</td></tr>{{/slowest}}
+        </tbody>
+        </table>
+        {{#hasClientStats}}<h2>The vaults' own figures</h2><ul>{{#clientStats}}<li>{{.}}</li>{{/clientStats}}</ul>{{/hasClientStats}}
+        {{^hasClientStats}}<p>The vaults' own figures are not collected (<code>vault-server settings set client-stats on</code>).</p>{{/hasClientStats}}
+        <p><a href="/desk">Back to the assessments</a></p>
+        {{> foot}}
+        """
+
     static let assessments = """
         {{> head}}
         <h1>Assessments</h1>
-        <nav class="actions"><a href="/desk/publish">Publish a file</a> · <a href="/desk/students">Add students from a class list</a></nav>
+        <nav class="actions"><a href="/desk/publish">Publish a file</a> · <a href="/desk/students">Add students from a class list</a>{{#admin}} · <a href="/desk/server">Server</a>{{/admin}}</nav>
         <table>
         <thead><tr><th>Title</th><th>Id</th><th>Version</th><th>Sealed</th><th>Opens</th><th>Closes</th><th>Handed in</th></tr></thead>
         <tbody>
@@ -478,6 +506,10 @@ enum DeskTemplates {
         .answer { border: 1px solid #ccc; border-radius: 4px; padding: 0.5rem 1rem; margin: 0.8rem 0; }
         .text, .prompt { white-space: pre-wrap; unicode-bidi: plaintext; }
         figure img { max-width: 100%; max-height: 24rem; }
+        figure.chart svg { width: 100%; height: 6rem; border-bottom: 1px solid #888; }
+        figure.chart rect.requests { fill: #3465a4; }
+        figure.chart rect.answers { fill: #4e9a06; }
+        figure.chart rect.refused { fill: #cc0000; }
         .code { font-size: 6rem; font-family: ui-monospace, monospace; letter-spacing: 0.3em; margin: 2rem 0; }
         .small { font-size: 0.85rem; color: #555; }
         .late { display: inline; }

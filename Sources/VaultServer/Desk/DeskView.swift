@@ -38,6 +38,89 @@ enum DeskView {
         var user: String?
         var csrf: String
         var rows: [AssessmentRow]
+        /// An administrator sees the link to the server's page.
+        var admin = false
+    }
+
+    /// The server's page for administrators: `ServerStatus` in words, two charts and a table.
+    struct ServerPage {
+        struct Bar {
+            var kind: String
+            var x: Int
+            var y: Int
+            var height: Int
+            var tip: String
+        }
+        struct Chart {
+            var label: String
+            var most: Int
+            var bars: [Bar]
+        }
+        struct SlowRoute {
+            var route: String
+            var mean: String
+            var longest: String
+            var requests: Int
+        }
+        var title = "Server"
+        var user: String?
+        var csrf: String
+        var version: String
+        var uptime: String
+        var startedAt: String
+        var storeKind: String
+        var storeSize: String
+        var storeState: String
+        var requests: Int
+        var answers: Int
+        var tooMany: Int
+        var unavailable: Int
+        var failed: Int
+        var charts: [Chart]
+        var slowest: [SlowRoute]
+        var clientStats: [String]
+        var hasClientStats: Bool
+
+        init(_ status: ServerStatus, user: String?, csrf: String) {
+            self.user = user
+            self.csrf = csrf
+            version = status.version
+            uptime = StatusText.duration(status.uptimeSeconds)
+            startedAt = Timestamp.readable(status.startedAt)
+            storeKind = status.store.kind
+            storeSize = status.store.bytes.map(StatusText.size) ?? "size unknown"
+            storeState = status.store.state == "ok" ? "answering" : "not answering"
+            let hour = status.lastHour
+            requests = hour.map(\.requests).reduce(0, +)
+            answers = hour.map(\.answers).reduce(0, +)
+            tooMany = hour.map(\.tooMany).reduce(0, +)
+            unavailable = hour.map(\.unavailable).reduce(0, +)
+            failed = hour.map(\.failed).reduce(0, +)
+            func chart(_ label: String, _ values: [Int], kind: (Int) -> String) -> Chart {
+                let most = max(1, values.max() ?? 1)
+                let bars = values.enumerated().map { index, value in
+                    let height = value == 0 ? 0 : max(2, value * 100 / most)
+                    return Bar(kind: kind(index), x: index * 10, y: 100 - height, height: height, tip: "\(hour[index].start): \(value)")
+                }
+                return Chart(label: label, most: values.max() ?? 0, bars: bars)
+            }
+            charts = [
+                chart("Requests", hour.map(\.requests)) { index in
+                    hour[index].tooMany + hour[index].unavailable + hour[index].failed > 0 ? "refused" : "requests"
+                },
+                chart("Answers", hour.map(\.answers)) { _ in "answers" },
+            ]
+            slowest = status.slowest.map {
+                SlowRoute(
+                    route: $0.route,
+                    mean: String(format: "%.1f", $0.meanMilliseconds),
+                    longest: String(format: "%.1f", $0.maxMilliseconds),
+                    requests: $0.requests
+                )
+            }
+            clientStats = status.clientStats.sorted { $0.key < $1.key }.map { "\($0.key.replacingOccurrences(of: "_", with: " ")): \($0.value)" }
+            hasClientStats = !clientStats.isEmpty
+        }
     }
 
     /// The roster's filter.
