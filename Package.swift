@@ -120,6 +120,7 @@ let package = Package(
             dependencies: [
                 "VaultServer", "VaultRules", "VaultAPI", "VaultModel",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],

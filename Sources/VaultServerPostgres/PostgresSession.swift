@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 import PostgresNIO
@@ -221,6 +222,7 @@ extension PostgresServerStorage {
     /// driver does not answer cancellation.
     func leased<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let gotConnection = LeaseFlag()
+        let asked = ContinuousClock.now
         let answer = OnceAnswer<T>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -243,6 +245,14 @@ extension PostgresServerStorage {
                     do {
                         let value = try await self.client.withConnection { connection in
                             gotConnection.set()
+                            // The pool for /metrics (issue 59): how long a lease took, and connections at work now.
+                            let waited = asked.duration(to: .now).components
+                            CoreMetrics.Timer(label: "vault_db_lease_wait", preferredDisplayUnit: .seconds).recordNanoseconds(
+                                waited.seconds * 1_000_000_000 + waited.attoseconds / 1_000_000_000
+                            )
+                            let inUse = Meter(label: "vault_db_connections_in_use")
+                            inUse.increment()
+                            defer { inUse.decrement() }
                             return try await body(connection)
                         }
                         answer.resume(.success(value))

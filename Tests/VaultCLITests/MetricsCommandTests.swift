@@ -32,6 +32,20 @@ struct MetricsCommandTests {
         return (status, samples)
     }
 
+    @Test("on PostgreSQL, /metrics shows the pool: how long each lease waited, and the connections at work (none once the sync is done)")
+    func postgresPool() async throws {
+        let server = try ServerProcess(database: try await PostgresCluster.shared().createDatabase(prefix: "pool"))
+        let vault = CLIVault()
+        try vault.initialize()
+        try vault.signIn(to: server)
+        #expect(try vault.unlocked(["download", "algebra-1"]).status == 0)
+        #expect(try vault.answer("algebra-1", "q1", "b").status == 0)
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        let scraped = try Self.scrape(server)
+        #expect((scraped.samples["vault_db_lease_wait_count{}"] ?? 0) > 0, "\(scraped.samples.keys.filter { $0.hasPrefix("vault_db") }.sorted())")
+        #expect(scraped.samples["vault_db_connections_in_use{}"] == 0, "\(scraped.samples.filter { $0.key.hasPrefix("vault_db") })")
+    }
+
     @Test(
         "after a real vault's sync, /metrics parses with the reference parser and counts exactly its 3 answers and 1 hand-in; a second sync adds none; a student's token or a forwarded request gets no page"
     )
