@@ -498,6 +498,8 @@ public struct ReceivedResponses: Codable, Sendable {
 public enum APIPath {
     public static let health = "/v1/health"
     public static let token = "/v1/auth/token"
+    public static let challenge = "/v1/auth/challenge"
+    public static let deviceToken = "/v1/auth/device-token"
     public static let assessments = "/v1/assessments"
     public static let batch = "/v1/responses/batch"
     public static let submissions = "/v1/submissions"
@@ -615,5 +617,56 @@ public struct ServerStatus: Codable, Sendable, Equatable {
         self.lastHour = lastHour
         self.slowest = slowest
         self.clientStats = clientStats
+    }
+}
+
+/// `POST /v1/auth/challenge` (issue 58): a one-time challenge for `user`, which a vault whose key is registered to them
+/// signs to sign in without a password (`POST /v1/auth/device-token`). Every name gets one: it tells nothing.
+public struct DeviceChallengeRequest: Codable, Sendable {
+    public var user: String
+    public init(user: String) { self.user = user }
+}
+
+public struct DeviceChallengeResponse: Codable, Sendable {
+    public var challenge: String
+    public var expiresAt: String
+    enum CodingKeys: String, CodingKey {
+        case challenge
+        case expiresAt = "expires_at"
+    }
+    public init(challenge: String, expiresAt: String) {
+        self.challenge = challenge
+        self.expiresAt = expiresAt
+    }
+}
+
+/// `POST /v1/auth/device-token`: the challenge signed by the vault's Ed25519 key (`DeviceSignIn.statement`).
+public struct DeviceTokenRequest: Codable, Sendable {
+    public var user: String
+    public var challenge: String
+    /// The vault's public signing key (base64), registered to `user` at a sign-in or by a package's first hand-in.
+    public var deviceKey: String
+    public var signature: String
+    enum CodingKeys: String, CodingKey {
+        case user, challenge, signature
+        case deviceKey = "device_key"
+    }
+    public init(user: String, challenge: String, deviceKey: String, signature: String) {
+        self.user = user
+        self.challenge = challenge
+        self.deviceKey = deviceKey
+        self.signature = signature
+    }
+}
+
+/// What a vault signs to sign in with its key: the format, the server's key fingerprint (a signature made for one
+/// server, a classroom's, is worth nothing at another, the district's), the user and the challenge, a line each.
+public enum DeviceSignIn {
+    public static let format = "vault-device-sign-in-v1"
+    /// How long a challenge can be answered.
+    public static let lifetime: TimeInterval = 120
+
+    public static func statement(serverFingerprint: String, user: String, challenge: String) -> Data {
+        Data([format, serverFingerprint, user, challenge].joined(separator: "\n").utf8)
     }
 }

@@ -38,6 +38,7 @@ public func buildRouter<Storage: ServerStorage, C: Clock>(
     let authenticated = router.group("v1").add(middleware: BearerAuthenticator(storage: storage, now: configuration.now))
     auth.registerAuthenticated(on: authenticated)
     let receipts = ReceiptIssuer(storage: storage)
+    auth.registerDeviceSignIn(on: router, receipts: receipts)
     let sealed = SealedExams(storage: storage, receipts: receipts, iterations: configuration.sealIterations)
     AssessmentRoutes(storage: storage, configuration: configuration, sealed: sealed, receipts: receipts, draws: StudentDraws()).register(
         on: authenticated

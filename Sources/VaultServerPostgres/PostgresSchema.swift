@@ -320,6 +320,16 @@ enum PostgresSchema {
             )
             """
         ],
+        // Signing in with a vault's key: one-time challenges (SQLite v26).
+        [
+            """
+            CREATE TABLE device_challenges (
+                challenge TEXT PRIMARY KEY NOT NULL,
+                user_name TEXT NOT NULL,
+                expires_at DOUBLE PRECISION NOT NULL
+            )
+            """
+        ],
     ]
 
     static var latestVersion: Int { versions.count }

@@ -127,12 +127,21 @@ struct PackageBinaryTests {
         #expect(older.status == 77 && older.stderr.contains("older version"), "\(older.stderr)")
         #expect(try vault.unlocked(["verify"]).status == 0)
 
-        // Later, a network: Ana's first vault signs in and syncs; nothing is stored twice.
+        // Later, a network: Ana's first vault signs in with its own key (registered by her first hand-in; she never
+        // typed a server password on it) and syncs; nothing is stored twice.
         let login = try vault.run(
-            ["login", "--server", server.url, "--user", "ana", "--vault", vault.path, "--password-stdin", "--server-password-stdin"],
-            stdin: "pw-1\nana-pw\n"
+            ["login", "--server", server.url, "--user", "ana", "--vault", vault.path, "--password-stdin", "--with-vault-key"],
+            stdin: "pw-1\n"
         )
         #expect(login.status == 0, "\(login.stderr)")
+        // A vault whose key nobody registered cannot do the same.
+        let stranger = CLIVault()
+        try stranger.initialize()
+        let refusedKey = try stranger.run(
+            ["login", "--server", server.url, "--user", "ana", "--vault", stranger.path, "--password-stdin", "--with-vault-key"],
+            stdin: "pw-1\n"
+        )
+        #expect(refusedKey.status == 77 && refusedKey.stderr.contains("does not know this vault's key"), "\(refusedKey.stderr)")
         let sync = try vault.unlocked(["sync"])
         #expect(sync.status == 0, "\(sync.stderr)")
         #expect((try server.admin(["responses", "pkg-quiz", "--json"]).json?["responses"] as? [[String: Any]])?.count == 3)

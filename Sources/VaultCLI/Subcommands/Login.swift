@@ -21,6 +21,8 @@ struct Login: AsyncParsableCommand {
     @Option(help: "The server key fingerprint your teacher gave you; sign-in stops if the server's differs.") var serverKey: String?
     @Flag(help: "Accept a server key that differs from the one this vault pinned (only when your teacher confirms it).")
     var acceptNewServerKey = false
+    @Flag(help: "Sign in with this vault's own key instead of a password (the key must be registered to you already).")
+    var withVaultKey = false
 
     func run() async throws {
         let context = CommandContext(globals)
@@ -29,14 +31,19 @@ struct Login: AsyncParsableCommand {
         guard let server = server ?? previous?.serverURL, let user = user ?? previous?.user else {
             throw ValidationError(tr("Give --server URL and --user NAME the first time."))
         }
-        let password = try PasswordReader.read(
-            fromStdin: serverPasswordStdin,
-            fileVariable: "VAULT_SERVER_PASSWORD_FILE",
-            environment: ProcessInfo.processInfo.environment,
-            prompt: tr("Server password for {user}:", ["user": user]) + " ",
-            confirm: false,
-            flag: "--server-password-stdin"
-        )
+        // With the vault's key, no password is asked for or sent: the server sends a challenge the key signs.
+        let password =
+            withVaultKey
+            ? nil
+            : try PasswordReader.read(
+                fromStdin: serverPasswordStdin,
+                fileVariable: "VAULT_SERVER_PASSWORD_FILE",
+                environment: ProcessInfo.processInfo.environment,
+                prompt: tr("Server password for {user}:", ["user": user]) + " ",
+                confirm: false,
+                flag: "--server-password-stdin"
+            )
+        let device = try vault.deviceKey()
         let pinned = try vault.pinnedServerKey()
         // A rural link drops requests: each is tried again on the sync schedule, within the command's deadline.
         let retry = RequestRetry()
@@ -59,12 +66,29 @@ struct Login: AsyncParsableCommand {
             if let pinned, pinned.key != key, !acceptNewServerKey, serverKey == nil {
                 throw NetworkSession.keyChanged(pinned: pinned.key.fingerprint, served: key.fingerprint)
             }
-            let token = try await retry.run { try await session.client.signIn(user: user, password: password) }
+            let token = try await retry.run {
+                guard let password else {
+                    do {
+                        return try await session.client.signIn(user: user, serverFingerprint: key.fingerprint, deviceKey: device.publicKey) {
+                            try device.signature(for: $0)
+                        }
+                    } catch ServerError.badCredentials {
+                        throw VaultError(
+                            .notAllowed,
+                            tr(
+                                "The server does not know this vault's key as {user}'s. Sign in once with your password (`vault login` without --with-vault-key); a vault that came by file is known after its first hand-in is imported.",
+                                ["user": user]
+                            )
+                        )
+                    }
+                }
+                return try await session.client.signIn(user: user, password: password)
+            }
             // This vault's signing key, registered to the user: hand-in files are signed with it.
             var client = session.client
             client.token = token.token
-            let device = try vault.deviceKey().publicKey
-            _ = try await retry.run { [client] in try await client.registerDeviceKey(device) }
+            let publicKey = device.publicKey
+            _ = try await retry.run { [client] in try await client.registerDeviceKey(publicKey) }
             return (token, key)
         }
         try vault.pinServerKey(key, serverURL: server)

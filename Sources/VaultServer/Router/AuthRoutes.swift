@@ -35,6 +35,41 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         }
     }
 
+    /// Signing in with a vault's key (issue 58): a challenge, then the challenge signed.
+    func registerDeviceSignIn(on router: Router<VaultRequestContext>, receipts: ReceiptIssuer) {
+        router.post(RouterPath(APIPath.challenge)) { request, _ in
+            let body = try await JSONBody.decode(DeviceChallengeRequest.self, from: request, limit: 4 * 1024)
+            try Identifiers.check([body.user])
+            let issued = try await signIn.challenge(for: body.user)
+            return try JSONBody.response(
+                DeviceChallengeResponse(challenge: issued.challenge, expiresAt: Timestamp.string(issued.expires)),
+                request: request
+            )
+        }
+        router.post(RouterPath(APIPath.deviceToken)) { request, context in
+            let body = try await JSONBody.decode(DeviceTokenRequest.self, from: request, limit: 8 * 1024)
+            try Identifiers.check([body.user])
+            let fingerprint = try await receipts.identity().publicKey.fingerprint
+            switch try await signIn.deviceAttempt(
+                body,
+                serverFingerprint: fingerprint,
+                address: context.clientAddress,
+                lifetime: configuration.tokenLifetime
+            ) {
+            case .throttled(let wait): throw APIError.tooManySignIns(wait)
+            case .wrong, .notAllowed:
+                throw APIError(
+                    .unauthorized,
+                    code: .invalidCredentials,
+                    message: "This vault's key does not sign in here: it is not registered to that user, or the challenge was used or expired."
+                )
+            case .disabled: throw APIError.accountDisabled
+            case .signedIn(let user, let token, let expires):
+                return try JSONBody.response(TokenResponse(token: token, expiresAt: Timestamp.string(expires), role: user.role), request: request)
+            }
+        }
+    }
+
     func registerAuthenticated(on group: RouterGroup<VaultRequestContext>) {
         group.post("device-keys") { request, context in
             let user = try context.user ?? { throw APIError.unauthorized }()

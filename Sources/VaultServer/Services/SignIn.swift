@@ -42,12 +42,45 @@ struct SignIn<Storage: AccountStore, C: Clock>: Sendable where C.Duration == Dur
         if user.iterations < hashing.iterations {
             try await storage.updatePassword(try await hashing.rehash(user, password: password))
         }
+        return try await issue(user, lifetime: lifetime)
+    }
+
+    /// A token for `user`, stored by its hash only (expired ones purged first).
+    private func issue(_ user: UserRecord, lifetime: TimeInterval) async throws -> Outcome {
         let now = configuration.now()
         try await storage.purgeExpiredTokens(now: now)
         let token = try PasswordHasher.newToken()
         let expires = now.addingTimeInterval(lifetime)
         try await storage.storeToken(hash: PasswordHasher.tokenHash(token), user: user.name, expiresAt: expires)
         return .signedIn(user, token: token, expires: expires)
+    }
+
+    /// A one-time challenge for `name` (any name gets one: whether the account exists is not told).
+    func challenge(for name: String) async throws -> (challenge: String, expires: Date) {
+        let now = configuration.now()
+        let challenge = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        let expires = now.addingTimeInterval(DeviceSignIn.lifetime)
+        try await storage.createChallenge(challenge, user: String(name.prefix(200)), expiresAt: expires, now: now)
+        return (challenge, expires)
+    }
+
+    /// Signing in with a vault's key (issue 58): the challenge taken once, the key registered to the user, its
+    /// signature over this server's statement. Counted by the throttle as a password is (a failure until it succeeds).
+    func deviceAttempt(_ request: DeviceTokenRequest, serverFingerprint: String, address: String, lifetime: TimeInterval) async throws -> Outcome {
+        let keys = Self.throttleKeys(user: request.user, address: address, configuration: configuration)
+        if let wait = await throttle.begin(keys) { return .throttled(wait) }
+        guard request.user.count <= 200, try await storage.takeChallenge(request.challenge, user: request.user, now: configuration.now()),
+            let user = try await storage.user(named: request.user),
+            try await storage.deviceKeys(user: user.name).contains(request.deviceKey),
+            DeviceKey.isValid(
+                signature: request.signature,
+                for: DeviceSignIn.statement(serverFingerprint: serverFingerprint, user: user.name, challenge: request.challenge),
+                publicKey: request.deviceKey
+            )
+        else { return .wrong }
+        await throttle.succeeded(keys)
+        guard !user.disabled else { return .disabled }
+        return try await issue(user, lifetime: lifetime)
     }
 
     /// What a sign-in counts against: the name and the client's address.

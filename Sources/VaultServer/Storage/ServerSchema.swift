@@ -340,6 +340,17 @@ enum ServerSchema {
             );
             """
         )
+        // Signing in with a vault's key (issue 58): one-time challenges, each for one user, until it expires.
+        migrator.register(
+            26,
+            """
+            CREATE TABLE device_challenges (
+                challenge TEXT PRIMARY KEY NOT NULL,
+                user_name TEXT NOT NULL,
+                expires_at REAL NOT NULL
+            );
+            """
+        )
         return migrator
     }
 }

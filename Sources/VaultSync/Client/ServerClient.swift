@@ -85,6 +85,24 @@ public struct ServerClient: Sendable {
         return try decode(TokenResponse.self, reply, expecting: [200])
     }
 
+    /// Signs in with this vault's key (issue 58): a one-time challenge, signed for this server (its key's fingerprint)
+    /// by `sign`; no password is sent.
+    public func signIn(user: String, serverFingerprint: String, deviceKey: String, sign: (Data) throws -> String) async throws -> TokenResponse {
+        let asked = try await send(
+            "POST",
+            APIPath.challenge,
+            body: try CanonicalJSON.encode(DeviceChallengeRequest(user: user)),
+            authenticated: false,
+            maxBytes: 64 * 1024
+        )
+        let challenge = try decode(DeviceChallengeResponse.self, asked, expecting: [200]).challenge
+        let statement = DeviceSignIn.statement(serverFingerprint: serverFingerprint, user: user, challenge: challenge)
+        let request = DeviceTokenRequest(user: user, challenge: challenge, deviceKey: deviceKey, signature: try sign(statement))
+        let reply = try await send("POST", APIPath.deviceToken, body: try CanonicalJSON.encode(request), authenticated: false, maxBytes: 64 * 1024)
+        if reply.status == 401 { throw ServerError.badCredentials }
+        return try decode(TokenResponse.self, reply, expecting: [200])
+    }
+
     /// `{"password":…,"user":…}` written byte by byte from the secret, so the password never becomes a String
     /// (which could not be wiped); the body is the one copy that leaves, as the request.
     static func tokenRequestBody(user: String, password: SecretBytes) throws -> Data {
