@@ -28,7 +28,7 @@ public final class ServerActivity: Sendable {
     /// Route templates kept at most (a router has a few dozen; anything past this is counted as "other").
     static let maxRoutes = 200
 
-    private func minute(_ date: Date) -> Int { Int(date.timeIntervalSince1970 / 60) }
+    private func minute(_ date: Date) -> Int { Int(saturating: date.timeIntervalSince1970 / 60) }
 
     /// One request answered: its route template (nil when no route matched), status and duration.
     public func request(route: String?, status: Int, milliseconds: Double, at date: Date = Date()) {
@@ -91,7 +91,7 @@ public final class ServerActivity: Sendable {
             return ServerStatus(
                 version: version,
                 startedAt: Timestamp.string(startedAt),
-                uptimeSeconds: max(0, Int(now.timeIntervalSince(startedAt))),
+                uptimeSeconds: max(0, Int(saturating: now.timeIntervalSince(startedAt))),
                 store: store,
                 lastHour: hour,
                 slowest: Array(slowest),
