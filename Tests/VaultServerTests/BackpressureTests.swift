@@ -124,7 +124,7 @@ struct SlowStorage: ServerStorage {
     func setting(_ setting: ServerSetting) async throws -> String { try await base.setting(setting) }
     func setSetting(_ setting: ServerSetting, to value: String) async throws { try await base.setSetting(setting, to: value) }
     func storeFacts() async -> ServerStatus.Store { await base.storeFacts() }
-    func createChallenge(_ challenge: String, user: String, expiresAt: Date, now: Date) async throws {
+    func createChallenge(_ challenge: String, user: String, expiresAt: Date, now: Date) async throws -> Bool {
         try await base.createChallenge(challenge, user: user, expiresAt: expiresAt, now: now)
     }
     func takeChallenge(_ challenge: String, user: String, now: Date) async throws -> Bool {

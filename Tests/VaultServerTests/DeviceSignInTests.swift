@@ -55,7 +55,7 @@ struct DeviceSignInTests {
             )
             // A challenge past its time.
             let past = Date().addingTimeInterval(-600)
-            try await harness.storage.createChallenge("old-challenge", user: "student", expiresAt: past.addingTimeInterval(60), now: past)
+            #expect(try await harness.storage.createChallenge("old-challenge", user: "student", expiresAt: past.addingTimeInterval(60), now: past))
             let statement = DeviceSignIn.statement(serverFingerprint: fingerprint, user: "student", challenge: "old-challenge")
             let expired = DeviceTokenRequest(
                 user: "student",

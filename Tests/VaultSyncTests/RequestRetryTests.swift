@@ -70,7 +70,7 @@ struct RequestRetryTests {
                 _ = try await retry.run { try await client.serverKey() }
             }
             #expect(sleeps.waits.count == 10)
-            // The deadline: with 24 s already gone, a wait of 1 s or more would end past 25 s, so the first failure
+            // The deadline: with 24.5 s already gone, any wait (0.8 s at its shortest) would end past 25 s, so the first failure
             // is the last.
             let ticks = Ticks()
             let late = RequestRetry(sleep: { try await sleeps.sleep($0) }, now: { ticks.next() })
@@ -83,7 +83,8 @@ struct RequestRetryTests {
     }
 }
 
-/// A clock for the deadline: the first reading is now, every later one 24 s on.
+/// A clock for the deadline: the first reading is now, every later one 24.5 s on (so any first wait, 0.8 s at its
+/// shortest with jitter, would end past 25 s).
 final class Ticks: @unchecked Sendable {
     private let lock = NSLock()
     private var readings = 0
@@ -93,6 +94,6 @@ final class Ticks: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         readings += 1
-        return readings == 1 ? start : start + .seconds(24)
+        return readings == 1 ? start : start + .milliseconds(24_500)
     }
 }

@@ -40,7 +40,14 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         router.post(RouterPath(APIPath.challenge)) { request, _ in
             let body = try await JSONBody.decode(DeviceChallengeRequest.self, from: request, limit: 4 * 1024)
             try Identifiers.check([body.user])
-            let issued = try await signIn.challenge(for: body.user)
+            guard let issued = try await signIn.challenge(for: body.user) else {
+                throw APIError.retryLater(
+                    .tooManyRequests,
+                    code: .busy,
+                    after: 10,
+                    message: "Too many sign-ins are in progress. Try again in a few seconds."
+                )
+            }
             return try JSONBody.response(
                 DeviceChallengeResponse(challenge: issued.challenge, expiresAt: Timestamp.string(issued.expires)),
                 request: request

@@ -55,12 +55,13 @@ struct SignIn<Storage: AccountStore, C: Clock>: Sendable where C.Duration == Dur
         return .signedIn(user, token: token, expires: expires)
     }
 
-    /// A one-time challenge for `name` (any name gets one: whether the account exists is not told).
-    func challenge(for name: String) async throws -> (challenge: String, expires: Date) {
+    /// A one-time challenge for `name` (any name gets one: whether the account exists is not told); nil when too many
+    /// are open at once.
+    func challenge(for name: String) async throws -> (challenge: String, expires: Date)? {
         let now = configuration.now()
         let challenge = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         let expires = now.addingTimeInterval(DeviceSignIn.lifetime)
-        try await storage.createChallenge(challenge, user: String(name.prefix(200)), expiresAt: expires, now: now)
+        guard try await storage.createChallenge(challenge, user: String(name.prefix(200)), expiresAt: expires, now: now) else { return nil }
         return (challenge, expires)
     }
 

@@ -61,8 +61,9 @@ public protocol AccountStore: Sendable {
     func registerDeviceKey(user: String, publicKey: String, fingerprint: String, now: Date) async throws -> Bool
     /// The public signing keys registered to `user`.
     func deviceKeys(user: String) async throws -> [String]
-    /// Keeps a one-time sign-in challenge for `user` until `expiresAt` (issue 58); expired ones are dropped.
-    func createChallenge(_ challenge: String, user: String, expiresAt: Date, now: Date) async throws
+    /// Keeps a one-time sign-in challenge for `user` until `expiresAt` (issue 58); expired ones are dropped. False
+    /// when too many are open at once (nothing stored).
+    func createChallenge(_ challenge: String, user: String, expiresAt: Date, now: Date) async throws -> Bool
     /// Takes a challenge once: true when it was `user`'s and unexpired (it is gone either way).
     func takeChallenge(_ challenge: String, user: String, now: Date) async throws -> Bool
 }

@@ -22,15 +22,24 @@ enum ChallengeStatements {
         )
     }
 
+    static let count = SQLStatement("SELECT count(*) AS waiting FROM device_challenges", [], columns: ["waiting"])
+
+    /// Challenges open at once, at most: anyone may ask for one, so their table is bounded (past it, 429).
+    static let maxOpen = 10_000
+
     static func delete(_ challenge: String) -> SQLStatement {
         SQLStatement("DELETE FROM device_challenges WHERE challenge = ?", [.text(challenge)])
     }
 }
 
 extension SharedStatements {
-    public func createChallenge(_ challenge: String, user: String, expiresAt: Date, now: Date) async throws {
+    /// False when too many challenges are open already (nothing is stored then).
+    public func createChallenge(_ challenge: String, user: String, expiresAt: Date, now: Date) async throws -> Bool {
         try await run(ChallengeStatements.expired(now: now))
+        let open = try await rows(ChallengeStatements.count) { try $0.int("waiting") }.first ?? 0
+        guard open < ChallengeStatements.maxOpen else { return false }
         try await run(ChallengeStatements.create(challenge, user: user, expiresAt: expiresAt))
+        return true
     }
 
     /// One transaction reads the challenge and deletes it: two requests with the same challenge never both succeed.
