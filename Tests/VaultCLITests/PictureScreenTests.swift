@@ -153,6 +153,14 @@ struct PictureScreenTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: seen)) == Self.gradient)
         let path = try String(contentsOfFile: seen + ".path", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(path.hasPrefix(runtime.path) && !FileManager.default.fileExists(atPath: path), "\(path) is left behind")
+        // No desktop: nothing is written, the student is told how to get a file.
+        let headless = TemporaryDirectory("headless")
+        let told = try vault.unlocked(
+            ["picture", "pictures", "q3"],
+            environment: ["XDG_RUNTIME_DIR": headless.path, "DISPLAY": "", "WAYLAND_DISPLAY": ""]
+        )
+        #expect(told.status == 0 && told.stdout.contains("--out FILE"), "\(told.stdout)")
+        #expect(((try? FileManager.default.subpathsOfDirectory(atPath: headless.path)) ?? []).allSatisfy { !$0.contains("picture-") })
         let missing = try vault.unlocked(["picture", "pictures", "q3", "2"])
         #expect(missing.status != 0 && missing.stderr.contains("has 1 picture"), "\(missing.stderr)")
     }

@@ -45,12 +45,8 @@ struct Picture: ParsableCommand {
             context.console.emit(["file": out, "mime_type": media.mimeType, "description": media.alt])
             return
         }
-        let directory = try Self.privateDirectory()
-        let file = directory + "/picture-" + UUID().uuidString + Self.fileExtension(media.mimeType)
-        try SecureFiles.atomicWrite(bytes, to: file)
-        defer { try? FileManager.default.removeItem(atPath: file) }
         let environment = ProcessInfo.processInfo.environment
-        let desktop = environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil
+        let desktop = !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
         guard desktop, let opener = Self.executable("xdg-open", path: environment["PATH"] ?? "/usr/bin:/bin") else {
             context.console.line(
                 tr(
@@ -62,6 +58,11 @@ struct Picture: ParsableCommand {
             )
             return
         }
+        // Only now, with a viewer to show it, is a copy written (private, and removed when the student is done).
+        let directory = try Self.privateDirectory()
+        let file = directory + "/picture-" + UUID().uuidString + Self.fileExtension(media.mimeType)
+        try SecureFiles.atomicWrite(bytes, to: file)
+        defer { try? FileManager.default.removeItem(atPath: file) }  // best effort: the next start removes leftovers
         let viewer = Process()
         viewer.executableURL = URL(fileURLWithPath: opener)
         viewer.arguments = [file]
