@@ -18,17 +18,39 @@ public struct HealthResponse: Codable, Sendable, Equatable {
     }
 }
 
+/// What this vault counts of its own use (issue 59): the figures the design names (offline completion, offline
+/// session durations, sync successes and failures, conflicts, cache hits and misses, evictions, time in the queue),
+/// as plain counts: no id, no name, no answer. `vault stats` shows them; a sync sends what is new of them only when
+/// the school turned client stats on.
+public enum ClientStat: String, CaseIterable, Sendable, Codable {
+    /// Attempts submitted here, and those submitted while the vault's last word on the network was "offline".
+    case attemptsSubmitted = "attempts_submitted"
+    case attemptsSubmittedOffline = "attempts_submitted_offline"
+    /// Take screens closed while offline, and their time together (milliseconds).
+    case offlineSessions = "offline_sessions"
+    case offlineSessionMilliseconds = "offline_session_ms"
+    case syncSuccesses = "sync_successes"
+    case syncFailures = "sync_failures"
+    /// Answers the server found on another version of the assessment (they wait for the student).
+    case conflicts
+    /// An assessment opened from the cache, and one asked for that was not there.
+    case cacheHits = "cache_hits"
+    case cacheMisses = "cache_misses"
+    /// Cached versions removed to make room or by `vault evict`.
+    case evictions
+    /// Answers the server acknowledged, and the time they waited in the queue together (milliseconds).
+    case answersUploaded = "answers_uploaded"
+    case queueMilliseconds = "queue_ms"
+}
+
 /// `POST /v1/client-stats`: what a vault counted of its own use since its last report, by name (`vault stats`'s
 /// names): counts only, never an id, a name or an answer. Taken only while the school has client stats on.
 public struct ClientStatsReport: Codable, Sendable, Equatable {
     public var counts: [String: Int]
     public init(counts: [String: Int]) { self.counts = counts }
 
-    /// The names a report may carry (the vault's `ClientStat` names), so a label never holds anything else.
-    public static let names: Set<String> = [
-        "attempts_submitted", "attempts_submitted_offline", "offline_sessions", "offline_session_ms", "sync_successes", "sync_failures",
-        "conflicts", "cache_hits", "cache_misses", "evictions", "answers_uploaded", "queue_ms",
-    ]
+    /// The names a report may carry (`ClientStat`'s), so a label never holds anything else.
+    public static let names = Set(ClientStat.allCases.map(\.rawValue))
     /// The most one report may add to a count (a day of a busy vault is far below it).
     public static let maxAmount = 100_000_000
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VaultAPI
 import VaultCore
 import VaultLanguage
 

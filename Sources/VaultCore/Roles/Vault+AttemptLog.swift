@@ -119,7 +119,7 @@ extension Vault {
         let key = "take.open.\(attemptID)"
         try database.inTransaction {
             // A session spent offline is counted with its length, for the vault's own figures.
-            if lastKnownOffline,
+            if try lastKnownOffline(),
                 let opened = try database.row("SELECT value FROM settings WHERE key = ?", [key]).flatMap({ Timestamp.date($0.string(0)) })
             {
                 try count(.offlineSessions)

@@ -251,7 +251,7 @@ extension Vault {
     func markSubmitted(attemptID: String, at now: Date) throws {
         try appendEvent(.submitted, attemptID: attemptID, now: now)
         try count(.attemptsSubmitted)
-        if lastKnownOffline { try count(.attemptsSubmittedOffline) }
+        if try lastKnownOffline() { try count(.attemptsSubmittedOffline) }
         try database.execute(
             "UPDATE attempts SET state = \(AttemptRecord.State.submitted.sql), submitted_at = ? WHERE id = ?",
             [now.timeIntervalSince1970, attemptID]

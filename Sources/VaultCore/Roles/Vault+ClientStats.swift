@@ -1,31 +1,6 @@
 import Foundation
 import VaultAPI
 
-/// What this vault counts of its own use (issue 59): the figures the design names (offline completion, offline
-/// session durations, sync successes and failures, conflicts, cache hits and misses, evictions, time in the queue),
-/// as plain counts: no id, no name, no answer. `vault stats` shows them; a sync sends what is new of them only when
-/// the school turned client stats on.
-public enum ClientStat: String, CaseIterable, Sendable, Codable {
-    /// Attempts submitted here, and those submitted while the vault's last word on the network was "offline".
-    case attemptsSubmitted = "attempts_submitted"
-    case attemptsSubmittedOffline = "attempts_submitted_offline"
-    /// Take screens closed while offline, and their time together (milliseconds).
-    case offlineSessions = "offline_sessions"
-    case offlineSessionMilliseconds = "offline_session_ms"
-    case syncSuccesses = "sync_successes"
-    case syncFailures = "sync_failures"
-    /// Answers the server found on another version of the assessment (they wait for the student).
-    case conflicts
-    /// An assessment opened from the cache, and one asked for that was not there.
-    case cacheHits = "cache_hits"
-    case cacheMisses = "cache_misses"
-    /// Cached versions removed to make room or by `vault evict`.
-    case evictions
-    /// Answers the server acknowledged, and the time they waited in the queue together (milliseconds).
-    case answersUploaded = "answers_uploaded"
-    case queueMilliseconds = "queue_ms"
-}
-
 extension Vault {
     /// Adds `amount` to a count (inside the caller's transaction where there is one).
     public func count(_ stat: ClientStat, by amount: Int = 1) throws {
@@ -62,5 +37,5 @@ extension Vault {
     }
 
     /// Whether the vault's last word on the network was anything but "online" (a vault that never synced, one by file).
-    var lastKnownOffline: Bool { ((try? meta("connectivity")) ?? nil) != "online" }
+    func lastKnownOffline() throws -> Bool { try meta("connectivity") != "online" }
 }
