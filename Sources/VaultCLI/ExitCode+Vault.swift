@@ -37,6 +37,7 @@ enum VaultExit {
         case let error as VaultError: error
         case let error as ServerError: error.vaultError
         case let error as DatabaseError: error.vaultError
+        case let error as StoredValueError: error.vaultError
         case let error as CryptoError:
             VaultError(.io, tr("A cryptographic operation failed unexpectedly; nothing was changed."), detail: "\(error)")
         case let error as Gzip.Failure: VaultError(.invalidData, tr("Stored data could not be decompressed ({error}).", ["error": error]))

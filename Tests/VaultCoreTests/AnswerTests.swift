@@ -66,7 +66,8 @@ struct AttemptTests {
         let third = try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("three"), now: Self.now.addingTimeInterval(2))
         #expect(try vault.database.scalarInt("SELECT count(*) FROM responses") == 2)
         #expect(try vault.attempt(attempt.id).answers["q1"] == .string("three"))
-        #expect(try vault.database.row("SELECT answered_at FROM responses WHERE id = ?", [third])?.string(0) == "2027-01-15T08:00:02.000Z")
+        // Stored as integer milliseconds since migration 18 (one form for every stored time).
+        #expect(try vault.database.row("SELECT answered_at FROM responses WHERE id = ?", [third])?.date(0) == Timestamp.date("2027-01-15T08:00:02.000Z"))
     }
 
     @Test("submit makes the attempt read-only and queues the submission after its answers")
@@ -78,7 +79,7 @@ struct AttemptTests {
         #expect(throws: VaultError.self) { try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("y")) }
         #expect(throws: VaultError.self) { try vault.submitAttempt(attempt.id) }
         #expect(throws: VaultError.self) { _ = try vault.openAttempt(on: "quiz", now: Self.now) }
-        let queue = try vault.database.rows("SELECT kind FROM sync_queue ORDER BY seq").map { $0.string(0) }
+        let queue = try vault.database.rows("SELECT kind FROM sync_queue ORDER BY seq").map { try $0.string(0) }
         #expect(queue == ["response", "submission"])
         #expect(try vault.status().pendingSubmissions == 1)
     }

@@ -49,7 +49,7 @@ struct SyncQueuePlanTests {
     func batchQueryPlan() throws {
         let directory = TemporaryDirectory()
         let vault = try TestVault.create(in: directory)
-        let plan = try vault.database.rows("EXPLAIN QUERY PLAN " + Vault.queuedResponsesSQL, [0, true, 0, 100]).map { $0.string(3) }
+        let plan = try vault.database.rows("EXPLAIN QUERY PLAN " + Vault.queuedResponsesSQL, [0, true, 0, 100]).map { try $0.string(3) }
         // SQLite 3.15 chose the (kind, ref_id) unique index here and sorted the queue for every batch: quadratic.
         #expect(plan.first?.contains("sync_queue") == true && plan.first?.contains("INTEGER PRIMARY KEY") == true, "\(plan)")
         #expect(!plan.contains { $0.contains("TEMP B-TREE") || $0.contains("sqlite_autoindex_sync_queue") }, "\(plan)")

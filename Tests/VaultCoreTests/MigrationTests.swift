@@ -14,7 +14,7 @@ struct MigrationTests {
         let vault = try TestVault.open(in: directory)
         let id = try #require(try vault.meta("vault_id"))
         let tables = try vault.database.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-            .map { $0.string(0) }
+            .map { try $0.string(0) }
         try vault.database.execute("PRAGMA foreign_keys = OFF")
         for table in tables { try vault.database.execute("DROP TABLE \(table)") }
         try vault.database.execute(VaultSchemaExport.sql(upTo: version))
@@ -56,10 +56,10 @@ struct MigrationTests {
         }
         let vault = try Vault.open(paths: paths, password: TestVault.secret(TestVault.password))
         let rows = try vault.database.rows("SELECT ref_id, state, conflict_version, next_try_at, last_error FROM sync_queue ORDER BY seq")
-        #expect(rows.map { $0.string(0) } == ["held", "plain"])
-        #expect(rows.map { $0.string(1) } == [QueueState.heldForConflict.rawValue, QueueState.waiting.rawValue])
-        #expect(rows[0].optionalInt(2) == 7 && rows[0].double(3) == 0 && rows[0].optionalString(4) == nil)
-        #expect(rows[1].optionalInt(2) == nil && rows[1].double(3) == 5 && rows[1].optionalString(4) == "timed out")
+        #expect(try rows.map { try $0.string(0) } == ["held", "plain"])
+        #expect(try rows.map { try $0.string(1) } == [QueueState.heldForConflict.rawValue, QueueState.waiting.rawValue])
+        #expect(try rows[0].optionalInt(2) == 7 && rows[0].int(3) == 0 && rows[0].optionalString(4) == nil)
+        #expect(try rows[1].optionalInt(2) == nil && rows[1].int(3) == 5_000 && rows[1].optionalString(4) == "timed out")
     }
 
     @Test("migrations apply in order, each in its own transaction, and a failing one leaves the version as it was")

@@ -30,22 +30,22 @@ struct SchemaParityTests {
     static func sqliteSchema(_ path: String) throws -> [String: Table] {
         let database = try Database(path: path, encryption: .plaintext, configuration: DatabaseConfiguration())
         var tables: [String: Table] = [:]
-        for name in try database.rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map({ $0.string(0) })
+        for name in try database.rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map({ try $0.string(0) })
         where !engineOnly.contains(name) {
             var table = Table(columns: [:], primaryKey: [], foreignKeys: [], uniques: [])
             var pk: [(Int, String)] = []
             for column in try database.rows("PRAGMA table_info(\(name))") {
-                let isKey = column.int(5) > 0
-                table.columns[column.string(1)] = column.int(3) != 0 || isKey
-                if isKey { pk.append((column.int(5), column.string(1))) }
+                let isKey = try column.int(5) > 0
+                table.columns[try column.string(1)] = try column.int(3) != 0 || isKey
+                if isKey { pk.append((try column.int(5), try column.string(1))) }
             }
             table.primaryKey = pk.sorted { $0.0 < $1.0 }.map(\.1)
             for key in try database.rows("PRAGMA foreign_key_list(\(name))") {
-                table.foreignKeys.insert("\(key.string(3))->\(key.string(2)).\(key.string(4))")
+                table.foreignKeys.insert("\(try key.string(3))->\(try key.string(2)).\(try key.string(4))")
             }
-            for index in try database.rows("PRAGMA index_list(\(name))") where index.int(2) == 1 && index.string(3) != "pk" {
-                let columns = try database.rows("PRAGMA index_info(\(index.string(1)))").map { $0.string(2) }
-                table.uniques.insert(columns.joined(separator: ",") + (index.int(4) == 1 ? " partial" : ""))
+            for index in try database.rows("PRAGMA index_list(\(name))") where try index.int(2) == 1 && index.string(3) != "pk" {
+                let columns = try database.rows("PRAGMA index_info(\(try index.string(1)))").map { try $0.string(2) }
+                table.uniques.insert(columns.joined(separator: ",") + (try index.int(4) == 1 ? " partial" : ""))
             }
             tables[name] = table
         }

@@ -97,7 +97,7 @@ struct ConflictTests {
         try await SyncScenario.run(submit: false) { server, vault, client, transport, attempt in
             _ = try await SyncScenario.engine(vault, client, transport: transport).run()
             // The server forgets one answer (as after a restore from backup).
-            let ids = try vault.database.rows("SELECT id FROM responses").map { $0.string(0) }
+            let ids = try vault.database.rows("SELECT id FROM responses").map { try $0.string(0) }
             try vault.submitAttempt(attempt)
             // The key is pinned first (as at login), so the scripted 422 is the submission's.
             try vault.pinServerKey(try await client.serverKey(), serverURL: "")

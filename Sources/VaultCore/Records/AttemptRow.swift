@@ -43,23 +43,24 @@ struct AttemptRow {
     let continuedAt: Date?
 
     init(_ row: Row) throws {
-        assessmentID = row.string(Column.assessmentID.rawValue)
-        assessmentVersion = row.int(Column.assessmentVersion.rawValue)
-        state = try row.state(AttemptRecord.State.self, Column.state.rawValue)
-        startedAt = Date(timeIntervalSince1970: row.double(Column.startedAt.rawValue))
-        submittedAt = row.optionalDouble(Column.submittedAt.rawValue).map { Date(timeIntervalSince1970: $0) }
-        activeMilliseconds = row.int(Column.activeMs.rawValue)
-        currentQuestion = row.int(Column.currentQuestion.rawValue)
-        flagged = Set(row.string(Column.flags.rawValue).split(separator: ",").map(String.init))
+        func name(_ column: Column) -> String { column.name }
+        assessmentID = try row.string(name(.assessmentID))
+        assessmentVersion = try row.int(name(.assessmentVersion))
+        state = try row.state(AttemptRecord.State.self, name(.state))
+        startedAt = try row.date(name(.startedAt))
+        submittedAt = try row.optionalDate(name(.submittedAt))
+        activeMilliseconds = try row.int(name(.activeMs))
+        currentQuestion = try row.int(name(.currentQuestion))
+        flagged = Set(try row.string(name(.flags)).split(separator: ",").map(String.init))
         var time = AttemptTime()
-        time.startedAt = row.optionalDouble(Column.timerStartedAt.rawValue).map { Date(timeIntervalSince1970: $0) }
-        time.countedMilliseconds = row.int(Column.countedMs.rawValue)
-        time.bootID = row.optionalString(Column.bootID.rawValue)
-        time.bootCheckpointMilliseconds = row.optionalInt(Column.bootCheckpointMs.rawValue)
-        time.lastWall = row.optionalDouble(Column.lastWall.rawValue).map { Date(timeIntervalSince1970: $0) }
-        time.wallMovedBackMilliseconds = row.int(Column.wallBackMs.rawValue)
+        time.startedAt = try row.optionalDate(name(.timerStartedAt))
+        time.countedMilliseconds = try row.int(name(.countedMs))
+        time.bootID = try row.optionalString(name(.bootID))
+        time.bootCheckpointMilliseconds = try row.optionalInt(name(.bootCheckpointMs))
+        time.lastWall = try row.optionalDate(name(.lastWall))
+        time.wallMovedBackMilliseconds = try row.int(name(.wallBackMs))
         self.time = time
-        continuedAt = row.optionalDouble(Column.continuedAt.rawValue).map { Date(timeIntervalSince1970: $0) }
+        continuedAt = try row.optionalDate(name(.continuedAt))
     }
 
     /// The columns `store` writes, as `SET` assignments.
@@ -68,8 +69,8 @@ struct AttemptRow {
 
     static func timeValues(_ time: AttemptTime) -> [any DatabaseValueConvertible] {
         [
-            time.startedAt?.timeIntervalSince1970, time.countedMilliseconds, time.bootID, time.bootCheckpointMilliseconds,
-            time.lastWall?.timeIntervalSince1970, time.wallMovedBackMilliseconds,
+            time.startedAt?.millisecondsSince1970, time.countedMilliseconds, time.bootID, time.bootCheckpointMilliseconds,
+            time.lastWall?.millisecondsSince1970, time.wallMovedBackMilliseconds,
         ]
     }
 }

@@ -25,17 +25,17 @@ extension DeadLetter {
         // damage, named, never a dead letter shown without what it kept.
         let payload: JSONValue
         do {
-            payload = try JSONDecoder().decode(JSONValue.self, from: row.data(Column.payload.rawValue))
+            payload = try JSONDecoder().decode(JSONValue.self, from: try row.data(Column.payload.name))
         } catch {
-            throw DamagedRow(table: "dead_letters", key: "\(row.int(Column.id.rawValue))", reason: "its payload does not decode: \(error)").error
+            throw DamagedRow(table: "dead_letters", key: "\(try row.int(Column.id.name))", reason: "its payload does not decode: \(error)").error
         }
         self.init(
-            id: row.int(Column.id.rawValue),
-            kind: try row.state(QueueKind.self, Column.kind.rawValue),
-            refID: row.string(Column.refID.rawValue),
-            assessmentID: row.optionalString(Column.assessmentID.rawValue),
-            reason: row.string(Column.reason.rawValue),
-            createdAt: Timestamp.string(epoch: row.double(Column.createdAt.rawValue)),
+            id: try row.int(Column.id.name),
+            kind: try row.state(QueueKind.self, Column.kind.name),
+            refID: try row.string(Column.refID.name),
+            assessmentID: try row.optionalString(Column.assessmentID.name),
+            reason: try row.string(Column.reason.name),
+            createdAt: Timestamp.string(try row.date(Column.createdAt.name)),
             payload: payload
         )
     }

@@ -43,3 +43,20 @@ public struct Kept<Value>: RandomAccessCollection {
 }
 
 extension Kept: Sendable where Value: Sendable {}
+
+extension StoredValueError {
+    /// The row this value belongs to, named for `vault verify` and the lists that show the others.
+    public func damagedRow(key: String) -> DamagedRow { DamagedRow(table: table ?? "vault", key: key, reason: description) }
+
+    /// What the student reads when a command stops at a value it cannot read (never the value itself).
+    public var vaultError: VaultError {
+        VaultError(
+            .damagedRow,
+            tr(
+                "A stored {table} value ({column}) cannot be read back, so this was not done; nothing was changed. `vault verify` lists what is damaged.",
+                ["table": table ?? "vault", "column": column]
+            ),
+            detail: description
+        )
+    }
+}

@@ -40,26 +40,32 @@ struct StoredResponse {
     /// The upload item, or nil when the stored answer no longer decodes (it is never sent in another form).
     let item: ResponseItem?
 
-    init(_ row: Row, offset: Int = 0) {
+    init(_ row: Row, offset: Int = 0) throws {
         func at(_ column: Column) -> Int { offset + column.rawValue }
-        id = row.string(at(.id))
-        attemptID = row.string(at(.attemptID))
-        assessmentID = row.string(at(.assessmentID))
-        questionID = row.string(at(.questionID))
-        storedAnswer = row.string(at(.answer))
-        item = Self.decodeAnswer(storedAnswer).map { answer in
+        id = try row.string(at(.id))
+        attemptID = try row.string(at(.attemptID))
+        assessmentID = try row.string(at(.assessmentID))
+        questionID = try row.string(at(.questionID))
+        storedAnswer = try row.string(at(.answer))
+        let assessmentVersion = try row.int(at(.assessmentVersion))
+        let questionHash = try row.string(at(.questionHash))
+        let timeSpent = try row.int(at(.timeSpentMs))
+        let answeredAt = try row.date(at(.answeredAt))
+        let force = try row.bool(at(.force))
+        let attemptStartedAt = try row.optionalDate(at(.attemptStartedAt))
+        item = Self.decodeAnswer(storedAnswer).map { [id, attemptID, assessmentID, questionID] answer in
             ResponseItem(
-                id: row.string(at(.id)),
-                attemptId: row.string(at(.attemptID)),
-                assessmentId: row.string(at(.assessmentID)),
-                assessmentVersion: row.int(at(.assessmentVersion)),
-                questionId: row.string(at(.questionID)),
-                questionHash: row.string(at(.questionHash)),
+                id: id,
+                attemptId: attemptID,
+                assessmentId: assessmentID,
+                assessmentVersion: assessmentVersion,
+                questionId: questionID,
+                questionHash: questionHash,
                 answer: answer,
-                timeSpentMs: row.int(at(.timeSpentMs)),
-                answeredAt: row.string(at(.answeredAt)),
-                force: row.int(at(.force)) != 0,
-                attemptStartedAt: row.optionalDouble(at(.attemptStartedAt)).map { Timestamp.string(epoch: $0) }
+                timeSpentMs: timeSpent,
+                answeredAt: Timestamp.string(answeredAt),
+                force: force,
+                attemptStartedAt: attemptStartedAt.map(Timestamp.string)
             )
         }
     }

@@ -34,7 +34,15 @@ extension AttemptRecord.State: StoredState {}
 extension Row {
     /// The stored state in column `index`; a word this enum does not know means the row was damaged.
     func state<S: StoredState>(_ type: S.Type, _ index: Int) throws -> S {
-        guard let value = S(rawValue: string(index)) else {
+        guard let value = S(rawValue: try string(index)) else {
+            throw VaultError(.databaseDamaged, tr("The vault holds a record in a state it does not know. Run `vault verify`."))
+        }
+        return value
+    }
+
+    /// The stored state in the column named `column`.
+    func state<S: StoredState>(_ type: S.Type, _ column: String) throws -> S {
+        guard let value = S(rawValue: try string(column)) else {
             throw VaultError(.databaseDamaged, tr("The vault holds a record in a state it does not know. Run `vault verify`."))
         }
         return value

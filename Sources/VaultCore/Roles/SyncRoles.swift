@@ -73,6 +73,8 @@ public protocol VaultIdentityStore {
     func account() throws -> Account?
     func deviceID() throws -> String
     func setMeta(_ values: [String: String]) throws
+    /// A sync reached the server at `at`: the vault is online and `status` says when (one commit).
+    func noteSynced(at: Date) throws
 }
 
 /// The vault's own counts of its use, reported with a sync when the school collects them (issue 59).

@@ -21,11 +21,11 @@ extension Vault {
     public func account() throws -> Account? {
         try database.row("SELECT server_url, user_name, token, token_expires_at, role FROM account WHERE id = 1").map {
             Account(
-                serverURL: $0.string(0),
-                user: $0.string(1),
-                token: $0.optionalString(2),
-                tokenExpiresAt: $0.optionalDouble(3).map { Date(timeIntervalSince1970: $0) },
-                role: $0.optionalString(4)
+                serverURL: try $0.string(0),
+                user: try $0.string(1),
+                token: try $0.optionalString(2),
+                tokenExpiresAt: try $0.optionalDate(3),
+                role: try $0.optionalString(4)
             )
         }
     }
@@ -35,7 +35,7 @@ extension Vault {
             try database.execute("DELETE FROM account WHERE id = 1", [])
             try database.execute(
                 "INSERT INTO account (id, server_url, user_name, token, token_expires_at, role) VALUES (1, ?, ?, ?, ?, ?)",
-                [account.serverURL, account.user, account.token, account.tokenExpiresAt?.timeIntervalSince1970, account.role]
+                [account.serverURL, account.user, account.token, account.tokenExpiresAt?.millisecondsSince1970, account.role]
             )
         }
     }

@@ -17,16 +17,16 @@ extension Vault {
             """,
             [attemptID]
         ) {
-            return (try Self.decodeDocument(row.data(0), id: attemptID), try currentAnswers(attemptID: attemptID))
+            return (try Self.decodeDocument(try row.data(0), id: attemptID), try currentAnswers(attemptID: attemptID))
         }
         guard let row = try database.row("SELECT document, answers FROM answer_sheets WHERE attempt_id = ?", [attemptID]) else { return nil }
         let answers: [String: JSONValue]
         do {
-            answers = try JSONDecoder().decode([String: JSONValue].self, from: Data(row.string(1).utf8))
+            answers = try JSONDecoder().decode([String: JSONValue].self, from: Data(try row.string(1).utf8))
         } catch {
             throw VaultError(.databaseDamaged, tr("The kept answers of attempt {attempt} are damaged.", ["attempt": attemptID]), detail: "\(error)")
         }
-        return (try Self.decodeDocument(row.data(0), id: attemptID), answers)
+        return (try Self.decodeDocument(try row.data(0), id: attemptID), answers)
     }
 
     /// Inside the transaction that evicts `id` at `version`: the sheets of its handed-in attempts are kept.
@@ -39,11 +39,11 @@ extension Vault {
             let document = try database.row("SELECT document FROM assessments WHERE id = ? AND version = ?", [id, version])?.data(0)
         else { return }
         for attempt in attempts {
-            let attemptID = attempt.string(0)
+            let attemptID = try attempt.string(0)
             let answers = String(decoding: try CanonicalJSON.encode(JSONValue.object(try currentAnswers(attemptID: attemptID))), as: UTF8.self)
             try database.execute(
                 "INSERT OR REPLACE INTO answer_sheets (attempt_id, assessment_id, assessment_version, document, answers, kept_at) VALUES (?, ?, ?, ?, ?, ?)",
-                [attemptID, id, version, document, answers, now.timeIntervalSince1970]
+                [attemptID, id, version, document, answers, now.millisecondsSince1970]
             )
         }
     }

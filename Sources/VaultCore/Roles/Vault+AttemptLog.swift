@@ -17,18 +17,18 @@ extension Vault {
     }
 
     static func recordEvent(_ row: Row, attemptID: String) throws -> RecordEvent {
-        guard let kind = RecordEvent.Kind(rawValue: row.string(3)), case .integer(let boot) = row[2] else {
-            throw DamagedRow(table: "attempt_log", key: "\(attemptID)#\(row.string(0))", reason: "an event of unknown kind").error
+        guard let kind = RecordEvent.Kind(rawValue: try row.string(3)), case .integer(let boot) = row[2] else {
+            throw DamagedRow(table: "attempt_log", key: "\(attemptID)#\(try row.string(0))", reason: "an event of unknown kind").error
         }
         return RecordEvent(
-            seq: row.int(0),
-            at: row.string(1),
+            seq: try row.int(0),
+            at: Timestamp.string(try row.date(1)),
             bootMs: boot,
             kind: kind,
-            question: row.optionalString(4),
-            count: row.optionalInt(5),
-            previous: row.string(6),
-            hash: row.string(7)
+            question: try row.optionalString(4),
+            count: try row.optionalInt(5),
+            previous: try row.string(6),
+            hash: try row.string(7)
         )
     }
 
@@ -51,9 +51,10 @@ extension Vault {
         now: Date? = nil,
         after last: RecordEvent?? = nil
     ) throws -> RecordEvent {
+        let at = now ?? clocks.wall()
         let event = RecordChain.next(
             after: try last ?? lastEvent(attemptID),
-            at: Timestamp.string(now ?? clocks.wall()),
+            at: Timestamp.string(at),  // the stored instant, to the millisecond: it reads back as the same text
             bootMs: Int64(clamping: clocks.boot().elapsed.wholeMilliseconds),
             kind: kind,
             question: question,
@@ -61,7 +62,7 @@ extension Vault {
         )
         try database.execute(
             "INSERT INTO attempt_log (attempt_id, \(Self.recordColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [attemptID, event.seq, event.at, Int(event.bootMs), event.kind.rawValue, event.question, event.count, event.previous, event.hash]
+            [attemptID, event.seq, at.millisecondsSince1970, Int(event.bootMs), event.kind.rawValue, event.question, event.count, event.previous, event.hash]
         )
         return event
     }
@@ -109,7 +110,7 @@ extension Vault {
                 try appendEvent(.endedUncleanly, attemptID: attemptID)
                 try appendEvent(.resumed, attemptID: attemptID)
             }
-            try database.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [key, Timestamp.string(clocks.wall())])
+            try database.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [key, Self.storedTimeText(clocks.wall())])
             return unclean
         }
     }
@@ -119,9 +120,8 @@ extension Vault {
         let key = "take.open.\(attemptID)"
         try database.inTransaction {
             // A session spent offline is counted with its length, for the vault's own figures.
-            if try lastKnownOffline(),
-                let opened = try database.row("SELECT value FROM settings WHERE key = ?", [key]).flatMap({ Timestamp.date($0.string(0)) })
-            {
+            if try lastKnownOffline(), let row = try database.row("SELECT value FROM settings WHERE key = ?", [key]) {
+                let opened = try Self.storedTime(row, column: "settings.\(key)")
                 try count(.offlineSessions)
                 try count(.offlineSessionMilliseconds, by: max(0, Int(saturating: (clocks.wall().timeIntervalSince(opened) * 1000).rounded())))
             }

@@ -23,7 +23,7 @@ extension Vault {
         for row in try database.rows(
             "SELECT id, assessment_id FROM attempts WHERE state = \(AttemptRecord.State.inProgress.sql) AND timer_started_at IS NOT NULL"
         ) {
-            if let remaining = timeStatus(of: try attempt(row.string(0))).remaining { left[row.string(1)] = remaining }
+            if let remaining = timeStatus(of: try attempt(try row.string(0))).remaining { left[try row.string(1)] = remaining }
         }
         return left
     }
@@ -60,7 +60,7 @@ extension Vault {
     public func handInWhereTimeRanOut() throws -> [TimeRanOut] {
         let open = try database.rows(
             "SELECT id FROM attempts WHERE state = \(AttemptRecord.State.inProgress.sql) AND timer_started_at IS NOT NULL"
-        ).map { $0.string(0) }
+        ).map { try $0.string(0) }
         var handedIn: [TimeRanOut] = []
         for id in open where try submitIfTimeIsUp(attemptID: id) {
             let attempt = try attempt(id)

@@ -13,7 +13,7 @@ extension Vault {
             "SELECT id FROM attempts WHERE assessment_id = ? AND state = \(AttemptRecord.State.inProgress.sql) ORDER BY started_at DESC LIMIT 1",
             [assessmentID]
         ) {
-            return try attempt(existing.string(0), now: now)
+            return try attempt(try existing.string(0), now: now)
         }
         let (assessment, expiresAt): (Assessment, Date)
         do {
@@ -52,7 +52,7 @@ extension Vault {
         try database.inTransaction {
             try database.execute(
                 "INSERT INTO attempts (id, assessment_id, assessment_version, state, started_at) VALUES (?, ?, ?, \(AttemptRecord.State.inProgress.sql), ?)",
-                [id, assessmentID, assessment.version ?? 0, now.timeIntervalSince1970]
+                [id, assessmentID, assessment.version ?? 0, now.millisecondsSince1970]
             )
             try recordAccess(id: assessmentID, version: assessment.version ?? 0, now: now)
         }
@@ -63,7 +63,7 @@ extension Vault {
     public func latestAttempt(on assessmentID: String, now: Date? = nil) throws -> AttemptRecord? {
         let now = now ?? clocks.wall()
         return try database.row("SELECT id FROM attempts WHERE assessment_id = ? ORDER BY started_at DESC LIMIT 1", [assessmentID])
-            .map { try attempt($0.string(0), now: now) }
+            .map { try attempt(try $0.string(0), now: now) }
     }
 
     /// The latest answer to each question of an attempt (dead letters left out).
@@ -95,7 +95,7 @@ extension Vault {
             "SELECT question_id, answer, id FROM responses WHERE attempt_id = ? AND state != \(ResponseState.dead.sql) ORDER BY answered_at, id",
             [attemptID]
         ) {
-            rows[answer.string(0)] = (answer.string(2), answer.string(1))
+            rows[try answer.string(0)] = (try answer.string(2), try answer.string(1))
         }
         return rows
     }
@@ -149,7 +149,7 @@ extension Vault {
             guard try attempt.state(AttemptRecord.State.self, 2) == .inProgress else {
                 throw VaultError(.notAllowed, tr("This attempt was submitted and can no longer be changed."))
             }
-            guard let hash = try questionHashes(id: attempt.string(0), version: attempt.int(1))[questionID] else {
+            guard let hash = try questionHashes(id: try attempt.string(0), version: try attempt.int(1))[questionID] else {
                 throw VaultError(.notFound, tr("The assessment has no question {question}.", ["question": questionID]))
             }
             if try checkpointTime(attemptID: attemptID, start: true) == .submittedAtLimit { return nil }
@@ -160,9 +160,9 @@ extension Vault {
                 "SELECT id, time_spent_ms FROM responses WHERE attempt_id = ? AND question_id = ? AND state = \(ResponseState.pending.sql)",
                 [attemptID, questionID]
             ) {
-                spent += pending.int(1)
-                try database.execute("DELETE FROM sync_queue WHERE kind = \(QueueKind.response.sql) AND ref_id = ?", [pending.string(0)])
-                try database.execute("DELETE FROM responses WHERE id = ?", [pending.string(0)])
+                spent += try pending.int(1)
+                try database.execute("DELETE FROM sync_queue WHERE kind = \(QueueKind.response.sql) AND ref_id = ?", [try pending.string(0)])
+                try database.execute("DELETE FROM responses WHERE id = ?", [try pending.string(0)])
             }
             let id = UUID().uuidString.lowercased()
             let text = try CanonicalJSON.text(answer)
@@ -171,11 +171,11 @@ extension Vault {
                 INSERT INTO responses (id, attempt_id, question_id, question_hash, answer, time_spent_ms, answered_at, state)
                 VALUES (?, ?, ?, ?, ?, ?, ?, \(ResponseState.pending.sql))
                 """,
-                [id, attemptID, questionID, hash, text, spent, Timestamp.string(now)]
+                [id, attemptID, questionID, hash, text, spent, now.millisecondsSince1970]
             )
             try database.execute(
                 "INSERT INTO sync_queue (kind, ref_id, enqueued_at) VALUES (\(QueueKind.response.sql), ?, ?)",
-                [id, now.timeIntervalSince1970]
+                [id, now.millisecondsSince1970]
             )
             if let activeMilliseconds {
                 try database.execute("UPDATE attempts SET active_ms = MAX(active_ms, ?) WHERE id = ?", [activeMilliseconds, attemptID])
@@ -254,11 +254,11 @@ extension Vault {
         if try lastKnownOffline() { try count(.attemptsSubmittedOffline) }
         try database.execute(
             "UPDATE attempts SET state = \(AttemptRecord.State.submitted.sql), submitted_at = ? WHERE id = ?",
-            [now.timeIntervalSince1970, attemptID]
+            [now.millisecondsSince1970, attemptID]
         )
         try database.execute(
             "INSERT INTO sync_queue (kind, ref_id, enqueued_at) VALUES (\(QueueKind.submission.sql), ?, ?)",
-            [attemptID, now.timeIntervalSince1970]
+            [attemptID, now.millisecondsSince1970]
         )
     }
 }

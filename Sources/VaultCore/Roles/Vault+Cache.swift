@@ -12,7 +12,7 @@ extension Vault {
         var submitted = false
         var synced = false
         var latestState: AttemptProgress?
-        var latestStart = -Double.infinity
+        var latestStart = Int64.min
     }
 
     func versionFacts() throws -> [String: VersionFacts] {
@@ -21,7 +21,7 @@ extension Vault {
         for row in try database.rows(
             "SELECT assessment_id, assessment_version, state, max(started_at), timer_started_at IS NOT NULL FROM attempts GROUP BY 1, 2, 3"
         ) {
-            let key = "\(row.string(0))@\(row.int(1))"
+            let key = "\(try row.string(0))@\(try row.int(1))"
             var fact = facts[key] ?? VersionFacts()
             let state = try row.state(AttemptRecord.State.self, 2)
             switch state {
@@ -29,11 +29,13 @@ extension Vault {
             case .submitted: fact.submitted = true
             case .synced: fact.synced = true
             }
-            if row.double(3) > fact.latestStart {
-                fact.latestStart = row.double(3)
+            let started = try row.int64(3)
+            let clockStarted = try row.bool(4)
+            if started > fact.latestStart {
+                fact.latestStart = started
                 // Only an open attempt whose clock has not begun needs the time limit (read from the document once).
-                let waiting = state == .inProgress && row.int(4) == 0
-                let timed = waiting ? try timeLimit(assessmentID: row.string(0), version: row.int(1)) != nil : false
+                let waiting = state == .inProgress && !clockStarted
+                let timed = waiting ? try timeLimit(assessmentID: try row.string(0), version: try row.int(1)) != nil : false
                 fact.latestState = AttemptProgress(state, timed: timed, clockStarted: !waiting)
             }
             facts[key] = fact
@@ -45,7 +47,7 @@ extension Vault {
             WHERE r.state IN \(ResponseState.sqlList([.pending, .conflict])) GROUP BY 1, 2
             """
         ) {
-            facts["\(row.string(0))@\(row.int(1))", default: VersionFacts()].pending = row.int(2)
+            facts["\(try row.string(0))@\(try row.int(1))", default: VersionFacts()].pending = try row.int(2)
         }
         return facts
     }
@@ -57,14 +59,14 @@ extension Vault {
 
     func cacheEntries(facts: [String: VersionFacts]) throws -> [EvictionPolicy.Entry] {
         try database.rows("SELECT id, version, compressed_bytes, downloaded_at, opened_at, expires_at FROM assessments").map { row in
-            let fact = facts["\(row.string(0))@\(row.int(1))"] ?? VersionFacts()
+            let fact = facts["\(try row.string(0))@\(try row.int(1))"] ?? VersionFacts()
             return EvictionPolicy.Entry(
-                id: row.string(0),
-                version: row.int(1),
-                storedBytes: row.int(2),
-                downloadedAt: Date(timeIntervalSince1970: row.double(3)),
-                lastOpenedAt: row.optionalDouble(4).map { Date(timeIntervalSince1970: $0) },
-                expiresAt: Date(timeIntervalSince1970: row.double(5)),
+                id: try row.string(0),
+                version: try row.int(1),
+                storedBytes: try row.int(2),
+                downloadedAt: try row.date(3),
+                lastOpenedAt: try row.optionalDate(4),
+                expiresAt: try row.date(5),
                 hasOpenAttempt: fact.open,
                 hasUnsyncedWork: fact.submitted || fact.pending > 0,
                 hasSyncedAttempt: fact.synced
@@ -80,7 +82,7 @@ extension Vault {
     /// The newest cached version of an assessment: version, content hash and ETag.
     public func cachedVersion(of id: String) throws -> (version: Int, contentHash: String, etag: String?)? {
         try database.row("SELECT version, content_hash, etag FROM assessments WHERE id = ? ORDER BY version DESC LIMIT 1", [id])
-            .map { ($0.int(0), $0.string(1), $0.optionalString(2)) }
+            .map { (try $0.int(0), try $0.string(1), try $0.optionalString(2)) }
     }
 
     /// Stores a verified, served document (gzip-compressed), making room first. Older versions of the same
@@ -99,11 +101,11 @@ extension Vault {
         var assessment = served
         var bytes = servedBytes
         if served.sealedContent != nil, let version = served.version,
-            let held = try database.row("SELECT sealed FROM assessments WHERE id = ? AND version = ?", [served.id, version]), held.int(0) == 0,
+            let held = try database.row("SELECT sealed FROM assessments WHERE id = ? AND version = ?", [served.id, version]), try held.int(0) == 0,
             let key = try database.row("SELECT content_key FROM sealed_keys WHERE assessment_id = ? AND version = ?", [served.id, version])
         {
             do {
-                assessment = try Sealing.unseal(served, contentKey: key.data(0))
+                assessment = try Sealing.unseal(served, contentKey: try key.data(0))
                 try AssessmentValidator.validate(assessment, requireAnswerKeyAbsent: true)
             } catch {
                 throw VaultError(.invalidData, tr("That key does not open this exam."), detail: "\(error)")
@@ -165,8 +167,8 @@ extension Vault {
             // the one held, in place, so an attempt open on it keeps it (deleting the row an attempt refers to failed
             // its foreign key, and the student read "the vault could not be written"); when it was first opened stays.
             let values: [any DatabaseValueConvertible] = [
-                assessment.title, contentHash, hashText, compressed, compressed.count, bytes.count, etag, now.timeIntervalSince1970,
-                expires.timeIntervalSince1970, now.timeIntervalSince1970, assessment.sealedContent != nil, assessment.opensAt,
+                assessment.title, contentHash, hashText, compressed, compressed.count, bytes.count, etag, now.millisecondsSince1970,
+                expires.millisecondsSince1970, now.millisecondsSince1970, assessment.sealedContent != nil, assessment.opensAt.flatMap(Timestamp.milliseconds),
                 source.rawValue,
             ]
             if try database.row("SELECT 1 FROM assessments WHERE id = ? AND version = ?", [assessment.id, version]) != nil {
@@ -202,7 +204,7 @@ extension Vault {
         let ttl = TimeInterval(try settings().ttlDays) * 24 * 3600
         try database.execute(
             "UPDATE assessments SET downloaded_at = ?, expires_at = MIN(expires_at + (? - downloaded_at), ?) WHERE id = ? AND version = ?",
-            [now.timeIntervalSince1970, now.timeIntervalSince1970, now.timeIntervalSince1970 + ttl, id, version]
+            [now.millisecondsSince1970, now.millisecondsSince1970, now.addingTimeInterval(ttl).millisecondsSince1970, id, version]
         )
     }
 
@@ -232,22 +234,22 @@ extension Vault {
             FROM assessments ORDER BY id, version DESC
             """
         ).map { row in
-            let fact = facts["\(row.string(0))@\(row.int(2))"] ?? VersionFacts()
+            let fact = facts["\(try row.string(0))@\(try row.int(2))"] ?? VersionFacts()
             return CachedAssessment(
-                id: row.string(0),
-                title: row.string(1),
-                version: row.int(2),
-                sizeBytes: row.int(3),
-                uncompressedBytes: row.int(4),
-                downloadedAt: Timestamp.string(epoch: row.double(5)),
-                expiresAt: Timestamp.string(epoch: row.double(6)),
-                lastAccessedAt: Timestamp.string(epoch: row.double(7)),
+                id: try row.string(0),
+                title: try row.string(1),
+                version: try row.int(2),
+                sizeBytes: try row.int(3),
+                uncompressedBytes: try row.int(4),
+                downloadedAt: Timestamp.string(try row.date(5)),
+                expiresAt: Timestamp.string(try row.date(6)),
+                lastAccessedAt: Timestamp.string(try row.date(7)),
                 attemptState: fact.latestState ?? .none,
                 pendingAnswers: fact.pending,
-                expired: row.double(6) <= now.timeIntervalSince1970,
-                sealed: row.int(8) != 0,
-                opensAt: row.optionalString(9),
-                source: AssessmentSource(rawValue: row.string(10)) ?? .server
+                expired: try row.date(6) <= now,
+                sealed: try row.int(8) != 0,
+                opensAt: try row.optionalDate(9).map(Timestamp.string),
+                source: AssessmentSource(rawValue: try row.string(10)) ?? .server
             )
         }
     }
@@ -278,7 +280,7 @@ extension Vault {
         }
         let assessment: Assessment
         do {
-            assessment = try JSONDecoder().decode(Assessment.self, from: try Gzip.decompress(row.data(0)))
+            assessment = try JSONDecoder().decode(Assessment.self, from: try Gzip.decompress(try row.data(0)))
         } catch {
             throw VaultError(
                 .databaseDamaged,
@@ -286,7 +288,7 @@ extension Vault {
                 detail: "\(error)"
             )
         }
-        if allowSealed { return (assessment, Date(timeIntervalSince1970: row.double(2))) }
+        if allowSealed { return (assessment, try row.date(2)) }
         guard assessment.sealedContent == nil else {
             let sealed = tr(
                 "{title} is a sealed exam: its questions open with the start code from the person running it.",
@@ -298,7 +300,7 @@ extension Vault {
             let unseal = tr("Run `vault unseal {id}` to type the code (or `vault unseal {id} --online` once it has opened).", ["id": id])
             throw VaultError(.notAllowed, ([sealed] + (opens.map { [$0] } ?? []) + [unseal]).joined(separator: " "))
         }
-        return (assessment, Date(timeIntervalSince1970: row.double(2)))
+        return (assessment, try row.date(2))
     }
 
     /// Marks a cached version used (and opened) for the eviction order. Called inside the transaction that starts an
@@ -307,7 +309,7 @@ extension Vault {
         try count(.cacheHits)
         try database.execute(
             "UPDATE assessments SET last_accessed_at = ?, opened_at = coalesce(opened_at, ?) WHERE id = ? AND version = ?",
-            [now.timeIntervalSince1970, now.timeIntervalSince1970, id, version]
+            [now.millisecondsSince1970, now.millisecondsSince1970, id, version]
         )
     }
 

@@ -13,7 +13,7 @@ extension Vault {
     public func clientStats() throws -> [ClientStat: Int] {
         var counts = Dictionary(uniqueKeysWithValues: ClientStat.allCases.map { ($0, 0) })
         for row in try database.rows("SELECT name, value FROM client_stats") {
-            if let stat = ClientStat(rawValue: row.string(0)) { counts[stat] = row.int(1) }
+            if let stat = ClientStat(rawValue: try row.string(0)) { counts[stat] = try row.int(1) }
         }
         return counts
     }
@@ -22,7 +22,7 @@ extension Vault {
     public func unsentClientStats() throws -> [ClientStat: Int] {
         var counts: [ClientStat: Int] = [:]
         for row in try database.rows("SELECT name, value - sent FROM client_stats WHERE value > sent") {
-            if let stat = ClientStat(rawValue: row.string(0)) { counts[stat] = row.int(1) }
+            if let stat = ClientStat(rawValue: try row.string(0)) { counts[stat] = try row.int(1) }
         }
         return counts
     }

@@ -46,7 +46,7 @@ extension Vault {
         let openHere = try database.rows(
             "SELECT id FROM attempts WHERE assessment_id = ? AND state = \(AttemptRecord.State.inProgress.sql)",
             [held.assessmentId]
-        ).map { $0.string(0) }
+        ).map { try $0.string(0) }
         for open in openHere where try database.scalarInt("SELECT count(*) FROM responses WHERE attempt_id = ?", [open]) ?? 0 > 0 {
             return .notContinued(
                 tr(
@@ -64,8 +64,8 @@ extension Vault {
                 VALUES (?, ?, ?, \(AttemptRecord.State.inProgress.sql), ?, ?, ?)
                 """,
                 [
-                    held.attemptId, held.assessmentId, held.assessmentVersion, (startedAt ?? wall).timeIntervalSince1970,
-                    wall.timeIntervalSince1970, wall.timeIntervalSince1970,
+                    held.attemptId, held.assessmentId, held.assessmentVersion, (startedAt ?? wall).millisecondsSince1970,
+                    wall.millisecondsSince1970, wall.millisecondsSince1970,
                 ]
             )
             // This device's own record of the attempt begins here (the first device keeps its own chain).
@@ -159,8 +159,8 @@ extension Vault {
                 SELECT 1 FROM responses r WHERE r.attempt_id = a.id AND r.state IN (\(ResponseState.uploaded.sql), \(ResponseState.synced.sql))))
                 OR (a.state != \(AttemptRecord.State.inProgress.sql) AND a.shared_at IS NOT NULL AND a.submitted_at > ?)
             """,
-            [now.timeIntervalSince1970 - Self.followHandedIn]
-        ).map { ($0.string(0), $0.string(1)) }
+            [now.addingTimeInterval(-Self.followHandedIn).millisecondsSince1970]
+        ).map { (try $0.string(0), try $0.string(1)) }
     }
 
     /// Brings this vault's copy of an attempt in progress up to the server's (`held`, signature checked): a current
@@ -171,10 +171,10 @@ extension Vault {
         let now = now ?? clocks.wall()
         guard
             let row = try database.row("SELECT assessment_id, assessment_version, state FROM attempts WHERE id = ?", [held.attemptId]),
-            row.string(0) == held.assessmentId
+            try row.string(0) == held.assessmentId
         else { return Reconciliation() }
         let open = try row.state(AttemptRecord.State.self, 2) == .inProgress
-        let hashes = try questionHashes(id: row.string(0), version: row.int(1))
+        let hashes = try questionHashes(id: try row.string(0), version: try row.int(1))
         var outcome = Reconciliation()
         try database.inTransaction {
             for answer in held.answers {
@@ -187,7 +187,7 @@ extension Vault {
             if open, held.state == .handedIn {
                 try database.execute(
                     "UPDATE attempts SET state = \(AttemptRecord.State.synced.sql), submitted_at = ? WHERE id = ?",
-                    [now.timeIntervalSince1970, held.attemptId]
+                    [now.millisecondsSince1970, held.attemptId]
                 )
                 outcome.handedInElsewhere = true
             }
@@ -196,14 +196,14 @@ extension Vault {
             {
                 try database.execute(
                     "INSERT INTO sync_queue (kind, ref_id, enqueued_at) VALUES (\(QueueKind.submission.sql), ?, ?)",
-                    [held.attemptId, now.timeIntervalSince1970]
+                    [held.attemptId, now.millisecondsSince1970]
                 )
                 outcome.receiptRenewed = true
             }
             if outcome != Reconciliation() {
                 try database.execute(
                     "UPDATE attempts SET shared_at = coalesce(shared_at, ?) WHERE id = ?",
-                    [now.timeIntervalSince1970, held.attemptId]
+                    [now.millisecondsSince1970, held.attemptId]
                 )
             }
         }
@@ -215,12 +215,15 @@ extension Vault {
     /// Inside a transaction: an answer the server holds, stored here as `uploaded` (waiting for the receipt that
     /// names it), encrypted like any answer.
     private func storeHeld(_ answer: HeldAttempt.Answer, attemptID: String, questionHash: String) throws {
+        guard let answeredAt = Timestamp.milliseconds(answer.answeredAt) else {
+            throw VaultError(.invalidData, tr("The server sent an answer without a readable time; nothing was changed."))
+        }
         try database.execute(
             """
             INSERT INTO responses (id, attempt_id, question_id, question_hash, answer, time_spent_ms, answered_at, state)
             VALUES (?, ?, ?, ?, ?, 0, ?, \(ResponseState.uploaded.sql))
             """,
-            [answer.responseId, attemptID, answer.questionId, questionHash, try CanonicalJSON.text(answer.answer), answer.answeredAt]
+            [answer.responseId, attemptID, answer.questionId, questionHash, try CanonicalJSON.text(answer.answer), answeredAt]
         )
     }
 }

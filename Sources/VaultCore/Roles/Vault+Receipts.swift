@@ -51,7 +51,7 @@ extension Vault {
 
     public func pinnedServerKey() throws -> (serverURL: String, key: ServerKeyResponse)? {
         try database.row("SELECT server_url, signing_key, agreement_key, fingerprint FROM server_key WHERE id = 1").map {
-            ($0.string(0), ServerKeyResponse(signingKey: $0.string(1), agreementKey: $0.string(2), fingerprint: $0.string(3)))
+            (try $0.string(0), ServerKeyResponse(signingKey: try $0.string(1), agreementKey: try $0.string(2), fingerprint: try $0.string(3)))
         }
     }
 
@@ -80,16 +80,16 @@ extension Vault {
     /// This vault's signing key, made on first use (at `init` or the first `login`) and kept in the encrypted vault.
     public func deviceKey(now: Date? = nil) throws -> DeviceKey {
         let now = now ?? clocks.wall()
-        if let row = try database.row("SELECT private_key FROM device_key WHERE id = 1") { return try DeviceKey(material: row.data(0)) }
+        if let row = try database.row("SELECT private_key FROM device_key WHERE id = 1") { return try DeviceKey(material: try row.data(0)) }
         let fresh = DeviceKey()
         try database.execute(
             "INSERT OR IGNORE INTO device_key (id, private_key, public_key, created_at) VALUES (1, ?, ?, ?)",
-            [fresh.material, fresh.publicKey, now.timeIntervalSince1970]
+            [fresh.material, fresh.publicKey, now.millisecondsSince1970]
         )
         guard let row = try database.row("SELECT private_key FROM device_key WHERE id = 1") else {
             throw VaultError(.databaseDamaged, tr("This vault's signing key cannot be read. Run `vault verify`."))
         }
-        return try DeviceKey(material: row.data(0))
+        return try DeviceKey(material: try row.data(0))
     }
 
     // MARK: Receipts
@@ -119,6 +119,9 @@ extension Vault {
 
     /// Marks the attempt and its answers handed in and keeps its receipt, in one transaction.
     private func keep(_ signed: SignedReceipt, statement: ReceiptStatement) throws {
+        guard let receivedAt = Timestamp.milliseconds(statement.receivedAt) else {
+            throw VaultError(.invalidData, tr("The server's receipt has no readable time, so it was not kept; nothing was changed."))
+        }
         try database.inTransaction {
             try markSubmitted(attemptID: statement.attemptId, receiptID: statement.receiptId)
             try database.execute(
@@ -127,7 +130,7 @@ extension Vault {
             )
             try database.execute(
                 "INSERT OR REPLACE INTO receipts (receipt_id, attempt_id, assessment_id, received_at, signed) VALUES (?, ?, ?, ?, ?)",
-                [statement.receiptId, statement.attemptId, statement.assessmentId, statement.receivedAt, signed.storedText]
+                [statement.receiptId, statement.attemptId, statement.assessmentId, receivedAt, signed.storedText]
             )
         }
     }
@@ -147,13 +150,13 @@ extension Vault {
                 [id, id]
             )
         else { throw VaultError(.notFound, tr("There is no attempt on {id} in this vault.", ["id": id])) }
-        guard attempt.optionalDouble(1) != nil else {
+        guard try attempt.optionalDouble(1) != nil else {
             throw VaultError(
                 .notAllowed,
                 tr("This attempt has not been submitted yet. Run `vault submit {id}` first, then make the hand-in file.", ["id": id])
             )
         }
-        let attemptID = attempt.string(0)
+        let attemptID = try attempt.string(0)
         try appendEvent(.handedInByFile, attemptID: attemptID)
         let request = try submissionRequest(attemptID: attemptID)
         let items = try database.rows(
@@ -161,7 +164,7 @@ extension Vault {
             [attemptID]
         ).map { row in
             // A hand-in file never leaves out an answer it cannot read: it is not made, and the row is named.
-            let stored = StoredResponse(row)
+            let stored = try StoredResponse(row)
             guard let item = stored.item else {
                 throw DamagedRow(table: "responses", key: stored.id, reason: "the stored answer is not JSON").error
             }
@@ -238,7 +241,7 @@ extension Vault {
                 let statement = try JSONDecoder().decode(ReceiptStatement.self, from: Data(signed.statement.utf8))
                 kept.values.append(StoredReceipt(signed: signed, statement: statement))
             } catch {
-                kept.damaged.append(DamagedRow(table: "receipts", key: row.string(0), reason: "the receipt does not decode: \(error)"))
+                kept.damaged.append(DamagedRow(table: "receipts", key: try row.string(0), reason: "the receipt does not decode: \(error)"))
             }
         }
         return kept

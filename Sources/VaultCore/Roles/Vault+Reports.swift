@@ -13,7 +13,7 @@ extension Vault {
             pendingSubmissions: try database.scalarInt("SELECT count(*) FROM sync_queue WHERE kind = \(QueueKind.submission.sql)"),
             deadLetters: try database.scalarInt("SELECT count(*) FROM dead_letters"),
             conflicts: try database.scalarInt("SELECT count(*) FROM responses WHERE state = \(ResponseState.conflict.sql)"),
-            lastSyncAt: try meta("last_sync_at"),
+            lastSyncAt: try metaTime("last_sync_at").map(Timestamp.string),
             unlockedUntil: session.map { Timestamp.string($0.expiresAt) },
             sessionKeyring: session?.keyring.rawValue
         )
@@ -70,33 +70,40 @@ extension Vault {
             do { try SecureFiles.checkPrivate(path, isDirectory: isDirectory) } catch { problems.append("\(error)") }
         }
         do {
-            let results = try database.rows("PRAGMA integrity_check").map { $0.string(0) }
+            let results = try database.rows("PRAGMA integrity_check").map { try $0.string(0) }
             if results != ["ok"] { problems.append(contentsOf: results.prefix(10).map { tr("Database check: {result}", ["result": $0]) }) }
             let orphans = try database.rows("PRAGMA foreign_key_check")
             if !orphans.isEmpty {
                 problems.append(trn("{n} row refers to a record that does not exist.", "{n} rows refer to records that do not exist.", orphans.count))
             }
-            for stored in try database.rows("SELECT \(StoredResponse.selection) FROM \(StoredResponse.fromClause)").map({ StoredResponse($0) })
-            where stored.item == nil {
-                problems.append(
-                    tr(
-                        "The answer {id} to question {question} of {assessment} cannot be read back; it will not be uploaded.",
-                        ["id": stored.id, "question": stored.questionID, "assessment": stored.assessmentID]
+            for row in try database.rows("SELECT \(StoredResponse.selection) FROM \(StoredResponse.fromClause)") {
+                do {
+                    let stored = try StoredResponse(row)
+                    guard stored.item == nil else { continue }
+                    problems.append(
+                        tr(
+                            "The answer {id} to question {question} of {assessment} cannot be read back; it will not be uploaded.",
+                            ["id": stored.id, "question": stored.questionID, "assessment": stored.assessmentID]
+                        )
                     )
-                )
+                } catch let error as StoredValueError {
+                    problems.append(error.damagedRow(key: try row.optionalString(StoredResponse.Column.id.rawValue) ?? "?").sentence)
+                }
             }
             for row in try database.rows("SELECT id, version, content_hash, document, uncompressed_bytes FROM assessments") {
-                let name = tr("{id} version {version}", ["id": row.string(0), "version": row.int(1)])
+                let name = tr("{id} version {version}", ["id": try row.string(0), "version": try row.int(1)])
                 do {
-                    let document = try Gzip.decompress(row.data(3))
-                    if document.count != row.int(4) { problems.append(tr("Assessment {name}: stored size does not match.", ["name": name])) }
+                    let document = try Gzip.decompress(try row.data(3))
+                    let storedSize = try row.int(4)
+                    let storedHash = try row.string(2)
+                    if document.count != storedSize { problems.append(tr("Assessment {name}: stored size does not match.", ["name": name])) }
                     let decoded = try JSONDecoder().decode(Assessment.self, from: document)
                     if decoded.sealedContent != nil {
                         // Still sealed: its content hash is the unsealed document's, checked when it is unsealed.
-                        if decoded.contentHash != row.string(2) {
+                        if decoded.contentHash != storedHash {
                             problems.append(tr("Assessment {name}: content hash does not match.", ["name": name]))
                         }
-                    } else if try ServedDocument.contentHash(decoded) != row.string(2) || decoded.contentHash != row.string(2) {
+                    } else if try ServedDocument.contentHash(decoded) != storedHash || decoded.contentHash != storedHash {
                         problems.append(tr("Assessment {name}: content hash does not match.", ["name": name]))
                     }
                 } catch {

@@ -20,7 +20,7 @@ extension Vault {
                 try database.execute(
                     "INSERT OR REPLACE INTO results (attempt_id, assessment_id, fetched_at, result) VALUES (?, ?, ?, ?)",
                     [
-                        result.attemptId, result.assessmentId, now.timeIntervalSince1970,
+                        result.attemptId, result.assessmentId, now.millisecondsSince1970,
                         String(decoding: try CanonicalJSON.encode(result), as: UTF8.self),
                     ]
                 )
@@ -58,7 +58,7 @@ extension Vault {
                 guard case .text(let text) = row[1] else { throw CocoaError(.coderValueNotFound) }
                 kept.values.append(try JSONDecoder().decode(AttemptResult.self, from: Data(text.utf8)))
             } catch {
-                kept.damaged.append(DamagedRow(table: "results", key: row.string(0), reason: "the result does not decode: \(error)"))
+                kept.damaged.append(DamagedRow(table: "results", key: try row.string(0), reason: "the result does not decode: \(error)"))
             }
         }
         return kept

@@ -53,7 +53,7 @@ extension Vault {
             )
             try database.execute(
                 "INSERT OR REPLACE INTO sealed_keys (assessment_id, version, content_key, unsealed_at) VALUES (?, ?, ?, ?)",
-                [id, version, key, now.timeIntervalSince1970]
+                [id, version, key, now.millisecondsSince1970]
             )
         }
         // The attempt opens now, so `list` says "not started" until the student starts its clock.

@@ -6,7 +6,7 @@ import VaultModel
 extension Vault {
     public func settings() throws -> VaultSettings {
         var stored: [String: String] = [:]
-        for row in try database.rows("SELECT key, value FROM settings") { stored[row.string(0)] = row.string(1) }
+        for row in try database.rows("SELECT key, value FROM settings") { stored[try row.string(0)] = try row.string(1) }
         return VaultSettings(stored: stored)
     }
 
@@ -37,6 +37,24 @@ extension Vault {
         try database.row("SELECT value FROM vault_meta WHERE key = ?", [key])?.string(0)
     }
 
+    /// A time kept beside the settings, as every stored time: integer milliseconds since 1970 (as text in this
+    /// key-value table); text that is not one is damage, named.
+    public func metaTime(_ key: String) throws -> Date? {
+        guard let row = try database.row("SELECT value FROM vault_meta WHERE key = ?", [key]) else { return nil }
+        return try Self.storedTime(row, column: "vault_meta.\(key)")
+    }
+
+    /// A time in a key-value row (`vault_meta`, `settings`), read strictly.
+    static func storedTime(_ row: Row, column: String) throws -> Date {
+        guard let milliseconds = Int64(try row.string(0)) else {
+            throw StoredValueError(table: nil, column: column, problem: "is not a time in milliseconds")
+        }
+        return Date(millisecondsSince1970: milliseconds)
+    }
+
+    /// How a time is written into a key-value row.
+    public static func storedTimeText(_ date: Date) -> String { String(date.millisecondsSince1970) }
+
     public func setMeta(_ key: String, _ value: String) throws {
         try database.execute("INSERT OR REPLACE INTO vault_meta (key, value) VALUES (?, ?)", [key, value])
     }
@@ -46,6 +64,10 @@ extension Vault {
         try database.inTransaction {
             for (key, value) in values.sorted(by: { $0.key < $1.key }) { try setMeta(key, value) }
         }
+    }
+
+    public func noteSynced(at date: Date) throws {
+        try setMeta(["last_sync_at": Self.storedTimeText(date), "connectivity": "online"])
     }
 
     /// This vault's device id: random, made the first time it is asked for, kept in the encrypted database. Sent

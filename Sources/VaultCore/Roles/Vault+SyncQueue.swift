@@ -81,18 +81,26 @@ extension Vault {
         var unreadable: [String] = []
         let queued: [QueuedResponse] = try database.rows(
             Self.queuedResponsesSQL,
-            [afterSeq, ignoreBackoff, now.timeIntervalSince1970, limit]
+            [afterSeq, ignoreBackoff, now.millisecondsSince1970, limit]
         ).compactMap { row in
-            let stored = StoredResponse(row, offset: 2)
+            // A row that does not read back (its answer or another column) is never sent in another form: it
+            // becomes a dead letter saying so; a row whose very id is damaged stops the sync, named.
+            let stored: StoredResponse
+            do {
+                stored = try StoredResponse(row, offset: 2)
+            } catch {
+                unreadable.append(try row.string(2 + StoredResponse.Column.id.rawValue))
+                return nil
+            }
             guard let item = stored.item else {
                 unreadable.append(stored.id)
                 return nil
             }
             // The answer's stored JSON plus the fixed fields (ids, hash, timestamps) bound the encoded size.
             return QueuedResponse(
-                seq: row.int(0),
+                seq: try row.int(0),
                 item: item,
-                tries: row.int(1),
+                tries: try row.int(1),
                 encodedBytes: stored.storedAnswer.utf8.count + Self.itemOverheadBytes
             )
         }
@@ -126,13 +134,13 @@ extension Vault {
                 AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.attempt_id = t.id AND r.state IN \(ResponseState.sqlList([.pending, .conflict])))
             ORDER BY q.seq
             """,
-            [ignoreBackoff, now.timeIntervalSince1970]
+            [ignoreBackoff, now.millisecondsSince1970]
         ).map { row in
             QueuedSubmission(
-                seq: row.int(0),
-                request: try submissionRequest(attemptID: row.string(2)),
-                tries: row.int(1),
-                title: row.string(3)
+                seq: try row.int(0),
+                request: try submissionRequest(attemptID: try row.string(2)),
+                tries: try row.int(1),
+                title: try row.string(3)
             )
         }
     }
@@ -150,12 +158,12 @@ extension Vault {
             )
         else { throw VaultError(.notAllowed, tr("This attempt has not been submitted yet. Run `vault submit` first.")) }
         let answers = try currentAnswerSet(attemptID: attemptID)
-        let forced = row.int(4) != 0
+        let forced = try row.bool(4)
         var request = SubmissionRequest(
-            attemptId: row.string(0),
-            assessmentId: row.string(1),
-            assessmentVersion: row.int(2),
-            submittedAt: Timestamp.string(epoch: row.double(3)),
+            attemptId: try row.string(0),
+            assessmentId: try row.string(1),
+            assessmentVersion: try row.int(2),
+            submittedAt: Timestamp.string(try row.date(3)),
             responseIds: answers.map(\.responseId).sorted(),
             force: forced ? true : nil,
             answers: answers
@@ -165,13 +173,13 @@ extension Vault {
             "SELECT unsealed_at FROM sealed_keys WHERE assessment_id = ? AND version = ?",
             [request.assessmentId, request.assessmentVersion]
         ) {
-            request.unsealedAt = Timestamp.string(epoch: unsealed.double(0))
+            request.unsealedAt = Timestamp.string(try unsealed.date(0))
         }
-        if let started = row.optionalDouble(5) {
+        if let started = try row.optionalInt64(5) {
             // A timed attempt: the time used at submission (the larger of wall and counted time) and the clock flag.
-            request.startedAt = Timestamp.string(epoch: started)
-            request.timeUsedMs = max(Int(saturating: ((row.double(3) - started) * 1000).rounded()), row.int(6))
-            request.clockMovedBackMs = row.int(7)
+            request.startedAt = Timestamp.string(Date(millisecondsSince1970: started))
+            request.timeUsedMs = max(Int(try row.int64(3) - started), try row.int(6))
+            request.clockMovedBackMs = try row.int(7)
         }
         return request
     }
@@ -190,15 +198,15 @@ extension Vault {
     public func nextRetryAt(after now: Date) throws -> Date? {
         try database.row(
             "SELECT min(next_try_at) FROM sync_queue WHERE next_try_at > ? AND state = \(QueueState.waiting.sql)",
-            [now.timeIntervalSince1970]
+            [now.millisecondsSince1970]
         )
-        .flatMap { $0.optionalDouble(0) }.map { Date(timeIntervalSince1970: $0) }
+        .flatMap { try $0.optionalDate(0) }
     }
 
     /// The server stored these answers (accepted, duplicate or superseded): they leave the queue and wait for the
     /// receipt that names them, which alone makes them handed in.
     public func markResponsesUploaded(_ ids: [String]) throws {
-        let now = clocks.wall().timeIntervalSince1970
+        let now = clocks.wall().millisecondsSince1970
         // Two statements per chunk of ids, not two per id: a batch of 100 is settled in one short transaction.
         try database.inTransaction {
             for start in stride(from: 0, to: ids.count, by: Self.idsPerStatement) {
@@ -209,8 +217,8 @@ extension Vault {
                     "SELECT count(*), coalesce(sum(? - enqueued_at), 0) FROM sync_queue WHERE kind = \(QueueKind.response.sql) AND ref_id IN (\(marks))",
                     [now] + chunk
                 ) {
-                    try count(.answersUploaded, by: waited.int(0))
-                    try count(.queueMilliseconds, by: max(0, Int(saturating: (waited.double(1) * 1000).rounded())))
+                    try count(.answersUploaded, by: try waited.int(0))
+                    try count(.queueMilliseconds, by: max(0, try waited.int(1)))
                 }
                 // `+state`: the primary key finds the rows; an index on state would walk every pending answer per chunk.
                 try database.execute(
@@ -243,15 +251,15 @@ extension Vault {
         try database.inTransaction {
             try database.execute(
                 "UPDATE sync_queue SET tries = tries + 1, next_try_at = ?, last_error = ? WHERE seq = ?",
-                [nextTryAt.timeIntervalSince1970, error, seq]
+                [nextTryAt.millisecondsSince1970, error, seq]
             )
-            guard let row = try database.row("SELECT kind, ref_id, tries FROM sync_queue WHERE seq = ?", [seq]), row.int(2) >= maxTries else {
+            guard let row = try database.row("SELECT kind, ref_id, tries FROM sync_queue WHERE seq = ?", [seq]), try row.int(2) >= maxTries else {
                 return false
             }
             try moveToDeadLetters(
                 kind: try row.state(QueueKind.self, 0),
-                refID: row.string(1),
-                reason: "Gave up after \(row.int(2)) tries: \(error)",
+                refID: try row.string(1),
+                reason: "Gave up after \(try row.int(2)) tries: \(error)",
                 unseen: true
             )
             return true
@@ -283,15 +291,15 @@ extension Vault {
             try database.execute("UPDATE responses SET state = \(ResponseState.dead.sql), sync_message = ? WHERE id = ?", [reason, refID])
         } else {
             let row = try database.row("SELECT assessment_id, assessment_version FROM attempts WHERE id = ?", [refID])
-            assessmentID = row?.string(0)
+            assessmentID = try row?.string(0)
             payload = try CanonicalJSON.encode([
-                "attempt_id": refID, "assessment_id": row?.string(0) ?? "", "assessment_version": "\(row?.int(1) ?? 0)",
+                "attempt_id": refID, "assessment_id": assessmentID ?? "", "assessment_version": "\(try row?.int(1) ?? 0)",
             ])
         }
         try database.execute("DELETE FROM sync_queue WHERE kind = ? AND ref_id = ?", [kind.rawValue, refID])
         try database.execute(
             "INSERT INTO dead_letters (kind, ref_id, assessment_id, reason, payload, created_at, unseen) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [kind.rawValue, refID, assessmentID, reason, payload, now.timeIntervalSince1970, unseen]
+            [kind.rawValue, refID, assessmentID, reason, payload, now.millisecondsSince1970, unseen]
         )
     }
 
@@ -306,8 +314,9 @@ extension Vault {
             ORDER BY d.id
             """
         ) {
-            guard let attempt = row.optionalString(2) else { continue }
-            groups[attempt, default: (row.string(1), [])].ids.append(row.int(0))
+            guard let attempt = try row.optionalString(2) else { continue }
+            let assessmentID = try row.string(1)
+            groups[attempt, default: (assessmentID, [])].ids.append(try row.int(0))
         }
         return groups.map { ($0.value.assessmentID, $0.key, $0.value.ids) }.sorted { $0.attemptID < $1.attemptID }
     }
@@ -316,13 +325,13 @@ extension Vault {
     public func markReported(_ ids: [Int], now: Date? = nil) throws {
         let now = now ?? clocks.wall()
         try database.inTransaction {
-            for id in ids { try database.execute("UPDATE dead_letters SET reported_at = ? WHERE id = ?", [now.timeIntervalSince1970, id]) }
+            for id in ids { try database.execute("UPDATE dead_letters SET reported_at = ? WHERE id = ?", [now.millisecondsSince1970, id]) }
         }
     }
 
     func storedResponse(_ id: String) throws -> StoredResponse? {
         try database.row("SELECT \(StoredResponse.selection) FROM \(StoredResponse.fromClause) WHERE r.id = ?", [id])
-            .map { StoredResponse($0) }
+            .map { try StoredResponse($0) }
     }
 
     /// The server's receipt: the attempt is done and its submission leaves the queue.
@@ -348,7 +357,7 @@ extension Vault {
                 try database.execute("UPDATE responses SET state = \(ResponseState.pending.sql) WHERE id = ?", [id])
                 try database.execute(
                     "INSERT OR IGNORE INTO sync_queue (kind, ref_id, enqueued_at) VALUES (\(QueueKind.response.sql), ?, ?)",
-                    [id, now.timeIntervalSince1970]
+                    [id, now.millisecondsSince1970]
                 )
                 requeued.append(id)
             }
@@ -365,11 +374,14 @@ extension Vault {
             JOIN attempts t ON t.id = r.attempt_id WHERE r.state = \(ResponseState.conflict.sql) ORDER BY r.answered_at
             """
         ) {
-            let id = row.string(0)
-            var group = groups[id] ?? ConflictGroup(assessmentID: id, localVersion: row.int(1), serverVersion: row.optionalInt(2) ?? 0)
-            if !group.questionIDs.contains(row.string(3)) { group.questionIDs.append(row.string(3)) }
-            group.responseIDs.append(row.string(4))
-            group.serverVersion = max(group.serverVersion, row.optionalInt(2) ?? 0)
+            let id = try row.string(0)
+            let localVersion = try row.int(1)
+            let serverVersion = try row.optionalInt(2) ?? 0
+            var group = groups[id] ?? ConflictGroup(assessmentID: id, localVersion: localVersion, serverVersion: serverVersion)
+            let question = try row.string(3)
+            if !group.questionIDs.contains(question) { group.questionIDs.append(question) }
+            group.responseIDs.append(try row.string(4))
+            group.serverVersion = max(group.serverVersion, serverVersion)
             groups[id] = group
         }
         for row in try database.rows(
@@ -378,9 +390,11 @@ extension Vault {
             WHERE q.kind = \(QueueKind.submission.sql) AND q.state = \(QueueState.heldForConflict.sql)
             """
         ) {
-            let id = row.string(1)
-            var group = groups[id] ?? ConflictGroup(assessmentID: id, localVersion: row.int(2), serverVersion: row.optionalInt(3) ?? 0)
-            group.attemptIDs.append(row.string(0))
+            let id = try row.string(1)
+            let localVersion = try row.int(2)
+            let serverVersion = try row.optionalInt(3) ?? 0
+            var group = groups[id] ?? ConflictGroup(assessmentID: id, localVersion: localVersion, serverVersion: serverVersion)
+            group.attemptIDs.append(try row.string(0))
             groups[id] = group
         }
         return try groups.values.sorted { $0.assessmentID < $1.assessmentID }.map { group in
@@ -414,7 +428,7 @@ extension Vault {
                 )
                 try database.execute(
                     "INSERT OR IGNORE INTO sync_queue (kind, ref_id, enqueued_at) VALUES (\(QueueKind.response.sql), ?, ?)",
-                    [id, now.timeIntervalSince1970]
+                    [id, now.millisecondsSince1970]
                 )
             }
             for attempt in group.attemptIDs + (try attemptsOf(group)) {
@@ -454,7 +468,7 @@ extension Vault {
             "SELECT id FROM attempts WHERE assessment_id = ? AND assessment_version = ? AND state = \(AttemptRecord.State.submitted.sql)",
             [group.assessmentID, group.localVersion]
         )
-        .map { $0.string(0) }
+        .map { try $0.string(0) }
     }
 
     // MARK: Dead letters
@@ -483,7 +497,7 @@ extension Vault {
             }
             try database.execute(
                 "INSERT OR IGNORE INTO sync_queue (kind, ref_id, enqueued_at) VALUES (?, ?, ?)",
-                [letter.kind.rawValue, letter.refID, now.timeIntervalSince1970]
+                [letter.kind.rawValue, letter.refID, now.millisecondsSince1970]
             )
             try database.execute("DELETE FROM dead_letters WHERE id = ?", [id])
         }

@@ -134,7 +134,7 @@ public final class Database {
     }
 
     public func scalarInt(_ sql: String, _ values: [any DatabaseValueConvertible] = []) throws -> Int {
-        try row(sql, values)?.int(0) ?? 0
+        try row(sql, values)?.optionalInt(0) ?? 0
     }
 
     /// A prepared statement, kept for reuse on hot paths (every answer save).

@@ -6,6 +6,8 @@ public final class Statement {
     let handle: OpaquePointer
     let sql: String
     unowned let database: Database
+    /// The result columns' names and tables, read once (every row of this statement shares them).
+    private lazy var columns = RowColumns(statement: handle)
 
     init(database: Database, sql: String) throws {
         var statement: OpaquePointer?
@@ -80,6 +82,6 @@ public final class Statement {
             default: values.append(.null)
             }
         }
-        return Row(values: values)
+        return Row(values: values, columns: columns)
     }
 }

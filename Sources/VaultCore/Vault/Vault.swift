@@ -143,7 +143,7 @@ public final class Vault {
             try database.execute("INSERT INTO vault_meta (key, value) VALUES ('vault_id', ?)", [vaultID])
             try database.execute(
                 "INSERT INTO vault_meta (key, value) VALUES ('created_at', ?)",
-                [Timestamp.string(Date())]
+                [Vault.storedTimeText(AttemptClocks.system.wall())]  // before a vault exists to inject its clocks into
             )
             database.close()
             try SecureFiles.fsyncFile(staging)

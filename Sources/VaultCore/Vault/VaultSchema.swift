@@ -29,6 +29,7 @@ enum VaultSchema {
         migrator.register(15, version15)
         migrator.register(16, version16)
         migrator.register(17, version17)
+        migrator.register(18, rebuildingTables: MillisecondTimes.migrate)
         return migrator
     }
 

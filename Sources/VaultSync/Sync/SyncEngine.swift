@@ -90,7 +90,7 @@ public final class SyncEngine {
         if await followOtherDevices() { _ = try await submitReady(ignoreBackoff: true) }
         await fetchResults()
         await reportClientStats()
-        try vault.setMeta(["last_sync_at": Timestamp.string(now()), "connectivity": "online"])
+        try vault.noteSynced(at: now())
         return finish()
     }
 
