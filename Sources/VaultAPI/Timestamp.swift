@@ -8,7 +8,51 @@ public enum Timestamp {
     private static let withMilliseconds = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
     private static let withoutMilliseconds = Date.ISO8601FormatStyle()
 
-    public static func string(_ date: Date) -> String { withMilliseconds.format(date) }
+    /// The instant to the nearest millisecond, `2026-11-20T10:00:00.123Z`. Written from the whole milliseconds, so a
+    /// time kept as milliseconds writes the same text every time (the format style truncates a binary fraction: it
+    /// wrote .122 for half of the instants stored as .123).
+    public static func string(_ date: Date) -> String {
+        string(milliseconds: Int64(Int(saturating: (date.timeIntervalSince1970 * 1000).rounded())))
+    }
+
+    /// Milliseconds since 1970 as RFC 3339 UTC with three fraction digits.
+    public static func string(milliseconds: Int64) -> String {
+        // Years 1900-9999 by the days-to-civil algorithm; anything else by the format style.
+        guard milliseconds >= -2_208_988_800_000, milliseconds < 253_402_300_800_000 else {
+            return withMilliseconds.format(Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+        }
+        let millisecond = Int(((milliseconds % 1000) + 1000) % 1000)
+        let totalSeconds = Int((milliseconds - Int64(millisecond)) / 1000)  // numbers-check: an Int64 within the years above
+        let secondOfDay = ((totalSeconds % 86_400) + 86_400) % 86_400
+        let days = (totalSeconds - secondOfDay) / 86_400 + 719_468
+        let era = (days >= 0 ? days : days - 146_096) / 146_097
+        let dayOfEra = days - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthPrime = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthPrime + 2) / 5 + 1
+        let month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        var bytes = [UInt8](repeating: 0, count: 24)
+        func put(_ value: Int, _ at: Int, _ width: Int) {
+            var value = value
+            for offset in stride(from: at + width - 1, through: at, by: -1) {
+                bytes[offset] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            }
+        }
+        put(year, 0, 4)
+        put(month, 5, 2)
+        put(day, 8, 2)
+        put(secondOfDay / 3600, 11, 2)
+        put(secondOfDay / 60 % 60, 14, 2)
+        put(secondOfDay % 60, 17, 2)
+        put(millisecond, 20, 3)
+        for (at, mark) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "."), (23, "Z")] as [(Int, Unicode.Scalar)] {
+            bytes[at] = UInt8(ascii: mark)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 
     public static func string(epoch: Double) -> String { string(Date(timeIntervalSince1970: epoch)) }
 

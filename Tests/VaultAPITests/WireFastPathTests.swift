@@ -185,6 +185,24 @@ struct WireFastPathTests {
             #expect(Timestamp.plainMilliseconds(impossible) == nil, "\(impossible)")
         }
     }
+
+    @Test(
+        "a time kept as milliseconds writes the same text every time: written and read back to the millisecond, the date part as the format style writes it"
+    )
+    func millisecondsWriteExactly() throws {
+        var random = SplitMix64(seed: 52)
+        let plain = Date.ISO8601FormatStyle()
+        for _ in 0..<20_000 {
+            let milliseconds = Int64(random.next(upTo: 255_000_000_000_000)) - 2_208_988_800_000
+            let text = Timestamp.string(milliseconds: milliseconds)
+            #expect(Timestamp.plainMilliseconds(text) == milliseconds, "\(text)")
+            #expect(Timestamp.string(Date(timeIntervalSince1970: Double(milliseconds) / 1000)) == text)
+            let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+            #expect(String(text.prefix(19)) == String(plain.format(Date(timeIntervalSince1970: Double(seconds))).prefix(19)), "\(text)")
+        }
+        // Outside the years the writer covers itself, the format style writes it.
+        #expect(Timestamp.string(milliseconds: 253_402_300_800_000).hasPrefix("10000-"))
+    }
 }
 
 extension SplitMix64 {

@@ -67,7 +67,9 @@ struct AttemptTests {
         #expect(try vault.database.scalarInt("SELECT count(*) FROM responses") == 2)
         #expect(try vault.attempt(attempt.id).answers["q1"] == .string("three"))
         // Stored as integer milliseconds since migration 18 (one form for every stored time).
-        #expect(try vault.database.row("SELECT answered_at FROM responses WHERE id = ?", [third])?.date(0) == Timestamp.date("2027-01-15T08:00:02.000Z"))
+        #expect(
+            try vault.database.row("SELECT answered_at FROM responses WHERE id = ?", [third])?.date(0) == Timestamp.date("2027-01-15T08:00:02.000Z")
+        )
     }
 
     @Test("submit makes the attempt read-only and queues the submission after its answers")

@@ -62,7 +62,10 @@ extension Vault {
         )
         try database.execute(
             "INSERT INTO attempt_log (attempt_id, \(Self.recordColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [attemptID, event.seq, at.millisecondsSince1970, Int(event.bootMs), event.kind.rawValue, event.question, event.count, event.previous, event.hash]
+            [
+                attemptID, event.seq, at.millisecondsSince1970, Int(event.bootMs), event.kind.rawValue, event.question, event.count, event.previous,
+                event.hash,
+            ]
         )
         return event
     }

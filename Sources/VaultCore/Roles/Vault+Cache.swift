@@ -168,7 +168,8 @@ extension Vault {
             // its foreign key, and the student read "the vault could not be written"); when it was first opened stays.
             let values: [any DatabaseValueConvertible] = [
                 assessment.title, contentHash, hashText, compressed, compressed.count, bytes.count, etag, now.millisecondsSince1970,
-                expires.millisecondsSince1970, now.millisecondsSince1970, assessment.sealedContent != nil, assessment.opensAt.flatMap(Timestamp.milliseconds),
+                expires.millisecondsSince1970, now.millisecondsSince1970, assessment.sealedContent != nil,
+                assessment.opensAt.flatMap(Timestamp.milliseconds),
                 source.rawValue,
             ]
             if try database.row("SELECT 1 FROM assessments WHERE id = ? AND version = ?", [assessment.id, version]) != nil {
