@@ -85,3 +85,15 @@ public enum AnswerRules {
             ? nil : "That answer does not fit question \(question.id). Accepted: \(accepted(by: question))."
     }
 }
+
+/// Which of two answers to one question is the current one: the later by the device's clock, to the millisecond, and
+/// of two given in the same millisecond the greater id. The one rule, used by the server's batch plan; the vault's and
+/// the server's SQL order by the same two columns through `sql` (ascending: the last row is the current answer).
+public enum AnswerOrder {
+    public static func isLater(_ answer: (milliseconds: Int64, id: String), than other: (milliseconds: Int64, id: String)) -> Bool {
+        (answer.milliseconds, answer.id) > (other.milliseconds, other.id)
+    }
+
+    /// `ORDER BY` terms for a table whose answer time (integer milliseconds) and id are the columns named.
+    public static func sql(time: String, id: String) -> String { "\(time), \(id)" }
+}

@@ -283,7 +283,7 @@ public enum BatchPlan {
                     : "This attempt was handed in and can no longer change (the exam is closed, its results are out, or the hand-in is a week old), so this answer does not count. It is kept for your teacher."
             )
         } else if let latest = facts.latest[slot] {
-            if (latest.answeredAtMilliseconds, latest.responseID) > (milliseconds, item.id) {
+            if AnswerOrder.isLater((latest.answeredAtMilliseconds, latest.responseID), than: (milliseconds, item.id)) {
                 superseded = true
                 result = ItemResult(
                     id: item.id,

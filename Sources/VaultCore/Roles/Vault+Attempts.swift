@@ -92,7 +92,10 @@ extension Vault {
     private func currentAnswerRows(attemptID: String) throws -> [String: (id: String, answer: String)] {
         var rows: [String: (id: String, answer: String)] = [:]
         for answer in try database.rows(
-            "SELECT question_id, answer, id FROM responses WHERE attempt_id = ? AND state != \(ResponseState.dead.sql) ORDER BY answered_at, id",
+            """
+            SELECT question_id, answer, id FROM responses WHERE attempt_id = ? AND state != \(ResponseState.dead.sql)
+            ORDER BY \(AnswerOrder.sql(time: "answered_at", id: "id"))
+            """,
             [attemptID]
         ) {
             rows[try answer.string(0)] = (try answer.string(2), try answer.string(1))
@@ -156,6 +159,15 @@ extension Vault {
             // The record: an untimed attempt starts with its first answer; the answer's event is in its transaction.
             try appendAnswered(attemptID: attemptID, questionID: questionID, now: now)
             var spent = max(0, timeSpentMilliseconds)
+            // Strictly later than every answer this vault holds to the question (a clock set back, two saves in one
+            // millisecond), so the current answer is the latest by time here and on the server alike.
+            let answeredAt = max(
+                now.millisecondsSince1970,
+                try database.row(
+                    "SELECT max(answered_at) FROM responses WHERE attempt_id = ? AND question_id = ?",
+                    [attemptID, questionID]
+                )?.optionalInt64(0).map { $0 + 1 } ?? .min
+            )
             for pending in try database.rows(
                 "SELECT id, time_spent_ms FROM responses WHERE attempt_id = ? AND question_id = ? AND state = \(ResponseState.pending.sql)",
                 [attemptID, questionID]
@@ -171,7 +183,7 @@ extension Vault {
                 INSERT INTO responses (id, attempt_id, question_id, question_hash, answer, time_spent_ms, answered_at, state)
                 VALUES (?, ?, ?, ?, ?, ?, ?, \(ResponseState.pending.sql))
                 """,
-                [id, attemptID, questionID, hash, text, spent, now.millisecondsSince1970]
+                [id, attemptID, questionID, hash, text, spent, answeredAt]
             )
             try database.execute(
                 "INSERT INTO sync_queue (kind, ref_id, enqueued_at) VALUES (\(QueueKind.response.sql), ?, ?)",

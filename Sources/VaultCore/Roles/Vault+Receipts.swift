@@ -160,7 +160,7 @@ extension Vault {
         try appendEvent(.handedInByFile, attemptID: attemptID)
         let request = try submissionRequest(attemptID: attemptID)
         let items = try database.rows(
-            "SELECT \(StoredResponse.selection) FROM \(StoredResponse.fromClause) WHERE r.attempt_id = ? AND r.state != \(ResponseState.dead.sql) ORDER BY r.answered_at, r.rowid",
+            "SELECT \(StoredResponse.selection) FROM \(StoredResponse.fromClause) WHERE r.attempt_id = ? AND r.state != \(ResponseState.dead.sql) ORDER BY \(AnswerOrder.sql(time: "r.answered_at", id: "r.id"))",
             [attemptID]
         ).map { row in
             // A hand-in file never leaves out an answer it cannot read: it is not made, and the row is named.

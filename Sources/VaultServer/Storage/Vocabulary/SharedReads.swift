@@ -50,7 +50,7 @@ public enum ResultStatements {
             """
             SELECT r.question_id, r.id, r.answer, r.answered_at, r.answered_at_ms,
                 (SELECT s.submitted_at FROM submissions s WHERE s.attempt_id = r.attempt_id) AS submitted_at
-            FROM responses r WHERE r.attempt_id = ? AND r.superseded = {true} ORDER BY r.question_id, r.answered_at_ms, r.id
+            FROM responses r WHERE r.attempt_id = ? AND r.superseded = {true} ORDER BY r.question_id, \(AnswerOrder.sql(time: "r.answered_at_ms", id: "r.id"))
             """,
             [.text(attemptID)],
             columns: ["question_id", "id", "answer", "answered_at", "answered_at_ms", "submitted_at"]
@@ -87,7 +87,7 @@ public enum ResultStatements {
         SQLStatement(
             """
             SELECT \(ReceivedResponses.Response.selection("r")) FROM responses r WHERE r.assessment_id = ?
-            ORDER BY r.attempt_id, r.question_id, r.answered_at_ms, r.id
+            ORDER BY r.attempt_id, r.question_id, \(AnswerOrder.sql(time: "r.answered_at_ms", id: "r.id"))
             """,
             [.text(assessmentID)],
             columns: ReceivedResponses.Response.columns
