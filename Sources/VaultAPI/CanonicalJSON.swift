@@ -91,3 +91,61 @@ extension CanonicalJSON {
         bytes.append(UInt8(ascii: "\""))
     }
 }
+
+/// One answer on its way up as the vault keeps it: the item, and its answer as the vault stored it (canonical JSON
+/// text), which the batch carries as it is: read once on the way out to prove it is JSON, never encoded again.
+public struct OutgoingResponse: Sendable, Equatable {
+    public var item: ResponseItem
+    /// The answer's canonical JSON text, as stored (`CanonicalJSON.text(item.answer)`).
+    public var answerText: String
+
+    public init(item: ResponseItem, answerText: String) {
+        self.item = item
+        self.answerText = answerText
+    }
+
+    /// An item made here rather than read from a vault: its answer's canonical text.
+    public init(_ item: ResponseItem) throws { self.init(item: item, answerText: try CanonicalJSON.text(item.answer)) }
+}
+
+extension CanonicalJSON {
+    /// A batch of answers, the same bytes as `encode(BatchRequest(responses:device:))`, with each answer's stored
+    /// canonical text written as it is (`WireFastPathTests` compares the two).
+    public static func encode(batch responses: [OutgoingResponse], device: String?) throws -> Data {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(responses.reduce(0) { $0 + $1.answerText.utf8.count } + responses.count * 320 + 64)
+        // Keys in sorted order, absent optionals left out, as JSONEncoder writes them.
+        bytes += "{".utf8
+        if let device {
+            bytes += #""device":"#.utf8
+            try appendString(device, to: &bytes)
+            bytes += ",".utf8
+        }
+        bytes += #""responses":["#.utf8
+        for (index, response) in responses.enumerated() {
+            let item = response.item
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes += #"{"answer":"#.utf8
+            bytes += response.answerText.utf8
+            bytes += #","answered_at":"#.utf8
+            try appendString(item.answeredAt, to: &bytes)
+            bytes += #","assessment_id":"#.utf8
+            try appendString(item.assessmentId, to: &bytes)
+            bytes += #","assessment_version":\#(item.assessmentVersion),"attempt_id":"#.utf8
+            try appendString(item.attemptId, to: &bytes)
+            if let started = item.attemptStartedAt {
+                bytes += #","attempt_started_at":"#.utf8
+                try appendString(started, to: &bytes)
+            }
+            bytes += (item.force ? #","force":true,"id":"# : #","force":false,"id":"#).utf8
+            try appendString(item.id, to: &bytes)
+            bytes += #","question_hash":"#.utf8
+            try appendString(item.questionHash, to: &bytes)
+            bytes += #","question_id":"#.utf8
+            try appendString(item.questionId, to: &bytes)
+            bytes += #","time_spent_ms":\#(item.timeSpentMs)}"#.utf8
+        }
+        bytes += "]}".utf8
+        return Data(bytes)
+    }
+}

@@ -186,6 +186,25 @@ struct WireFastPathTests {
         }
     }
 
+    @Test("a batch written from stored answer texts is byte for byte the batch JSONEncoder writes from the decoded items")
+    func batchFromStoredTexts() throws {
+        var plain = Self.everyField
+        plain.force = false
+        plain.attemptStartedAt = nil
+        var escaped = Self.everyField
+        escaped.id = "r \"quoted\" \\ and \n"
+        escaped.answer = .object(["b": .number(0.1), "a": .string("é/\u{1}")])
+        var long = Self.everyField
+        long.answer = .string(String(repeating: "essay ", count: 500))
+        let items = [Self.everyField, plain, escaped, long]
+        for device in [nil, "device-1234"] as [String?] {
+            let written = try CanonicalJSON.encode(batch: try items.map(OutgoingResponse.init), device: device)
+            #expect(written == (try CanonicalJSON.encode(BatchRequest(responses: items, device: device))))
+            #expect(try JSONDecoder().decode(BatchRequest.self, from: written).responses == items)
+        }
+        #expect(try CanonicalJSON.encode(batch: [], device: nil) == CanonicalJSON.encode(BatchRequest(responses: [])))
+    }
+
     @Test(
         "a time kept as milliseconds writes the same text every time: written and read back to the millisecond, the date part as the format style writes it"
     )

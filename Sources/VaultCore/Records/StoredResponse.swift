@@ -72,11 +72,5 @@ struct StoredResponse {
 
     /// An answer as stored, or nil when it does not decode. Never hidden: such an answer is sent to no server, it
     /// becomes a dead letter saying so, and `vault verify` lists it (docs/threat-model.md).
-    static func decodeAnswer(_ text: String) -> JSONValue? {
-        do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
-        } catch {
-            return nil
-        }
-    }
+    static func decodeAnswer(_ text: String) -> JSONValue? { JSONReader.storedAnswer(text) }
 }

@@ -6,7 +6,9 @@ import VaultModel
 /// One queued upload as the sync engine sees it.
 public struct QueuedResponse: Sendable, Equatable {
     public var seq: Int
-    public var item: ResponseItem
+    /// The item and its answer as stored, which the batch carries as it is.
+    public var outgoing: OutgoingResponse
+    public var item: ResponseItem { outgoing.item }
     public var tries: Int
     public var encodedBytes: Int
 }
@@ -99,7 +101,7 @@ extension Vault {
             // The answer's stored JSON plus the fixed fields (ids, hash, timestamps) bound the encoded size.
             return QueuedResponse(
                 seq: try row.int(0),
-                item: item,
+                outgoing: OutgoingResponse(item: item, answerText: stored.storedAnswer),
                 tries: try row.int(1),
                 encodedBytes: stored.storedAnswer.utf8.count + Self.itemOverheadBytes
             )

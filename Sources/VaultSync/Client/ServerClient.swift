@@ -172,7 +172,13 @@ public struct ServerClient: Sendable {
     }
 
     public func uploadBatch(_ items: [ResponseItem], device: String? = nil) async throws -> [ItemResult] {
-        let body = try Gzip.compress(try CanonicalJSON.encode(BatchRequest(responses: items, device: device)))
+        try await uploadBatch(outgoing: try items.map(OutgoingResponse.init), device: device)
+    }
+
+    /// A batch of answers as the vault keeps them: each stored answer text goes into the body as it is.
+    public func uploadBatch(outgoing: [OutgoingResponse], device: String? = nil) async throws -> [ItemResult] {
+        let items = outgoing.map(\.item)
+        let body = try Gzip.compress(try CanonicalJSON.encode(batch: outgoing, device: device))
         let reply = try await send("POST", APIPath.batch, headers: ["content-encoding": "gzip"], body: body, maxBytes: 4 * 1024 * 1024)
         let results = try decode(BatchResponse.self, reply, expecting: [200]).results
         guard results.map(\.id) == items.map(\.id) else { throw ServerError.badResponse("the batch results do not match the answers sent") }

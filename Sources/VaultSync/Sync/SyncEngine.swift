@@ -191,8 +191,8 @@ public final class SyncEngine {
             if let last = next.last {
                 cursor = last.seq
                 let client = client
-                let items = next.map(\.item)
-                started = InFlightBatch(batch: next, task: Task { try await client.uploadBatch(items, device: device) })
+                let outgoing = next.map(\.outgoing)
+                started = InFlightBatch(batch: next, task: Task { try await client.uploadBatch(outgoing: outgoing, device: device) })
                 sentAny = true
             }
             if let previous = inFlight {
