@@ -60,7 +60,7 @@ enum ScaleBenchmarks {
                 )
             }
             let insert = try vault.database.cachedStatement(
-                "INSERT INTO responses (id, attempt_id, question_id, question_hash, answer, answered_at, state) VALUES (?, ?, ?, 'h', '\"x\"', '2026-01-01T00:00:00.000Z', ?)"
+                "INSERT INTO responses (id, attempt_id, question_id, question_hash, answer, answered_at, state) VALUES (?, ?, ?, 'h', '\"x\"', 1767225600000, ?)"
             )
             for index in 0..<answers {
                 try insert.execute(["r\(index)", "t\(index % 50)", "q\(index)", index % 4 == 0 ? "pending" : "synced"])

@@ -39,7 +39,7 @@ enum SyncSetup {
                 try vault.database.execute(
                     """
                     INSERT INTO responses (id, attempt_id, question_id, question_hash, answer, time_spent_ms, answered_at, state)
-                    VALUES (?, ?, ?, ?, ?, 1000, '2026-11-22T10:00:00.000Z', 'pending')
+                    VALUES (?, ?, ?, ?, ?, 1000, 1763805600000, 'pending')  -- 2026-11-22T10:00:00Z in milliseconds
                     """,
                     [id, "ours-\(index / questions)", question.id, question.hash ?? "", "\"\(answer)\""]
                 )

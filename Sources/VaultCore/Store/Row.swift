@@ -70,18 +70,9 @@ public struct Row: Sendable {
         return text
     }
 
-    public func optionalInt(_ index: Int) throws -> Int? {
-        switch try value(index) {
-        case .null: return nil
-        case .integer(let number): return Int(number)  // numbers-check: an Int64
-        default: throw failure(index, "is not an integer")
-        }
-    }
+    public func optionalInt(_ index: Int) throws -> Int? { try optionalInt64(index).map { Int($0) } }  // numbers-check: an Int64
 
-    public func int(_ index: Int) throws -> Int {
-        guard let number = try optionalInt(index) else { throw failure(index, "is NULL") }
-        return number
-    }
+    public func int(_ index: Int) throws -> Int { Int(try int64(index)) }  // numbers-check: an Int64
 
     public func optionalInt64(_ index: Int) throws -> Int64? {
         switch try value(index) {

@@ -50,68 +50,28 @@ public struct SQLiteStoredRow: StoredRow {
         Dictionary(columns.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    private func value(_ column: String) throws -> DatabaseValue {
+    /// The value in `column`, read by the vault core's strict reader (`Row`: one rule for what a NULL or a value of
+    /// another type is), its failure named as this store names damage.
+    private func read<T>(_ column: String, _ body: (Int) throws -> T) throws -> T {
         // A row read by position (no column list) names its columns by their place: "0", "1", …
         guard let position = positions.isEmpty ? Int(column) : positions[column], position >= 0, position < row.values.count else {
             throw StorageError.column(column, "is missing")
         }
-        return row.values[position]
-    }
-
-    public func optionalString(_ column: String) throws -> String? {
-        switch try value(column) {
-        case .null: nil
-        case .text(let text): text
-        default: throw StorageError.column(column, "is not text")
+        do {
+            return try body(position)
+        } catch let error as StoredValueError {
+            throw StorageError.column(column, error.problem)
         }
     }
 
-    public func string(_ column: String) throws -> String {
-        guard let text = try optionalString(column) else { throw StorageError.column(column, "is NULL") }
-        return text
-    }
-
-    public func optionalInt(_ column: String) throws -> Int? {
-        switch try value(column) {
-        case .null: nil
-        case .integer(let number): Int(number)  // numbers-check: an Int64
-        default: throw StorageError.column(column, "is not an integer")
-        }
-    }
-
-    public func int(_ column: String) throws -> Int {
-        guard let number = try optionalInt(column) else { throw StorageError.column(column, "is NULL") }
-        return number
-    }
-
-    public func optionalDouble(_ column: String) throws -> Double? {
-        switch try value(column) {
-        case .null: nil
-        case .real(let number): number
-        case .integer(let number): Double(number)
-        default: throw StorageError.column(column, "is not a number")
-        }
-    }
-
-    public func double(_ column: String) throws -> Double {
-        guard let number = try optionalDouble(column) else { throw StorageError.column(column, "is NULL") }
-        return number
-    }
-
-    public func bool(_ column: String) throws -> Bool {
-        switch try int(column) {
-        case 0: false
-        case 1: true
-        default: throw StorageError.column(column, "is not 0 or 1")
-        }
-    }
-
-    public func data(_ column: String) throws -> Data {
-        switch try value(column) {
-        case .blob(let bytes): bytes
-        default: throw StorageError.column(column, "is not a blob")
-        }
-    }
+    public func optionalString(_ column: String) throws -> String? { try read(column) { try row.optionalString($0) } }
+    public func string(_ column: String) throws -> String { try read(column) { try row.string($0) } }
+    public func optionalInt(_ column: String) throws -> Int? { try read(column) { try row.optionalInt($0) } }
+    public func int(_ column: String) throws -> Int { try read(column) { try row.int($0) } }
+    public func optionalDouble(_ column: String) throws -> Double? { try read(column) { try row.optionalDouble($0) } }
+    public func double(_ column: String) throws -> Double { try read(column) { try row.double($0) } }
+    public func bool(_ column: String) throws -> Bool { try read(column) { try row.bool($0) } }
+    public func data(_ column: String) throws -> Data { try read(column) { try row.data($0) } }
 }
 
 extension SQLiteStoredRow {
