@@ -180,7 +180,9 @@ extension Vault {
         if let started = try row.optionalInt64(5) {
             // A timed attempt: the time used at submission (the larger of wall and counted time) and the clock flag.
             request.startedAt = Timestamp.string(Date(millisecondsSince1970: started))
-            request.timeUsedMs = max(Int(try row.int64(3) - started), try row.int(6))
+            // Never a trap on a damaged time: an overflowing difference counts as none.
+            let used = try row.int64(3).subtractingReportingOverflow(started)
+            request.timeUsedMs = max(used.overflow ? 0 : Int(used.partialValue), try row.int(6))
             request.clockMovedBackMs = try row.int(7)
         }
         return request
@@ -220,7 +222,8 @@ extension Vault {
                     [now] + chunk
                 ) {
                     try count(.answersUploaded, by: try waited.int(0))
-                    try count(.queueMilliseconds, by: max(0, try waited.int(1)))
+                    // A sum past Int64 is a REAL in SQLite: read as a number, held within Int.
+                    try count(.queueMilliseconds, by: max(0, Int(saturating: try waited.double(1))))
                 }
                 // `+state`: the primary key finds the rows; an index on state would walk every pending answer per chunk.
                 try database.execute(
