@@ -16,11 +16,12 @@ public func buildRouter<Storage: ServerStorage, C: Clock>(
     hashing: PasswordHashingPool? = nil
 ) throws -> Router<VaultRequestContext> where C.Duration == Duration {
     let router = Router(context: VaultRequestContext.self)
-    router.add(middleware: RequestLogger(logger: logger))
+    let activity = ServerActivity(startedAt: configuration.now())
+    router.add(middleware: RequestLogger(logger: logger, activity: activity, now: configuration.now))
     // Requests by route template, method and status, with their duration, when metrics are kept.
     if let registry = configuration.metrics {
         router.add(middleware: MetricsMiddleware())
-        MetricsRoutes(storage: storage, registry: registry, now: configuration.now).register(on: router)
+        MetricsRoutes(storage: storage, registry: registry, activity: activity, now: configuration.now).register(on: router)
     }
     // One sign-in for the API and the teacher's desk: one password hashing pool, one login throttle.
     let signIn = SignIn(
@@ -32,9 +33,13 @@ public func buildRouter<Storage: ServerStorage, C: Clock>(
     )
     let auth = AuthRoutes(storage: storage, configuration: configuration, signIn: signIn)
     auth.register(on: router)
-    DeskRoutes(storage: storage, configuration: configuration, signIn: signIn, pages: DeskPages(library: try DeskTemplates.library())).register(
-        on: router
-    )
+    DeskRoutes(
+        storage: storage,
+        configuration: configuration,
+        signIn: signIn,
+        pages: DeskPages(library: try DeskTemplates.library()),
+        activity: activity
+    ).register(on: router)
     let authenticated = router.group("v1").add(middleware: BearerAuthenticator(storage: storage, now: configuration.now))
     auth.registerAuthenticated(on: authenticated)
     let receipts = ReceiptIssuer(storage: storage)
@@ -46,7 +51,7 @@ public func buildRouter<Storage: ServerStorage, C: Clock>(
     router.get(RouterPath(APIPath.serverKey)) { request, _ in
         try JSONBody.response(try await receipts.identity().publicKey.response, request: request)
     }
-    ResponseRoutes(storage: storage, configuration: configuration, receipts: receipts).register(on: authenticated)
+    ResponseRoutes(storage: storage, configuration: configuration, receipts: receipts, activity: activity).register(on: authenticated)
     return router
 }
 

@@ -18,6 +18,8 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
     /// The API's sign-in: the same throttle and password hashing (the desk is not a way around either).
     let signIn: SignIn<Storage, C>
     let pages: DeskPages
+    /// The server page's record (the same one `vault-server status` reads).
+    let activity: ServerActivity
     var hashing: PasswordHashingPool { signIn.hashing }
     /// Seconds between the roster's refreshes.
     static var refreshSeconds: Int { 10 }
@@ -56,7 +58,7 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             guard context.role == .admin else {
                 throw DeskError(.forbidden, heading: "Not for you", text: "Only an administrator can see the server's page.")
             }
-            let status = ServerActivity.shared.status(version: ProductVersion.current, store: await storage.storeFacts(), now: configuration.now())
+            let status = activity.status(version: ProductVersion.current, store: await storage.storeFacts(), now: configuration.now())
             return pages.html(pages.render("server", DeskView.ServerPage(status, user: context.user, csrf: csrf(context))))
         }
         signedIn.post("students/account") { request, context in try await studentAccount(request, context: context) }

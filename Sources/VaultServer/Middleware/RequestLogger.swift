@@ -9,6 +9,9 @@ import VaultAPI
 /// not already an API error becomes a JSON 500 without details.
 struct RequestLogger<Context: RequestContext>: RouterMiddleware {
     let logger: Logger
+    /// The status page's record, and the server's clock it is stamped by.
+    let activity: ServerActivity
+    let now: @Sendable () -> Date
 
     static var header: HTTPField.Name { HTTPField.Name("X-Request-Id")! }
 
@@ -74,10 +77,11 @@ struct RequestLogger<Context: RequestContext>: RouterMiddleware {
         let elapsed = ContinuousClock.now - start
         let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
         // The status page's figures: by route template (bounded), never by path (which holds ids).
-        ServerActivity.shared.request(
+        activity.request(
             route: route,
             status: status,
-            milliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+            milliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15,
+            at: now()
         )
         logger.info(
             "\(request.method) \(path) \(status) \(milliseconds)ms",

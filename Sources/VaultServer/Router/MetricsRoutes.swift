@@ -11,6 +11,7 @@ import VaultAPI
 struct MetricsRoutes<Storage: ServerStorage>: Sendable {
     let storage: Storage
     let registry: PrometheusCollectorRegistry
+    let activity: ServerActivity
     let now: @Sendable () -> Date
 
     func register(on router: Router<VaultRequestContext>) {
@@ -32,7 +33,7 @@ struct MetricsRoutes<Storage: ServerStorage>: Sendable {
                 throw APIError(.notFound, code: .notFound, message: "There is no such page.")
             }
             return try JSONBody.response(
-                ServerActivity.shared.status(version: ProductVersion.current, store: await storage.storeFacts(), now: now()),
+                activity.status(version: ProductVersion.current, store: await storage.storeFacts(), now: now()),
                 request: request
             )
         }

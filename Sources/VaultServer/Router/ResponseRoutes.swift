@@ -9,6 +9,8 @@ struct ResponseRoutes<Storage: ServerStorage> {
     let storage: Storage
     let configuration: ServerConfiguration
     let receipts: ReceiptIssuer
+    /// The status page's record: answers taken, vaults' own counts.
+    let activity: ServerActivity
 
     func register(on group: RouterGroup<VaultRequestContext>) {
         let uploads = group.group().add(
@@ -34,6 +36,7 @@ struct ResponseRoutes<Storage: ServerStorage> {
             }
             let results = try await storage.recordBatch(batch.responses, user: user, device: batch.device, now: configuration.now())
             ServerMetrics.answers(results)
+            activity.answers(results.count { $0.status == .accepted }, at: configuration.now())
             return try JSONBody.response(bytes: CanonicalJSON.encode(results: BatchResponse(results: results)), request: request)
         }
         group.get("results") { request, context in
@@ -107,6 +110,7 @@ struct ResponseRoutes<Storage: ServerStorage> {
             guard report.counts.allSatisfy({ ClientStatsReport.names.contains($0.key) && (0...ClientStatsReport.maxAmount).contains($0.value) })
             else { throw APIError.badRequest("Send only the named counts, each from 0 to \(ClientStatsReport.maxAmount).") }
             ServerMetrics.clientStats(report.counts)
+            activity.clientStats(report.counts)
             return Response(status: .noContent)
         }
         uploads.post("submissions") { request, context in

@@ -15,7 +15,6 @@ public enum ServerMetrics {
         for (status, count) in counts {
             Counter(label: "vault_answers_total", dimensions: [("outcome", status.rawValue)]).increment(by: Int64(count))
         }
-        ServerActivity.shared.answers(counts[.accepted] ?? 0)
     }
 
     /// A hand-in, by its outcome (a receipt for created, repeated and amended).
@@ -52,7 +51,6 @@ public enum ServerMetrics {
         for (name, amount) in counts where amount > 0 {
             Counter(label: "vault_client_" + name + "_total").increment(by: Int64(amount))
         }
-        ServerActivity.shared.clientStats(counts)
     }
 
     /// When this process started and what built it: a gauge of the start time, labelled with the version.

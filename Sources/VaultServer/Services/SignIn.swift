@@ -59,7 +59,7 @@ struct SignIn<Storage: AccountStore, C: Clock>: Sendable where C.Duration == Dur
     /// are open at once.
     func challenge(for name: String) async throws -> (challenge: String, expires: Date)? {
         let now = configuration.now()
-        let challenge = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        let challenge = Data(try CryptoRandom.bytes(32)).base64EncodedString()
         let expires = now.addingTimeInterval(DeviceSignIn.lifetime)
         guard try await storage.createChallenge(challenge, user: String(name.prefix(200)), expiresAt: expires, now: now) else { return nil }
         return (challenge, expires)
