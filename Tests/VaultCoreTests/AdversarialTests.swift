@@ -265,4 +265,33 @@ struct AdversarialTests {
         #expect(!report.ok)
         #expect(report.problems.contains { $0.contains(responseID) })
     }
+
+    @Test(
+        "a stored value of another type than its column (text in a time, a time in a key-value row that is not milliseconds) stops the command that reads it with a sentence naming it, and verify lists each"
+    )
+    func mistypedValuesNamed() throws {
+        let vault = try TestVault.create(in: directory)
+        let (document, bytes) = TestDocuments.served("quiz")
+        _ = try vault.storeAssessment(document, bytes: bytes, etag: nil, diskSpace: .fixed(1 << 40))
+        let attempt = try vault.openAttempt(on: "quiz")
+        try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("keep me"))
+        #expect(vault.verify().ok)
+        try vault.database.execute("UPDATE attempts SET started_at = 'last tuesday' WHERE id = ?", [attempt.id])
+        try vault.database.execute("INSERT OR REPLACE INTO vault_meta (key, value) VALUES ('last_sync_at', 'yesterday')")
+        #expect {
+            _ = try vault.attempt(attempt.id)
+        } throws: { error in
+            (error as? StoredValueError) == StoredValueError(table: "attempts", column: "started_at", problem: "is not an integer")
+        }
+        #expect(throws: StoredValueError(table: "vault_meta", column: "last_sync_at", problem: "is not a time in milliseconds")) {
+            _ = try vault.status()
+        }
+        let report = vault.verify()
+        #expect(!report.ok)
+        #expect(report.problems.contains { $0.contains("attempts") && $0.contains("started_at") }, "\(report.problems)")
+        #expect(report.problems.contains { $0.contains("vault_meta") && $0.contains("last_sync_at") }, "\(report.problems)")
+        // The student's sentence names where, never the value.
+        let sentence = StoredValueError(table: "attempts", column: "started_at", problem: "is not an integer").vaultError
+        #expect(sentence.code == .damagedRow && sentence.message.contains("attempts") && !sentence.message.contains("tuesday"))
+    }
 }

@@ -48,6 +48,11 @@ extension StoredValueError {
     /// The row this value belongs to, named for `vault verify` and the lists that show the others.
     public func damagedRow(key: String) -> DamagedRow { DamagedRow(table: table ?? "vault", key: key, reason: description) }
 
+    /// What `vault verify` lists for it.
+    public var sentence: String {
+        tr("A stored {table} value ({column}) cannot be read back.", ["table": table ?? "vault", "column": column])
+    }
+
     /// What the student reads when a command stops at a value it cannot read (never the value itself).
     public var vaultError: VaultError {
         VaultError(

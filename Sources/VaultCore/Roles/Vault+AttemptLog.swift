@@ -124,7 +124,7 @@ extension Vault {
         try database.inTransaction {
             // A session spent offline is counted with its length, for the vault's own figures.
             if try lastKnownOffline(), let row = try database.row("SELECT value FROM settings WHERE key = ?", [key]) {
-                let opened = try Self.storedTime(row, column: "settings.\(key)")
+                let opened = try Self.storedTime(row, table: "settings", key: key)
                 try count(.offlineSessions)
                 try count(.offlineSessionMilliseconds, by: max(0, Int(saturating: (clocks.wall().timeIntervalSince(opened) * 1000).rounded())))
             }

@@ -41,13 +41,13 @@ extension Vault {
     /// key-value table); text that is not one is damage, named.
     public func metaTime(_ key: String) throws -> Date? {
         guard let row = try database.row("SELECT value FROM vault_meta WHERE key = ?", [key]) else { return nil }
-        return try Self.storedTime(row, column: "vault_meta.\(key)")
+        return try Self.storedTime(row, table: "vault_meta", key: key)
     }
 
     /// A time in a key-value row (`vault_meta`, `settings`), read strictly.
-    static func storedTime(_ row: Row, column: String) throws -> Date {
+    static func storedTime(_ row: Row, table: String, key: String) throws -> Date {
         guard let milliseconds = Int64(try row.string(0)) else {
-            throw StoredValueError(table: nil, column: column, problem: "is not a time in milliseconds")
+            throw StoredValueError(table: table, column: key, problem: "is not a time in milliseconds")
         }
         return Date(millisecondsSince1970: milliseconds)
     }

@@ -38,6 +38,12 @@ public struct StoredValueError: Error, Sendable, Equatable, CustomStringConverti
     /// What is wrong ("is NULL", "is not an integer").
     public var problem: String
 
+    public init(table: String?, column: String, problem: String) {
+        self.table = table
+        self.column = column
+        self.problem = problem
+    }
+
     public var description: String { "\(table.map { "\($0)." } ?? "")\(column) \(problem)" }
 }
 
