@@ -40,6 +40,9 @@ public enum AssessmentValidator {
         if let notAfter = assessment.notAfter, Timestamp.date(notAfter) == nil {
             try fail("not_after must be an RFC 3339 date such as 2026-12-31T23:59:59Z.")
         }
+        if let opensAt = assessment.opensAt, Timestamp.date(opensAt) == nil {
+            try fail("opens_at must be an RFC 3339 date such as 2026-12-31T09:00:00Z.")
+        }
         var seen = Set<String>()
         for question in assessment.questions {
             let name = "Question \(question.id)"

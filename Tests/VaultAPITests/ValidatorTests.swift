@@ -18,6 +18,18 @@ struct ValidatorTests {
         #expect(AssessmentValidator.isValidID(id) == valid)
     }
 
+    @Test("dates a document carries are RFC 3339: a sealed exam's opening time that is no date is refused (a vault stores it as milliseconds)")
+    func dates() throws {
+        var document = Self.document([Question(id: "q1", type: .trueFalse, prompt: "?")])
+        document.opensAt = "2026-12-31T09:00:00Z"
+        #expect(throws: Never.self) { try AssessmentValidator.validate(document) }
+        document.opensAt = "next monday"
+        #expect(throws: AssessmentValidator.Problem.self) { try AssessmentValidator.validate(document) }
+        document.opensAt = nil
+        document.notAfter = "soon"
+        #expect(throws: AssessmentValidator.Problem.self) { try AssessmentValidator.validate(document) }
+    }
+
     @Test("a served document must not carry an answer key")
     func servedKeys() {
         let leaked = Self.document([Question(id: "q1", type: .trueFalse, prompt: "?", answerKey: [.bool(true)])])
