@@ -118,4 +118,20 @@ struct AttemptTests {
         #expect(reloaded.activeMilliseconds == 30_000)
         #expect(reloaded.flagged == ["q1"])
     }
+
+    @Test("a new answer is kept later than every answer to its question: after a clock set back, and never a trap on a damaged latest time")
+    func laterThanEveryAnswer() throws {
+        let vault = try vaultWithQuiz()
+        let attempt = try vault.openAttempt(on: "quiz", now: Self.now)
+        let first = try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("one"), now: Self.now)
+        try vault.database.execute("UPDATE responses SET state = 'uploaded' WHERE id = ?", [first])
+        // The wall clock set back an hour: the new answer still comes after the one before it.
+        let second = try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("two"), now: Self.now.addingTimeInterval(-3600))
+        let firstAt = try #require(try vault.database.row("SELECT answered_at FROM responses WHERE id = ?", [first])?.int64(0))
+        #expect(try vault.database.row("SELECT answered_at FROM responses WHERE id = ?", [second])?.int64(0) == firstAt + 1)
+        #expect(try vault.attempt(attempt.id).answers["q1"] == .string("two"))
+        try vault.database.execute("UPDATE responses SET answered_at = ?, state = 'uploaded' WHERE id = ?", [Int64.max, second])
+        _ = try vault.recordAnswer(attemptID: attempt.id, questionID: "q1", answer: .string("three"), now: Self.now)
+        #expect(try vault.database.scalarInt("SELECT count(*) FROM responses WHERE attempt_id = ?", [attempt.id]) == 3)
+    }
 }

@@ -166,7 +166,7 @@ extension Vault {
                 try database.row(
                     "SELECT max(answered_at) FROM responses WHERE attempt_id = ? AND question_id = ?",
                     [attemptID, questionID]
-                )?.optionalInt64(0).map { $0 + 1 } ?? .min
+                )?.optionalInt64(0).map { $0 == .max ? .max : $0 + 1 } ?? .min  // a damaged latest never traps
             )
             for pending in try database.rows(
                 "SELECT id, time_spent_ms FROM responses WHERE attempt_id = ? AND question_id = ? AND state = \(ResponseState.pending.sql)",
