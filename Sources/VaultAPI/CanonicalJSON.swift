@@ -111,7 +111,7 @@ public struct OutgoingResponse: Sendable, Equatable {
 extension CanonicalJSON {
     /// A batch of answers, the same bytes as `encode(BatchRequest(responses:device:))`, with each answer's stored
     /// canonical text written as it is (`WireFastPathTests` compares the two).
-    public static func encode(batch responses: [OutgoingResponse], device: String?) throws -> Data {
+    public static func encode(batch responses: [OutgoingResponse], device: String?, deviceKey: String? = nil) throws -> Data {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(responses.reduce(0) { $0 + $1.answerText.utf8.count } + responses.count * 320 + 64)
         // Keys in sorted order, absent optionals left out, as JSONEncoder writes them.
@@ -119,6 +119,11 @@ extension CanonicalJSON {
         if let device {
             bytes += #""device":"#.utf8
             try appendString(device, to: &bytes)
+            bytes += ",".utf8
+        }
+        if let deviceKey {
+            bytes += #""device_key":"#.utf8
+            try appendString(deviceKey, to: &bytes)
             bytes += ",".utf8
         }
         bytes += #""responses":["#.utf8
@@ -143,6 +148,10 @@ extension CanonicalJSON {
             try appendString(item.questionHash, to: &bytes)
             bytes += #","question_id":"#.utf8
             try appendString(item.questionId, to: &bytes)
+            if let signature = item.signature {
+                bytes += #","signature":"#.utf8
+                try appendString(signature, to: &bytes)
+            }
             bytes += #","time_spent_ms":\#(item.timeSpentMs)}"#.utf8
         }
         bytes += "]}".utf8

@@ -45,6 +45,7 @@ public struct JSONReader {
     private mutating func batchRequest() -> BatchRequest? {
         var responses: [ResponseItem]?
         var device: String?
+        var deviceKey: String?
         guard consume(UInt8(ascii: "{")) else { return nil }
         if !consume(UInt8(ascii: "}")) {
             repeat {
@@ -57,13 +58,18 @@ public struct JSONReader {
                     if null() { continue }
                     guard let text = string() else { return nil }
                     device = text
+                } else if Self.matches(key, "device_key") {
+                    guard deviceKey == nil else { return nil }
+                    if null() { continue }
+                    guard let text = string() else { return nil }
+                    deviceKey = text
                 } else {
                     guard skipValue() else { return nil }
                 }
             } while consume(UInt8(ascii: ","))
             guard consume(UInt8(ascii: "}")) else { return nil }
         }
-        return responses.map { BatchRequest(responses: $0, device: device) }
+        return responses.map { BatchRequest(responses: $0, device: device, deviceKey: deviceKey) }
     }
 
     /// The fields of a `ResponseItem`: its own `CodingKeys`, so the names are never written twice.
@@ -93,6 +99,7 @@ public struct JSONReader {
         var answeredAt: String?
         var force: Bool?
         var attemptStartedAt: String?
+        var signature: String?
         var seen = 0
         guard consume(UInt8(ascii: "{")) else { return nil }
         if !consume(UInt8(ascii: "}")) {
@@ -117,6 +124,7 @@ public struct JSONReader {
                 case .answeredAt: read = Self.set(&answeredAt, string())
                 case .force: read = null() || Self.set(&force, boolean())
                 case .attemptStartedAt: read = null() || Self.set(&attemptStartedAt, string())
+                case .signature: read = null() || Self.set(&signature, string())
                 }
                 guard read else { return nil }
             } while consume(UInt8(ascii: ","))
@@ -135,7 +143,8 @@ public struct JSONReader {
             timeSpentMs: timeSpent ?? 0,
             answeredAt: answeredAt,
             force: force ?? false,
-            attemptStartedAt: attemptStartedAt
+            attemptStartedAt: attemptStartedAt,
+            signature: signature
         )
     }
 

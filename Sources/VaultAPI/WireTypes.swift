@@ -171,11 +171,15 @@ public struct ResponseItem: Codable, Sendable, Equatable {
     /// for a timed test, the time left while the student is still answering. The device's word, like `answered_at`;
     /// the first value the server receives for an attempt stands. Absent from older clients.
     public var attemptStartedAt: String?
+    /// The vault key's Ed25519 signature (base64) over `AnswerSignature.statement` (issue 58), made as the batch goes:
+    /// a classroom server passes the answer on to the district, which verifies it against the student's registered
+    /// key, so nobody between the student and the district can invent or change it. Absent from older vaults.
+    public var signature: String?
 
     /// The wire names, in one place: `JSONReader`'s fast path reads exactly these (it switches over them with no
     /// default, so a field added here does not compile until the fast path reads it too).
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, answer, force
+        case id, answer, force, signature
         case attemptId = "attempt_id"
         case assessmentId = "assessment_id"
         case assessmentVersion = "assessment_version"
@@ -197,8 +201,10 @@ public struct ResponseItem: Codable, Sendable, Equatable {
         timeSpentMs: Int,
         answeredAt: String,
         force: Bool = false,
-        attemptStartedAt: String? = nil
+        attemptStartedAt: String? = nil,
+        signature: String? = nil
     ) {
+        self.signature = signature
         self.id = id
         self.attemptId = attemptId
         self.assessmentId = assessmentId
@@ -225,6 +231,7 @@ public struct ResponseItem: Codable, Sendable, Equatable {
         answeredAt = try container.decode(String.self, forKey: .answeredAt)
         force = try container.decodeIfPresent(Bool.self, forKey: .force) ?? false
         attemptStartedAt = try container.decodeIfPresent(String.self, forKey: .attemptStartedAt)
+        signature = try container.decodeIfPresent(String.self, forKey: .signature)
     }
 }
 
@@ -234,9 +241,16 @@ public struct BatchRequest: Codable, Sendable {
     /// The sending vault's device id (random, made once per vault): the roster counts the devices an attempt was
     /// answered on and when each was last seen. Optional (older vaults send none).
     public var device: String?
-    public init(responses: [ResponseItem], device: String? = nil) {
+    /// The vault's public signing key (raw Ed25519, base64) whose signatures the items carry (issue 58).
+    public var deviceKey: String?
+    enum CodingKeys: String, CodingKey {
+        case responses, device
+        case deviceKey = "device_key"
+    }
+    public init(responses: [ResponseItem], device: String? = nil, deviceKey: String? = nil) {
         self.responses = responses
         self.device = device
+        self.deviceKey = deviceKey
     }
 
     /// A device id: 8 to 64 of a-z, 0-9 and '-'.
@@ -291,8 +305,13 @@ public struct SubmissionRequest: Codable, Sendable, Equatable {
     public var answers: [SubmittedAnswer]?
     /// The attempt's own record from this device (issue 55), signed by the vault key; optional (older vaults).
     public var record: AttemptLogUpload?
+    /// The vault key (raw Ed25519, base64) and its signature over `signedStatement` (issue 58): what lets a classroom
+    /// server pass the hand-in on to the district unchanged. Absent from older vaults.
+    public var deviceKey: String?
+    public var signature: String?
     enum CodingKeys: String, CodingKey {
-        case force, answers, record
+        case force, answers, record, signature
+        case deviceKey = "device_key"
         case unsealedAt = "unsealed_at"
         case attemptId = "attempt_id"
         case assessmentId = "assessment_id"
@@ -532,6 +551,8 @@ public enum APIPath {
     public static let givenUp = "/v1/given-up"
     public static let clientStats = "/v1/client-stats"
     public static let serverStatus = "/v1/admin/status"
+    public static let classroomPull = "/v1/classroom/pull"
+    public static let classroomPush = "/v1/classroom/push"
     public static func assessment(_ id: String) -> String { "/v1/assessments/\(id)" }
     public static func sealedKey(_ id: String) -> String { "/v1/assessments/\(id)/key" }
     public static func responses(_ id: String) -> String { "/v1/assessments/\(id)/responses" }

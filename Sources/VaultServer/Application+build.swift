@@ -51,7 +51,9 @@ public func buildRouter<Storage: ServerStorage, C: Clock>(
     router.get(RouterPath(APIPath.serverKey)) { request, _ in
         try JSONBody.response(try await receipts.identity().publicKey.response, request: request)
     }
-    ResponseRoutes(storage: storage, configuration: configuration, receipts: receipts, activity: activity).register(on: authenticated)
+    let responses = ResponseRoutes(storage: storage, configuration: configuration, receipts: receipts, activity: activity)
+    responses.register(on: authenticated)
+    ClassroomRoutes(storage: storage, configuration: configuration, responses: responses).register(on: authenticated)
     return router
 }
 

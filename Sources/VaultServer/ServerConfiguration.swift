@@ -46,5 +46,9 @@ public struct ServerConfiguration: Sendable {
     /// request too).
     public var secureCookies = false
 
+    /// A classroom server (issue 58, set by `serve` when `classroom init` linked the store to a district): every
+    /// answer and hand-in the students send is also kept to be passed on to the district.
+    public var classroom = false
+
     public init() {}
 }

@@ -330,6 +330,35 @@ enum PostgresSchema {
             )
             """
         ],
+        // A classroom server's district and the items it keeps to pass on (SQLite v27).
+        [
+            """
+            CREATE TABLE classroom_link (
+                id INTEGER PRIMARY KEY NOT NULL CHECK (id = 1),
+                upstream TEXT NOT NULL,
+                teacher TEXT NOT NULL,
+                district_key TEXT NOT NULL,
+                pulled_at DOUBLE PRECISION,
+                pushed_at DOUBLE PRECISION
+            )
+            """,
+            """
+            CREATE TABLE classroom_outbox (
+                seq BIGSERIAL PRIMARY KEY,
+                kind TEXT NOT NULL,
+                item_id TEXT NOT NULL,
+                user_name TEXT NOT NULL,
+                device_key TEXT,
+                body TEXT NOT NULL,
+                state TEXT NOT NULL,
+                message TEXT,
+                kept_at DOUBLE PRECISION NOT NULL,
+                settled_at DOUBLE PRECISION,
+                UNIQUE (kind, item_id)
+            )
+            """,
+            "CREATE INDEX classroom_outbox_by_state ON classroom_outbox (state, seq)",
+        ],
     ]
 
     static var latestVersion: Int { versions.count }

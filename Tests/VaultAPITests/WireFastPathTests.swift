@@ -242,16 +242,23 @@ extension WireFastPathTests {
         timeSpentMs: 4321,
         answeredAt: "2026-11-20T10:00:00.000Z",
         force: true,
-        attemptStartedAt: "2026-11-20T09:58:00.000Z"
+        attemptStartedAt: "2026-11-20T09:58:00.000Z",
+        signature: "c2lnbmVkIGJ5IHRoZSB2YXVsdA=="
     )
 
     @Test("a fully populated item, encoded by the encoder, reads back equal through the fast path and JSONDecoder; every field is in the body")
     func populatedItem() throws {
-        let body = try CanonicalJSON.encode(BatchRequest(responses: [Self.everyField, Self.everyField]))
+        let batch = BatchRequest(responses: [Self.everyField, Self.everyField], device: "device-0001", deviceKey: "a2V5")
+        let body = try CanonicalJSON.encode(batch)
         let text = String(decoding: body, as: UTF8.self)
         for key in ResponseItem.CodingKeys.allCases { #expect(text.contains("\"\(key.stringValue)\""), "\(key) is not encoded") }
         let fast = try #require(JSONReader.batchRequest(body))
         #expect(fast.responses == [Self.everyField, Self.everyField])
+        #expect(fast.device == batch.device && fast.deviceKey == batch.deviceKey)
+        // The vault's own writer (the stored answer text spliced in) writes the same bytes.
+        #expect(
+            try CanonicalJSON.encode(batch: try batch.responses.map(OutgoingResponse.init), device: batch.device, deviceKey: batch.deviceKey) == body
+        )
         #expect(fast.responses == (try JSONDecoder().decode(BatchRequest.self, from: body)).responses)
     }
 }

@@ -123,6 +123,18 @@ struct SlowStorage: ServerStorage {
     func keepRecord(_ record: StoredAttemptRecord) async throws { try await base.keepRecord(record) }
     func setting(_ setting: ServerSetting) async throws -> String { try await base.setting(setting) }
     func setSetting(_ setting: ServerSetting, to value: String) async throws { try await base.setSetting(setting, to: value) }
+    func classroomLink() async throws -> ClassroomLink? { try await base.classroomLink() }
+    func setClassroomLink(_ link: ClassroomLink) async throws { try await base.setClassroomLink(link) }
+    func notePulled(at: Date) async throws { try await base.notePulled(at: at) }
+    func notePushed(at: Date) async throws { try await base.notePushed(at: at) }
+    func keepForUpstream(_ items: [UpstreamItem], now: Date) async throws { try await base.keepForUpstream(items, now: now) }
+    func upstreamWaiting(limit: Int) async throws -> [UpstreamItem] { try await base.upstreamWaiting(limit: limit) }
+    func settleUpstream(_ results: [ClassroomPushResponse.Result], now: Date) async throws { try await base.settleUpstream(results, now: now) }
+    func upstreamSummary() async throws -> UpstreamSummary { try await base.upstreamSummary() }
+    func importClass(_ pull: ClassroomPull, now: Date) async throws { try await base.importClass(pull, now: now) }
+    func classExport(teacher: String, admin: Bool, group: String?, now: Date) async throws -> ClassroomPull {
+        try await base.classExport(teacher: teacher, admin: admin, group: group, now: now)
+    }
     func storeFacts() async -> ServerStatus.Store { await base.storeFacts() }
     func createChallenge(_ challenge: String, user: String, expiresAt: Date, now: Date) async throws -> Bool {
         try await base.createChallenge(challenge, user: user, expiresAt: expiresAt, now: now)

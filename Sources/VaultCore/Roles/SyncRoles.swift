@@ -72,6 +72,8 @@ public protocol VaultIdentityStore {
     var clocks: AttemptClocks { get }
     func account() throws -> Account?
     func deviceID() throws -> String
+    /// The vault's own signing key (made on first use): it signs every answer and hand-in as they go (issue 58).
+    func deviceKey(now: Date?) throws -> DeviceKey
     func setMeta(_ values: [String: String]) throws
     /// A sync reached the server at `at`: the vault is online and `status` says when (one commit).
     func noteSynced(at: Date) throws

@@ -32,6 +32,12 @@ public struct APIError: HTTPResponseError, Sendable {
         APIError(.notFound, code: .notFound, message: "There is no assessment \(id); it may have been deleted.")
     }
     static func badRequest(_ message: String) -> APIError { APIError(.badRequest, code: .badRequest, message: message) }
+    /// A hand-in whose vault signature does not verify: changed on the way, or not made by the vault it names.
+    static let badSignature = APIError(
+        .unprocessableContent,
+        code: .rejected,
+        message: "This hand-in was changed on its way: its signature does not match. Nothing was stored; sync again."
+    )
 
     /// An answer that says when to come back: `Retry-After` in whole seconds (at least 1).
     static func retryLater(_ status: HTTPResponse.Status, code: APIErrorCode, after seconds: Int, message: String) -> APIError {

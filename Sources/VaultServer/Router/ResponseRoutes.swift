@@ -34,7 +34,15 @@ struct ResponseRoutes<Storage: ServerStorage> {
             if let device = batch.device, !BatchRequest.isValidDevice(device) {
                 throw APIError.badRequest("device must be 8 to 64 characters of a-z, 0-9 and '-'.")
             }
-            let results = try await storage.recordBatch(batch.responses, user: user, device: batch.device, now: configuration.now())
+            // A classroom passes the answers on, so their signatures must hold here; a district's own server keeps
+            // its earlier rule (a middle box is caught by the vault's check of the receipt).
+            let results: [ItemResult]
+            if configuration.classroom {
+                results = try await VaultSignatures.recordSigned(batch, user: user, storage: storage, now: configuration.now())
+                try await ClassroomOutbox.keep(batch, results: results, user: user, storage: storage, now: configuration.now())
+            } else {
+                results = try await storage.recordBatch(batch.responses, user: user, device: batch.device, now: configuration.now())
+            }
             ServerMetrics.answers(results)
             activity.answers(results.count { $0.status == .accepted }, at: configuration.now())
             return try JSONBody.response(bytes: CanonicalJSON.encode(results: BatchResponse(results: results)), request: request)
@@ -127,48 +135,59 @@ struct ResponseRoutes<Storage: ServerStorage> {
                 )
             }
             try Identifiers.check(submission)
-            let outcome = try await storage.submit(submission, user: user, now: configuration.now())
-            ServerMetrics.submission(outcome)
-            switch outcome {
-            case .created(let record):
-                try await AttemptRecordIntake.keep(submission, of: record, storage: storage, now: configuration.now())
-                return try JSONBody.response(try await receipts.receipt(for: record), status: .created, request: request)
-            case .repeated(let record), .amended(let record):
-                try await AttemptRecordIntake.keep(submission, of: record, storage: storage, now: configuration.now())
-                return try JSONBody.response(try await receipts.receipt(for: record), request: request)
-            case .answerSetDiffers(let ids):
-                var error = APIError(
-                    .unprocessableContent,
-                    code: .answerSetDiffers,
-                    message: "The answers this submission lists are not the ones the server holds for this attempt."
-                )
-                error.missing = ids
-                throw error
-            case .noAttemptsLeft(let message):
-                try await recordRefusal(submission, user: user, reason: .noAttemptsLeft)
-                throw APIError(.unprocessableContent, code: .noAttemptsLeft, message: message)
-            case .closed(let message):
-                try await recordRefusal(submission, user: user, reason: .afterClosing)
-                throw APIError(.unprocessableContent, code: .assessmentClosed, message: message)
-            case .outdated(let version):
-                var error = APIError(.conflict, code: .versionConflict, message: "The assessment changed since this attempt started.")
-                error.currentVersion = version
-                throw error
-            case .gone:
-                throw APIError(.notFound, code: .gone, message: "This assessment is no longer available.")
-            case .missingResponses(let missing):
-                var error = APIError(
-                    .unprocessableContent,
-                    code: .responsesMissing,
-                    message: "Some answers of this attempt have not arrived yet; upload them first."
-                )
-                error.missing = missing
-                throw error
-            case .forbidden(let message):
-                throw APIError(.forbidden, code: .notYourAttempt, message: message)
-            case .rejected(let message):
-                throw APIError(.unprocessableContent, code: .rejected, message: message)
+            guard !configuration.classroom || VaultSignatures.isValid(submission) else { throw APIError.badSignature }
+            let (receipt, created) = try await intake(submission, user: user)
+            if configuration.classroom {
+                try await ClassroomOutbox.keep(submission, user: user, storage: storage, now: configuration.now())
             }
+            return try JSONBody.response(receipt, status: created ? .created : .ok, request: request)
+        }
+    }
+
+    /// A hand-in from `user` (their vault, or a classroom server passing it on): stored by `SubmissionPlan`, its
+    /// record kept, its receipt signed; true when it is new. Every refusal is the `APIError` the route answers.
+    func intake(_ submission: SubmissionRequest, user: String) async throws -> (receipt: SubmissionReceipt, created: Bool) {
+        let outcome = try await storage.submit(submission, user: user, now: configuration.now())
+        ServerMetrics.submission(outcome)
+        switch outcome {
+        case .created(let record):
+            try await AttemptRecordIntake.keep(submission, of: record, storage: storage, now: configuration.now())
+            return (try await receipts.receipt(for: record), true)
+        case .repeated(let record), .amended(let record):
+            try await AttemptRecordIntake.keep(submission, of: record, storage: storage, now: configuration.now())
+            return (try await receipts.receipt(for: record), false)
+        case .answerSetDiffers(let ids):
+            var error = APIError(
+                .unprocessableContent,
+                code: .answerSetDiffers,
+                message: "The answers this submission lists are not the ones the server holds for this attempt."
+            )
+            error.missing = ids
+            throw error
+        case .noAttemptsLeft(let message):
+            try await recordRefusal(submission, user: user, reason: .noAttemptsLeft)
+            throw APIError(.unprocessableContent, code: .noAttemptsLeft, message: message)
+        case .closed(let message):
+            try await recordRefusal(submission, user: user, reason: .afterClosing)
+            throw APIError(.unprocessableContent, code: .assessmentClosed, message: message)
+        case .outdated(let version):
+            var error = APIError(.conflict, code: .versionConflict, message: "The assessment changed since this attempt started.")
+            error.currentVersion = version
+            throw error
+        case .gone:
+            throw APIError(.notFound, code: .gone, message: "This assessment is no longer available.")
+        case .missingResponses(let missing):
+            var error = APIError(
+                .unprocessableContent,
+                code: .responsesMissing,
+                message: "Some answers of this attempt have not arrived yet; upload them first."
+            )
+            error.missing = missing
+            throw error
+        case .forbidden(let message):
+            throw APIError(.forbidden, code: .notYourAttempt, message: message)
+        case .rejected(let message):
+            throw APIError(.unprocessableContent, code: .rejected, message: message)
         }
     }
 

@@ -351,6 +351,34 @@ enum ServerSchema {
             );
             """
         )
+        // A classroom server (issue 58): its district and the items it keeps to pass on, as the vaults sent them.
+        migrator.register(
+            27,
+            """
+            CREATE TABLE classroom_link (
+                id INTEGER PRIMARY KEY NOT NULL CHECK (id = 1),
+                upstream TEXT NOT NULL,
+                teacher TEXT NOT NULL,
+                district_key TEXT NOT NULL,
+                pulled_at REAL,
+                pushed_at REAL
+            );
+            CREATE TABLE classroom_outbox (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                kind TEXT NOT NULL,
+                item_id TEXT NOT NULL,
+                user_name TEXT NOT NULL,
+                device_key TEXT,
+                body TEXT NOT NULL,
+                state TEXT NOT NULL,
+                message TEXT,
+                kept_at REAL NOT NULL,
+                settled_at REAL,
+                UNIQUE (kind, item_id)
+            );
+            CREATE INDEX classroom_outbox_by_state ON classroom_outbox (state, seq);
+            """
+        )
         return migrator
     }
 }

@@ -39,7 +39,7 @@ public struct UserRecord: Sendable, Equatable {
 ///
 /// A store is a service: `run()` keeps its connections (a pool for PostgreSQL) until graceful shutdown. It plays every
 /// role below; a service asks for the roles it uses.
-public protocol ServerStorage: Service, AccountStore, PublishingStore, ResponseStore, KeyStore, DeskStore {}
+public protocol ServerStorage: Service, AccountStore, PublishingStore, ResponseStore, KeyStore, DeskStore, ClassroomStore {}
 
 /// Accounts and their tokens: who may sign in, and the vaults' device keys.
 public protocol AccountStore: Sendable {

@@ -68,6 +68,8 @@ struct Serve: AsyncParsableCommand {
         configuration.port = port
         configuration.passwordIterations = options.passwordIterations
         configuration.sealIterations = options.sealIterations
+        // A classroom keeps what its students send for the district (issue 58).
+        configuration.classroom = try await storage.classroomLink() != nil
         // Metrics for the school's admin and a district's monitoring (`GET /metrics`, Prometheus's text format).
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))

@@ -135,6 +135,25 @@ public struct ServerClient: Sendable {
         return try decode(DeviceKeyResponse.self, reply, expecting: [200, 201])
     }
 
+    /// A classroom server's pull from its district (issue 58): the teacher's assessments, the class and their keys.
+    public func classroomPull(group: String? = nil) async throws -> ClassroomPull {
+        var path = APIPath.classroomPull
+        if let group, let query = group.addingPercentEncoding(withAllowedCharacters: .alphanumerics) { path += "?group=" + query }
+        let reply = try await send("GET", path, maxBytes: 256 * 1024 * 1024)
+        return try decode(ClassroomPull.self, reply, expecting: [200])
+    }
+
+    /// A classroom server's push to its district: items as the students sent them, gzip; the district's word on each.
+    public func classroomPush(_ push: ClassroomPushRequest) async throws -> [ClassroomPushResponse.Result] {
+        let body = try Gzip.compress(try CanonicalJSON.encode(push))
+        let reply = try await send("POST", APIPath.classroomPush, headers: ["content-encoding": "gzip"], body: body, maxBytes: 16 * 1024 * 1024)
+        let results = try decode(ClassroomPushResponse.self, reply, expecting: [200]).results
+        guard Set(results.map(\.seq)).isSubset(of: Set(push.items.map(\.seq))) else {
+            throw ServerError.badResponse("the district's answer names items that were not sent")
+        }
+        return results
+    }
+
     /// Revokes the token in use on the server (`DELETE /v1/auth/token`); an already unknown token is fine.
     public func signOut() async throws {
         let reply = try await send("DELETE", APIPath.token, maxBytes: 64 * 1024)
@@ -176,9 +195,9 @@ public struct ServerClient: Sendable {
     }
 
     /// A batch of answers as the vault keeps them: each stored answer text goes into the body as it is.
-    public func uploadBatch(outgoing: [OutgoingResponse], device: String? = nil) async throws -> [ItemResult] {
+    public func uploadBatch(outgoing: [OutgoingResponse], device: String? = nil, deviceKey: String? = nil) async throws -> [ItemResult] {
         let items = outgoing.map(\.item)
-        let body = try Gzip.compress(try CanonicalJSON.encode(batch: outgoing, device: device))
+        let body = try Gzip.compress(try CanonicalJSON.encode(batch: outgoing, device: device, deviceKey: deviceKey))
         let reply = try await send("POST", APIPath.batch, headers: ["content-encoding": "gzip"], body: body, maxBytes: 4 * 1024 * 1024)
         let results = try decode(BatchResponse.self, reply, expecting: [200]).results
         guard results.map(\.id) == items.map(\.id) else { throw ServerError.badResponse("the batch results do not match the answers sent") }

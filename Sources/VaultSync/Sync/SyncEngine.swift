@@ -185,14 +185,18 @@ public final class SyncEngine {
         defer { inFlight?.task.cancel() }
         var sentAny = false
         let device = try vault.deviceID()
+        let key = try vault.deviceKey(now: now())
         while true {
             let next = try nextBatch(after: cursor, ignoreBackoff: ignoreBackoff)
             var started: InFlightBatch?
             if let last = next.last {
                 cursor = last.seq
                 let client = client
-                let outgoing = next.map(\.outgoing)
-                started = InFlightBatch(batch: next, task: Task { try await client.uploadBatch(outgoing: outgoing, device: device) })
+                let outgoing = try next.map { try Self.signed($0.outgoing, by: key) }
+                started = InFlightBatch(
+                    batch: next,
+                    task: Task { try await client.uploadBatch(outgoing: outgoing, device: device, deviceKey: key.publicKey) }
+                )
                 sentAny = true
             }
             if let previous = inFlight {
@@ -205,6 +209,22 @@ public final class SyncEngine {
             if started == nil { break }
         }
         return sentAny
+    }
+
+    /// An answer signed by the vault's key as it goes: what lets a classroom server pass it on to the district.
+    static func signed(_ response: OutgoingResponse, by key: DeviceKey) throws -> OutgoingResponse {
+        var response = response
+        response.item.signature = try key.signature(for: AnswerSignature.statement(response.item, answerText: response.answerText))
+        return response
+    }
+
+    /// A hand-in signed by the vault's key (its record signed already, and named by that signature).
+    static func signed(_ request: SubmissionRequest, by key: DeviceKey) throws -> SubmissionRequest {
+        var request = request
+        request.deviceKey = key.publicKey
+        request.signature = nil
+        request.signature = try key.signature(for: request.signedStatement())
+        return request
     }
 
     private struct InFlightBatch {
@@ -330,9 +350,10 @@ public final class SyncEngine {
             }
         }
         var progressed = false
+        let key = try vault.deviceKey(now: now())
         for submission in ready {
             do {
-                let receipt = try await client.submit(submission.request)
+                let receipt = try await client.submit(try Self.signed(submission.request, by: key))
                 // Verified against the pinned key before anything is marked: a bad receipt is a hostile server.
                 try vault.acceptReceipt(receipt, attemptID: submission.request.attemptId, now: now())
                 report.submitted += 1

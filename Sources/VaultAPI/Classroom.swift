@@ -1,0 +1,228 @@
+import Foundation
+
+// The second hop (issue 58): a classroom server on the teacher's laptop serves a class with no network, then passes
+// what the students sent on to the district. The students' own vault keys sign every answer and hand-in, so the
+// district takes from the classroom only what a student's vault made.
+
+/// What a vault's key signs for one answer: the format, then one line of every stored field (a canonical JSON array
+/// of strings, so no field can run into the next), then the answer's canonical JSON text.
+public enum AnswerSignature {
+    public static let format = "vault-answer-v1"
+
+    public static func statement(_ item: ResponseItem, answerText: String) throws -> Data {
+        let fields: [JSONValue] = [
+            .string(item.id), .string(item.attemptId), .string(item.assessmentId), .string(String(item.assessmentVersion)),
+            .string(item.questionId), .string(item.questionHash), .string(item.answeredAt), .string(String(item.timeSpentMs)),
+            .bool(item.force), item.attemptStartedAt.map(JSONValue.string) ?? .null,
+        ]
+        return Data((format + "\n" + (try CanonicalJSON.text(.array(fields))) + "\n" + answerText).utf8)
+    }
+
+    /// The statement of an item as it arrived (its answer's canonical text made from the decoded value).
+    public static func statement(_ item: ResponseItem) throws -> Data {
+        try statement(item, answerText: try CanonicalJSON.text(item.answer))
+    }
+}
+
+extension SubmissionRequest {
+    public static let signatureFormat = "vault-submission-v1"
+
+    /// What the vault's key signs for a hand-in: every field but the signature, as one canonical JSON array (lists
+    /// sorted, the attempt's record named by its own signature, which covers its events).
+    public func signedStatement() throws -> Data {
+        func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+        func number(_ value: Int?) -> JSONValue { value.map { .string(String($0)) } ?? .null }
+        let answers: JSONValue =
+            answers.map { list in
+                .array(
+                    list.sorted { $0.responseId < $1.responseId }.map {
+                        .array([.string($0.responseId), .string($0.questionId), .string($0.answerSha256)])
+                    }
+                )
+            } ?? .null
+        let fields: [JSONValue] = [
+            .string(attemptId), .string(assessmentId), .string(String(assessmentVersion)), .string(submittedAt),
+            .array(responseIds.sorted().map(JSONValue.string)), force.map(JSONValue.bool) ?? .null, text(startedAt), number(timeUsedMs),
+            number(clockMovedBackMs), text(unsealedAt), answers,
+            record.map { .array([.string($0.deviceKey), .string($0.signature), .string(String($0.events.count))]) } ?? .null,
+            text(deviceKey),
+        ]
+        return Data((Self.signatureFormat + "\n" + (try CanonicalJSON.text(.array(fields)))).utf8)
+    }
+}
+
+/// `GET /v1/classroom/pull` (a teacher): what a classroom server needs to serve the teacher's class with no network.
+/// Never a password or a password hash: students sign in to the classroom with their vaults' keys.
+public struct ClassroomPull: Codable, Sendable {
+    public struct PulledAssessment: Codable, Sendable, Equatable {
+        public var id: String
+        public var version: Int
+        /// The teacher's document and the served bytes of that version (base64), byte for byte the district's, so an
+        /// answer made on the classroom's copy is an answer to the district's version.
+        public var source: String
+        public var served: String
+        public var contentHash: String
+        public var closedAt: String?
+        enum CodingKeys: String, CodingKey {
+            case id, version, source, served
+            case contentHash = "content_hash"
+            case closedAt = "closed_at"
+        }
+        public init(id: String, version: Int, source: String, served: String, contentHash: String, closedAt: String?) {
+            self.id = id
+            self.version = version
+            self.source = source
+            self.served = served
+            self.contentHash = contentHash
+            self.closedAt = closedAt
+        }
+    }
+
+    public struct Student: Codable, Sendable, Equatable {
+        public var name: String
+        public var group: String?
+        /// The vaults' public signing keys registered to the student at the district.
+        public var deviceKeys: [String]
+        enum CodingKeys: String, CodingKey {
+            case name, group
+            case deviceKeys = "device_keys"
+        }
+        public init(name: String, group: String?, deviceKeys: [String]) {
+            self.name = name
+            self.group = group
+            self.deviceKeys = deviceKeys
+        }
+    }
+
+    public struct ExtraTime: Codable, Sendable, Equatable {
+        public var assessmentId: String
+        public var user: String
+        public var extraMinutes: Int
+        enum CodingKeys: String, CodingKey {
+            case user
+            case assessmentId = "assessment_id"
+            case extraMinutes = "extra_minutes"
+        }
+        public init(assessmentId: String, user: String, extraMinutes: Int) {
+            self.assessmentId = assessmentId
+            self.user = user
+            self.extraMinutes = extraMinutes
+        }
+    }
+
+    /// A student's draw of an assessment with pools or shuffling, as the district made it: the same questions in the
+    /// same order on the classroom's copy.
+    public struct PulledDraw: Codable, Sendable, Equatable {
+        public var assessmentId: String
+        public var user: String
+        public var seed: String
+        public var version: Int
+        public var draw: String
+        enum CodingKeys: String, CodingKey {
+            case user, seed, version, draw
+            case assessmentId = "assessment_id"
+        }
+        public init(assessmentId: String, user: String, seed: String, version: Int, draw: String) {
+            self.assessmentId = assessmentId
+            self.user = user
+            self.seed = seed
+            self.version = version
+            self.draw = draw
+        }
+    }
+
+    public var teacher: String
+    public var pulledAt: String
+    public var assessments: [PulledAssessment]
+    public var students: [Student]
+    public var extraTime: [ExtraTime]
+    public var draws: [PulledDraw]
+    enum CodingKeys: String, CodingKey {
+        case teacher, assessments, students, draws
+        case pulledAt = "pulled_at"
+        case extraTime = "extra_time"
+    }
+    public init(
+        teacher: String,
+        pulledAt: String,
+        assessments: [PulledAssessment],
+        students: [Student],
+        extraTime: [ExtraTime],
+        draws: [PulledDraw]
+    ) {
+        self.teacher = teacher
+        self.pulledAt = pulledAt
+        self.assessments = assessments
+        self.students = students
+        self.extraTime = extraTime
+        self.draws = draws
+    }
+}
+
+/// `POST /v1/classroom/push` (a teacher; gzip): what a classroom server holds, passed on as the students sent it.
+public struct ClassroomPushRequest: Codable, Sendable {
+    public enum Kind: String, Codable, Sendable { case answer, submission }
+
+    public struct Item: Codable, Sendable, Equatable {
+        /// The classroom's own number for the item (its outbox's order): the reply names it.
+        public var seq: Int
+        public var kind: Kind
+        public var user: String
+        /// The vault key that signed the item (for an answer; a submission names its own).
+        public var deviceKey: String?
+        /// The item's JSON as the student's vault sent it (a `ResponseItem` or a `SubmissionRequest`), signature
+        /// included.
+        public var body: String
+        enum CodingKeys: String, CodingKey {
+            case seq, kind, user, body
+            case deviceKey = "device_key"
+        }
+        public init(seq: Int, kind: Kind, user: String, deviceKey: String?, body: String) {
+            self.seq = seq
+            self.kind = kind
+            self.user = user
+            self.deviceKey = deviceKey
+            self.body = body
+        }
+    }
+
+    /// The classroom server's key fingerprint: the district names it in what it keeps ("held by classroom ...").
+    public var classroom: String
+    public var items: [Item]
+    public init(classroom: String, items: [Item]) {
+        self.classroom = classroom
+        self.items = items
+    }
+
+    /// At most this many items per request.
+    public static let maxItems = 500
+}
+
+public struct ClassroomPushResponse: Codable, Sendable {
+    public enum Outcome: String, Codable, Sendable {
+        /// The district holds it (now or already).
+        case stored
+        /// The district will never take it (a signature that does not verify, a student it does not know); `message`
+        /// says why. The classroom keeps it and names it in `classroom status`.
+        case refused
+        /// Not now (a hand-in whose answers have not all arrived): sent again with the next push.
+        case later
+    }
+
+    public struct Result: Codable, Sendable, Equatable {
+        public var seq: Int
+        public var outcome: Outcome
+        public var message: String?
+        /// A hand-in's receipt from the district.
+        public var receipt: SubmissionReceipt?
+        public init(seq: Int, outcome: Outcome, message: String? = nil, receipt: SubmissionReceipt? = nil) {
+            self.seq = seq
+            self.outcome = outcome
+            self.message = message
+            self.receipt = receipt
+        }
+    }
+
+    public var results: [Result]
+    public init(results: [Result]) { self.results = results }
+}

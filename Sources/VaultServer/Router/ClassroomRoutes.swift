@@ -1,0 +1,127 @@
+import Foundation
+import Hummingbird
+import VaultAPI
+import VaultCore
+
+/// The district's side of the second hop (issue 58): a teacher's classroom server pulls what the class needs and
+/// pushes what the students sent. The district takes an answer or a hand-in only when the student's own vault key,
+/// registered here, signed it: a classroom server cannot invent or change one.
+struct ClassroomRoutes<Storage: ServerStorage> {
+    let storage: Storage
+    let configuration: ServerConfiguration
+    let responses: ResponseRoutes<Storage>
+
+    func register(on group: RouterGroup<VaultRequestContext>) {
+        group.get("classroom/pull") { request, context in
+            try requireTeacher(context)
+            let user = try context.user ?? { throw APIError.unauthorized }()
+            let classGroup = request.uri.queryParameters.get("group").map { String($0) }
+            let pull = try await storage.classExport(teacher: user, admin: context.role == .admin, group: classGroup, now: configuration.now())
+            return try JSONBody.response(pull, request: request)
+        }
+        group.post("classroom/push") { request, context in
+            try requireTeacher(context)
+            let push = try await JSONBody.decode(ClassroomPushRequest.self, from: request, limit: configuration.maxRequestBytes)
+            guard push.items.count <= ClassroomPushRequest.maxItems else {
+                throw APIError(.contentTooLarge, code: .tooManyItems, message: "Send at most \(ClassroomPushRequest.maxItems) items per push.")
+            }
+            let results = try await take(push.items, context: context)
+            return try JSONBody.response(ClassroomPushResponse(results: results), request: request)
+        }
+    }
+
+    /// Each item in order; consecutive answers of one student go to the store as one batch.
+    func take(_ items: [ClassroomPushRequest.Item], context: VaultRequestContext) async throws -> [ClassroomPushResponse.Result] {
+        var results: [ClassroomPushResponse.Result] = []
+        var run: [(seq: Int, item: ResponseItem)] = []
+        var runUser = ""
+        var keys: [String: [String]] = [:]
+        func keysOf(_ user: String) async throws -> [String] {
+            if let known = keys[user] { return known }
+            let found = try await storage.user(named: user)?.role == .student ? try await storage.deviceKeys(user: user) : []
+            keys[user] = found
+            return found
+        }
+        func flush() async throws {
+            guard !run.isEmpty else { return }
+            let stored = try await storage.recordBatch(run.map(\.item), user: runUser, device: nil, now: configuration.now())
+            ServerMetrics.answers(stored)
+            for (entry, result) in zip(run, stored) {
+                switch result.status {
+                case .accepted, .duplicate, .superseded: results.append(.init(seq: entry.seq, outcome: .stored))
+                case .conflict, .gone, .rejected:
+                    results.append(.init(seq: entry.seq, outcome: .refused, message: result.message ?? Self.refusal(result.status)))
+                }
+            }
+            run = []
+        }
+        for entry in items {
+            switch entry.kind {
+            case .answer:
+                guard let item = try? JSONDecoder().decode(ResponseItem.self, from: Data(entry.body.utf8)),
+                    (try? Identifiers.check([item])) != nil
+                else {
+                    results.append(.init(seq: entry.seq, outcome: .refused, message: "This answer cannot be read."))
+                    continue
+                }
+                let known = try await keysOf(entry.user)
+                guard let key = entry.deviceKey, known.contains(key), VaultSignatures.isSigned(item, by: key) else {
+                    results.append(.init(seq: entry.seq, outcome: .refused, message: Self.notTheStudents(entry.user, known: !known.isEmpty)))
+                    continue
+                }
+                guard try await storage.mayAct(user: context.user, role: context.role, onAssessment: item.assessmentId) else {
+                    results.append(.init(seq: entry.seq, outcome: .refused, message: "There is no assessment \(item.assessmentId) of yours."))
+                    continue
+                }
+                if runUser != entry.user { try await flush() }
+                runUser = entry.user
+                run.append((entry.seq, item))
+            case .submission:
+                try await flush()
+                results.append(try await takeSubmission(entry, keys: try await keysOf(entry.user), context: context))
+            }
+        }
+        try await flush()
+        return results
+    }
+
+    private func takeSubmission(
+        _ entry: ClassroomPushRequest.Item,
+        keys: [String],
+        context: VaultRequestContext
+    ) async throws
+        -> ClassroomPushResponse.Result
+    {
+        guard let submission = try? JSONDecoder().decode(SubmissionRequest.self, from: Data(entry.body.utf8)),
+            (try? Identifiers.check(submission)) != nil
+        else { return .init(seq: entry.seq, outcome: .refused, message: "This hand-in cannot be read.") }
+        guard let key = submission.deviceKey, keys.contains(key), VaultSignatures.isSigned(submission) else {
+            return .init(seq: entry.seq, outcome: .refused, message: Self.notTheStudents(entry.user, known: !keys.isEmpty))
+        }
+        guard try await storage.mayAct(user: context.user, role: context.role, onAssessment: submission.assessmentId) else {
+            return .init(seq: entry.seq, outcome: .refused, message: "There is no assessment \(submission.assessmentId) of yours.")
+        }
+        do {
+            let (receipt, _) = try await responses.intake(submission, user: entry.user)
+            return .init(seq: entry.seq, outcome: .stored, receipt: receipt)
+        } catch let error as APIError where error.code == .responsesMissing {
+            return .init(seq: entry.seq, outcome: .later, message: error.message)
+        } catch let error as APIError {
+            return .init(seq: entry.seq, outcome: .refused, message: error.message)
+        }
+    }
+
+    static func notTheStudents(_ user: String, known: Bool) -> String {
+        known
+            ? "Not signed by a vault of \(user)'s: it was changed after the student sent it, or made by someone else."
+            : "\(user) has no vault registered at the district: nothing of theirs can be taken from a classroom."
+    }
+
+    static func refusal(_ status: ItemStatus) -> String {
+        switch status {
+        case .conflict: "The assessment changed at the district since the classroom pulled it."
+        case .gone: "The assessment is no longer available at the district."
+        default: "The district refused this answer."
+        }
+    }
+}

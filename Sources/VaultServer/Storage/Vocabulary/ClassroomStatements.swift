@@ -1,0 +1,469 @@
+import Foundation
+import VaultAPI
+import VaultCore
+import VaultRules
+
+/// A classroom server's tie to its district (issue 58): where the district is, whose class this is, the district's
+/// key as pinned at `classroom init`, and when the classroom last reached it.
+public struct ClassroomLink: Sendable, Equatable {
+    public var upstream: String
+    public var teacher: String
+    public var districtKey: ServerKeyResponse
+    public var pulledAt: Date?
+    public var pushedAt: Date?
+
+    public init(upstream: String, teacher: String, districtKey: ServerKeyResponse, pulledAt: Date? = nil, pushedAt: Date? = nil) {
+        self.upstream = upstream
+        self.teacher = teacher
+        self.districtKey = districtKey
+        self.pulledAt = pulledAt
+        self.pushedAt = pushedAt
+    }
+}
+
+/// Where an item kept for the district stands.
+public enum UpstreamState: String, Sendable, CaseIterable {
+    /// Not yet confirmed by the district.
+    case waiting
+    /// The district holds it.
+    case stored
+    /// The district will never take it (its sentence kept).
+    case refused
+}
+
+/// What a classroom server keeps to pass on: one answer or one hand-in as the student's vault sent it.
+public struct UpstreamItem: Sendable, Equatable {
+    public var seq: Int
+    public var kind: ClassroomPushRequest.Kind
+    public var itemID: String
+    public var user: String
+    public var deviceKey: String?
+    public var body: String
+    public var state: UpstreamState
+    public var message: String?
+
+    public init(
+        seq: Int = 0,
+        kind: ClassroomPushRequest.Kind,
+        itemID: String,
+        user: String,
+        deviceKey: String?,
+        body: String,
+        state: UpstreamState = .waiting,
+        message: String? = nil
+    ) {
+        self.seq = seq
+        self.kind = kind
+        self.itemID = itemID
+        self.user = user
+        self.deviceKey = deviceKey
+        self.body = body
+        self.state = state
+        self.message = message
+    }
+}
+
+/// What waits to go up and what the district refused.
+public struct UpstreamSummary: Sendable, Equatable {
+    public var waitingAnswers = 0
+    public var waitingHandIns = 0
+    public var storedAnswers = 0
+    public var storedHandIns = 0
+    public var refused: [UpstreamItem] = []
+    public init() {}
+}
+
+/// A classroom server's store: its link, the outbox to the district, and the class as pulled. The district's side
+/// (what a pull carries) is read here too, on either engine.
+public protocol ClassroomStore: Sendable {
+    func classroomLink() async throws -> ClassroomLink?
+    func setClassroomLink(_ link: ClassroomLink) async throws
+    func notePulled(at: Date) async throws
+    func notePushed(at: Date) async throws
+    /// Keeps items for the district: an answer once (its id), a hand-in as last sent (a changed one waits again).
+    func keepForUpstream(_ items: [UpstreamItem], now: Date) async throws
+    /// Items not yet confirmed, oldest first.
+    func upstreamWaiting(limit: Int) async throws -> [UpstreamItem]
+    /// The district's word on items: stored or refused (`later` leaves an item waiting).
+    func settleUpstream(_ results: [ClassroomPushResponse.Result], now: Date) async throws
+    func upstreamSummary() async throws -> UpstreamSummary
+    /// Takes in a pull, in one transaction: versions by the district's numbers, students with their keys and no
+    /// password, extra time and draws.
+    func importClass(_ pull: ClassroomPull, now: Date) async throws
+    /// The district's side: what a classroom of `teacher` needs (students of `group`, or every student).
+    func classExport(teacher: String, admin: Bool, group: String?, now: Date) async throws -> ClassroomPull
+}
+
+/// `classroom_link` and `classroom_outbox`.
+enum ClassroomStatements {
+    static let outboxColumns = ["seq", "kind", "item_id", "user_name", "device_key", "body", "state", "message"]
+
+    static func outboxItem(_ row: any StoredRow) throws -> UpstreamItem {
+        guard let kind = ClassroomPushRequest.Kind(rawValue: try row.string("kind")),
+            let state = UpstreamState(rawValue: try row.string("state"))
+        else { throw StorageError.damaged("an item kept for the district cannot be read") }
+        return UpstreamItem(
+            seq: try row.int("seq"),
+            kind: kind,
+            itemID: try row.string("item_id"),
+            user: try row.string("user_name"),
+            deviceKey: try row.optionalString("device_key"),
+            body: try row.string("body"),
+            state: state,
+            message: try row.optionalString("message")
+        )
+    }
+
+    static func insert(_ item: UpstreamItem, at: Date, dialect: SQLDialect) -> SQLStatement {
+        SQLStatement(
+            dialect.insertIfAbsent(
+                into: "classroom_outbox",
+                columns: ["kind", "item_id", "user_name", "device_key", "body", "state", "kept_at"],
+                key: ["kind", "item_id"]
+            ),
+            [
+                .text(item.kind.rawValue), .text(item.itemID), .text(item.user), item.deviceKey.map(SQLValue.text) ?? .null, .text(item.body),
+                .text(UpstreamState.waiting.rawValue), .real(at.timeIntervalSince1970),
+            ]
+        )
+    }
+
+    static func kept(kind: ClassroomPushRequest.Kind, itemID: String) -> SQLStatement {
+        SQLStatement(
+            "SELECT body FROM classroom_outbox WHERE kind = ? AND item_id = ?",
+            [.text(kind.rawValue), .text(itemID)],
+            columns: ["body"]
+        )
+    }
+
+    static func drop(kind: ClassroomPushRequest.Kind, itemID: String) -> SQLStatement {
+        SQLStatement("DELETE FROM classroom_outbox WHERE kind = ? AND item_id = ?", [.text(kind.rawValue), .text(itemID)])
+    }
+
+    static let link = SQLStatement(
+        "SELECT upstream, teacher, district_key, pulled_at, pushed_at FROM classroom_link WHERE id = 1",
+        [],
+        columns: ["upstream", "teacher", "district_key", "pulled_at", "pushed_at"]
+    )
+}
+
+extension SharedStatements {
+    public func classroomLink() async throws -> ClassroomLink? {
+        try await row(ClassroomStatements.link) { row in
+            guard let key = try? JSONDecoder().decode(ServerKeyResponse.self, from: Data(try row.string("district_key").utf8)) else {
+                throw StorageError.damaged("the district's key kept at classroom init cannot be read")
+            }
+            return ClassroomLink(
+                upstream: try row.string("upstream"),
+                teacher: try row.string("teacher"),
+                districtKey: key,
+                pulledAt: try row.optionalDouble("pulled_at").map(Date.init(timeIntervalSince1970:)),
+                pushedAt: try row.optionalDouble("pushed_at").map(Date.init(timeIntervalSince1970:))
+            )
+        }
+    }
+
+    public func setClassroomLink(_ link: ClassroomLink) async throws {
+        let key = String(decoding: try CanonicalJSON.encode(link.districtKey), as: UTF8.self)
+        try await run(
+            SQLStatement(
+                dialect.upsert(into: "classroom_link", columns: ["id", "upstream", "teacher", "district_key"], key: ["id"]),
+                [.integer(1), .text(link.upstream), .text(link.teacher), .text(key)]
+            )
+        )
+    }
+
+    public func notePulled(at: Date) async throws {
+        try await run(SQLStatement("UPDATE classroom_link SET pulled_at = ? WHERE id = 1", [.real(at.timeIntervalSince1970)]))
+    }
+
+    public func notePushed(at: Date) async throws {
+        try await run(SQLStatement("UPDATE classroom_link SET pushed_at = ? WHERE id = 1", [.real(at.timeIntervalSince1970)]))
+    }
+
+    public func keepForUpstream(_ items: [UpstreamItem], now: Date) async throws {
+        let answers = items.filter { $0.kind == .answer }.map { ClassroomStatements.insert($0, at: now, dialect: dialect) }
+        if !answers.isEmpty { try await write(answers) }
+        for item in items where item.kind == .submission {
+            // A hand-in sent again as it was stays where it stands; a changed one (amended) waits again, after the
+            // answers that came with it.
+            let insert = ClassroomStatements.insert(item, at: now, dialect: dialect)
+            let drop = ClassroomStatements.drop(kind: item.kind, itemID: item.itemID)
+            _ = try await readThenWrite(
+                ClassroomStatements.kept(kind: item.kind, itemID: item.itemID),
+                { try $0.string("body") },
+                writes: { kept in
+                    switch kept.first {
+                    case nil: [insert]
+                    case item.body?: []
+                    default: [drop, insert]
+                    }
+                }
+            )
+        }
+    }
+
+    public func upstreamWaiting(limit: Int) async throws -> [UpstreamItem] {
+        try await rows(
+            SQLStatement(
+                "SELECT \(ClassroomStatements.outboxColumns.joined(separator: ", ")) FROM classroom_outbox WHERE state = ? ORDER BY seq LIMIT ?",
+                [.text(UpstreamState.waiting.rawValue), .integer(limit)],
+                columns: ClassroomStatements.outboxColumns
+            ),
+            ClassroomStatements.outboxItem
+        )
+    }
+
+    public func settleUpstream(_ results: [ClassroomPushResponse.Result], now: Date) async throws {
+        let writes: [SQLStatement] = results.compactMap { result in
+            let state: UpstreamState
+            switch result.outcome {
+            case .stored: state = .stored
+            case .refused: state = .refused
+            case .later: return nil
+            }
+            return SQLStatement(
+                "UPDATE classroom_outbox SET state = ?, message = ?, settled_at = ? WHERE seq = ? AND state = ?",
+                [
+                    .text(state.rawValue), result.message.map { SQLValue.text(String($0.prefix(500))) } ?? .null, .real(now.timeIntervalSince1970),
+                    .integer(result.seq), .text(UpstreamState.waiting.rawValue),
+                ]
+            )
+        }
+        if !writes.isEmpty { try await write(writes) }
+    }
+
+    public func upstreamSummary() async throws -> UpstreamSummary {
+        let counts = try await rows(
+            SQLStatement(
+                "SELECT kind, state, COUNT(*) AS n FROM classroom_outbox GROUP BY kind, state",
+                [],
+                columns: ["kind", "state", "n"]
+            )
+        ) { (try $0.string("kind"), try $0.string("state"), try $0.int("n")) }
+        var summary = UpstreamSummary()
+        for (kind, state, count) in counts {
+            switch (ClassroomPushRequest.Kind(rawValue: kind), UpstreamState(rawValue: state)) {
+            case (.answer, .waiting): summary.waitingAnswers += count
+            case (.submission, .waiting): summary.waitingHandIns += count
+            case (.answer, .stored): summary.storedAnswers += count
+            case (.submission, .stored): summary.storedHandIns += count
+            default: break
+            }
+        }
+        summary.refused = try await rows(
+            SQLStatement(
+                "SELECT \(ClassroomStatements.outboxColumns.joined(separator: ", ")) FROM classroom_outbox WHERE state = ? ORDER BY seq LIMIT 200",
+                [.text(UpstreamState.refused.rawValue)],
+                columns: ClassroomStatements.outboxColumns
+            ),
+            ClassroomStatements.outboxItem
+        )
+        return summary
+    }
+
+    // MARK: The class, pulled
+
+    public func importClass(_ pull: ClassroomPull, now: Date) async throws {
+        let at = SQLValue.real(now.timeIntervalSince1970)
+        var writes: [SQLStatement] = []
+        let heads = try await rows(SQLStatement("SELECT id, current_version FROM assessments", [], columns: ["id", "current_version"])) {
+            (try $0.string("id"), try $0.int("current_version"))
+        }
+        let known = Dictionary(heads, uniquingKeysWith: { first, _ in first })
+        let versions = Set(
+            try await rows(SQLStatement("SELECT id, version FROM assessment_versions", [], columns: ["id", "version"])) {
+                "\(try $0.string("id"))\n\(try $0.int("version"))"
+            }
+        )
+        for assessment in pull.assessments {
+            guard let source = Data(base64Encoded: assessment.source), let served = Data(base64Encoded: assessment.served) else {
+                throw StorageError.damaged("the district's copy of \(assessment.id) cannot be read")
+            }
+            let closed = assessment.closedAt.flatMap(Timestamp.date).map { SQLValue.real($0.timeIntervalSince1970) } ?? .null
+            if known[assessment.id] == nil {
+                writes.append(
+                    SQLStatement(
+                        "INSERT INTO assessments (id, current_version, deleted, updated_at, closed_at) VALUES (?, ?, {false}, ?, ?)",
+                        [.text(assessment.id), .integer(assessment.version), at, closed]
+                    )
+                )
+            } else {
+                writes.append(
+                    SQLStatement(
+                        "UPDATE assessments SET current_version = ?, deleted = {false}, updated_at = ?, closed_at = ? WHERE id = ?",
+                        [.integer(assessment.version), at, closed, .text(assessment.id)]
+                    )
+                )
+            }
+            if !versions.contains("\(assessment.id)\n\(assessment.version)") {
+                writes.append(
+                    SQLStatement(
+                        "INSERT INTO assessment_versions (id, version, source, served, content_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                        [.text(assessment.id), .integer(assessment.version), .blob(source), .blob(served), .text(assessment.contentHash), at]
+                    )
+                )
+            }
+        }
+        let people = Set(try await rows(SQLStatement("SELECT name FROM users", [], columns: ["name"])) { try $0.string("name") })
+        // The teacher and the students, with no password: nobody signs in to a classroom with one (a vault signs in
+        // with its key), and no password or hash ever leaves the district.
+        if !people.contains(pull.teacher) {
+            writes.append(
+                AccountStatements.createUser(UserRecord(name: pull.teacher, role: .teacher, passwordHash: "", salt: "", iterations: 0), now: now)
+            )
+        }
+        for assessment in pull.assessments {
+            writes.append(
+                SQLStatement(
+                    dialect.insertIfAbsent(
+                        into: "assessment_teachers",
+                        columns: ["assessment_id", "teacher", "owner"],
+                        key: ["assessment_id", "teacher"]
+                    ),
+                    [.text(assessment.id), .text(pull.teacher), .integer(1)]
+                )
+            )
+        }
+        for student in pull.students {
+            if people.contains(student.name) {
+                // A local account of the same name becomes the district's student: its password goes too.
+                writes.append(
+                    SQLStatement(
+                        "UPDATE users SET group_name = ?, password_hash = '', salt = '', iterations = 0 WHERE name = ?",
+                        [student.group.map(SQLValue.text) ?? .null, .text(student.name)]
+                    )
+                )
+            } else {
+                writes.append(
+                    AccountStatements.createUser(
+                        UserRecord(name: student.name, role: .student, passwordHash: "", salt: "", iterations: 0, group: student.group),
+                        now: now
+                    )
+                )
+            }
+            for key in student.deviceKeys {
+                writes.append(
+                    SQLStatement(
+                        dialect.insertIfAbsent(
+                            into: "device_keys",
+                            columns: ["user_name", "public_key", "fingerprint", "registered_at"],
+                            key: ["user_name", "public_key"]
+                        ),
+                        [.text(student.name), .text(key), .text(DeviceKey.fingerprint(publicKey: key)), at]
+                    )
+                )
+            }
+        }
+        for extra in pull.extraTime {
+            writes.append(
+                TeachingStatements.setAccommodation(
+                    assessmentID: extra.assessmentId,
+                    user: extra.user,
+                    extraMinutes: extra.extraMinutes,
+                    dialect: dialect
+                )
+            )
+        }
+        for draw in pull.draws {
+            writes.append(
+                SQLStatement(
+                    dialect.upsert(
+                        into: "draws",
+                        columns: ["assessment_id", "user_name", "seed", "version", "draw", "made_at"],
+                        key: ["assessment_id", "user_name"]
+                    ),
+                    [.text(draw.assessmentId), .text(draw.user), .integer(Int(draw.seed) ?? 0), .integer(draw.version), .text(draw.draw), at]
+                )
+            )
+        }
+        try await write(writes)
+    }
+
+    public func classExport(teacher: String, admin: Bool, group: String?, now: Date) async throws -> ClassroomPull {
+        let ids: [String] =
+            admin
+            ? try await rows(SQLStatement("SELECT id FROM assessments WHERE deleted = {false} ORDER BY id", [], columns: ["id"])) {
+                try $0.string("id")
+            }
+            : try await rows(
+                SQLStatement(
+                    """
+                    SELECT a.id FROM assessments a JOIN assessment_teachers t ON t.assessment_id = a.id
+                    WHERE t.teacher = ? AND a.deleted = {false} ORDER BY a.id
+                    """,
+                    [.text(teacher)],
+                    columns: ["id"]
+                )
+            ) { try $0.string("id") }
+        var assessments: [ClassroomPull.PulledAssessment] = []
+        var draws: [ClassroomPull.PulledDraw] = []
+        for id in ids {
+            let version = try await rows(
+                SQLStatement(
+                    """
+                    SELECT a.current_version, a.closed_at, v.source, v.served, v.content_hash FROM assessments a
+                    JOIN assessment_versions v ON v.id = a.id AND v.version = a.current_version WHERE a.id = ?
+                    """,
+                    [.text(id)],
+                    columns: ["current_version", "closed_at", "source", "served", "content_hash"]
+                )
+            ) { row in
+                ClassroomPull.PulledAssessment(
+                    id: id,
+                    version: try row.int("current_version"),
+                    source: try row.data("source").base64EncodedString(),
+                    served: try row.data("served").base64EncodedString(),
+                    contentHash: try row.string("content_hash"),
+                    closedAt: try row.optionalDouble("closed_at").map { Timestamp.string(Date(timeIntervalSince1970: $0)) }
+                )
+            }
+            assessments += version
+            draws += try await rows(DrawStatements.draws(assessmentID: id)) { row in
+                let stored = try DrawStatements.stored(row)
+                return ClassroomPull.PulledDraw(
+                    assessmentId: id,
+                    user: try row.string("user_name"),
+                    seed: String(stored.seed),
+                    version: stored.version,
+                    draw: try stored.drawText()
+                )
+            }
+        }
+        let scopes = ids + [AccommodationScope.everyAssessment]
+        let extra = try await rows(
+            SQLStatement(
+                "SELECT assessment_id, user_name, extra_minutes FROM accommodations",
+                [],
+                columns: ["assessment_id", "user_name", "extra_minutes"]
+            )
+        ) { row in
+            ClassroomPull.ExtraTime(
+                assessmentId: try row.string("assessment_id"),
+                user: try row.string("user_name"),
+                extraMinutes: try row.int("extra_minutes")
+            )
+        }.filter { scopes.contains($0.assessmentId) }
+        let students = try await rows(
+            SQLStatement(
+                "SELECT name, group_name FROM users WHERE role = 'student' AND admin = 0 AND disabled = {false}"
+                    + (group == nil ? "" : " AND group_name = ?") + " ORDER BY name",
+                group.map { [SQLValue.text($0)] } ?? [],
+                columns: ["name", "group_name"]
+            )
+        ) { (try $0.string("name"), try $0.optionalString("group_name")) }
+        let keys = try await rows(
+            SQLStatement("SELECT user_name, public_key FROM device_keys ORDER BY registered_at", [], columns: ["user_name", "public_key"])
+        ) { (try $0.string("user_name"), try $0.string("public_key")) }
+        let keysByUser = Dictionary(grouping: keys, by: \.0).mapValues { $0.map(\.1) }
+        let names = Set(students.map(\.0))
+        return ClassroomPull(
+            teacher: teacher,
+            pulledAt: Timestamp.string(now),
+            assessments: assessments,
+            students: students.map { ClassroomPull.Student(name: $0.0, group: $0.1, deviceKeys: keysByUser[$0.0] ?? []) },
+            extraTime: extra.filter { names.contains($0.user) },
+            draws: draws.filter { names.contains($0.user) }
+        )
+    }
+}

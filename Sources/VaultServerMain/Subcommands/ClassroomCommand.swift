@@ -1,0 +1,213 @@
+import ArgumentParser
+import Foundation
+import VaultAPI
+import VaultCore
+import VaultServer
+import VaultSync
+import VaultTerminal
+
+/// `vault-server classroom`: a server on the teacher's laptop that serves a class with no network and passes what the
+/// students sent on to the district (issue 58). No password is kept: the classroom signs in to the district with its
+/// own key, registered to the teacher at `init`.
+struct ClassroomCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "classroom",
+        abstract: "A classroom server: serve a class with no network, then pass everything on to the district.",
+        subcommands: [Init.self, Pull.self, Push.self, Status.self]
+    )
+
+    struct Init: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Link this server to the district as the teacher's classroom; the teacher's password is read from the first line of stdin.",
+            discussion: """
+                The password signs in once, to register this server's own key to the teacher at the district; it is never \
+                stored. Then `vault-server classroom pull` fetches the class and `vault-server serve` serves it.
+                """
+        )
+        @OptionGroup var options: DataOptions
+        @Option(help: "The district's server (http://HOST:PORT).") var upstream: String
+        @Option(help: "The teacher's account at the district.") var teacher: String
+
+        func run() async throws {
+            guard let password = readPasswordLine(), !password.isEmpty else {
+                throw ValidationError("Give the teacher's password on the first line of standard input.")
+            }
+            let storage = try await options.storage()
+            let identity = try await ReceiptIssuer(storage: storage).identity()
+            let transport = AsyncHTTPTransport(baseURL: upstream)
+            defer { Task { await transport.shutdown() } }
+            var client = ServerClient(transport: transport)
+            do {
+                let districtKey = try await client.serverKey()
+                _ = try ServerPublicKey(districtKey)
+                client.token = try await client.signIn(user: teacher, password: password).token
+                _ = try await client.registerDeviceKey(identity.publicKey.response.signingKey)
+                try? await client.signOut()
+                try await storage.setClassroomLink(ClassroomLink(upstream: transport.baseURL, teacher: teacher, districtKey: districtKey))
+                TerminalText.line(
+                    "This server is \(teacher)'s classroom of the district at \(transport.baseURL) (district key \(districtKey.fingerprint))."
+                )
+                TerminalText.line("Next: `vault-server classroom pull`, then `vault-server serve --host 0.0.0.0`.")
+            } catch let error as ServerError {
+                throw ClassroomCommand.fail(error)
+            } catch is ReceiptError {
+                throw ClassroomCommand.fail(.badResponse("the district's key is not valid"))
+            }
+        }
+    }
+
+    struct Pull: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Fetch from the district what the class needs: the teacher's assessments, the students and their vault keys, extra time, draws."
+        )
+        @OptionGroup var options: DataOptions
+        @Option(help: "Only the students of this group (7b); every student of the district otherwise.") var group: String?
+
+        func run() async throws {
+            let storage = try await options.storage()
+            try await ClassroomCommand.withDistrict(storage) { client, _ in
+                let pull = try await client.classroomPull(group: group)
+                try await storage.importClass(pull, now: Date())
+                try await storage.notePulled(at: Date())
+                let keyed = pull.students.count { !$0.deviceKeys.isEmpty }
+                TerminalText.line(
+                    "Pulled \(pull.assessments.count) assessments and \(pull.students.count) students (\(keyed) with a vault key) from the district."
+                )
+            }
+        }
+    }
+
+    struct Push: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Send the district every answer and hand-in the class sent here, exactly once; run again to go on after a cut."
+        )
+        @OptionGroup var options: DataOptions
+        @Option(help: "Items per request.") var chunk = 200
+
+        func run() async throws {
+            guard (1...ClassroomPushRequest.maxItems).contains(chunk) else {
+                throw ValidationError("A chunk is 1 to \(ClassroomPushRequest.maxItems) items.")
+            }
+            let storage = try await options.storage()
+            let classroom = try await ReceiptIssuer(storage: storage).identity().publicKey.fingerprint
+            try await ClassroomCommand.withDistrict(storage) { client, retry in
+                var stored = 0
+                var refused = 0
+                var skipped: Set<Int> = []
+                while true {
+                    let waiting = try await storage.upstreamWaiting(limit: chunk + skipped.count).filter { !skipped.contains($0.seq) }.prefix(chunk)
+                    guard !waiting.isEmpty else { break }
+                    let push = ClassroomPushRequest(
+                        classroom: classroom,
+                        items: waiting.map { .init(seq: $0.seq, kind: $0.kind, user: $0.user, deviceKey: $0.deviceKey, body: $0.body) }
+                    )
+                    let results = try await retry.run { try await client.classroomPush(push) }
+                    try await storage.settleUpstream(results, now: Date())
+                    stored += results.count { $0.outcome == .stored }
+                    refused += results.count { $0.outcome == .refused }
+                    // A hand-in told "later" waits for the next push; this one goes on with the rest.
+                    skipped.formUnion(results.filter { $0.outcome == .later }.map(\.seq))
+                    skipped.formUnion(Set(push.items.map(\.seq)).subtracting(results.map(\.seq)))
+                }
+                try await storage.notePushed(at: Date())
+                var line = "The district holds \(stored) more items."
+                if refused > 0 { line += " It refused \(refused): `vault-server classroom status` names them." }
+                if !skipped.isEmpty { line += " \(skipped.count) wait for the next push." }
+                TerminalText.line(line)
+            }
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "What waits to go up to the district, what it refused, and when it was last reached."
+        )
+        @OptionGroup var options: DataOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let storage = try await options.storage()
+            guard let link = try await storage.classroomLink() else {
+                throw ValidationError("This server is not a classroom: `vault-server classroom init --upstream URL --teacher NAME` makes it one.")
+            }
+            let summary = try await storage.upstreamSummary()
+            if json {
+                let refused: [JSONValue] = summary.refused.map {
+                    .object([
+                        "kind": .string($0.kind.rawValue), "id": .string($0.itemID), "user": .string($0.user), "message": .string($0.message ?? ""),
+                    ])
+                }
+                let value: JSONValue = .object([
+                    "upstream": .string(link.upstream), "teacher": .string(link.teacher), "district_key": .string(link.districtKey.fingerprint),
+                    "pulled_at": link.pulledAt.map { .string(Timestamp.string($0)) } ?? .null,
+                    "pushed_at": link.pushedAt.map { .string(Timestamp.string($0)) } ?? .null,
+                    "waiting_answers": .number(Double(summary.waitingAnswers)), "waiting_hand_ins": .number(Double(summary.waitingHandIns)),
+                    "stored_answers": .number(Double(summary.storedAnswers)), "stored_hand_ins": .number(Double(summary.storedHandIns)),
+                    "refused": .array(refused),
+                ])
+                print(try CanonicalJSON.text(value))
+                return
+            }
+            func when(_ date: Date?) -> String { date.map(Timestamp.readable) ?? "never" }
+            TerminalText.line("\(link.teacher)'s classroom of the district at \(link.upstream) (district key \(link.districtKey.fingerprint)).")
+            TerminalText.line("Last pulled: \(when(link.pulledAt)). Last pushed: \(when(link.pushedAt)).")
+            TerminalText.line("Waiting to go up: \(summary.waitingAnswers) answers, \(summary.waitingHandIns) hand-ins.")
+            TerminalText.line("Held by the district: \(summary.storedAnswers) answers, \(summary.storedHandIns) hand-ins.")
+            if !summary.refused.isEmpty {
+                TerminalText.line("Refused by the district (\(summary.refused.count)):")
+                for item in summary.refused {
+                    TerminalText.line("  \(item.user), \(item.kind == .answer ? "answer" : "hand-in") \(item.itemID): \(item.message ?? "")")
+                }
+            }
+        }
+    }
+
+    /// Signs in to the district with this server's own key (no password), checks the district's key is the one
+    /// pinned at init, runs `body`, and signs out.
+    static func withDistrict(_ storage: some ServerStorage, _ body: (ServerClient, RequestRetry) async throws -> Void) async throws {
+        guard let link = try await storage.classroomLink() else {
+            throw ValidationError("This server is not a classroom: `vault-server classroom init --upstream URL --teacher NAME` makes it one.")
+        }
+        let identity = try await ReceiptIssuer(storage: storage).identity()
+        let transport = AsyncHTTPTransport(baseURL: link.upstream)
+        var client = ServerClient(transport: transport)
+        let retry = RequestRetry(tries: 6, longestWait: .seconds(8), deadline: .seconds(60))
+        do {
+            let key = try await retry.run { try await client.serverKey() }
+            guard key == link.districtKey else {
+                throw ServerError.badResponse("the district's key is not the one kept at `classroom init` (\(link.districtKey.fingerprint))")
+            }
+            client.token = try await retry.run { [client] in
+                try await client.signIn(user: link.teacher, serverFingerprint: key.fingerprint, deviceKey: identity.publicKey.response.signingKey) {
+                    try identity.signature(for: $0).base64EncodedString()
+                }
+            }.token
+            try await body(client, retry)
+            try? await client.signOut()
+            await transport.shutdown()
+        } catch let error as ServerError {
+            await transport.shutdown()
+            throw fail(error)
+        } catch {
+            await transport.shutdown()
+            throw error
+        }
+    }
+
+    /// The district's trouble in a sentence on stderr, exit 69 when it cannot be reached (what waits stays).
+    static func fail(_ error: ServerError) -> ExitCode {
+        switch error {
+        case .offline, .degraded, .serverFailure, .rateLimited:
+            TerminalText.errorLine("Error: The district cannot be reached now; nothing was lost. Run this again when it can.")
+            return ExitCode(69)
+        case .badCredentials:
+            TerminalText.errorLine(
+                "Error: The district did not take the sign-in: check the teacher's name and password, or run `classroom init` again."
+            )
+            return ExitCode(77)
+        default:
+            TerminalText.errorLine("Error: \(error.localizedDescription)")
+            return ExitCode(76)
+        }
+    }
+}

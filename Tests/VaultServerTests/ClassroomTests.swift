@@ -1,0 +1,231 @@
+import Foundation
+import HTTPTypes
+import Testing
+import VaultAPI
+import VaultCore
+import VaultServer
+import VaultTestSupport
+
+/// The second hop (issue 58), through both routers in one process: a district (either store) and a classroom server
+/// (SQLite) that pulled from it. The district takes from the classroom only what the student's own vault key signed.
+struct ClassroomTests {
+    /// Answers to the quiz, each signed by `key` as a vault signs them when they go.
+    static func signedAnswers(_ served: Assessment, key: DeviceKey, attempt: String = "attempt-1") throws -> [ResponseItem] {
+        let answers: [(String, JSONValue)] = [
+            ("q1", .string("b")), ("q2", .array([.string("a"), .string("c")])), ("q3", .bool(true)), ("q4", .number(3.14)),
+            ("q5", .string("coefficient")), ("q6", .string("Add 3 to both sides.\nThen divide by 4: x = 3.")),
+        ]
+        return try answers.map { question, answer in
+            var item = Fixtures.item(served, question: question, answer: answer, attempt: attempt)
+            item.signature = try key.signature(for: AnswerSignature.statement(item))
+            return item
+        }
+    }
+
+    static func signedSubmission(_ items: [ResponseItem], key: DeviceKey, attempt: String = "attempt-1") throws -> SubmissionRequest {
+        var request = SubmissionRequest(
+            attemptId: attempt,
+            assessmentId: "quiz-1",
+            assessmentVersion: 1,
+            submittedAt: "2026-11-20T10:10:00.000Z",
+            responseIds: items.map(\.id)
+        ).listing(items)
+        request.deviceKey = key.publicKey
+        request.signature = try key.signature(for: request.signedStatement())
+        return request
+    }
+
+    /// A district with the quiz published by its teacher and `student`'s vault key registered; a classroom server
+    /// that pulled it; the student signed in to the classroom with that key (no password).
+    struct Setup {
+        let district: ServerHarness
+        let classroom: ServerHarness
+        let key = DeviceKey()
+    }
+
+    static func setUp(_ backend: Backend) async throws -> Setup {
+        let district = try await ServerHarness(backend)
+        var classroom = try await ServerHarness(.sqlite)
+        classroom.configuration.classroom = true
+        return Setup(district: district, classroom: classroom)
+    }
+
+    /// What `classroom push` sends, made from the classroom's outbox (`change` may alter a body on the way).
+    static func push(
+        _ classroom: ServerHarness,
+        to district: APIClient,
+        token: String,
+        change: (inout ClassroomPushRequest.Item) -> Void = { _ in }
+    )
+        async throws -> [ClassroomPushResponse.Result]
+    {
+        let waiting = try await classroom.storage.upstreamWaiting(limit: 500)
+        var items = waiting.map { ClassroomPushRequest.Item(seq: $0.seq, kind: $0.kind, user: $0.user, deviceKey: $0.deviceKey, body: $0.body) }
+        for index in items.indices { change(&items[index]) }
+        let reply = try await district.send(.post, APIPath.classroomPush, token: token, json: ClassroomPushRequest(classroom: "test", items: items))
+        #expect(reply.status == .ok, "\(reply.text)")
+        let results = try reply.decode(ClassroomPushResponse.self).results
+        try await classroom.storage.settleUpstream(results, now: Date())
+        return results
+    }
+
+    /// Runs `body` with the district and the classroom routers, the class pulled and the student signed in to the
+    /// classroom by their vault key.
+    static func withClass(
+        _ setup: Setup,
+        _ body:
+            @Sendable (_ district: APIClient, _ teacher: String, _ classroom: APIClient, _ student: String, _ served: Assessment) async throws ->
+            Void
+    ) async throws {
+        try await setup.district.test { district in
+            let teacher = try await district.token("teacher")
+            #expect(try await district.publish(Fixtures.quiz(), teacher: teacher).status == .created)
+            let password = try await district.token("student")
+            #expect(
+                try await district.send(.post, APIPath.deviceKeys, token: password, json: DeviceKeyRequest(publicKey: setup.key.publicKey)).status
+                    == .created
+            )
+            // A student must not pull a class.
+            #expect(try await district.send(.get, APIPath.classroomPull, token: password).status == .forbidden)
+            let pull = try await district.send(.get, APIPath.classroomPull, token: teacher).decode(ClassroomPull.self)
+            try await setup.classroom.storage.importClass(pull, now: Date())
+            try await setup.classroom.test { classroom in
+                let fingerprint = try await classroom.send(.get, APIPath.serverKey).decode(ServerKeyResponse.self).fingerprint
+                let signIn = try await DeviceSignInTests.signed(classroom, user: "student", key: setup.key, fingerprint: fingerprint)
+                let reply = try await classroom.send(.post, APIPath.deviceToken, json: signIn)
+                #expect(reply.status == .ok, "\(reply.text)")
+                let student = try reply.decode(TokenResponse.self).token
+                let served = try await classroom.served("quiz-1", token: student)
+                try await body(district, teacher, classroom, student, served)
+            }
+        }
+    }
+
+    @Test(
+        "a classroom pulls the class with no password or hash, serves the district's version byte for byte, and passes every signed answer and hand-in on exactly once, pushed twice",
+        arguments: Backend.all
+    )
+    func pullServeAndPushTwice(backend: Backend) async throws {
+        let setup = try await Self.setUp(backend)
+        try await Self.withClass(setup) { district, teacher, classroom, student, served in
+            // The class as pulled: the students with no password (nobody signs in to a classroom with one), the
+            // district's version and content hash.
+            let pulled = try #require(try await setup.classroom.storage.user(named: "student"))
+            #expect(pulled.passwordHash.isEmpty && pulled.salt.isEmpty)
+            #expect(
+                try await classroom.send(.post, APIPath.token, json: TokenRequest(user: "student", password: "student-pw")).status == .unauthorized
+            )
+            let districtServed = try #require(try await setup.district.storage.served(id: "quiz-1"))
+            let classroomServed = try #require(try await setup.classroom.storage.served(id: "quiz-1"))
+            #expect(districtServed.bytes == classroomServed.bytes && districtServed.contentHash == classroomServed.contentHash)
+
+            let items = try Self.signedAnswers(served, key: setup.key)
+            let batch = try await classroom.send(
+                .post,
+                APIPath.batch,
+                token: student,
+                json: BatchRequest(responses: items, deviceKey: setup.key.publicKey)
+            )
+            #expect(try batch.decode(BatchResponse.self).results.allSatisfy { $0.status == .accepted })
+            let submission = try Self.signedSubmission(items, key: setup.key)
+            #expect(try await classroom.send(.post, APIPath.submissions, token: student, json: submission).status == .created)
+            var summary = try await setup.classroom.storage.upstreamSummary()
+            #expect(summary.waitingAnswers == 6 && summary.waitingHandIns == 1)
+
+            let first = try await Self.push(setup.classroom, to: district, token: teacher)
+            #expect(first.count == 7 && first.allSatisfy { $0.outcome == .stored }, "\(first)")
+            // The district's receipt verifies against the district's key, and names the student's answers.
+            let receipt = try #require(first.compactMap(\.receipt).first?.signed)
+            let districtKey = try ServerPublicKey(try await district.send(.get, APIPath.serverKey).decode(ServerKeyResponse.self))
+            let statement = try districtKey.verify(receipt)
+            #expect(statement.user == "student" && Set(statement.responses.map(\.responseId)) == Set(items.map(\.id)))
+
+            // Pushed again (a cut link before the classroom noted the district's word): the same once.
+            try await setup.classroom.storage.keepForUpstream(
+                [
+                    UpstreamItem(
+                        kind: .answer,
+                        itemID: "again",
+                        user: "student",
+                        deviceKey: setup.key.publicKey,
+                        body: String(decoding: try CanonicalJSON.encode(items[0]), as: UTF8.self)
+                    )
+                ],
+                now: Date()
+            )
+            let again = try await Self.push(setup.classroom, to: district, token: teacher)
+            #expect(again.count == 1 && again[0].outcome == .stored)
+            let received = try #require(try await setup.district.storage.received(assessmentID: "quiz-1"))
+            #expect(received.responses.count == 6 && received.submissions.count == 1)
+            summary = try await setup.classroom.storage.upstreamSummary()
+            #expect(summary.waitingAnswers == 0 && summary.storedAnswers == 7 && summary.storedHandIns == 1 && summary.refused.isEmpty)
+        }
+    }
+
+    @Test(
+        "an answer changed by the classroom, one signed by a key the district does not know, and an unsigned one are refused by the district and named; every other answer is stored",
+        arguments: Backend.all
+    )
+    func changedAnswerRefused(backend: Backend) async throws {
+        let setup = try await Self.setUp(backend)
+        try await Self.withClass(setup) { district, teacher, classroom, student, served in
+            let items = try Self.signedAnswers(served, key: setup.key)
+            let batch = try await classroom.send(
+                .post,
+                APIPath.batch,
+                token: student,
+                json: BatchRequest(responses: items, deviceKey: setup.key.publicKey)
+            )
+            #expect(batch.status == .ok)
+            // A signature that does not match what arrived is refused by the classroom itself, nothing stored.
+            var forged = Fixtures.item(served, question: "q5", answer: .string("forged"), attempt: "attempt-2")
+            forged.signature = items[4].signature
+            let refusedHere = try await classroom.send(
+                .post,
+                APIPath.batch,
+                token: student,
+                json: BatchRequest(responses: [forged], deviceKey: setup.key.publicKey)
+            )
+            #expect(try refusedHere.decode(BatchResponse.self).results.map(\.status) == [.rejected])
+            // Another vault of someone unknown to the district, and an answer with no signature (an older vault).
+            let stranger = DeviceKey()
+            var unsigned = Fixtures.item(served, question: "q1", answer: .string("a"), attempt: "attempt-3")
+            unsigned.signature = nil
+            try await setup.classroom.storage.keepForUpstream(
+                [
+                    UpstreamItem(
+                        kind: .answer,
+                        itemID: "stranger",
+                        user: "student2",
+                        deviceKey: stranger.publicKey,
+                        body: String(
+                            decoding: try CanonicalJSON.encode(try Self.signedAnswers(served, key: stranger, attempt: "attempt-9")[0]),
+                            as: UTF8.self
+                        )
+                    ),
+                    UpstreamItem(
+                        kind: .answer,
+                        itemID: unsigned.id,
+                        user: "student",
+                        deviceKey: setup.key.publicKey,
+                        body: String(decoding: try CanonicalJSON.encode(unsigned), as: UTF8.self)
+                    ),
+                ],
+                now: Date()
+            )
+            // The classroom changes the essay on its way up.
+            let essay = items[5].id
+            let results = try await Self.push(setup.classroom, to: district, token: teacher) { item in
+                if item.body.contains(essay) { item.body = item.body.replacingOccurrences(of: "x = 3.", with: "x = 4.") }
+            }
+            #expect(results.count { $0.outcome == .stored } == 5)
+            let summary = try await setup.classroom.storage.upstreamSummary()
+            #expect(Set(summary.refused.map(\.itemID)) == [essay, "stranger", unsigned.id])
+            #expect(summary.refused.allSatisfy { !($0.message ?? "").isEmpty })
+            #expect(summary.refused.first { $0.itemID == "stranger" }?.message?.contains("no vault registered") == true)
+            let received = try #require(try await setup.district.storage.received(assessmentID: "quiz-1"))
+            #expect(Set(received.responses.map(\.id)) == Set(items.dropLast().map(\.id)))
+            #expect(!received.responses.contains { $0.id == essay })
+        }
+    }
+}
