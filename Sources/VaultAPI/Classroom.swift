@@ -189,9 +189,12 @@ public struct ClassroomPushRequest: Codable, Sendable {
     /// The classroom server's key fingerprint: the district names it in what it keeps ("held by classroom ...").
     public var classroom: String
     public var items: [Item]
-    public init(classroom: String, items: [Item]) {
+    /// Vault keys the classroom enrolled with a class code, for the users of these items.
+    public var vouched: [Vouch]?
+    public init(classroom: String, items: [Item], vouched: [Vouch]? = nil) {
         self.classroom = classroom
         self.items = items
+        self.vouched = vouched
     }
 
     /// At most this many items per request.
@@ -225,4 +228,85 @@ public struct ClassroomPushResponse: Codable, Sendable {
 
     public var results: [Result]
     public init(results: [Result]) { self.results = results }
+}
+
+/// `GET /v1/classroom/receipts` (a student, from a classroom server): the district's receipts for the student's
+/// hand-ins the classroom passed on, with the district's key and the classroom's fingerprint ("held by classroom K,
+/// confirmed by the district").
+public struct ClassroomConfirmations: Codable, Sendable, Equatable {
+    public var classroom: String
+    public var districtKey: ServerKeyResponse
+    public var receipts: [SubmissionReceipt]
+    enum CodingKeys: String, CodingKey {
+        case classroom, receipts
+        case districtKey = "district_key"
+    }
+    public init(classroom: String, districtKey: ServerKeyResponse, receipts: [SubmissionReceipt]) {
+        self.classroom = classroom
+        self.districtKey = districtKey
+        self.receipts = receipts
+    }
+}
+
+/// `POST /v1/auth/enrol` (issue 58): a vault that never had a network signs in to a classroom server for the first
+/// time with a one-time class code from the teacher; its key is registered to the student, and the classroom vouches
+/// for it to the district. The code never goes on a command line (the vault reads it as it reads a password).
+public struct ClassEnrolRequest: Codable, Sendable {
+    public var user: String
+    public var code: String
+    public var deviceKey: String
+    /// The vault key's signature over `ClassCode.statement` (the key is the vault's own).
+    public var signature: String
+    enum CodingKeys: String, CodingKey {
+        case user, code, signature
+        case deviceKey = "device_key"
+    }
+    public init(user: String, code: String, deviceKey: String, signature: String) {
+        self.user = user
+        self.code = code
+        self.deviceKey = deviceKey
+        self.signature = signature
+    }
+}
+
+/// One-time class codes: 12 letters and digits a person reads out (no 0/O, 1/I/L), shown in groups of four.
+public enum ClassCode {
+    public static let format = "vault-class-enrol-v1"
+    static let alphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
+
+    /// A new code from 12 random bytes.
+    public static func make(random bytes: [UInt8]) -> String {
+        let letters = bytes.prefix(12).map { alphabet[Int($0) % alphabet.count] }
+        return stride(from: 0, to: letters.count, by: 4).map { String(letters[$0..<min($0 + 4, letters.count)]) }.joined(separator: "-")
+    }
+
+    /// The code as typed, in the one form it is kept by (capitals, no spaces or dashes).
+    public static func normalized(_ typed: String) -> String {
+        String(typed.uppercased().unicodeScalars.filter { !CharacterSet(charactersIn: " -").contains($0) })
+    }
+
+    /// What the vault's key signs to enrol: the format, the classroom's key fingerprint, the user and the code.
+    public static func statement(serverFingerprint: String, user: String, code: String) -> Data {
+        Data([format, serverFingerprint, user, normalized(code)].joined(separator: "\n").utf8)
+    }
+
+    /// The enrolment's scope as the store keeps it (beside the packages' per-assessment secrets).
+    public static let scope = "*class*"
+}
+
+extension ClassroomPushRequest {
+    /// A vault key the classroom registered with a class code: the district registers it to the student too (only
+    /// to a student with no key of their own yet), before it checks the items it signed.
+    public struct Vouch: Codable, Sendable, Equatable {
+        public var user: String
+        public var deviceKey: String
+        enum CodingKeys: String, CodingKey {
+            case user
+            case deviceKey = "device_key"
+        }
+        public init(user: String, deviceKey: String) {
+            self.user = user
+            self.deviceKey = deviceKey
+        }
+    }
 }

@@ -553,6 +553,8 @@ public enum APIPath {
     public static let serverStatus = "/v1/admin/status"
     public static let classroomPull = "/v1/classroom/pull"
     public static let classroomPush = "/v1/classroom/push"
+    public static let classroomReceipts = "/v1/classroom/receipts"
+    public static let enrol = "/v1/auth/enrol"
     public static func assessment(_ id: String) -> String { "/v1/assessments/\(id)" }
     public static func sealedKey(_ id: String) -> String { "/v1/assessments/\(id)/key" }
     public static func responses(_ id: String) -> String { "/v1/assessments/\(id)/responses" }

@@ -44,6 +44,7 @@ public func buildRouter<Storage: ServerStorage, C: Clock>(
     auth.registerAuthenticated(on: authenticated)
     let receipts = ReceiptIssuer(storage: storage)
     auth.registerDeviceSignIn(on: router, receipts: receipts)
+    auth.registerEnrolment(on: router, receipts: receipts)
     let sealed = SealedExams(storage: storage, receipts: receipts, iterations: configuration.sealIterations)
     AssessmentRoutes(storage: storage, configuration: configuration, sealed: sealed, receipts: receipts, draws: StudentDraws()).register(
         on: authenticated
@@ -53,7 +54,7 @@ public func buildRouter<Storage: ServerStorage, C: Clock>(
     }
     let responses = ResponseRoutes(storage: storage, configuration: configuration, receipts: receipts, activity: activity)
     responses.register(on: authenticated)
-    ClassroomRoutes(storage: storage, configuration: configuration, responses: responses).register(on: authenticated)
+    ClassroomRoutes(storage: storage, configuration: configuration, responses: responses, receipts: receipts).register(on: authenticated)
     return router
 }
 

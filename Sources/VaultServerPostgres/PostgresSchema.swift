@@ -352,6 +352,7 @@ enum PostgresSchema {
                 body TEXT NOT NULL,
                 state TEXT NOT NULL,
                 message TEXT,
+                receipt TEXT,
                 kept_at DOUBLE PRECISION NOT NULL,
                 settled_at DOUBLE PRECISION,
                 UNIQUE (kind, item_id)

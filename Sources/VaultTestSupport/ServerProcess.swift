@@ -22,7 +22,11 @@ public final class ServerProcess: @unchecked Sendable {
     /// More options for `serve` (`--log-format json`, ...).
     public let arguments: [String]
 
-    public init(verbose: Bool = false, database: String? = nil, arguments: [String] = []) throws {
+    /// Seeded with the demo accounts and samples (`serve --demo`); a classroom server starts empty.
+    public let demo: Bool
+
+    public init(verbose: Bool = false, database: String? = nil, arguments: [String] = [], demo: Bool = true) throws {
+        self.demo = demo
         self.verbose = verbose
         self.database = database
         self.arguments = arguments
@@ -37,8 +41,9 @@ public final class ServerProcess: @unchecked Sendable {
         let process = try Binaries.start(
             "vault-server",
             [
-                "serve", "--port", portArgument, "--port-file", portFile, "--demo", "--password-iterations", "1000", "--seal-iterations", "1000",
-            ] + (database.map { ["--database", $0] } ?? ["--data", dataDirectory]) + (verbose ? ["--verbose"] : []) + arguments
+                "serve", "--port", portArgument, "--port-file", portFile, "--password-iterations", "1000", "--seal-iterations", "1000",
+            ] + (demo ? ["--demo"] : []) + (database.map { ["--database", $0] } ?? ["--data", dataDirectory]) + (verbose ? ["--verbose"] : [])
+                + arguments
         )
         self.process = process
         // Up to 30 s: a loaded machine (the full suite beside it, PostgreSQL's migrations) can take more than 10.

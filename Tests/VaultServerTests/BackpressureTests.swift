@@ -131,6 +131,8 @@ struct SlowStorage: ServerStorage {
     func upstreamWaiting(limit: Int) async throws -> [UpstreamItem] { try await base.upstreamWaiting(limit: limit) }
     func settleUpstream(_ results: [ClassroomPushResponse.Result], now: Date) async throws { try await base.settleUpstream(results, now: now) }
     func upstreamSummary() async throws -> UpstreamSummary { try await base.upstreamSummary() }
+    func vouchedKeys(users: Set<String>) async throws -> [ClassroomPushRequest.Vouch] { try await base.vouchedKeys(users: users) }
+    func upstreamReceipts(user: String) async throws -> [SubmissionReceipt] { try await base.upstreamReceipts(user: user) }
     func importClass(_ pull: ClassroomPull, now: Date) async throws { try await base.importClass(pull, now: now) }
     func classExport(teacher: String, admin: Bool, group: String?, now: Date) async throws -> ClassroomPull {
         try await base.classExport(teacher: teacher, admin: admin, group: group, now: now)

@@ -23,6 +23,8 @@ struct Login: AsyncParsableCommand {
     var acceptNewServerKey = false
     @Flag(help: "Sign in with this vault's own key instead of a password (the key must be registered to you already).")
     var withVaultKey = false
+    @Flag(help: "Sign in to a classroom server for the first time with the one-time class code your teacher gave you (read like a password).")
+    var classCode = false
 
     func run() async throws {
         let context = CommandContext(globals)
@@ -32,6 +34,8 @@ struct Login: AsyncParsableCommand {
             throw ValidationError(tr("Give --server URL and --user NAME the first time."))
         }
         // With the vault's key, no password is asked for or sent: the server sends a challenge the key signs.
+        guard !(withVaultKey && classCode) else { throw ValidationError(tr("Give --with-vault-key or --class-code, not both.")) }
+        // A class code is read as a password is: never an argument.
         let password =
             withVaultKey
             ? nil
@@ -39,7 +43,7 @@ struct Login: AsyncParsableCommand {
                 fromStdin: serverPasswordStdin,
                 fileVariable: "VAULT_SERVER_PASSWORD_FILE",
                 environment: ProcessInfo.processInfo.environment,
-                prompt: tr("Server password for {user}:", ["user": user]) + " ",
+                prompt: (classCode ? tr("Class code for {user}:", ["user": user]) : tr("Server password for {user}:", ["user": user])) + " ",
                 confirm: false,
                 flag: "--server-password-stdin"
             )
@@ -77,6 +81,23 @@ struct Login: AsyncParsableCommand {
                             .notAllowed,
                             tr(
                                 "The server does not know this vault's key as {user}'s. Sign in once with your password (`vault login` without --with-vault-key); a vault that came by file is known after its first hand-in is imported.",
+                                ["user": user]
+                            )
+                        )
+                    }
+                }
+                if classCode {
+                    let code = password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+                    do {
+                        return try await session.client.enrol(user: user, code: code, serverFingerprint: key.fingerprint, deviceKey: device.publicKey)
+                        {
+                            try device.signature(for: $0)
+                        }
+                    } catch ServerError.badCredentials {
+                        throw VaultError(
+                            .notAllowed,
+                            tr(
+                                "This class code does not sign in {user} here: check your name and the code, or ask your teacher for a new one.",
                                 ["user": user]
                             )
                         )

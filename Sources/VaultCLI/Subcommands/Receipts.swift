@@ -30,7 +30,9 @@ struct Receipts: ParsableCommand {
 
         func run() throws {
             let context = CommandContext(globals)
-            let receipts = try context.openVault(credentials).receipts(matching: id)
+            let vault = try context.openVault(credentials)
+            let receipts = try vault.receipts(matching: id)
+            let confirmed = try vault.confirmations()
             var table = TextTable([tr("RECEIPT"), tr("ASSESSMENT"), tr("VERSION"), tr("HANDED IN"), tr("ANSWERS")], flexible: 1)
             for receipt in receipts {
                 let statement = receipt.statement
@@ -53,8 +55,22 @@ struct Receipts: ParsableCommand {
                         ["fingerprint": receipts[0].statement.keyFingerprint]
                     )
                 )
+                for receipt in receipts {
+                    guard let confirmation = confirmed[receipt.statement.attemptId] else { continue }
+                    let when = Timestamp.date(confirmation.confirmedAt).map { ReadableDate.relative($0) } ?? confirmation.confirmedAt
+                    context.console.line(
+                        tr(
+                            "{receipt}: held by classroom {classroom}, confirmed by the district ({district}) {when}.",
+                            [
+                                "receipt": receipt.statement.receiptId, "classroom": confirmation.classroom, "district": confirmation.district,
+                                "when": when,
+                            ]
+                        )
+                    )
+                }
             }
-            try context.console.emit(Kept(values: receipts.map(\.statement), damaged: receipts.damaged), as: "receipts")
+            let listed = receipts.values.map { ListedReceipt(statement: $0.statement, confirmedByDistrict: confirmed[$0.statement.attemptId]) }
+            try context.console.emit(Kept(values: listed, damaged: receipts.damaged), as: "receipts")
         }
     }
 
@@ -158,5 +174,20 @@ struct Receipts: ParsableCommand {
             )
             context.console.emit(["receipt_id": statement.receiptId, "attempt_id": statement.attemptId])
         }
+    }
+}
+
+/// A receipt as `vault receipts --json` lists it: its statement, and the district's confirmation when a classroom
+/// server held the hand-in (issue 58).
+struct ListedReceipt: Encodable {
+    let statement: ReceiptStatement
+    let confirmedByDistrict: Confirmation?
+
+    enum CodingKeys: String, CodingKey { case confirmedByDistrict = "confirmed_by_district" }
+
+    func encode(to encoder: any Encoder) throws {
+        try statement.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(confirmedByDistrict, forKey: .confirmedByDistrict)
     }
 }

@@ -40,6 +40,8 @@ public protocol ReceiptStore {
     /// Verifies a receipt against the pinned key and the attempt's answers here, then marks the attempt handed in.
     func acceptReceipt(_ receipt: SubmissionReceipt, attemptID: String, now: Date?) throws
     func hasReceipts() throws -> Bool
+    /// Keeps the district's receipts a classroom server passed back (issue 58); returns how many were new.
+    @discardableResult func acceptConfirmations(_ list: ClassroomConfirmations, now: Date?) throws -> Int
     /// Keeps released results; returns the released scores that changed.
     @discardableResult func saveResults(_ results: [AttemptResult], now: Date?) throws -> [ScoreChange]
 }

@@ -30,6 +30,7 @@ enum VaultSchema {
         migrator.register(16, version16)
         migrator.register(17, version17)
         migrator.register(18, rebuildingTables: MillisecondTimes.migrate)
+        migrator.register(19, version19)
         return migrator
     }
 
@@ -289,6 +290,19 @@ enum VaultSchema {
             name TEXT PRIMARY KEY NOT NULL,
             value INTEGER NOT NULL DEFAULT 0,
             sent INTEGER NOT NULL DEFAULT 0
+        );
+        """
+
+    /// A hand-in held by a classroom server and confirmed by the district (issue 58): the district's signed receipt,
+    /// the classroom that held it, and the district's key it verified against.
+    static let version19 = """
+        CREATE TABLE confirmations (
+            attempt_id TEXT PRIMARY KEY NOT NULL,
+            receipt_id TEXT NOT NULL,
+            classroom TEXT NOT NULL,
+            district_fingerprint TEXT NOT NULL,
+            signed TEXT NOT NULL,
+            confirmed_at INTEGER NOT NULL
         );
         """
 }

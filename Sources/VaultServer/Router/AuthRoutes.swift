@@ -77,6 +77,32 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         }
     }
 
+    /// A classroom's first sign-in of a vault that never had a network: a one-time class code (issue 58).
+    func registerEnrolment(on router: Router<VaultRequestContext>, receipts: ReceiptIssuer) {
+        router.post(RouterPath(APIPath.enrol)) { request, context in
+            let body = try await JSONBody.decode(ClassEnrolRequest.self, from: request, limit: 8 * 1024)
+            try Identifiers.check([body.user])
+            let fingerprint = try await receipts.identity().publicKey.fingerprint
+            switch try await signIn.enrolAttempt(
+                body,
+                serverFingerprint: fingerprint,
+                address: context.clientAddress,
+                lifetime: configuration.tokenLifetime
+            ) {
+            case .throttled(let wait): throw APIError.tooManySignIns(wait)
+            case .wrong, .notAllowed:
+                throw APIError(
+                    .unauthorized,
+                    code: .invalidCredentials,
+                    message: "This class code does not sign in that student: check the name and the code, or ask the teacher for a new one."
+                )
+            case .disabled: throw APIError.accountDisabled
+            case .signedIn(let user, let token, let expires):
+                return try JSONBody.response(TokenResponse(token: token, expiresAt: Timestamp.string(expires), role: user.role), request: request)
+            }
+        }
+    }
+
     func registerAuthenticated(on group: RouterGroup<VaultRequestContext>) {
         group.post("device-keys") { request, context in
             let user = try context.user ?? { throw APIError.unauthorized }()

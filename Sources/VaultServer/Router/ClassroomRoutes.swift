@@ -10,6 +10,7 @@ struct ClassroomRoutes<Storage: ServerStorage> {
     let storage: Storage
     let configuration: ServerConfiguration
     let responses: ResponseRoutes<Storage>
+    let receipts: ReceiptIssuer
 
     func register(on group: RouterGroup<VaultRequestContext>) {
         group.get("classroom/pull") { request, context in
@@ -19,14 +20,47 @@ struct ClassroomRoutes<Storage: ServerStorage> {
             let pull = try await storage.classExport(teacher: user, admin: context.role == .admin, group: classGroup, now: configuration.now())
             return try JSONBody.response(pull, request: request)
         }
+        // A classroom's students: the district's receipts for their hand-ins it passed on (404 on a server that is
+        // not a classroom).
+        group.get("classroom/receipts") { request, context in
+            let user = try context.user ?? { throw APIError.unauthorized }()
+            guard configuration.classroom, let link = try await storage.classroomLink() else {
+                throw APIError(.notFound, code: .notFound, message: "This server is not a classroom server.")
+            }
+            let confirmations = ClassroomConfirmations(
+                classroom: try await receipts.identity().publicKey.fingerprint,
+                districtKey: link.districtKey,
+                receipts: try await storage.upstreamReceipts(user: user)
+            )
+            return try JSONBody.response(confirmations, request: request)
+        }
         group.post("classroom/push") { request, context in
             try requireTeacher(context)
             let push = try await JSONBody.decode(ClassroomPushRequest.self, from: request, limit: configuration.maxRequestBytes)
             guard push.items.count <= ClassroomPushRequest.maxItems else {
                 throw APIError(.contentTooLarge, code: .tooManyItems, message: "Send at most \(ClassroomPushRequest.maxItems) items per push.")
             }
+            try await register(push.vouched ?? [], items: push.items)
             let results = try await take(push.items, context: context)
             return try JSONBody.response(ClassroomPushResponse(results: results), request: request)
+        }
+    }
+
+    /// The keys a classroom enrolled with a class code, registered to their students here: only to a student of
+    /// these items who has no key yet (a student who never had a network), never over a key the district knows.
+    func register(_ vouched: [ClassroomPushRequest.Vouch], items: [ClassroomPushRequest.Item]) async throws {
+        let users = Set(items.map(\.user))
+        for vouch in vouched.prefix(ClassroomPushRequest.maxItems) where users.contains(vouch.user) {
+            guard let raw = Data(base64Encoded: vouch.deviceKey), raw.count == 32,
+                try await storage.user(named: vouch.user)?.role == .student,
+                try await storage.deviceKeys(user: vouch.user).isEmpty
+            else { continue }
+            _ = try await storage.registerDeviceKey(
+                user: vouch.user,
+                publicKey: vouch.deviceKey,
+                fingerprint: DeviceKey.fingerprint(publicKey: vouch.deviceKey),
+                now: configuration.now()
+            )
         }
     }
 

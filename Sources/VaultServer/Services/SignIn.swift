@@ -6,7 +6,7 @@ import VaultCore
 /// Signing in, for the API's token and the desk's session alike: the throttle on the name and the address, the
 /// same derivation for an unknown name as for a known one (the time does not tell names apart), a stronger hash
 /// kept after a sign-in with an old one, expired tokens purged, and a new token stored by its hash only.
-struct SignIn<Storage: AccountStore, C: Clock>: Sendable where C.Duration == Duration {
+struct SignIn<Storage: AccountStore & ResponseStore, C: Clock>: Sendable where C.Duration == Duration {
     let storage: Storage
     let configuration: ServerConfiguration
     let hashing: PasswordHashingPool
@@ -79,6 +79,34 @@ struct SignIn<Storage: AccountStore, C: Clock>: Sendable where C.Duration == Dur
                 publicKey: request.deviceKey
             )
         else { return .wrong }
+        await throttle.succeeded(keys)
+        guard !user.disabled else { return .disabled }
+        return try await issue(user, lifetime: lifetime)
+    }
+
+    /// A first sign-in with a one-time class code (issue 58): the code, kept as its hash for this user, binds the
+    /// vault's key (proved by its signature) the first time, and the key is registered to the student. Counted by
+    /// the throttle as a password is.
+    func enrolAttempt(_ request: ClassEnrolRequest, serverFingerprint: String, address: String, lifetime: TimeInterval) async throws -> Outcome {
+        let keys = Self.throttleKeys(user: request.user, address: address, configuration: configuration)
+        if let wait = await throttle.begin(keys) { return .throttled(wait) }
+        let code = ClassCode.normalized(request.code)
+        guard request.user.count <= 200, code.count <= 64, let raw = Data(base64Encoded: request.deviceKey), raw.count == 32,
+            DeviceKey.isValid(
+                signature: request.signature,
+                for: ClassCode.statement(serverFingerprint: serverFingerprint, user: request.user, code: code),
+                publicKey: request.deviceKey
+            ),
+            let user = try await storage.user(named: request.user), user.role == .student
+        else { return .wrong }
+        let claim = try await storage.claimEnrolment(
+            secretHash: StudentPackages.hash(Data(code.utf8)),
+            user: user.name,
+            deviceKey: request.deviceKey,
+            fingerprint: DeviceKey.fingerprint(publicKey: request.deviceKey),
+            now: configuration.now()
+        )
+        guard claim == .bound || claim == .sameDevice else { return .wrong }
         await throttle.succeeded(keys)
         guard !user.disabled else { return .disabled }
         return try await issue(user, lifetime: lifetime)

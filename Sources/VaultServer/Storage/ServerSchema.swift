@@ -372,6 +372,7 @@ enum ServerSchema {
                 body TEXT NOT NULL,
                 state TEXT NOT NULL,
                 message TEXT,
+                receipt TEXT,
                 kept_at REAL NOT NULL,
                 settled_at REAL,
                 UNIQUE (kind, item_id)

@@ -13,7 +13,7 @@ struct ClassroomCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "classroom",
         abstract: "A classroom server: serve a class with no network, then pass everything on to the district.",
-        subcommands: [Init.self, Pull.self, Push.self, Status.self]
+        subcommands: [Init.self, Pull.self, Push.self, Status.self, Code.self]
     )
 
     struct Init: AsyncParsableCommand {
@@ -37,11 +37,14 @@ struct ClassroomCommand: AsyncParsableCommand {
             let transport = AsyncHTTPTransport(baseURL: upstream)
             defer { Task { await transport.shutdown() } }
             var client = ServerClient(transport: transport)
+            // A rural link drops requests: each is tried again on the sync schedule.
+            let retry = RequestRetry(tries: 6, longestWait: .seconds(8), deadline: .seconds(60))
             do {
-                let districtKey = try await client.serverKey()
+                let districtKey = try await retry.run { [client] in try await client.serverKey() }
                 _ = try ServerPublicKey(districtKey)
-                client.token = try await client.signIn(user: teacher, password: password).token
-                _ = try await client.registerDeviceKey(identity.publicKey.response.signingKey)
+                client.token = try await retry.run { [client] in try await client.signIn(user: teacher, password: password) }.token
+                let signingKey = identity.publicKey.response.signingKey
+                _ = try await retry.run { [client] in try await client.registerDeviceKey(signingKey) }
                 try? await client.signOut()
                 try await storage.setClassroomLink(ClassroomLink(upstream: transport.baseURL, teacher: teacher, districtKey: districtKey))
                 TerminalText.line(
@@ -97,9 +100,11 @@ struct ClassroomCommand: AsyncParsableCommand {
                 while true {
                     let waiting = try await storage.upstreamWaiting(limit: chunk + skipped.count).filter { !skipped.contains($0.seq) }.prefix(chunk)
                     guard !waiting.isEmpty else { break }
+                    let vouched = try await storage.vouchedKeys(users: Set(waiting.map(\.user)))
                     let push = ClassroomPushRequest(
                         classroom: classroom,
-                        items: waiting.map { .init(seq: $0.seq, kind: $0.kind, user: $0.user, deviceKey: $0.deviceKey, body: $0.body) }
+                        items: waiting.map { .init(seq: $0.seq, kind: $0.kind, user: $0.user, deviceKey: $0.deviceKey, body: $0.body) },
+                        vouched: vouched.isEmpty ? nil : vouched
                     )
                     let results = try await retry.run { try await client.classroomPush(push) }
                     try await storage.settleUpstream(results, now: Date())

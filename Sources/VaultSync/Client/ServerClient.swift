@@ -103,6 +103,24 @@ public struct ServerClient: Sendable {
         return try decode(TokenResponse.self, reply, expecting: [200])
     }
 
+    /// A vault's first sign-in to a classroom server with a one-time class code (issue 58): the code and the vault's
+    /// key, signed for this server.
+    public func enrol(
+        user: String,
+        code: String,
+        serverFingerprint: String,
+        deviceKey: String,
+        sign: (Data) throws -> String
+    ) async throws
+        -> TokenResponse
+    {
+        let statement = ClassCode.statement(serverFingerprint: serverFingerprint, user: user, code: code)
+        let request = ClassEnrolRequest(user: user, code: ClassCode.normalized(code), deviceKey: deviceKey, signature: try sign(statement))
+        let reply = try await send("POST", APIPath.enrol, body: try CanonicalJSON.encode(request), authenticated: false, maxBytes: 64 * 1024)
+        if reply.status == 401 || reply.status == 404 { throw ServerError.badCredentials }
+        return try decode(TokenResponse.self, reply, expecting: [200])
+    }
+
     /// `{"password":…,"user":…}` written byte by byte from the secret, so the password never becomes a String
     /// (which could not be wiped); the body is the one copy that leaves, as the request.
     static func tokenRequestBody(user: String, password: SecretBytes) throws -> Data {
@@ -152,6 +170,13 @@ public struct ServerClient: Sendable {
             throw ServerError.badResponse("the district's answer names items that were not sent")
         }
         return results
+    }
+
+    /// The district's receipts for this student's hand-ins, from a classroom server; nil from a server that is not one.
+    public func classroomReceipts() async throws -> ClassroomConfirmations? {
+        let reply = try await send("GET", APIPath.classroomReceipts, maxBytes: 8 * 1024 * 1024)
+        if reply.status == 404 { return nil }
+        return try decode(ClassroomConfirmations.self, reply, expecting: [200])
     }
 
     /// Revokes the token in use on the server (`DELETE /v1/auth/token`); an already unknown token is fine.

@@ -89,6 +89,7 @@ public final class SyncEngine {
         await reportGivenUp()
         if await followOtherDevices() { _ = try await submitReady(ignoreBackoff: true) }
         await fetchResults()
+        await fetchConfirmations()
         await reportClientStats()
         try vault.noteSynced(at: now())
         return finish()
@@ -161,6 +162,18 @@ public final class SyncEngine {
             report.results = results.count
         } catch {
             logger.info("results not fetched", metadata: ["reason": "\(error)"])
+        }
+    }
+
+    /// From a classroom server: the district's receipts for hand-ins it passed on (a district's server answers 404,
+    /// and nothing is asked of it again this run). Best effort: the next sync asks again.
+    private func fetchConfirmations() async {
+        guard (try? vault.hasReceipts()) == true else { return }
+        do {
+            guard let list = try await client.classroomReceipts() else { return }
+            report.confirmedByDistrict = try vault.acceptConfirmations(list, now: now())
+        } catch {
+            logger.info("district receipts not fetched", metadata: ["reason": "\(error)"])
         }
     }
 

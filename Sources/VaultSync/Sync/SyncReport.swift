@@ -18,10 +18,13 @@ public struct SyncReport: Codable, Sendable, Equatable {
     public var unconfirmed: [String: [String]] = [:]
     /// Sentences the server added to a receipt for the student (a hand-in that arrived after the exam closed).
     public var notices: [String] = []
+    /// Hand-ins a classroom server held whose district receipts arrived with this sync (issue 58).
+    public var confirmedByDistrict = 0
 
     enum CodingKeys: String, CodingKey {
         case uploaded, duplicates, superseded, conflicts, gone, remaining, submitted, receipts, refreshed, results, unconfirmed, notices
         case deadLetters = "dead_letters"
+        case confirmedByDistrict = "confirmed_by_district"
     }
 
     public init() {}

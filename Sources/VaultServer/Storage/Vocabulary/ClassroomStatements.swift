@@ -87,6 +87,10 @@ public protocol ClassroomStore: Sendable {
     /// The district's word on items: stored or refused (`later` leaves an item waiting).
     func settleUpstream(_ results: [ClassroomPushResponse.Result], now: Date) async throws
     func upstreamSummary() async throws -> UpstreamSummary
+    /// The vault keys this classroom enrolled with class codes, of `users`.
+    func vouchedKeys(users: Set<String>) async throws -> [ClassroomPushRequest.Vouch]
+    /// The district's receipts for `user`'s hand-ins the district took from this classroom.
+    func upstreamReceipts(user: String) async throws -> [SubmissionReceipt]
     /// Takes in a pull, in one transaction: versions by the district's numbers, students with their keys and no
     /// password, extra time and draws.
     func importClass(_ pull: ClassroomPull, now: Date) async throws
@@ -222,15 +226,41 @@ extension SharedStatements {
             case .refused: state = .refused
             case .later: return nil
             }
+            let receipt = result.receipt.flatMap { try? CanonicalJSON.encode($0) }.map { SQLValue.text(String(decoding: $0, as: UTF8.self)) }
             return SQLStatement(
-                "UPDATE classroom_outbox SET state = ?, message = ?, settled_at = ? WHERE seq = ? AND state = ?",
+                "UPDATE classroom_outbox SET state = ?, message = ?, receipt = ?, settled_at = ? WHERE seq = ? AND state = ?",
                 [
-                    .text(state.rawValue), result.message.map { SQLValue.text(String($0.prefix(500))) } ?? .null, .real(now.timeIntervalSince1970),
-                    .integer(result.seq), .text(UpstreamState.waiting.rawValue),
+                    .text(state.rawValue), result.message.map { SQLValue.text(String($0.prefix(500))) } ?? .null, receipt ?? .null,
+                    .real(now.timeIntervalSince1970), .integer(result.seq), .text(UpstreamState.waiting.rawValue),
                 ]
             )
         }
         if !writes.isEmpty { try await write(writes) }
+    }
+
+    public func vouchedKeys(users: Set<String>) async throws -> [ClassroomPushRequest.Vouch] {
+        try await rows(
+            SQLStatement(
+                "SELECT user_name, device_key FROM enrolments WHERE assessment_id = ? AND device_key IS NOT NULL ORDER BY created_at",
+                [.text(ClassCode.scope)],
+                columns: ["user_name", "device_key"]
+            )
+        ) { ClassroomPushRequest.Vouch(user: try $0.string("user_name"), deviceKey: try $0.string("device_key")) }.filter { users.contains($0.user) }
+    }
+
+    public func upstreamReceipts(user: String) async throws -> [SubmissionReceipt] {
+        try await rows(
+            SQLStatement(
+                "SELECT receipt FROM classroom_outbox WHERE kind = ? AND user_name = ? AND state = ? AND receipt IS NOT NULL ORDER BY seq",
+                [.text(ClassroomPushRequest.Kind.submission.rawValue), .text(user), .text(UpstreamState.stored.rawValue)],
+                columns: ["receipt"]
+            )
+        ) { row in
+            guard let receipt = try? JSONDecoder().decode(SubmissionReceipt.self, from: Data(try row.string("receipt").utf8)) else {
+                throw StorageError.damaged("a district receipt kept by the classroom cannot be read")
+            }
+            return receipt
+        }
     }
 
     public func upstreamSummary() async throws -> UpstreamSummary {

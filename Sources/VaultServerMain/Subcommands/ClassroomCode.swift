@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+import VaultAPI
+import VaultCore
+import VaultServer
+import VaultTerminal
+
+extension ClassroomCommand {
+    /// `vault-server classroom code --user NAME`: a one-time class code for a student who never had a network.
+    struct Code: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A one-time class code for a student who never had a network: their vault's first sign-in here, with no password.",
+            discussion: """
+                The student types it when `vault login --class-code` asks (never on a command line). The vault's key is \
+                then the student's here, and the next push vouches for it to the district.
+                """
+        )
+        @OptionGroup var options: DataOptions
+        @Option(help: "The student (as pulled from the district).") var user: String
+
+        func run() async throws {
+            let storage = try await options.storage()
+            guard try await storage.classroomLink() != nil else {
+                throw ValidationError("This server is not a classroom: `vault-server classroom init --upstream URL --teacher NAME` makes it one.")
+            }
+            guard let student = try await storage.user(named: user), student.role == .student else {
+                throw ValidationError("There is no student \(user) in this class: `vault-server classroom pull` fetches the class.")
+            }
+            let code = ClassCode.make(random: try CryptoRandom.bytes(12))
+            try await storage.createEnrolment(
+                secretHash: StudentPackages.hash(Data(ClassCode.normalized(code).utf8)),
+                user: student.name,
+                assessmentID: ClassCode.scope,
+                now: Date()
+            )
+            TerminalText.line("Class code for \(student.name): \(code)")
+            TerminalText.line("It works once. The student runs `vault login --server URL --user \(student.name) --class-code` and types it.")
+        }
+    }
+}
