@@ -49,6 +49,10 @@ let package = Package(
             providers: [.apt(["libkeyutils-dev"])]
         ),
         .systemLibrary(
+            name: "CAvahi",
+            providers: [.apt(["libavahi-client-dev"])]
+        ),
+        .systemLibrary(
             name: "CVaultZlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
@@ -75,6 +79,8 @@ let package = Package(
         // The wire contract shared by client and server: Codable + Sendable values only.
         .target(name: "VaultAPI", swiftSettings: strict),
 
+        // DNS-SD on the LAN through Avahi (issue 58): a classroom server's announcement, the servers a vault finds.
+        .target(name: "VaultDiscovery", dependencies: ["CAvahi"], swiftSettings: strict),
         // The sync engine: HTTP transport, connectivity, download, batching, retries, conflicts.
         .target(
             name: "VaultSync",
@@ -130,6 +136,7 @@ let package = Package(
             name: "VaultServerMain",
             dependencies: [
                 "VaultServer", "VaultServerPostgres", "VaultAPI", "VaultCore", "VaultImport", "VaultTerminal", "VaultRules", "VaultSync",
+                "VaultDiscovery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -160,7 +167,7 @@ let package = Package(
         .executableTarget(
             name: "VaultCLI",
             dependencies: [
-                "VaultCore", "VaultModel", "VaultSync", "VaultAPI", "VaultTake", "VaultTerminal", "VaultLanguage",
+                "VaultCore", "VaultModel", "VaultSync", "VaultAPI", "VaultTake", "VaultTerminal", "VaultLanguage", "VaultDiscovery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

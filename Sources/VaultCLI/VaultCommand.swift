@@ -14,7 +14,8 @@ struct VaultCommand: AsyncParsableCommand {
             "Exit codes: 0 done, 3 needs attention, 64 usage, 65 bad data, 66 no such vault or item, 69 offline, 73 cannot create, 74 I/O, 75 try again later, 77 password or permission.",
         version: ProductVersion.current,
         subcommands: [
-            Init.self, Unlock.self, Lock.self, Login.self, Logout.self, Catalog.self, Download.self, List.self, Show.self, Take.self, Answer.self,
+            Init.self, Unlock.self, Lock.self, Login.self, Logout.self, Servers.self, Catalog.self, Download.self, List.self, Show.self, Take.self,
+            Answer.self,
             Submit.self, Sync.self, Receipts.self, HandIn.self, Results.self, Log.self, Picture.self, ImportPackage.self, Unseal.self, Stats.self,
             DeadLetters.self, Evict.self, ClearCache.self,
             Status.self, Storage.self, Config.self, Passwd.self, Key.self, Verify.self, AdminCommand.self,

@@ -2,9 +2,11 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultDiscovery
 import VaultLanguage
 import VaultModel
 import VaultSync
+import VaultTake
 
 struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,14 +27,20 @@ struct Login: AsyncParsableCommand {
     var withVaultKey = false
     @Flag(help: "Sign in to a classroom server for the first time with the one-time class code your teacher gave you (read like a password).")
     var classCode = false
+    @Flag(help: "Find the server on this network (a classroom's) instead of typing its address; its key fingerprint is confirmed first.")
+    var discover = false
 
     func run() async throws {
         let context = CommandContext(globals)
         let vault = try context.openVault(credentials)
         let previous = try vault.account()
-        guard let server = server ?? previous?.serverURL, let user = user ?? previous?.user else {
+        guard !(discover && self.server != nil) else { throw ValidationError(tr("Give --server URL or --discover, not both.")) }
+        let found = discover ? try Discovered.choose(serverKey: serverKey, console: context.console) : nil
+        guard let server = found?.url ?? server ?? previous?.serverURL, let user = user ?? previous?.user else {
             throw ValidationError(tr("Give --server URL and --user NAME the first time."))
         }
+        // A server found on the LAN is held to the fingerprint it announced (and the student confirmed).
+        let serverKey = serverKey ?? found?.fingerprint
         // With the vault's key, no password is asked for or sent: the server sends a challenge the key signs.
         guard !(withVaultKey && classCode) else { throw ValidationError(tr("Give --with-vault-key or --class-code, not both.")) }
         // A class code is read as a password is: never an argument.
@@ -129,5 +137,55 @@ struct Login: AsyncParsableCommand {
                 : tr("Server key: {key} (pinned now; ask your teacher to confirm it)", ["key": key.fingerprint])
         )
         context.console.emit(["server": server, "user": user, "expires_at": token.expiresAt, "server_key": key.fingerprint])
+    }
+}
+
+/// `vault login --discover`: a server announced on this network, picked and its fingerprint confirmed by the student.
+enum Discovered {
+    static func choose(serverKey: String?, console: Console) throws -> FoundServer {
+        let found = try Servers.look(seconds: 3)
+        guard !found.isEmpty else {
+            throw VaultError(
+                .offline,
+                tr("No server announces itself on this network. Type the address your teacher gives you: `vault login --server URL`.")
+            )
+        }
+        // With the fingerprint the teacher gave, the server is the one announcing it; nothing else is asked.
+        if let serverKey {
+            guard let match = found.first(where: { $0.fingerprint == serverKey.lowercased() }) else {
+                throw VaultError(
+                    .notAllowed,
+                    tr(
+                        "No server on this network announces the key {fingerprint}. Nothing was sent; check the fingerprint with your teacher.",
+                        ["fingerprint": serverKey]
+                    )
+                )
+            }
+            return match
+        }
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+            throw VaultError(
+                .usage,
+                tr("Give --server-key FINGERPRINT (the one your teacher shows) to pick a server found on this network without a terminal.")
+            )
+        }
+        for (index, server) in found.enumerated() {
+            console.line("\(index + 1). \(server.name)  \(server.url)  " + tr("key {fingerprint}", ["fingerprint": server.fingerprint]))
+        }
+        var chosen = found[0]
+        if found.count > 1 {
+            FileHandle.standardOutput.write(Data((tr("Which one? Type its number.") + " ").utf8))
+            guard let reply = readLine(), let number = Int(reply.trimmingCharacters(in: .whitespaces)), found.indices.contains(number - 1) else {
+                throw VaultError(.usage, tr("Nothing was chosen, so nothing was sent."))
+            }
+            chosen = found[number - 1]
+        }
+        FileHandle.standardOutput.write(
+            Data((tr("Is {fingerprint} the key fingerprint your teacher shows? [y/N]", ["fingerprint": chosen.fingerprint]) + " ").utf8)
+        )
+        guard let reply = readLine(), TakeSession.isYes(reply) else {
+            throw VaultError(.notAllowed, tr("The fingerprint was not confirmed, so nothing was sent. Ask your teacher which server is theirs."))
+        }
+        return chosen
     }
 }

@@ -9,6 +9,7 @@ import Synchronization
 import UnixSignals
 import VaultAPI
 import VaultCore
+import VaultDiscovery
 import VaultServer
 
 struct Serve: AsyncParsableCommand {
@@ -23,6 +24,9 @@ struct Serve: AsyncParsableCommand {
     var logLevel: String?
     @Option(help: "text (the default) or json: one JSON object a line with its request id (or VAULT_SERVER_LOG_FORMAT).")
     var logFormat: String?
+    @Flag(help: "Announce this server on the LAN (DNS-SD `_vault._tcp` through Avahi; or VAULT_SERVER_ANNOUNCE=1): `vault servers` finds it.")
+    var announce = false
+    @Option(help: "The name it is announced by (default: a classroom's teacher, else the machine's name).") var announceName: String?
 
     func validate() throws {
         _ = try settings()
@@ -77,8 +81,14 @@ struct Serve: AsyncParsableCommand {
         configuration.metrics = registry
         let portFile = self.portFile
         let announcer = logger
+        // On the LAN (issue 58): the name, the district and the key's fingerprint, announced once the port is known.
+        let announcement =
+            try await announce || ServerEnvironment.current["VAULT_SERVER_ANNOUNCE"] == "1" ? LANAnnouncement.facts(storage, name: announceName) : nil
+        let announced = Mutex<Announcer?>(nil)
+        defer { announced.withLock { $0?.stop() } }
         let app = try buildApplication(storage: storage, configuration: configuration, logger: logger) { port in
             if let portFile { try? SecureFiles.atomicWrite(Data("\(port)\n".utf8), to: portFile) }
+            if let announcement { announced.withLock { $0 = LANAnnouncement.start(announcement, port: port, logger: announcer) } }
             // In JSON every line is an object; in text, a line a person reads.
             if json {
                 announcer.notice("vault-server listening", metadata: ["url": "http://\(host):\(port)"])
