@@ -97,8 +97,9 @@ struct ClassroomCommand: AsyncParsableCommand {
                 var stored = 0
                 var refused = 0
                 var skipped: Set<Int> = []
+                var size = chunk
                 while true {
-                    let waiting = try await storage.upstreamWaiting(limit: chunk + skipped.count).filter { !skipped.contains($0.seq) }.prefix(chunk)
+                    let waiting = try await storage.upstreamWaiting(limit: size + skipped.count).filter { !skipped.contains($0.seq) }.prefix(size)
                     guard !waiting.isEmpty else { break }
                     let vouched = try await storage.vouchedKeys(users: Set(waiting.map(\.user)))
                     let push = ClassroomPushRequest(
@@ -106,7 +107,14 @@ struct ClassroomCommand: AsyncParsableCommand {
                         items: waiting.map { .init(seq: $0.seq, kind: $0.kind, user: $0.user, deviceKey: $0.deviceKey, body: $0.body) },
                         vouched: vouched.isEmpty ? nil : vouched
                     )
-                    let results = try await retry.run { try await client.classroomPush(push) }
+                    let results: [ClassroomPushResponse.Result]
+                    do {
+                        results = try await retry.run { try await client.classroomPush(push) }
+                    } catch ServerError.tooLarge where size > 1 {
+                        // Long essays: fewer items a request, down to one.
+                        size = max(1, size / 2)
+                        continue
+                    }
                     try await storage.settleUpstream(results, now: Date())
                     stored += results.count { $0.outcome == .stored }
                     refused += results.count { $0.outcome == .refused }
