@@ -7,14 +7,18 @@ public struct HealthResponse: Codable, Sendable, Equatable {
     /// Whether the school wants the vaults' own counts with a sync (`POST /v1/client-stats`); absent or false: off,
     /// and a vault sends nothing of them.
     public var clientStats: Bool?
+    /// A classroom server (issue 58), which passes what it stores on to its district: a vault signs each answer it
+    /// sends there with its key. Absent or false: a district's own server.
+    public var classroom: Bool?
     enum CodingKeys: String, CodingKey {
-        case status, api
+        case status, api, classroom
         case clientStats = "client_stats"
     }
-    public init(status: String = "ok", api: String = "v1", clientStats: Bool? = nil) {
+    public init(status: String = "ok", api: String = "v1", clientStats: Bool? = nil, classroom: Bool? = nil) {
         self.status = status
         self.api = api
         self.clientStats = clientStats
+        self.classroom = classroom
     }
 }
 

@@ -59,7 +59,7 @@ struct Login: AsyncParsableCommand {
         let pinned = try vault.pinnedServerKey()
         // A rural link drops requests: each is tried again on the sync schedule, within the command's deadline.
         let retry = RequestRetry()
-        let (token, key) = try await NetworkSession.with(vault: vault, serverURL: server, pinnedKey: false) { session in
+        let (token, key, classroom) = try await NetworkSession.with(vault: vault, serverURL: server, pinnedKey: false) { session in
             let key = try await retry.run { try await session.client.serverKey() }
             do {
                 _ = try ServerPublicKey(key)
@@ -118,9 +118,12 @@ struct Login: AsyncParsableCommand {
             client.token = token.token
             let publicKey = device.publicKey
             _ = try await retry.run { [client] in try await client.registerDeviceKey(publicKey) }
-            return (token, key)
+            // A classroom server passes answers on to its district: the sync signs each one for it.
+            let classroom = try await retry.run { [client] in try await client.health() }.classroom == true
+            return (token, key, classroom)
         }
         try vault.pinServerKey(key, serverURL: server)
+        try vault.setMeta([Vault.serverClassroomKey: classroom ? "1" : "0"])
         try vault.saveAccount(
             Account(
                 serverURL: server,

@@ -77,6 +77,8 @@ public protocol VaultIdentityStore {
     /// The vault's own signing key (made on first use): it signs every answer and hand-in as they go (issue 58).
     func deviceKey(now: Date?) throws -> DeviceKey
     func setMeta(_ values: [String: String]) throws
+    /// Whether the server signed in to is a classroom server (learned at `login`): the sync signs each answer then.
+    func serverIsClassroom() throws -> Bool
     /// A sync reached the server at `at`: the vault is online and `status` says when (one commit).
     func noteSynced(at: Date) throws
 }

@@ -70,6 +70,11 @@ extension Vault {
         return kept
     }
 
+    /// What `login` learned of the server (its health's `classroom`).
+    public static let serverClassroomKey = "server_classroom"
+
+    public func serverIsClassroom() throws -> Bool { try meta(Self.serverClassroomKey) == "1" }
+
     /// The confirmations kept, by attempt.
     public func confirmations() throws -> [String: Confirmation] {
         let rows = try database.rows("SELECT attempt_id, receipt_id, classroom, district_fingerprint, confirmed_at FROM confirmations")

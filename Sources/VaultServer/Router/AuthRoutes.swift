@@ -13,7 +13,7 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         router.get(RouterPath(APIPath.health)) { request, _ in
             // Health answers even while the database is away: the setting is then reported off (best effort).
             let clientStats = (try? await storage.setting(.clientStats)) == "on"
-            return try JSONBody.response(HealthResponse(clientStats: clientStats), request: request)
+            return try JSONBody.response(HealthResponse(clientStats: clientStats, classroom: configuration.classroom ? true : nil), request: request)
         }
         router.post(RouterPath(APIPath.token)) { request, context in
             let credentials = try await JSONBody.decode(TokenRequest.self, from: request, limit: 64 * 1024)
