@@ -24,14 +24,7 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
                 address: context.clientAddress,
                 lifetime: configuration.tokenLifetime
             )
-            switch outcome {
-            case .throttled(let wait): throw APIError.tooManySignIns(wait)
-            case .wrong, .notAllowed:
-                throw APIError(.unauthorized, code: .invalidCredentials, message: "The user name or password is not correct.")
-            case .disabled: throw APIError.accountDisabled
-            case .signedIn(let user, let token, let expires):
-                return try JSONBody.response(TokenResponse(token: token, expiresAt: Timestamp.string(expires), role: user.role), request: request)
-            }
+            return try Self.tokenReply(outcome, wrong: "The user name or password is not correct.", request: request)
         }
     }
 
@@ -57,23 +50,16 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             let body = try await JSONBody.decode(DeviceTokenRequest.self, from: request, limit: 8 * 1024)
             try Identifiers.check([body.user])
             let fingerprint = try await receipts.identity().publicKey.fingerprint
-            switch try await signIn.deviceAttempt(
-                body,
-                serverFingerprint: fingerprint,
-                address: context.clientAddress,
-                lifetime: configuration.tokenLifetime
-            ) {
-            case .throttled(let wait): throw APIError.tooManySignIns(wait)
-            case .wrong, .notAllowed:
-                throw APIError(
-                    .unauthorized,
-                    code: .invalidCredentials,
-                    message: "This vault's key does not sign in here: it is not registered to that user, or the challenge was used or expired."
-                )
-            case .disabled: throw APIError.accountDisabled
-            case .signedIn(let user, let token, let expires):
-                return try JSONBody.response(TokenResponse(token: token, expiresAt: Timestamp.string(expires), role: user.role), request: request)
-            }
+            return try Self.tokenReply(
+                try await signIn.deviceAttempt(
+                    body,
+                    serverFingerprint: fingerprint,
+                    address: context.clientAddress,
+                    lifetime: configuration.tokenLifetime
+                ),
+                wrong: "This vault's key does not sign in here: it is not registered to that user, or the challenge was used or expired.",
+                request: request
+            )
         }
     }
 
@@ -83,23 +69,28 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             let body = try await JSONBody.decode(ClassEnrolRequest.self, from: request, limit: 8 * 1024)
             try Identifiers.check([body.user])
             let fingerprint = try await receipts.identity().publicKey.fingerprint
-            switch try await signIn.enrolAttempt(
-                body,
-                serverFingerprint: fingerprint,
-                address: context.clientAddress,
-                lifetime: configuration.tokenLifetime
-            ) {
-            case .throttled(let wait): throw APIError.tooManySignIns(wait)
-            case .wrong, .notAllowed:
-                throw APIError(
-                    .unauthorized,
-                    code: .invalidCredentials,
-                    message: "This class code does not sign in that student: check the name and the code, or ask the teacher for a new one."
-                )
-            case .disabled: throw APIError.accountDisabled
-            case .signedIn(let user, let token, let expires):
-                return try JSONBody.response(TokenResponse(token: token, expiresAt: Timestamp.string(expires), role: user.role), request: request)
-            }
+            return try Self.tokenReply(
+                try await signIn.enrolAttempt(
+                    body,
+                    serverFingerprint: fingerprint,
+                    address: context.clientAddress,
+                    lifetime: configuration.tokenLifetime
+                ),
+                wrong: "This class code does not sign in that student: check the name and the code, or ask the teacher for a new one.",
+                request: request
+            )
+        }
+    }
+
+    /// What a sign-in answers, whichever way it was tried (a password, a vault key, a class code): the token, or why
+    /// not (`wrong`: the way's own sentence, never which part was wrong).
+    static func tokenReply(_ outcome: SignIn<Storage, C>.Outcome, wrong: String, request: Request) throws -> Response {
+        switch outcome {
+        case .throttled(let wait): throw APIError.tooManySignIns(wait)
+        case .wrong, .notAllowed: throw APIError(.unauthorized, code: .invalidCredentials, message: wrong)
+        case .disabled: throw APIError.accountDisabled
+        case .signedIn(let user, let token, let expires):
+            return try JSONBody.response(TokenResponse(token: token, expiresAt: Timestamp.string(expires), role: user.role), request: request)
         }
     }
 
