@@ -250,4 +250,53 @@ struct ClassroomBinaryTests {
         let held = try Self.received(district)
         #expect(held.responses.count == 5 && !held.responses.contains { $0.id == changed } && held.submissions.isEmpty)
     }
+
+    @Test(
+        "a classroom server pushes by itself while the district can be reached: answers synced to it reach the district without `classroom push`, and those sent while the district is away follow once it is back"
+    )
+    func pushesByItself() throws {
+        let district = try ServerProcess()
+        defer { district.stop() }
+        let vault = CLIVault()
+        #expect(try vault.initialize().status == 0)
+        #expect(
+            try vault.unlocked(["login", "--server", district.url, "--user", "demo", "--server-password-stdin"], extraInput: "demo-password\n").status
+                == 0
+        )
+        let classroom = try ServerProcess(arguments: ["--push-every", "1"], demo: false)
+        defer { classroom.stop() }
+        classroom.stop()
+        #expect(
+            try classroom.admin(
+                ["classroom", "init", "--upstream", district.url, "--teacher", "teacher", "--password-iterations", "1000"],
+                stdin: "teacher-password\n"
+            ).status == 0
+        )
+        #expect(try classroom.admin(["classroom", "pull"]).status == 0)
+        try classroom.start()
+        #expect(
+            try vault.unlocked(["login", "--server", classroom.url, "--user", "demo", "--with-vault-key", "--accept-new-server-key"]).status == 0
+        )
+        #expect(try vault.unlocked(["download", "algebra-1"]).status == 0)
+        func districtAnswers(_ count: Int) throws -> Bool {
+            for _ in 0..<40 {
+                if try Self.received(district).responses.count == count { return true }
+                usleep(250_000)
+            }
+            return false
+        }
+        for (question, value) in Self.answers.prefix(2) { #expect(try vault.answer("algebra-1", question, value).status == 0) }
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        #expect(try districtAnswers(2), "the district never received the answers")
+
+        // The district away: the answer waits on the classroom, and goes once the district is back.
+        district.stop()
+        #expect(try vault.answer("algebra-1", "q3", "true").status == 0)
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        usleep(2_500_000)
+        #expect(try Self.status(classroom)["waiting_answers"] as? Int == 1)
+        try district.start()
+        #expect(try districtAnswers(3), "the answer sent while the district was away never arrived")
+        #expect(try Self.status(classroom)["waiting_answers"] as? Int == 0)
+    }
 }

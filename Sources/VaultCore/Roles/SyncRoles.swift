@@ -74,7 +74,8 @@ public protocol VaultIdentityStore {
     var clocks: AttemptClocks { get }
     func account() throws -> Account?
     func deviceID() throws -> String
-    /// The vault's own signing key (made on first use): it signs every answer and hand-in as they go (issue 58).
+    /// The vault's own signing key (made on first use): it signs each hand-in, and each answer for a classroom server,
+    /// as they go (issue 58).
     func deviceKey(now: Date?) throws -> DeviceKey
     func setMeta(_ values: [String: String]) throws
     /// Whether the server signed in to is a classroom server (learned at `login`): the sync signs each answer then.

@@ -92,42 +92,18 @@ struct ClassroomCommand: AsyncParsableCommand {
                 throw ValidationError("A chunk is 1 to \(ClassroomPushRequest.maxItems) items.")
             }
             let storage = try await options.storage()
-            let classroom = try await ReceiptIssuer(storage: storage).identity().publicKey.fingerprint
-            try await ClassroomCommand.withDistrict(storage) { client, retry in
-                var stored = 0
-                var refused = 0
-                var skipped: Set<Int> = []
-                var size = chunk
-                while true {
-                    let waiting = try await storage.upstreamWaiting(limit: size + skipped.count).filter { !skipped.contains($0.seq) }.prefix(size)
-                    guard !waiting.isEmpty else { break }
-                    let vouched = try await storage.vouchedKeys(users: Set(waiting.map(\.user)))
-                    let push = ClassroomPushRequest(
-                        classroom: classroom,
-                        items: waiting.map { .init(seq: $0.seq, kind: $0.kind, user: $0.user, deviceKey: $0.deviceKey, body: $0.body) },
-                        vouched: vouched.isEmpty ? nil : vouched
-                    )
-                    let results: [ClassroomPushResponse.Result]
-                    do {
-                        results = try await retry.run { try await client.classroomPush(push) }
-                    } catch ServerError.tooLarge where size > 1 {
-                        // Long essays: fewer items a request, down to one.
-                        size = max(1, size / 2)
-                        continue
-                    }
-                    try await storage.settleUpstream(results, now: Date())
-                    stored += results.count { $0.outcome == .stored }
-                    refused += results.count { $0.outcome == .refused }
-                    // A hand-in told "later" waits for the next push; this one goes on with the rest.
-                    skipped.formUnion(results.filter { $0.outcome == .later }.map(\.seq))
-                    skipped.formUnion(Set(push.items.map(\.seq)).subtracting(results.map(\.seq)))
-                }
-                try await storage.notePushed(at: Date())
-                var line = "The district holds \(stored) more items."
-                if refused > 0 { line += " It refused \(refused): `vault-server classroom status` names them." }
-                if !skipped.isEmpty { line += " \(skipped.count) wait for the next push." }
-                TerminalText.line(line)
+            guard try await storage.classroomLink() != nil else { throw ClassroomCommand.notAClassroom }
+            let pushed: ClassroomUpstream.Pushed?
+            do {
+                pushed = try await ClassroomUpstream.push(storage, chunk: chunk)
+            } catch let error as ServerError {
+                throw ClassroomCommand.fail(error)
             }
+            guard let pushed else { throw ClassroomCommand.notAClassroom }
+            var line = "The district holds \(pushed.stored) more items."
+            if pushed.refused > 0 { line += " It refused \(pushed.refused): `vault-server classroom status` names them." }
+            if pushed.waiting > 0 { line += " \(pushed.waiting) wait for the next push." }
+            TerminalText.line(line)
         }
     }
 
@@ -175,35 +151,16 @@ struct ClassroomCommand: AsyncParsableCommand {
         }
     }
 
-    /// Signs in to the district with this server's own key (no password), checks the district's key is the one
-    /// pinned at init, runs `body`, and signs out.
+    static let notAClassroom = ValidationError(
+        "This server is not a classroom: `vault-server classroom init --upstream URL --teacher NAME` makes it one."
+    )
+
+    /// `ClassroomUpstream.withDistrict` for a command: the district's trouble as a sentence and an exit code.
     static func withDistrict(_ storage: some ServerStorage, _ body: (ServerClient, RequestRetry) async throws -> Void) async throws {
-        guard let link = try await storage.classroomLink() else {
-            throw ValidationError("This server is not a classroom: `vault-server classroom init --upstream URL --teacher NAME` makes it one.")
-        }
-        let identity = try await ReceiptIssuer(storage: storage).identity()
-        let transport = AsyncHTTPTransport(baseURL: link.upstream)
-        var client = ServerClient(transport: transport)
-        let retry = RequestRetry(tries: 6, longestWait: .seconds(8), deadline: .seconds(60))
         do {
-            let key = try await retry.run { try await client.serverKey() }
-            guard key == link.districtKey else {
-                throw ServerError.badResponse("the district's key is not the one kept at `classroom init` (\(link.districtKey.fingerprint))")
-            }
-            client.token = try await retry.run { [client] in
-                try await client.signIn(user: link.teacher, serverFingerprint: key.fingerprint, deviceKey: identity.publicKey.response.signingKey) {
-                    try identity.signature(for: $0).base64EncodedString()
-                }
-            }.token
-            try await body(client, retry)
-            try? await client.signOut()
-            await transport.shutdown()
+            guard try await ClassroomUpstream.withDistrict(storage, body) != nil else { throw notAClassroom }
         } catch let error as ServerError {
-            await transport.shutdown()
             throw fail(error)
-        } catch {
-            await transport.shutdown()
-            throw error
         }
     }
 

@@ -27,6 +27,8 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Announce this server on the LAN (DNS-SD `_vault._tcp` through Avahi; or VAULT_SERVER_ANNOUNCE=1): `vault servers` finds it.")
     var announce = false
     @Option(help: "The name it is announced by (default: a classroom's teacher, else the machine's name).") var announceName: String?
+    @Option(help: "A classroom server pushes to its district by itself this often, in seconds, while it can reach it (0: only `classroom push`).")
+    var pushEvery = 300
 
     func validate() throws {
         _ = try settings()
@@ -86,6 +88,10 @@ struct Serve: AsyncParsableCommand {
             try await announce || ServerEnvironment.current["VAULT_SERVER_ANNOUNCE"] == "1" ? LANAnnouncement.facts(storage, name: announceName) : nil
         let announced = Mutex<Announcer?>(nil)
         defer { announced.withLock { $0?.stop() } }
+        // A classroom passes what its students send on to the district by itself while the district can be reached.
+        let pushing =
+            configuration.classroom && pushEvery > 0 ? ClassroomUpstream.pushEvery(.seconds(pushEvery), storage: storage, logger: logger) : nil
+        defer { pushing?.cancel() }
         let app = try buildApplication(storage: storage, configuration: configuration, logger: logger) { port in
             if let portFile { try? SecureFiles.atomicWrite(Data("\(port)\n".utf8), to: portFile) }
             if let announcement { announced.withLock { $0 = LANAnnouncement.start(announcement, port: port, logger: announcer) } }

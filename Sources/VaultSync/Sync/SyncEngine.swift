@@ -165,10 +165,10 @@ public final class SyncEngine {
         }
     }
 
-    /// From a classroom server: the district's receipts for hand-ins it passed on (a district's server answers 404,
-    /// and nothing is asked of it again this run). Best effort: the next sync asks again.
+    /// From a classroom server: the district's receipts for hand-ins it passed on (a district's own server is not
+    /// asked). Best effort: the next sync asks again.
     private func fetchConfirmations() async {
-        guard (try? vault.hasReceipts()) == true else { return }
+        guard (try? vault.serverIsClassroom()) == true, (try? vault.hasReceipts()) == true else { return }
         do {
             guard let list = try await client.classroomReceipts() else { return }
             report.confirmedByDistrict = try vault.acceptConfirmations(list, now: now())
