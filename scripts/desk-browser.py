@@ -23,7 +23,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(ROOT, ".build", "debug")
@@ -80,7 +80,10 @@ def main():
         # The roster replaces its rows in place every few seconds: a row found a moment ago may be gone when its text
         # is read, so every wait tries again on a stale element instead of failing.
         def live_wait(seconds):
-            return WebDriverWait(driver, seconds, ignored_exceptions=[StaleElementReferenceException])
+            # A page that replaces itself (the roster refreshing) can take an element from under a read: Chromium then
+            # says "stale" or "Node with given id does not belong to the document" (a plain WebDriverException). Both
+            # are read again; a wait that never holds still ends in its TimeoutException.
+            return WebDriverWait(driver, seconds, ignored_exceptions=[StaleElementReferenceException, WebDriverException])
 
         wait = live_wait(30)
 
