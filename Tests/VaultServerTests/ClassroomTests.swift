@@ -115,6 +115,11 @@ struct ClassroomTests {
             #expect(
                 try await classroom.send(.post, APIPath.token, json: TokenRequest(user: "student", password: "student-pw")).status == .unauthorized
             )
+            // A pull whose numbers are not this server's is refused whole, nothing written.
+            var hostile = try await district.send(.get, APIPath.classroomPull, token: teacher).decode(ClassroomPull.self)
+            hostile.extraTime = [ClassroomPull.ExtraTime(assessmentId: "quiz-1", user: "student", extraMinutes: 1_000_000_000_000)]
+            await #expect(throws: StorageError.self) { try await setup.classroom.storage.importClass(hostile, now: Date()) }
+            #expect(try await setup.classroom.storage.extraMinutes(assessmentID: "quiz-1", user: "student") == 0)
             let districtServed = try #require(try await setup.district.storage.served(id: "quiz-1"))
             let classroomServed = try #require(try await setup.classroom.storage.served(id: "quiz-1"))
             #expect(districtServed.bytes == classroomServed.bytes && districtServed.contentHash == classroomServed.contentHash)

@@ -13,7 +13,9 @@ struct Accommodation: AsyncParsableCommand {
     @Option(help: "Extra minutes (0 removes them).") var extraMinutes: Int
 
     func run() async throws {
-        guard (0...24 * 60).contains(extraMinutes) else { throw ValidationError("Extra minutes must be between 0 and 1440.") }
+        guard (0...TeacherDesk.maxExtraMinutes).contains(extraMinutes) else {
+            throw ValidationError("Extra minutes must be between 0 and \(TeacherDesk.maxExtraMinutes).")
+        }
         let storage = try await options.storage()
         guard try await storage.user(named: user) != nil else { throw ValidationError("There is no user \(user).") }
         try await storage.setAccommodation(assessmentID: id, user: user, extraMinutes: extraMinutes)

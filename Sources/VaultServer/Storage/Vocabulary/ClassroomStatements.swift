@@ -295,6 +295,17 @@ extension SharedStatements {
     // MARK: The class, pulled
 
     public func importClass(_ pull: ClassroomPull, now: Date) async throws {
+        // Numbers from the wire are held to what this server would take from its own teacher before anything is
+        // written: a pull with one that is not is refused whole.
+        for extra in pull.extraTime where !(0...TeacherDesk.maxExtraMinutes).contains(extra.extraMinutes) {
+            throw StorageError.damaged("the district's extra time for \(extra.user) on \(extra.assessmentId) is not 0 to 1440 minutes")
+        }
+        for draw in pull.draws where Int64(draw.seed) == nil || draw.version < 1 {
+            throw StorageError.damaged("the district's draw for \(draw.user) on \(draw.assessmentId) cannot be read")
+        }
+        for assessment in pull.assessments where assessment.version < 1 {
+            throw StorageError.damaged("the district's copy of \(assessment.id) has no version")
+        }
         let at = SQLValue.real(now.timeIntervalSince1970)
         var writes: [SQLStatement] = []
         let heads = try await rows(SQLStatement("SELECT id, current_version FROM assessments", [], columns: ["id", "current_version"])) {
@@ -403,7 +414,7 @@ extension SharedStatements {
                         columns: ["assessment_id", "user_name", "seed", "version", "draw", "made_at"],
                         key: ["assessment_id", "user_name"]
                     ),
-                    [.text(draw.assessmentId), .text(draw.user), .integer(Int(draw.seed) ?? 0), .integer(draw.version), .text(draw.draw), at]
+                    [.text(draw.assessmentId), .text(draw.user), .integer(Int(Int64(draw.seed) ?? 0)), .integer(draw.version), .text(draw.draw), at]
                 )
             )
         }
