@@ -49,11 +49,18 @@ public final class TmuxScreen: @unchecked Sendable {
     /// Waits until some row holds `marker`; returns the rows.
     @discardableResult
     public func waitFor(_ marker: String, timeout: Duration = .seconds(20)) throws -> [String] {
+        try waitUntil(marker, timeout: timeout) { rows in rows.contains { $0.contains(marker) } }
+    }
+
+    /// Waits until the rows satisfy `holds` (a screen that must also have lost something, which `waitFor` cannot
+    /// tell from the screen before the keys were read); `described` names it in the timeout's message.
+    @discardableResult
+    public func waitUntil(_ described: String, timeout: Duration = .seconds(20), _ holds: ([String]) -> Bool) throws -> [String] {
         let deadline = ContinuousClock.now + timeout
         while true {
             let rows = try rows()
-            if rows.contains(where: { $0.contains(marker) }) { return rows }
-            if ContinuousClock.now > deadline { throw PseudoTerminalTimeout(marker: marker, seen: rows.joined(separator: "\n")) }
+            if holds(rows) { return rows }
+            if ContinuousClock.now > deadline { throw PseudoTerminalTimeout(marker: described, seen: rows.joined(separator: "\n")) }
             usleep(100_000)
         }
     }
