@@ -161,7 +161,16 @@ public struct ClassroomPull: Codable, Sendable {
 
 /// `POST /v1/classroom/push` (a teacher; gzip): what a classroom server holds, passed on as the students sent it.
 public struct ClassroomPushRequest: Codable, Sendable {
-    public enum Kind: String, Codable, Sendable { case answer, submission }
+    public enum Kind: String, Codable, Sendable {
+        /// A student's, signed by their vault: `ResponseItem`, `SubmissionRequest`.
+        case answer, submission
+        /// The teacher's, made on the classroom's desk: a `ClassroomMark` (points or feedback on one answer), a
+        /// `ClassroomRelease` (results shown or hidden).
+        case grade, feedback, release
+
+        /// Made by a student's vault and signed by it (the rest are the teacher's, whose classroom signed in).
+        public var isStudents: Bool { self == .answer || self == .submission }
+    }
 
     public struct Item: Codable, Sendable, Equatable {
         /// The classroom's own number for the item (its outbox's order): the reply names it.
@@ -308,5 +317,99 @@ extension ClassroomPushRequest {
             self.user = user
             self.deviceKey = deviceKey
         }
+    }
+}
+
+/// The teacher's points or feedback on one answer, made on a classroom's desk and passed on to the district
+/// (`ClassroomPushRequest.Kind.grade` / `.feedback`), or made at the district and brought down
+/// (`ClassroomResults`).
+public struct ClassroomMark: Codable, Sendable, Equatable {
+    public var assessmentId: String
+    public var attemptId: String
+    public var questionId: String
+    /// `grade`: the teacher's points.
+    public var points: Double?
+    /// `feedback`: the teacher's words (nil: taken back).
+    public var text: String?
+    enum CodingKeys: String, CodingKey {
+        case points, text
+        case assessmentId = "assessment_id"
+        case attemptId = "attempt_id"
+        case questionId = "question_id"
+    }
+    public init(assessmentId: String, attemptId: String, questionId: String, points: Double? = nil, text: String? = nil) {
+        self.assessmentId = assessmentId
+        self.attemptId = attemptId
+        self.questionId = questionId
+        self.points = points
+        self.text = text
+    }
+
+    /// The outbox's id of a mark: one per answer and kind (a later mark replaces an earlier one still waiting).
+    public static func itemID(attemptID: String, questionID: String) -> String { attemptID + "\n" + questionID }
+}
+
+/// Results shown to the students or hidden again, on a classroom's desk (`ClassroomPushRequest.Kind.release`).
+public struct ClassroomRelease: Codable, Sendable, Equatable {
+    public var assessmentId: String
+    public var released: Bool
+    enum CodingKeys: String, CodingKey {
+        case released
+        case assessmentId = "assessment_id"
+    }
+    public init(assessmentId: String, released: Bool) {
+        self.assessmentId = assessmentId
+        self.released = released
+    }
+}
+
+/// `GET /v1/classroom/results` (a teacher): what the district decided on the class's hand-ins, brought down so the
+/// students see it through the classroom: which results are released, the teacher's points and feedback, and late
+/// hand-ins accepted or given 0.
+public struct ClassroomResults: Codable, Sendable, Equatable {
+    public struct State: Codable, Sendable, Equatable {
+        public var assessmentId: String
+        public var releasedAt: String?
+        enum CodingKeys: String, CodingKey {
+            case assessmentId = "assessment_id"
+            case releasedAt = "released_at"
+        }
+        public init(assessmentId: String, releasedAt: String?) {
+            self.assessmentId = assessmentId
+            self.releasedAt = releasedAt
+        }
+    }
+
+    public struct Late: Codable, Sendable, Equatable {
+        public var attemptId: String
+        /// A `LateDecision`'s raw value.
+        public var decision: String
+        enum CodingKeys: String, CodingKey {
+            case decision
+            case attemptId = "attempt_id"
+        }
+        public init(attemptId: String, decision: String) {
+            self.attemptId = attemptId
+            self.decision = decision
+        }
+    }
+
+    public var assessments: [State]
+    /// The hand-ins at the district these marks are all of: feedback on one of them that the district no longer has
+    /// was taken back.
+    public var handedIn: [String]
+    public var grades: [ClassroomMark]
+    public var feedback: [ClassroomMark]
+    public var late: [Late]
+    enum CodingKeys: String, CodingKey {
+        case assessments, grades, feedback, late
+        case handedIn = "handed_in"
+    }
+    public init(assessments: [State], handedIn: [String], grades: [ClassroomMark], feedback: [ClassroomMark], late: [Late]) {
+        self.assessments = assessments
+        self.handedIn = handedIn
+        self.grades = grades
+        self.feedback = feedback
+        self.late = late
     }
 }

@@ -558,6 +558,7 @@ public enum APIPath {
     public static let classroomPull = "/v1/classroom/pull"
     public static let classroomPush = "/v1/classroom/push"
     public static let classroomReceipts = "/v1/classroom/receipts"
+    public static let classroomResults = "/v1/classroom/results"
     public static let enrol = "/v1/auth/enrol"
     public static func assessment(_ id: String) -> String { "/v1/assessments/\(id)" }
     public static func sealedKey(_ id: String) -> String { "/v1/assessments/\(id)/key" }

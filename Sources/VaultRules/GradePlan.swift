@@ -9,4 +9,13 @@ public enum GradePlan {
         guard let source, let document = try? JSONDecoder().decode(Assessment.self, from: source) else { return false }
         return document.question(questionID) != nil
     }
+
+    /// Whether `points` may be stored for the question: a number from 0 to the question's points (what a desk would
+    /// take; a classroom's district is held to it too).
+    public static func allows(points: Double, questionID: String, source: Data?) -> Bool {
+        guard points.isFinite, points >= 0, let source, let document = try? JSONDecoder().decode(Assessment.self, from: source),
+            let question = document.question(questionID)
+        else { return false }
+        return points <= Scoring.maxPoints(question)
+    }
 }

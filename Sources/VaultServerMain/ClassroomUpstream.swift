@@ -82,21 +82,37 @@ enum ClassroomUpstream {
         }
     }
 
-    /// `serve` on a classroom: a push every `interval` while the server runs, when there is something to send. A
-    /// district that cannot be reached is tried again next time (nothing is lost: the outbox stays); cancelled at
-    /// shutdown.
+    /// Brings down what the district decided on the class's hand-ins (after a push, so what the teacher changed
+    /// here went up first); nil when the store is not a classroom.
+    static func bringResults(_ storage: some ServerStorage) async throws -> ResultsBroughtDown? {
+        try await withDistrict(storage) { client, retry in
+            let results = try await retry.run { try await client.classroomResults() }
+            return try await storage.importResults(results, now: Date())
+        }
+    }
+
+    /// `serve` on a classroom: every `interval` while the server runs, a push when there is something to send, then
+    /// the district's results brought down. A district that cannot be reached is tried again next time (nothing is
+    /// lost: the outbox stays); cancelled at shutdown.
     static func pushEvery(_ interval: Duration, storage: some ServerStorage, logger: Logger) -> Task<Void, Never> {
         Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
                 guard !Task.isCancelled else { return }
                 do {
-                    let summary = try await storage.upstreamSummary()
-                    guard summary.waitingAnswers + summary.waitingHandIns > 0 else { continue }
-                    if let pushed = try await push(storage, chunk: 200) {
+                    if try await storage.upstreamSummary().waiting > 0, let pushed = try await push(storage, chunk: 200) {
                         logger.notice(
                             "pushed to the district",
                             metadata: ["stored": "\(pushed.stored)", "refused": "\(pushed.refused)", "waiting": "\(pushed.waiting)"]
+                        )
+                    }
+                    if let brought = try await bringResults(storage), brought.changed > 0 {
+                        logger.notice(
+                            "brought the district's results down",
+                            metadata: [
+                                "released": "\(brought.released)", "hidden": "\(brought.hidden)", "grades": "\(brought.grades)",
+                                "feedback": "\(brought.feedback)", "late": "\(brought.late)",
+                            ]
                         )
                     }
                 } catch {

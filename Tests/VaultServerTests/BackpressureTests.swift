@@ -134,6 +134,12 @@ struct SlowStorage: ServerStorage {
     func vouchedKeys(users: Set<String>) async throws -> [ClassroomPushRequest.Vouch] { try await base.vouchedKeys(users: users) }
     func upstreamReceipts(user: String) async throws -> [SubmissionReceipt] { try await base.upstreamReceipts(user: user) }
     func importClass(_ pull: ClassroomPull, now: Date) async throws { try await base.importClass(pull, now: now) }
+    func classResults(teacher: String, admin: Bool) async throws -> ClassroomResults {
+        try await base.classResults(teacher: teacher, admin: admin)
+    }
+    func importResults(_ results: ClassroomResults, now: Date) async throws -> ResultsBroughtDown {
+        try await base.importResults(results, now: now)
+    }
     func classExport(teacher: String, admin: Bool, group: String?, now: Date) async throws -> ClassroomPull {
         try await base.classExport(teacher: teacher, admin: admin, group: group, now: now)
     }

@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 import VaultAPI
 import VaultCore
+import VaultRules
 import VaultServer
 import VaultTestSupport
 
@@ -231,6 +232,102 @@ struct ClassroomTests {
             let received = try #require(try await setup.district.storage.received(assessmentID: "quiz-1"))
             #expect(Set(received.responses.map(\.id)) == Set(items.dropLast().map(\.id)))
             #expect(!received.responses.contains { $0.id == essay })
+        }
+    }
+
+    /// The classroom store linked to the district (what `classroom init` keeps), so the teacher's marks here are kept
+    /// for it.
+    static func link(_ setup: Setup, district: APIClient) async throws {
+        let key = try await district.send(.get, APIPath.serverKey).decode(ServerKeyResponse.self)
+        try await setup.classroom.storage.setClassroomLink(ClassroomLink(upstream: "http://district.invalid", teacher: "teacher", districtKey: key))
+    }
+
+    @Test(
+        "results come down and marks go up: points and feedback made on the classroom's desk reach the district; the district's release, points, feedback and taken-back feedback reach the classroom (what waits to go up stands); a hostile reply changes nothing",
+        arguments: Backend.all
+    )
+    func resultsDownMarksUp(backend: Backend) async throws {
+        let setup = try await Self.setUp(backend)
+        try await Self.withClass(setup) { district, teacher, classroom, student, served in
+            try await Self.link(setup, district: district)
+            let items = try Self.signedAnswers(served, key: setup.key)
+            _ = try await classroom.send(.post, APIPath.batch, token: student, json: BatchRequest(responses: items, deviceKey: setup.key.publicKey))
+            #expect(
+                try await classroom.send(.post, APIPath.submissions, token: student, json: Self.signedSubmission(items, key: setup.key)).status
+                    == .created
+            )
+            #expect(try await Self.push(setup.classroom, to: district, token: teacher).allSatisfy { $0.outcome == .stored })
+
+            // The teacher grades the essay on the classroom's desk: kept for the district, then taken there.
+            let here = TeacherDesk(storage: setup.classroom.storage, now: { Date() })
+            try await here.saveSheet("quiz-1", attempt: "attempt-1", points: ["q6": 0.5], feedback: ["q6": "Clear steps."])
+            #expect(try await setup.classroom.storage.upstreamSummary().waitingMarks == 2)
+            let marks = try await Self.push(setup.classroom, to: district, token: teacher)
+            #expect(marks.count == 2 && marks.allSatisfy { $0.outcome == .stored }, "\(marks)")
+            var atDistrict = try #require(
+                try await setup.district.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-1"]).first
+            )
+            #expect(atDistrict.grades["q6"] == 0.5 && atDistrict.feedback["q6"] == "Clear steps.")
+
+            // At the district: results released, q5 marked down with a word, then q6's feedback taken back.
+            let there = TeacherDesk(storage: setup.district.storage, now: { Date() })
+            try await there.release("quiz-1", by: "teacher")
+            try await there.saveSheet("quiz-1", attempt: "attempt-1", points: ["q5": 0], feedback: ["q5": "Spelling.", "q6": ""])
+            // The district's own desk keeps nothing for anyone (it has no link).
+            #expect(try await setup.district.storage.upstreamSummary().waiting == 0)
+            // Before the results come down the student sees none at the classroom.
+            var seen = try await classroom.send(.get, APIPath.results, token: student).decode(ResultsResponse.self).results
+            #expect(seen.first?.released != true)
+
+            let results = try await district.send(.get, APIPath.classroomResults, token: teacher).decode(ClassroomResults.self)
+            #expect(try await district.send(.get, APIPath.classroomResults, token: try await district.token("student")).status == .forbidden)
+            let brought = try await setup.classroom.storage.importResults(results, now: Date())
+            #expect(brought.released == 1 && brought.grades == 1 && brought.feedback == 2 && brought.skipped == 0, "\(brought)")
+            var kept = try #require(
+                try await setup.classroom.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-1"]).first
+            )
+            #expect(kept.grades["q5"] == 0 && kept.grades["q6"] == 0.5 && kept.feedback["q5"] == "Spelling." && kept.feedback["q6"] == nil)
+            // What came down is not sent back up.
+            #expect(try await setup.classroom.storage.upstreamSummary().waiting == 0)
+            seen = try await classroom.send(.get, APIPath.results, token: student).decode(ResultsResponse.self).results
+            let result = try #require(seen.first)
+            #expect(result.released && result.questions.first { $0.questionId == "q5" }?.feedback == "Spelling.")
+            // Brought down again: nothing changes.
+            #expect(try await setup.classroom.storage.importResults(results, now: Date()).changed == 0)
+
+            // The teacher changes q6 here and the district has not taken it yet: theirs stands.
+            try await here.saveSheet("quiz-1", attempt: "attempt-1", points: ["q6": 1], feedback: [:])
+            #expect(try await setup.classroom.storage.importResults(results, now: Date()).grades == 0)
+            kept = try #require(try await setup.classroom.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-1"]).first)
+            #expect(kept.grades["q6"] == 1)
+
+            // Points the question cannot give are refused by the district, named; points from the district that are
+            // not a number are refused whole by the classroom.
+            let outOfRange = try await Self.push(setup.classroom, to: district, token: teacher) { item in
+                item.body = item.body.replacingOccurrences(of: "\"points\":1", with: "\"points\":1000")
+            }
+            #expect(outOfRange.map(\.outcome) == [.refused] && outOfRange.first?.message?.contains("from 0 to 1") == true, "\(outOfRange)")
+            atDistrict = try #require(
+                try await setup.district.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-1"]).first
+            )
+            #expect(atDistrict.grades["q6"] == 0.5)
+            var hostile = results
+            hostile.grades = [ClassroomMark(assessmentId: "quiz-1", attemptId: "attempt-1", questionId: "q5", points: -1)]
+            await #expect(throws: StorageError.self) { try await setup.classroom.storage.importResults(hostile, now: Date()) }
+            hostile.grades = []
+            hostile.late = [ClassroomResults.Late(attemptId: "attempt-1", decision: "maybe")]
+            await #expect(throws: StorageError.self) { try await setup.classroom.storage.importResults(hostile, now: Date()) }
+            kept = try #require(try await setup.classroom.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-1"]).first)
+            #expect(kept.grades["q5"] == 0 && kept.grades["q6"] == 1)
+
+            // Results hidden again on the classroom's desk are hidden at the district too.
+            try await here.change("quiz-1", .hideResults, by: "teacher")
+            #expect(try await Self.push(setup.classroom, to: district, token: teacher).map(\.outcome) == [.stored])
+            atDistrict = try #require(
+                try await setup.district.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-1"]).first
+            )
+            #expect(!atDistrict.released)
+            #expect(try await setup.district.storage.actions(assessmentID: "quiz-1").last?.actor == "teacher on a classroom server")
         }
     }
 }

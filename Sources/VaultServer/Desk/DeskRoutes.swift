@@ -365,11 +365,21 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
     /// Account changes a teacher may make in the throttle's window before waiting.
     static var accountActions: Int { 30 }
 
+    /// On a classroom server, what `vault-server classroom status` says: the district, what waits to go up, what it
+    /// refused, when it was last reached. Nil elsewhere.
+    func classroomLines() async throws -> DeskView.Classroom? {
+        guard configuration.classroom, let link = try await storage.classroomLink() else { return nil }
+        return DeskView.Classroom(lines: link.statusLines + (try await storage.upstreamSummary()).lines)
+    }
+
     // MARK: Signing in
 
     func loginPage(_ request: Request, problem: String?, status: HTTPResponse.Status) throws -> Response {
         let nonce = Hex.encode(try CryptoRandom.bytes(16))
-        var response = pages.html(pages.render("login", DeskView.Login(title: "Sign in", nonce: nonce, problem: problem)), status: status)
+        var response = pages.html(
+            pages.render("login", DeskView.Login(title: "Sign in", nonce: nonce, problem: problem, classroom: configuration.classroom)),
+            status: status
+        )
         response.setCookie(DeskSession.nonceCookie(nonce, secure: DeskSession.isSecure(request, configuration: configuration)))
         return response
     }
@@ -383,12 +393,11 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         guard (try? Identifiers.check([name])) != nil else {
             return try loginPage(request, problem: "The user name or password is not correct.", status: .unauthorized)
         }
-        let outcome = try await signIn.attempt(
+        let outcome = try await signIn.deskAttempt(
             name: name,
-            password: SecretBytes(Array((fields["password"] ?? "").utf8)),
+            secret: SecretBytes(Array((fields["password"] ?? "").utf8)),
             address: context.clientAddress,
-            lifetime: DeskSession.lifetime,
-            allowed: { $0.role.teaches }
+            lifetime: DeskSession.lifetime
         )
         let token: String
         switch outcome {
@@ -437,7 +446,14 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         return pages.html(
             pages.render(
                 "assessments",
-                DeskView.Assessments(title: "Assessments", user: context.user, csrf: csrf(context), rows: rows, admin: context.role == .admin)
+                DeskView.Assessments(
+                    title: "Assessments",
+                    user: context.user,
+                    csrf: csrf(context),
+                    rows: rows,
+                    admin: context.role == .admin,
+                    classroom: try await classroomLines()
+                )
             )
         )
     }

@@ -56,6 +56,7 @@ enum DeskTemplates {
         <input type="hidden" name="nonce" value="{{nonce}}">
         <p><label for="user">User name</label><br><input id="user" name="user" autocomplete="username" required autofocus></p>
         <p><label for="password">Password</label><br><input id="password" name="password" type="password" autocomplete="current-password" required></p>
+        {{#classroom}}<p class="hint">This is a classroom server. Its teacher has no password here: on this laptop, run <code>vault-server classroom desk-code</code> and type the code it shows where the password goes.</p>{{/classroom}}
         <p><button type="submit">Sign in</button></p>
         </form>
         {{> foot}}
@@ -110,6 +111,7 @@ enum DeskTemplates {
         {{^rows}}<tr><td colspan="7">Nothing is published yet: <a href="/desk/publish">publish a file</a>.</td></tr>{{/rows}}
         </tbody>
         </table>
+        {{#classroom}}<section class="classroom" aria-labelledby="classroom"><h2 id="classroom">Classroom</h2>{{#lines}}<p>{{.}}</p>{{/lines}}</section>{{/classroom}}
         {{> foot}}
         """
 

@@ -19,6 +19,8 @@ enum DeskView {
         var title: String
         var nonce: String
         var problem: String?
+        /// A classroom server: its teacher types a desk code where the password goes.
+        var classroom = false
     }
 
     struct AssessmentRow {
@@ -40,6 +42,13 @@ enum DeskView {
         var rows: [AssessmentRow]
         /// An administrator sees the link to the server's page.
         var admin = false
+        /// A classroom server's tie to its district (nil elsewhere).
+        var classroom: Classroom? = nil
+    }
+
+    /// A classroom server's tie to its district, in the sentences `vault-server classroom status` prints.
+    struct Classroom {
+        var lines: [String]
     }
 
     /// The server's page for administrators: `ServerStatus` in words, two charts and a table.

@@ -20,6 +20,12 @@ struct ClassroomRoutes<Storage: ServerStorage> {
             let pull = try await storage.classExport(teacher: user, admin: context.role == .admin, group: classGroup, now: configuration.now())
             return try JSONBody.response(pull, request: request)
         }
+        // What the district decided on the class's hand-ins, brought down after each push.
+        group.get("classroom/results") { request, context in
+            try requireTeacher(context)
+            let user = try context.user ?? { throw APIError.unauthorized }()
+            return try JSONBody.response(try await storage.classResults(teacher: user, admin: context.role == .admin), request: request)
+        }
         // A classroom's students: the district's receipts for their hand-ins it passed on (404 on a server that is
         // not a classroom).
         group.get("classroom/receipts") { request, context in
@@ -113,6 +119,9 @@ struct ClassroomRoutes<Storage: ServerStorage> {
             case .submission:
                 try await flush()
                 results.append(try await takeSubmission(entry, keys: try await keysOf(entry.user), context: context))
+            case .grade, .feedback, .release:
+                try await flush()
+                results.append(try await takeTeachers(entry, context: context))
             }
         }
         try await flush()
@@ -144,6 +153,50 @@ struct ClassroomRoutes<Storage: ServerStorage> {
             return .init(seq: entry.seq, outcome: .refused, message: error.message)
         }
     }
+
+    /// A mark or a release the teacher made on the classroom's desk: taken as the teacher's own at the district's desk
+    /// would be (the classroom signed in as the teacher), by the same checks (`TeacherDesk`).
+    private func takeTeachers(_ entry: ClassroomPushRequest.Item, context: VaultRequestContext) async throws -> ClassroomPushResponse.Result {
+        let desk = TeacherDesk(storage: storage, now: configuration.now)
+        let body = Data(entry.body.utf8)
+        let assessment: String
+        let act: () async throws -> Void
+        switch entry.kind {
+        case .release:
+            guard let release = try? JSONDecoder().decode(ClassroomRelease.self, from: body) else {
+                return .init(seq: entry.seq, outcome: .refused, message: "This release cannot be read.")
+            }
+            assessment = release.assessmentId
+            act = { try await desk.change(release.assessmentId, release.released ? .release : .hideResults, by: Self.actor(context)) }
+        default:
+            guard let mark = try? JSONDecoder().decode(ClassroomMark.self, from: body), entry.kind == .feedback || mark.points != nil else {
+                return .init(seq: entry.seq, outcome: .refused, message: "This mark cannot be read.")
+            }
+            assessment = mark.assessmentId
+            act = {
+                try await desk.saveSheet(
+                    mark.assessmentId,
+                    attempt: mark.attemptId,
+                    points: mark.points.map { [mark.questionId: $0] } ?? [:],
+                    feedback: entry.kind == .feedback ? [mark.questionId: mark.text ?? ""] : [:]
+                )
+            }
+        }
+        guard try await storage.mayAct(user: context.user, role: context.role, onAssessment: assessment) else {
+            return .init(seq: entry.seq, outcome: .refused, message: "There is no assessment \(assessment) of yours.")
+        }
+        do {
+            try await act()
+            return .init(seq: entry.seq, outcome: .stored)
+        } catch let problem as TeacherDesk.Problem {
+            // A hand-in not here yet (its push comes after this mark's) is taken at the next push.
+            if case .notSubmitted = problem { return .init(seq: entry.seq, outcome: .later, message: problem.description) }
+            return .init(seq: entry.seq, outcome: .refused, message: problem.description)
+        }
+    }
+
+    /// Who the district's history names for what a classroom passed on.
+    static func actor(_ context: VaultRequestContext) -> String { "\(context.user ?? "a teacher") on a classroom server" }
 
     static func notTheStudents(_ user: String, known: Bool) -> String {
         known

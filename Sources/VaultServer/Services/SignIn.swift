@@ -112,6 +112,26 @@ struct SignIn<Storage: AccountStore & ResponseStore, C: Clock>: Sendable where C
         return try await issue(user, lifetime: lifetime)
     }
 
+    /// The desk's sign-in. On a classroom server a teacher pulled from the district has no password here: what they
+    /// type is a one-time desk code (`vault-server classroom desk-code`), taken once; anyone else signs in with a
+    /// password. Either way the throttle counts it and the answer to a wrong one is the same.
+    func deskAttempt(name: String, secret: SecretBytes, address: String, lifetime: TimeInterval) async throws -> Outcome {
+        let teaches: (UserRecord) -> Bool = { $0.role.teaches }
+        guard configuration.classroom, name.count <= 200, let record = try await storage.user(named: name), record.passwordHash.isEmpty else {
+            return try await attempt(name: name, password: secret, address: address, lifetime: lifetime, allowed: teaches)
+        }
+        let keys = Self.throttleKeys(user: name, address: address, configuration: configuration)
+        if let wait = await throttle.begin(keys) { return .throttled(wait) }
+        let code = ClassCode.normalized(secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })
+        guard code.count <= 64, try await storage.takeChallenge(DeskCode.kept(code), user: record.name, now: configuration.now()) else {
+            return .wrong
+        }
+        await throttle.succeeded(keys)
+        guard !record.disabled else { return .disabled }
+        guard teaches(record) else { return .notAllowed }
+        return try await issue(record, lifetime: lifetime)
+    }
+
     /// What a sign-in counts against: the name and the client's address.
     static func throttleKeys(user: String, address: String, configuration: ServerConfiguration) -> [LoginThrottle<C>.Key] {
         [.user(user, free: configuration.freeLoginFailures), .address(address, free: configuration.freeLoginFailuresPerAddress)]
@@ -135,5 +155,22 @@ extension APIError {
             after: seconds,
             message: "Too many failed sign-ins. Wait \(seconds) seconds, then try again."
         )
+    }
+}
+
+/// One-time desk codes for a classroom's teacher, who has no password there (issue 58): made on the laptop by
+/// `vault-server classroom desk-code`, kept as their hash among the sign-in challenges until they expire.
+public enum DeskCode {
+    /// How long a code waits to be used.
+    public static let lifetime: TimeInterval = 3600
+
+    /// The form a code is kept in (its hash, marked apart from a vault's challenges).
+    public static func kept(_ code: String) -> String { "desk:" + StudentPackages.hash(Data(ClassCode.normalized(code).utf8)) }
+
+    /// A new code for `teacher`, usable once within `lifetime`.
+    public static func make(for teacher: String, storage: some AccountStore, now: Date) async throws -> String? {
+        let code = ClassCode.make(random: try CryptoRandom.bytes(12))
+        guard try await storage.createChallenge(kept(code), user: teacher, expiresAt: now.addingTimeInterval(lifetime), now: now) else { return nil }
+        return code
     }
 }

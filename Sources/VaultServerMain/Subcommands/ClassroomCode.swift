@@ -37,4 +37,26 @@ extension ClassroomCommand {
             TerminalText.line("It works once. The student runs `vault login --server URL --user \(student.name) --class-code` and types it.")
         }
     }
+
+    /// `vault-server classroom desk-code`: a one-time code that signs the classroom's teacher in to the desk here (they
+    /// have no password on a classroom server).
+    struct DeskCodeCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "desk-code",
+            abstract: "A one-time code that signs the teacher in to this classroom's desk, where the password goes; it works once, within an hour."
+        )
+        @OptionGroup var options: DataOptions
+
+        func run() async throws {
+            let storage = try await options.storage()
+            guard let link = try await storage.classroomLink() else { throw ClassroomCommand.notAClassroom }
+            guard let code = try await DeskCode.make(for: link.teacher, storage: storage, now: Date()) else {
+                throw ValidationError("Too many sign-in codes are open right now; try again in a few minutes.")
+            }
+            TerminalText.line("Desk code for \(link.teacher): \(code)")
+            TerminalText.line(
+                "It works once, within an hour: open /desk on this server, sign in as \(link.teacher), and type it where the password goes."
+            )
+        }
+    }
 }

@@ -13,7 +13,7 @@ struct ClassroomCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "classroom",
         abstract: "A classroom server: serve a class with no network, then pass everything on to the district.",
-        subcommands: [Init.self, Pull.self, Push.self, Status.self, Code.self]
+        subcommands: [Init.self, Pull.self, Push.self, Status.self, Code.self, DeskCodeCommand.self]
     )
 
     struct Init: AsyncParsableCommand {
@@ -71,11 +71,13 @@ struct ClassroomCommand: AsyncParsableCommand {
             try await ClassroomCommand.withDistrict(storage) { client, _ in
                 let pull = try await client.classroomPull(group: group)
                 try await storage.importClass(pull, now: Date())
+                let results = try await storage.importResults(try await client.classroomResults(), now: Date())
                 try await storage.notePulled(at: Date())
                 let keyed = pull.students.count { !$0.deviceKeys.isEmpty }
                 TerminalText.line(
                     "Pulled \(pull.assessments.count) assessments and \(pull.students.count) students (\(keyed) with a vault key) from the district."
                 )
+                if results.changed > 0 { TerminalText.line(ClassroomCommand.broughtDown(results)) }
             }
         }
     }
@@ -104,6 +106,14 @@ struct ClassroomCommand: AsyncParsableCommand {
             if pushed.refused > 0 { line += " It refused \(pushed.refused): `vault-server classroom status` names them." }
             if pushed.waiting > 0 { line += " \(pushed.waiting) wait for the next push." }
             TerminalText.line(line)
+            // What the district decided comes down once what was decided here went up.
+            do {
+                if let brought = try await ClassroomUpstream.bringResults(storage), brought.changed > 0 {
+                    TerminalText.line(ClassroomCommand.broughtDown(brought))
+                }
+            } catch let error as ServerError {
+                throw ClassroomCommand.fail(error)
+            }
         }
     }
 
@@ -132,23 +142,20 @@ struct ClassroomCommand: AsyncParsableCommand {
                     "pushed_at": link.pushedAt.map { .string(Timestamp.string($0)) } ?? .null,
                     "waiting_answers": .number(Double(summary.waitingAnswers)), "waiting_hand_ins": .number(Double(summary.waitingHandIns)),
                     "stored_answers": .number(Double(summary.storedAnswers)), "stored_hand_ins": .number(Double(summary.storedHandIns)),
+                    "waiting_marks": .number(Double(summary.waitingMarks)), "stored_marks": .number(Double(summary.storedMarks)),
                     "refused": .array(refused),
                 ])
                 print(try CanonicalJSON.text(value))
                 return
             }
-            func when(_ date: Date?) -> String { date.map(Timestamp.readable) ?? "never" }
-            TerminalText.line("\(link.teacher)'s classroom of the district at \(link.upstream) (district key \(link.districtKey.fingerprint)).")
-            TerminalText.line("Last pulled: \(when(link.pulledAt)). Last pushed: \(when(link.pushedAt)).")
-            TerminalText.line("Waiting to go up: \(summary.waitingAnswers) answers, \(summary.waitingHandIns) hand-ins.")
-            TerminalText.line("Held by the district: \(summary.storedAnswers) answers, \(summary.storedHandIns) hand-ins.")
-            if !summary.refused.isEmpty {
-                TerminalText.line("Refused by the district (\(summary.refused.count)):")
-                for item in summary.refused {
-                    TerminalText.line("  \(item.user), \(item.kind == .answer ? "answer" : "hand-in") \(item.itemID): \(item.message ?? "")")
-                }
-            }
+            for line in link.statusLines + summary.lines { TerminalText.line(line) }
         }
+    }
+
+    /// What bringing the district's results down changed, in a sentence.
+    static func broughtDown(_ brought: ResultsBroughtDown) -> String {
+        "From the district: \(brought.released) results released, \(brought.hidden) hidden, \(brought.grades) points, "
+            + "\(brought.feedback) feedback and \(brought.late) late decisions."
     }
 
     static let notAClassroom = ValidationError(

@@ -161,6 +161,13 @@ public struct ServerClient: Sendable {
         return try decode(ClassroomPull.self, reply, expecting: [200])
     }
 
+    /// A classroom server's fetch of what the district decided on the class's hand-ins (releases, grades, feedback,
+    /// late decisions).
+    public func classroomResults() async throws -> ClassroomResults {
+        let reply = try await send("GET", APIPath.classroomResults, maxBytes: 64 * 1024 * 1024)
+        return try decode(ClassroomResults.self, reply, expecting: [200])
+    }
+
     /// A classroom server's push to its district: items as the students sent them, gzip; the district's word on each.
     public func classroomPush(_ push: ClassroomPushRequest) async throws -> [ClassroomPushResponse.Result] {
         let body = try Gzip.compress(try CanonicalJSON.encode(push))

@@ -63,14 +63,63 @@ public struct UpstreamItem: Sendable, Equatable {
     }
 }
 
+extension UpstreamItem {
+    /// What a person calls an item of `kind`.
+    public static func name(_ kind: ClassroomPushRequest.Kind) -> String {
+        switch kind {
+        case .answer: "answer"
+        case .submission: "hand-in"
+        case .grade: "points"
+        case .feedback: "feedback"
+        case .release: "release"
+        }
+    }
+}
+
+extension ClassroomLink {
+    /// Whose classroom of which district, and when it was last reached (`classroom status` and the desk).
+    public var statusLines: [String] {
+        func when(_ date: Date?) -> String { date.map(Timestamp.readable) ?? "never" }
+        return [
+            "\(teacher)'s classroom of the district at \(upstream) (district key \(districtKey.fingerprint)).",
+            "Last pulled: \(when(pulledAt)). Last pushed: \(when(pushedAt)).",
+        ]
+    }
+}
+
+extension UpstreamSummary {
+    /// What waits, what the district holds and what it refused, in sentences.
+    public var lines: [String] {
+        var lines = [
+            "Waiting to go up: \(waitingAnswers) answers, \(waitingHandIns) hand-ins, \(waitingMarks) marks and releases.",
+            "Held by the district: \(storedAnswers) answers, \(storedHandIns) hand-ins, \(storedMarks) marks and releases.",
+        ]
+        if !refused.isEmpty {
+            lines.append("Refused by the district (\(refused.count)):")
+            for item in refused {
+                lines.append(
+                    "  \(item.user), \(UpstreamItem.name(item.kind)) \(item.itemID.replacingOccurrences(of: "\n", with: " ")): \(item.message ?? "")"
+                )
+            }
+        }
+        return lines
+    }
+}
+
 /// What waits to go up and what the district refused.
 public struct UpstreamSummary: Sendable, Equatable {
     public var waitingAnswers = 0
     public var waitingHandIns = 0
     public var storedAnswers = 0
     public var storedHandIns = 0
+    /// The teacher's points, feedback and releases made on the classroom's desk.
+    public var waitingMarks = 0
+    public var storedMarks = 0
     public var refused: [UpstreamItem] = []
     public init() {}
+
+    /// Everything that waits to go up.
+    public var waiting: Int { waitingAnswers + waitingHandIns + waitingMarks }
 }
 
 /// A classroom server's store: its link, the outbox to the district, and the class as pulled. The district's side
@@ -96,6 +145,25 @@ public protocol ClassroomStore: Sendable {
     func importClass(_ pull: ClassroomPull, now: Date) async throws
     /// The district's side: what a classroom of `teacher` needs (students of `group`, or every student).
     func classExport(teacher: String, admin: Bool, group: String?, now: Date) async throws -> ClassroomPull
+    /// The district's side: its releases, grades, feedback and late decisions on the hand-ins of `teacher`'s
+    /// assessments (every assessment for an administrator).
+    func classResults(teacher: String, admin: Bool) async throws -> ClassroomResults
+    /// Takes in what the district decided, leaving alone what this classroom's teacher changed that still waits to
+    /// go up; says what changed.
+    func importResults(_ results: ClassroomResults, now: Date) async throws -> ResultsBroughtDown
+}
+
+/// What bringing the district's results down changed on a classroom.
+public struct ResultsBroughtDown: Sendable, Equatable {
+    public var released = 0
+    public var hidden = 0
+    public var grades = 0
+    public var feedback = 0
+    public var late = 0
+    /// Marks the classroom could not apply (a hand-in it does not hold, points outside the question's).
+    public var skipped = 0
+    public init() {}
+    public var changed: Int { released + hidden + grades + feedback + late }
 }
 
 /// `classroom_link` and `classroom_outbox`.
@@ -142,6 +210,47 @@ enum ClassroomStatements {
 
     static func drop(kind: ClassroomPushRequest.Kind, itemID: String) -> SQLStatement {
         SQLStatement("DELETE FROM classroom_outbox WHERE kind = ? AND item_id = ?", [.text(kind.rawValue), .text(itemID)])
+    }
+
+    /// A teacher's mark on one answer, kept for the district when this server is a classroom (the statements do
+    /// nothing elsewhere): it replaces the answer's earlier mark of that kind, sent or not.
+    static func keepMark(_ kind: ClassroomPushRequest.Kind, _ mark: ClassroomMark, student: String, at: Date) throws -> [SQLStatement] {
+        try replaceKept(
+            kind,
+            itemID: ClassroomMark.itemID(attemptID: mark.attemptId, questionID: mark.questionId),
+            user: .text(student),
+            body: mark,
+            at: at
+        )
+    }
+
+    /// Results shown or hidden on a classroom's desk, kept for the district (nothing elsewhere).
+    static func keepRelease(_ release: ClassroomRelease, at: Date) throws -> [SQLStatement] {
+        try replaceKept(.release, itemID: release.assessmentId, user: nil, body: release, at: at)
+    }
+
+    /// The teacher's item for the district, in the transaction that made it: inserted only when a link exists, under
+    /// `user` (nil: the linked teacher).
+    private static func replaceKept(
+        _ kind: ClassroomPushRequest.Kind,
+        itemID: String,
+        user: SQLValue?,
+        body: some Encodable,
+        at: Date
+    ) throws -> [SQLStatement] {
+        let text = String(decoding: try CanonicalJSON.encode(body), as: UTF8.self)
+        let owner = user == nil ? "teacher" : "?"
+        return [
+            drop(kind: kind, itemID: itemID),
+            SQLStatement(
+                """
+                INSERT INTO classroom_outbox (kind, item_id, user_name, body, state, kept_at)
+                SELECT ?, ?, \(owner), ?, ?, ? FROM classroom_link WHERE id = 1
+                """,
+                [.text(kind.rawValue), .text(itemID)] + (user.map { [$0] } ?? [])
+                    + [.text(text), .text(UpstreamState.waiting.rawValue), .real(at.timeIntervalSince1970)]
+            ),
+        ]
     }
 
     static let link = SQLStatement(
@@ -278,6 +387,8 @@ extension SharedStatements {
             case (.submission, .waiting): summary.waitingHandIns += count
             case (.answer, .stored): summary.storedAnswers += count
             case (.submission, .stored): summary.storedHandIns += count
+            case (.grade, .waiting), (.feedback, .waiting), (.release, .waiting): summary.waitingMarks += count
+            case (.grade, .stored), (.feedback, .stored), (.release, .stored): summary.storedMarks += count
             default: break
             }
         }
@@ -421,9 +532,9 @@ extension SharedStatements {
         try await write(writes)
     }
 
-    public func classExport(teacher: String, admin: Bool, group: String?, now: Date) async throws -> ClassroomPull {
-        let ids: [String] =
-            admin
+    /// The assessments a classroom of `teacher` carries: those they own or share (every one for an administrator).
+    func classAssessmentIDs(teacher: String, admin: Bool) async throws -> [String] {
+        admin
             ? try await rows(SQLStatement("SELECT id FROM assessments WHERE deleted = {false} ORDER BY id", [], columns: ["id"])) {
                 try $0.string("id")
             }
@@ -437,6 +548,10 @@ extension SharedStatements {
                     columns: ["id"]
                 )
             ) { try $0.string("id") }
+    }
+
+    public func classExport(teacher: String, admin: Bool, group: String?, now: Date) async throws -> ClassroomPull {
+        let ids = try await classAssessmentIDs(teacher: teacher, admin: admin)
         var assessments: [ClassroomPull.PulledAssessment] = []
         var draws: [ClassroomPull.PulledDraw] = []
         for id in ids {
@@ -506,5 +621,169 @@ extension SharedStatements {
             extraTime: extra.filter { names.contains($0.user) },
             draws: draws.filter { names.contains($0.user) }
         )
+    }
+
+    // MARK: Results, brought down
+
+    public func classResults(teacher: String, admin: Bool) async throws -> ClassroomResults {
+        let ids = try await classAssessmentIDs(teacher: teacher, admin: admin)
+        var results = ClassroomResults(assessments: [], handedIn: [], grades: [], feedback: [], late: [])
+        // One assessment at a time: a handful for a class, and no statement with an unbounded list in it.
+        for id in ids {
+            let assessment = SQLValue.text(id)
+            results.assessments += try await rows(
+                SQLStatement("SELECT released_at FROM assessments WHERE id = ?", [assessment], columns: ["released_at"])
+            ) { row in
+                ClassroomResults.State(
+                    assessmentId: id,
+                    releasedAt: try row.optionalDouble("released_at").map { Timestamp.string(Date(timeIntervalSince1970: $0)) }
+                )
+            }
+            results.handedIn += try await rows(
+                SQLStatement("SELECT attempt_id FROM submissions WHERE assessment_id = ? ORDER BY attempt_id", [assessment], columns: ["attempt_id"])
+            ) { try $0.string("attempt_id") }
+            results.grades += try await rows(
+                SQLStatement(
+                    """
+                    SELECT g.attempt_id, g.question_id, g.points FROM grades g JOIN submissions s ON s.attempt_id = g.attempt_id
+                    WHERE s.assessment_id = ? ORDER BY g.attempt_id, g.question_id
+                    """,
+                    [assessment],
+                    columns: ["attempt_id", "question_id", "points"]
+                )
+            ) { row in
+                ClassroomMark(
+                    assessmentId: id,
+                    attemptId: try row.string("attempt_id"),
+                    questionId: try row.string("question_id"),
+                    points: try row.double("points")
+                )
+            }
+            results.feedback += try await rows(
+                SQLStatement(
+                    """
+                    SELECT f.attempt_id, f.question_id, f.text FROM feedback f JOIN submissions s ON s.attempt_id = f.attempt_id
+                    WHERE s.assessment_id = ? ORDER BY f.attempt_id, f.question_id
+                    """,
+                    [assessment],
+                    columns: ["attempt_id", "question_id", "text"]
+                )
+            ) { row in
+                ClassroomMark(
+                    assessmentId: id,
+                    attemptId: try row.string("attempt_id"),
+                    questionId: try row.string("question_id"),
+                    text: try row.string("text")
+                )
+            }
+            results.late += try await rows(
+                SQLStatement(
+                    "SELECT attempt_id, late_decision FROM submissions WHERE assessment_id = ? AND late_decision IS NOT NULL ORDER BY attempt_id",
+                    [assessment],
+                    columns: ["attempt_id", "late_decision"]
+                )
+            ) { ClassroomResults.Late(attemptId: try $0.string("attempt_id"), decision: try $0.string("late_decision")) }
+        }
+        return results
+    }
+
+    public func importResults(_ results: ClassroomResults, now: Date) async throws -> ResultsBroughtDown {
+        // Numbers and names from the wire are held to what this server's own desk would take before anything is
+        // applied: a reply with one that is not is refused whole.
+        for mark in results.grades where !(mark.points.map { $0.isFinite && $0 >= 0 } ?? false) {
+            throw StorageError.damaged("the district's points for \(mark.attemptId) cannot be read")
+        }
+        for mark in results.feedback where (mark.text?.count ?? 0) > TeacherDesk.maxFeedback {
+            throw StorageError.damaged("the district's feedback for \(mark.attemptId) is too long")
+        }
+        for late in results.late where LateDecision(rawValue: late.decision) == nil {
+            throw StorageError.damaged("the district's decision on the late hand-in \(late.attemptId) cannot be read")
+        }
+        // What this classroom's teacher changed and the district has not yet taken: theirs stands until it has.
+        let pending = Set(
+            try await rows(
+                SQLStatement(
+                    "SELECT kind, item_id FROM classroom_outbox WHERE state = ? AND kind IN (?, ?, ?)",
+                    [
+                        .text(UpstreamState.waiting.rawValue), .text(ClassroomPushRequest.Kind.grade.rawValue),
+                        .text(ClassroomPushRequest.Kind.feedback.rawValue), .text(ClassroomPushRequest.Kind.release.rawValue),
+                    ],
+                    columns: ["kind", "item_id"]
+                )
+            ) { "\(try $0.string("kind"))\n\(try $0.string("item_id"))" }
+        )
+        func waiting(_ kind: ClassroomPushRequest.Kind, _ id: String) -> Bool { pending.contains("\(kind.rawValue)\n\(id)") }
+        var brought = ResultsBroughtDown()
+        let actor = "the district"
+
+        let released = Dictionary(
+            try await rows(SQLStatement("SELECT id, released_at FROM assessments", [], columns: ["id", "released_at"])) {
+                (try $0.string("id"), try $0.optionalDouble("released_at") != nil)
+            },
+            uniquingKeysWith: { first, _ in first }
+        )
+        for state in results.assessments where !waiting(.release, state.assessmentId) {
+            guard let here = released[state.assessmentId], here != (state.releasedAt != nil) else { continue }
+            let change: AssessmentChange = here ? .hideResults : .release
+            if try await apply(change, assessmentID: state.assessmentId, by: actor, at: now, upstream: false) {
+                if here { brought.hidden += 1 } else { brought.released += 1 }
+            }
+        }
+
+        let key: @Sendable (String, String) -> String = { ClassroomMark.itemID(attemptID: $0, questionID: $1) }
+        let grades = Dictionary(
+            try await rows(SQLStatement("SELECT attempt_id, question_id, points FROM grades", [], columns: ["attempt_id", "question_id", "points"])) {
+                (key(try $0.string("attempt_id"), try $0.string("question_id")), try $0.double("points"))
+            },
+            uniquingKeysWith: { first, _ in first }
+        )
+        for mark in results.grades {
+            let id = key(mark.attemptId, mark.questionId)
+            guard let points = mark.points, !waiting(.grade, id), grades[id] != points else { continue }
+            if try await grade(attemptID: mark.attemptId, questionID: mark.questionId, points: points, upstream: false, bounded: true) {
+                brought.grades += 1
+            } else {
+                brought.skipped += 1
+            }
+        }
+
+        let feedback = Dictionary(
+            try await rows(SQLStatement("SELECT attempt_id, question_id, text FROM feedback", [], columns: ["attempt_id", "question_id", "text"])) {
+                (key(try $0.string("attempt_id"), try $0.string("question_id")), (attempt: try $0.string("attempt_id"), text: try $0.string("text")))
+            },
+            uniquingKeysWith: { first, _ in first }
+        )
+        let districtFeedback = Dictionary(results.feedback.map { (key($0.attemptId, $0.questionId), $0) }, uniquingKeysWith: { first, _ in first })
+        for (id, mark) in districtFeedback.sorted(by: { $0.key < $1.key }) where !waiting(.feedback, id) && feedback[id]?.text != mark.text {
+            if try await setFeedback(attemptID: mark.attemptId, questionID: mark.questionId, text: mark.text, upstream: false) {
+                brought.feedback += 1
+            } else {
+                brought.skipped += 1
+            }
+        }
+        // Feedback the district took back on a hand-in it holds goes here too.
+        let handedIn = Set(results.handedIn)
+        for (id, kept) in feedback.sorted(by: { $0.key < $1.key })
+        where handedIn.contains(kept.attempt) && districtFeedback[id] == nil && !waiting(.feedback, id) {
+            let question = String(id.dropFirst(kept.attempt.count + 1))
+            if try await setFeedback(attemptID: kept.attempt, questionID: question, text: nil, upstream: false) { brought.feedback += 1 }
+        }
+
+        let decided = Dictionary(
+            try await rows(
+                SQLStatement(
+                    "SELECT attempt_id, late_decision FROM submissions WHERE late_decision IS NOT NULL",
+                    [],
+                    columns: ["attempt_id", "late_decision"]
+                )
+            ) { (try $0.string("attempt_id"), try $0.string("late_decision")) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        for late in results.late where decided[late.attemptId] != late.decision {
+            if try await decideLate(attemptID: late.attemptId, decision: LateDecision(rawValue: late.decision), by: actor, at: now) {
+                brought.late += 1
+            }
+        }
+        return brought
     }
 }

@@ -195,18 +195,37 @@ extension SharedStatements {
     /// The teacher's points for a question of a hand-in, and the hand-in's kept score worked out again with them.
     /// False when the attempt was not handed in or its version has no such question.
     public func grade(attemptID: String, questionID: String, points: Double) async throws -> Bool {
+        try await grade(attemptID: attemptID, questionID: questionID, points: points, upstream: true)
+    }
+
+    /// `upstream`: on a classroom server, kept for the district too (the teacher's own, not what came down from it).
+    /// `bounded`: the points are held to the question's (what came from elsewhere; the desk checked its own).
+    func grade(attemptID: String, questionID: String, points: Double, upstream: Bool, bounded: Bool = false) async throws -> Bool {
         let dialect = dialect
+        let now = Date()
         return try await readThenWrite([
             ScoringStatements.submittedSource(attemptID: attemptID), ScoringStatements.currentAnswers(attemptID: attemptID),
             ScoringStatements.grades(attemptID: attemptID),
         ]) { tables in
-            let source = try tables[0].first?.data("source")
-            guard let source, GradePlan.allows(questionID: questionID, source: source) else { return (false, []) }
+            guard let submitted = tables[0].first else { return (false, []) }
+            let source = try submitted.data("source")
+            guard GradePlan.allows(questionID: questionID, source: source),
+                !bounded || GradePlan.allows(points: points, questionID: questionID, source: source)
+            else { return (false, []) }
             var writes = [ScoringStatements.setGrade(attemptID: attemptID, questionID: questionID, points: points, dialect: dialect)]
+            if upstream {
+                let mark = ClassroomMark(
+                    assessmentId: try submitted.string("assessment_id"),
+                    attemptId: attemptID,
+                    questionId: questionID,
+                    points: points
+                )
+                writes += try ClassroomStatements.keepMark(.grade, mark, student: try submitted.string("user_name"), at: now)
+            }
             let answers = try tables[1].map(ScoringStatements.answer).map { (questionID: $0.questionID, answer: $0.answer) }
             let grades =
                 try tables[2].map(ScoringStatements.grade).filter { $0.questionID != questionID } + [(questionID: questionID, points: points)]
-            if let totals = Scoring.kept(source: source, draw: try tables[0].first?.optionalString("draw"), answers: answers, grades: grades) {
+            if let totals = Scoring.kept(source: source, draw: try submitted.optionalString("draw"), answers: answers, grades: grades) {
                 writes.append(ScoringStatements.keepTotals(totals, attemptID: attemptID))
             }
             return (true, writes)

@@ -330,13 +330,13 @@ public enum ScoringStatements {
     public static func submittedSource(attemptID: String) -> SQLStatement {
         SQLStatement(
             """
-            SELECT v.source, d.draw FROM submissions s
+            SELECT v.source, d.draw, s.assessment_id, s.user_name FROM submissions s
             JOIN assessment_versions v ON v.id = s.assessment_id AND v.version = COALESCE(s.scored_version, s.assessment_version)
             LEFT JOIN draws d ON d.assessment_id = s.assessment_id AND d.user_name = s.user_name
             WHERE s.attempt_id = ?
             """,
             [.text(attemptID)],
-            columns: ["source", "draw"]
+            columns: ["source", "draw", "assessment_id", "user_name"]
         )
     }
 
@@ -494,7 +494,15 @@ extension SharedStatements {
     }
 
     public func apply(_ change: AssessmentChange, assessmentID: String, by actor: String, at: Date) async throws -> Bool {
-        let writes = TeachingStatements.apply(change, assessmentID: assessmentID, by: actor, at: at)
+        try await apply(change, assessmentID: assessmentID, by: actor, at: at, upstream: true)
+    }
+
+    /// `upstream`: on a classroom server, results shown or hidden are kept for the district too.
+    func apply(_ change: AssessmentChange, assessmentID: String, by actor: String, at: Date, upstream: Bool) async throws -> Bool {
+        let kept =
+            upstream && (change == .release || change == .hideResults)
+            ? try ClassroomStatements.keepRelease(ClassroomRelease(assessmentId: assessmentID, released: change == .release), at: at) : []
+        let writes = TeachingStatements.apply(change, assessmentID: assessmentID, by: actor, at: at) + kept
         return try await !readThenWrite(PublishingStatements.live(id: assessmentID), { try $0.string("id") }, writes: { $0.isEmpty ? [] : writes })
             .isEmpty
     }
@@ -554,13 +562,23 @@ extension SharedStatements {
     }
 
     public func setFeedback(attemptID: String, questionID: String, text: String?) async throws -> Bool {
+        try await setFeedback(attemptID: attemptID, questionID: questionID, text: text, upstream: true)
+    }
+
+    /// `upstream`: on a classroom server, kept for the district too (the teacher's own, not what came down from it).
+    func setFeedback(attemptID: String, questionID: String, text: String?, upstream: Bool) async throws -> Bool {
         let change = ScoringStatements.feedback(attemptID: attemptID, questionID: questionID, text: text, dialect: dialect)
+        let now = Date()
         let sources = try await readThenWrite(
             ScoringStatements.submittedSource(attemptID: attemptID),
-            { try $0.data("source") },
-            writes: { GradePlan.allows(questionID: questionID, source: $0.first) ? [change] : [] }
+            { (try $0.data("source"), try $0.string("assessment_id"), try $0.string("user_name")) },
+            writes: { sources in
+                guard let (source, assessment, student) = sources.first, GradePlan.allows(questionID: questionID, source: source) else { return [] }
+                let mark = ClassroomMark(assessmentId: assessment, attemptId: attemptID, questionId: questionID, text: text)
+                return [change] + (upstream ? try ClassroomStatements.keepMark(.feedback, mark, student: student, at: now) : [])
+            }
         )
-        return GradePlan.allows(questionID: questionID, source: sources.first)
+        return GradePlan.allows(questionID: questionID, source: sources.first?.0)
     }
 
     public func close(assessmentID: String, at: Date) async throws -> Bool {
