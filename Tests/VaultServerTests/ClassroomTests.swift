@@ -113,6 +113,8 @@ struct ClassroomTests {
             // district's version and content hash.
             let pulled = try #require(try await setup.classroom.storage.user(named: "student"))
             #expect(pulled.passwordHash.isEmpty && pulled.salt.isEmpty)
+            // The teacher's local account of the same name too: the desk takes a desk code instead.
+            #expect(try await setup.classroom.storage.user(named: "teacher")?.passwordHash.isEmpty == true)
             #expect(
                 try await classroom.send(.post, APIPath.token, json: TokenRequest(user: "student", password: "student-pw")).status == .unauthorized
             )
@@ -328,6 +330,37 @@ struct ClassroomTests {
             )
             #expect(!atDistrict.released)
             #expect(try await setup.district.storage.actions(assessmentID: "quiz-1").last?.actor == "teacher on a classroom server")
+        }
+    }
+
+    @Test(
+        "the teacher signs in to a classroom's desk with a one-time desk code (no password there): a wrong one and the district's password are refused, the code works once, and the desk shows what waits to go up",
+        arguments: Backend.all
+    )
+    func deskCode(backend: Backend) async throws {
+        let setup = try await Self.setUp(backend)
+        try await Self.withClass(setup) { district, _, classroom, _, _ in
+            try await Self.link(setup, district: district)
+            var desk = DeskBrowser(api: classroom)
+            var later = DeskBrowser(api: classroom)
+            let login = try await desk.send(.get, "/desk/login")
+            #expect(login.text.contains("vault-server classroom desk-code"))
+            #expect(try await desk.signIn("teacher", password: "teacher-pw").status == .unauthorized)
+            let code = try #require(try await DeskCode.make(for: "teacher", storage: setup.classroom.storage, now: Date()))
+            #expect(try await desk.signIn("teacher", password: "ABCD-EFGH-JKMN").status == .unauthorized)
+            // Typed as a person would: small letters, spaces for dashes.
+            let typed = code.lowercased().replacingOccurrences(of: "-", with: " ")
+            let signedIn = try await desk.signIn("teacher", password: typed)
+            #expect(signedIn.status == .seeOther && signedIn.headers[.location] == "/desk", "\(signedIn.text)")
+            let page = try await desk.send(.get, "/desk")
+            #expect(page.status == .ok && page.text.contains("Classroom") && page.text.contains("Waiting to go up: 0 answers"), "\(page.text)")
+            #expect(try await later.signIn("teacher", password: code).status == .unauthorized)
+            // The student has no desk code and no password here.
+            #expect(try await later.signIn("student", password: code).status == .unauthorized)
+            // A district (not a classroom) never takes a code for a password.
+            let districtCode = try #require(try await DeskCode.make(for: "teacher", storage: setup.district.storage, now: Date()))
+            var districtDesk = DeskBrowser(api: district)
+            #expect(try await districtDesk.signIn("teacher", password: districtCode).status == .unauthorized)
         }
     }
 }

@@ -464,6 +464,10 @@ extension SharedStatements {
             writes.append(
                 AccountStatements.createUser(UserRecord(name: pull.teacher, role: .teacher, passwordHash: "", salt: "", iterations: 0), now: now)
             )
+        } else {
+            // A local account of the teacher's name is the district's teacher from now on: it signs in to the desk with
+            // a desk code, like the students with their vaults.
+            writes.append(SQLStatement("UPDATE users SET password_hash = '', salt = '', iterations = 0 WHERE name = ?", [.text(pull.teacher)]))
         }
         for assessment in pull.assessments {
             writes.append(
