@@ -299,4 +299,66 @@ struct ClassroomBinaryTests {
         #expect(try districtAnswers(3), "the answer sent while the district was away never arrived")
         #expect(try Self.status(classroom)["waiting_answers"] as? Int == 0)
     }
+
+    @Test(
+        "results come back down through the classroom: points, feedback and the release made at the district reach the student's vault at its next sync with the classroom; points and feedback given on the classroom go up to the district"
+    )
+    func resultsComeDown() throws {
+        let district = try ServerProcess()
+        defer { district.stop() }
+        let vault = CLIVault()
+        #expect(try vault.initialize().status == 0)
+        #expect(
+            try vault.unlocked(["login", "--server", district.url, "--user", "demo", "--server-password-stdin"], extraInput: "demo-password\n").status
+                == 0
+        )
+        let classroom = try ServerProcess(demo: false)
+        defer { classroom.stop() }
+        classroom.stop()
+        #expect(
+            try classroom.admin(
+                ["classroom", "init", "--upstream", district.url, "--teacher", "teacher", "--password-iterations", "1000"],
+                stdin: "teacher-password\n"
+            ).status == 0
+        )
+        #expect(try classroom.admin(["classroom", "pull"]).status == 0)
+        try classroom.start()
+        #expect(
+            try vault.unlocked(["login", "--server", classroom.url, "--user", "demo", "--with-vault-key", "--accept-new-server-key"]).status == 0
+        )
+        #expect(try vault.unlocked(["download", "algebra-1"]).status == 0)
+        for (question, value) in Self.answers { #expect(try vault.answer("algebra-1", question, value).status == 0) }
+        #expect(try vault.unlocked(["submit", "algebra-1"]).status == 0)
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        #expect(try classroom.admin(["classroom", "push"]).status == 0)
+        let attempt = try #require(try Self.received(district).submissions.first?.attemptId)
+
+        // The district's teacher grades the essay and releases; the classroom's teacher marks q5 on the laptop.
+        let graded = try district.admin(
+            ["grade", "algebra-1", "--question", "q6", "--attempt", attempt, "--points", "2", "--feedback", "Well argued, one step missing."]
+        )
+        #expect(graded.status == 0, "\(graded.stderr)")
+        #expect(try district.admin(["release", "algebra-1"]).status == 0)
+        let marked = try classroom.admin(
+            ["grade", "algebra-1", "--question", "q5", "--attempt", attempt, "--points", "1", "--feedback", "Right word, well spelled."]
+        )
+        #expect(marked.status == 0, "\(marked.stderr)")
+        #expect(try Self.status(classroom)["waiting_marks"] as? Int == 2)
+
+        let push = try classroom.admin(["classroom", "push"])
+        #expect(push.status == 0 && push.stdout.contains("From the district: 1 results released"), "\(push.stdout) \(push.stderr)")
+        #expect(try Self.status(classroom)["stored_marks"] as? Int == 2)
+        let districtStore = try Database(path: district.dataDirectory + "/server.db", encryption: .plaintext, configuration: DatabaseConfiguration())
+        #expect(try districtStore.row("SELECT points FROM grades WHERE question_id = 'q5'")?.double(0) == 1)
+        #expect(try districtStore.row("SELECT text FROM feedback WHERE question_id = 'q5'")?.string(0) == "Right word, well spelled.")
+
+        // The student syncs with the classroom only, and reads the district's words.
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        let results = try vault.unlocked(["results", "algebra-1"])
+        #expect(results.status == 0, "\(results.stderr)")
+        #expect(
+            results.stdout.contains("Well argued, one step missing.") && results.stdout.contains("Right word, well spelled."),
+            "\(results.stdout)"
+        )
+    }
 }
