@@ -63,18 +63,39 @@ public struct ClassroomPull: Codable, Sendable {
         public var served: String
         public var contentHash: String
         public var closedAt: String?
+        /// A sealed exam's sealing of this version, the district's own: one start code for the class on both servers.
+        public var sealing: PulledSealing?
         enum CodingKeys: String, CodingKey {
-            case id, version, source, served
+            case id, version, source, served, sealing
             case contentHash = "content_hash"
             case closedAt = "closed_at"
         }
-        public init(id: String, version: Int, source: String, served: String, contentHash: String, closedAt: String?) {
+        public init(id: String, version: Int, source: String, served: String, contentHash: String, closedAt: String?, sealing: PulledSealing? = nil) {
             self.id = id
             self.version = version
             self.source = source
             self.served = served
             self.contentHash = contentHash
             self.closedAt = closedAt
+            self.sealing = sealing
+        }
+    }
+
+    /// A sealed version's content key (base64), start code and wrapped key (its canonical JSON), as the district keeps
+    /// them.
+    public struct PulledSealing: Codable, Sendable, Equatable {
+        public var contentKey: String
+        public var startCode: String
+        public var wrappedKey: String
+        enum CodingKeys: String, CodingKey {
+            case contentKey = "content_key"
+            case startCode = "start_code"
+            case wrappedKey = "wrapped_key"
+        }
+        public init(contentKey: String, startCode: String, wrappedKey: String) {
+            self.contentKey = contentKey
+            self.startCode = startCode
+            self.wrappedKey = wrappedKey
         }
     }
 

@@ -54,7 +54,9 @@ public func buildRouter<Storage: ServerStorage, C: Clock>(
     }
     let responses = ResponseRoutes(storage: storage, configuration: configuration, receipts: receipts, activity: activity)
     responses.register(on: authenticated)
-    ClassroomRoutes(storage: storage, configuration: configuration, responses: responses, receipts: receipts).register(on: authenticated)
+    ClassroomRoutes(storage: storage, configuration: configuration, responses: responses, receipts: receipts, sealed: sealed).register(
+        on: authenticated
+    )
     return router
 }
 

@@ -363,4 +363,30 @@ struct ClassroomTests {
             #expect(try await districtDesk.signIn("teacher", password: districtCode).status == .unauthorized)
         }
     }
+
+    @Test(
+        "a sealed exam is pulled with the district's sealing (one start code for the class on both servers); a pull whose sealing cannot be read is refused whole",
+        arguments: Backend.all
+    )
+    func sealedPull(backend: Backend) async throws {
+        let setup = try await Self.setUp(backend)
+        try await Self.withClass(setup) { district, teacher, _, _, _ in
+            var exam = SealedExamTests.sealedQuiz()
+            exam.id = "sealed-1"
+            #expect(try await district.publish(exam, teacher: teacher).status == .created)
+            // Nobody downloaded it at the district yet: the pull makes its sealing there, once.
+            let pull = try await district.send(.get, APIPath.classroomPull, token: teacher).decode(ClassroomPull.self)
+            let index = try #require(pull.assessments.firstIndex { $0.id == "sealed-1" })
+            let material = try #require(try await setup.district.storage.sealing(assessmentID: "sealed-1", version: 1))
+            #expect(pull.assessments[index].sealing?.startCode == material.startCode)
+            #expect(pull.assessments.first { $0.id == "quiz-1" }?.sealing == nil)
+
+            var hostile = pull
+            hostile.assessments[index].sealing?.contentKey = Data(count: 7).base64EncodedString()
+            await #expect(throws: StorageError.self) { try await setup.classroom.storage.importClass(hostile, now: Date()) }
+            #expect(try await setup.classroom.storage.sealing(assessmentID: "sealed-1", version: 1) == nil)
+            try await setup.classroom.storage.importClass(pull, now: Date())
+            #expect(try await setup.classroom.storage.sealing(assessmentID: "sealed-1", version: 1) == material)
+        }
+    }
 }

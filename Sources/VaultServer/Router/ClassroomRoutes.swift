@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import VaultAPI
 import VaultCore
+import VaultRules
 
 /// The district's side of the second hop (issue 58): a teacher's classroom server pulls what the class needs and
 /// pushes what the students sent. The district takes an answer or a hand-in only when the student's own vault key,
@@ -11,13 +12,26 @@ struct ClassroomRoutes<Storage: ServerStorage> {
     let configuration: ServerConfiguration
     let responses: ResponseRoutes<Storage>
     let receipts: ReceiptIssuer
+    let sealed: SealedExams
 
     func register(on group: RouterGroup<VaultRequestContext>) {
         group.get("classroom/pull") { request, context in
             try requireTeacher(context)
             let user = try context.user ?? { throw APIError.unauthorized }()
             let classGroup = request.uri.queryParameters.get("group").map { String($0) }
-            let pull = try await storage.classExport(teacher: user, admin: context.role == .admin, group: classGroup, now: configuration.now())
+            var pull = try await storage.classExport(teacher: user, admin: context.role == .admin, group: classGroup, now: configuration.now())
+            // A sealed exam goes with the district's sealing (made now if nobody downloaded it yet): the class has one
+            // start code, whichever server a student downloaded from.
+            for index in pull.assessments.indices {
+                let assessment = pull.assessments[index]
+                guard let served = Data(base64Encoded: assessment.served), try SealedExams.sealedDocument(served) != nil else { continue }
+                let material = try await sealed.material(id: assessment.id, version: assessment.version)
+                pull.assessments[index].sealing = ClassroomPull.PulledSealing(
+                    contentKey: material.contentKey.base64EncodedString(),
+                    startCode: material.startCode,
+                    wrappedKey: material.wrappedKeyText
+                )
+            }
             return try JSONBody.response(pull, request: request)
         }
         // What the district decided on the class's hand-ins, brought down after each push.

@@ -417,6 +417,14 @@ extension SharedStatements {
         for assessment in pull.assessments where assessment.version < 1 {
             throw StorageError.damaged("the district's copy of \(assessment.id) has no version")
         }
+        var sealings: [(id: String, version: Int, material: SealingMaterial)] = []
+        for assessment in pull.assessments {
+            guard let sealing = assessment.sealing else { continue }
+            guard let key = Data(base64Encoded: sealing.contentKey), key.count == 32, sealing.startCode.count <= 64,
+                let material = SealingMaterial(stored: key, code: sealing.startCode, wrapped: sealing.wrappedKey)
+            else { throw StorageError.damaged("the district's sealing of \(assessment.id) cannot be read") }
+            sealings.append((assessment.id, assessment.version, material))
+        }
         let at = SQLValue.real(now.timeIntervalSince1970)
         var writes: [SQLStatement] = []
         let heads = try await rows(SQLStatement("SELECT id, current_version FROM assessments", [], columns: ["id", "current_version"])) {
@@ -456,6 +464,10 @@ extension SharedStatements {
                     )
                 )
             }
+        }
+        // A version this classroom sealed itself already (a student downloaded it before the pull) keeps its own.
+        for sealing in sealings where try await self.sealing(assessmentID: sealing.id, version: sealing.version) == nil {
+            writes.append(PublishingStatements.storeSealing(assessmentID: sealing.id, version: sealing.version, material: sealing.material))
         }
         let people = Set(try await rows(SQLStatement("SELECT name FROM users", [], columns: ["name"])) { try $0.string("name") })
         // The teacher and the students, with no password: nobody signs in to a classroom with one (a vault signs in
