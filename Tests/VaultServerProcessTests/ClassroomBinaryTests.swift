@@ -52,6 +52,33 @@ struct ClassroomBinaryTests {
         Issue.record("classroom push never finished: \(try status(classroom))")
     }
 
+    /// A district (SQLite, the demo's class) and a classroom linked to it and pulled, serving; a vault that signed in
+    /// to the district with the demo's password (its key registered there), then to the classroom with that key, and
+    /// downloaded algebra-1 there.
+    static func linkedClass(pushEvery: Int? = nil) throws -> (district: ServerProcess, classroom: ServerProcess, vault: CLIVault) {
+        let district = try ServerProcess()
+        let vault = CLIVault()
+        #expect(try vault.initialize().status == 0)
+        #expect(
+            try vault.unlocked(["login", "--server", district.url, "--user", "demo", "--server-password-stdin"], extraInput: "demo-password\n").status
+                == 0
+        )
+        let classroom = try ServerProcess(arguments: pushEvery.map { ["--push-every", String($0)] } ?? [], demo: false)
+        classroom.stop()
+        let linked = try classroom.admin(
+            ["classroom", "init", "--upstream", district.url, "--teacher", "teacher", "--password-iterations", "1000"],
+            stdin: "teacher-password\n"
+        )
+        #expect(linked.status == 0, "\(linked.stderr)")
+        #expect(try classroom.admin(["classroom", "pull"]).status == 0)
+        try classroom.start()
+        #expect(
+            try vault.unlocked(["login", "--server", classroom.url, "--user", "demo", "--with-vault-key", "--accept-new-server-key"]).status == 0
+        )
+        #expect(try vault.unlocked(["download", "algebra-1"]).status == 0)
+        return (district, classroom, vault)
+    }
+
     @Test(
         "district (PostgreSQL) and classroom (SQLite): the class pulled, six vaults (four by their keys, two by class codes) answer and hand in with the district away; push killed twice and through a link losing a third: every answer once, one hand-in per student, receipts back to each vault verified against the district's key; no password or hash on the classroom's disk",
         .enabled(if: PostgresCluster.runsHere, "PostgreSQL is not installed"),
@@ -208,28 +235,11 @@ struct ClassroomBinaryTests {
         "a classroom that changes one answer before pushing has that answer refused by the district and named in classroom status; every other answer is stored, and the hand-in waits for it"
     )
     func changedAnswerNamed() throws {
-        let district = try ServerProcess()
-        defer { district.stop() }
-        let vault = CLIVault()
-        #expect(try vault.initialize().status == 0)
-        #expect(
-            try vault.unlocked(["login", "--server", district.url, "--user", "demo", "--server-password-stdin"], extraInput: "demo-password\n").status
-                == 0
-        )
-        let classroom = try ServerProcess(demo: false)
-        defer { classroom.stop() }
-        classroom.stop()
-        let linked = try classroom.admin(
-            ["classroom", "init", "--upstream", district.url, "--teacher", "teacher", "--password-iterations", "1000"],
-            stdin: "teacher-password\n"
-        )
-        #expect(linked.status == 0, "\(linked.stderr)")
-        #expect(try classroom.admin(["classroom", "pull"]).status == 0)
-        try classroom.start()
-        #expect(
-            try vault.unlocked(["login", "--server", classroom.url, "--user", "demo", "--with-vault-key", "--accept-new-server-key"]).status == 0
-        )
-        #expect(try vault.unlocked(["download", "algebra-1"]).status == 0)
+        let (district, classroom, vault) = try Self.linkedClass()
+        defer {
+            classroom.stop()
+            district.stop()
+        }
         for (question, value) in Self.answers { #expect(try vault.answer("algebra-1", question, value).status == 0) }
         #expect(try vault.unlocked(["submit", "algebra-1"]).status == 0)
         #expect(try vault.unlocked(["sync"]).status == 0)
@@ -255,29 +265,11 @@ struct ClassroomBinaryTests {
         "a classroom server pushes by itself while the district can be reached: answers synced to it reach the district without `classroom push`, and those sent while the district is away follow once it is back"
     )
     func pushesByItself() throws {
-        let district = try ServerProcess()
-        defer { district.stop() }
-        let vault = CLIVault()
-        #expect(try vault.initialize().status == 0)
-        #expect(
-            try vault.unlocked(["login", "--server", district.url, "--user", "demo", "--server-password-stdin"], extraInput: "demo-password\n").status
-                == 0
-        )
-        let classroom = try ServerProcess(arguments: ["--push-every", "1"], demo: false)
-        defer { classroom.stop() }
-        classroom.stop()
-        #expect(
-            try classroom.admin(
-                ["classroom", "init", "--upstream", district.url, "--teacher", "teacher", "--password-iterations", "1000"],
-                stdin: "teacher-password\n"
-            ).status == 0
-        )
-        #expect(try classroom.admin(["classroom", "pull"]).status == 0)
-        try classroom.start()
-        #expect(
-            try vault.unlocked(["login", "--server", classroom.url, "--user", "demo", "--with-vault-key", "--accept-new-server-key"]).status == 0
-        )
-        #expect(try vault.unlocked(["download", "algebra-1"]).status == 0)
+        let (district, classroom, vault) = try Self.linkedClass(pushEvery: 1)
+        defer {
+            classroom.stop()
+            district.stop()
+        }
         func districtAnswers(_ count: Int) throws -> Bool {
             for _ in 0..<40 {
                 if try Self.received(district).responses.count == count { return true }
@@ -304,29 +296,11 @@ struct ClassroomBinaryTests {
         "results come back down through the classroom: points, feedback and the release made at the district reach the student's vault at its next sync with the classroom; points and feedback given on the classroom go up to the district"
     )
     func resultsComeDown() throws {
-        let district = try ServerProcess()
-        defer { district.stop() }
-        let vault = CLIVault()
-        #expect(try vault.initialize().status == 0)
-        #expect(
-            try vault.unlocked(["login", "--server", district.url, "--user", "demo", "--server-password-stdin"], extraInput: "demo-password\n").status
-                == 0
-        )
-        let classroom = try ServerProcess(demo: false)
-        defer { classroom.stop() }
-        classroom.stop()
-        #expect(
-            try classroom.admin(
-                ["classroom", "init", "--upstream", district.url, "--teacher", "teacher", "--password-iterations", "1000"],
-                stdin: "teacher-password\n"
-            ).status == 0
-        )
-        #expect(try classroom.admin(["classroom", "pull"]).status == 0)
-        try classroom.start()
-        #expect(
-            try vault.unlocked(["login", "--server", classroom.url, "--user", "demo", "--with-vault-key", "--accept-new-server-key"]).status == 0
-        )
-        #expect(try vault.unlocked(["download", "algebra-1"]).status == 0)
+        let (district, classroom, vault) = try Self.linkedClass()
+        defer {
+            classroom.stop()
+            district.stop()
+        }
         for (question, value) in Self.answers { #expect(try vault.answer("algebra-1", question, value).status == 0) }
         #expect(try vault.unlocked(["submit", "algebra-1"]).status == 0)
         #expect(try vault.unlocked(["sync"]).status == 0)
