@@ -82,18 +82,32 @@ enum ClassroomUpstream {
         }
     }
 
-    /// Brings down what the district decided on the class's hand-ins (after a push, so what the teacher changed
-    /// here went up first); nil when the store is not a classroom.
-    static func bringResults(_ storage: some ServerStorage) async throws -> ResultsBroughtDown? {
-        try await withDistrict(storage) { client, retry in
-            let results = try await retry.run { try await client.classroomResults() }
-            return try await storage.importResults(results, now: Date())
+    /// What one pull brought.
+    struct Pulled: Sendable {
+        var pull: ClassroomPull
+        var results: ResultsBroughtDown
+    }
+
+    /// Brings down the class (`group`, or the group of the last pull when nil is not asked for explicitly) and then
+    /// what the district decided on its hand-ins (after a push, so what the teacher changed here went up first); nil
+    /// when the store is not a classroom.
+    static func pull(_ storage: some ServerStorage, group: String??) async throws -> Pulled? {
+        guard let link = try await storage.classroomLink() else { return nil }
+        let group = group ?? link.group
+        return try await withDistrict(storage) { client, retry in
+            let pull = try await retry.run { try await client.classroomPull(group: group) }
+            try await storage.importClass(pull, now: Date())
+            try await storage.notePulled(at: Date(), group: group)
+            let results = try await storage.importResults(try await retry.run { try await client.classroomResults() }, now: Date())
+            try await storage.noteResults(at: Date())
+            return Pulled(pull: pull, results: results)
         }
     }
 
     /// `serve` on a classroom: every `interval` while the server runs, a push when there is something to send, then
-    /// the district's results brought down. A district that cannot be reached is tried again next time (nothing is
-    /// lost: the outbox stays); cancelled at shutdown.
+    /// the class and the district's results pulled again (a new assessment or version, a student's new key, extra
+    /// time, releases and grades). A district that cannot be reached is tried again next time (nothing is lost: the
+    /// outbox stays); cancelled at shutdown.
     static func pushEvery(_ interval: Duration, storage: some ServerStorage, logger: Logger) -> Task<Void, Never> {
         Task {
             while !Task.isCancelled {
@@ -106,7 +120,8 @@ enum ClassroomUpstream {
                             metadata: ["stored": "\(pushed.stored)", "refused": "\(pushed.refused)", "waiting": "\(pushed.waiting)"]
                         )
                     }
-                    if let brought = try await bringResults(storage), brought.changed > 0 {
+                    if let pulled = try await pull(storage, group: nil), pulled.results.changed > 0 {
+                        let brought = pulled.results
                         logger.notice(
                             "brought the district's results down",
                             metadata: [

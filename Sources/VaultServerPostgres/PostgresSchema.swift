@@ -360,6 +360,10 @@ enum PostgresSchema {
             """,
             "CREATE INDEX classroom_outbox_by_state ON classroom_outbox (state, seq)",
         ],
+        [
+            "ALTER TABLE classroom_link ADD COLUMN pull_group TEXT",
+            "ALTER TABLE classroom_link ADD COLUMN results_at DOUBLE PRECISION",
+        ],
     ]
 
     static var latestVersion: Int { versions.count }

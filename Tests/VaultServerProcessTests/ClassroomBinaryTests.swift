@@ -262,7 +262,7 @@ struct ClassroomBinaryTests {
     }
 
     @Test(
-        "a classroom server pushes by itself while the district can be reached: answers synced to it reach the district without `classroom push`, and those sent while the district is away follow once it is back"
+        "a classroom server pushes and pulls by itself while the district can be reached: answers synced to it reach the district without `classroom push`, those sent while the district is away follow once it is back, and a release at the district reaches the classroom"
     )
     func pushesByItself() throws {
         let (district, classroom, vault) = try Self.linkedClass(pushEvery: 1)
@@ -290,6 +290,17 @@ struct ClassroomBinaryTests {
         try district.start()
         #expect(try districtAnswers(3), "the answer sent while the district was away never arrived")
         #expect(try Self.status(classroom)["waiting_answers"] as? Int == 0)
+
+        // The class comes down by itself too: results released at the district are released on the classroom.
+        #expect(try district.admin(["release", "algebra-1"]).status == 0)
+        let store = try Database(path: classroom.dataDirectory + "/server.db", encryption: .plaintext, configuration: DatabaseConfiguration())
+        var released = false
+        for _ in 0..<40 where !released {
+            released = try store.row("SELECT COUNT(*) FROM assessments WHERE id = 'algebra-1' AND released_at IS NOT NULL")?.int(0) == 1
+            if !released { usleep(250_000) }
+        }
+        #expect(released, "the district's release never reached the classroom")
+        #expect(try Self.status(classroom)["results_at"] is String)
     }
 
     @Test(

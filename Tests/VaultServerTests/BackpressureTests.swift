@@ -125,8 +125,9 @@ struct SlowStorage: ServerStorage {
     func setSetting(_ setting: ServerSetting, to value: String) async throws { try await base.setSetting(setting, to: value) }
     func classroomLink() async throws -> ClassroomLink? { try await base.classroomLink() }
     func setClassroomLink(_ link: ClassroomLink) async throws { try await base.setClassroomLink(link) }
-    func notePulled(at: Date) async throws { try await base.notePulled(at: at) }
+    func notePulled(at: Date, group: String?) async throws { try await base.notePulled(at: at, group: group) }
     func notePushed(at: Date) async throws { try await base.notePushed(at: at) }
+    func noteResults(at: Date) async throws { try await base.noteResults(at: at) }
     func keepForUpstream(_ items: [UpstreamItem], now: Date) async throws { try await base.keepForUpstream(items, now: now) }
     func upstreamWaiting(limit: Int) async throws -> [UpstreamItem] { try await base.upstreamWaiting(limit: limit) }
     func settleUpstream(_ results: [ClassroomPushResponse.Result], now: Date) async throws { try await base.settleUpstream(results, now: now) }

@@ -380,6 +380,14 @@ enum ServerSchema {
             CREATE INDEX classroom_outbox_by_state ON classroom_outbox (state, seq);
             """
         )
+        // A classroom pulls again by itself: the group it pulls, and when the district's results last came down.
+        migrator.register(
+            28,
+            """
+            ALTER TABLE classroom_link ADD COLUMN pull_group TEXT;
+            ALTER TABLE classroom_link ADD COLUMN results_at REAL;
+            """
+        )
         return migrator
     }
 }

@@ -68,17 +68,20 @@ struct ClassroomCommand: AsyncParsableCommand {
 
         func run() async throws {
             let storage = try await options.storage()
-            try await ClassroomCommand.withDistrict(storage) { client, _ in
-                let pull = try await client.classroomPull(group: group)
-                try await storage.importClass(pull, now: Date())
-                let results = try await storage.importResults(try await client.classroomResults(), now: Date())
-                try await storage.notePulled(at: Date())
-                let keyed = pull.students.count { !$0.deviceKeys.isEmpty }
-                TerminalText.line(
-                    "Pulled \(pull.assessments.count) assessments and \(pull.students.count) students (\(keyed) with a vault key) from the district."
-                )
-                if results.changed > 0 { TerminalText.line(ClassroomCommand.broughtDown(results)) }
+            let pulled: ClassroomUpstream.Pulled?
+            do {
+                // What is asked now is what the server's own pulls fetch from now on (no --group: everyone).
+                pulled = try await ClassroomUpstream.pull(storage, group: .some(group))
+            } catch let error as ServerError {
+                throw ClassroomCommand.fail(error)
             }
+            guard let pulled else { throw ClassroomCommand.notAClassroom }
+            let pull = pulled.pull
+            let keyed = pull.students.count { !$0.deviceKeys.isEmpty }
+            TerminalText.line(
+                "Pulled \(pull.assessments.count) assessments and \(pull.students.count) students (\(keyed) with a vault key) from the district."
+            )
+            if pulled.results.changed > 0 { TerminalText.line(ClassroomCommand.broughtDown(pulled.results)) }
         }
     }
 
@@ -106,10 +109,10 @@ struct ClassroomCommand: AsyncParsableCommand {
             if pushed.refused > 0 { line += " It refused \(pushed.refused): `vault-server classroom status` names them." }
             if pushed.waiting > 0 { line += " \(pushed.waiting) wait for the next push." }
             TerminalText.line(line)
-            // What the district decided comes down once what was decided here went up.
+            // What the district decided (and the class as it is now) comes down once what was decided here went up.
             do {
-                if let brought = try await ClassroomUpstream.bringResults(storage), brought.changed > 0 {
-                    TerminalText.line(ClassroomCommand.broughtDown(brought))
+                if let pulled = try await ClassroomUpstream.pull(storage, group: nil), pulled.results.changed > 0 {
+                    TerminalText.line(ClassroomCommand.broughtDown(pulled.results))
                 }
             } catch let error as ServerError {
                 throw ClassroomCommand.fail(error)
@@ -139,6 +142,8 @@ struct ClassroomCommand: AsyncParsableCommand {
                 let value: JSONValue = .object([
                     "upstream": .string(link.upstream), "teacher": .string(link.teacher), "district_key": .string(link.districtKey.fingerprint),
                     "pulled_at": link.pulledAt.map { .string(Timestamp.string($0)) } ?? .null,
+                    "group": link.group.map(JSONValue.string) ?? .null,
+                    "results_at": link.resultsAt.map { .string(Timestamp.string($0)) } ?? .null,
                     "pushed_at": link.pushedAt.map { .string(Timestamp.string($0)) } ?? .null,
                     "waiting_answers": .number(Double(summary.waitingAnswers)), "waiting_hand_ins": .number(Double(summary.waitingHandIns)),
                     "stored_answers": .number(Double(summary.storedAnswers)), "stored_hand_ins": .number(Double(summary.storedHandIns)),

@@ -11,13 +11,27 @@ public struct ClassroomLink: Sendable, Equatable {
     public var districtKey: ServerKeyResponse
     public var pulledAt: Date?
     public var pushedAt: Date?
+    /// The group the last `classroom pull` fetched (nil: every student); the server's own pulls fetch it again.
+    public var group: String?
+    /// When the district's results last came down.
+    public var resultsAt: Date?
 
-    public init(upstream: String, teacher: String, districtKey: ServerKeyResponse, pulledAt: Date? = nil, pushedAt: Date? = nil) {
+    public init(
+        upstream: String,
+        teacher: String,
+        districtKey: ServerKeyResponse,
+        pulledAt: Date? = nil,
+        pushedAt: Date? = nil,
+        group: String? = nil,
+        resultsAt: Date? = nil
+    ) {
         self.upstream = upstream
         self.teacher = teacher
         self.districtKey = districtKey
         self.pulledAt = pulledAt
         self.pushedAt = pushedAt
+        self.group = group
+        self.resultsAt = resultsAt
     }
 }
 
@@ -82,7 +96,8 @@ extension ClassroomLink {
         func when(_ date: Date?) -> String { date.map(Timestamp.readable) ?? "never" }
         return [
             "\(teacher)'s classroom of the district at \(upstream) (district key \(districtKey.fingerprint)).",
-            "Last pulled: \(when(pulledAt)). Last pushed: \(when(pushedAt)).",
+            "Last pulled: \(when(pulledAt))\(group.map { " (group \($0))" } ?? ""). Last pushed: \(when(pushedAt)). "
+                + "Results last brought down: \(when(resultsAt)).",
         ]
     }
 }
@@ -127,8 +142,10 @@ public struct UpstreamSummary: Sendable, Equatable {
 public protocol ClassroomStore: Sendable {
     func classroomLink() async throws -> ClassroomLink?
     func setClassroomLink(_ link: ClassroomLink) async throws
-    func notePulled(at: Date) async throws
+    /// A pull of `group` (nil: every student) done at `at`: the server's own pulls fetch the same group.
+    func notePulled(at: Date, group: String?) async throws
     func notePushed(at: Date) async throws
+    func noteResults(at: Date) async throws
     /// Keeps items for the district: an answer once (its id), a hand-in as last sent (a changed one waits again).
     func keepForUpstream(_ items: [UpstreamItem], now: Date) async throws
     /// Items not yet confirmed, oldest first.
@@ -254,9 +271,9 @@ enum ClassroomStatements {
     }
 
     static let link = SQLStatement(
-        "SELECT upstream, teacher, district_key, pulled_at, pushed_at FROM classroom_link WHERE id = 1",
+        "SELECT upstream, teacher, district_key, pulled_at, pushed_at, pull_group, results_at FROM classroom_link WHERE id = 1",
         [],
-        columns: ["upstream", "teacher", "district_key", "pulled_at", "pushed_at"]
+        columns: ["upstream", "teacher", "district_key", "pulled_at", "pushed_at", "pull_group", "results_at"]
     )
 }
 
@@ -271,7 +288,9 @@ extension SharedStatements {
                 teacher: try row.string("teacher"),
                 districtKey: key,
                 pulledAt: try row.optionalDouble("pulled_at").map(Date.init(timeIntervalSince1970:)),
-                pushedAt: try row.optionalDouble("pushed_at").map(Date.init(timeIntervalSince1970:))
+                pushedAt: try row.optionalDouble("pushed_at").map(Date.init(timeIntervalSince1970:)),
+                group: try row.optionalString("pull_group"),
+                resultsAt: try row.optionalDouble("results_at").map(Date.init(timeIntervalSince1970:))
             )
         }
     }
@@ -286,8 +305,17 @@ extension SharedStatements {
         )
     }
 
-    public func notePulled(at: Date) async throws {
-        try await run(SQLStatement("UPDATE classroom_link SET pulled_at = ? WHERE id = 1", [.real(at.timeIntervalSince1970)]))
+    public func notePulled(at: Date, group: String?) async throws {
+        try await run(
+            SQLStatement(
+                "UPDATE classroom_link SET pulled_at = ?, pull_group = ? WHERE id = 1",
+                [.real(at.timeIntervalSince1970), group.map(SQLValue.text) ?? .null]
+            )
+        )
+    }
+
+    public func noteResults(at: Date) async throws {
+        try await run(SQLStatement("UPDATE classroom_link SET results_at = ? WHERE id = 1", [.real(at.timeIntervalSince1970)]))
     }
 
     public func notePushed(at: Date) async throws {
@@ -449,9 +477,11 @@ extension SharedStatements {
                     )
                 )
             } else {
+                // The district's closing stands when it has one; a pull never reopens what the classroom's teacher
+                // closed here (the server pulls again by itself, every few minutes).
                 writes.append(
                     SQLStatement(
-                        "UPDATE assessments SET current_version = ?, deleted = {false}, updated_at = ?, closed_at = ? WHERE id = ?",
+                        "UPDATE assessments SET current_version = ?, deleted = {false}, updated_at = ?, closed_at = COALESCE(?, closed_at) WHERE id = ?",
                         [.integer(assessment.version), at, closed, .text(assessment.id)]
                     )
                 )
