@@ -203,16 +203,21 @@ public struct ClassroomPushRequest: Codable, Sendable {
         /// The item's JSON as the student's vault sent it (a `ResponseItem` or a `SubmissionRequest`), signature
         /// included.
         public var body: String
+        /// When the classroom took it from the vault: a hand-in is late at the district only if it reached the
+        /// classroom after closing, not because the district was out of reach until then.
+        public var heldAt: String?
         enum CodingKeys: String, CodingKey {
             case seq, kind, user, body
             case deviceKey = "device_key"
+            case heldAt = "held_at"
         }
-        public init(seq: Int, kind: Kind, user: String, deviceKey: String?, body: String) {
+        public init(seq: Int, kind: Kind, user: String, deviceKey: String?, body: String, heldAt: String? = nil) {
             self.seq = seq
             self.kind = kind
             self.user = user
             self.deviceKey = deviceKey
             self.body = body
+            self.heldAt = heldAt
         }
     }
 

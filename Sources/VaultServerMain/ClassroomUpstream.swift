@@ -58,7 +58,9 @@ enum ClassroomUpstream {
                 let vouched = try await storage.vouchedKeys(users: Set(waiting.map(\.user)))
                 let push = ClassroomPushRequest(
                     classroom: classroom,
-                    items: waiting.map { .init(seq: $0.seq, kind: $0.kind, user: $0.user, deviceKey: $0.deviceKey, body: $0.body) },
+                    items: waiting.map {
+                        .init(seq: $0.seq, kind: $0.kind, user: $0.user, deviceKey: $0.deviceKey, body: $0.body, heldAt: $0.keptAt.map(Timestamp.string))
+                    },
                     vouched: vouched.isEmpty ? nil : vouched
                 )
                 let results: [ClassroomPushResponse.Result]

@@ -61,7 +61,16 @@ struct ClassroomTests {
         async throws -> [ClassroomPushResponse.Result]
     {
         let waiting = try await classroom.storage.upstreamWaiting(limit: 500)
-        var items = waiting.map { ClassroomPushRequest.Item(seq: $0.seq, kind: $0.kind, user: $0.user, deviceKey: $0.deviceKey, body: $0.body) }
+        var items = waiting.map {
+            ClassroomPushRequest.Item(
+                seq: $0.seq,
+                kind: $0.kind,
+                user: $0.user,
+                deviceKey: $0.deviceKey,
+                body: $0.body,
+                heldAt: $0.keptAt.map(Timestamp.string)
+            )
+        }
         for index in items.indices { change(&items[index]) }
         let reply = try await district.send(.post, APIPath.classroomPush, token: token, json: ClassroomPushRequest(classroom: "test", items: items))
         #expect(reply.status == .ok, "\(reply.text)")
@@ -387,6 +396,35 @@ struct ClassroomTests {
             #expect(try await setup.classroom.storage.sealing(assessmentID: "sealed-1", version: 1) == nil)
             try await setup.classroom.storage.importClass(pull, now: Date())
             #expect(try await setup.classroom.storage.sealing(assessmentID: "sealed-1", version: 1) == material)
+        }
+    }
+
+    @Test(
+        "a hand-in that reached the classroom before the district closed is not late at the district, though pushed after closing; one that reached it after closing is",
+        arguments: Backend.all
+    )
+    func lateByTheClassroomsClock(backend: Backend) async throws {
+        let setup = try await Self.setUp(backend)
+        try await Self.withClass(setup) { district, teacher, classroom, student, served in
+            let items = try Self.signedAnswers(served, key: setup.key)
+            _ = try await classroom.send(.post, APIPath.batch, token: student, json: BatchRequest(responses: items, deviceKey: setup.key.publicKey))
+            #expect(try await classroom.send(.post, APIPath.submissions, token: student, json: Self.signedSubmission(items, key: setup.key)).status == .created)
+            // The district closes the exam while the classroom cannot reach it; the class's push comes afterwards.
+            try await TeacherDesk(storage: setup.district.storage, now: { Date() }).close("quiz-1", by: "teacher")
+            #expect(try await Self.push(setup.classroom, to: district, token: teacher).allSatisfy { $0.outcome == .stored })
+            let onTime = try #require(try await setup.district.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-1"]).first)
+            #expect(!onTime.record.flags.contains(.afterClosing), "\(onTime.record.flags)")
+
+            // A second attempt handed in at the classroom after the district's closing time is late there too.
+            let second = try Self.signedAnswers(served, key: setup.key, attempt: "attempt-2")
+            _ = try await classroom.send(.post, APIPath.batch, token: student, json: BatchRequest(responses: second, deviceKey: setup.key.publicKey))
+            #expect(
+                try await classroom.send(.post, APIPath.submissions, token: student, json: Self.signedSubmission(second, key: setup.key, attempt: "attempt-2"))
+                    .status == .created
+            )
+            _ = try await Self.push(setup.classroom, to: district, token: teacher)
+            let late = try #require(try await setup.district.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-2"]).first)
+            #expect(late.record.flags.contains(.afterClosing), "\(late.record.flags)")
         }
     }
 }

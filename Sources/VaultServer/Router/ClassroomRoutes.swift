@@ -159,7 +159,11 @@ struct ClassroomRoutes<Storage: ServerStorage> {
             return .init(seq: entry.seq, outcome: .refused, message: "There is no assessment \(submission.assessmentId) of yours.")
         }
         do {
-            let (receipt, _) = try await responses.intake(submission, user: entry.user)
+            // Judged (late or not, and its receipt's time) by when it reached the classroom, which acts for the teacher:
+            // a class whose district was out of reach all week did not hand in late.
+            let now = configuration.now()
+            let arrived = entry.heldAt.flatMap(Timestamp.date).map { min($0, now) }
+            let (receipt, _) = try await responses.intake(submission, user: entry.user, arrived: arrived)
             return .init(seq: entry.seq, outcome: .stored, receipt: receipt)
         } catch let error as APIError where error.code == .responsesMissing {
             return .init(seq: entry.seq, outcome: .later, message: error.message)

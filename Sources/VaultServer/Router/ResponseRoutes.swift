@@ -146,8 +146,9 @@ struct ResponseRoutes<Storage: ServerStorage> {
 
     /// A hand-in from `user` (their vault, or a classroom server passing it on): stored by `SubmissionPlan`, its
     /// record kept, its receipt signed; true when it is new. Every refusal is the `APIError` the route answers.
-    func intake(_ submission: SubmissionRequest, user: String) async throws -> (receipt: SubmissionReceipt, created: Bool) {
-        let outcome = try await storage.submit(submission, user: user, now: configuration.now())
+    /// `arrived`: when it reached the first server that took it (a classroom's, for a push), else now.
+    func intake(_ submission: SubmissionRequest, user: String, arrived: Date? = nil) async throws -> (receipt: SubmissionReceipt, created: Bool) {
+        let outcome = try await storage.submit(submission, user: user, now: arrived ?? configuration.now())
         ServerMetrics.submission(outcome)
         switch outcome {
         case .created(let record):

@@ -55,6 +55,8 @@ public struct UpstreamItem: Sendable, Equatable {
     public var body: String
     public var state: UpstreamState
     public var message: String?
+    /// When the classroom kept it (a hand-in: when it reached the classroom).
+    public var keptAt: Date?
 
     public init(
         seq: Int = 0,
@@ -64,8 +66,10 @@ public struct UpstreamItem: Sendable, Equatable {
         deviceKey: String?,
         body: String,
         state: UpstreamState = .waiting,
-        message: String? = nil
+        message: String? = nil,
+        keptAt: Date? = nil
     ) {
+        self.keptAt = keptAt
         self.seq = seq
         self.kind = kind
         self.itemID = itemID
@@ -185,7 +189,7 @@ public struct ResultsBroughtDown: Sendable, Equatable {
 
 /// `classroom_link` and `classroom_outbox`.
 enum ClassroomStatements {
-    static let outboxColumns = ["seq", "kind", "item_id", "user_name", "device_key", "body", "state", "message"]
+    static let outboxColumns = ["seq", "kind", "item_id", "user_name", "device_key", "body", "state", "message", "kept_at"]
 
     static func outboxItem(_ row: any StoredRow) throws -> UpstreamItem {
         guard let kind = ClassroomPushRequest.Kind(rawValue: try row.string("kind")),
@@ -199,7 +203,8 @@ enum ClassroomStatements {
             deviceKey: try row.optionalString("device_key"),
             body: try row.string("body"),
             state: state,
-            message: try row.optionalString("message")
+            message: try row.optionalString("message"),
+            keptAt: Date(timeIntervalSince1970: try row.double("kept_at"))
         )
     }
 
