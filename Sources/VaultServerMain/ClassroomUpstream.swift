@@ -59,7 +59,14 @@ enum ClassroomUpstream {
                 let push = ClassroomPushRequest(
                     classroom: classroom,
                     items: waiting.map {
-                        .init(seq: $0.seq, kind: $0.kind, user: $0.user, deviceKey: $0.deviceKey, body: $0.body, heldAt: $0.keptAt.map(Timestamp.string))
+                        .init(
+                            seq: $0.seq,
+                            kind: $0.kind,
+                            user: $0.user,
+                            deviceKey: $0.deviceKey,
+                            body: $0.body,
+                            heldAt: $0.keptAt.map(Timestamp.string)
+                        )
                     },
                     vouched: vouched.isEmpty ? nil : vouched
                 )

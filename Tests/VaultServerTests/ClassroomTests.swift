@@ -408,19 +408,29 @@ struct ClassroomTests {
         try await Self.withClass(setup) { district, teacher, classroom, student, served in
             let items = try Self.signedAnswers(served, key: setup.key)
             _ = try await classroom.send(.post, APIPath.batch, token: student, json: BatchRequest(responses: items, deviceKey: setup.key.publicKey))
-            #expect(try await classroom.send(.post, APIPath.submissions, token: student, json: Self.signedSubmission(items, key: setup.key)).status == .created)
+            #expect(
+                try await classroom.send(.post, APIPath.submissions, token: student, json: Self.signedSubmission(items, key: setup.key)).status
+                    == .created
+            )
             // The district closes the exam while the classroom cannot reach it; the class's push comes afterwards.
             try await TeacherDesk(storage: setup.district.storage, now: { Date() }).close("quiz-1", by: "teacher")
             #expect(try await Self.push(setup.classroom, to: district, token: teacher).allSatisfy { $0.outcome == .stored })
-            let onTime = try #require(try await setup.district.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-1"]).first)
+            let onTime = try #require(
+                try await setup.district.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-1"]).first
+            )
             #expect(!onTime.record.flags.contains(.afterClosing), "\(onTime.record.flags)")
 
             // A second attempt handed in at the classroom after the district's closing time is late there too.
             let second = try Self.signedAnswers(served, key: setup.key, attempt: "attempt-2")
             _ = try await classroom.send(.post, APIPath.batch, token: student, json: BatchRequest(responses: second, deviceKey: setup.key.publicKey))
             #expect(
-                try await classroom.send(.post, APIPath.submissions, token: student, json: Self.signedSubmission(second, key: setup.key, attempt: "attempt-2"))
-                    .status == .created
+                try await classroom.send(
+                    .post,
+                    APIPath.submissions,
+                    token: student,
+                    json: Self.signedSubmission(second, key: setup.key, attempt: "attempt-2")
+                )
+                .status == .created
             )
             _ = try await Self.push(setup.classroom, to: district, token: teacher)
             let late = try #require(try await setup.district.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-2"]).first)
