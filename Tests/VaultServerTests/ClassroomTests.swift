@@ -437,4 +437,45 @@ struct ClassroomTests {
             #expect(late.record.flags.contains(.afterClosing), "\(late.record.flags)")
         }
     }
+
+    @Test(
+        "the district closes between the push of the answers and the push of the hand-in the classroom held before closing: the student's own hand-in replaces the one the district made at closing, with the answer changed in between",
+        arguments: Backend.all
+    )
+    func closingBetweenPushes(backend: Backend) async throws {
+        let setup = try await Self.setUp(backend)
+        try await Self.withClass(setup) { district, teacher, classroom, student, served in
+            var items = try Self.signedAnswers(served, key: setup.key)
+            _ = try await classroom.send(.post, APIPath.batch, token: student, json: BatchRequest(responses: items, deviceKey: setup.key.publicKey))
+            _ = try await Self.push(setup.classroom, to: district, token: teacher)
+            // The student changes q5 at the last minute and hands in at the classroom.
+            var changed = Fixtures.item(served, question: "q5", answer: .string("constant"), attempt: "attempt-1")
+            changed.answeredAt = "2026-11-20T10:09:00.000Z"
+            changed.signature = try setup.key.signature(for: AnswerSignature.statement(changed))
+            _ = try await classroom.send(
+                .post,
+                APIPath.batch,
+                token: student,
+                json: BatchRequest(responses: [changed], deviceKey: setup.key.publicKey)
+            )
+            items[4] = changed
+            let handIn = try Self.signedSubmission(items, key: setup.key)
+            #expect(try await classroom.send(.post, APIPath.submissions, token: student, json: handIn).status == .created)
+            // The district closes now and hands the attempt in with the answers it has.
+            try await TeacherDesk(storage: setup.district.storage, now: { Date() }).close("quiz-1", by: "teacher")
+            let closing = try #require(
+                try await setup.district.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-1"]).first
+            )
+            #expect(closing.record.via == .closing && closing.answers["q5"] == .string("coefficient"))
+
+            let results = try await Self.push(setup.classroom, to: district, token: teacher)
+            #expect(results.allSatisfy { $0.outcome == .stored }, "\(results)")
+            let own = try #require(try await setup.district.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-1"]).first)
+            #expect(own.record.via == .sync && !own.record.flags.contains(.afterClosing), "\(own.record)")
+            #expect(own.answers["q5"] == .string("constant"))
+            // The district's receipt names the student's answers, the changed one among them.
+            let receipt = try #require(results.last?.receipt)
+            #expect(receipt.signed?.statement.contains(changed.id) == true && receipt.signed?.statement.contains("handed_in_at_closing") == false)
+        }
+    }
 }

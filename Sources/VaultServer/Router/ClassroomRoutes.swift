@@ -163,6 +163,9 @@ struct ClassroomRoutes<Storage: ServerStorage> {
             // a class whose district was out of reach all week did not hand in late.
             let now = configuration.now()
             let arrived = entry.heldAt.flatMap(Timestamp.date).map { min($0, now) }
+            // The district closed between the push of the answers and this one, and handed the attempt in itself: the
+            // student's own hand-in, held first, takes its place (unless the teacher graded it meanwhile).
+            if let arrived { _ = try await storage.giveBackClosingHandIn(attemptID: submission.attemptId, heldBefore: arrived) }
             let (receipt, _) = try await responses.intake(submission, user: entry.user, arrived: arrived)
             return .init(seq: entry.seq, outcome: .stored, receipt: receipt)
         } catch let error as APIError where error.code == .responsesMissing {

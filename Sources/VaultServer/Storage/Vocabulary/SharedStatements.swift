@@ -261,14 +261,23 @@ public enum TeachingStatements {
     /// feedback): each attempt's latest answer per question counts again (answers that arrived after closing were
     /// kept as not counted), then the hand-in goes. Its student answers on and hands in as before.
     static func giveBackClosingHandIns(assessmentID: String) -> [SQLStatement] {
+        giveBackClosingHandIns(where: "s.assessment_id = ?", [.text(assessmentID)])
+    }
+
+    /// One attempt's hand-in made at closing, given back the same way when nobody graded it and the server made it
+    /// after `heldBefore` (a classroom held the student's own hand-in before then: issue 58).
+    static func giveBackClosingHandIn(attemptID: String, heldBefore: Date) -> [SQLStatement] {
+        giveBackClosingHandIns(where: "s.attempt_id = ? AND s.received_at > ?", [.text(attemptID), .real(heldBefore.timeIntervalSince1970)])
+    }
+
+    private static func giveBackClosingHandIns(where condition: String, _ values: [SQLValue]) -> [SQLStatement] {
         let attempts = """
-            SELECT s.attempt_id FROM submissions s WHERE s.assessment_id = ? AND s.via = '\(SubmissionChannel.closing.rawValue)'
+            SELECT s.attempt_id FROM submissions s WHERE \(condition) AND s.via = '\(SubmissionChannel.closing.rawValue)'
             AND NOT EXISTS (SELECT 1 FROM grades g WHERE g.attempt_id = s.attempt_id)
             AND NOT EXISTS (SELECT 1 FROM feedback f WHERE f.attempt_id = s.attempt_id)
             """
-        let id = SQLValue.text(assessmentID)
         return [
-            SQLStatement("UPDATE responses SET superseded = {true} WHERE attempt_id IN (\(attempts))", [id]),
+            SQLStatement("UPDATE responses SET superseded = {true} WHERE attempt_id IN (\(attempts))", values),
             SQLStatement(
                 """
                 UPDATE responses SET superseded = {false} WHERE attempt_id IN (\(attempts)) AND NOT EXISTS (
@@ -276,9 +285,9 @@ public enum TeachingStatements {
                     AND (newer.answered_at_ms > responses.answered_at_ms OR (newer.answered_at_ms = responses.answered_at_ms AND newer.id > responses.id))
                 )
                 """,
-                [id]
+                values
             ),
-            SQLStatement("DELETE FROM submissions WHERE attempt_id IN (\(attempts))", [id]),
+            SQLStatement("DELETE FROM submissions WHERE attempt_id IN (\(attempts))", values),
         ]
     }
 
