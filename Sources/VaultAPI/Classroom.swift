@@ -188,6 +188,8 @@ public struct ClassroomPushRequest: Codable, Sendable {
         /// The teacher's, made on the classroom's desk: a `ClassroomMark` (points or feedback on one answer), a
         /// `ClassroomRelease` (results shown or hidden).
         case grade, feedback, release
+        /// The teacher's decision on a late hand-in: a `ClassroomLate`.
+        case late
 
         /// Made by a student's vault and signed by it (the rest are the teacher's, whose classroom signed in).
         public var isStudents: Bool { self == .answer || self == .submission }
@@ -373,6 +375,25 @@ public struct ClassroomMark: Codable, Sendable, Equatable {
 
     /// The outbox's id of a mark: one per answer and kind (a later mark replaces an earlier one still waiting).
     public static func itemID(attemptID: String, questionID: String) -> String { attemptID + "\n" + questionID }
+}
+
+/// A late hand-in accepted, given 0, or undecided again (nil) on a classroom's desk
+/// (`ClassroomPushRequest.Kind.late`).
+public struct ClassroomLate: Codable, Sendable, Equatable {
+    public var assessmentId: String
+    public var attemptId: String
+    /// A `LateDecision`'s raw value; nil: undone.
+    public var decision: String?
+    enum CodingKeys: String, CodingKey {
+        case decision
+        case assessmentId = "assessment_id"
+        case attemptId = "attempt_id"
+    }
+    public init(assessmentId: String, attemptId: String, decision: String?) {
+        self.assessmentId = assessmentId
+        self.attemptId = attemptId
+        self.decision = decision
+    }
 }
 
 /// Results shown to the students or hidden again, on a classroom's desk (`ClassroomPushRequest.Kind.release`).

@@ -400,7 +400,7 @@ struct ClassroomTests {
     }
 
     @Test(
-        "a hand-in that reached the classroom before the district closed is not late at the district, though pushed after closing; one that reached it after closing is",
+        "a hand-in that reached the classroom before the district closed is not late at the district, though pushed after closing; one that reached it after closing is, and the classroom teacher's decision on it goes up while the district's undoing comes down",
         arguments: Backend.all
     )
     func lateByTheClassroomsClock(backend: Backend) async throws {
@@ -420,7 +420,10 @@ struct ClassroomTests {
             )
             #expect(!onTime.record.flags.contains(.afterClosing), "\(onTime.record.flags)")
 
-            // A second attempt handed in at the classroom after the district's closing time is late there too.
+            // A second attempt handed in at the classroom after the district's closing time (and the classroom's own:
+            // its teacher closed it there too) is late at both.
+            let here = TeacherDesk(storage: setup.classroom.storage, now: { Date() })
+            try await here.close("quiz-1", by: "teacher")
             let second = try Self.signedAnswers(served, key: setup.key, attempt: "attempt-2")
             _ = try await classroom.send(.post, APIPath.batch, token: student, json: BatchRequest(responses: second, deviceKey: setup.key.publicKey))
             #expect(
@@ -435,6 +438,18 @@ struct ClassroomTests {
             _ = try await Self.push(setup.classroom, to: district, token: teacher)
             let late = try #require(try await setup.district.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-2"]).first)
             #expect(late.record.flags.contains(.afterClosing), "\(late.record.flags)")
+
+            // The classroom's teacher accepts it: the decision goes up; the district's undoing comes down.
+            try await Self.link(setup, district: district)
+            try await here.decideLate("quiz-1", attempt: "attempt-2", decision: .accepted, by: "teacher")
+            #expect(try await Self.push(setup.classroom, to: district, token: teacher).map(\.outcome) == [.stored])
+            let accepted = try #require(try await setup.district.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-2"]).first)
+            #expect(accepted.record.lateDecision == .accepted)
+            try await TeacherDesk(storage: setup.district.storage, now: { Date() }).decideLate("quiz-1", attempt: "attempt-2", decision: nil, by: "teacher")
+            let results = try await district.send(.get, APIPath.classroomResults, token: teacher).decode(ClassroomResults.self)
+            #expect(try await setup.classroom.storage.importResults(results, now: Date()).late == 1)
+            let undone = try #require(try await setup.classroom.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-2"]).first)
+            #expect(undone.record.lateDecision == nil)
         }
     }
 

@@ -133,7 +133,7 @@ struct ClassroomRoutes<Storage: ServerStorage> {
             case .submission:
                 try await flush()
                 results.append(try await takeSubmission(entry, keys: try await keysOf(entry.user), context: context))
-            case .grade, .feedback, .release:
+            case .grade, .feedback, .release, .late:
                 try await flush()
                 results.append(try await takeTeachers(entry, context: context))
             }
@@ -183,6 +183,19 @@ struct ClassroomRoutes<Storage: ServerStorage> {
         let assessment: String
         let act: () async throws -> Void
         switch entry.kind {
+        case .late:
+            guard let late = try? JSONDecoder().decode(ClassroomLate.self, from: body),
+                late.decision.map({ LateDecision(rawValue: $0) != nil }) ?? true
+            else { return .init(seq: entry.seq, outcome: .refused, message: "This decision cannot be read.") }
+            assessment = late.assessmentId
+            act = {
+                try await desk.decideLate(
+                    late.assessmentId,
+                    attempt: late.attemptId,
+                    decision: late.decision.flatMap(LateDecision.init(rawValue:)),
+                    by: Self.actor(context)
+                )
+            }
         case .release:
             guard let release = try? JSONDecoder().decode(ClassroomRelease.self, from: body) else {
                 return .init(seq: entry.seq, outcome: .refused, message: "This release cannot be read.")

@@ -90,6 +90,7 @@ extension UpstreamItem {
         case .grade: "points"
         case .feedback: "feedback"
         case .release: "release"
+        case .late: "late decision"
         }
     }
 }
@@ -248,6 +249,11 @@ enum ClassroomStatements {
             body: mark,
             at: at
         )
+    }
+
+    /// A decision on a late hand-in made on a classroom, kept for the district (nothing elsewhere).
+    static func keepLate(_ late: ClassroomLate, student: String, at: Date) throws -> [SQLStatement] {
+        try replaceKept(.late, itemID: late.attemptId, user: .text(student), body: late, at: at)
     }
 
     /// Results shown or hidden on a classroom's desk, kept for the district (nothing elsewhere).
@@ -424,8 +430,8 @@ extension SharedStatements {
             case (.submission, .waiting): summary.waitingHandIns += count
             case (.answer, .stored): summary.storedAnswers += count
             case (.submission, .stored): summary.storedHandIns += count
-            case (.grade, .waiting), (.feedback, .waiting), (.release, .waiting): summary.waitingMarks += count
-            case (.grade, .stored), (.feedback, .stored), (.release, .stored): summary.storedMarks += count
+            case (.grade, .waiting), (.feedback, .waiting), (.release, .waiting), (.late, .waiting): summary.waitingMarks += count
+            case (.grade, .stored), (.feedback, .stored), (.release, .stored), (.late, .stored): summary.storedMarks += count
             default: break
             }
         }
@@ -771,10 +777,11 @@ extension SharedStatements {
         let pending = Set(
             try await rows(
                 SQLStatement(
-                    "SELECT kind, item_id FROM classroom_outbox WHERE state = ? AND kind IN (?, ?, ?)",
+                    "SELECT kind, item_id FROM classroom_outbox WHERE state = ? AND kind IN (?, ?, ?, ?)",
                     [
                         .text(UpstreamState.waiting.rawValue), .text(ClassroomPushRequest.Kind.grade.rawValue),
                         .text(ClassroomPushRequest.Kind.feedback.rawValue), .text(ClassroomPushRequest.Kind.release.rawValue),
+                        .text(ClassroomPushRequest.Kind.late.rawValue),
                     ],
                     columns: ["kind", "item_id"]
                 )
@@ -847,10 +854,15 @@ extension SharedStatements {
             ) { (try $0.string("attempt_id"), try $0.string("late_decision")) },
             uniquingKeysWith: { first, _ in first }
         )
-        for late in results.late where decided[late.attemptId] != late.decision {
-            if try await decideLate(attemptID: late.attemptId, decision: LateDecision(rawValue: late.decision), by: actor, at: now) {
+        let districtLate = Dictionary(results.late.map { ($0.attemptId, $0.decision) }, uniquingKeysWith: { first, _ in first })
+        for late in results.late where decided[late.attemptId] != late.decision && !waiting(.late, late.attemptId) {
+            if try await decideLate(attemptID: late.attemptId, decision: LateDecision(rawValue: late.decision), by: actor, at: now, upstream: false) {
                 brought.late += 1
             }
+        }
+        // A decision the district undid on a hand-in it holds is undone here too.
+        for attempt in decided.keys.sorted() where handedIn.contains(attempt) && districtLate[attempt] == nil && !waiting(.late, attempt) {
+            if try await decideLate(attemptID: attempt, decision: nil, by: actor, at: now, upstream: false) { brought.late += 1 }
         }
         return brought
     }

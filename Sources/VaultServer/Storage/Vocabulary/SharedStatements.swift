@@ -642,6 +642,11 @@ extension SharedStatements {
     }
 
     public func decideLate(attemptID: String, decision: LateDecision?, by actor: String?, at: Date) async throws -> Bool {
+        try await decideLate(attemptID: attemptID, decision: decision, by: actor, at: at, upstream: true)
+    }
+
+    /// `upstream`: on a classroom server, kept for the district too (the teacher's own, not what came down from it).
+    func decideLate(attemptID: String, decision: LateDecision?, by actor: String?, at: Date, upstream: Bool) async throws -> Bool {
         let late = try await readThenWrite(
             DeskStatements.lateFacts(attemptID: attemptID),
             {
@@ -653,6 +658,10 @@ extension SharedStatements {
             writes: { rows in
                 guard let facts = rows.first, facts.flags.contains(.afterClosing) else { return [] }
                 var writes = [DeskStatements.decideLate(attemptID: attemptID, decision: decision)]
+                if upstream {
+                    let kept = ClassroomLate(assessmentId: facts.assessment, attemptId: attemptID, decision: decision?.rawValue)
+                    writes += try ClassroomStatements.keepLate(kept, student: facts.user, at: at)
+                }
                 if let actor {
                     writes.append(
                         DeskStatements.lateHistory(assessmentID: facts.assessment, student: facts.user, decision: decision, by: actor, at: at)
