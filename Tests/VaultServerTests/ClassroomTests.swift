@@ -443,12 +443,21 @@ struct ClassroomTests {
             try await Self.link(setup, district: district)
             try await here.decideLate("quiz-1", attempt: "attempt-2", decision: .accepted, by: "teacher")
             #expect(try await Self.push(setup.classroom, to: district, token: teacher).map(\.outcome) == [.stored])
-            let accepted = try #require(try await setup.district.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-2"]).first)
+            let accepted = try #require(
+                try await setup.district.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-2"]).first
+            )
             #expect(accepted.record.lateDecision == .accepted)
-            try await TeacherDesk(storage: setup.district.storage, now: { Date() }).decideLate("quiz-1", attempt: "attempt-2", decision: nil, by: "teacher")
+            try await TeacherDesk(storage: setup.district.storage, now: { Date() }).decideLate(
+                "quiz-1",
+                attempt: "attempt-2",
+                decision: nil,
+                by: "teacher"
+            )
             let results = try await district.send(.get, APIPath.classroomResults, token: teacher).decode(ClassroomResults.self)
             #expect(try await setup.classroom.storage.importResults(results, now: Date()).late == 1)
-            let undone = try #require(try await setup.classroom.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-2"]).first)
+            let undone = try #require(
+                try await setup.classroom.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-2"]).first
+            )
             #expect(undone.record.lateDecision == nil)
         }
     }
