@@ -343,7 +343,7 @@ struct ClassroomTests {
     }
 
     @Test(
-        "the teacher signs in to a classroom's desk with a one-time desk code (no password there): a wrong one and the district's password are refused, the code works once, and the desk shows what waits to go up",
+        "the teacher signs in to a classroom's desk with a one-time desk code (no password there): a wrong one and the district's password are refused, the code works once, the desk shows what waits to go up, and neither the desk nor the API adds students or assessments there",
         arguments: Backend.all
     )
     func deskCode(backend: Backend) async throws {
@@ -363,6 +363,30 @@ struct ClassroomTests {
             #expect(signedIn.status == .seeOther && signedIn.headers[.location] == "/desk", "\(signedIn.text)")
             let page = try await desk.send(.get, "/desk")
             #expect(page.status == .ok && page.text.contains("Classroom") && page.text.contains("Waiting to go up: 0 answers"), "\(page.text)")
+            // Students and assessments come from the district: the classroom's desk and API add neither.
+            #expect(!page.text.contains("Publish a file") && !page.text.contains("Add students"))
+            for path in ["/desk/publish", "/desk/students"] {
+                let refused = try await desk.send(.get, path)
+                #expect(refused.status == .forbidden && refused.text.contains("classroom pull"), "\(path): \(refused.text)")
+            }
+            // The teacher's API sign-in on the classroom: by a key registered to them there.
+            let teacherKey = DeviceKey()
+            #expect(
+                try await setup.classroom.storage.registerDeviceKey(
+                    user: "teacher",
+                    publicKey: teacherKey.publicKey,
+                    fingerprint: DeviceKey.fingerprint(publicKey: teacherKey.publicKey),
+                    now: Date()
+                )
+            )
+            let fingerprint = try await classroom.send(.get, APIPath.serverKey).decode(ServerKeyResponse.self).fingerprint
+            let teacherSignIn = try await DeviceSignInTests.signed(classroom, user: "teacher", key: teacherKey, fingerprint: fingerprint)
+            let teacherToken = try await classroom.send(.post, APIPath.deviceToken, json: teacherSignIn).decode(TokenResponse.self).token
+            var local = Fixtures.quiz()
+            local.id = "local-1"
+            let put = try await classroom.send(.put, APIPath.assessment("local-1"), token: teacherToken, json: local)
+            #expect(put.status == .forbidden && put.text.contains("publish at the district"))
+            #expect(try await setup.classroom.storage.served(id: "local-1") == nil)
             #expect(try await later.signIn("teacher", password: code).status == .unauthorized)
             // The student has no desk code and no password here.
             #expect(try await later.signIn("student", password: code).status == .unauthorized)

@@ -45,14 +45,18 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         let signedIn = router.group("desk").add(middleware: pages).add(middleware: DeskAuthenticator(storage: storage, now: configuration.now))
         signedIn.get { _, context in try await assessmentsPage(context) }
         signedIn.get("students") { _, context in
-            pages.html(
+            try notOnAClassroom()
+            return pages.html(
                 pages.render(
                     "students",
                     DeskView.Students(title: "Add students", user: context.user, csrf: csrf(context), max: StudentList.maxStudents)
                 )
             )
         }
-        signedIn.post("students") { request, context in try await addStudents(request, context: context) }
+        signedIn.post("students") { request, context in
+            try notOnAClassroom()
+            return try await addStudents(request, context: context)
+        }
         // How the server is doing (issue 59): administrators only, the figures of `vault-server status`.
         signedIn.get("server") { _, context in
             guard context.role == .admin else {
@@ -61,7 +65,10 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             let status = activity.status(version: ProductVersion.current, store: await storage.storeFacts(), now: configuration.now())
             return pages.html(pages.render("server", DeskView.ServerPage(status, user: context.user, csrf: csrf(context))))
         }
-        signedIn.post("students/account") { request, context in try await studentAccount(request, context: context) }
+        signedIn.post("students/account") { request, context in
+            try notOnAClassroom()
+            return try await studentAccount(request, context: context)
+        }
         registerUpload(on: signedIn, open: open)
         signedIn.post("logout") { request, context in
             _ = try await form(request, context: context)
@@ -365,6 +372,18 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
     /// Account changes a teacher may make in the throttle's window before waiting.
     static var accountActions: Int { 30 }
 
+    /// A classroom serves the district's class and assessments: students and assessments are added at the district
+    /// (a student made here would have no key the district knows, an assessment no version it holds), then pulled.
+    func notOnAClassroom() throws {
+        guard configuration.classroom else { return }
+        throw DeskError(
+            .forbidden,
+            heading: "Done at the district",
+            text:
+                "This is a classroom server: students and assessments are added at the district, and `vault-server classroom pull` brings them here. Nothing was changed."
+        )
+    }
+
     /// On a classroom server, what `vault-server classroom status` says: the district, what waits to go up, what it
     /// refused, when it was last reached. Nil elsewhere.
     func classroomLines() async throws -> DeskView.Classroom? {
@@ -452,6 +471,7 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
                     csrf: csrf(context),
                     rows: rows,
                     admin: context.role == .admin,
+                    local: !configuration.classroom,
                     classroom: try await classroomLines()
                 )
             )

@@ -101,14 +101,14 @@ enum DeskTemplates {
     static let assessments = """
         {{> head}}
         <h1>Assessments</h1>
-        <nav class="actions"><a href="/desk/publish">Publish a file</a> · <a href="/desk/students">Add students from a class list</a>{{#admin}} · <a href="/desk/server">Server</a>{{/admin}}</nav>
+        <nav class="actions">{{#local}}<a href="/desk/publish">Publish a file</a> · <a href="/desk/students">Add students from a class list</a>{{/local}}{{#admin}}{{#local}} · {{/local}}<a href="/desk/server">Server</a>{{/admin}}</nav>
         <table>
         <thead><tr><th>Title</th><th>Id</th><th>Version</th><th>Sealed</th><th>Opens</th><th>Closes</th><th>Handed in</th></tr></thead>
         <tbody>
         {{#rows}}
         <tr><td class="who" data-label="Title"><a href="/desk/a/{{idPath}}">{{title}}</a></td><td data-label="Id">{{id}}</td><td data-label="Version">{{version}}</td><td data-label="Sealed">{{sealed}}</td><td data-label="Opens">{{opens}}</td><td data-label="Closes">{{closes}}</td><td class="handed-in" data-label="Handed in">{{handedIn}} of {{expected}}</td></tr>
         {{/rows}}
-        {{^rows}}<tr><td colspan="7">Nothing is published yet: <a href="/desk/publish">publish a file</a>.</td></tr>{{/rows}}
+        {{^rows}}<tr><td colspan="7">Nothing is published yet{{#local}}: <a href="/desk/publish">publish a file</a>{{/local}}{{^local}}: publish at the district, then run <code>vault-server classroom pull</code>{{/local}}.</td></tr>{{/rows}}
         </tbody>
         </table>
         {{#classroom}}<section class="classroom" aria-labelledby="classroom"><h2 id="classroom">Classroom</h2>{{#lines}}<p>{{.}}</p>{{/lines}}</section>{{/classroom}}

@@ -29,10 +29,17 @@ extension DeskRoutes {
             )
         }
         signedIn.get("publish") { _, context in
-            pages.html(pages.render("publish", DeskView.PublishPage(user: context.user, csrf: csrf(context))))
+            try notOnAClassroom()
+            return pages.html(pages.render("publish", DeskView.PublishPage(user: context.user, csrf: csrf(context))))
         }
-        signedIn.post("publish/check") { request, context in try await upload(request, context: context, publish: false) }
-        signedIn.post("publish/commit") { request, context in try await upload(request, context: context, publish: true) }
+        signedIn.post("publish/check") { request, context in
+            try notOnAClassroom()
+            return try await upload(request, context: context, publish: false)
+        }
+        signedIn.post("publish/commit") { request, context in
+            try notOnAClassroom()
+            return try await upload(request, context: context, publish: true)
+        }
     }
 
     /// Reads the posted file and shows its report, or publishes it and names the assessment's page in `X-Desk-Next`.

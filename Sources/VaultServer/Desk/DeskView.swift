@@ -42,6 +42,8 @@ enum DeskView {
         var rows: [AssessmentRow]
         /// An administrator sees the link to the server's page.
         var admin = false
+        /// Students and assessments are added here (not on a classroom server, which pulls them from its district).
+        var local = true
         /// A classroom server's tie to its district (nil elsewhere).
         var classroom: Classroom? = nil
     }

@@ -67,6 +67,15 @@ struct AssessmentRoutes<Storage: ServerStorage> {
         }
         group.put("assessments/:id") { request, context in
             try requireTeacher(context)
+            // A classroom serves the district's versions: one published here would be an assessment the district
+            // never heard of, and every answer to it would be refused there.
+            guard !configuration.classroom else {
+                throw APIError(
+                    .forbidden,
+                    code: .forbidden,
+                    message: "This is a classroom server: publish at the district, then `vault-server classroom pull` brings it here."
+                )
+            }
             let id = try context.parameters.require("id")
             var assessment = try await JSONBody.decode(Assessment.self, from: request, limit: configuration.maxRequestBytes)
             guard assessment.id == id else {

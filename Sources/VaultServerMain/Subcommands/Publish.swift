@@ -50,6 +50,9 @@ struct Publish: AsyncParsableCommand {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: file)) } catch { throw ValidationError("Cannot read \(file).") }
         let storage = try await options.storage()
+        guard try await storage.classroomLink() == nil else {
+            throw ValidationError("This is a classroom server: publish at the district, then `vault-server classroom pull` brings it here.")
+        }
         let plan: ContentPlan
         do {
             plan = try await ContentPlan.make(data, fileName: file, format: format, id: id, title: title, shuffle: !noShuffle, storage: storage)
