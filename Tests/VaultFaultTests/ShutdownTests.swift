@@ -33,7 +33,23 @@ struct ShutdownTests {
             ]
         )
         defer { if locker.isRunning { locker.terminate() } }
-        try await Task.sleep(for: .seconds(1))
+        // Until the lock is held (a second was not always enough for psql on a loaded machine).
+        func held() throws -> Bool {
+            let count = try Binaries.run(
+                cluster.binaries + "/psql",
+                [
+                    "-h", "127.0.0.1", "-p", "\(cluster.port)", "-U", PostgresCluster.user, "-d", database, "-At", "-c",
+                    "SELECT count(*) FROM pg_locks WHERE relation = 'tokens'::regclass AND mode = 'AccessExclusiveLock' AND granted",
+                ]
+            )
+            return count.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+        }
+        var locked = false
+        for _ in 0..<100 where !locked {
+            locked = try held()
+            if !locked { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(locked, "the other session never took the lock")
         // The client gives up after a second; its request still waits on the lock inside the server.
         let gaveUp = try Binaries.system("curl", ["-s", "--max-time", "1", "-H", "Authorization: Bearer \(token)", server.url + "/v1/assessments"])
         #expect(gaveUp.status == 28, "the request was held by the lock (curl timed out)")
