@@ -526,4 +526,37 @@ struct ClassroomTests {
             #expect(receipt.signed?.statement.contains(changed.id) == true && receipt.signed?.statement.contains("handed_in_at_closing") == false)
         }
     }
+
+    @Test(
+        "a held hand-in that the district then refuses (an answer it never got) leaves the attempt handed in at closing, as it was, never open",
+        arguments: Backend.all
+    )
+    func closingHandInRestored(backend: Backend) async throws {
+        let setup = try await Self.setUp(backend)
+        try await Self.withClass(setup) { district, teacher, classroom, student, served in
+            let items = try Self.signedAnswers(served, key: setup.key)
+            _ = try await classroom.send(.post, APIPath.batch, token: student, json: BatchRequest(responses: items, deviceKey: setup.key.publicKey))
+            _ = try await Self.push(setup.classroom, to: district, token: teacher)
+            // A hand-in held before closing that lists an answer nobody sent (kept as it came).
+            let phantom = try Self.signedAnswers(served, key: setup.key, attempt: "attempt-1")[0]
+            let handIn = try Self.signedSubmission(items + [phantom], key: setup.key)
+            try await setup.classroom.storage.keepForUpstream(
+                [
+                    UpstreamItem(
+                        kind: .submission,
+                        itemID: "attempt-1",
+                        user: "student",
+                        deviceKey: setup.key.publicKey,
+                        body: String(decoding: try CanonicalJSON.encode(handIn), as: UTF8.self)
+                    )
+                ],
+                now: Date()
+            )
+            try await TeacherDesk(storage: setup.district.storage, now: { Date() }).close("quiz-1", by: "teacher")
+            let results = try await Self.push(setup.classroom, to: district, token: teacher)
+            #expect(results.count == 1 && results.first?.outcome != .stored, "\(results)")
+            let kept = try #require(try await setup.district.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-1"]).first)
+            #expect(kept.record.via == .closing)
+        }
+    }
 }
