@@ -688,7 +688,11 @@ extension SharedStatements {
         let statements = TeachingStatements.giveBackClosingHandIn(attemptID: attemptID, heldBefore: heldBefore)
         return try await !readThenWrite(
             SQLStatement(
-                "SELECT attempt_id FROM submissions WHERE attempt_id = ? AND via = ? AND received_at > ?",
+                """
+                SELECT s.attempt_id FROM submissions s WHERE s.attempt_id = ? AND s.via = ? AND s.received_at > ?
+                AND NOT EXISTS (SELECT 1 FROM grades g WHERE g.attempt_id = s.attempt_id)
+                AND NOT EXISTS (SELECT 1 FROM feedback f WHERE f.attempt_id = s.attempt_id)
+                """,
                 [.text(attemptID), .text(SubmissionChannel.closing.rawValue), .real(heldBefore.timeIntervalSince1970)],
                 columns: ["attempt_id"]
             ),
