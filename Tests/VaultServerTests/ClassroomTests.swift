@@ -23,6 +23,20 @@ struct ClassroomTests {
         }
     }
 
+    /// Sends `items` to the classroom as the student's vault does: one batch, naming the key that signed them.
+    static func answer(_ classroom: APIClient, _ items: [ResponseItem], token: String, key: DeviceKey) async throws -> APIClient.Reply {
+        try await classroom.send(.post, APIPath.batch, token: token, json: BatchRequest(responses: items, deviceKey: key.publicKey))
+    }
+
+    /// The quiz's hand-in of `attempt` as `storage` holds it.
+    static func handedIn(
+        _ storage: some ServerStorage,
+        _ attempt: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> ResultInput {
+        try #require(try await storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: [attempt]).first, sourceLocation: sourceLocation)
+    }
+
     static func signedSubmission(_ items: [ResponseItem], key: DeviceKey, attempt: String = "attempt-1") throws -> SubmissionRequest {
         var request = SubmissionRequest(
             attemptId: attempt,
@@ -137,12 +151,7 @@ struct ClassroomTests {
             #expect(districtServed.bytes == classroomServed.bytes && districtServed.contentHash == classroomServed.contentHash)
 
             let items = try Self.signedAnswers(served, key: setup.key)
-            let batch = try await classroom.send(
-                .post,
-                APIPath.batch,
-                token: student,
-                json: BatchRequest(responses: items, deviceKey: setup.key.publicKey)
-            )
+            let batch = try await Self.answer(classroom, items, token: student, key: setup.key)
             #expect(try batch.decode(BatchResponse.self).results.allSatisfy { $0.status == .accepted })
             let submission = try Self.signedSubmission(items, key: setup.key)
             #expect(try await classroom.send(.post, APIPath.submissions, token: student, json: submission).status == .created)
@@ -187,22 +196,12 @@ struct ClassroomTests {
         let setup = try await Self.setUp(backend)
         try await Self.withClass(setup) { district, teacher, classroom, student, served in
             let items = try Self.signedAnswers(served, key: setup.key)
-            let batch = try await classroom.send(
-                .post,
-                APIPath.batch,
-                token: student,
-                json: BatchRequest(responses: items, deviceKey: setup.key.publicKey)
-            )
+            let batch = try await Self.answer(classroom, items, token: student, key: setup.key)
             #expect(batch.status == .ok)
             // A signature that does not match what arrived is refused by the classroom itself, nothing stored.
             var forged = Fixtures.item(served, question: "q5", answer: .string("forged"), attempt: "attempt-2")
             forged.signature = items[4].signature
-            let refusedHere = try await classroom.send(
-                .post,
-                APIPath.batch,
-                token: student,
-                json: BatchRequest(responses: [forged], deviceKey: setup.key.publicKey)
-            )
+            let refusedHere = try await Self.answer(classroom, [forged], token: student, key: setup.key)
             #expect(try refusedHere.decode(BatchResponse.self).results.map(\.status) == [.rejected])
             // Another vault of someone unknown to the district, and an answer with no signature (an older vault).
             let stranger = DeviceKey()
@@ -262,7 +261,7 @@ struct ClassroomTests {
         try await Self.withClass(setup) { district, teacher, classroom, student, served in
             try await Self.link(setup, district: district)
             let items = try Self.signedAnswers(served, key: setup.key)
-            _ = try await classroom.send(.post, APIPath.batch, token: student, json: BatchRequest(responses: items, deviceKey: setup.key.publicKey))
+            _ = try await Self.answer(classroom, items, token: student, key: setup.key)
             #expect(
                 try await classroom.send(.post, APIPath.submissions, token: student, json: Self.signedSubmission(items, key: setup.key)).status
                     == .created
@@ -275,9 +274,7 @@ struct ClassroomTests {
             #expect(try await setup.classroom.storage.upstreamSummary().waitingMarks == 2)
             let marks = try await Self.push(setup.classroom, to: district, token: teacher)
             #expect(marks.count == 2 && marks.allSatisfy { $0.outcome == .stored }, "\(marks)")
-            var atDistrict = try #require(
-                try await setup.district.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-1"]).first
-            )
+            var atDistrict = try await Self.handedIn(setup.district.storage, "attempt-1")
             #expect(atDistrict.grades["q6"] == 0.5 && atDistrict.feedback["q6"] == "Clear steps.")
 
             // At the district: results released, q5 marked down with a word, then q6's feedback taken back.
@@ -294,9 +291,7 @@ struct ClassroomTests {
             #expect(try await district.send(.get, APIPath.classroomResults, token: try await district.token("student")).status == .forbidden)
             let brought = try await setup.classroom.storage.importResults(results, now: Date())
             #expect(brought.released == 1 && brought.grades == 1 && brought.feedback == 2 && brought.skipped == 0, "\(brought)")
-            var kept = try #require(
-                try await setup.classroom.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-1"]).first
-            )
+            var kept = try await Self.handedIn(setup.classroom.storage, "attempt-1")
             #expect(kept.grades["q5"] == 0 && kept.grades["q6"] == 0.5 && kept.feedback["q5"] == "Spelling." && kept.feedback["q6"] == nil)
             // What came down is not sent back up.
             #expect(try await setup.classroom.storage.upstreamSummary().waiting == 0)
@@ -309,7 +304,7 @@ struct ClassroomTests {
             // The teacher changes q6 here and the district has not taken it yet: theirs stands.
             try await here.saveSheet("quiz-1", attempt: "attempt-1", points: ["q6": 1], feedback: [:])
             #expect(try await setup.classroom.storage.importResults(results, now: Date()).grades == 0)
-            kept = try #require(try await setup.classroom.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-1"]).first)
+            kept = try await Self.handedIn(setup.classroom.storage, "attempt-1")
             #expect(kept.grades["q6"] == 1)
 
             // Points the question cannot give are refused by the district, named; points from the district that are
@@ -318,9 +313,7 @@ struct ClassroomTests {
                 item.body = item.body.replacingOccurrences(of: "\"points\":1", with: "\"points\":1000")
             }
             #expect(outOfRange.map(\.outcome) == [.refused] && outOfRange.first?.message?.contains("from 0 to 1") == true, "\(outOfRange)")
-            atDistrict = try #require(
-                try await setup.district.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-1"]).first
-            )
+            atDistrict = try await Self.handedIn(setup.district.storage, "attempt-1")
             #expect(atDistrict.grades["q6"] == 0.5)
             var hostile = results
             hostile.grades = [ClassroomMark(assessmentId: "quiz-1", attemptId: "attempt-1", questionId: "q5", points: -1)]
@@ -328,15 +321,13 @@ struct ClassroomTests {
             hostile.grades = []
             hostile.late = [ClassroomResults.Late(attemptId: "attempt-1", decision: "maybe")]
             await #expect(throws: StorageError.self) { try await setup.classroom.storage.importResults(hostile, now: Date()) }
-            kept = try #require(try await setup.classroom.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-1"]).first)
+            kept = try await Self.handedIn(setup.classroom.storage, "attempt-1")
             #expect(kept.grades["q5"] == 0 && kept.grades["q6"] == 1)
 
             // Results hidden again on the classroom's desk are hidden at the district too.
             try await here.change("quiz-1", .hideResults, by: "teacher")
             #expect(try await Self.push(setup.classroom, to: district, token: teacher).map(\.outcome) == [.stored])
-            atDistrict = try #require(
-                try await setup.district.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-1"]).first
-            )
+            atDistrict = try await Self.handedIn(setup.district.storage, "attempt-1")
             #expect(!atDistrict.released)
             #expect(try await setup.district.storage.actions(assessmentID: "quiz-1").last?.actor == "teacher on a classroom server")
         }
@@ -431,7 +422,7 @@ struct ClassroomTests {
         let setup = try await Self.setUp(backend)
         try await Self.withClass(setup) { district, teacher, classroom, student, served in
             let items = try Self.signedAnswers(served, key: setup.key)
-            _ = try await classroom.send(.post, APIPath.batch, token: student, json: BatchRequest(responses: items, deviceKey: setup.key.publicKey))
+            _ = try await Self.answer(classroom, items, token: student, key: setup.key)
             #expect(
                 try await classroom.send(.post, APIPath.submissions, token: student, json: Self.signedSubmission(items, key: setup.key)).status
                     == .created
@@ -439,9 +430,7 @@ struct ClassroomTests {
             // The district closes the exam while the classroom cannot reach it; the class's push comes afterwards.
             try await TeacherDesk(storage: setup.district.storage, now: { Date() }).close("quiz-1", by: "teacher")
             #expect(try await Self.push(setup.classroom, to: district, token: teacher).allSatisfy { $0.outcome == .stored })
-            let onTime = try #require(
-                try await setup.district.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-1"]).first
-            )
+            let onTime = try await Self.handedIn(setup.district.storage, "attempt-1")
             #expect(!onTime.record.flags.contains(.afterClosing), "\(onTime.record.flags)")
 
             // A second attempt handed in at the classroom after the district's closing time (and the classroom's own:
@@ -449,7 +438,7 @@ struct ClassroomTests {
             let here = TeacherDesk(storage: setup.classroom.storage, now: { Date() })
             try await here.close("quiz-1", by: "teacher")
             let second = try Self.signedAnswers(served, key: setup.key, attempt: "attempt-2")
-            _ = try await classroom.send(.post, APIPath.batch, token: student, json: BatchRequest(responses: second, deviceKey: setup.key.publicKey))
+            _ = try await Self.answer(classroom, second, token: student, key: setup.key)
             #expect(
                 try await classroom.send(
                     .post,
@@ -460,16 +449,14 @@ struct ClassroomTests {
                 .status == .created
             )
             _ = try await Self.push(setup.classroom, to: district, token: teacher)
-            let late = try #require(try await setup.district.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-2"]).first)
+            let late = try await Self.handedIn(setup.district.storage, "attempt-2")
             #expect(late.record.flags.contains(.afterClosing), "\(late.record.flags)")
 
             // The classroom's teacher accepts it: the decision goes up; the district's undoing comes down.
             try await Self.link(setup, district: district)
             try await here.decideLate("quiz-1", attempt: "attempt-2", decision: .accepted, by: "teacher")
             #expect(try await Self.push(setup.classroom, to: district, token: teacher).map(\.outcome) == [.stored])
-            let accepted = try #require(
-                try await setup.district.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-2"]).first
-            )
+            let accepted = try await Self.handedIn(setup.district.storage, "attempt-2")
             #expect(accepted.record.lateDecision == .accepted)
             try await TeacherDesk(storage: setup.district.storage, now: { Date() }).decideLate(
                 "quiz-1",
@@ -479,9 +466,7 @@ struct ClassroomTests {
             )
             let results = try await district.send(.get, APIPath.classroomResults, token: teacher).decode(ClassroomResults.self)
             #expect(try await setup.classroom.storage.importResults(results, now: Date()).late == 1)
-            let undone = try #require(
-                try await setup.classroom.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-2"]).first
-            )
+            let undone = try await Self.handedIn(setup.classroom.storage, "attempt-2")
             #expect(undone.record.lateDecision == nil)
         }
     }
@@ -494,31 +479,24 @@ struct ClassroomTests {
         let setup = try await Self.setUp(backend)
         try await Self.withClass(setup) { district, teacher, classroom, student, served in
             var items = try Self.signedAnswers(served, key: setup.key)
-            _ = try await classroom.send(.post, APIPath.batch, token: student, json: BatchRequest(responses: items, deviceKey: setup.key.publicKey))
+            _ = try await Self.answer(classroom, items, token: student, key: setup.key)
             _ = try await Self.push(setup.classroom, to: district, token: teacher)
             // The student changes q5 at the last minute and hands in at the classroom.
             var changed = Fixtures.item(served, question: "q5", answer: .string("constant"), attempt: "attempt-1")
             changed.answeredAt = "2026-11-20T10:09:00.000Z"
             changed.signature = try setup.key.signature(for: AnswerSignature.statement(changed))
-            _ = try await classroom.send(
-                .post,
-                APIPath.batch,
-                token: student,
-                json: BatchRequest(responses: [changed], deviceKey: setup.key.publicKey)
-            )
+            _ = try await Self.answer(classroom, [changed], token: student, key: setup.key)
             items[4] = changed
             let handIn = try Self.signedSubmission(items, key: setup.key)
             #expect(try await classroom.send(.post, APIPath.submissions, token: student, json: handIn).status == .created)
             // The district closes now and hands the attempt in with the answers it has.
             try await TeacherDesk(storage: setup.district.storage, now: { Date() }).close("quiz-1", by: "teacher")
-            let closing = try #require(
-                try await setup.district.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-1"]).first
-            )
+            let closing = try await Self.handedIn(setup.district.storage, "attempt-1")
             #expect(closing.record.via == .closing && closing.answers["q5"] == .string("coefficient"))
 
             let results = try await Self.push(setup.classroom, to: district, token: teacher)
             #expect(results.allSatisfy { $0.outcome == .stored }, "\(results)")
-            let own = try #require(try await setup.district.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-1"]).first)
+            let own = try await Self.handedIn(setup.district.storage, "attempt-1")
             #expect(own.record.via == .sync && !own.record.flags.contains(.afterClosing), "\(own.record)")
             #expect(own.answers["q5"] == .string("constant"))
             // The district's receipt names the student's answers, the changed one among them.
@@ -535,7 +513,7 @@ struct ClassroomTests {
         let setup = try await Self.setUp(backend)
         try await Self.withClass(setup) { district, teacher, classroom, student, served in
             let items = try Self.signedAnswers(served, key: setup.key)
-            _ = try await classroom.send(.post, APIPath.batch, token: student, json: BatchRequest(responses: items, deviceKey: setup.key.publicKey))
+            _ = try await Self.answer(classroom, items, token: student, key: setup.key)
             _ = try await Self.push(setup.classroom, to: district, token: teacher)
             // A hand-in held before closing that lists an answer nobody sent (kept as it came).
             let phantom = try Self.signedAnswers(served, key: setup.key, attempt: "attempt-1")[0]
@@ -555,7 +533,7 @@ struct ClassroomTests {
             try await TeacherDesk(storage: setup.district.storage, now: { Date() }).close("quiz-1", by: "teacher")
             let results = try await Self.push(setup.classroom, to: district, token: teacher)
             #expect(results.count == 1 && results.first?.outcome != .stored, "\(results)")
-            let kept = try #require(try await setup.district.storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: ["attempt-1"]).first)
+            let kept = try await Self.handedIn(setup.district.storage, "attempt-1")
             #expect(kept.record.via == .closing)
         }
     }

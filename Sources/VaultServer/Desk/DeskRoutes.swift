@@ -380,7 +380,7 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             .forbidden,
             heading: "Done at the district",
             text:
-                "This is a classroom server: students and assessments are added at the district, and `vault-server classroom pull` brings them here. Nothing was changed."
+                "This is a classroom server: students and assessments are added at the district, and the command vault-server classroom pull brings them here. Nothing was changed."
         )
     }
 

@@ -68,48 +68,43 @@ struct SignIn<Storage: AccountStore & ResponseStore, C: Clock>: Sendable where C
     /// Signing in with a vault's key (issue 58): the challenge taken once, the key registered to the user, its
     /// signature over this server's statement. Counted by the throttle as a password is (a failure until it succeeds).
     func deviceAttempt(_ request: DeviceTokenRequest, serverFingerprint: String, address: String, lifetime: TimeInterval) async throws -> Outcome {
-        let keys = Self.throttleKeys(user: request.user, address: address, configuration: configuration)
-        if let wait = await throttle.begin(keys) { return .throttled(wait) }
-        guard request.user.count <= 200, try await storage.takeChallenge(request.challenge, user: request.user, now: configuration.now()),
-            let user = try await storage.user(named: request.user),
-            try await storage.deviceKeys(user: user.name).contains(request.deviceKey),
-            DeviceKey.isValid(
-                signature: request.signature,
-                for: DeviceSignIn.statement(serverFingerprint: serverFingerprint, user: user.name, challenge: request.challenge),
-                publicKey: request.deviceKey
-            )
-        else { return .wrong }
-        await throttle.succeeded(keys)
-        guard !user.disabled else { return .disabled }
-        return try await issue(user, lifetime: lifetime)
+        try await counted(request.user, address: address, lifetime: lifetime) {
+            guard request.user.count <= 200, try await storage.takeChallenge(request.challenge, user: request.user, now: configuration.now()),
+                let user = try await storage.user(named: request.user),
+                try await storage.deviceKeys(user: user.name).contains(request.deviceKey),
+                DeviceKey.isValid(
+                    signature: request.signature,
+                    for: DeviceSignIn.statement(serverFingerprint: serverFingerprint, user: user.name, challenge: request.challenge),
+                    publicKey: request.deviceKey
+                )
+            else { return nil }
+            return user
+        }
     }
 
     /// A first sign-in with a one-time class code (issue 58): the code, kept as its hash for this user, binds the
     /// vault's key (proved by its signature) the first time, and the key is registered to the student. Counted by
     /// the throttle as a password is.
     func enrolAttempt(_ request: ClassEnrolRequest, serverFingerprint: String, address: String, lifetime: TimeInterval) async throws -> Outcome {
-        let keys = Self.throttleKeys(user: request.user, address: address, configuration: configuration)
-        if let wait = await throttle.begin(keys) { return .throttled(wait) }
-        let code = ClassCode.normalized(request.code)
-        guard request.user.count <= 200, code.count <= 64, let raw = Data(base64Encoded: request.deviceKey), raw.count == 32,
-            DeviceKey.isValid(
-                signature: request.signature,
-                for: ClassCode.statement(serverFingerprint: serverFingerprint, user: request.user, code: code),
-                publicKey: request.deviceKey
-            ),
-            let user = try await storage.user(named: request.user), user.role == .student
-        else { return .wrong }
-        let claim = try await storage.claimEnrolment(
-            secretHash: StudentPackages.hash(Data(code.utf8)),
-            user: user.name,
-            deviceKey: request.deviceKey,
-            fingerprint: DeviceKey.fingerprint(publicKey: request.deviceKey),
-            now: configuration.now()
-        )
-        guard claim == .bound || claim == .sameDevice else { return .wrong }
-        await throttle.succeeded(keys)
-        guard !user.disabled else { return .disabled }
-        return try await issue(user, lifetime: lifetime)
+        try await counted(request.user, address: address, lifetime: lifetime) {
+            let code = ClassCode.normalized(request.code)
+            guard request.user.count <= 200, code.count <= 64, let raw = Data(base64Encoded: request.deviceKey), raw.count == 32,
+                DeviceKey.isValid(
+                    signature: request.signature,
+                    for: ClassCode.statement(serverFingerprint: serverFingerprint, user: request.user, code: code),
+                    publicKey: request.deviceKey
+                ),
+                let user = try await storage.user(named: request.user), user.role == .student
+            else { return nil }
+            let claim = try await storage.claimEnrolment(
+                secretHash: StudentPackages.hash(Data(code.utf8)),
+                user: user.name,
+                deviceKey: request.deviceKey,
+                fingerprint: DeviceKey.fingerprint(publicKey: request.deviceKey),
+                now: configuration.now()
+            )
+            return claim == .bound || claim == .sameDevice ? user : nil
+        }
     }
 
     /// The desk's sign-in. On a classroom server a teacher pulled from the district has no password here: what they
@@ -120,16 +115,31 @@ struct SignIn<Storage: AccountStore & ResponseStore, C: Clock>: Sendable where C
         guard configuration.classroom, name.count <= 200, let record = try await storage.user(named: name), record.passwordHash.isEmpty else {
             return try await attempt(name: name, password: secret, address: address, lifetime: lifetime, allowed: teaches)
         }
+        return try await counted(name, address: address, lifetime: lifetime, allowed: teaches) {
+            let code = ClassCode.normalized(secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })
+            guard code.count <= 64, try await storage.takeChallenge(DeskCode.kept(code), user: record.name, now: configuration.now()) else {
+                return nil
+            }
+            return record
+        }
+    }
+
+    /// A sign-in by something other than a password, counted by the throttle as a password is (a failure until
+    /// `check` names the user it proved); then the account's state decides, and a token is issued.
+    private func counted(
+        _ name: String,
+        address: String,
+        lifetime: TimeInterval,
+        allowed: (UserRecord) -> Bool = { _ in true },
+        _ check: () async throws -> UserRecord?
+    ) async throws -> Outcome {
         let keys = Self.throttleKeys(user: name, address: address, configuration: configuration)
         if let wait = await throttle.begin(keys) { return .throttled(wait) }
-        let code = ClassCode.normalized(secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })
-        guard code.count <= 64, try await storage.takeChallenge(DeskCode.kept(code), user: record.name, now: configuration.now()) else {
-            return .wrong
-        }
+        guard let user = try await check() else { return .wrong }
         await throttle.succeeded(keys)
-        guard !record.disabled else { return .disabled }
-        guard teaches(record) else { return .notAllowed }
-        return try await issue(record, lifetime: lifetime)
+        guard !user.disabled else { return .disabled }
+        guard allowed(user) else { return .notAllowed }
+        return try await issue(user, lifetime: lifetime)
     }
 
     /// What a sign-in counts against: the name and the client's address.

@@ -285,6 +285,18 @@ enum ClassroomStatements {
         ]
     }
 
+    /// The teacher's marks of one kind (`grades`' points, `feedback`'s text) on an assessment's hand-ins.
+    static func marks(in table: String, value: String, assessmentID: String) -> SQLStatement {
+        SQLStatement(
+            """
+            SELECT m.attempt_id, m.question_id, m.\(value) FROM \(table) m JOIN submissions s ON s.attempt_id = m.attempt_id
+            WHERE s.assessment_id = ? ORDER BY m.attempt_id, m.question_id
+            """,
+            [.text(assessmentID)],
+            columns: ["attempt_id", "question_id", value]
+        )
+    }
+
     static let link = SQLStatement(
         "SELECT upstream, teacher, district_key, pulled_at, pushed_at, pull_group, results_at FROM classroom_link WHERE id = 1",
         [],
@@ -720,16 +732,7 @@ extension SharedStatements {
             results.handedIn += try await rows(
                 SQLStatement("SELECT attempt_id FROM submissions WHERE assessment_id = ? ORDER BY attempt_id", [assessment], columns: ["attempt_id"])
             ) { try $0.string("attempt_id") }
-            results.grades += try await rows(
-                SQLStatement(
-                    """
-                    SELECT g.attempt_id, g.question_id, g.points FROM grades g JOIN submissions s ON s.attempt_id = g.attempt_id
-                    WHERE s.assessment_id = ? ORDER BY g.attempt_id, g.question_id
-                    """,
-                    [assessment],
-                    columns: ["attempt_id", "question_id", "points"]
-                )
-            ) { row in
+            results.grades += try await rows(ClassroomStatements.marks(in: "grades", value: "points", assessmentID: id)) { row in
                 ClassroomMark(
                     assessmentId: id,
                     attemptId: try row.string("attempt_id"),
@@ -737,16 +740,7 @@ extension SharedStatements {
                     points: try row.double("points")
                 )
             }
-            results.feedback += try await rows(
-                SQLStatement(
-                    """
-                    SELECT f.attempt_id, f.question_id, f.text FROM feedback f JOIN submissions s ON s.attempt_id = f.attempt_id
-                    WHERE s.assessment_id = ? ORDER BY f.attempt_id, f.question_id
-                    """,
-                    [assessment],
-                    columns: ["attempt_id", "question_id", "text"]
-                )
-            ) { row in
+            results.feedback += try await rows(ClassroomStatements.marks(in: "feedback", value: "text", assessmentID: id)) { row in
                 ClassroomMark(
                     assessmentId: id,
                     attemptId: try row.string("attempt_id"),
