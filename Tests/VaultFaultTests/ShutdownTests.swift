@@ -34,6 +34,7 @@ struct ShutdownTests {
         )
         defer { if locker.isRunning { locker.terminate() } }
         // Until the lock is held (a second was not always enough for psql on a loaded machine).
+        var seen = ""
         func held() throws -> Bool {
             let count = try Binaries.run(
                 cluster.binaries + "/psql",
@@ -42,14 +43,17 @@ struct ShutdownTests {
                     "SELECT count(*) FROM pg_locks WHERE relation = 'tokens'::regclass AND mode = 'AccessExclusiveLock' AND granted",
                 ]
             )
+            seen = count.stdout + count.stderr
             return count.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1"
         }
+        // Up to 25 s: the other session holds the lock for 30 s once it has it, and a loaded machine starts psql late.
         var locked = false
-        for _ in 0..<100 where !locked {
+        let deadline = ContinuousClock.now + .seconds(25)
+        while !locked, ContinuousClock.now < deadline {
             locked = try held()
             if !locked { try await Task.sleep(for: .milliseconds(100)) }
         }
-        #expect(locked, "the other session never took the lock")
+        #expect(locked, "the other session never took the lock: \(seen) \(locker.isRunning ? "" : "(psql ended)")")
         // The client gives up after a second; its request still waits on the lock inside the server.
         let gaveUp = try Binaries.system("curl", ["-s", "--max-time", "1", "-H", "Authorization: Bearer \(token)", server.url + "/v1/assessments"])
         #expect(gaveUp.status == 28, "the request was held by the lock (curl timed out)")
