@@ -106,9 +106,11 @@ public struct ItemAnalysis: Sendable, Equatable {
             marks.append(
                 document.questions.map { current in
                     // An attempt of an older version counts with its own version of the question, if it had one; a
-                    // question drawn from a pool counts in the attempts that answered it.
+                    // question drawn from a pool counts in the attempts that drew it (the student's draw, where the
+                    // server keeps one: a blank is a wrong answer among those who drew it), else in those that
+                    // answered it.
                     guard let asked = input.document.question(current.id) else { return nil }
-                    if drawn, input.answers[current.id] == nil, input.grades[current.id] == nil { return nil }
+                    if drawn, input.draw == nil, input.answers[current.id] == nil, input.grades[current.id] == nil { return nil }
                     return Scoring.awarded(asked, record: input.record, answers: input.answers, grades: input.grades)
                 }
             )

@@ -3,9 +3,10 @@ import VaultAPI
 
 /// Regrading: hand-ins scored by an earlier version's keys, scored again by the current version's (a corrected key,
 /// another accepted answer, changed points), as Moodle regrades. An attempt stays on the version it was answered on;
-/// only what scores it changes. The teacher's own points stand over any automatic ones, so they never change. An
-/// attempt whose version has other questions than the current one (added, removed, or of another type) is not
-/// regraded: its answers would be scored against questions the student never saw.
+/// only what scores it changes. The teacher's own points stand over any automatic ones, so they never change. Each
+/// student is regraded by their own questions (a pool's draw): a hand-in whose drawn questions the current version
+/// no longer has, or has as another type, is not regraded (its answers would be scored against questions the student
+/// never saw); questions added to the pool change nobody's.
 public enum RegradePlan {
     /// One hand-in whose score the regrade changes.
     public struct Change: Sendable, Equatable {
@@ -41,27 +42,34 @@ public enum RegradePlan {
         public var skipped: [Skipped]
     }
 
-    /// What regrading every hand-in scored by an earlier version would do.
+    /// What regrading every hand-in scored by an earlier version would do. Each hand-in is regraded by what its
+    /// student drew (`ResultInput.document` is the version as they were asked it): the current version's questions
+    /// of those ids, through the same draw (their template instance included). A pool that gained questions changes
+    /// nobody's; a question a student drew that the current version no longer has (or has as another type) leaves
+    /// that hand-in as it was, said in `skipped`.
     public static func plan(_ inputs: [ResultInput], current: Assessment, currentVersion: Int) -> Outcome {
         var outcome = Outcome(currentVersion: currentVersion, changes: [], unchanged: [], skipped: [])
-        let shape = questionShape(current)
         for input in inputs.sorted(by: { ($0.record.user, $0.record.attemptID) < ($1.record.user, $1.record.attemptID) })
         where input.record.scoringKey.version < currentVersion {
             let record = input.record
-            guard questionShape(input.document) == shape else {
+            let asked = DrawPlan.asked(current, draw: input.draw)
+            let missing = missingQuestions(drawn: input.document, current: asked)
+            guard missing.isEmpty else {
                 outcome.skipped.append(
                     Skipped(
                         user: record.user,
                         attemptID: record.attemptID,
                         version: record.assessmentVersion,
-                        reason: "its version has other questions than the current one"
+                        reason: missing.count == 1
+                            ? "question \(missing[0]) is not in the current version as this student was asked it; the score stays as it was"
+                            : "questions \(missing.joined(separator: ", ")) are not in the current version as this student was asked them; the score stays as it was"
                     )
                 )
                 continue
             }
             let before = Scoring.totals(for: record, document: input.document, answers: input.answers, grades: input.grades)
-            let after = Scoring.totals(for: record, document: current, answers: input.answers, grades: input.grades)
-            let kept = Scoring.totals(document: current, answers: input.answers, grades: input.grades)
+            let after = Scoring.totals(for: record, document: asked, answers: input.answers, grades: input.grades)
+            let kept = Scoring.totals(document: asked, answers: input.answers, grades: input.grades)
             if before.score == after.score, before.maxScore == after.maxScore {
                 outcome.unchanged.append(record.attemptID)
                 continue
@@ -80,8 +88,13 @@ public enum RegradePlan {
         return outcome
     }
 
-    /// The questions by id and type, in order: what must stay the same for answers to be scored by other keys.
-    static func questionShape(_ document: Assessment) -> [String] {
-        document.questions.map { "\($0.id)\u{0}\($0.type.rawValue)" }
+    /// The ids of the questions where what a student was asked (`drawn`) and the current version as their draw asks
+    /// it (`current`) differ: one lacks it, or has it as another type. Answers cannot be scored by other keys there
+    /// (a question added to a document with no draw would be one the student never saw).
+    static func missingQuestions(drawn: Assessment, current: Assessment) -> [String] {
+        let was = Dictionary(drawn.questions.map { ($0.id, $0.type) }, uniquingKeysWith: { first, _ in first })
+        let now = Dictionary(current.questions.map { ($0.id, $0.type) }, uniquingKeysWith: { first, _ in first })
+        return Set(was.keys).union(now.keys).filter { was[$0] != now[$0] }.sorted()
     }
+
 }

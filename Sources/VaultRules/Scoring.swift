@@ -20,7 +20,9 @@ public enum Scoring {
             guard let score = ResponseEvaluator.score(processing, answer: answer) else { return nil }
             return bounded(score * (processing.weight ?? 1), full)
         }
-        guard let answer else { return needsTeacher(question) ? nil : 0 }
+        // Nothing written (no answer, or only white space) earns nothing, and is not the teacher's to grade: a blank
+        // essay is not "to grade" unless the teacher gives it points.
+        guard let answer, !isBlank(answer) else { return 0 }
         switch question.body {
         case .singleChoice(let body) where isWeighted(body.choices):
             // Partial credit: the chosen choice's weight (the keyed choice earns full credit unless weighed).
@@ -83,6 +85,15 @@ public enum Scoring {
     static func isWeighted(_ choices: [Choice]) -> Bool { choices.contains { $0.weight != nil } }
 
     /// An essay is always the teacher's, even with the item's own processing.
+    /// An answer with nothing in it: text of white space only, or a fill-in with no blank filled.
+    static func isBlank(_ answer: JSONValue) -> Bool {
+        switch answer {
+        case .string(let text): text.allSatisfy(\.isWhitespace)
+        case .object(let values): values.values.allSatisfy { $0.stringValue?.allSatisfy(\.isWhitespace) ?? false }
+        default: false
+        }
+    }
+
     static func isEssay(_ question: Question) -> Bool {
         if case .essay = question.body { true } else { false }
     }
@@ -108,6 +119,11 @@ public enum Scoring {
     }
 
     /// Only a teacher can score it: an essay, a short text without accepted answers, a blank with no key.
+    /// Whether the teacher gives this question's points (an essay; a short text without accepted answers; a blank
+    /// without its answer): its grading page and a points box on the answer sheet. A blank answer to it still
+    /// scores 0 by itself.
+    public static func isTeacherGraded(_ question: Question) -> Bool { needsTeacher(question) }
+
     static func needsTeacher(_ question: Question) -> Bool {
         if question.processing != nil, !isEssay(question) { return false }
         return switch question.body {

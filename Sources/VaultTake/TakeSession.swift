@@ -423,33 +423,38 @@ public struct TakeSession: Sendable {
         return Int(spent.components.seconds) * 1000 + Int(spent.components.attoseconds / 1_000_000_000_000_000)  // numbers-check: Int64 division
     }
 
-    /// Letters (by position) to choice ids; for multiple choice a single letter toggles it.
+    /// The letters typed, checked against the choices shown; for multiple choice a single letter toggles it. The
+    /// result is still letters, in the student's order: `AnswerParser` is the one place that turns a student's letters
+    /// into choice ids (turning them into ids here had the parser read an id that is itself a letter as a letter again,
+    /// and store another choice than the one typed).
     private func choiceIDs(for line: String) throws -> String {
         let choices: [Choice]
         switch question.body {
         case .singleChoice(let body), .multipleChoice(let body): choices = body.choices
         case .trueFalse, .numeric, .shortText, .essay, .matching, .ordering, .fillInBlanks: return line
         }
-        let letters = line.lowercased().split(whereSeparator: { $0 == "," || $0 == " " || $0 == "،" }).map(String.init)
-        var ids: [String] = []
-        for letter in letters {
+        let typed = line.lowercased().split(whereSeparator: { $0 == "," || $0 == " " || $0 == "،" }).map(String.init)
+        var picked: [String] = []
+        for letter in typed {
             guard let position = Self.letters.firstIndex(of: letter), position < choices.count else {
                 throw VaultError(.invalidData, tr("Type a letter from a to {last}.", ["last": Self.letters[max(choices.count - 1, 0)]]))
             }
-            ids.append(choices[position].id)
+            picked.append(Self.letters[position])
         }
-        if entry == .toggledChoices, ids.count == 1, case .array(let current)? = attempt.answers[question.id] {
-            var selected = current.compactMap(\.stringValue)
-            if let existing = selected.firstIndex(of: ids[0]) { selected.remove(at: existing) } else { selected.append(ids[0]) }
+        if entry == .toggledChoices, picked.count == 1, case .array(let current)? = attempt.answers[question.id] {
+            // What is chosen now, as the letters the student sees beside those choices.
+            var selected = current.compactMap(\.stringValue).compactMap { id in choices.firstIndex { $0.id == id }.map { Self.letters[$0] } }
+            if let existing = selected.firstIndex(of: picked[0]) { selected.remove(at: existing) } else { selected.append(picked[0]) }
             return selected.joined(separator: ",")
         }
-        return ids.joined(separator: ",")
+        return picked.joined(separator: ",")
     }
 
     /// Said on the last question when there is nothing after it.
     public static var lastQuestion: String { tr("This is the last question: :r shows what is unanswered or flagged, :s submits.") }
 
-    public static let letters = (0..<26).map { String(UnicodeScalar(UInt8(97 + $0))) }
+    /// The letters a student sees beside choices: the parser's, so the screen and the parser never disagree.
+    public static var letters: [String] { AnswerParser.letters }
 
     // MARK: Essays
 

@@ -135,8 +135,8 @@ struct SlowStorage: ServerStorage {
     func vouchedKeys(users: Set<String>) async throws -> [ClassroomPushRequest.Vouch] { try await base.vouchedKeys(users: users) }
     func upstreamReceipts(user: String) async throws -> [SubmissionReceipt] { try await base.upstreamReceipts(user: user) }
     func importClass(_ pull: ClassroomPull, now: Date) async throws { try await base.importClass(pull, now: now) }
-    func giveBackClosingHandIn(attemptID: String, heldBefore: Date) async throws -> Bool {
-        try await base.giveBackClosingHandIn(attemptID: attemptID, heldBefore: heldBefore)
+    func replaceClosingHandIn(attemptID: String, madeAt: Date, listed: [String], now: Date) async throws -> [String: Double]? {
+        try await base.replaceClosingHandIn(attemptID: attemptID, madeAt: madeAt, listed: listed, now: now)
     }
     func classResults(teacher: String, admin: Bool) async throws -> ClassroomResults {
         try await base.classResults(teacher: teacher, admin: admin)

@@ -215,10 +215,10 @@ struct DeskTests {
             let saved = try await browser.send(.post, "/desk/a/quiz-1/grade", form: ["csrf": csrf, "question": "q6", "points:a-1": "0.5"])
             #expect(saved.status == .seeOther && saved.headers[.location]?.contains("saved=1") == true)
             #expect(try await harness.storage.resultInputs(user: nil, assessmentID: "quiz-1").first?.grades["q6"] == 0.5)
-            // q5 (a short text with no accepted answers, left blank) still waits: the total stays out of the files
-            // until the teacher gives it points too.
-            let stillPending = try await browser.send(.get, "/desk/a/quiz-1/export?format=moodle")
-            #expect(stillPending.text.contains("\"student\",\"\",\r\n"), "\(stillPending.text)")
+            // q5 (a short text with no accepted answers) was left blank: it earns 0 by itself and is not the teacher's
+            // to grade (issue 67), so with the essay graded the total is final.
+            let graded = try await browser.send(.get, "/desk/a/quiz-1/export?format=moodle")
+            #expect(graded.text.contains("\"student\",\"\",1.5\r\n"), "\(graded.text)")
             let blank = try await browser.send(.post, "/desk/a/quiz-1/grade", form: ["csrf": csrf, "question": "q5", "points:a-1": "0"])
             #expect(blank.status == .seeOther)
 
@@ -282,7 +282,7 @@ struct DeskTests {
             #expect(first.text.contains("Rows 1–200 of 207") && first.text.contains("Not handed in (206)"))
             #expect(first.text.components(separatedBy: "data-user=").count - 1 == 200)
             // The student who handed in sorts first (no group): their score is on page 1.
-            #expect(first.text.contains("1 of 6 (2 to grade)"))
+            #expect(first.text.contains("1 of 6 (1 to grade)"), "a blank short answer is not to grade")
             let second = try await browser.send(.get, "/desk/a/quiz-1?show=everyone&page=2")
             #expect(second.text.contains("Rows 201–207 of 207") && second.text.contains(">Previous</a>") && !second.text.contains(">Next</a>"))
             let group = try await browser.send(.get, "/desk/a/quiz-1?group=5a")
@@ -499,10 +499,11 @@ struct DeskTests {
             page = try await browser.send(.get, "/desk/a/quiz-1")
             #expect(page.text.contains("Reopened by teacher") && page.text.contains("The exam is open again") == false)
 
-            // Release: the essay and the short answer without a key still wait for grading, and the question says so.
+            // Release: the essay still waits for grading (the short answer without a key was left blank: 0, not
+            // waiting), and the question says so.
             let release = try await browser.send(.get, "/desk/a/quiz-1/release")
             #expect(
-                release.text.contains("2 answers are still waiting for grading") && release.text.contains("1 of 2 students has not"),
+                release.text.contains("1 answer is still waiting for grading") && release.text.contains("1 of 2 students has not"),
                 "\(release.text)"
             )
             #expect(try await browser.send(.post, "/desk/a/quiz-1/release", form: ["csrf": csrf]).status == .seeOther)
@@ -944,6 +945,71 @@ struct DeskTests {
             // And c4 hands in again as any student would.
             #expect(try await handIn().status == .created)
             try await Self.expectKeptScores(harness.storage, "quiz-1")
+        }
+    }
+
+    @Test(
+        "a hand-in made before closing that arrives after the closing's (issue 67): all five answers count, on time, no Accept; the history says the closing's was replaced; a grade on an unchanged answer carries, one on a changed answer goes",
+        arguments: Backend.all,
+        [false, true]
+    )
+    func ownHandInBeforeClosingWins(backend: Backend, graded: Bool) async throws {
+        let harness = try await ServerHarness(backend)
+        try await harness.test { api in
+            let teacher = try await api.token("teacher")
+            #expect(try await api.publish(Fixtures.quiz(), teacher: teacher).status == .created)
+            let token = try await api.token("student")
+            let served = try await api.served("quiz-1", token: token)
+            let attempt = "own-before-closing"
+            func item(_ question: String, _ answer: JSONValue) -> ResponseItem {
+                Fixtures.item(served, question: question, answer: answer, attempt: attempt, at: Timestamp.string(Date()))
+            }
+            // Two answers synced; then offline, q1 changed and three more given, and the hand-in made.
+            let synced = [item("q6", .string("Because forces balance.")), item("q1", .string("a"))]
+            #expect(try await api.batch(synced, token: token).allSatisfy { $0.status == .accepted })
+            let offline = [item("q1", .string("b")), item("q3", .bool(true)), item("q4", .number(3.14)), item("q5", .string("Ada"))]
+            let handedIn = Timestamp.string(Date())
+            try await Task.sleep(for: .milliseconds(20))
+
+            // The teacher closes: the server hands the attempt in with the two answers it holds.
+            let desk = TeacherDesk(storage: harness.storage, now: { Date() })
+            #expect(try await desk.close("quiz-1").handedIn == 1)
+            if graded {
+                _ = try await desk.grade("quiz-1", question: "q6", points: [attempt: 0.75])
+                _ = try await desk.grade("quiz-1", question: "q1", points: [attempt: 0.25])
+            }
+            // Back online: the answers arrive after closing, then the hand-in made before it.
+            _ = try await api.batch(offline, token: token)
+            let listed = [synced[0]] + offline
+            let request = SubmissionRequest(
+                attemptId: attempt,
+                assessmentId: "quiz-1",
+                assessmentVersion: served.version ?? 1,
+                submittedAt: handedIn,
+                responseIds: listed.map(\.id)
+            ).listing(listed)
+            let reply = try await api.send(.post, APIPath.submissions, token: token, json: request)
+            #expect(reply.status == .created, "\(reply.status) \(reply.text)")
+            let receipt = try reply.decode(SubmissionReceipt.self)
+            let statement = try JSONDecoder().decode(ReceiptStatement.self, from: Data(try #require(receipt.signed).statement.utf8))
+            #expect(statement.handedInAtClosing != true && Set(statement.responses.map(\.responseId)) == Set(listed.map(\.id)))
+
+            let row = try #require(try await desk.roster("quiz-1").students.first { $0.user == "student" })
+            #expect(row.state == .handedIn && row.via == .sync, "\(row)")
+            #expect(!row.flags.contains(.afterClosing) && !row.flags.contains(.handedInAtClosing), "no Accept needed: \(row.flags)")
+            let input = try #require(try await harness.storage.resultInputs(user: "student", assessmentID: "quiz-1").first)
+            #expect(input.answers.count == 5 && input.answers["q1"] == .string("b"), "\(input.answers)")
+            // q6 did not change: its grade carries; q1 did: the teacher's 0.25 for "a" goes, and "b" is scored by the key.
+            #expect(input.grades == (graded ? ["q6": 0.75] : [:]), "\(input.grades)")
+            #expect(
+                try await desk.history("quiz-1").contains { $0.kind == .closingReplaced && $0.subject == "student" },
+                "the teacher's history says the closing's hand-in was replaced"
+            )
+            try await Self.expectKeptScores(harness.storage, "quiz-1")
+            // The same hand-in again is a repeat with the same receipt, and replaces nothing.
+            let again = try await api.send(.post, APIPath.submissions, token: token, json: request)
+            #expect(again.status == .ok)
+            #expect(try again.decode(SubmissionReceipt.self).receiptId == receipt.receiptId)
         }
     }
 

@@ -142,9 +142,9 @@ struct FairExamTests {
             #expect(try await api.send(.post, APIPath.submissions, token: student, json: submission).status == .created)
             let result = try #require(try await api.send(.get, APIPath.results, token: student).decode(ResultsResponse.self).results.first)
             let drawnPoints = pool.map { Double($0.dropFirst())! }.reduce(0, +)
-            // Drawn pool points, c1 (1), intro (1), the essay (1, waiting).
+            // Drawn pool points, c1 (1), intro (1), the essay (1, left blank: 0, and nothing for the teacher to grade).
             #expect(result.maxScore == drawnPoints + 3)
-            #expect(result.score == drawnPoints + 2 && result.pending == 1)
+            #expect(result.score == drawnPoints + 2 && result.pending == 0)
             #expect(Set(result.questions.map(\.questionId)) == Set(pool + ["intro", "c1", "e1"]))
             let received = try await api.send(.get, APIPath.responses("fair-1"), token: teacher)
             #expect(!String(decoding: received.body, as: UTF8.self).contains(crafted.id), "the refused answer is stored nowhere")
@@ -300,6 +300,88 @@ struct DrawPlanTests {
         try ServedDocument.verify(own)
         #expect(own.questions[0].hash == served.questions[0].hash)
         #expect(own.questions[0].shownOrder == ["items": [1, 0]])
+    }
+
+    @Test(
+        "regrading a pooled exam (issue 67): a key fixed in version 2 rescores exactly the students who drew that question and answered by the new key; a version 3 that drops a drawn question leaves those students as they were, said why",
+        arguments: Backend.all
+    )
+    func regradeByWhatWasDrawn(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        let names = (1...8).map { "pupil\($0)" }
+        try await FairExamTests.addStudents(names, to: harness)
+        try await harness.test { api in
+            let teacher = try await api.token("teacher")
+            try await api.publish(FairExamTests.pooled(), teacher: teacher)
+            // Every student answers c to each pool question they drew (wrong by version 1, where the key is b).
+            var drew: [String: [String]] = [:]
+            for name in names {
+                let token = try await api.token(name)
+                let served = try await api.served("fair-1", token: token)
+                let pool = served.questions.map(\.id).filter { $0.hasPrefix("p") }
+                drew[name] = pool
+                let items = pool.map { Fixtures.item(served, question: $0, answer: .string("c"), attempt: "rg-\(name)") }
+                #expect(try await api.batch(items, token: token).allSatisfy { $0.status == .accepted })
+                let submission = SubmissionRequest(
+                    attemptId: "rg-\(name)",
+                    assessmentId: "fair-1",
+                    assessmentVersion: 1,
+                    submittedAt: Timestamp.string(Date()),
+                    responseIds: items.map(\.id)
+                ).listing(items)
+                #expect(try await api.send(.post, APIPath.submissions, token: token, json: submission).status == .created)
+            }
+            let desk = TeacherDesk(storage: harness.storage, now: { Date() })
+            func scores() async throws -> [String: Double] {
+                Dictionary(uniqueKeysWithValues: try await desk.roster("fair-1").students.compactMap { row in row.score.map { (row.user, $0) } })
+            }
+            #expect(try await scores().values.allSatisfy { $0 == 0 })
+            // Version 2: p2's key was wrong; c is right.
+            var fixed = FairExamTests.pooled()
+            fixed.questions[1] = Question(
+                id: "p2",
+                type: .singleChoice,
+                prompt: "Pool question p2: pick c",
+                points: 2,
+                choices: zip(["a", "b", "c", "d"], ["alpha p2", "beta p2", "gamma p2", "delta p2"]).map { Choice(id: $0, text: $1) },
+                answerKey: [.string("c")]
+            )
+            #expect(try await api.publish(fixed, teacher: teacher).decode(PublishResponse.self).version == 2)
+            let expected = names.filter { drew[$0]?.contains("p2") == true }
+            #expect(!expected.isEmpty && expected.count < names.count, "the seeded draws give p2 to some: \(drew)")
+            let dry = try await desk.regrade("fair-1", dryRun: true)
+            #expect(dry.skipped.isEmpty, "\(dry.skipped)")
+            #expect(dry.changes.map(\.user) == expected.sorted(), "\(dry.changes.map(\.user)) drew: \(drew)")
+            #expect(dry.changes.allSatisfy { $0.old.score == 0 && $0.new.score == 2 && $0.new.maxScore == $0.old.maxScore })
+            _ = try await desk.regrade("fair-1", dryRun: false)
+            let after = try await scores()
+            for name in names { #expect(after[name] == (expected.contains(name) ? 2 : 0), "\(name): \(after)") }
+            // The student's released results follow the new key.
+            try await desk.release("fair-1")
+            if let first = expected.first {
+                let results = try await api.send(.get, APIPath.results, token: try await api.token(first))
+                #expect(results.status == .ok && results.text.contains("\"score\":2"), "\(results.text)")
+            }
+            // Version 3 drops p4 from the pool and fixes p1 to c: those who drew p4 stay as they were, said why.
+            var dropped = fixed
+            dropped.questions[0] = Question(
+                id: "p1",
+                type: .singleChoice,
+                prompt: "Pool question p1: pick c",
+                points: 1,
+                choices: zip(["a", "b", "c", "d"], ["alpha p1", "beta p1", "gamma p1", "delta p1"]).map { Choice(id: $0, text: $1) },
+                answerKey: [.string("c")]
+            )
+            dropped.questions.remove(at: 3)
+            dropped.sections?[0].questions = ["p1", "p2", "p3"]
+            #expect(try await api.publish(dropped, teacher: teacher).decode(PublishResponse.self).version == 3)
+            let third = try await desk.regrade("fair-1", dryRun: true)
+            let keptAsItWas = names.filter { drew[$0]?.contains("p4") == true }.sorted()
+            #expect(third.skipped.map(\.user) == keptAsItWas, "\(third.skipped)")
+            #expect(third.skipped.allSatisfy { $0.reason.contains("p4") })
+            let rescored = names.filter { drew[$0]?.contains("p1") == true && drew[$0]?.contains("p4") != true }.sorted()
+            #expect(third.changes.map(\.user) == rescored, "\(third.changes.map(\.user))")
+        }
     }
 
     @Test("sections that cannot be drawn are refused in a sentence")

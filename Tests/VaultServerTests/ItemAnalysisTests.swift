@@ -87,6 +87,46 @@ struct ItemAnalysisTests {
         return abs(value - expected) < within
     }
 
+    @Test("a pooled exam (issue 67): each question counts among those who drew it, a blank as wrong; never among those who did not draw it")
+    func amongThoseWhoDrew() throws {
+        var pooled = Self.document
+        pooled.sections = [Section(id: "pool", select: 1, questions: ["q1", "q2"]), Section(id: "rest", questions: ["q3"])]
+        // s1-s3 drew q1 (s3 left it blank), s4-s5 drew q2; everyone has the essay graded.
+        let rows: [(String, String, JSONValue?)] = [
+            ("s1", "q1", .string("a")), ("s2", "q1", .string("b")), ("s3", "q1", nil), ("s4", "q2", .string("a")), ("s5", "q2", .string("a")),
+        ]
+        let inputs = rows.enumerated().map { index, row in
+            let draw = Draw(questions: [row.1, "q3"])
+            var answers: [String: JSONValue] = ["q3": .string("Because.")]
+            answers[row.1] = row.2
+            var input = ResultInput(
+                record: SubmissionRecord(
+                    attemptID: "a-\(row.0)",
+                    user: row.0,
+                    assessmentID: "stats-1",
+                    assessmentVersion: 1,
+                    submittedAt: "2026-11-20T10:00:00.000Z",
+                    forced: false,
+                    receiptID: "r-\(row.0)",
+                    receivedAt: 1_000 + Double(index),
+                    responseCount: answers.count
+                ),
+                document: DrawPlan.asked(pooled, draw: draw),
+                answers: answers,
+                grades: ["q3": 1],
+                released: false
+            )
+            input.draw = draw
+            return input
+        }
+        let analysis = ItemAnalysis.analyse(inputs, document: pooled)
+        let q1 = try #require(analysis.questions.first { $0.id == "q1" })
+        let q2 = try #require(analysis.questions.first { $0.id == "q2" })
+        #expect(q1.attempts == 3 && Self.near(q1.facility, 1.0 / 3), "drawn by 3, one right: \(q1)")
+        #expect(q2.attempts == 2 && Self.near(q2.facility, 1), "\(q2)")
+        #expect(analysis.questions.first { $0.id == "q3" }?.attempts == 5)
+    }
+
     @Test("the item statistics match Moodle's formulas worked by hand on a class of five")
     func knownValues() throws {
         let analysis = ItemAnalysis.analyse(Self.classInputs, document: Self.document)

@@ -395,6 +395,67 @@ struct AnswersThatAddUpTests {
     }
 }
 
+/// Choices whose ids are letters themselves, shown shuffled: the letter the student types is the choice shown beside it,
+/// on the take screen and through `vault answer`'s parser alike (the screen once turned letters into ids and the parser
+/// read those ids as letters again).
+@Suite(.ownThreads)
+struct LetterIDTests {
+    /// A question whose choices `a`-`e` are shown in a seeded order, as a draw puts them.
+    static func shuffled(_ seed: UInt64, type: QuestionType) -> Question {
+        var generator = SplitMix64(seed: seed)
+        let ids = ["a", "b", "c", "d", "e"].shuffled(using: &generator)
+        let choices = ids.map { Choice(id: $0, text: "Choice \($0.uppercased())") }
+        return Question(id: "q1", type: type, prompt: "Which?", choices: choices)
+    }
+
+    @Test("50 random letters on the take screen and through the parser: the stored choice is the one shown beside the letter")
+    func letterIsTheChoiceShown() throws {
+        var generator = SplitMix64(seed: 67)
+        for round in 0..<50 {
+            let question = Self.shuffled(UInt64(round), type: .singleChoice)
+            let position = Int(generator.next(below: 5))
+            let letter = AnswerParser.letters[position]
+            let shown = question.body.choices[position].id
+            let assessment = Assessment(id: "letters", title: "Letters", questions: [question])
+            var session = TakeSession(attempt: AttemptRecord(id: "attempt-1", assessment: assessment), needsStartConfirmation: false)
+            let time = AttemptTimeStatus(limit: nil, used: .zero, startedAt: nil, wallMovedBack: .zero)
+            let now = TakeSession.Now(time: time, elapsed: .zero)
+            _ = session.handle(.begin, now: now)
+            let typed = round.isMultiple(of: 2) ? letter : letter.uppercased()
+            let effects = session.handle(.line(typed), now: now)
+            #expect(effects.first == .record(questionID: "q1", value: .string(shown), spentMilliseconds: 0), "round \(round): \(effects)")
+            #expect(try AnswerParser.parse(typed, for: question) == .string(shown), "round \(round)")
+        }
+    }
+
+    @Test("multiple choice with letter ids, shuffled: each toggle changes only the choice shown beside the letter typed")
+    func togglesTheChoiceShown() throws {
+        var generator = SplitMix64(seed: 76)
+        for round in 0..<20 {
+            let question = Self.shuffled(UInt64(100 + round), type: .multipleChoice)
+            let assessment = Assessment(id: "letters", title: "Letters", questions: [question])
+            var session = TakeSession(attempt: AttemptRecord(id: "attempt-1", assessment: assessment), needsStartConfirmation: false)
+            let time = AttemptTimeStatus(limit: nil, used: .zero, startedAt: nil, wallMovedBack: .zero)
+            let now = TakeSession.Now(time: time, elapsed: .zero)
+            _ = session.handle(.begin, now: now)
+            var chosen: Set<String> = []
+            for _ in 0..<4 {
+                let position = Int(generator.next(below: 5))
+                let id = question.body.choices[position].id
+                // Taking away the only choice is refused (an answer names at least one): it stays chosen.
+                if chosen.contains(id) { if chosen.count > 1 { chosen.remove(id) } } else { chosen.insert(id) }
+                _ = session.handle(.line(AnswerParser.letters[position]), now: now)
+                let stored = Set(session.attempt.answers["q1"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+                #expect(stored == chosen, "round \(round)")
+            }
+        }
+        let question = Self.shuffled(3, type: .multipleChoice)
+        // Stored in the author's order (here the list as it stands: the question carries no shown order).
+        let expected = [1, 3].map { question.body.choices[$0].id }
+        #expect(try AnswerParser.parse("b, d", for: question) == .array(expected.map(JSONValue.string)))
+    }
+}
+
 @Suite(.ownThreads)
 struct TakeTimeTextTests {
     @Test("time left is never more than there is: minutes rounded down, seconds under a minute")

@@ -529,7 +529,9 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         for (name, value) in fields where name.hasPrefix("points:") {
             let attempt = String(name.dropFirst("points:".count))
             let trimmed = value.trimmingCharacters(in: .whitespaces)
-            if trimmed.isEmpty { continue }
+            // Only a box the teacher changed becomes their points: the automatic points shown beside the others stay
+            // automatic (a regrade still changes them).
+            if trimmed.isEmpty || trimmed == fields["shown:" + attempt]?.trimmingCharacters(in: .whitespaces) { continue }
             guard let number = Double(trimmed.replacingOccurrences(of: ",", with: ".")) else {
                 throw DeskError(
                     .badRequest,
@@ -540,10 +542,10 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             }
             points[attempt] = number
         }
-        let queue = try await desk.grade(id, question: question, points: points)
-        let target = queue.next ?? question
+        try await desk.grade(id, question: question, points: points)
+        // The same question again, saying what was saved: the teacher checks it, then goes on by the link.
         return Response.redirect(
-            to: "/desk/a/\(Self.pathSegment(id))/grade?question=\(Self.querySegment(target))&saved=\(points.count)",
+            to: "/desk/a/\(Self.pathSegment(id))/grade?question=\(Self.querySegment(question))&saved=\(points.count)",
             type: .normal
         )
     }

@@ -226,12 +226,14 @@ enum DeskTemplates {
         <h3>{{user}}{{#group}} ({{group}}){{/group}}</h3>
         <div class="text" dir="auto">{{answer}}</div>
         <p><label for="p-{{attempt}}">Points for {{user}}</label>
-        <input id="p-{{attempt}}" name="points:{{attempt}}" type="number" min="0" max="{{maxPoints}}" step="any" value="{{points}}"> of {{maxPoints}} {{state}}</p>
+        <input id="p-{{attempt}}" name="points:{{attempt}}" type="number" min="0" max="{{maxPoints}}" step="any" value="{{points}}"> of {{maxPoints}} {{state}}
+        <input type="hidden" name="shown:{{attempt}}" value="{{points}}"></p>
         </section>
         {{/entries}}
         {{^entries}}<p>No one has handed in an answer to this question yet.</p>{{/entries}}
-        {{#hasEntries}}<p><button type="submit">Save points{{#next}} and go to {{next}}{{/next}}</button></p>{{/hasEntries}}
+        {{#hasEntries}}<p><button type="submit">Save points</button> (only the boxes you changed become your points)</p>{{/hasEntries}}
         </form>
+        {{#next}}<p><a href="/desk/a/{{idPath}}/grade?question={{nextQuery}}">Next question to grade: {{next}}</a></p>{{/next}}
         <p><a href="/desk/a/{{idPath}}">Back to the roster</a></p>
         {{> foot}}
         """

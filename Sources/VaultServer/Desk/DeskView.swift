@@ -239,6 +239,8 @@ enum DeskView {
             case .lateZeroed: "Late hand-in of \(action.subject ?? "a student") given 0"
             case .lateUndone: "Decision on the late hand-in of \(action.subject ?? "a student") undone"
             case .regraded: "Regraded with the current answer key (\(action.subject ?? "hand-ins of earlier versions"))"
+            case .closingReplaced:
+                "The hand-in made at closing for \(action.subject ?? "a student") replaced by their own, made before closing and arrived after it"
             }
         return "\(what) by \(action.actor), \(Timestamp.readable(action.at))."
     }
@@ -485,6 +487,7 @@ enum DeskView {
         var entries: [Entry]
         var hasEntries: Bool
         var next: String?
+        var nextQuery: String?
 
         init(queue: TeacherDesk.Queue, csrf: String, user: String?, idPath: String, notice: String?) {
             title = "Grading · \(queue.title)"
@@ -515,6 +518,7 @@ enum DeskView {
             }
             hasEntries = !entries.isEmpty
             next = queue.next
+            nextQuery = queue.next.map(DeskRoutesPaths.query)
         }
     }
 

@@ -164,17 +164,9 @@ struct ClassroomRoutes<Storage: ServerStorage> {
             let now = configuration.now()
             let arrived = entry.heldAt.flatMap(Timestamp.date).map { min($0, now) }
             // The district closed between the push of the answers and this one, and handed the attempt in itself: the
-            // student's own hand-in, held first, takes its place (unless the teacher graded it meanwhile).
-            var gaveBack = false
-            if let arrived { gaveBack = try await storage.giveBackClosingHandIn(attemptID: submission.attemptId, heldBefore: arrived) }
-            do {
-                let (receipt, _) = try await responses.intake(submission, user: entry.user, arrived: arrived)
-                return .init(seq: entry.seq, outcome: .stored, receipt: receipt)
-            } catch {
-                // Refused after all: the attempt is handed in at closing again, as it was, never left open.
-                if gaveBack { try await ClosingHandIn(storage: storage).handIn(assessmentID: submission.assessmentId, now: configuration.now()) }
-                throw error
-            }
+            // student's own hand-in, held first, takes its place (`ClosingHandIn.submitOwn`, in `intake`).
+            let (receipt, _) = try await responses.intake(submission, user: entry.user, arrived: arrived)
+            return .init(seq: entry.seq, outcome: .stored, receipt: receipt)
         } catch let error as APIError where error.code == .responsesMissing {
             return .init(seq: entry.seq, outcome: .later, message: error.message)
         } catch let error as APIError {

@@ -146,9 +146,18 @@ struct ResponseRoutes<Storage: ServerStorage> {
 
     /// A hand-in from `user` (their vault, or a classroom server passing it on): stored by `SubmissionPlan`, its
     /// record kept, its receipt signed; true when it is new. Every refusal is the `APIError` the route answers.
-    /// `arrived`: when it reached the first server that took it (a classroom's, for a push), else now.
+    /// `arrived`: when it reached the first server that took it (a classroom's, for a push), else now. A hand-in the
+    /// student made before the server handed the attempt in at closing takes that one's place
+    /// (`ClosingHandIn.submitOwn`): made when it arrived at a classroom, or when the vault says, if believable.
     func intake(_ submission: SubmissionRequest, user: String, arrived: Date? = nil) async throws -> (receipt: SubmissionReceipt, created: Bool) {
-        let outcome = try await storage.submit(submission, user: user, now: arrived ?? configuration.now())
+        let now = configuration.now()
+        let outcome = try await ClosingHandIn(storage: storage).submitOwn(
+            submission,
+            user: user,
+            via: .sync,
+            madeAt: arrived ?? ClosingHandIn.believableHandInTime(submission, now: now),
+            now: arrived ?? now
+        )
         ServerMetrics.submission(outcome)
         switch outcome {
         case .created(let record):

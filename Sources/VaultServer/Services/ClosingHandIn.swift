@@ -57,6 +57,70 @@ public struct ClosingHandIn: Sendable {
     }
 }
 
+extension ClosingHandIn {
+    /// A student's own hand-in (`via` how it came), which they made at `madeAt`: when the server had handed that
+    /// attempt in at closing after `madeAt`, the student's takes its place (`ResponseStore.replaceClosingHandIn`) and
+    /// goes in judged by `madeAt`, so it is on time with every answer it lists; otherwise it goes in judged by `now`.
+    /// One rule for a vault's sync, a classroom's push and a hand-in file (issue 67). Anything but a new hand-in after
+    /// a replacement hands the attempt in at closing again, as it was: it is never left open.
+    public func submitOwn(
+        _ submission: SubmissionRequest,
+        user: String,
+        via: SubmissionChannel,
+        madeAt: Date?,
+        now: Date
+    ) async throws
+        -> SubmissionOutcome
+    {
+        var carried: [String: Double]?
+        if let madeAt {
+            carried = try await storage.replaceClosingHandIn(
+                attemptID: submission.attemptId,
+                madeAt: madeAt,
+                listed: SubmissionFacts.lookedUpIDs(submission),
+                now: now
+            )
+        }
+        guard let carried else { return try await storage.submit(submission, user: user, via: via, now: now) }
+        let outcome: SubmissionOutcome
+        do {
+            outcome = try await storage.submit(submission, user: user, via: via, now: madeAt ?? now)
+        } catch {
+            try await restore(submission, grades: carried, now: now)
+            throw error
+        }
+        guard case .created = outcome else {
+            try await restore(submission, grades: carried, now: now)
+            return outcome
+        }
+        try await grade(submission.attemptId, carried)
+        return outcome
+    }
+
+    /// The attempt handed in at closing again, with the teacher's points it had.
+    private func restore(_ submission: SubmissionRequest, grades: [String: Double], now: Date) async throws {
+        try await handIn(assessmentID: submission.assessmentId, now: now)
+        try await grade(submission.attemptId, grades)
+    }
+
+    private func grade(_ attemptID: String, _ grades: [String: Double]) async throws {
+        for (question, points) in grades.sorted(by: { $0.key < $1.key }) {
+            _ = try await storage.grade(attemptID: attemptID, questionID: question, points: points)
+        }
+    }
+
+    /// When a student says they handed in (their vault's signed `submitted_at`), where that is believable by the
+    /// server's clock rules (`TimeAuthority.clockTolerance`): not after now by more than the tolerance, and the vault
+    /// saw its clock move back by no more than it. Nil when it is not.
+    public static func believableHandInTime(_ submission: SubmissionRequest, now: Date) -> Date? {
+        guard let said = Timestamp.date(submission.submittedAt),
+            said.timeIntervalSince(now) <= TimeAuthority.clockTolerance,
+            Double(submission.clockMovedBackMs ?? 0) <= TimeAuthority.clockTolerance * 1000
+        else { return nil }
+        return min(said, now)
+    }
+}
+
 /// Runs `ClosingHandIn` for exams whose closing time (set for later with `close --at`) has come: at start for
 /// every closed assessment, then every `interval` for those that closed since the last pass.
 public struct ClosingSweeper: Service {

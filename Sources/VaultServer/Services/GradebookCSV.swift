@@ -14,21 +14,55 @@ public enum GradebookCSV {
     /// The rows, header first, each ending in CRLF (RFC 4180), handed to `write` one at a time so a large class
     /// streams out.
     public static func write(_ facts: RosterFacts, roster: Roster, format: Format, to write: (String) async throws -> Void) async throws {
-        try await header(facts, format: format, to: write)
-        try await rows(roster.students, inputs: facts.results, document: facts.document, format: format, to: write)
+        let scale = Scale(facts.document)
+        try await header(facts, format: format, scale: scale, to: write)
+        try await rows(roster.students, inputs: facts.results, document: facts.document, format: format, scale: scale, to: write)
+    }
+
+    /// How a gradebook's one score column is written. Points, while every student has the same maximum; when the
+    /// document lets maxima differ (a pool whose questions are worth different points), the same points would not be
+    /// the same grade (8 of 8 and 8 of 9 both "8"), so the column is each student's percentage of their own maximum,
+    /// and its header says so (the grade item's maximum is then 100 in Moodle or Canvas). Decided by the document,
+    /// before any row, so a file streamed in chunks has one scale.
+    public enum Scale: Sendable, Equatable {
+        case points
+        case percent
+
+        public init(_ document: Assessment) {
+            let byID = Dictionary(document.questions.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            let uneven = (document.sections ?? []).contains { section in
+                section.count < section.questions.count && Set(section.questions.compactMap { byID[$0].map(Scoring.maxPoints) }).count > 1
+            }
+            let variants = document.questions.contains { question in Set((question.variants ?? []).map(Scoring.maxPoints)).count > 1 }
+            self = uneven || variants ? .percent : .points
+        }
+
+        func score(_ student: Roster.Student) -> Cell {
+            guard case .number(let points) = gradebookScore(student) else { return .empty }
+            switch self {
+            case .points: return .number(points)
+            case .percent:
+                guard let max = student.maxScore, max > 0 else { return .empty }
+                return .number(points / max * 100)
+            }
+        }
     }
 
     /// The header row.
-    public static func header(_ facts: RosterFacts, format: Format, to write: (String) async throws -> Void) async throws {
+    public static func header(_ facts: RosterFacts, format: Format, scale: Scale = .points, to write: (String) async throws -> Void) async throws {
         let title = facts.document.title
         switch format {
         case .moodle:
-            try await write(line([.text("Username"), .text("Group"), .text("\(title) (Real)")]))
+            try await write(
+                line([
+                    .text("Username"), .text("Group"), .text(scale == .percent ? "\(title) (percent of each student's maximum)" : "\(title) (Real)"),
+                ])
+            )
         case .canvas:
             try await write(
                 line([
                     .text("Student"), .text("ID"), .text("SIS User ID"), .text("SIS Login ID"), .text("Section"),
-                    .text("\(title) (\(facts.assessmentID))"),
+                    .text(scale == .percent ? "\(title) percent (\(facts.assessmentID))" : "\(title) (\(facts.assessmentID))"),
                 ])
             )
         case .csv:
@@ -51,6 +85,7 @@ public enum GradebookCSV {
         inputs: [ResultInput],
         document: Assessment,
         format: Format,
+        scale: Scale = .points,
         to write: (String) async throws -> Void
     ) async throws {
         let inputs = Dictionary(inputs.map { ($0.record.attemptID, $0) }, uniquingKeysWith: { first, _ in first })
@@ -58,10 +93,10 @@ public enum GradebookCSV {
             let input = student.attemptId.flatMap { inputs[$0] }
             switch format {
             case .moodle:
-                try await write(line([.text(student.user), .text(student.group ?? ""), gradebookScore(student)]))
+                try await write(line([.text(student.user), .text(student.group ?? ""), scale.score(student)]))
             case .canvas:
                 try await write(
-                    line([.text(student.user), .empty, .empty, .text(student.user), .text(student.group ?? ""), gradebookScore(student)])
+                    line([.text(student.user), .empty, .empty, .text(student.user), .text(student.group ?? ""), scale.score(student)])
                 )
             case .csv:
                 let awarded = Dictionary(

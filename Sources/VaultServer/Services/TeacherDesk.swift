@@ -115,7 +115,7 @@ public struct TeacherDesk: Sendable {
     /// Every handed-in answer to one question. Without a question, the first that needs a teacher (else the first).
     public func queue(_ id: String, question: String?) async throws -> Queue {
         guard let facts = try await storage.rosterFacts(assessmentID: id, group: nil) else { throw Problem.noAssessment(id) }
-        let questions = facts.document.questions.map { (id: $0.id, needsTeacher: Scoring.points(for: nil, question: $0) == nil) }
+        let questions = facts.document.questions.map { (id: $0.id, needsTeacher: Scoring.isTeacherGraded($0)) }
         guard let chosen = question ?? questions.first(where: \.needsTeacher)?.id ?? questions.first?.id,
             let (asked, entries) = RosterPlan.queue(facts, questionID: chosen)
         else { throw Problem.noQuestion(assessment: id, question: question ?? "(none)") }
@@ -295,7 +295,7 @@ public struct TeacherDesk: Sendable {
                         points: Scoring.awarded(question, record: input.record, answers: input.answers, grades: input.grades),
                         maxPoints: Scoring.maxPoints(question),
                         graded: input.grades[question.id] != nil,
-                        needsTeacher: Scoring.points(for: nil, question: question) == nil,
+                        needsTeacher: Scoring.isTeacherGraded(question),
                         feedback: input.feedback[question.id],
                         replaced: replaced[question.id] ?? []
                     )
@@ -383,7 +383,8 @@ public struct TeacherDesk: Sendable {
             throw Problem.noAssessment(id)
         }
         let members = try await storage.rosterMembers(assessmentID: id, group: group)
-        try await GradebookCSV.header(head, format: format, to: write)
+        let scale = GradebookCSV.Scale(head.document)
+        try await GradebookCSV.header(head, format: format, scale: scale, to: write)
         let size = min(max(1, exportChunk), 500)
         for start in stride(from: 0, to: members.count, by: size) {
             let chunk = members[start..<min(start + size, members.count)].map(\.name)
@@ -391,7 +392,7 @@ public struct TeacherDesk: Sendable {
                 throw Problem.noAssessment(id)
             }
             let roster = RosterPlan.roster(facts, group: group, now: now())
-            try await GradebookCSV.rows(roster.students, inputs: facts.results, document: facts.document, format: format, to: write)
+            try await GradebookCSV.rows(roster.students, inputs: facts.results, document: facts.document, format: format, scale: scale, to: write)
         }
     }
 

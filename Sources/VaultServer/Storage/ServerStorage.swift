@@ -101,6 +101,12 @@ public protocol ResponseStore: Sendable {
     func judgeBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult]
     /// One transaction: `SubmissionPlan` over the facts read inside it; `via` says how it reached the server.
     func submit(_ request: SubmissionRequest, user: String, via: SubmissionChannel, now: Date) async throws -> SubmissionOutcome
+    /// Removes the hand-in the server made of `attemptID` at closing when the student's own, made at `madeAt` (before
+    /// that closing) and listing only answers the server holds (`listed`), arrives after it: the answers the student
+    /// gave until then count again, and the history says so. Nil when there was none to replace; else the teacher's
+    /// points on it that carry to the student's own (questions whose answer does not change), to be given again once
+    /// that is stored: the student's own then goes in as an on-time hand-in (issue 67).
+    func replaceClosingHandIn(attemptID: String, madeAt: Date, listed: [String], now: Date) async throws -> [String: Double]?
     func received(assessmentID: String) async throws -> ReceivedResponses?
     /// `user`'s own attempts of an assessment that have answers on the server, with their current answers, oldest
     /// first; nothing of anyone else's.

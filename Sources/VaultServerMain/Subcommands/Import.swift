@@ -79,7 +79,10 @@ struct Import: AsyncParsableCommand {
                 }
                 _ = try await storage.recordBatch(payload.responses, user: payload.user, now: Date())
                 let record: SubmissionRecord
-                switch try await storage.submit(payload.submission, user: payload.user, via: .handIn, now: Date()) {
+                let now = Date()
+                let closing = ClosingHandIn(storage: storage)
+                let made = ClosingHandIn.believableHandInTime(payload.submission, now: now)
+                switch try await closing.submitOwn(payload.submission, user: payload.user, via: .handIn, madeAt: made, now: now) {
                 case .created(let created), .repeated(let created), .amended(let created): record = created
                 case .outdated(let version): throw ValidationError("the assessment is at version \(version) now; the student answered an older one")
                 case .gone: throw ValidationError("the assessment is no longer available")

@@ -170,10 +170,6 @@ public protocol ClassroomStore: Sendable {
     /// The district's side: its releases, grades, feedback and late decisions on the hand-ins of `teacher`'s
     /// assessments (every assessment for an administrator).
     func classResults(teacher: String, admin: Bool) async throws -> ClassroomResults
-    /// The district's side: gives back the hand-in it made of `attemptID` at closing, when nobody graded it and it
-    /// made it after `heldBefore` (when a classroom held the student's own); true when it did. The student's own then
-    /// goes in as any on-time hand-in, with the answers they gave until then.
-    func giveBackClosingHandIn(attemptID: String, heldBefore: Date) async throws -> Bool
     /// Takes in what the district decided, leaving alone what this classroom's teacher changed that still waits to
     /// go up; says what changed.
     func importResults(_ results: ClassroomResults, now: Date) async throws -> ResultsBroughtDown
@@ -694,23 +690,6 @@ extension SharedStatements {
             extraTime: extra.filter { names.contains($0.user) },
             draws: draws.filter { names.contains($0.user) }
         )
-    }
-
-    public func giveBackClosingHandIn(attemptID: String, heldBefore: Date) async throws -> Bool {
-        let statements = TeachingStatements.giveBackClosingHandIn(attemptID: attemptID, heldBefore: heldBefore)
-        return try await !readThenWrite(
-            SQLStatement(
-                """
-                SELECT s.attempt_id FROM submissions s WHERE s.attempt_id = ? AND s.via = ? AND s.received_at > ?
-                AND NOT EXISTS (SELECT 1 FROM grades g WHERE g.attempt_id = s.attempt_id)
-                AND NOT EXISTS (SELECT 1 FROM feedback f WHERE f.attempt_id = s.attempt_id)
-                """,
-                [.text(attemptID), .text(SubmissionChannel.closing.rawValue), .real(heldBefore.timeIntervalSince1970)],
-                columns: ["attempt_id"]
-            ),
-            { try $0.string("attempt_id") },
-            writes: { $0.isEmpty ? [] : statements }
-        ).isEmpty
     }
 
     // MARK: Results, brought down

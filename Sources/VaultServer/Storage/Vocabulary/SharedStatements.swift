@@ -264,18 +264,71 @@ public enum TeachingStatements {
         giveBackClosingHandIns(where: "s.assessment_id = ?", [.text(assessmentID)])
     }
 
-    /// One attempt's hand-in made at closing, given back the same way when nobody graded it and the server made it
-    /// after `heldBefore` (a classroom held the student's own hand-in before then: issue 58).
-    static func giveBackClosingHandIn(attemptID: String, heldBefore: Date) -> [SQLStatement] {
-        giveBackClosingHandIns(where: "s.attempt_id = ? AND s.received_at > ?", [.text(attemptID), .real(heldBefore.timeIntervalSince1970)])
+    /// The student's own hand-in of `attemptID`, made at `madeAt` (their vault's signed time, or when a classroom
+    /// held it), before the server handed the attempt in at closing: that closing hand-in, when the student's lists
+    /// only answers the server holds for the attempt (`listed`), is read by `closingHandInToReplace` and removed by
+    /// `replaceClosingHandIn`; never when one of those answers says it was given after `madeAt` (beyond the clock
+    /// tolerance). A grade the teacher gave it stays on a question whose answer does not change; where
+    /// an answer that arrived after closing now counts, its points and feedback go (that question is to grade).
+    static func closingHandInToReplace(attemptID: String, madeAt: Date, listed: [String]) -> SQLStatement {
+        let marks = Array(repeating: "?", count: listed.count).joined(separator: ", ")
+        return SQLStatement(
+            """
+            SELECT s.attempt_id, s.assessment_id, s.user_name FROM submissions s
+            WHERE s.attempt_id = ? AND s.via = '\(SubmissionChannel.closing.rawValue)' AND s.submitted_at > ? AND s.received_at > ?
+            AND (SELECT COUNT(*) FROM responses r WHERE r.attempt_id = s.attempt_id AND r.id IN (\(listed.isEmpty ? "NULL" : marks))) = ?
+            AND NOT EXISTS (
+                SELECT 1 FROM responses r WHERE r.attempt_id = s.attempt_id AND r.id IN (\(listed.isEmpty ? "NULL" : marks))
+                AND r.answered_at_ms > ?
+            )
+            """,
+            [.text(attemptID), .text(Timestamp.string(madeAt)), .real(madeAt.timeIntervalSince1970)] + listed.map(SQLValue.text)
+                + [.integer(listed.count)] + listed.map(SQLValue.text)
+                + [.integer(Int(saturating: ((madeAt.timeIntervalSince1970 + TimeAuthority.clockTolerance) * 1000).rounded()))],
+            columns: ["attempt_id", "assessment_id", "user_name"]
+        )
     }
 
-    private static func giveBackClosingHandIns(where condition: String, _ values: [SQLValue]) -> [SQLStatement] {
+    /// The questions of `attemptID` whose answer changes when its closing hand-in is replaced: one that arrived after
+    /// that hand-in (kept then, not counted) counts now.
+    private static let changedByReplacing = """
+        SELECT r.question_id FROM responses r, submissions s
+        WHERE r.attempt_id = ? AND s.attempt_id = r.attempt_id AND r.received_at >= s.received_at
+        """
+
+    /// The teacher's points on the closing hand-in that carry to the student's own: those of questions whose answer
+    /// does not change.
+    static func gradesCarried(attemptID: String) -> SQLStatement {
+        SQLStatement(
+            "SELECT question_id, points FROM grades WHERE attempt_id = ? AND question_id NOT IN (\(changedByReplacing))",
+            [.text(attemptID), .text(attemptID)],
+            columns: ["question_id", "points"]
+        )
+    }
+
+    /// The writes that remove the closing hand-in `closingHandInToReplace` found, in one transaction with its read:
+    /// its grades go with it (they reference it; those carried are given again to the student's own hand-in), and
+    /// the feedback on questions whose answer changes.
+    static func replaceClosingHandIn(attemptID: String, assessmentID: String, student: String, at: Date) -> [SQLStatement] {
+        let id = SQLValue.text(attemptID)
+        return [
+            SQLStatement("DELETE FROM feedback WHERE attempt_id = ? AND question_id IN (\(changedByReplacing))", [id, id]),
+            SQLStatement("DELETE FROM grades WHERE attempt_id = ?", [id]),
+        ] + giveBackClosingHandIns(where: "s.attempt_id = ?", [id], ungradedOnly: false) + [
+            history(assessmentID: assessmentID, kind: .closingReplaced, by: "the student's vault", at: at, subject: student)
+        ]
+    }
+
+    private static func giveBackClosingHandIns(where condition: String, _ values: [SQLValue], ungradedOnly: Bool = true) -> [SQLStatement] {
         let attempts = """
             SELECT s.attempt_id FROM submissions s WHERE \(condition) AND s.via = '\(SubmissionChannel.closing.rawValue)'
-            AND NOT EXISTS (SELECT 1 FROM grades g WHERE g.attempt_id = s.attempt_id)
-            AND NOT EXISTS (SELECT 1 FROM feedback f WHERE f.attempt_id = s.attempt_id)
             """
+            + (ungradedOnly
+                ? """
+
+                AND NOT EXISTS (SELECT 1 FROM grades g WHERE g.attempt_id = s.attempt_id)
+                AND NOT EXISTS (SELECT 1 FROM feedback f WHERE f.attempt_id = s.attempt_id)
+                """ : "")
         return [
             SQLStatement("UPDATE responses SET superseded = {true} WHERE attempt_id IN (\(attempts))", values),
             SQLStatement(

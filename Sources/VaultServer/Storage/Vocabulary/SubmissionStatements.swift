@@ -98,6 +98,25 @@ public enum SubmissionStatements {
 }
 
 extension SharedStatements {
+    public func replaceClosingHandIn(attemptID: String, madeAt: Date, listed: [String], now: Date) async throws -> [String: Double]? {
+        let reads = [
+            TeachingStatements.closingHandInToReplace(attemptID: attemptID, madeAt: madeAt, listed: listed),
+            TeachingStatements.gradesCarried(attemptID: attemptID),
+        ]
+        return try await readThenWrite(reads, queue: nil) { tables in
+            guard let found = tables[0].first else { return (nil, []) }
+            var carried: [String: Double] = [:]
+            for row in tables[1] { carried[try row.string("question_id")] = try row.double("points") }
+            let writes = TeachingStatements.replaceClosingHandIn(
+                attemptID: attemptID,
+                assessmentID: try found.string("assessment_id"),
+                student: try found.string("user_name"),
+                at: now
+            )
+            return (carried, writes)
+        }
+    }
+
     /// A hand-in, decided by `SubmissionPlan` on facts read in the transaction that writes the decision, with the
     /// score kept beside it. On PostgreSQL the hand-ins of one assessment are queued (`readThenWrite`'s `queue`).
     public func submit(_ request: SubmissionRequest, user: String, via: SubmissionChannel, now: Date) async throws -> SubmissionOutcome {

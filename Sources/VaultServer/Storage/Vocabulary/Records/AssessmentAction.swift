@@ -33,6 +33,9 @@ public struct AssessmentAction: Sendable, Equatable, StoredRecord {
         case lateUndone = "late_undone"
         /// Hand-ins of earlier versions scored again against the current version's keys (`subject`: how many).
         case regraded
+        /// The hand-in the server made at closing, replaced by the student's own made before closing that arrived
+        /// after it (`subject`: the student).
+        case closingReplaced = "closing_replaced"
     }
 
     public var kind: Kind
