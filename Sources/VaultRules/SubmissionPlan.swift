@@ -209,7 +209,8 @@ public enum SubmissionPlan {
         now: Date,
         facts: SubmissionFacts,
         receiptID: String,
-        via: SubmissionChannel = .sync
+        via: SubmissionChannel = .sync,
+        madeAt: Date? = nil
     ) -> (outcome: SubmissionOutcome, write: SubmissionWrite?) {
         if let owner = facts.attempt, owner.user != user {
             return (.forbidden("This attempt belongs to someone else, so it cannot be submitted from this account."), nil)
@@ -262,9 +263,12 @@ public enum SubmissionPlan {
             )
         }
         var late = false
-        // The server's own hand-in at closing is not late: it is the closing.
+        // The server's own hand-in at closing is not late: it is the closing. Another is late when it was made after
+        // closing: when the student made it (`madeAt`, their vault's time where the server believes it), never later
+        // than when it arrived; a hand-in made before closing is on time whenever it arrives (issue 67).
+        let made = min(believable(madeAt, facts: facts) ?? now, now)
         if via != .closing, let document = facts.document, let closes = ResponseRules.closesAt(document, closedAt: head.closedAt),
-            closes < now.timeIntervalSince1970
+            closes < made.timeIntervalSince1970
         {
             // An attempt that started after closing is refused; one that started before (a student who was offline)
             // is stored and flagged. An attempt that says nothing of its start counts as started before: never lost.
@@ -295,6 +299,17 @@ public enum SubmissionPlan {
             via: via
         )
         return (.created(record), .insert(record))
+    }
+
+    /// When the student says they made the hand-in, where the attempt's own times agree (`TimeAuthority`'s
+    /// tolerance): not before the attempt's recorded start, and no answer of it given after. Nil otherwise.
+    static func believable(_ madeAt: Date?, facts: SubmissionFacts) -> Date? {
+        guard let madeAt else { return nil }
+        let tolerance = TimeAuthority.clockTolerance
+        if let start = facts.attemptStartedAt, madeAt.timeIntervalSince1970 < start - tolerance { return nil }
+        let latest = facts.answerTimes.map(\.answeredAtMilliseconds).max().map { Double($0) / 1000 }
+        if let latest, latest > madeAt.timeIntervalSince1970 + tolerance { return nil }
+        return madeAt
     }
 
     /// Why the listed answers are not the attempt's current set on the server, or nil when they are: ids that were

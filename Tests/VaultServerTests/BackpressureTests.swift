@@ -57,8 +57,8 @@ struct SlowStorage: ServerStorage {
     func judgeBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult] {
         try await base.judgeBatch(items, user: user, now: now)
     }
-    func submit(_ request: SubmissionRequest, user: String, via: SubmissionChannel, now: Date) async throws -> SubmissionOutcome {
-        try await base.submit(request, user: user, via: via, now: now)
+    func submit(_ request: SubmissionRequest, user: String, via: SubmissionChannel, now: Date, madeAt: Date?) async throws -> SubmissionOutcome {
+        try await base.submit(request, user: user, via: via, now: now, madeAt: madeAt)
     }
     func close(assessmentID: String, at: Date) async throws -> Bool { try await base.close(assessmentID: assessmentID, at: at) }
     func closings() async throws -> [String: Double] { try await base.closings() }

@@ -37,12 +37,17 @@ struct ClassroomTests {
         try #require(try await storage.resultInputs(user: nil, assessmentID: "quiz-1", attemptIDs: [attempt]).first, sourceLocation: sourceLocation)
     }
 
-    static func signedSubmission(_ items: [ResponseItem], key: DeviceKey, attempt: String = "attempt-1") throws -> SubmissionRequest {
+    static func signedSubmission(
+        _ items: [ResponseItem],
+        key: DeviceKey,
+        attempt: String = "attempt-1",
+        submittedAt: String = "2026-11-20T10:10:00.000Z"
+    ) throws -> SubmissionRequest {
         var request = SubmissionRequest(
             attemptId: attempt,
             assessmentId: "quiz-1",
             assessmentVersion: 1,
-            submittedAt: "2026-11-20T10:10:00.000Z",
+            submittedAt: submittedAt,
             responseIds: items.map(\.id)
         ).listing(items)
         request.deviceKey = key.publicKey
@@ -444,7 +449,8 @@ struct ClassroomTests {
                     .post,
                     APIPath.submissions,
                     token: student,
-                    json: Self.signedSubmission(second, key: setup.key, attempt: "attempt-2")
+                    // Handed in after closing: a hand-in made before it would be on time whenever it arrived.
+                    json: Self.signedSubmission(second, key: setup.key, attempt: "attempt-2", submittedAt: Timestamp.string(Date()))
                 )
                 .status == .created
             )

@@ -113,7 +113,8 @@ struct DeskTests {
         student: String,
         attempt: String,
         essay: String = DeskTests.essay,
-        startedAt: String? = nil
+        startedAt: String? = nil,
+        submittedAt: String = "2026-11-20T10:10:00.000Z"
     ) async throws
         -> APIClient.Reply
     {
@@ -128,7 +129,7 @@ struct DeskTests {
             attemptId: attempt,
             assessmentId: "quiz-1",
             assessmentVersion: served.version ?? 1,
-            submittedAt: "2026-11-20T10:10:00.000Z",
+            submittedAt: submittedAt,
             responseIds: items.map(\.id),
             startedAt: startedAt
         ).listing(items)
@@ -1197,8 +1198,15 @@ struct DeskTests {
             #expect(refused[0].status == .rejected && refused[0].message?.contains("This exam closed on") == true)
             #expect(refused[0].message?.contains("UTC") == true)
 
-            // student answered offline before closing and syncs now: stored, flagged, told.
-            let reply = try await Self.handIn(api, student: "student", attempt: "offline-1", startedAt: "2026-11-20T09:55:00.000Z")
+            // student answered offline before closing and hands in after it, not knowing: stored, flagged, told. (Had
+            // they handed in before closing, it would be on time whenever it arrived: ownHandInBeforeClosingWins.)
+            let reply = try await Self.handIn(
+                api,
+                student: "student",
+                attempt: "offline-1",
+                startedAt: "2026-11-20T09:55:00.000Z",
+                submittedAt: Timestamp.string(Date())
+            )
             #expect(reply.status == .created)
             let receipt = try reply.decode(SubmissionReceipt.self)
             #expect(receipt.notice?.contains("your teacher decides") == true)

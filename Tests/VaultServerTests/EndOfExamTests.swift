@@ -40,14 +40,14 @@ extension EndOfExamTests {
         try await harness.test { api in
             let (_, student, served) = try await api.quizServed()
             #expect(try await harness.storage.close(assessmentID: "quiz-1", at: Date().addingTimeInterval(-60)))
-            // Answered offline before closing, handed in now: stored, flagged late.
+            // Answered offline before closing, handed in after it (the vault did not know): stored, flagged late.
             let item = Fixtures.item(served, question: "q1", answer: .string("b"), attempt: "late-1", at: "2026-11-20T09:58:00.000Z")
             #expect(try await api.batch([item], token: student).map(\.status) == [.accepted])
             let submission = SubmissionRequest(
                 attemptId: "late-1",
                 assessmentId: "quiz-1",
                 assessmentVersion: served.version ?? 1,
-                submittedAt: "2026-11-20T10:00:00.000Z",
+                submittedAt: Timestamp.string(Date()),
                 responseIds: [item.id],
                 startedAt: "2026-11-20T09:55:00.000Z"
             ).listing([item])

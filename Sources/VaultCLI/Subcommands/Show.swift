@@ -52,6 +52,10 @@ struct Show: ParsableCommand {
             let started = attempt.map { $0.state != .inProgress || $0.time.isStarted } ?? false
             if !started {
                 guard start || TimedStart.confirm(assessment, limitSeconds: limit, console: context.console) else {
+                    // Said for scripts too: not started, no question shown (`--json` printed nothing before).
+                    context.console.emit(
+                        ShowResult(id: id, title: assessment.title, version: assessment.version ?? 0, attemptState: .notStarted, questions: [])
+                    )
                     throw CommandExit(code: VaultExit.ok)
                 }
                 let open = try vault.openAttempt(on: id)

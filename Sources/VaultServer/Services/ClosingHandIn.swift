@@ -59,8 +59,9 @@ public struct ClosingHandIn: Sendable {
 
 extension ClosingHandIn {
     /// A student's own hand-in (`via` how it came), which they made at `madeAt`: when the server had handed that
-    /// attempt in at closing after `madeAt`, the student's takes its place (`ResponseStore.replaceClosingHandIn`) and
-    /// goes in judged by `madeAt`, so it is on time with every answer it lists; otherwise it goes in judged by `now`.
+    /// attempt in at closing after `madeAt`, the student's takes its place (`ResponseStore.replaceClosingHandIn`). Either
+    /// way it is late only when made after closing (`madeAt`, else when it arrived): a hand-in made before closing is
+    /// on time whenever it arrives, with every answer it lists.
     /// One rule for a vault's sync, a classroom's push and a hand-in file (issue 67). Anything but a new hand-in after
     /// a replacement hands the attempt in at closing again, as it was: it is never left open.
     public func submitOwn(
@@ -81,10 +82,10 @@ extension ClosingHandIn {
                 now: now
             )
         }
-        guard let carried else { return try await storage.submit(submission, user: user, via: via, now: now) }
+        guard let carried else { return try await storage.submit(submission, user: user, via: via, now: now, madeAt: madeAt) }
         let outcome: SubmissionOutcome
         do {
-            outcome = try await storage.submit(submission, user: user, via: via, now: madeAt ?? now)
+            outcome = try await storage.submit(submission, user: user, via: via, now: now, madeAt: madeAt)
         } catch {
             try await restore(submission, grades: carried, now: now)
             throw error

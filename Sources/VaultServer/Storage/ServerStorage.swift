@@ -99,8 +99,9 @@ public protocol ResponseStore: Sendable {
     func recordBatch(_ items: [ResponseItem], user: String, device: String?, now: Date) async throws -> [ItemResult]
     /// What `recordBatch` would answer, writing nothing (an import judges a whole file before storing any of it).
     func judgeBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult]
-    /// One transaction: `SubmissionPlan` over the facts read inside it; `via` says how it reached the server.
-    func submit(_ request: SubmissionRequest, user: String, via: SubmissionChannel, now: Date) async throws -> SubmissionOutcome
+    /// One transaction: `SubmissionPlan` over the facts read inside it; `via` says how it reached the server, `madeAt`
+    /// when the student made it (believed: `ClosingHandIn.believableHandInTime`), by which it is late or not.
+    func submit(_ request: SubmissionRequest, user: String, via: SubmissionChannel, now: Date, madeAt: Date?) async throws -> SubmissionOutcome
     /// Removes the hand-in the server made of `attemptID` at closing when the student's own, made at `madeAt` (before
     /// that closing) and listing only answers the server holds (`listed`), arrives after it: the answers the student
     /// gave until then count again, and the history says so. Nil when there was none to replace; else the teacher's
@@ -210,7 +211,12 @@ extension PublishingStore {
 extension ResponseStore {
     /// A submission from a vault (`POST /v1/submissions`).
     public func submit(_ request: SubmissionRequest, user: String, now: Date) async throws -> SubmissionOutcome {
-        try await submit(request, user: user, via: .sync, now: now)
+        try await submit(request, user: user, via: .sync, now: now, madeAt: nil)
+    }
+
+    /// A hand-in judged by when it arrived (`now`).
+    public func submit(_ request: SubmissionRequest, user: String, via: SubmissionChannel, now: Date) async throws -> SubmissionOutcome {
+        try await submit(request, user: user, via: via, now: now, madeAt: nil)
     }
 }
 

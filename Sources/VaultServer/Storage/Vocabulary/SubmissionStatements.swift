@@ -119,7 +119,15 @@ extension SharedStatements {
 
     /// A hand-in, decided by `SubmissionPlan` on facts read in the transaction that writes the decision, with the
     /// score kept beside it. On PostgreSQL the hand-ins of one assessment are queued (`readThenWrite`'s `queue`).
-    public func submit(_ request: SubmissionRequest, user: String, via: SubmissionChannel, now: Date) async throws -> SubmissionOutcome {
+    public func submit(
+        _ request: SubmissionRequest,
+        user: String,
+        via: SubmissionChannel,
+        now: Date,
+        madeAt: Date?
+    ) async throws
+        -> SubmissionOutcome
+    {
         let receiptID = Receipts.newID()
         let key = DocumentKey(id: request.assessmentId, version: request.assessmentVersion)
         let documents = documents
@@ -163,7 +171,7 @@ extension SharedStatements {
                     TimeAuthority.AnswerTime(answeredAtMilliseconds: Int64(try $0.int("answered_at_ms")), receivedAt: try $0.double("received_at"))
                 }
             )
-            let plan = SubmissionPlan.decide(request, user: user, now: now, facts: facts, receiptID: receiptID, via: via)
+            let plan = SubmissionPlan.decide(request, user: user, now: now, facts: facts, receiptID: receiptID, via: via, madeAt: madeAt)
             guard let write = plan.write else { return (plan.outcome, []) }
             var writes = [SubmissionStatements.write(write)]
             // The score kept beside the hand-in, from the version it is of: the new one's, or the stored one's.
