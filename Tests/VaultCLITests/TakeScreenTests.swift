@@ -107,6 +107,59 @@ struct TakeScreenTests {
         #expect(try essay(vault, "short", question: 2) == "Because light is faster.")
     }
 
+    @Test(
+        "shuffled choices whose ids are letters (issue 67): 50 random letters on the take screen, 25 in its visual mode and 25 in screen-reader mode, each store the choice shown beside it"
+    )
+    func lettersAreTheChoicesShown() throws {
+        let (vault, server) = try CLIFixtures.downloaded([])
+        defer { withExtendedLifetime(server) {} }
+        let questions = (1...25).map { index in
+            let choices = ["a", "b", "c", "d", "e"].map { #"{"id":"\#($0)","text":"Option \#($0) of q\#(index)"}"# }.joined(separator: ",")
+            return #"{"id":"q\#(index)","type":"single_choice","prompt":"Pick one for \#(index).","choices":[\#(choices)]}"#
+        }
+        let document = vault.root.file("letters.json")
+        try Data(#"{"id":"letters","title":"Letters","shuffle_choices":true,"questions":[\#(questions.joined(separator: ","))]}"#.utf8)
+            .write(to: URL(fileURLWithPath: document))
+        #expect(try server.admin(["publish", document]).status == 0)
+        #expect(try vault.unlocked(["download", "letters"]).status == 0)
+        let shown = try #require(try vault.unlocked(["show", "letters", "--json"]).json?["questions"] as? [[String: Any]])
+        let order = Dictionary(
+            uniqueKeysWithValues: shown.map { ($0["id"] as? String ?? "", ($0["choices"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }) }
+        )
+        #expect(order.values.contains { $0 != ["a", "b", "c", "d", "e"] }, "the choices are shuffled: \(order)")
+        let ids = shown.compactMap { $0["id"] as? String }
+        var generator = SystemRandomNumberGenerator()
+        var expected: [String: String] = [:]
+        for accessible in [false, true] {
+            let screen = try take(vault, "letters", environment: accessible ? ["ACCESSIBLE": "1", "NO_COLOR": "1"] : ["NO_COLOR": "1"])
+            for (index, id) in ids.enumerated() {
+                if index > 0 || accessible { screen.send("#\(index + 1)\n") }
+                _ = try screen.wait(for: "Pick one for \(id.dropFirst()).")
+                let position = Int.random(in: 0..<5, using: &generator)
+                let letter = String(UnicodeScalar(UInt8(97 + position)))
+                let choice = try #require(order[id]?[position])
+                expected[id] = choice
+                screen.send((Bool.random(using: &generator) ? letter.uppercased() : letter) + "\n")
+                // The screen says the choice beside that letter, and that choice is what was stored.
+                _ = try screen.wait(for: "Now chosen: \(letter)) Option \(choice) of \(id).")
+            }
+            screen.send(":q\n")
+            #expect(screen.waitForExit() == 0)
+            let stored = try #require(try vault.unlocked(["show", "letters", "--json"]).json?["questions"] as? [[String: Any]])
+            for question in stored {
+                let id = question["id"] as? String ?? ""
+                #expect(question["answer"] as? String == expected[id], "\(accessible ? "screen-reader" : "visual") \(id)")
+            }
+        }
+        // `vault answer` takes the same letters.
+        for id in ids.prefix(5) {
+            let position = Int.random(in: 0..<5, using: &generator)
+            #expect(try vault.answer("letters", id, String(UnicodeScalar(UInt8(97 + position)))).status == 0)
+            let stored = try #require(try vault.unlocked(["show", "letters", "--json"]).json?["questions"] as? [[String: Any]])
+            #expect(stored.first { $0["id"] as? String == id }?["answer"] as? String == order[id]?[position])
+        }
+    }
+
     @Test("screen-reader mode: a whole timed test taken append-only, no ESC [ and no bare carriage return; sentences; the time said at each prompt")
     func accessibleTimedTest() throws {
         let (vault, server) = try CLIFixtures.downloaded([])
