@@ -43,6 +43,13 @@ extension Assessment {
         return copy
     }
 
+    /// How many questions each student gets: what the sections select (a pool gives `select` of its questions),
+    /// never more than the document's own count.
+    public var questionsPerStudent: Int {
+        guard let sections else { return totalQuestions }
+        return min(totalQuestions, sections.map(\.count).reduce(0, +))
+    }
+
     /// The sections as a student's draw walks them: the document's, or one holding every question in order.
     public var effectiveSections: [Section] {
         sections ?? [Section(id: "all", questions: questions.map(\.id))]

@@ -84,3 +84,54 @@ public enum Receipts {
         return "rcpt-" + Hex.encode((0..<8).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 }
+
+/// What a publish report says of how students get a document (issue 67): what each student draws of the sections,
+/// whether their orders are shuffled, their maximum where the pool lets it differ, and the time limit. One place for
+/// `vault-server publish`, its dry run and the desk.
+public enum DrawSummary {
+    public static func lines(_ assessment: Assessment) -> [String] {
+        var lines: [String] = []
+        let byID = Dictionary(assessment.questions.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        if let sections = assessment.sections {
+            let each = assessment.questionsPerStudent
+            let parts = sections.map { section in
+                let name = section.title ?? section.id
+                let drawn =
+                    section.count < section.questions.count
+                    ? "\(name) gives \(section.count) of \(section.questions.count)" : "\(name) gives all \(section.questions.count)"
+                return drawn + (section.shuffle == true ? " in each student's own order" : "")
+            }
+            lines.append(
+                "Each student gets \(each) of the \(assessment.questions.count) questions: \(parts.joined(separator: "; "))."
+            )
+            // The least and the most a student's questions can be worth.
+            var least = 0.0
+            var most = 0.0
+            for section in sections {
+                let points = section.questions.compactMap { byID[$0].map(Scoring.maxPoints) }.sorted()
+                least += points.prefix(section.count).reduce(0, +)
+                most += points.suffix(section.count).reduce(0, +)
+            }
+            if least != most {
+                lines.append(
+                    "Each student's maximum is \(AttemptResult.pointsText(least)) to \(AttemptResult.pointsText(most)) points, by the questions they draw; gradebook files give each student's percentage of their own maximum."
+                )
+            }
+        }
+        if assessment.questions.contains(where: { $0.shufflesChoices(default: assessment.shuffleChoices ?? false) && !$0.body.orderableLists.isEmpty }
+        ) {
+            lines.append("Choices are shuffled for each student; each sees their own letters.")
+        }
+        if let limit = assessment.timeLimitSeconds {
+            let minutes = limit / 60
+            let seconds = limit % 60
+            lines.append(
+                "Time limit: "
+                    + (seconds == 0
+                        ? "\(minutes) minute\(minutes == 1 ? "" : "s")" : "\(minutes) min \(seconds) s")
+                    + " from when each student starts."
+            )
+        }
+        return lines
+    }
+}

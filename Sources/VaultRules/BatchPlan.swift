@@ -279,7 +279,7 @@ public enum BatchPlan {
                 status: .superseded,
                 currentVersion: result.currentVersion,
                 message: milliseconds > handedIn
-                    ? "This attempt was already handed in on another device, so this later answer does not count. It is kept for your teacher."
+                    ? "This attempt was already handed in (on another device, or by the server when the exam closed), so this later answer does not count. It is kept for your teacher."
                     : "This attempt was handed in and can no longer change (the exam is closed, its results are out, or the hand-in is a week old), so this answer does not count. It is kept for your teacher."
             )
         } else if let latest = facts.latest[slot] {

@@ -181,7 +181,8 @@ public enum RosterPlan {
                     answering: answering[student.name],
                     refusal: refusals[student.name],
                     devices: facts.devices,
-                    questions: facts.document.totalQuestions,
+                    // Progress is of the questions each student drew, not of the whole pool ("2 of 7" where 5 were drawn).
+                    questions: facts.document.questionsPerStudent,
                     extra: facts.extraMinutes[student.name] ?? 0,
                     timeLimitSeconds: facts.document.timeLimitSeconds,
                     now: now,

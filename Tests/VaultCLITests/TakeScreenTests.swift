@@ -124,7 +124,9 @@ struct TakeScreenTests {
         #expect(try vault.unlocked(["download", "letters"]).status == 0)
         let shown = try #require(try vault.unlocked(["show", "letters", "--json"]).json?["questions"] as? [[String: Any]])
         let order = Dictionary(
-            uniqueKeysWithValues: shown.map { ($0["id"] as? String ?? "", ($0["choices"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }) }
+            uniqueKeysWithValues: shown.map {
+                ($0["id"] as? String ?? "", ($0["choices"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
+            }
         )
         #expect(order.values.contains { $0 != ["a", "b", "c", "d", "e"] }, "the choices are shuffled: \(order)")
         let ids = shown.compactMap { $0["id"] as? String }

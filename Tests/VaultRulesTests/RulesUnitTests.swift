@@ -131,3 +131,35 @@ struct RevisionRuleTests {
         #expect(AssessmentPublisher.isRevision(Self.document("Unit 1", ["Anything?"]), of: Self.document("Unit 1", [])))
     }
 }
+
+/// What a publish report says of how students get a document (issue 67).
+struct DrawSummaryTests {
+    @Test("a pool of uneven points, shuffled choices and a time limit are each said; a plain document says none of it")
+    func saysDrawsShufflingAndTime() {
+        func choice(_ id: String, points: Double) -> Question {
+            Question(id: id, type: .singleChoice, prompt: id, points: points, choices: [Choice(id: "a", text: "x"), Choice(id: "b", text: "y")])
+        }
+        var exam = Assessment(
+            id: "pooled",
+            title: "Pooled",
+            timeLimitSeconds: 1800,
+            questions: [choice("p1", points: 1), choice("p2", points: 3), choice("p3", points: 2), choice("r1", points: 1), choice("r2", points: 1)]
+        )
+        exam.sections = [
+            Section(id: "pool", title: "Pool", select: 2, shuffle: true, questions: ["p1", "p2", "p3"]),
+            Section(id: "rest", questions: ["r1", "r2"]),
+        ]
+        exam.shuffleChoices = true
+        #expect(exam.questionsPerStudent == 4)
+        let lines = DrawSummary.lines(exam)
+        #expect(
+            lines.contains("Each student gets 4 of the 5 questions: Pool gives 2 of 3 in each student's own order; rest gives all 2."),
+            "\(lines)"
+        )
+        #expect(lines.contains { $0.hasPrefix("Each student's maximum is 5 to 7 points") }, "\(lines)")
+        #expect(lines.contains("Choices are shuffled for each student; each sees their own letters."))
+        #expect(lines.contains("Time limit: 30 minutes from when each student starts."))
+        let plain = Assessment(id: "plain", title: "Plain", questions: [choice("q1", points: 1)])
+        #expect(DrawSummary.lines(plain).isEmpty && plain.questionsPerStudent == 1)
+    }
+}

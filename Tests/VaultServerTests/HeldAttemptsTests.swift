@@ -101,7 +101,7 @@ struct HeldAttemptsTests {
             let late = Fixtures.item(served, question: "q1", answer: .string("a"), at: "2026-11-20T10:20:00.000Z")
             let results = try await api.batch([changed, late], token: token)
             #expect(results.map(\.status) == [.accepted, .superseded], "\(results)")
-            #expect(results[1].message?.contains("already handed in on another device") == true)
+            #expect(results[1].message?.contains("already handed in (on another device") == true)
 
             let received = try await api.send(.get, APIPath.responses("quiz-1"), token: teacher).decode(ReceivedResponses.self)
             let current = received.responses.filter { !$0.superseded }.map(\.id).sorted()

@@ -418,6 +418,15 @@ enum DeskView {
             nextLink = page.page + 1 < page.pages ? "/desk/a/\(idPath)?\(query)&page=\(page.page + 2)" : nil
         }
 
+        /// When the student handed in and, where it reached the server more than a minute later (offline, a file,
+        /// a classroom), when it arrived: both, beside Accept and Give 0, so lateness is read from the right one.
+        static func handInTime(_ student: Roster.Student, arrived: String) -> String {
+            guard let made = student.submittedAt, let madeDate = Timestamp.date(made), let arrivedDate = Timestamp.date(arrived),
+                arrivedDate.timeIntervalSince(madeDate) > 60, student.via != .closing
+            else { return Timestamp.readable(arrived) }
+            return "handed in \(Timestamp.readable(made)), arrived \(Timestamp.readable(arrived))"
+        }
+
         static func row(_ student: Roster.Student) -> StudentRow {
             let late = student.flags.contains(.afterClosing)
             return StudentRow(
@@ -430,7 +439,7 @@ enum DeskView {
                         + (student.startedAt.map { "; started \(Timestamp.readable($0))" } ?? "")
                         + (student.receivedAt.map { "; an earlier attempt handed in \(Timestamp.readable($0))" } ?? "")
                     : student.receivedAt.map {
-                        "\(Timestamp.readable($0))\(student.via == .handIn ? " (hand-in file)" : "")\(student.attempts > 1 ? ", \(student.attempts) attempts" : "")\(student.devicesText)"
+                        "\(handInTime(student, arrived: $0))\(student.via == .handIn ? " (hand-in file)" : "")\(student.attempts > 1 ? ", \(student.attempts) attempts" : "")\(student.devicesText)"
                     } ?? "not handed in",
                 lastSeen: student.lastSeenAt.map(Timestamp.readable) ?? "",
                 timeUsed: student.timeUsedMs.map { DeskView.minutes($0) } ?? "",
@@ -569,7 +578,7 @@ enum DeskView {
                 "\(questions) \(questions == 1 ? "question" : "questions"), \(AttemptResult.pointsText(plan.points)) \(plan.points == 1 ? "point" : "points")"
             types = plan.types.map { TypeCount(name: $0.type.replacingOccurrences(of: "_", with: " "), count: $0.count) }
             skipped = plan.result.skipped.map { Skip(label: $0.label, reason: $0.reason) }
-            notes = plan.result.notes
+            notes = DrawSummary.lines(plan.result.assessment) + plan.result.notes
             hasSkipped = !skipped.isEmpty
             skippedCount = skipped.count
             hasNotes = !notes.isEmpty

@@ -121,6 +121,7 @@ struct Publish: AsyncParsableCommand {
                 ? "Published \(published.id) version \(published.version) (\(questions))."
                 : "\(published.id) is unchanged at version \(published.version) (\(questions))."
         )
+        for line in DrawSummary.lines(result.assessment) { TerminalText.line(line) }
         for skip in result.skipped { TerminalText.line("Skipped \(skip.label): \(skip.reason).") }
         for note in result.notes { TerminalText.line("Note: \(note)") }
     }
@@ -159,6 +160,7 @@ struct Publish: AsyncParsableCommand {
         for (type, number) in types.sorted(by: { $0.key < $1.key }) {
             TerminalText.line("  \(type.replacingOccurrences(of: "_", with: " ")): \(number)")
         }
+        for line in DrawSummary.lines(result.assessment) { TerminalText.line(line) }
         for skip in result.skipped { TerminalText.line("Would skip \(skip.label): \(skip.reason).") }
         for note in result.notes { TerminalText.line("Note: \(note)") }
         if let replacing {

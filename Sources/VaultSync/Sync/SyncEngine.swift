@@ -32,6 +32,9 @@ public final class SyncEngine {
     public var progress: (@Sendable (_ done: Int, _ total: Int) -> Void)?
     private var random = SystemRandomNumberGenerator()
     private var report = SyncReport()
+    /// Answers the server kept but did not count in this run (a later answer was there, or the attempt was handed
+    /// in): a hand-in whose receipt then counts them takes them out of `report.superseded` again.
+    private var keptNotCounted: Set<String> = []
     private var batchSize: Int
     /// Set by the first failure: from then on this run respects the retry schedule.
     private var failedThisRun = false
@@ -286,6 +289,7 @@ public final class SyncEngine {
                 uploaded.append(result.id)
             case .superseded:
                 report.superseded += 1
+                keptNotCounted.insert(result.id)
                 uploaded.append(result.id)
             case .conflict:
                 try vault.markResponseConflict(result.id, serverVersion: result.currentVersion ?? 0, message: result.message)
@@ -372,6 +376,14 @@ public final class SyncEngine {
                 let receipt = try await client.submit(try Self.signed(submission.request, by: key))
                 // Verified against the pinned key before anything is marked: a bad receipt is a hostile server.
                 try vault.acceptReceipt(receipt, attemptID: submission.request.attemptId, now: now())
+                // Its own hand-in (not the closing's) counts every answer it lists: those are not "replaced" after all
+                // (a hand-in made before closing that arrives after the closing's, issue 67).
+                let statement = receipt.signed.flatMap { try? JSONDecoder().decode(ReceiptStatement.self, from: Data($0.statement.utf8)) }
+                if let statement, statement.handedInAtClosing != true {
+                    let counted = keptNotCounted.intersection(statement.responses.map(\.responseId))
+                    report.superseded -= counted.count
+                    keptNotCounted.subtract(counted)
+                }
                 report.submitted += 1
                 report.receipts.append(receipt.receiptId)
                 // The server's sentence, shown to the student: bounded, and without control characters (no terminal
