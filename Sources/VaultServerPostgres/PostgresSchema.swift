@@ -364,6 +364,15 @@ enum PostgresSchema {
             "ALTER TABLE classroom_link ADD COLUMN pull_group TEXT",
             "ALTER TABLE classroom_link ADD COLUMN results_at DOUBLE PRECISION",
         ],
+        [
+            "ALTER TABLE device_keys ADD COLUMN origin TEXT NOT NULL DEFAULT 'sign_in'",
+            "ALTER TABLE device_keys ADD COLUMN origin_detail TEXT",
+            "ALTER TABLE device_keys ADD COLUMN last_used_at DOUBLE PRECISION",
+            "ALTER TABLE device_keys ADD COLUMN revoked_at DOUBLE PRECISION",
+            "ALTER TABLE device_keys ADD COLUMN revoked_by TEXT",
+            "ALTER TABLE enrolments ADD COLUMN version BIGINT",
+            "ALTER TABLE enrolments ADD COLUMN expires_at DOUBLE PRECISION",
+        ],
     ]
 
     static var latestVersion: Int { versions.count }

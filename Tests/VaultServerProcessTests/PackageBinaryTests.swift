@@ -109,7 +109,13 @@ struct PackageBinaryTests {
         let foreign = try Self.package(other, "pkg-quiz", user: "ana", into: work.path)
         let foreignResult = try Self.offline(vault, ["import", foreign]).0
         #expect(foreignResult.status == 77 && foreignResult.stderr.contains("another server"), "\(foreignResult.stderr)")
-        let expired = try Self.package(server, "pkg-quiz", user: "ana", into: work.path, expires: "2020-01-01T00:00:00Z")
+        // A package already expired is not made (issue 68); one that expires in a moment is refused by the vault
+        // once that moment has passed.
+        let past = try server.admin(["package", "pkg-quiz", "--user", "ana", "--out", work.path, "--expires", "2020-01-01T00:00:00Z"])
+        #expect(past.status == 64 && past.stderr.contains("would be expired already"), "\(past.stderr)")
+        let soon = Date().addingTimeInterval(2)
+        let expired = try Self.package(server, "pkg-quiz", user: "ana", into: work.path, expires: Timestamp.string(soon))
+        while Date() < soon.addingTimeInterval(0.5) { try await Task.sleep(for: .milliseconds(100)) }
         let expiredResult = try Self.offline(vault, ["import", expired]).0
         #expect(expiredResult.status == 77 && expiredResult.stderr.contains("expired"), "\(expiredResult.stderr)")
         let benPackage = try Self.package(server, "pkg-quiz", user: "ben", into: work.path)

@@ -50,9 +50,15 @@ struct SlowStorage: ServerStorage {
         try await Task.sleep(for: delay)
         return try await base.recordBatch(items, user: user, device: device, now: now)
     }
-    func registerDeviceKey(user: String, publicKey: String, fingerprint: String, now: Date) async throws -> Bool {
-        try await base.registerDeviceKey(user: user, publicKey: publicKey, fingerprint: fingerprint, now: now)
+    func registerDeviceKey(user: String, publicKey: String, origin: DeviceKeyRecord.Origin, detail: String?, now: Date) async throws -> Bool {
+        try await base.registerDeviceKey(user: user, publicKey: publicKey, origin: origin, detail: detail, now: now)
     }
+    func registerableKey(_ publicKey: String, for user: String) async throws -> Bool { try await base.registerableKey(publicKey, for: user) }
+    func deviceKeyRecords(user: String) async throws -> [DeviceKeyRecord] { try await base.deviceKeyRecords(user: user) }
+    func revokeDeviceKeys(user: String, key: String?, by actor: String, now: Date) async throws -> Int {
+        try await base.revokeDeviceKeys(user: user, key: key, by: actor, now: now)
+    }
+    func noteDeviceKeyUsed(publicKey: String, now: Date) async throws { try await base.noteDeviceKeyUsed(publicKey: publicKey, now: now) }
     func deviceKeys(user: String) async throws -> [String] { try await base.deviceKeys(user: user) }
     func judgeBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult] {
         try await base.judgeBatch(items, user: user, now: now)
@@ -154,11 +160,15 @@ struct SlowStorage: ServerStorage {
     func takeChallenge(_ challenge: String, user: String, now: Date) async throws -> Bool {
         try await base.takeChallenge(challenge, user: user, now: now)
     }
-    func createEnrolment(secretHash: String, user: String, assessmentID: String, now: Date) async throws {
-        try await base.createEnrolment(secretHash: secretHash, user: user, assessmentID: assessmentID, now: now)
+    func createEnrolment(secretHash: String, scope: EnrolmentScope, now: Date) async throws {
+        try await base.createEnrolment(secretHash: secretHash, scope: scope, now: now)
     }
-    func claimEnrolment(secretHash: String, user: String, deviceKey: String, fingerprint: String, now: Date) async throws -> EnrolmentClaim {
-        try await base.claimEnrolment(secretHash: secretHash, user: user, deviceKey: deviceKey, fingerprint: fingerprint, now: now)
+    func checkEnrolment(secretHash: String, user: String, deviceKey: String) async throws -> (claim: EnrolmentClaim, scope: EnrolmentScope?) {
+        try await base.checkEnrolment(secretHash: secretHash, user: user, deviceKey: deviceKey)
+    }
+    func claimEnrolment(secretHash: String, user: String, deviceKey: String, origin: DeviceKeyRecord.Origin, now: Date) async throws -> EnrolmentClaim
+    {
+        try await base.claimEnrolment(secretHash: secretHash, user: user, deviceKey: deviceKey, origin: origin, now: now)
     }
     func records(assessmentID: String, user: String?) async throws -> [StoredAttemptRecord] {
         try await base.records(assessmentID: assessmentID, user: user)

@@ -371,7 +371,8 @@ struct ClassroomTests {
                 try await setup.classroom.storage.registerDeviceKey(
                     user: "teacher",
                     publicKey: teacherKey.publicKey,
-                    fingerprint: DeviceKey.fingerprint(publicKey: teacherKey.publicKey),
+                    origin: .signIn,
+                    detail: nil,
                     now: Date()
                 )
             )

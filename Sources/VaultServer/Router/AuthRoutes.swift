@@ -102,7 +102,7 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
                 throw APIError.badRequest("public_key must be a raw 32-byte Ed25519 key in base64.")
             }
             let fingerprint = DeviceKey.fingerprint(publicKey: body.publicKey)
-            guard try await storage.registerDeviceKey(user: user, publicKey: body.publicKey, fingerprint: fingerprint, now: configuration.now())
+            guard try await storage.registerDeviceKey(user: user, publicKey: body.publicKey, origin: .signIn, detail: nil, now: configuration.now())
             else {
                 throw APIError(.conflict, code: .keyTaken, message: "This device key belongs to another account.")
             }

@@ -60,39 +60,63 @@ struct ClassroomRoutes<Storage: ServerStorage> {
             guard push.items.count <= ClassroomPushRequest.maxItems else {
                 throw APIError(.contentTooLarge, code: .tooManyItems, message: "Send at most \(ClassroomPushRequest.maxItems) items per push.")
             }
-            try await register(push.vouched ?? [], items: push.items)
-            let results = try await take(push.items, context: context)
+            let results = try await take(push.items, vouched: Self.vouches(push), context: context)
+            try await register(push, results: results, context: context)
             return try JSONBody.response(ClassroomPushResponse(results: results), request: request)
         }
     }
 
-    /// The keys a classroom enrolled with a class code, registered to their students here: only to a student of
-    /// these items who has no key yet (a student who never had a network), never over a key the district knows.
-    func register(_ vouched: [ClassroomPushRequest.Vouch], items: [ClassroomPushRequest.Item]) async throws {
-        let users = Set(items.map(\.user))
-        for vouch in vouched.prefix(ClassroomPushRequest.maxItems) where users.contains(vouch.user) {
-            guard let raw = Data(base64Encoded: vouch.deviceKey), raw.count == 32,
-                try await storage.user(named: vouch.user)?.role == .student,
-                try await storage.deviceKeys(user: vouch.user).isEmpty
-            else { continue }
+    /// The keys a classroom vouches for (enrolled there with a class code), by student: well-formed ones only, and no
+    /// more than a push carries items.
+    static func vouches(_ push: ClassroomPushRequest) -> [String: Set<String>] {
+        var vouched: [String: Set<String>] = [:]
+        for vouch in (push.vouched ?? []).prefix(ClassroomPushRequest.maxItems) {
+            guard let raw = Data(base64Encoded: vouch.deviceKey), raw.count == 32 else { continue }
+            vouched[vouch.user, default: []].insert(vouch.deviceKey)
+        }
+        return vouched
+    }
+
+    /// A vouched key is registered to its student only after something it signed was taken (issue 68): an item of
+    /// an assessment the pushing teacher may act on (`take` checks that before storing), so a teacher vouches only for
+    /// their own students, and a refused or junk item registers nothing. It is added beside the student's other
+    /// keys (a new laptop through a classroom), never over a key another student holds.
+    func register(_ push: ClassroomPushRequest, results: [ClassroomPushResponse.Result], context: VaultRequestContext) async throws {
+        let vouched = Self.vouches(push)
+        guard !vouched.isEmpty, let teacher = context.user else { return }
+        let stored = Set(results.filter { $0.outcome == .stored }.map(\.seq))
+        var done: Set<String> = []
+        for entry in push.items where stored.contains(entry.seq) && entry.kind.isStudents {
+            guard let key = entry.deviceKey, vouched[entry.user]?.contains(key) == true, done.insert(key).inserted else { continue }
             _ = try await storage.registerDeviceKey(
-                user: vouch.user,
-                publicKey: vouch.deviceKey,
-                fingerprint: DeviceKey.fingerprint(publicKey: vouch.deviceKey),
+                user: entry.user,
+                publicKey: key,
+                origin: .classroom,
+                detail: "classroom \(push.classroom.prefix(80)) of \(teacher)",
                 now: configuration.now()
             )
         }
     }
 
-    /// Each item in order; consecutive answers of one student go to the store as one batch.
-    func take(_ items: [ClassroomPushRequest.Item], context: VaultRequestContext) async throws -> [ClassroomPushResponse.Result] {
+    /// Each item in order; consecutive answers of one student go to the store as one batch. `vouched`: keys the
+    /// classroom enrolled, taken for their students' items as a registered key would be (`register` keeps them after).
+    func take(
+        _ items: [ClassroomPushRequest.Item],
+        vouched: [String: Set<String>] = [:],
+        context: VaultRequestContext
+    ) async throws -> [ClassroomPushResponse.Result] {
         var results: [ClassroomPushResponse.Result] = []
         var run: [(seq: Int, item: ResponseItem)] = []
         var runUser = ""
         var keys: [String: [String]] = [:]
         func keysOf(_ user: String) async throws -> [String] {
             if let known = keys[user] { return known }
-            let found = try await storage.user(named: user)?.role == .student ? try await storage.deviceKeys(user: user) : []
+            let student = try await storage.user(named: user)?.role == .student
+            var found = student ? try await storage.deviceKeys(user: user) : []
+            // A vouched key another student holds (or one revoked) is never taken for this one.
+            for key in (student ? vouched[user] ?? [] : []) where !found.contains(key) {
+                if try await storage.registerableKey(key, for: user) { found.append(key) }
+            }
             keys[user] = found
             return found
         }

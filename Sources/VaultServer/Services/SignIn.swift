@@ -78,6 +78,7 @@ struct SignIn<Storage: AccountStore & ResponseStore, C: Clock>: Sendable where C
                     publicKey: request.deviceKey
                 )
             else { return nil }
+            try await storage.noteDeviceKeyUsed(publicKey: request.deviceKey, now: configuration.now())
             return user
         }
     }
@@ -100,7 +101,7 @@ struct SignIn<Storage: AccountStore & ResponseStore, C: Clock>: Sendable where C
                 secretHash: StudentPackages.hash(Data(code.utf8)),
                 user: user.name,
                 deviceKey: request.deviceKey,
-                fingerprint: DeviceKey.fingerprint(publicKey: request.deviceKey),
+                origin: .classCode,
                 now: configuration.now()
             )
             return claim == .bound || claim == .sameDevice ? user : nil

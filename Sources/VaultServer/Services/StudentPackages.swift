@@ -22,10 +22,14 @@ public struct StudentPackages: Sendable {
     public enum Problem: Error, Sendable, Equatable, CustomStringConvertible {
         case noAssessment(String)
         case noStudent(String)
+        /// The package would be expired when it is made (an `--expires` in the past, or the assessment's `not_after`).
+        case expired(Date)
         public var description: String {
             switch self {
             case .noAssessment(let id): "There is no assessment \(id)."
             case .noStudent(let name): "There is no student called \(name)."
+            case .expired(let until):
+                "A package valid until \(Timestamp.readable(until)) would be expired already; give a later --expires (or a later closing)."
             }
         }
     }
@@ -40,8 +44,15 @@ public struct StudentPackages: Sendable {
         let identity = try await receipts.identity()
         let document = try JSONDecoder().decode(Assessment.self, from: served.bytes)
         let until = min(expiresAt, document.notAfter.flatMap(Timestamp.date) ?? expiresAt)
+        guard until > now else { throw Problem.expired(until) }
         let secret = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
-        try await storage.createEnrolment(secretHash: Self.hash(secret), user: user, assessmentID: assessmentID, now: now)
+        // The enrolment is for this student, this assessment's version and until the package expires: a hand-in from
+        // it is taken only within those (issue 68).
+        try await storage.createEnrolment(
+            secretHash: Self.hash(secret),
+            scope: EnrolmentScope(user: user, assessmentID: assessmentID, version: current.version, expiresAt: until),
+            now: now
+        )
         try await storage.recordDownload(assessmentID: assessmentID, version: current.version, user: user, now: now)
         var package = AssessmentPackage(
             user: user,

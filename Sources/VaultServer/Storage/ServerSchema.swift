@@ -388,6 +388,20 @@ enum ServerSchema {
             ALTER TABLE classroom_link ADD COLUMN results_at REAL;
             """
         )
+        // Who speaks for a student (issue 68): each device key with how it came, when it was last used, and its
+        // revocation.
+        migrator.register(
+            29,
+            """
+            ALTER TABLE device_keys ADD COLUMN origin TEXT NOT NULL DEFAULT 'sign_in';
+            ALTER TABLE device_keys ADD COLUMN origin_detail TEXT;
+            ALTER TABLE device_keys ADD COLUMN last_used_at REAL;
+            ALTER TABLE device_keys ADD COLUMN revoked_at REAL;
+            ALTER TABLE device_keys ADD COLUMN revoked_by TEXT;
+            ALTER TABLE enrolments ADD COLUMN version INTEGER;
+            ALTER TABLE enrolments ADD COLUMN expires_at REAL;
+            """
+        )
         return migrator
     }
 }

@@ -57,8 +57,17 @@ public protocol AccountStore: Sendable {
     func setDisabled(user: String, disabled: Bool) async throws -> Bool
     /// Deletes tokens that expired before `now`.
     func purgeExpiredTokens(now: Date) async throws
-    /// Registers a vault's public signing key to `user`; false when the key is registered to another user already.
-    func registerDeviceKey(user: String, publicKey: String, fingerprint: String, now: Date) async throws -> Bool
+    /// Registers a vault's public signing key to `user`, saying how it came; false when the key is another user's, or
+    /// was revoked (a revoked key comes back only by its own student's password sign-in, `origin` `.signIn`).
+    func registerDeviceKey(user: String, publicKey: String, origin: DeviceKeyRecord.Origin, detail: String?, now: Date) async throws -> Bool
+    /// Whether `publicKey` could speak for `user`: nobody holds it, or `user` does and it is not revoked.
+    func registerableKey(_ publicKey: String, for user: String) async throws -> Bool
+    /// Every device key of `user`, live and revoked, with how each came (issue 68).
+    func deviceKeyRecords(user: String) async throws -> [DeviceKeyRecord]
+    /// Revokes `user`'s live key named by its key or fingerprint, or every one (`key` nil); how many it revoked.
+    func revokeDeviceKeys(user: String, key: String?, by actor: String, now: Date) async throws -> Int
+    /// When a key last signed in.
+    func noteDeviceKeyUsed(publicKey: String, now: Date) async throws
     /// The public signing keys registered to `user`.
     func deviceKeys(user: String) async throws -> [String]
     /// Keeps a one-time sign-in challenge for `user` until `expiresAt` (issue 58); expired ones are dropped. False
@@ -124,9 +133,18 @@ public protocol ResponseStore: Sendable {
     /// Every student's draw of an assessment, by user (none for an assessment without pools or shuffling).
     func draws(assessmentID: String) async throws -> [String: Draw]
     /// Keeps a package's one-time enrolment secret (its SHA-256) for `user` (issue 57).
-    func createEnrolment(secretHash: String, user: String, assessmentID: String, now: Date) async throws
+    func createEnrolment(secretHash: String, scope: EnrolmentScope, now: Date) async throws
     /// A hand-in's claim to be `user`'s through their package's secret: binds `deviceKey` the first time.
-    func claimEnrolment(secretHash: String, user: String, deviceKey: String, fingerprint: String, now: Date) async throws -> EnrolmentClaim
+    func claimEnrolment(
+        secretHash: String,
+        user: String,
+        deviceKey: String,
+        origin: DeviceKeyRecord.Origin,
+        now: Date
+    ) async throws
+        -> EnrolmentClaim
+    /// What `claimEnrolment` would say, and the enrolment's scope, writing nothing.
+    func checkEnrolment(secretHash: String, user: String, deviceKey: String) async throws -> (claim: EnrolmentClaim, scope: EnrolmentScope?)
     /// A school's setting (issue 59), its default when never set.
     func setting(_ setting: ServerSetting) async throws -> String
     func setSetting(_ setting: ServerSetting, to value: String) async throws

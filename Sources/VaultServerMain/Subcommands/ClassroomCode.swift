@@ -29,8 +29,7 @@ extension ClassroomCommand {
             let code = ClassCode.make(random: try CryptoRandom.bytes(12))
             try await storage.createEnrolment(
                 secretHash: StudentPackages.hash(Data(ClassCode.normalized(code).utf8)),
-                user: student.name,
-                assessmentID: ClassCode.scope,
+                scope: EnrolmentScope(user: student.name, assessmentID: ClassCode.scope),
                 now: Date()
             )
             TerminalText.line("Class code for \(student.name): \(code)")

@@ -39,21 +39,34 @@ struct Import: AsyncParsableCommand {
                 guard try await storage.user(named: payload.user) != nil else {
                     throw ValidationError("it names \(payload.user), who has no account here")
                 }
+                // A vault enrolled by the student's package: its secret binds this vault key to the student the
+                // first time, and only this key after; only for that package's assessment and version, handed in
+                // before it expired. Checked here, bound only once the hand-in is stored (a refused file binds no key).
+                var bindsOnImport: Data?
                 if let enrolment = payload.enrolment {
-                    // A vault enrolled by the student's package: its secret binds this vault key to the student the
-                    // first time, and only this key after.
                     guard let secret = Data(base64Encoded: enrolment) else {
                         throw ValidationError("its enrolment is not readable; nothing was stored")
                     }
-                    switch try await storage.claimEnrolment(
+                    let (claim, scope) = try await storage.checkEnrolment(
                         secretHash: StudentPackages.hash(secret),
                         user: payload.user,
-                        deviceKey: deviceKey,
-                        fingerprint: DeviceKey.fingerprint(publicKey: deviceKey),
-                        now: Date()
-                    ) {
+                        deviceKey: deviceKey
+                    )
+                    switch claim {
                     case .bound, .sameDevice:
-                        break
+                        let made = Timestamp.date(payload.submission.submittedAt)
+                        guard
+                            scope?.covers(
+                                assessmentID: payload.submission.assessmentId,
+                                version: payload.submission.assessmentVersion,
+                                madeAt: made
+                            ) == true
+                        else {
+                            throw ValidationError(
+                                "it was made from \(payload.user)'s package for another assessment or version, or after that package expired; nothing was stored"
+                            )
+                        }
+                        if claim == .bound { bindsOnImport = secret }
                     case .otherDevice:
                         throw ValidationError(
                             "\(payload.user)'s package was already used to hand in from another device (key \(DeviceKey.fingerprint(publicKey: deviceKey)) is not that one); nothing was stored. A copy of a package cannot hand in for the student; if the student really changed device, make them a new package"
@@ -62,7 +75,8 @@ struct Import: AsyncParsableCommand {
                         throw ValidationError("it was made from a package that is not \(payload.user)'s; nothing was stored")
                     }
                 }
-                guard try await storage.deviceKeys(user: payload.user).contains(deviceKey) else {
+                let known = try await storage.deviceKeys(user: payload.user).contains(deviceKey)
+                guard bindsOnImport != nil || known else {
                     throw ValidationError(
                         "it is not signed by a device \(payload.user) ever signed in from (key \(DeviceKey.fingerprint(publicKey: deviceKey))); nothing was stored. If the student never signed in on that device, have them run `vault login` there once while online, then make the file again"
                     )
@@ -90,6 +104,16 @@ struct Import: AsyncParsableCommand {
                 case .answerSetDiffers: throw ValidationError("the answers it lists are not the ones the server holds for this attempt")
                 case .forbidden(let message), .rejected(let message), .noAttemptsLeft(let message), .closed(let message):
                     throw ValidationError(message)
+                }
+                if let secret = bindsOnImport {
+                    // Stored: now the package's enrolment binds this vault's key to the student.
+                    _ = try await storage.claimEnrolment(
+                        secretHash: StudentPackages.hash(secret),
+                        user: payload.user,
+                        deviceKey: deviceKey,
+                        origin: .package,
+                        now: Date()
+                    )
                 }
                 try await AttemptRecordIntake.keep(payload.submission, of: record, storage: storage, now: Date())
                 let receipt = try await issuer.receipt(for: record)

@@ -12,7 +12,7 @@ struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",
         abstract: "Manage accounts.",
-        subcommands: [Add.self, Passwd.self, Disable.self, Enable.self]
+        subcommands: [Add.self, Passwd.self, Disable.self, Enable.self, Keys.self]
     )
 
     struct Add: AsyncParsableCommand {
@@ -55,6 +55,8 @@ extension UserCommand {
         )
         @OptionGroup var options: DataOptions
         @Argument var name: String
+        @Flag(help: "Also revoke every device key of the account: no vault signs in or hands in by key until it signs in with the new password.")
+        var revokeKeys = false
 
         func run() async throws {
             guard let password = readPasswordLine(), !password.isEmpty else {
@@ -69,6 +71,16 @@ extension UserCommand {
             try await storage.updatePassword(record)
             try await storage.revokeTokens(user: user.name)
             TerminalText.line("Set a new password for \(user.name); their sessions are signed out.")
+            if revokeKeys {
+                let revoked = try await storage.revokeDeviceKeys(user: user.name, key: nil, by: "a new password", now: Date())
+                TerminalText.line(
+                    "Revoked \(revoked) device \(revoked == 1 ? "key" : "keys") of \(user.name): each of their vaults signs in with the new password once."
+                )
+            } else if try await !storage.deviceKeys(user: user.name).isEmpty {
+                TerminalText.line(
+                    "Their device keys still sign in: `vault-server user keys \(user.name)` lists them, `user keys revoke \(user.name) --all` ends them (or use --revoke-keys)."
+                )
+            }
         }
     }
 }

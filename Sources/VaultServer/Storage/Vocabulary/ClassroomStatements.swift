@@ -568,13 +568,26 @@ extension SharedStatements {
                     SQLStatement(
                         dialect.insertIfAbsent(
                             into: "device_keys",
-                            columns: ["user_name", "public_key", "fingerprint", "registered_at"],
+                            columns: ["user_name", "public_key", "fingerprint", "registered_at", "origin"],
                             key: ["user_name", "public_key"]
                         ),
-                        [.text(student.name), .text(key), .text(DeviceKey.fingerprint(publicKey: key)), at]
+                        [
+                            .text(student.name), .text(key), .text(DeviceKey.fingerprint(publicKey: key)), at,
+                            .text(DeviceKeyRecord.Origin.district.rawValue),
+                        ]
                     )
                 )
             }
+            // A key the district no longer lists (revoked there) stops here too; one enrolled here with a class code
+            // and not yet passed on stays.
+            let pulled = student.deviceKeys
+            writes.append(
+                SQLStatement(
+                    "UPDATE device_keys SET revoked_at = ?, revoked_by = 'the district' WHERE user_name = ? AND revoked_at IS NULL AND origin <> ?"
+                        + (pulled.isEmpty ? "" : " AND public_key NOT IN (\(Array(repeating: "?", count: pulled.count).joined(separator: ", ")))"),
+                    [at, .text(student.name), .text(DeviceKeyRecord.Origin.classCode.rawValue)] + pulled.map(SQLValue.text)
+                )
+            )
         }
         for extra in pull.extraTime {
             writes.append(
@@ -678,7 +691,11 @@ extension SharedStatements {
             )
         ) { (try $0.string("name"), try $0.optionalString("group_name")) }
         let keys = try await rows(
-            SQLStatement("SELECT user_name, public_key FROM device_keys ORDER BY registered_at", [], columns: ["user_name", "public_key"])
+            SQLStatement(
+                "SELECT user_name, public_key FROM device_keys WHERE revoked_at IS NULL ORDER BY registered_at",
+                [],
+                columns: ["user_name", "public_key"]
+            )
         ) { (try $0.string("user_name"), try $0.string("public_key")) }
         let keysByUser = Dictionary(grouping: keys, by: \.0).mapValues { $0.map(\.1) }
         let names = Set(students.map(\.0))

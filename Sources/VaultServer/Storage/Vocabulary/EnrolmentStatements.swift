@@ -14,22 +14,47 @@ public enum EnrolmentClaim: Sendable, Equatable {
     case unknown
 }
 
+/// What an enrolment is for: whose, which assessment (or `ClassCode.scope`), which version, until when.
+public struct EnrolmentScope: Sendable, Equatable {
+    public var user: String
+    public var assessmentID: String
+    public var version: Int?
+    public var expiresAt: Date?
+    public init(user: String, assessmentID: String, version: Int? = nil, expiresAt: Date? = nil) {
+        self.user = user
+        self.assessmentID = assessmentID
+        self.version = version
+        self.expiresAt = expiresAt
+    }
+
+    /// A hand-in of `assessmentID` version `version`, made at `madeAt`, is within this enrolment: the same assessment
+    /// and version (where it says one), made before it expired (by the clock tolerance).
+    public func covers(assessmentID: String, version: Int, madeAt: Date?) -> Bool {
+        guard assessmentID == self.assessmentID, self.version.map({ $0 == version }) ?? true else { return false }
+        guard let expiresAt, let madeAt else { return true }
+        return madeAt <= expiresAt.addingTimeInterval(TimeAuthority.clockTolerance)
+    }
+}
+
 /// One-time enrolment secrets, kept as their SHA-256.
 public enum EnrolmentStatements {
-    static let columns = ["user_name", "assessment_id", "device_key"]
+    static let columns = ["user_name", "assessment_id", "device_key", "version", "expires_at"]
 
     static func enrolment(secretHash: String) -> SQLStatement {
         SQLStatement(
-            "SELECT user_name, assessment_id, device_key FROM enrolments WHERE secret_hash = ? {forUpdate}",
+            "SELECT user_name, assessment_id, device_key, version, expires_at FROM enrolments WHERE secret_hash = ? {forUpdate}",
             [.text(secretHash)],
             columns: columns
         )
     }
 
-    static func create(secretHash: String, user: String, assessmentID: String, at: Date) -> SQLStatement {
+    static func create(secretHash: String, scope: EnrolmentScope, at: Date) -> SQLStatement {
         SQLStatement(
-            "INSERT INTO enrolments (secret_hash, user_name, assessment_id, created_at) VALUES (?, ?, ?, ?)",
-            [.text(secretHash), .text(user), .text(assessmentID), .real(at.timeIntervalSince1970)]
+            "INSERT INTO enrolments (secret_hash, user_name, assessment_id, version, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                .text(secretHash), .text(scope.user), .text(scope.assessmentID), scope.version.map(SQLValue.integer) ?? .null,
+                scope.expiresAt.map { SQLValue.real($0.timeIntervalSince1970) } ?? .null, .real(at.timeIntervalSince1970),
+            ]
         )
     }
 
@@ -39,27 +64,61 @@ public enum EnrolmentStatements {
 }
 
 extension SharedStatements {
-    /// Keeps a new package's enrolment secret (its hash) for `user`.
-    public func createEnrolment(secretHash: String, user: String, assessmentID: String, now: Date) async throws {
-        try await run(EnrolmentStatements.create(secretHash: secretHash, user: user, assessmentID: assessmentID, at: now))
+    /// Keeps a new package's (or class code's) enrolment secret (its hash) with what it is for.
+    public func createEnrolment(secretHash: String, scope: EnrolmentScope, now: Date) async throws {
+        try await run(EnrolmentStatements.create(secretHash: secretHash, scope: scope, at: now))
     }
 
-    /// A hand-in's claim to be `user`'s through their package: one transaction reads the secret's row and, the first
-    /// time, binds `deviceKey` to it and registers that key to the student (as a sign-in would).
-    public func claimEnrolment(secretHash: String, user: String, deviceKey: String, fingerprint: String, now: Date) async throws -> EnrolmentClaim {
-        try await readThenWrite([EnrolmentStatements.enrolment(secretHash: secretHash), DeskStatements.keyOwner(publicKey: deviceKey)]) {
+    /// What claiming the secret for `deviceKey` would be, and the enrolment's scope, without writing anything: a
+    /// hand-in file is judged whole before its enrolment binds a key (a refused import binds none, issue 68).
+    public func checkEnrolment(secretHash: String, user: String, deviceKey: String) async throws -> (claim: EnrolmentClaim, scope: EnrolmentScope?) {
+        try await readThenWrite([EnrolmentStatements.enrolment(secretHash: secretHash), DeviceKeyStatements.owner(publicKey: deviceKey)]) {
             tables in
-            guard let row = tables[0].first, try row.string("user_name") == user else { return (.unknown, []) }
-            let owner = try tables[1].first?.string("user_name")
-            if let owner, owner != user { return (.otherDevice, []) }
-            switch try row.optionalString("device_key") {
-            case deviceKey?: return (.sameDevice, [])
-            case .some: return (.otherDevice, [])
-            case nil:
-                var writes = [EnrolmentStatements.bind(secretHash: secretHash, deviceKey: deviceKey)]
-                if owner == nil { writes.append(DeskStatements.registerKey(user: user, publicKey: deviceKey, fingerprint: fingerprint, at: now)) }
-                return (.bound, writes)
+            let (claim, scope) = try Self.claim(tables, user: user, deviceKey: deviceKey)
+            return ((claim, scope), [])
+        }
+    }
+
+    /// A claim to be `user`'s through their package or class code: one transaction reads the secret's row and, the
+    /// first time, binds `deviceKey` to it and registers that key to the student, saying how it came (`origin`).
+    public func claimEnrolment(
+        secretHash: String,
+        user: String,
+        deviceKey: String,
+        origin: DeviceKeyRecord.Origin,
+        now: Date
+    ) async throws -> EnrolmentClaim {
+        try await readThenWrite([EnrolmentStatements.enrolment(secretHash: secretHash), DeviceKeyStatements.owner(publicKey: deviceKey)]) {
+            tables in
+            let (claim, scope) = try Self.claim(tables, user: user, deviceKey: deviceKey)
+            guard claim == .bound else { return (claim, []) }
+            var writes = [EnrolmentStatements.bind(secretHash: secretHash, deviceKey: deviceKey)]
+            if tables[1].isEmpty {
+                writes.append(
+                    DeviceKeyStatements.register(user: user, publicKey: deviceKey, origin: origin, detail: scope?.assessmentID, at: now)
+                )
             }
+            return (.bound, writes)
+        }
+    }
+
+    /// The claim the rows of `enrolment(secretHash:)` and `DeviceKeyStatements.owner` make for `deviceKey`.
+    static func claim(_ tables: [[any StoredRow]], user: String, deviceKey: String) throws -> (EnrolmentClaim, EnrolmentScope?) {
+        guard let row = tables[0].first, try row.string("user_name") == user else { return (.unknown, nil) }
+        let scope = EnrolmentScope(
+            user: user,
+            assessmentID: try row.string("assessment_id"),
+            version: try row.optionalInt("version"),
+            expiresAt: try row.optionalDouble("expires_at").map(Date.init(timeIntervalSince1970:))
+        )
+        if let owner = tables[1].first {
+            // A key another student holds, or one revoked, is never bound.
+            if try owner.string("user_name") != user || owner.optionalDouble("revoked_at") != nil { return (.otherDevice, scope) }
+        }
+        switch try row.optionalString("device_key") {
+        case deviceKey?: return (.sameDevice, scope)
+        case .some: return (.otherDevice, scope)
+        case nil: return (.bound, scope)
         }
     }
 }

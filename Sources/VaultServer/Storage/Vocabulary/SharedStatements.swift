@@ -361,9 +361,7 @@ public enum TeachingStatements {
         )
     }
 
-    public static func deviceKeys(user: String) -> SQLStatement {
-        SQLStatement("SELECT public_key FROM device_keys WHERE user_name = ? ORDER BY registered_at", [.text(user)], columns: ["public_key"])
-    }
+    public static func deviceKeys(user: String) -> SQLStatement { DeviceKeyStatements.live(user: user) }
 
     public static func setAccommodation(assessmentID: String?, user: String, extraMinutes: Int, dialect: SQLDialect) -> SQLStatement {
         SQLStatement(
@@ -512,16 +510,6 @@ public enum DeskStatements {
         )
     }
 
-    public static func keyOwner(publicKey: String) -> SQLStatement {
-        SQLStatement("SELECT user_name FROM device_keys WHERE public_key = ?", [.text(publicKey)], columns: ["user_name"])
-    }
-
-    public static func registerKey(user: String, publicKey: String, fingerprint: String, at: Date) -> SQLStatement {
-        SQLStatement(
-            "INSERT INTO device_keys (user_name, public_key, fingerprint, registered_at) VALUES (?, ?, ?, ?)",
-            [.text(user), .text(publicKey), .text(fingerprint), .real(at.timeIntervalSince1970)]
-        )
-    }
 }
 
 extension SharedStatements {
@@ -726,15 +714,50 @@ extension SharedStatements {
         return late.first?.flags.contains(.afterClosing) == true
     }
 
-    public func registerDeviceKey(user: String, publicKey: String, fingerprint: String, now: Date) async throws -> Bool {
+    public func registerDeviceKey(
+        user: String,
+        publicKey: String,
+        origin: DeviceKeyRecord.Origin,
+        detail: String? = nil,
+        now: Date
+    ) async throws -> Bool {
         let owners = try await readThenWrite(
-            DeskStatements.keyOwner(publicKey: publicKey),
-            { try $0.string("user_name") },
-            writes: {
-                $0.isEmpty ? [DeskStatements.registerKey(user: user, publicKey: publicKey, fingerprint: fingerprint, at: now)] : []
+            DeviceKeyStatements.owner(publicKey: publicKey),
+            { (user: try $0.string("user_name"), revoked: try $0.optionalDouble("revoked_at") != nil) },
+            writes: { owners in
+                guard let owner = owners.first else {
+                    return [DeviceKeyStatements.register(user: user, publicKey: publicKey, origin: origin, detail: detail, at: now)]
+                }
+                // A revoked key comes back only by its own student's password sign-in from that device.
+                return owner.user == user && owner.revoked && origin == .signIn ? [DeviceKeyStatements.restore(user: user, publicKey: publicKey)] : []
             }
         )
-        return owners.first.map { $0 == user } ?? true
+        guard let owner = owners.first else { return true }
+        return owner.user == user && (!owner.revoked || origin == .signIn)
+    }
+
+    public func registerableKey(_ publicKey: String, for user: String) async throws -> Bool {
+        let owners = try await rows(DeviceKeyStatements.owner(publicKey: publicKey)) {
+            (user: try $0.string("user_name"), revoked: try $0.optionalDouble("revoked_at") != nil)
+        }
+        guard let owner = owners.first else { return true }
+        return owner.user == user && !owner.revoked
+    }
+
+    public func deviceKeyRecords(user: String) async throws -> [DeviceKeyRecord] {
+        try await rows(DeviceKeyStatements.records(user: user)) { try DeviceKeyRecord(row: $0) }
+    }
+
+    public func revokeDeviceKeys(user: String, key: String?, by actor: String, now: Date) async throws -> Int {
+        try await readThenWrite([DeviceKeyStatements.records(user: user)]) { tables in
+            let records = try tables[0].map { try DeviceKeyRecord(row: $0) }
+            let hit = records.filter { $0.revokedAt == nil && (key == nil || $0.publicKey == key || $0.fingerprint == key) }
+            return (hit.count, hit.isEmpty ? [] : [DeviceKeyStatements.revoke(user: user, key: key, by: actor, at: now)])
+        }
+    }
+
+    public func noteDeviceKeyUsed(publicKey: String, now: Date) async throws {
+        try await run(DeviceKeyStatements.used(publicKey: publicKey, at: now))
     }
 
     // MARK: Single statements
