@@ -80,6 +80,27 @@ struct ClassroomBinaryTests {
     }
 
     @Test(
+        "no password to a classroom (issue 68): vault login with a password learns the server is a classroom first, sends no password (every write, send and sendto traced), and says to use the class code or the vault's key"
+    )
+    func noPasswordToTheClassroom() throws {
+        let (district, classroom, _) = try Self.linkedClass()
+        defer { withExtendedLifetime(district) {} }
+        let fresh = CLIVault()
+        #expect(try fresh.initialize().status == 0)
+        let canary = "canary-pw-7f3a9c"
+        let (result, trace) = try fresh.traced(
+            ["login", "--server", classroom.url, "--user", "demo", "--server-password-stdin"],
+            calls: "write,writev,sendto,sendmsg",
+            input: canary + "\n"
+        )
+        #expect(result.status == 77, "\(result.stdout) \(result.stderr)")
+        #expect(result.stderr.contains("This is a classroom server: your password is never sent to it") && result.stderr.contains("--class-code"))
+        let hex = Data(canary.utf8).map { String(format: "\\x%02x", $0) }.joined()
+        #expect(!trace.isEmpty && !trace.contains(hex) && !trace.contains(canary), "the password left the vault")
+        // The same vault's key or a class code still sign in (linkedClass signed in by key).
+    }
+
+    @Test(
         "district (PostgreSQL) and classroom (SQLite): the class pulled, six vaults (four by their keys, two by class codes) answer and hand in with the district away; push killed twice and through a link losing a third: every answer once, one hand-in per student, receipts back to each vault verified against the district's key; no password or hash on the classroom's disk",
         .enabled(if: PostgresCluster.runsHere, "PostgreSQL is not installed"),
         .timeLimit(.minutes(8))

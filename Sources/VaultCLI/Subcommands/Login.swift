@@ -43,11 +43,10 @@ struct Login: AsyncParsableCommand {
         let serverKey = serverKey ?? found?.fingerprint
         // With the vault's key, no password is asked for or sent: the server sends a challenge the key signs.
         guard !(withVaultKey && classCode) else { throw ValidationError(tr("Give --with-vault-key or --class-code, not both.")) }
-        // A class code is read as a password is: never an argument.
-        let password =
-            withVaultKey
-            ? nil
-            : try PasswordReader.read(
+        // A class code is read as a password is: never an argument. Read only once the server is known (below): a
+        // classroom server is never sent a password, and the student is not asked for one.
+        let readSecret = { [serverPasswordStdin, classCode] in
+            try PasswordReader.read(
                 fromStdin: serverPasswordStdin,
                 fileVariable: "VAULT_SERVER_PASSWORD_FILE",
                 environment: ProcessInfo.processInfo.environment,
@@ -55,6 +54,7 @@ struct Login: AsyncParsableCommand {
                 confirm: false,
                 flag: "--server-password-stdin"
             )
+        }
         let device = try vault.deviceKey()
         let pinned = try vault.pinnedServerKey()
         // A rural link drops requests: each is tried again on the sync schedule, within the command's deadline.
@@ -78,6 +78,19 @@ struct Login: AsyncParsableCommand {
             if let pinned, pinned.key != key, !acceptNewServerKey, serverKey == nil {
                 throw NetworkSession.keyChanged(pinned: pinned.key.fingerprint, served: key.fingerprint)
             }
+            // What the server is, before anything secret is sent (issue 68): a classroom server (a teacher's laptop)
+            // is never sent a student's password; the class code or the vault's key signs in there.
+            let classroom = try await retry.run { try await session.client.health() }.classroom == true
+            if classroom, !withVaultKey, !classCode {
+                throw VaultError(
+                    .notAllowed,
+                    tr(
+                        "This is a classroom server: your password is never sent to it. Sign in with the class code your teacher gives you (`vault login --server {server} --user {user} --class-code`), or with this vault's key if it signed in at the district before (`--with-vault-key`).",
+                        ["server": server, "user": user]
+                    )
+                )
+            }
+            let password = withVaultKey ? nil : try readSecret()
             let token = try await retry.run {
                 guard let password else {
                     do {
@@ -119,7 +132,6 @@ struct Login: AsyncParsableCommand {
             let publicKey = device.publicKey
             _ = try await retry.run { [client] in try await client.registerDeviceKey(publicKey) }
             // A classroom server passes answers on to its district: the sync signs each one for it.
-            let classroom = try await retry.run { [client] in try await client.health() }.classroom == true
             return (token, key, classroom)
         }
         try vault.pinServerKey(key, serverURL: server)
