@@ -542,6 +542,8 @@ public struct ReceivedResponses: Codable, Sendable {
 /// The paths of API v1, in one place for both sides.
 public enum APIPath {
     public static let health = "/v1/health"
+    /// Readiness (issue 73): 200 while the store answers within a second, else 503.
+    public static let ready = "/v1/ready"
     public static let token = "/v1/auth/token"
     public static let challenge = "/v1/auth/challenge"
     public static let deviceToken = "/v1/auth/device-token"

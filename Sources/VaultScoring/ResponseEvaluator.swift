@@ -652,6 +652,12 @@ public struct ResponseEvaluator {
                 var left = first.text, var right = second.text
             else { return .null }
             try charge(left.utf8.count + right.utf8.count)
+            // A search for one text inside another costs up to the product of their lengths (a 100,000-character
+            // answer searched three times for a 200,000-character value stalled the server for minutes): charged
+            // before it runs, so an answer that would take that long is left for the teacher at once.
+            if node.name == "substring" || node.attribute("substring") == "true" {
+                try charge(left.utf8.count, times: right.utf8.count)
+            }
             if node.attribute("caseSensitive") == "false" {
                 left = left.lowercased()
                 right = right.lowercased()

@@ -18,11 +18,13 @@ public func buildRouter<Storage: ServerStorage, C: Clock>(
     let router = Router(context: VaultRequestContext.self)
     let activity = ServerActivity(startedAt: configuration.now())
     router.add(middleware: RequestLogger(logger: logger, activity: activity, now: configuration.now))
-    // Requests by route template, method and status, with their duration, when metrics are kept.
+    // Requests by route template, method and the status sent, with their duration, when metrics are kept: outside the
+    // middleware that makes errors responses, so each is counted as the client got it (a 503 as 503).
     if let registry = configuration.metrics {
-        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: RequestMetrics())
         MetricsRoutes(storage: storage, registry: registry, activity: activity, now: configuration.now).register(on: router)
     }
+    router.add(middleware: ErrorResponses(logger: logger))
     // One sign-in for the API and the teacher's desk: one password hashing pool, one login throttle.
     let signIn = SignIn(
         storage: storage,

@@ -71,6 +71,16 @@ struct MetricsCommandTests {
 
         // Not this machine's own request: a proxy's, or a student's token.
         #expect(try Self.scrape(server, headers: ["X-Forwarded-For: 10.0.0.9"]).status == "404")
+        // The README's nginx settings pass only Host and X-Forwarded-Proto (issue 70): a remote client's request
+        // through them arrives from loopback and is still not this machine's own; nor one naming X-Real-IP.
+        for header in ["X-Forwarded-Proto: https", "X-Real-IP: 10.0.0.9", "Forwarded: for=10.0.0.9", "Via: 1.1 proxy"] {
+            #expect(try Self.scrape(server, headers: [header]).status == "404", "\(header)")
+            let status = try Binaries.system(
+                "curl",
+                ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", header, server.url + APIPath.serverStatus]
+            )
+            #expect(status.stdout == "404", "\(header): the admin status too")
+        }
         let token = try Binaries.system(
             "curl",
             ["-s", "-H", "Content-Type: application/json", "-d", #"{"user":"demo","password":"demo-password"}"#, server.url + APIPath.token]

@@ -41,6 +41,15 @@ struct DatabaseFaultTests {
         let token = try #require((try JSONSerialization.jsonObject(with: Data(login.stdout.utf8)) as? [String: Any])?["token"] as? String)
         #expect(try Self.request(server.url, token: token).status == 200)
 
+        func probe(_ path: String) throws -> (status: String, body: String) {
+            let reply = try Binaries.system("curl", ["-s", "--max-time", "30", "-w", "\n%{http_code}", server.url + path])
+            var lines = reply.stdout.components(separatedBy: "\n")
+            let status = lines.removeLast()
+            return (status, lines.joined(separator: "\n"))
+        }
+        #expect(try probe("/v1/ready").status == "200")
+        let healthy = try probe("/v1/health")
+
         try cluster.stop()
         for _ in 0..<2 {
             let down = try Self.request(server.url, token: token)
@@ -48,6 +57,10 @@ struct DatabaseFaultTests {
             #expect(down.retryAfter != nil, "with Retry-After")
             #expect(down.seconds < 3, "answered after \(down.seconds) s")
         }
+        // Readiness says the store is away; liveness still answers, and says of the settings what it said before.
+        #expect(try probe("/v1/ready").status == "503")
+        let alive = try probe("/v1/health")
+        #expect(alive.status == "200" && alive.body == healthy.body, "\(alive) was \(healthy)")
 
         try cluster.start()
         let back = ContinuousClock.now
@@ -57,11 +70,20 @@ struct DatabaseFaultTests {
             if !served { try await Task.sleep(for: .milliseconds(500)) }
         }
         #expect(served, "not served within 10 s of the database's return")
+        #expect(try probe("/v1/ready").status == "200")
         // What an admin's monitoring saw (issue 59): the store's failures by kind, and the 503s by their code.
         let metrics = try Binaries.system("curl", ["-s", server.url + "/metrics"]).stdout
         let lines = metrics.split(separator: "\n").filter { !$0.hasPrefix("#") }
         #expect(lines.contains { $0.hasPrefix(#"vault_database_errors_total{kind="unavailable"}"#) }, "\(lines.filter { $0.hasPrefix("vault_") })")
         #expect(lines.contains { $0.hasPrefix(#"vault_retry_later_total{"#) && $0.contains(#"status="503""#) })
+        // The requests as the client got them (issue 73): the 503s as 503, none as a 500, their durations recorded too,
+        // and no error series for an answer that was not a server error.
+        let requests = lines.filter { $0.hasPrefix("hb_requests{") }
+        #expect(requests.contains { $0.contains(#"http_response_status_code="503""#) }, "\(requests)")
+        #expect(!lines.contains { $0.contains(#"status_code="500""#) || $0.contains(#"error_type="500""#) }, "\(lines.filter { $0.contains("500") })")
+        #expect(lines.contains { $0.hasPrefix("http_server_request_duration") && $0.contains(#"http_response_status_code="503""#) })
+        #expect(lines.contains { $0.hasPrefix("hb_request_errors{") && $0.contains(#"error_type="503""#) })
+        #expect(!lines.contains { $0.hasPrefix("hb_request_errors{") && $0.contains(#"error_type="2"#) })
 
         let process = try #require(server.process)
         let start = ContinuousClock.now

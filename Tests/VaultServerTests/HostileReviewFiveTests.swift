@@ -208,6 +208,45 @@ struct HostileReviewFiveTests {
         #expect(ResponseEvaluator.score(small, answer: .string("B")) == 0)
     }
 
+    @Test(
+        "a substring search is charged what it costs (issue 70): a 100,000-character answer against a 200,000-character value is left for the teacher at once, while short texts are still scored"
+    )
+    func substringChargedItsProduct() throws {
+        func processing(
+            _ name: String,
+            attributes: [String: String] = [:],
+            needle: String = String(repeating: "ab", count: 100_000)
+        ) -> ResponseProcessing {
+            let value = ProcessingNode(name: "baseValue", attributes: ["baseType": "string"], text: needle)
+            let search = ProcessingNode(
+                name: name,
+                attributes: attributes,
+                children: [ProcessingNode(name: "variable", attributes: ["identifier": "RESPONSE"]), value]
+            )
+            let score = ProcessingNode(
+                name: "setOutcomeValue",
+                attributes: ["identifier": "SCORE"],
+                children: [ProcessingNode(name: "baseValue", attributes: ["baseType": "float"], text: "1")]
+            )
+            let rule = ProcessingNode(name: "responseCondition", children: [ProcessingNode(name: "responseIf", children: [search, score])])
+            return ResponseProcessing(
+                responses: [ProcessingVariable(identifier: "RESPONSE", cardinality: .single, baseType: .string)],
+                outcomes: [ProcessingVariable(identifier: "SCORE", cardinality: .single, baseType: .float)],
+                rules: [rule, rule, rule],
+                binding: .whole(response: "RESPONSE")
+            )
+        }
+        let long = String(repeating: "ba", count: 50_000)
+        for (name, attributes) in [("substring", [:]), ("stringMatch", ["substring": "true"])] {
+            // Nil, not 0: the search was charged its product before it ran (charged the sum, it ran and scored 0).
+            #expect(ResponseEvaluator.score(processing(name, attributes: attributes), answer: .string(long)) == nil, "left to the teacher")
+            // The same rules over a word: scored as written.
+            let word = processing(name, attributes: attributes, needle: "cat")
+            #expect(ResponseEvaluator.score(word, answer: .string("the cat sat")) == (name == "substring" ? 0 : 1))
+            #expect(ResponseEvaluator.score(word, answer: .string("a dog")) == 0)
+        }
+    }
+
     /// A 60-second timed quiz.
     static func timedQuiz() -> Assessment {
         var quiz = Fixtures.quiz(id: "timed-60")

@@ -5,8 +5,8 @@ import Logging
 import VaultAPI
 
 /// One line per request: method, path, status, duration, and its request id (echoed in `X-Request-Id`, so a
-/// teacher's "it failed at 10:42" finds its line). Never headers (tokens) or bodies (passwords, answers); any error
-/// not already an API error becomes a JSON 500 without details.
+/// teacher's "it failed at 10:42" finds its line). Never headers (tokens) or bodies (passwords, answers). Errors are
+/// made responses inside it, by `ErrorResponses`.
 struct RequestLogger<Context: RequestContext>: RouterMiddleware {
     let logger: Logger
     /// The status page's record, and the server's clock it is stamped by.
@@ -35,7 +35,8 @@ struct RequestLogger<Context: RequestContext>: RouterMiddleware {
         let id = Self.requestID(request)
         logger[metadataKey: "request_id"] = "\(id)"
         do {
-            var response = try await next(request, context)
+            // The id travels with the request's task, so `ErrorResponses` (inside) names it beside an error's cause.
+            var response = try await RequestID.$current.withValue(id) { try await next(request, context) }
             log(logger, request, path, context.endpointPath, response.status.code, start)
             response.headers[Self.header] = id
             return response
@@ -46,27 +47,9 @@ struct RequestLogger<Context: RequestContext>: RouterMiddleware {
         } catch let error as any HTTPResponseError {
             log(logger, request, path, context.endpointPath, error.status.code, start)
             throw error
-        } catch let error as StorageError where error.isTemporary {
-            ServerMetrics.databaseError(error)
-            // The database is down, out of connections or too busy: a moment later it may not be. 503 with
-            // Retry-After (clients wait that long), never a 500 that reads as a defect; the log names the cause.
-            log(logger, request, path, context.endpointPath, 503, start)
-            logger.warning("database unavailable", metadata: ["path": "\(path)", "cause": "\(error.logCause)"])
-            var refusal = APIError.retryLater(
-                .serviceUnavailable,
-                code: .busy,
-                after: 2,
-                message: "The server cannot reach its database right now. Your work is kept; try again in a moment."
-            )
-            refusal.headers[Self.header] = id
-            throw refusal
         } catch {
-            if let storage = error as? StorageError { ServerMetrics.databaseError(storage) }
+            // `ErrorResponses` made every other error an API error already; this is only a last guard.
             log(logger, request, path, context.endpointPath, 500, start)
-            logger.error(
-                "request failed",
-                metadata: ["path": "\(path)", "error": "\(type(of: error))", "cause": "\((error as? StorageError)?.logCause ?? "")"]
-            )
             var failure = APIError(.internalServerError, code: .internal, message: "The server could not finish this request. Try again later.")
             failure.headers[Self.header] = id
             throw failure
@@ -88,4 +71,47 @@ struct RequestLogger<Context: RequestContext>: RouterMiddleware {
             metadata: ["method": "\(request.method)", "path": "\(path)", "status": "\(status)", "duration_ms": "\(milliseconds)"]
         )
     }
+}
+
+/// Every error a route throws, as the response the client gets (one rule for the log, the metrics and the client):
+/// an API error as it is; the database away, out of connections or too busy as 503 with Retry-After (never a 500
+/// that reads as a defect), its cause in the log; anything else a JSON 500 without details, its type in the log. Both
+/// log lines name the request id.
+struct ErrorResponses<Context: RequestContext>: RouterMiddleware {
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            throw error
+        } catch let error as any HTTPResponseError {
+            throw error
+        } catch {
+            var logger = logger
+            logger[metadataKey: "request_id"] = "\(RequestID.current ?? "")"
+            let path = request.uri.path
+            if let storage = error as? StorageError, storage.isTemporary {
+                ServerMetrics.databaseError(storage)
+                logger.warning("database unavailable", metadata: ["path": "\(path)", "cause": "\(storage.logCause)"])
+                throw APIError.retryLater(
+                    .serviceUnavailable,
+                    code: .busy,
+                    after: 2,
+                    message: "The server cannot reach its database right now. Your work is kept; try again in a moment."
+                )
+            }
+            if let storage = error as? StorageError { ServerMetrics.databaseError(storage) }
+            logger.error(
+                "request failed",
+                metadata: ["path": "\(path)", "error": "\(type(of: error))", "cause": "\((error as? StorageError)?.logCause ?? "")"]
+            )
+            throw APIError(.internalServerError, code: .internal, message: "The server could not finish this request. Try again later.")
+        }
+    }
+}
+
+/// The id of the request this task serves (`RequestLogger` sets it).
+enum RequestID {
+    @TaskLocal static var current: String?
 }

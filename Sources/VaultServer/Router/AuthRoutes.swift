@@ -10,10 +10,29 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
     let signIn: SignIn<Storage, C>
 
     func register(on router: Router<VaultRequestContext>) {
+        // Liveness: the process answers, at once, whether its store does or not; the school's setting as last read
+        // (an outage never turns it off, issue 73).
+        let known = KnownSetting()
         router.get(RouterPath(APIPath.health)) { request, _ in
-            // Health answers even while the database is away: the setting is then reported off (best effort).
-            let clientStats = (try? await storage.setting(.clientStats)) == "on"
+            let read = await Deadline.within(.seconds(1)) { try await storage.setting(.clientStats) }
+            let clientStats = known.update(read.map { $0 == "on" })
             return try JSONBody.response(HealthResponse(clientStats: clientStats, classroom: configuration.classroom ? true : nil), request: request)
+        }
+        // Readiness, for a load balancer or an uptime probe: 503 within a second while the store cannot be reached.
+        router.get(RouterPath(APIPath.ready)) { request, _ in
+            guard let read = await Deadline.within(.seconds(1), { try await storage.setting(.clientStats) }) else {
+                throw APIError.retryLater(
+                    .serviceUnavailable,
+                    code: .busy,
+                    after: 2,
+                    message: "The server cannot reach its database right now."
+                )
+            }
+            known.update(read == "on")
+            return try JSONBody.response(
+                HealthResponse(status: "ready", clientStats: read == "on", classroom: configuration.classroom ? true : nil),
+                request: request
+            )
         }
         router.post(RouterPath(APIPath.token)) { request, context in
             let credentials = try await JSONBody.decode(TokenRequest.self, from: request, limit: 64 * 1024)
@@ -112,6 +131,59 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             guard let hash = context.tokenHash else { throw APIError.unauthorized }
             try await storage.revokeToken(hash: hash)
             return Response(status: .noContent)
+        }
+    }
+}
+
+/// The school's client-stats setting as last read: health says it whatever the store does now.
+final class KnownSetting: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    /// `read` when there is one (kept), else the last known value.
+    @discardableResult
+    func update(_ read: Bool?) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if let read { value = read }
+        return value
+    }
+}
+
+/// A store's answer within a deadline, or nil: the caller answers at once, while the store call (which may not
+/// notice cancellation, a pool waiting for a connection) finishes in the background.
+enum Deadline {
+    static func within<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async -> T? {
+        let once = Once<T?>()
+        return await withCheckedContinuation { continuation in
+            once.set(continuation)
+            Task { once.resume(try? await body()) }
+            Task {
+                try? await Task.sleep(for: limit)
+                once.resume(nil)
+            }
+        }
+    }
+
+    /// Resumes its continuation once, with the first value given.
+    final class Once<Value: Sendable>: @unchecked Sendable {
+        private let lock = NSLock()
+        private var continuation: CheckedContinuation<Value, Never>?
+        private var done = false
+
+        func set(_ continuation: CheckedContinuation<Value, Never>) {
+            lock.lock()
+            defer { lock.unlock() }
+            self.continuation = continuation
+        }
+
+        func resume(_ value: Value) {
+            lock.lock()
+            let waiting = done ? nil : continuation
+            done = true
+            continuation = nil
+            lock.unlock()
+            waiting?.resume(returning: value)
         }
     }
 }

@@ -6,8 +6,8 @@ import Prometheus
 import VaultAPI
 
 /// `GET /metrics`: the Prometheus text format, for an administrator's token, or for a client on this machine that
-/// came straight to the server (a loopback peer with no `Forwarded` / `X-Forwarded-For`: a proxy on the same machine
-/// passing a student's request along does not count as this machine). Anyone else is told there is no such page.
+/// came straight to the server (a loopback peer with no header a proxy adds: a proxy on the same machine passing a
+/// student's request along does not count as this machine). Anyone else is told there is no such page.
 struct MetricsRoutes<Storage: ServerStorage>: Sendable {
     let storage: Storage
     let registry: PrometheusCollectorRegistry
@@ -44,8 +44,16 @@ struct MetricsRoutes<Storage: ServerStorage>: Sendable {
             let token = String(header.dropFirst("Bearer ".count))
             return try await storage.tokenOwner(hash: PasswordHasher.tokenHash(token), now: now())?.role == .admin
         }
-        let forwarded = request.headers[HTTPField.Name("Forwarded")!] != nil || request.headers[HTTPField.Name("X-Forwarded-For")!] != nil
-        return Self.isLoopback(context.clientAddress) && !forwarded
+        return Self.isLoopback(context.clientAddress) && !Self.cameThroughProxy(request.headers)
+    }
+
+    /// Any header a proxy adds (the README's nginx settings pass only `Host` and `X-Forwarded-Proto`, so a remote
+    /// client's request arrived from loopback with no `X-Forwarded-For`: issue 70). A request that names any of these
+    /// is not this machine's own, whatever its peer address.
+    static var proxyHeaders: [String] { ["Forwarded", "X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host", "X-Real-IP", "Via"] }
+
+    static func cameThroughProxy(_ headers: HTTPFields) -> Bool {
+        proxyHeaders.contains { name in HTTPField.Name(name).map { headers[$0] != nil } ?? false }
     }
 
     static func isLoopback(_ address: String) -> Bool {
