@@ -128,7 +128,7 @@ public enum AnswerParser {
 
     /// Persian and Arabic-Indic digits as 0-9, their decimal separator as ".", the Arabic comma as ",": what a
     /// student types in the digits their screen prints.
-    static func westernDigits(_ text: String) -> String {
+    public static func westernDigits(_ text: String) -> String {
         String(
             String.UnicodeScalarView(
                 text.unicodeScalars.compactMap { scalar -> Unicode.Scalar? in

@@ -291,8 +291,17 @@ public struct TakeSession: Sendable {
 
     // MARK: Questions
 
+    /// A line as a command reads it: `#۶` and `#٦` (Persian and Arabic-Indic digits, as a Persian or Arabic keyboard
+    /// types them) as `#6`, and `؟` (the Persian and Arabic question mark, Shift-/ there) as `?` (issue 71). Only a
+    /// line that starts like a command is changed; an answer is never read this way.
+    static func commandForm(_ line: String) -> String {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        guard let first = trimmed.first, first == "#" || first == "؟" else { return trimmed }
+        return AnswerParser.westernDigits(trimmed).replacingOccurrences(of: "؟", with: "?")
+    }
+
     private mutating func command(_ line: String, now: Now) -> [Effect] {
-        let command = line.trimmingCharacters(in: .whitespaces)
+        let command = Self.commandForm(line)
         switch command {
         case "", ">", ":n", ":next": return move(to: index + 1, now: now)
         case "<", ":p", ":prev": return move(to: index - 1, now: now)
@@ -473,7 +482,7 @@ public struct TakeSession: Sendable {
     /// The screen's commands as a whole line (`:q`, `:s`, `#3`, `?`): inside an essay they act as commands; `::q`
     /// types `:q` into the essay.
     static func isCommand(_ line: String) -> Bool {
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        let trimmed = commandForm(line)
         if [":q", ":quit", ":s", ":submit", ":n", ":next", ":p", ":prev", "?", ":h", ":help", ":r", ":review", ":f", ":flag", "!"].contains(trimmed) {
             return true
         }
@@ -542,7 +551,7 @@ public struct TakeSession: Sendable {
     }
 
     /// The first characters of the screen's commands (a line starting with one is not an essay's first line).
-    static let commandStarts: Set<Character> = [":", "#", "!", "?", "<", ">", "."]
+    static let commandStarts: Set<Character> = [":", "#", "!", "?", "؟", "<", ">", "."]
 
     // MARK: Blanks
 

@@ -395,6 +395,54 @@ struct AnswersThatAddUpTests {
     }
 }
 
+/// Commands typed in the student's script (issue 71): a Persian or Arabic keyboard's digits after `#` and its `؟`
+/// are the screen's commands, never an answer.
+@Suite(.ownThreads)
+struct CommandScriptTests {
+    @Test("#۶, #٦ and #6 go to question 6, ؟ shows help, on every question type, answered or not; nothing is saved as an answer")
+    func persianCommands() {
+        let questions = [
+            Question(id: "q1", type: .singleChoice, prompt: "One", choices: [Choice(id: "a", text: "x"), Choice(id: "b", text: "y")]),
+            Question(id: "q2", type: .shortText, prompt: "Two"),
+            Question(id: "q3", type: .numeric, prompt: "Three"),
+            Question(id: "q4", type: .essay, prompt: "Four"),
+            Question(
+                id: "q5",
+                prompt: "The [1] sat.",
+                body: .fillInBlanks(.init(blanks: [Blank(id: "1")]))
+            ),
+            Question(id: "q6", type: .trueFalse, prompt: "Six"),
+        ]
+        let time = AttemptTimeStatus(limit: nil, used: .zero, startedAt: nil, wallMovedBack: .zero)
+        let now = TakeSession.Now(time: time, elapsed: .zero)
+        for answered in [false, true] {
+            var record = AttemptRecord(id: "attempt-1", assessment: Assessment(id: "fa", title: "Fa", questions: questions))
+            if answered {
+                record.answers = ["q1": .string("a"), "q2": .string("کتاب‌ها"), "q3": .number(2), "q4": .string("Essay."), "q5": .object(["1": .string("cat")])]
+            }
+            for start in 0..<5 {
+                for typed in ["#۶", "#٦", "#6", " #۶ "] {
+                    var session = TakeSession(attempt: record, needsStartConfirmation: false)
+                    _ = session.handle(.begin, now: now)
+                    if start > 0 { _ = session.handle(.line("#\(start + 1)"), now: now) }
+                    let effects = session.handle(.line(typed), now: now)
+                    #expect(session.index == 5, "\(typed) from question \(start + 1): \(effects)")
+                    #expect(!effects.contains { if case .record = $0 { true } else { false } }, "\(typed) was saved")
+                    #expect(session.attempt.answers == record.answers)
+                }
+                var session = TakeSession(attempt: record, needsStartConfirmation: false)
+                _ = session.handle(.begin, now: now)
+                if start > 0 { _ = session.handle(.line("#\(start + 1)"), now: now) }
+                let help = session.handle(.line("؟"), now: now)
+                #expect(help == [.showQuestion(note: TakeSession.help)], "question \(start + 1): \(help)")
+                #expect(session.attempt.answers == record.answers)
+                // Typed as an essay's first line it is not a draft either.
+                #expect(session.handle(.draft("؟"), now: now).isEmpty)
+            }
+        }
+    }
+}
+
 /// Choices whose ids are letters themselves, shown shuffled: the letter the student types is the choice shown beside it,
 /// on the take screen and through `vault answer`'s parser alike (the screen once turned letters into ids and the parser
 /// read those ids as letters again).
