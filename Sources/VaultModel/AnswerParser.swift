@@ -8,8 +8,72 @@ public enum AnswerParser {
     /// question accepts.
     public static func parse(_ text: String, for question: Question) throws -> JSONValue {
         let misfit = VaultError(.invalidData, misfitSentence(question))
+        if case .numeric = question.body, case .ambiguous(let typed, let thousands, let decimal) = number(text) {
+            // `1.000` or `1,000`: a thousand to one student, one to another. Asked, never saved as either (issue 71).
+            throw VaultError(
+                .invalidData,
+                tr(
+                    "{typed} could be {thousands} or {decimal}. Type it without a thousands separator: {thousands}, or {decimal}.",
+                    ["typed": typed, "thousands": display(.number(thousands), for: question), "decimal": display(.number(decimal), for: question)]
+                )
+            )
+        }
         guard let value = candidate(text, for: question), AnswerRules.isValid(value, for: question) else { throw misfit }
         return value
+    }
+
+    /// A number as a student types it, in any language's digits, with a decimal separator (`.` or `,`) and grouping
+    /// separators (`.`, `,`, a space, the Arabic `٬`) in the right places: every group after the first of three
+    /// digits, the decimal separator the last one and of another kind. One separator followed by exactly three digits
+    /// (`1.000`, `1,000`, `۱,۰۰۰`) reads two ways in the world's locales (CLDR: a thousand in Spanish, one in English
+    /// for `1.000`; the other way for `1,000`), so it is `ambiguous`, never read as one of them.
+    public enum NumberReading: Equatable {
+        case value(Double)
+        case ambiguous(typed: String, thousands: Double, decimal: Double)
+        case notANumber
+    }
+
+    public static func number(_ text: String) -> NumberReading {
+        let typed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Persian and Arabic-Indic digits as 0-9 (their decimal separator as "."), the Arabic thousands sign kept as one.
+        let digits = String(
+            String.UnicodeScalarView(
+                westernDigits(typed.replacingOccurrences(of: "\u{066C}", with: "\u{00A0}")).unicodeScalars.map { $0 == "\u{202F}" ? "\u{00A0}" : $0 }
+            )
+        )
+        guard let match = digits.wholeMatch(of: /([+-]?)([0-9.,\u{00A0} ]*[0-9]|[.,][0-9]+)([eE][+-]?[0-9]+)?/) else { return .notANumber }
+        let sign = String(match.1)
+        let body = String(match.2)
+        let exponent = String(match.3 ?? "")
+        let separators = body.filter { !$0.isNumber }
+        func double(_ plain: String) -> Double? { Double(sign + plain + exponent) }
+        guard let last = separators.last else { return double(body).map(NumberReading.value) ?? .notANumber }
+        var parts = body.split(separator: last, omittingEmptySubsequences: false).map(String.init)
+        // Grouped only: every group after the first three digits; a single separator before three digits reads both ways.
+        func grouped(_ text: String, by separator: Character) -> String? {
+            let groups = text.split(separator: separator, omittingEmptySubsequences: false)
+            guard let first = groups.first, (1...3).contains(first.count), groups.dropFirst().allSatisfy({ $0.count == 3 }) else { return nil }
+            return groups.joined()
+        }
+        let kinds = Set(separators)
+        if kinds.count == 1 {
+            if separators.count > 1 || last == " " || last == "\u{00A0}" {
+                return grouped(body, by: last).flatMap(double).map(NumberReading.value) ?? .notANumber
+            }
+            // One "." or ",": a decimal, unless exactly three digits follow a whole part.
+            // (A whole part of 0 groups nothing: 0,125 is a decimal.)
+            if parts[1].count == 3, !parts[0].isEmpty, parts[0].first != "0", let thousands = double(parts.joined()),
+                let decimal = double(parts[0] + "." + parts[1])
+            {
+                return .ambiguous(typed: typed, thousands: thousands, decimal: decimal)
+            }
+            return double(parts[0] + "." + parts[1]).map(NumberReading.value) ?? .notANumber
+        }
+        // Two kinds: the last separator is the decimal one (once), the others group the whole part.
+        guard [".", ","].contains(last), parts.count == 2 else { return .notANumber }
+        let whole = parts.removeFirst()
+        guard !whole.contains(last), let groupedWhole = grouped(whole, by: whole.first { !$0.isNumber } ?? " ") else { return .notANumber }
+        return double(groupedWhole + "." + parts[0]).map(NumberReading.value) ?? .notANumber
     }
 
     /// What the question accepts, as the student reads it (the server says `AnswerRules.accepted` in English).
@@ -65,11 +129,8 @@ public enum AnswerParser {
             if falseWords.contains(word) { return .bool(false) }
             return nil
         case .numeric:
-            let digits = westernDigits(trimmed)
-            guard digits.range(of: #"^[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d+)?$"#, options: .regularExpression) != nil,
-                let number = Double(digits.replacingOccurrences(of: ",", with: "."))
-            else { return nil }
-            return .number(number)
+            guard case .value(let value) = number(trimmed) else { return nil }
+            return .number(value)
         case .shortText:
             return .string(trimmed)
         case .essay:

@@ -395,7 +395,7 @@ public struct TakeSession: Sendable {
     }
 
     /// "Now chosen: a) Oxygen, c) Nitrogen." / "Now paired: 1 b) Paris; 2 a) Lima." / "Your answer: true."
-    static func wholeAnswer(_ value: JSONValue, for question: Question) -> String {
+    public static func wholeAnswer(_ value: JSONValue, for question: Question) -> String {
         let words = AnswerWords.text(value, for: question)
         switch entry(for: question) {
         case .oneChoice, .toggledChoices: return words.isEmpty ? tr("Nothing is chosen now.") : tr("Now chosen: {answer}.", ["answer": words])

@@ -60,3 +60,50 @@ struct AnswerParserTests {
         }
     }
 }
+
+/// Numbers read as the student meant them (issue 71): a grouping separator in the right places is a thousand; one
+/// separator before exactly three digits reads two ways and is asked about, never saved as one of them.
+struct NumberReadingTests {
+    static let numeric = Question(id: "q4", type: .numeric, prompt: "p")
+
+    @Test(
+        "grouped numbers in any script and separator; 1.000, 1,000 and ۱,۰۰۰ are asked about, never saved as 1",
+        arguments: [
+            ("1000", 1000.0), ("1.5", 1.5), ("1,5", 1.5), ("-2,25", -2.25), (".5", 0.5), ("1e3", 1000), ("1.000.000", 1_000_000),
+            ("1,234,567", 1_234_567), ("1.234,5", 1234.5), ("1,234.5", 1234.5), ("1 000", 1000), ("1\u{00A0}000", 1000),
+            ("۱۰۰۰", 1000), ("۱٬۰۰۰", 1000), ("۳٫۵", 3.5), ("٣٫١٤", 3.14), ("0,125", 0.125), ("3,1415", 3.1415),
+        ] as [(String, Double)]
+    )
+    func grouped(_ typed: String, _ value: Double) throws {
+        #expect(AnswerParser.number(typed) == .value(value), "\(typed)")
+        #expect(try AnswerParser.parse(typed, for: Self.numeric) == .number(value))
+    }
+
+    @Test(
+        "one separator before exactly three digits: asked in a sentence naming both readings, nothing saved",
+        arguments: ["1.000", "1,000", "۱,۰۰۰", "2.500"]
+    )
+    func ambiguous(_ typed: String) {
+        guard case .ambiguous(_, let thousands, let decimal) = AnswerParser.number(typed) else {
+            Issue.record("\(typed) was not asked about: \(AnswerParser.number(typed))")
+            return
+        }
+        #expect(thousands == decimal * 1000)
+        do {
+            _ = try AnswerParser.parse(typed, for: Self.numeric)
+            Issue.record("\(typed) was saved")
+        } catch let error as VaultError {
+            #expect(error.message.contains("without a thousands separator") && error.message.contains("could be"), "\(error.message)")
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+
+    @Test(
+        "misplaced groups and other junk are not numbers",
+        arguments: ["1.00.0", "12,34,5", "1.234.5", "1,2.3,4", "1..2", "1,", "abc", "1.2e", "--1"]
+    )
+    func notNumbers(_ typed: String) {
+        #expect(AnswerParser.number(typed) == .notANumber, "\(typed)")
+    }
+}

@@ -418,7 +418,9 @@ struct CommandScriptTests {
         for answered in [false, true] {
             var record = AttemptRecord(id: "attempt-1", assessment: Assessment(id: "fa", title: "Fa", questions: questions))
             if answered {
-                record.answers = ["q1": .string("a"), "q2": .string("کتاب‌ها"), "q3": .number(2), "q4": .string("Essay."), "q5": .object(["1": .string("cat")])]
+                record.answers = [
+                    "q1": .string("a"), "q2": .string("کتاب‌ها"), "q3": .number(2), "q4": .string("Essay."), "q5": .object(["1": .string("cat")]),
+                ]
             }
             for start in 0..<5 {
                 for typed in ["#۶", "#٦", "#6", " #۶ "] {

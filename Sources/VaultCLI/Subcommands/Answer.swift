@@ -4,6 +4,7 @@ import VaultAPI
 import VaultCore
 import VaultLanguage
 import VaultModel
+import VaultTake
 
 struct Answer: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -51,6 +52,8 @@ struct Answer: ParsableCommand {
         let text = try AnswerInput.read(for: question)
         let parsed = try AnswerParser.parse(text, for: question)
         try vault.recordAnswer(attemptID: attempt.id, questionID: questionID, answer: parsed)
+        // The answer as it will be scored, so a number read another way than meant is seen at once (issue 71).
+        context.console.line(TakeSession.wholeAnswer(parsed, for: question))
         context.console.line(
             trn(
                 "Saved your answer to {id}. {n} question left unanswered.",
