@@ -25,15 +25,18 @@ public enum AnswerParser {
     /// A number as a student types it, in any language's digits, with a decimal separator (`.` or `,`) and grouping
     /// separators (`.`, `,`, a space, the Arabic `٬`) in the right places: every group after the first of three
     /// digits, the decimal separator the last one and of another kind. One separator followed by exactly three digits
-    /// (`1.000`, `1,000`, `۱,۰۰۰`) reads two ways in the world's locales (CLDR: a thousand in Spanish, one in English
-    /// for `1.000`; the other way for `1,000`), so it is `ambiguous`, never read as one of them.
+    /// reads two ways in the world's locales (`1.000` is a thousand in Spanish and one in English), so it is read by
+    /// the student's language (`decimalSeparator`, the catalog's, as CLDR has it): its decimal separator makes a
+    /// decimal (`3.141` in English, `3,141` in Spanish), the other Latin separator a thousand (`1,234` in English).
+    /// `000` after it (`1.000`, `1,000`, `۱,۰۰۰`: nobody writes a fraction of zeros) and a Latin separator in a
+    /// language whose own is neither (Persian `٫`) are `ambiguous`: asked, never read as one of them.
     public enum NumberReading: Equatable {
         case value(Double)
         case ambiguous(typed: String, thousands: Double, decimal: Double)
         case notANumber
     }
 
-    public static func number(_ text: String) -> NumberReading {
+    public static func number(_ text: String, decimalSeparator: Character = Language.traits.decimalSeparator) -> NumberReading {
         let typed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         // Persian and Arabic-Indic digits as 0-9 (their decimal separator as "."), the Arabic thousands sign kept as one.
         let digits = String(
@@ -60,14 +63,17 @@ public enum AnswerParser {
             if separators.count > 1 || last == " " || last == "\u{00A0}" {
                 return grouped(body, by: last).flatMap(double).map(NumberReading.value) ?? .notANumber
             }
-            // One "." or ",": a decimal, unless exactly three digits follow a whole part.
-            // (A whole part of 0 groups nothing: 0,125 is a decimal.)
-            if parts[1].count == 3, !parts[0].isEmpty, parts[0].first != "0", let thousands = double(parts.joined()),
-                let decimal = double(parts[0] + "." + parts[1])
-            {
+            // One "." or ",": a decimal, unless exactly three digits follow a whole part (a whole part of 0 groups
+            // nothing: 0,125 is a decimal); then the student's language decides, or the student is asked.
+            let decimal = double(parts[0] + "." + parts[1])
+            guard parts[1].count == 3, !parts[0].isEmpty, parts[0].first != "0", let thousands = double(parts.joined()), let decimal else {
+                return decimal.map(NumberReading.value) ?? .notANumber
+            }
+            let latin: Set<Character> = [".", ","]
+            if parts[1] == "000" || !latin.contains(decimalSeparator) {
                 return .ambiguous(typed: typed, thousands: thousands, decimal: decimal)
             }
-            return double(parts[0] + "." + parts[1]).map(NumberReading.value) ?? .notANumber
+            return .value(last == decimalSeparator ? decimal : thousands)
         }
         // Two kinds: the last separator is the decimal one (once), the others group the whole part.
         guard [".", ","].contains(last), parts.count == 2 else { return .notANumber }

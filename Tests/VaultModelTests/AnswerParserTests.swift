@@ -80,8 +80,31 @@ struct NumberReadingTests {
     }
 
     @Test(
-        "one separator before exactly three digits: asked in a sentence naming both readings, nothing saved",
-        arguments: ["1.000", "1,000", "۱,۰۰۰", "2.500"]
+        "one separator before three digits is read by the student's language: 3.141 and 1,234 in English, 3,141 and 1.234 in Spanish; a Latin one in Persian is asked"
+    )
+    func byLanguage() {
+        #expect(AnswerParser.number("3.141", decimalSeparator: ".") == .value(3.141))
+        #expect(AnswerParser.number("1,234", decimalSeparator: ".") == .value(1234))
+        #expect(AnswerParser.number("3,141", decimalSeparator: ",") == .value(3.141))
+        #expect(AnswerParser.number("1.234", decimalSeparator: ",") == .value(1234))
+        #expect(AnswerParser.number("۳,۱۴۱", decimalSeparator: ",") == .value(3.141))
+        if case .ambiguous = AnswerParser.number("3.141", decimalSeparator: "٫") {
+        } else {
+            Issue.record("a Latin separator in Persian was read one way")
+        }
+        for typed in ["1.000", "1,000"] {
+            for separator: Character in [".", ","] {
+                if case .ambiguous = AnswerParser.number(typed, decimalSeparator: separator) {
+                } else {
+                    Issue.record("\(typed) read one way with \(separator)")
+                }
+            }
+        }
+    }
+
+    @Test(
+        "one separator before 000: asked in a sentence naming both readings, nothing saved",
+        arguments: ["1.000", "1,000", "۱,۰۰۰", "2.000"]
     )
     func ambiguous(_ typed: String) {
         guard case .ambiguous(_, let thousands, let decimal) = AnswerParser.number(typed) else {

@@ -241,13 +241,7 @@ struct ExamDayModelTests {
             let name = "s\(seed)-\(index)"
             let added = try server.admin(["user", "add", name, "--role", "student", "--password-iterations", "1000"], stdin: "\(name)-pw\n")
             #expect(added.status == 0, "\(tag): \(added.stderr)")
-            let vault = CLIVault()
-            try vault.initialize()
-            let login = try vault.run(
-                ["login", "--server", server.url, "--user", name, "--vault", vault.path, "--password-stdin", "--server-password-stdin"],
-                stdin: "pw-1\n\(name)-pw\n"
-            )
-            #expect(login.status == 0, "\(tag): \(login.stderr)")
+            let vault = try FairExamBinaryTests.vault(for: name, server: server)
             #expect(try vault.unlocked(["download", "exam-day"]).status == 0, "\(tag)")
             students.append(Student(name: name, day: days[(index - 1) % days.count], vault: vault))
         }

@@ -1081,21 +1081,12 @@ struct DeskTests {
                 let served = try await api.served("quiz-1", token: token)
                 let items = [Fixtures.item(served, question: "q1", answer: .string(choice), attempt: "r-\(name)")]
                 _ = try await api.batch(items, token: token)
-                let submission = SubmissionRequest(
-                    attemptId: "r-\(name)",
-                    assessmentId: "quiz-1",
-                    assessmentVersion: 1,
-                    submittedAt: Timestamp.string(Date()),
-                    responseIds: items.map(\.id)
-                ).listing(items)
-                #expect(try await api.send(.post, APIPath.submissions, token: token, json: submission).status == .created)
+                #expect(try await api.handIn(items, attempt: "r-\(name)", assessment: "quiz-1", token: token).status == .created)
             }
             let desk = TeacherDesk(storage: harness.storage, now: { Date() })
             // The teacher gave student2 half a point on q1 by hand: that stands whatever the key says.
             try await desk.grade("quiz-1", question: "q1", points: ["r-student2": 0.5])
-            func scores() async throws -> [String: Double] {
-                Dictionary(uniqueKeysWithValues: try await desk.roster("quiz-1").students.compactMap { row in row.score.map { (row.user, $0) } })
-            }
+            func scores() async throws -> [String: Double] { try await desk.scores("quiz-1") }
             let before = try await scores()
             #expect(before["student"] == 1 && before["student2"] == 0.5 && before["c1"] == 0, "\(before)")
 

@@ -322,65 +322,62 @@ struct DrawPlanTests {
                 drew[name] = pool
                 let items = pool.map { Fixtures.item(served, question: $0, answer: .string("c"), attempt: "rg-\(name)") }
                 #expect(try await api.batch(items, token: token).allSatisfy { $0.status == .accepted })
-                let submission = SubmissionRequest(
-                    attemptId: "rg-\(name)",
-                    assessmentId: "fair-1",
-                    assessmentVersion: 1,
-                    submittedAt: Timestamp.string(Date()),
-                    responseIds: items.map(\.id)
-                ).listing(items)
-                #expect(try await api.send(.post, APIPath.submissions, token: token, json: submission).status == .created)
+                #expect(try await api.handIn(items, attempt: "rg-\(name)", assessment: "fair-1", token: token).status == .created)
             }
             let desk = TeacherDesk(storage: harness.storage, now: { Date() })
-            func scores() async throws -> [String: Double] {
-                Dictionary(uniqueKeysWithValues: try await desk.roster("fair-1").students.compactMap { row in row.score.map { (row.user, $0) } })
+            #expect(try await desk.scores("fair-1").values.allSatisfy { $0 == 0 })
+            // The draws are random: the question fixed is one that some students drew and others did not.
+            let pool = ["p1", "p2", "p3", "p4"]
+            func drawers(_ question: String) -> [String] { names.filter { drew[$0]?.contains(question) == true }.sorted() }
+            let target = try #require(pool.first { !drawers($0).isEmpty && drawers($0).count < names.count }, "\(drew)")
+            let points = Double(target.dropFirst())!
+            // Its key moves to c (in `document`, which keeps its place in the list).
+            func keyedC(_ question: String, in document: inout Assessment) {
+                guard let index = document.questions.firstIndex(where: { $0.id == question }) else { return }
+                document.questions[index] = Question(
+                    id: question,
+                    type: .singleChoice,
+                    prompt: "Pool question \(question): pick c",
+                    points: Double(question.dropFirst())!,
+                    choices: zip(["a", "b", "c", "d"], ["alpha", "beta", "gamma", "delta"].map { "\($0) \(question)" }).map {
+                        Choice(id: $0, text: $1)
+                    },
+                    answerKey: [.string("c")]
+                )
             }
-            #expect(try await scores().values.allSatisfy { $0 == 0 })
-            // Version 2: p2's key was wrong; c is right.
+            // Version 2: the target's key was wrong; c is right.
             var fixed = FairExamTests.pooled()
-            fixed.questions[1] = Question(
-                id: "p2",
-                type: .singleChoice,
-                prompt: "Pool question p2: pick c",
-                points: 2,
-                choices: zip(["a", "b", "c", "d"], ["alpha p2", "beta p2", "gamma p2", "delta p2"]).map { Choice(id: $0, text: $1) },
-                answerKey: [.string("c")]
-            )
+            keyedC(target, in: &fixed)
             #expect(try await api.publish(fixed, teacher: teacher).decode(PublishResponse.self).version == 2)
-            let expected = names.filter { drew[$0]?.contains("p2") == true }
-            #expect(!expected.isEmpty && expected.count < names.count, "the seeded draws give p2 to some: \(drew)")
+            let expected = drawers(target)
             let dry = try await desk.regrade("fair-1", dryRun: true)
             #expect(dry.skipped.isEmpty, "\(dry.skipped)")
-            #expect(dry.changes.map(\.user) == expected.sorted(), "\(dry.changes.map(\.user)) drew: \(drew)")
-            #expect(dry.changes.allSatisfy { $0.old.score == 0 && $0.new.score == 2 && $0.new.maxScore == $0.old.maxScore })
+            #expect(dry.changes.map(\.user) == expected, "\(dry.changes.map(\.user)) drew: \(drew)")
+            #expect(dry.changes.allSatisfy { $0.old.score == 0 && $0.new.score == points && $0.new.maxScore == $0.old.maxScore })
             _ = try await desk.regrade("fair-1", dryRun: false)
-            let after = try await scores()
-            for name in names { #expect(after[name] == (expected.contains(name) ? 2 : 0), "\(name): \(after)") }
+            let after = try await desk.scores("fair-1")
+            for name in names { #expect(after[name] == (expected.contains(name) ? points : 0), "\(name): \(after)") }
             // The student's released results follow the new key.
             try await desk.release("fair-1")
             if let first = expected.first {
                 let results = try await api.send(.get, APIPath.results, token: try await api.token(first))
-                #expect(results.status == .ok && results.text.contains("\"score\":2"), "\(results.text)")
+                #expect(results.status == .ok && results.text.contains("\"score\":\(AttemptResult.pointsText(points))"), "\(results.text)")
             }
-            // Version 3 drops p4 from the pool and fixes p1 to c: those who drew p4 stay as they were, said why.
+            // Version 3 drops another pool question someone drew and fixes a third's key: those who drew the dropped
+            // one stay as they were, said why; the others who drew the third are rescored.
+            let others = pool.filter { $0 != target }
+            let gone = try #require(others.first { !drawers($0).isEmpty }, "\(drew)")
+            let rekeyed = try #require(others.first { $0 != gone })
             var dropped = fixed
-            dropped.questions[0] = Question(
-                id: "p1",
-                type: .singleChoice,
-                prompt: "Pool question p1: pick c",
-                points: 1,
-                choices: zip(["a", "b", "c", "d"], ["alpha p1", "beta p1", "gamma p1", "delta p1"]).map { Choice(id: $0, text: $1) },
-                answerKey: [.string("c")]
-            )
-            dropped.questions.remove(at: 3)
-            dropped.sections?[0].questions = ["p1", "p2", "p3"]
+            keyedC(rekeyed, in: &dropped)
+            dropped.questions.removeAll { $0.id == gone }
+            dropped.sections?[0].questions = pool.filter { $0 != gone }
             #expect(try await api.publish(dropped, teacher: teacher).decode(PublishResponse.self).version == 3)
             let third = try await desk.regrade("fair-1", dryRun: true)
-            let keptAsItWas = names.filter { drew[$0]?.contains("p4") == true }.sorted()
-            #expect(third.skipped.map(\.user) == keptAsItWas, "\(third.skipped)")
-            #expect(third.skipped.allSatisfy { $0.reason.contains("p4") })
-            let rescored = names.filter { drew[$0]?.contains("p1") == true && drew[$0]?.contains("p4") != true }.sorted()
-            #expect(third.changes.map(\.user) == rescored, "\(third.changes.map(\.user))")
+            #expect(third.skipped.map(\.user) == drawers(gone), "\(third.skipped)")
+            #expect(third.skipped.allSatisfy { $0.reason.contains(gone) })
+            let rescored = drawers(rekeyed).filter { !drawers(gone).contains($0) }
+            #expect(third.changes.map(\.user) == rescored, "\(third.changes.map(\.user)) drew: \(drew)")
         }
     }
 

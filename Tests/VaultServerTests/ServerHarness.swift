@@ -159,9 +159,35 @@ struct APIClient: Sendable {
         return (teacher, student, try await served("quiz-1", token: student))
     }
 
+    /// Hands in `items` as a student's vault does: each answer listed, the submission sent after them.
+    func handIn(
+        _ items: [ResponseItem],
+        attempt: String,
+        assessment: String,
+        version: Int = 1,
+        submittedAt: String = Timestamp.string(Date()),
+        token: String
+    ) async throws -> Reply {
+        let submission = SubmissionRequest(
+            attemptId: attempt,
+            assessmentId: assessment,
+            assessmentVersion: version,
+            submittedAt: submittedAt,
+            responseIds: items.map(\.id)
+        ).listing(items)
+        return try await send(.post, APIPath.submissions, token: token, json: submission)
+    }
+
     func batch(_ items: [ResponseItem], token: String) async throws -> [ItemResult] {
         let reply = try await send(.post, APIPath.batch, token: token, json: BatchRequest(responses: items))
         #expect(reply.status == .ok, "\(String(decoding: reply.body, as: UTF8.self))")
         return try reply.decode(BatchResponse.self).results
+    }
+}
+
+extension TeacherDesk {
+    /// Each student's score on the roster, by name (those with a score).
+    func scores(_ id: String) async throws -> [String: Double] {
+        Dictionary(uniqueKeysWithValues: try await roster(id).students.compactMap { row in row.score.map { (row.user, $0) } })
     }
 }
