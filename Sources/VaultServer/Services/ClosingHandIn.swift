@@ -73,16 +73,17 @@ extension ClosingHandIn {
     ) async throws
         -> SubmissionOutcome
     {
-        var carried: [String: Double]?
-        if let madeAt {
-            carried = try await storage.replaceClosingHandIn(
+        // Every hand-in goes in as it is first; only one that meets a closing hand-in (a repeat of it) tries the
+        // replacement, so the usual hand-in costs no extra transaction.
+        let first = try await storage.submit(submission, user: user, via: via, now: now, madeAt: madeAt)
+        guard let madeAt, case .repeated(let existing) = first, existing.via == .closing,
+            let carried = try await storage.replaceClosingHandIn(
                 attemptID: submission.attemptId,
                 madeAt: madeAt,
                 listed: SubmissionFacts.lookedUpIDs(submission),
                 now: now
             )
-        }
-        guard let carried else { return try await storage.submit(submission, user: user, via: via, now: now, madeAt: madeAt) }
+        else { return first }
         let outcome: SubmissionOutcome
         do {
             outcome = try await storage.submit(submission, user: user, via: via, now: now, madeAt: madeAt)
