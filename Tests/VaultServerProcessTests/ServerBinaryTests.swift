@@ -154,14 +154,14 @@ struct ServerBinaryTests {
             stdin: "kim-secret\n"
         )
         #expect(result.status == 0, "\(result.stderr)")
-        for name in try FileManager.default.contentsOfDirectory(atPath: data) {
-            var info = stat()
-            stat(data + "/" + name, &info)
-            #expect(info.st_mode & 0o077 == 0, "\(name) is \(String(info.st_mode & 0o777, radix: 8))")
+        func mode(_ path: String) throws -> Int {
+            try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
         }
-        var info = stat()
-        stat(data, &info)
-        #expect(info.st_mode & 0o077 == 0)
+        for name in try FileManager.default.contentsOfDirectory(atPath: data) {
+            let bits = try mode(data + "/" + name)
+            #expect(bits & 0o077 == 0, "\(name) is \(String(bits & 0o777, radix: 8))")
+        }
+        #expect(try mode(data) & 0o077 == 0)
     }
 
     @Test("vault-server refuses a password in --database and in VAULT_SERVER_DATABASE_URL, without echoing it")
