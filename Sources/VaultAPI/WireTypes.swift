@@ -558,6 +558,8 @@ public enum APIPath {
     public static let clientStats = "/v1/client-stats"
     public static let serverStatus = "/v1/admin/status"
     public static let classroomPull = "/v1/classroom/pull"
+    /// `POST`: a teacher (signed in with their password) registers a classroom server's own key (issue 69).
+    public static let classrooms = "/v1/classrooms"
     public static let classroomPush = "/v1/classroom/push"
     public static let classroomReceipts = "/v1/classroom/receipts"
     public static let classroomResults = "/v1/classroom/results"

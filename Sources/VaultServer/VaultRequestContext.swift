@@ -8,6 +8,9 @@ public struct VaultRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public var user: String?
     public var role: Role?
+    /// For a classroom server's token (issue 69): the fingerprint of the classroom's key. Such a request reaches the
+    /// classroom routes only.
+    public var classroom: String?
 
     /// Who publishes through this request: the signed-in user with their role (an assessment they publish is theirs).
     public var publisher: Publisher? { user.flatMap { user in role.map { Publisher(name: user, role: $0) } } }

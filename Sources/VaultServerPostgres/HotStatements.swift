@@ -8,12 +8,9 @@ import VaultServer
 enum HotStatements {
     /// Who holds an unexpired token.
     struct TokenOwner: PostgresPreparedStatement {
-        static let name = "vault_token_owner_v3"
-        static let sql = """
-            SELECT u.name, \(StoredRole.column("u.")) FROM tokens t JOIN users u ON u.name = t.user_name
-            WHERE t.token_hash = $1::text AND t.expires_at > $2::double precision AND NOT u.disabled
-            """
-        typealias Row = (String, String)
+        static let name = "vault_token_owner_v4"
+        static let sql = AccountStatements.tokenOwnerSQL(hash: "$1::text", now: "$2::double precision")
+        typealias Row = (String, String, String?)
 
         let hash: String
         let now: Date

@@ -373,6 +373,7 @@ enum PostgresSchema {
             "ALTER TABLE enrolments ADD COLUMN version BIGINT",
             "ALTER TABLE enrolments ADD COLUMN expires_at DOUBLE PRECISION",
         ],
+        ServerSchema.classroomCredential,
     ]
 
     static var latestVersion: Int { versions.count }

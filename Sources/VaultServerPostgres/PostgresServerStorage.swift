@@ -69,12 +69,12 @@ public final class PostgresServerStorage: ServerStorage {
 
     // MARK: Users and tokens
 
-    public func tokenOwner(hash: String, now: Date) async throws -> (user: String, role: Role)? {
+    public func tokenOwner(hash: String, now: Date) async throws -> TokenOwner? {
         try await plain { client in
             // Read to the end: the pool takes the connection back when the rows are finished.
-            var owner: (user: String, role: Role)?
-            for try await (name, role) in try await client.execute(HotStatements.TokenOwner(hash: hash, now: now), logger: self.logger) {
-                owner = (name, Role(rawValue: role) ?? .student)
+            var owner: TokenOwner?
+            for try await (name, role, classroom) in try await client.execute(HotStatements.TokenOwner(hash: hash, now: now), logger: self.logger) {
+                owner = TokenOwner(user: name, role: Role(rawValue: role) ?? .student, classroom: classroom)
             }
             return owner
         }

@@ -80,6 +80,29 @@ struct ClassroomBinaryTests {
     }
 
     @Test(
+        "a stolen classroom (issue 69): the district lists it with its teacher; once revoked, its pull is refused with a sentence (77) and its key signs in as the teacher nowhere"
+    )
+    func revokedClassroom() throws {
+        let (district, classroom, _) = try Self.linkedClass()
+        let listed = try district.admin(["classroom", "list", "--json"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let classrooms = try #require(
+            (try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])?["classrooms"] as? [[String: Any]]
+        )
+        #expect(classrooms.count == 1 && classrooms.first?["teacher"] as? String == "teacher" && classrooms.first?["revoked_at"] == nil)
+        let id = try #require(classrooms.first?["id"] as? String)
+        let table = try district.admin(["classroom", "list"])
+        #expect(table.stdout.contains(id) && table.stdout.contains("live"), "\(table.stdout)")
+        #expect(try classroom.admin(["classroom", "pull"]).status == 0)
+        let revoked = try district.admin(["classroom", "revoke", id])
+        #expect(revoked.status == 0 && revoked.stdout.contains("pulls and pushes nothing"), "\(revoked.stdout) \(revoked.stderr)")
+        let pull = try classroom.admin(["classroom", "pull"])
+        #expect(pull.status == 77 && pull.stderr.contains("revoked"), "\(pull.status) \(pull.stderr)")
+        #expect(try district.admin(["classroom", "list"]).stdout.contains("revoked"))
+        #expect(try district.admin(["classroom", "revoke", "nope"]).status != 0)
+    }
+
+    @Test(
         "no password to a classroom (issue 68): vault login with a password learns the server is a classroom first, sends no password (every write, send and sendto traced), and says to use the class code or the vault's key"
     )
     func noPasswordToTheClassroom() throws {

@@ -17,18 +17,20 @@ struct SlowStorage: ServerStorage {
 
     func createUser(_ user: UserRecord, now: Date) async throws { try await base.createUser(user, now: now) }
     func user(named name: String) async throws -> UserRecord? { try await base.user(named: name) }
-    func storeToken(hash: String, user: String, expiresAt: Date) async throws {
-        try await base.storeToken(hash: hash, user: user, expiresAt: expiresAt)
+    func storeToken(hash: String, user: String, expiresAt: Date, classroom: String?) async throws {
+        try await base.storeToken(hash: hash, user: user, expiresAt: expiresAt, classroom: classroom)
     }
-    func tokenOwner(hash: String, now: Date) async throws -> (user: String, role: Role)? { try await base.tokenOwner(hash: hash, now: now) }
+    func tokenOwner(hash: String, now: Date) async throws -> TokenOwner? { try await base.tokenOwner(hash: hash, now: now) }
     func updatePassword(_ user: UserRecord) async throws { try await base.updatePassword(user) }
     func setFeedback(attemptID: String, questionID: String, text: String?) async throws -> Bool {
         try await base.setFeedback(attemptID: attemptID, questionID: questionID, text: text)
     }
     func recordRefusals(_ refusals: [RosterFacts.Refusal]) async throws { try await base.recordRefusals(refusals) }
     func revokeToken(hash: String) async throws { try await base.revokeToken(hash: hash) }
-    func revokeTokens(user: String) async throws { try await base.revokeTokens(user: user) }
-    func setDisabled(user: String, disabled: Bool) async throws -> Bool { try await base.setDisabled(user: user, disabled: disabled) }
+    func revokeTokens(user: String, now: Date) async throws { try await base.revokeTokens(user: user, now: now) }
+    func setDisabled(user: String, disabled: Bool, now: Date) async throws -> Bool {
+        try await base.setDisabled(user: user, disabled: disabled, now: now)
+    }
     func purgeExpiredTokens(now: Date) async throws { try await base.purgeExpiredTokens(now: now) }
     func publish(_ assessment: Assessment, now: Date, by publisher: Publisher?) async throws -> PublishResponse {
         try await base.publish(assessment, now: now, by: publisher)
@@ -60,6 +62,7 @@ struct SlowStorage: ServerStorage {
     }
     func noteDeviceKeyUsed(publicKey: String, now: Date) async throws { try await base.noteDeviceKeyUsed(publicKey: publicKey, now: now) }
     func deviceKeys(user: String) async throws -> [String] { try await base.deviceKeys(user: user) }
+    func classroomKeys() async throws -> [DeviceKeyRecord] { try await base.classroomKeys() }
     func judgeBatch(_ items: [ResponseItem], user: String, now: Date) async throws -> [ItemResult] {
         try await base.judgeBatch(items, user: user, now: now)
     }

@@ -30,9 +30,9 @@ struct DeviceKeyTests {
             now: Date()
         )
         try await harness.test { api in
-            let teacher = try await api.token("teacher")
-            #expect(try await api.publish(Fixtures.quiz(), teacher: teacher).status == .created)
+            #expect(try await api.publish(Fixtures.quiz(), teacher: try await api.token("teacher")).status == .created)
             let served = try await api.served("quiz-1", token: try await api.token("student"))
+            let teacher = try await api.classroomToken("teacher")
             let key = DeviceKey()
             let vouch = [ClassroomPushRequest.Vouch(user: "student", deviceKey: key.publicKey)]
             func push(_ items: [ClassroomPushRequest.Item], token: String) async throws -> [ClassroomPushResponse.Result] {
@@ -50,13 +50,15 @@ struct DeviceKeyTests {
             #expect(try await push([junk], token: teacher).map(\.outcome) == [.refused])
             #expect(try await harness.storage.deviceKeyRecords(user: "student").isEmpty)
             // Another teacher (no assessment of theirs): the item is refused and the key registers nothing.
-            let lee = try await api.token("lee")
+            let lee = try await api.classroomToken("lee")
             #expect(try await push([try Self.pushed(served, key: key)], token: lee).map(\.outcome) == [.refused])
             #expect(try await harness.storage.deviceKeyRecords(user: "student").isEmpty)
             // The student's own teacher: the answer is taken, and then the key is the student's, saying how it came.
             #expect(try await push([try Self.pushed(served, key: key, seq: 2)], token: teacher).map(\.outcome) == [.stored])
             let records = try await harness.storage.deviceKeyRecords(user: "student")
             #expect(records.count == 1 && records.first?.origin == .classroom && records.first?.detail?.contains("of teacher") == true, "\(records)")
+            // The classroom named is the one whose key pushed, not the name the push gave itself.
+            #expect(records.first?.detail?.contains("laptop") == false, "\(records)")
             // A key another student holds is never taken for this one.
             let theirs = DeviceKey()
             #expect(

@@ -65,7 +65,7 @@ struct DeviceSignInTests {
             )
             #expect(try await api.send(.post, APIPath.deviceToken, json: expired).status == .unauthorized)
             // A turned-off account: the key is right, the account is not open.
-            #expect(try await harness.storage.setDisabled(user: "student", disabled: true))
+            #expect(try await harness.storage.setDisabled(user: "student", disabled: true, now: Date()))
             #expect(
                 try await api.send(.post, APIPath.deviceToken, json: try await Self.signed(api, user: "student", key: key, fingerprint: fingerprint))
                     .status == .forbidden

@@ -142,6 +142,16 @@ struct APIClient: Sendable {
         return try reply.decode(TokenResponse.self).token
     }
 
+    /// A classroom server's token (issue 69): `teacher` registers `key` as their classroom with their password, and the
+    /// key signs in for it.
+    func classroomToken(_ teacher: String, key: DeviceKey = DeviceKey()) async throws -> String {
+        let registered = try await send(.post, APIPath.classrooms, token: try await token(teacher), json: DeviceKeyRequest(publicKey: key.publicKey))
+        #expect(registered.status == .created, "\(registered.text)")
+        let fingerprint = try await send(.get, APIPath.serverKey).decode(ServerKeyResponse.self).fingerprint
+        let signIn = try await DeviceSignInTests.signed(self, user: teacher, key: key, fingerprint: fingerprint)
+        return try await send(.post, APIPath.deviceToken, json: signIn).decode(TokenResponse.self).token
+    }
+
     @discardableResult
     func publish(_ assessment: Assessment, teacher: String) async throws -> Reply {
         try await send(.put, APIPath.assessment(assessment.id), token: teacher, json: assessment)

@@ -353,10 +353,10 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             var record = try await hashing.newRecord(name: user.name, role: user.role, password: SecretBytes(Array(made.utf8)))
             record.group = user.group
             try await storage.updatePassword(record)
-            try await storage.revokeTokens(user: user.name)
+            try await storage.revokeTokens(user: user.name, now: configuration.now())
             password = made
         case .disable, .enable:
-            _ = try await storage.setDisabled(user: user.name, disabled: action == .disable)
+            _ = try await storage.setDisabled(user: user.name, disabled: action == .disable, now: configuration.now())
         }
         let view = DeskView.AccountDone(
             title: "Student's account",
@@ -428,7 +428,7 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         case .wrong: return try loginPage(request, problem: "The user name or password is not correct.", status: .unauthorized)
         case .notAllowed: throw DeskError.teachersOnly
         case .disabled: return try loginPage(request, problem: APIError.accountDisabled.message, status: .forbidden)
-        case .signedIn(_, let issued, _): token = issued
+        case .signedIn(_, let issued, _, _): token = issued
         }
         var response = Response.redirect(to: "/desk", type: .normal)
         let secure = DeskSession.isSecure(request, configuration: configuration)

@@ -61,7 +61,9 @@ struct DeskAuthenticator<Storage: AccountStore>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let token = request.cookies[DeskSession.cookie]?.value, token.count <= 200,
-            let owner = try await storage.tokenOwner(hash: PasswordHasher.tokenHash(token), now: now())
+            let owner = try await storage.tokenOwner(hash: PasswordHasher.tokenHash(token), now: now()),
+            // A classroom server's token never opens a desk (issue 69).
+            owner.classroom == nil
         else {
             if request.method == .get || request.method == .head { return .redirect(to: "/desk/login", type: .normal) }
             throw DeskError(.unauthorized, heading: "Please sign in", text: "You are not signed in, so nothing was changed.", back: "/desk/login")

@@ -108,7 +108,7 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         case .throttled(let wait): throw APIError.tooManySignIns(wait)
         case .wrong, .notAllowed: throw APIError(.unauthorized, code: .invalidCredentials, message: wrong)
         case .disabled: throw APIError.accountDisabled
-        case .signedIn(let user, let token, let expires):
+        case .signedIn(let user, let token, let expires, _):
             return try JSONBody.response(TokenResponse(token: token, expiresAt: Timestamp.string(expires), role: user.role), request: request)
         }
     }

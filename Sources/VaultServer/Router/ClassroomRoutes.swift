@@ -15,9 +15,28 @@ struct ClassroomRoutes<Storage: ServerStorage> {
     let sealed: SealedExams
 
     func register(on group: RouterGroup<VaultRequestContext>) {
-        group.get("classroom/pull") { request, context in
+        // A teacher, signed in with their password, registers the laptop's own key as their classroom (issue 69).
+        group.post("classrooms") { request, context in
             try requireTeacher(context)
-            let user = try context.user ?? { throw APIError.unauthorized }()
+            let teacher = try context.user ?? { throw APIError.unauthorized }()
+            let body = try await JSONBody.decode(DeviceKeyRequest.self, from: request, limit: 4 * 1024)
+            guard let raw = Data(base64Encoded: body.publicKey), raw.count == 32 else {
+                throw APIError.badRequest("public_key must be a raw 32-byte Ed25519 key in base64.")
+            }
+            guard
+                try await storage.registerDeviceKey(
+                    user: teacher,
+                    publicKey: body.publicKey,
+                    origin: .classroomServer,
+                    detail: nil,
+                    now: configuration.now()
+                )
+            else { throw APIError(.conflict, code: .keyTaken, message: "This key is already registered: make the classroom a new one.") }
+            let fingerprint = DeviceKey.fingerprint(publicKey: body.publicKey)
+            return try JSONBody.response(DeviceKeyResponse(fingerprint: fingerprint), status: .created, request: request)
+        }
+        group.get("classroom/pull") { request, context in
+            let user = try Self.classroom(context).teacher
             let classGroup = request.uri.queryParameters.get("group").map { String($0) }
             var pull = try await storage.classExport(teacher: user, admin: context.role == .admin, group: classGroup, now: configuration.now())
             // A sealed exam goes with the district's sealing (made now if nobody downloaded it yet): the class has one
@@ -36,8 +55,7 @@ struct ClassroomRoutes<Storage: ServerStorage> {
         }
         // What the district decided on the class's hand-ins, brought down after each push.
         group.get("classroom/results") { request, context in
-            try requireTeacher(context)
-            let user = try context.user ?? { throw APIError.unauthorized }()
+            let user = try Self.classroom(context).teacher
             return try JSONBody.response(try await storage.classResults(teacher: user, admin: context.role == .admin), request: request)
         }
         // A classroom's students: the district's receipts for their hand-ins it passed on (404 on a server that is
@@ -55,7 +73,7 @@ struct ClassroomRoutes<Storage: ServerStorage> {
             return try JSONBody.response(confirmations, request: request)
         }
         group.post("classroom/push") { request, context in
-            try requireTeacher(context)
+            _ = try Self.classroom(context)
             let push = try await JSONBody.decode(ClassroomPushRequest.self, from: request, limit: configuration.maxRequestBytes)
             guard push.items.count <= ClassroomPushRequest.maxItems else {
                 throw APIError(.contentTooLarge, code: .tooManyItems, message: "Send at most \(ClassroomPushRequest.maxItems) items per push.")
@@ -64,6 +82,15 @@ struct ClassroomRoutes<Storage: ServerStorage> {
             try await register(push, results: results, context: context)
             return try JSONBody.response(ClassroomPushResponse(results: results), request: request)
         }
+    }
+
+    /// The classroom server a request comes from, by its own key's token (issue 69): a person's token, a teacher's
+    /// password one included, pulls and pushes nothing.
+    static func classroom(_ context: VaultRequestContext) throws -> (teacher: String, classroom: String) {
+        guard let teacher = context.user, let classroom = context.classroom, context.role?.teaches == true else {
+            throw APIError.classroomKeyNeeded
+        }
+        return (teacher, classroom)
     }
 
     /// The keys a classroom vouches for (enrolled there with a class code), by student: well-formed ones only, and no
@@ -83,7 +110,7 @@ struct ClassroomRoutes<Storage: ServerStorage> {
     /// keys (a new laptop through a classroom), never over a key another student holds.
     func register(_ push: ClassroomPushRequest, results: [ClassroomPushResponse.Result], context: VaultRequestContext) async throws {
         let vouched = Self.vouches(push)
-        guard !vouched.isEmpty, let teacher = context.user else { return }
+        guard !vouched.isEmpty, let from = try? Self.classroom(context) else { return }
         let stored = Set(results.filter { $0.outcome == .stored }.map(\.seq))
         var done: Set<String> = []
         for entry in push.items where stored.contains(entry.seq) && entry.kind.isStudents {
@@ -92,7 +119,7 @@ struct ClassroomRoutes<Storage: ServerStorage> {
                 user: entry.user,
                 publicKey: key,
                 origin: .classroom,
-                detail: "classroom \(push.classroom.prefix(80)) of \(teacher)",
+                detail: "classroom \(from.classroom) of \(from.teacher)",
                 now: configuration.now()
             )
         }

@@ -42,7 +42,8 @@ struct MetricsRoutes<Storage: ServerStorage>: Sendable {
     func allowed(_ request: Request, context: VaultRequestContext) async throws -> Bool {
         if let header = request.headers[.authorization], header.hasPrefix("Bearer ") {
             let token = String(header.dropFirst("Bearer ".count))
-            return try await storage.tokenOwner(hash: PasswordHasher.tokenHash(token), now: now())?.role == .admin
+            let owner = try await storage.tokenOwner(hash: PasswordHasher.tokenHash(token), now: now())
+            return owner?.role == .admin && owner?.classroom == nil
         }
         return Self.isLoopback(context.clientAddress) && !Self.cameThroughProxy(request.headers)
     }

@@ -21,7 +21,8 @@ struct SignIn<Storage: AccountStore & ResponseStore, C: Clock>: Sendable where C
         case notAllowed
         /// The password is right, but the account is turned off; no token.
         case disabled
-        case signedIn(UserRecord, token: String, expires: Date)
+        /// `classroom`: the token is a classroom server's (its key's fingerprint), for its pulls and pushes only.
+        case signedIn(UserRecord, token: String, expires: Date, classroom: String? = nil)
     }
 
     /// `allowed` decides, after the password, whether this user may sign in here.
@@ -45,14 +46,14 @@ struct SignIn<Storage: AccountStore & ResponseStore, C: Clock>: Sendable where C
         return try await issue(user, lifetime: lifetime)
     }
 
-    /// A token for `user`, stored by its hash only (expired ones purged first).
-    private func issue(_ user: UserRecord, lifetime: TimeInterval) async throws -> Outcome {
+    /// A token for `user`, stored by its hash only (expired ones purged first); `classroom`: a classroom server's.
+    private func issue(_ user: UserRecord, lifetime: TimeInterval, classroom: String? = nil) async throws -> Outcome {
         let now = configuration.now()
         try await storage.purgeExpiredTokens(now: now)
         let token = try PasswordHasher.newToken()
         let expires = now.addingTimeInterval(lifetime)
-        try await storage.storeToken(hash: PasswordHasher.tokenHash(token), user: user.name, expiresAt: expires)
-        return .signedIn(user, token: token, expires: expires)
+        try await storage.storeToken(hash: PasswordHasher.tokenHash(token), user: user.name, expiresAt: expires, classroom: classroom)
+        return .signedIn(user, token: token, expires: expires, classroom: classroom)
     }
 
     /// A one-time challenge for `name` (any name gets one: whether the account exists is not told); nil when too many
@@ -65,13 +66,19 @@ struct SignIn<Storage: AccountStore & ResponseStore, C: Clock>: Sendable where C
         return (challenge, expires)
     }
 
-    /// Signing in with a vault's key (issue 58): the challenge taken once, the key registered to the user, its
-    /// signature over this server's statement. Counted by the throttle as a password is (a failure until it succeeds).
+    /// Signing in with a vault's key (issue 58): the challenge taken once, the key registered to the user and not
+    /// revoked, its signature over this server's statement. A classroom server's key (issue 69) gets a classroom's
+    /// token, never the teacher's, and only while its teacher still teaches. Counted by the throttle as a password is
+    /// (a failure until it succeeds).
     func deviceAttempt(_ request: DeviceTokenRequest, serverFingerprint: String, address: String, lifetime: TimeInterval) async throws -> Outcome {
-        try await counted(request.user, address: address, lifetime: lifetime) {
+        var classroom: String?
+        return try await counted(request.user, address: address, lifetime: lifetime, classroom: { classroom }) {
             guard request.user.count <= 200, try await storage.takeChallenge(request.challenge, user: request.user, now: configuration.now()),
                 let user = try await storage.user(named: request.user),
-                try await storage.deviceKeys(user: user.name).contains(request.deviceKey),
+                let key = try await storage.deviceKeyRecords(user: user.name).first(where: {
+                    $0.publicKey == request.deviceKey && $0.revokedAt == nil
+                }),
+                key.origin != .classroomServer || user.role.teaches,
                 DeviceKey.isValid(
                     signature: request.signature,
                     for: DeviceSignIn.statement(serverFingerprint: serverFingerprint, user: user.name, challenge: request.challenge),
@@ -79,6 +86,7 @@ struct SignIn<Storage: AccountStore & ResponseStore, C: Clock>: Sendable where C
                 )
             else { return nil }
             try await storage.noteDeviceKeyUsed(publicKey: request.deviceKey, now: configuration.now())
+            classroom = key.origin == .classroomServer ? key.fingerprint : nil
             return user
         }
     }
@@ -132,6 +140,7 @@ struct SignIn<Storage: AccountStore & ResponseStore, C: Clock>: Sendable where C
         address: String,
         lifetime: TimeInterval,
         allowed: (UserRecord) -> Bool = { _ in true },
+        classroom: () -> String? = { nil },
         _ check: () async throws -> UserRecord?
     ) async throws -> Outcome {
         let keys = Self.throttleKeys(user: name, address: address, configuration: configuration)
@@ -140,7 +149,7 @@ struct SignIn<Storage: AccountStore & ResponseStore, C: Clock>: Sendable where C
         await throttle.succeeded(keys)
         guard !user.disabled else { return .disabled }
         guard allowed(user) else { return .notAllowed }
-        return try await issue(user, lifetime: lifetime)
+        return try await issue(user, lifetime: lifetime, classroom: classroom())
     }
 
     /// What a sign-in counts against: the name and the client's address.

@@ -46,12 +46,11 @@ public final class SQLiteServerStorage: ServerStorage {
 
     // MARK: Users and tokens
 
-    public func tokenOwner(hash: String, now: Date) async throws -> (user: String, role: Role)? {
+    public func tokenOwner(hash: String, now: Date) async throws -> TokenOwner? {
         try await onDatabase { database in
-            try database.storedRow(
-                "SELECT u.name, \(StoredRole.column("u.")) FROM tokens t JOIN users u ON u.name = t.user_name WHERE t.token_hash = ? AND t.expires_at > ? AND u.disabled = 0",
-                [hash, now.timeIntervalSince1970]
-            ).map { (try $0.string(0), Role(rawValue: try $0.string(1)) ?? .student) }
+            try database.storedRow(AccountStatements.tokenOwnerSQL(hash: "?", now: "?"), [hash, now.timeIntervalSince1970]).map {
+                TokenOwner(user: try $0.string(0), role: Role(rawValue: try $0.string(1)) ?? .student, classroom: try $0.optionalString(2))
+            }
         }
     }
 

@@ -1,7 +1,7 @@
 import VaultCore
 
 /// The server's tables (SQLite 3.15 through the SQLCipher library, unkeyed).
-enum ServerSchema {
+public enum ServerSchema {
     static var migrator: Migrator {
         var migrator = Migrator()
         migrator.register(
@@ -402,6 +402,18 @@ enum ServerSchema {
             ALTER TABLE enrolments ADD COLUMN expires_at REAL;
             """
         )
+        // A classroom's credential is a classroom's (issue 69): its tokens name its key, and the keys a teacher
+        // registered before (only `classroom init` did) become classroom keys.
+        migrator.register(30, ServerSchema.classroomCredential.joined(separator: ";\n") + ";")
         return migrator
     }
+
+    /// Schema 30 on both engines: the token's classroom, the teachers' keys as classroom keys, keys by fingerprint.
+    public static let classroomCredential = [
+        "ALTER TABLE tokens ADD COLUMN classroom TEXT",
+        "UPDATE device_keys SET origin = '\(DeviceKeyRecord.Origin.classroomServer.rawValue)' WHERE origin = 'sign_in' "
+            + "AND user_name IN (SELECT name FROM users WHERE role <> 'student')",
+        "CREATE INDEX device_keys_by_fingerprint ON device_keys (fingerprint)",
+    ]
+
 }

@@ -45,16 +45,20 @@ public protocol ServerStorage: Service, AccountStore, PublishingStore, ResponseS
 public protocol AccountStore: Sendable {
     func createUser(_ user: UserRecord, now: Date) async throws
     func user(named name: String) async throws -> UserRecord?
-    func storeToken(hash: String, user: String, expiresAt: Date) async throws
-    func tokenOwner(hash: String, now: Date) async throws -> (user: String, role: Role)?
+    /// Keeps a token by its hash; `classroom`: the fingerprint of the classroom server's key it was issued to (a
+    /// classroom's token, good for its pulls and pushes only, and only while that key is not revoked).
+    func storeToken(hash: String, user: String, expiresAt: Date, classroom: String?) async throws
+    func tokenOwner(hash: String, now: Date) async throws -> TokenOwner?
     /// Replaces a user's password hash (raising an older hash to the current cost).
     func updatePassword(_ user: UserRecord) async throws
     /// Revokes one token (logout): it is deleted, so it is unknown from then on.
     func revokeToken(hash: String) async throws
-    /// Revokes every token of `user` (a new password signs every session out).
-    func revokeTokens(user: String) async throws
-    /// Turns an account off (its sessions revoked in the same transaction) or on again; false when there is none.
-    func setDisabled(user: String, disabled: Bool) async throws -> Bool
+    /// Revokes every token of `user` (a new password signs every session out) and, in the same transaction, the
+    /// classroom servers' keys of that account (issue 69: a classroom lives by its teacher's password).
+    func revokeTokens(user: String, now: Date) async throws
+    /// Turns an account off (its sessions and classroom keys revoked in the same transaction, so turning it on again
+    /// does not bring a stolen classroom back) or on again; false when there is none.
+    func setDisabled(user: String, disabled: Bool, now: Date) async throws -> Bool
     /// Deletes tokens that expired before `now`.
     func purgeExpiredTokens(now: Date) async throws
     /// Registers a vault's public signing key to `user`, saying how it came; false when the key is another user's, or
@@ -70,11 +74,35 @@ public protocol AccountStore: Sendable {
     func noteDeviceKeyUsed(publicKey: String, now: Date) async throws
     /// The public signing keys registered to `user`.
     func deviceKeys(user: String) async throws -> [String]
+    /// Every classroom server's key at this district, live and revoked, with its teacher (issue 69).
+    func classroomKeys() async throws -> [DeviceKeyRecord]
     /// Keeps a one-time sign-in challenge for `user` until `expiresAt` (issue 58); expired ones are dropped. False
     /// when too many are open at once (nothing stored).
     func createChallenge(_ challenge: String, user: String, expiresAt: Date, now: Date) async throws -> Bool
     /// Takes a challenge once: true when it was `user`'s and unexpired (it is gone either way).
     func takeChallenge(_ challenge: String, user: String, now: Date) async throws -> Bool
+}
+
+/// Who holds a token: the account, its role, and for a classroom server's token the fingerprint of its key.
+public struct TokenOwner: Sendable, Equatable {
+    public var user: String
+    public var role: Role
+    /// Set for a token a classroom server's own key signed in for (issue 69): it pulls and pushes for that classroom
+    /// and nothing else, and stops the moment the key is revoked.
+    public var classroom: String?
+
+    public init(user: String, role: Role, classroom: String? = nil) {
+        self.user = user
+        self.role = role
+        self.classroom = classroom
+    }
+}
+
+extension AccountStore {
+    /// A person's token.
+    public func storeToken(hash: String, user: String, expiresAt: Date) async throws {
+        try await storeToken(hash: hash, user: user, expiresAt: expiresAt, classroom: nil)
+    }
 }
 
 /// Assessments as teachers publish them: versions, owners and co-teachers, the catalog, served bytes, sealing.

@@ -8,12 +8,13 @@ import VaultTerminal
 
 /// `vault-server classroom`: a server on the teacher's laptop that serves a class with no network and passes what the
 /// students sent on to the district (issue 58). No password is kept: the classroom signs in to the district with its
-/// own key, registered to the teacher at `init`.
+/// own key, registered at `init` as the teacher's classroom (issue 69): it pulls and pushes for that class, never
+/// acts as the teacher, and ends with `vault-server classroom revoke` at the district.
 struct ClassroomCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "classroom",
         abstract: "A classroom server: serve a class with no network, then pass everything on to the district.",
-        subcommands: [Init.self, Pull.self, Push.self, Status.self, Code.self, DeskCodeCommand.self]
+        subcommands: [Init.self, Pull.self, Push.self, Status.self, Code.self, DeskCodeCommand.self, List.self, Revoke.self]
     )
 
     struct Init: AsyncParsableCommand {
@@ -44,7 +45,7 @@ struct ClassroomCommand: AsyncParsableCommand {
                 _ = try ServerPublicKey(districtKey)
                 client.token = try await retry.run { [client] in try await client.signIn(user: teacher, password: password) }.token
                 let signingKey = identity.publicKey.response.signingKey
-                _ = try await retry.run { [client] in try await client.registerDeviceKey(signingKey) }
+                _ = try await retry.run { [client] in try await client.registerClassroom(signingKey) }
                 try? await client.signOut()
                 try await storage.setClassroomLink(ClassroomLink(upstream: transport.baseURL, teacher: teacher, districtKey: districtKey))
                 TerminalText.line(
@@ -184,7 +185,7 @@ struct ClassroomCommand: AsyncParsableCommand {
             return ExitCode(69)
         case .badCredentials:
             TerminalText.errorLine(
-                "Error: The district did not take the sign-in: check the teacher's name and password, or run `classroom init` again."
+                "Error: The district did not take this classroom's sign-in: its key was revoked there, or the teacher's password changed. Run `vault-server classroom init` again with the teacher's password."
             )
             return ExitCode(77)
         default:

@@ -69,8 +69,14 @@ extension UserCommand {
             var record = try PasswordHasher.makeRecord(name: user.name, role: user.role, password: password, iterations: options.passwordIterations)
             record.group = user.group
             try await storage.updatePassword(record)
-            try await storage.revokeTokens(user: user.name)
+            let classrooms = try await storage.deviceKeyRecords(user: user.name).count { $0.origin == .classroomServer && $0.revokedAt == nil }
+            try await storage.revokeTokens(user: user.name, now: Date())
             TerminalText.line("Set a new password for \(user.name); their sessions are signed out.")
+            if classrooms > 0 {
+                TerminalText.line(
+                    "Revoked \(classrooms) classroom \(classrooms == 1 ? "server" : "servers") of \(user.name): run `vault-server classroom init` on the laptop again."
+                )
+            }
             if revokeKeys {
                 let revoked = try await storage.revokeDeviceKeys(user: user.name, key: nil, by: "a new password", now: Date())
                 TerminalText.line(
@@ -105,8 +111,17 @@ extension UserCommand {
         @Argument var name: String
 
         func run() async throws {
-            guard try await options.storage().setDisabled(user: name, disabled: true) else { throw ValidationError("There is no account \(name).") }
+            let storage = try await options.storage()
+            let classrooms = try await storage.deviceKeyRecords(user: name).count { $0.origin == .classroomServer && $0.revokedAt == nil }
+            guard try await storage.setDisabled(user: name, disabled: true, now: Date()) else {
+                throw ValidationError("There is no account \(name).")
+            }
             TerminalText.line("Turned off \(name); their sessions are signed out. `vault-server user enable \(name)` turns it on again.")
+            if classrooms > 0 {
+                TerminalText.line(
+                    "Revoked \(classrooms) classroom \(classrooms == 1 ? "server" : "servers") of \(name): they stay revoked when the account is turned on."
+                )
+            }
         }
     }
 
@@ -116,7 +131,9 @@ extension UserCommand {
         @Argument var name: String
 
         func run() async throws {
-            guard try await options.storage().setDisabled(user: name, disabled: false) else { throw ValidationError("There is no account \(name).") }
+            guard try await options.storage().setDisabled(user: name, disabled: false, now: Date()) else {
+                throw ValidationError("There is no account \(name).")
+            }
             TerminalText.line("Turned on \(name): they can sign in again.")
         }
     }

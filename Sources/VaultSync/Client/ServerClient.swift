@@ -153,6 +153,16 @@ public struct ServerClient: Sendable {
         return try decode(DeviceKeyResponse.self, reply, expecting: [200, 201])
     }
 
+    /// Registers a classroom server's own key to the signed-in teacher (issue 69): it signs in for that classroom only.
+    public func registerClassroom(_ publicKey: String) async throws -> DeviceKeyResponse {
+        let body = try CanonicalJSON.encode(DeviceKeyRequest(publicKey: publicKey))
+        let reply = try await send("POST", APIPath.classrooms, body: body, maxBytes: 64 * 1024)
+        if [400, 403, 409].contains(reply.status) {
+            throw ServerError.refused(status: reply.status, message: (try? decodeEnvelope(reply))?.error.message ?? "the key was refused")
+        }
+        return try decode(DeviceKeyResponse.self, reply, expecting: [200, 201])
+    }
+
     /// A classroom server's pull from its district (issue 58): the teacher's assessments, the class and their keys.
     public func classroomPull(group: String? = nil) async throws -> ClassroomPull {
         var path = APIPath.classroomPull

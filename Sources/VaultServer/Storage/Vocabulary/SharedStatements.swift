@@ -58,11 +58,23 @@ public enum AccountStatements {
         )
     }
 
-    public static func storeToken(hash: String, user: String, expiresAt: Date) -> SQLStatement {
+    public static func storeToken(hash: String, user: String, expiresAt: Date, classroom: String?) -> SQLStatement {
         SQLStatement(
-            "INSERT INTO tokens (token_hash, user_name, expires_at) VALUES (?, ?, ?)",
-            [.text(hash), .text(user), .real(expiresAt.timeIntervalSince1970)]
+            "INSERT INTO tokens (token_hash, user_name, expires_at, classroom) VALUES (?, ?, ?, ?)",
+            [.text(hash), .text(user), .real(expiresAt.timeIntervalSince1970), classroom.map(SQLValue.text) ?? .null]
         )
+    }
+
+    /// Who holds a token (`?` its hash, then now): a live account, and for a classroom's token a classroom key of
+    /// that account not revoked (a revocation ends the classroom's session within the next request). One text for
+    /// both engines (PostgreSQL prepares it with `$1`, `$2`).
+    public static func tokenOwnerSQL(hash: String, now: String) -> String {
+        """
+        SELECT u.name, \(StoredRole.column("u.")), t.classroom FROM tokens t JOIN users u ON u.name = t.user_name
+        WHERE t.token_hash = \(hash) AND t.expires_at > \(now) AND NOT u.disabled
+        AND (t.classroom IS NULL OR EXISTS (SELECT 1 FROM device_keys k WHERE k.user_name = t.user_name AND k.fingerprint = t.classroom
+        AND k.origin = '\(DeviceKeyRecord.Origin.classroomServer.rawValue)' AND k.revoked_at IS NULL))
+        """
     }
 
     public static func updatePassword(_ user: UserRecord) -> SQLStatement {
@@ -790,18 +802,27 @@ extension SharedStatements {
         try await row(AccountStatements.user(named: name), AccountStatements.user)
     }
 
-    public func storeToken(hash: String, user: String, expiresAt: Date) async throws {
-        try await run(AccountStatements.storeToken(hash: hash, user: user, expiresAt: expiresAt))
+    public func storeToken(hash: String, user: String, expiresAt: Date, classroom: String?) async throws {
+        try await run(AccountStatements.storeToken(hash: hash, user: user, expiresAt: expiresAt, classroom: classroom))
+    }
+
+    public func classroomKeys() async throws -> [DeviceKeyRecord] {
+        try await rows(DeviceKeyStatements.classrooms) { try DeviceKeyRecord(row: $0) }
     }
 
     public func updatePassword(_ user: UserRecord) async throws { try await run(AccountStatements.updatePassword(user)) }
 
     public func revokeToken(hash: String) async throws { try await run(AccountStatements.revokeToken(hash: hash)) }
 
-    public func revokeTokens(user: String) async throws { try await run(AccountStatements.revokeTokens(user: user)) }
+    public func revokeTokens(user: String, now: Date) async throws {
+        try await write([AccountStatements.revokeTokens(user: user), DeviceKeyStatements.revokeClassrooms(user: user, by: "a new password", at: now)])
+    }
 
-    public func setDisabled(user: String, disabled: Bool) async throws -> Bool {
-        let writes = [AccountStatements.setDisabled(name: user, disabled: disabled)] + (disabled ? [AccountStatements.revokeTokens(user: user)] : [])
+    public func setDisabled(user: String, disabled: Bool, now: Date) async throws -> Bool {
+        let off = [
+            AccountStatements.revokeTokens(user: user), DeviceKeyStatements.revokeClassrooms(user: user, by: "turning the account off", at: now),
+        ]
+        let writes = [AccountStatements.setDisabled(name: user, disabled: disabled)] + (disabled ? off : [])
         return try await !readThenWrite(AccountStatements.exists(name: user), { try $0.string("name") }, writes: { $0.isEmpty ? [] : writes })
             .isEmpty
     }

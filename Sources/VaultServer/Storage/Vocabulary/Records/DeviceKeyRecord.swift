@@ -18,6 +18,9 @@ public struct DeviceKeyRecord: Sendable, Equatable, StoredRecord {
         case classroom
         /// Pulled from the district by a classroom server.
         case district
+        /// A teacher's classroom server (`classroom init`, issue 69): it signs in for that classroom's pulls and
+        /// pushes only, never as the teacher.
+        case classroomServer = "classroom_server"
 
         public var words: String {
             switch self {
@@ -26,6 +29,7 @@ public struct DeviceKeyRecord: Sendable, Equatable, StoredRecord {
             case .classCode: "a class code"
             case .classroom: "vouched for by a classroom"
             case .district: "pulled from the district"
+            case .classroomServer: "a classroom server of this teacher's"
             }
         }
     }
@@ -105,6 +109,21 @@ public enum DeviceKeyStatements {
             columns: DeviceKeyRecord.columns
         )
     }
+
+    /// Revokes the live classroom servers' keys of `user` (a new password, an account turned off).
+    public static func revokeClassrooms(user: String, by actor: String, at: Date) -> SQLStatement {
+        SQLStatement(
+            "UPDATE device_keys SET revoked_at = ?, revoked_by = ? WHERE user_name = ? AND origin = ? AND revoked_at IS NULL",
+            [.real(at.timeIntervalSince1970), .text(actor), .text(user), .text(DeviceKeyRecord.Origin.classroomServer.rawValue)]
+        )
+    }
+
+    /// Every classroom server's key, oldest first.
+    public static let classrooms = SQLStatement(
+        "SELECT \(DeviceKeyRecord.columns.joined(separator: ", ")) FROM device_keys WHERE origin = ? ORDER BY registered_at",
+        [.text(DeviceKeyRecord.Origin.classroomServer.rawValue)],
+        columns: DeviceKeyRecord.columns
+    )
 
     public static func used(publicKey: String, at: Date) -> SQLStatement {
         SQLStatement("UPDATE device_keys SET last_used_at = ? WHERE public_key = ?", [.real(at.timeIntervalSince1970), .text(publicKey)])
