@@ -274,14 +274,43 @@ public struct ClassroomConfirmations: Codable, Sendable, Equatable {
     public var classroom: String
     public var districtKey: ServerKeyResponse
     public var receipts: [SubmissionReceipt]
+    /// What the district refused of the student's answers and hand-ins the classroom passed on (issue 68), so the
+    /// vault says so instead of "Everything is uploaded". Absent from an older classroom.
+    public var refused: [ClassroomRefusal]?
     enum CodingKeys: String, CodingKey {
-        case classroom, receipts
+        case classroom, receipts, refused
         case districtKey = "district_key"
     }
-    public init(classroom: String, districtKey: ServerKeyResponse, receipts: [SubmissionReceipt]) {
+    public init(classroom: String, districtKey: ServerKeyResponse, receipts: [SubmissionReceipt], refused: [ClassroomRefusal]? = nil) {
         self.classroom = classroom
         self.districtKey = districtKey
         self.receipts = receipts
+        self.refused = refused
+    }
+}
+
+/// An answer or a hand-in of a student that a classroom passed on and the district refused, with the district's
+/// sentence (issue 68).
+public struct ClassroomRefusal: Codable, Sendable, Equatable {
+    /// `answer` or `submission`.
+    public var kind: String
+    /// The answer's response id, or the hand-in's attempt id.
+    public var itemId: String
+    public var assessmentId: String
+    public var attemptId: String
+    public var message: String
+    enum CodingKeys: String, CodingKey {
+        case kind, message
+        case itemId = "item_id"
+        case assessmentId = "assessment_id"
+        case attemptId = "attempt_id"
+    }
+    public init(kind: String, itemId: String, assessmentId: String, attemptId: String, message: String) {
+        self.kind = kind
+        self.itemId = itemId
+        self.assessmentId = assessmentId
+        self.attemptId = attemptId
+        self.message = message
     }
 }
 

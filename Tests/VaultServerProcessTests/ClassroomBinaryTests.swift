@@ -303,6 +303,21 @@ struct ClassroomBinaryTests {
         #expect(text.contains("Refused by the district (1)") && text.contains(changed), "\(text)")
         let held = try Self.received(district)
         #expect(held.responses.count == 5 && !held.responses.contains { $0.id == changed } && held.submissions.isEmpty)
+        // Refused is never silent (issue 68): the student's next sync with the classroom says so (3), and so do the
+        // receipts; later syncs never say "Everything is uploaded" again.
+        let told = try vault.unlocked(["sync"])
+        #expect(told.status == 3, "\(told.status) \(told.stdout) \(told.stderr)")
+        #expect(
+            told.stdout.contains("The district refused your work on algebra-1: Not signed by a vault of demo's")
+                && told.stdout.contains("new class code") && !told.stdout.contains("Everything is uploaded"),
+            "\(told.stdout)"
+        )
+        let receipts = try vault.unlocked(["receipts"]).stdout
+        #expect(receipts.contains("refused by the district: Not signed by a vault of demo's"), "\(receipts)")
+        let json = try vault.unlocked(["receipts", "--json"]).stdout
+        #expect(json.contains(#""refused_by_district""#) && json.contains(changed), "\(json)")
+        let again = try vault.unlocked(["sync"])
+        #expect(again.status == 0 && again.stdout.contains("refused 1 attempt of yours earlier") && !again.stdout.contains("Everything is uploaded"))
     }
 
     @Test(

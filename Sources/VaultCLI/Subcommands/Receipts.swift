@@ -33,6 +33,7 @@ struct Receipts: ParsableCommand {
             let vault = try context.openVault(credentials)
             let receipts = try vault.receipts(matching: id)
             let confirmed = try vault.confirmations()
+            let refused = try vault.districtRefusals()
             var table = TextTable([tr("RECEIPT"), tr("ASSESSMENT"), tr("VERSION"), tr("HANDED IN"), tr("ANSWERS")], flexible: 1)
             for receipt in receipts {
                 let statement = receipt.statement
@@ -69,7 +70,26 @@ struct Receipts: ParsableCommand {
                     )
                 }
             }
-            let listed = receipts.values.map { ListedReceipt(statement: $0.statement, confirmedByDistrict: confirmed[$0.statement.attemptId]) }
+            // Work a classroom passed on that the district refused (issue 68): said with the receipts, or alone.
+            for (attempt, refusals) in refused.sorted(by: { $0.key < $1.key })
+            where id == nil || receipts.values.contains(where: { $0.statement.attemptId == attempt }) {
+                guard let first = refusals.first else { continue }
+                context.console.line(
+                    context.console.yellow(
+                        tr(
+                            "{assessment} (attempt {attempt}): refused by the district: {reason}",
+                            ["assessment": first.assessmentID, "attempt": attempt, "reason": first.message]
+                        )
+                    )
+                )
+            }
+            let listed = receipts.values.map {
+                ListedReceipt(
+                    statement: $0.statement,
+                    confirmedByDistrict: confirmed[$0.statement.attemptId],
+                    refusedByDistrict: refused[$0.statement.attemptId]
+                )
+            }
             try context.console.emit(Kept(values: listed, damaged: receipts.damaged), as: "receipts")
         }
     }
@@ -182,12 +202,17 @@ struct Receipts: ParsableCommand {
 struct ListedReceipt: Encodable {
     let statement: ReceiptStatement
     let confirmedByDistrict: Confirmation?
+    let refusedByDistrict: [DistrictRefusal]?
 
-    enum CodingKeys: String, CodingKey { case confirmedByDistrict = "confirmed_by_district" }
+    enum CodingKeys: String, CodingKey {
+        case confirmedByDistrict = "confirmed_by_district"
+        case refusedByDistrict = "refused_by_district"
+    }
 
     func encode(to encoder: any Encoder) throws {
         try statement.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(confirmedByDistrict, forKey: .confirmedByDistrict)
+        try container.encodeIfPresent(refusedByDistrict, forKey: .refusedByDistrict)
     }
 }

@@ -66,8 +66,19 @@ enum SyncOutput {
                 )
             )
         }
-        // "Everything is uploaded" only when it is true: nothing queued, unconfirmed or given up.
-        if report.remaining == 0 && report.unconfirmed.isEmpty && report.deadLetters == 0 {
+        for refusal in report.refusedByDistrict { console.line(console.yellow(refusal)) }
+        if report.refusedEarlier > 0 {
+            console.line(
+                trn(
+                    "The district refused {n} attempt of yours earlier: `vault receipts` shows why.",
+                    "The district refused {n} attempts of yours earlier: `vault receipts` shows why.",
+                    report.refusedEarlier
+                )
+            )
+        }
+        // "Everything is uploaded" only when it is true: nothing queued, unconfirmed, given up or refused.
+        let refused = !report.refusedByDistrict.isEmpty || report.refusedEarlier > 0
+        if report.remaining == 0 && report.unconfirmed.isEmpty && report.deadLetters == 0 && !refused {
             console.line(tr("Everything is uploaded."))
         } else if report.remaining > 0 {
             console.line(

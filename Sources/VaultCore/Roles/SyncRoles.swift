@@ -42,6 +42,8 @@ public protocol ReceiptStore {
     func hasReceipts() throws -> Bool
     /// Keeps the district's receipts a classroom server passed back (issue 58); returns how many were new.
     @discardableResult func acceptConfirmations(_ list: ClassroomConfirmations, now: Date?) throws -> Int
+    @discardableResult func acceptRefusals(_ list: ClassroomConfirmations, now: Date?) throws -> [DistrictRefusal]
+    func districtRefusals() throws -> [String: [DistrictRefusal]]
     /// Keeps released results; returns the released scores that changed.
     @discardableResult func saveResults(_ results: [AttemptResult], now: Date?) throws -> [ScoreChange]
 }

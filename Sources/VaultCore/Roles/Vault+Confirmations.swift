@@ -20,7 +20,77 @@ public struct Confirmation: Sendable, Equatable, Encodable {
     }
 }
 
+/// Work of this vault's that a classroom passed on and the district refused (issue 68).
+public struct DistrictRefusal: Sendable, Equatable, Encodable {
+    public var kind: String
+    public var itemID: String
+    public var assessmentID: String
+    public var attemptID: String
+    public var message: String
+    enum CodingKeys: String, CodingKey {
+        case kind, message
+        case itemID = "item_id"
+        case assessmentID = "assessment_id"
+        case attemptID = "attempt_id"
+    }
+
+    /// What the student reads: what happened and what to do.
+    public var sentence: String {
+        tr(
+            "The district refused your work on {assessment}: {reason} Show your teacher this message: they can give you a new class code or package, or ask the district.",
+            ["assessment": assessmentID, "reason": message]
+        )
+    }
+}
+
 extension Vault {
+    /// Keeps what the district refused of this vault's own work (attempts it holds), as the classroom passed it on;
+    /// returns the refusals not seen before, one per attempt.
+    @discardableResult
+    public func acceptRefusals(_ list: ClassroomConfirmations, now: Date? = nil) throws -> [DistrictRefusal] {
+        let now = now ?? clocks.wall()
+        guard let refused = list.refused, !refused.isEmpty else { return [] }
+        let own = Set(try database.rows("SELECT id FROM attempts").map { try $0.string(0) })
+        let already = Set(try database.rows("SELECT item_id FROM district_refusals").map { try $0.string(0) })
+        var new: [DistrictRefusal] = []
+        try database.inTransaction {
+            for refusal in refused.prefix(10_000) where own.contains(refusal.attemptId) && !already.contains(refusal.itemId) {
+                let kept = DistrictRefusal(
+                    kind: String(refusal.kind.prefix(20)),
+                    itemID: String(refusal.itemId.prefix(200)),
+                    assessmentID: String(refusal.assessmentId.prefix(200)),
+                    attemptID: refusal.attemptId,
+                    message: String(refusal.message.prefix(500))
+                )
+                try database.execute(
+                    "INSERT OR IGNORE INTO district_refusals (item_id, kind, assessment_id, attempt_id, message, noted_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    [kept.itemID, kept.kind, kept.assessmentID, kept.attemptID, kept.message, now.millisecondsSince1970]
+                )
+                if !new.contains(where: { $0.attemptID == kept.attemptID }) { new.append(kept) }
+            }
+        }
+        return new
+    }
+
+    /// What the district refused, by attempt (a hand-in's refusal first, then its answers').
+    public func districtRefusals() throws -> [String: [DistrictRefusal]] {
+        let rows = try database.rows(
+            "SELECT item_id, kind, assessment_id, attempt_id, message FROM district_refusals ORDER BY kind DESC, noted_at"
+        )
+        return Dictionary(
+            grouping: try rows.map {
+                DistrictRefusal(
+                    kind: try $0.string("kind"),
+                    itemID: try $0.string("item_id"),
+                    assessmentID: try $0.string("assessment_id"),
+                    attemptID: try $0.string("attempt_id"),
+                    message: try $0.string("message")
+                )
+            },
+            by: \.attemptID
+        )
+    }
+
     /// Keeps the district's receipts a classroom server passed back: each verified against the district's key (the
     /// first one seen is kept and a later one must match it), naming this vault's user, and stating exactly the
     /// answers the classroom's own receipt named. Returns how many were new; one that does not hold changes nothing.

@@ -31,6 +31,7 @@ enum VaultSchema {
         migrator.register(17, version17)
         migrator.register(18, rebuildingTables: MillisecondTimes.migrate)
         migrator.register(19, version19)
+        migrator.register(20, version20)
         return migrator
     }
 
@@ -303,6 +304,19 @@ enum VaultSchema {
             district_fingerprint TEXT NOT NULL,
             signed TEXT NOT NULL,
             confirmed_at INTEGER NOT NULL
+        );
+        """
+
+    /// What the district refused of the work a classroom server passed on (issue 68): each answer or hand-in by its
+    /// id, with the district's sentence, so the student is told and `vault receipts` shows it.
+    static let version20 = """
+        CREATE TABLE district_refusals (
+            item_id TEXT PRIMARY KEY NOT NULL,
+            kind TEXT NOT NULL,
+            assessment_id TEXT NOT NULL,
+            attempt_id TEXT NOT NULL,
+            message TEXT NOT NULL,
+            noted_at INTEGER NOT NULL
         );
         """
 }

@@ -68,7 +68,8 @@ struct ClassroomRoutes<Storage: ServerStorage> {
             let confirmations = ClassroomConfirmations(
                 classroom: try await receipts.identity().publicKey.fingerprint,
                 districtKey: link.districtKey,
-                receipts: try await storage.upstreamReceipts(user: user)
+                receipts: try await storage.upstreamReceipts(user: user),
+                refused: try await storage.upstreamRefusals(user: user)
             )
             return try JSONBody.response(confirmations, request: request)
         }

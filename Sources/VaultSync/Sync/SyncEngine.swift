@@ -168,12 +168,17 @@ public final class SyncEngine {
         }
     }
 
-    /// From a classroom server: the district's receipts for hand-ins it passed on (a district's own server is not
-    /// asked). Best effort: the next sync asks again.
+    /// From a classroom server: the district's receipts for hand-ins it passed on, and what the district refused
+    /// (issue 68: said, never "Everything is uploaded"); a district's own server is not asked. Best effort: the next
+    /// sync asks again.
     private func fetchConfirmations() async {
-        guard (try? vault.serverIsClassroom()) == true, (try? vault.hasReceipts()) == true else { return }
+        guard (try? vault.serverIsClassroom()) == true else { return }
         do {
             guard let list = try await client.classroomReceipts() else { return }
+            let new = try vault.acceptRefusals(list, now: now())
+            report.refusedByDistrict = new.map(\.sentence)
+            report.refusedEarlier = try vault.districtRefusals().keys.count { key in !new.contains { $0.attemptID == key } }
+            guard (try? vault.hasReceipts()) == true else { return }
             report.confirmedByDistrict = try vault.acceptConfirmations(list, now: now())
         } catch {
             logger.info("district receipts not fetched", metadata: ["reason": "\(error)"])

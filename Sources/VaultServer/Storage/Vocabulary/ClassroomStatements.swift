@@ -162,6 +162,8 @@ public protocol ClassroomStore: Sendable {
     func vouchedKeys(users: Set<String>) async throws -> [ClassroomPushRequest.Vouch]
     /// The district's receipts for `user`'s hand-ins the district took from this classroom.
     func upstreamReceipts(user: String) async throws -> [SubmissionReceipt]
+    /// `user`'s answers and hand-ins the district refused, with its sentence (issue 68).
+    func upstreamRefusals(user: String) async throws -> [ClassroomRefusal]
     /// Takes in a pull, in one transaction: versions by the district's numbers, students with their keys and no
     /// password, extra time and draws.
     func importClass(_ pull: ClassroomPull, now: Date) async throws
@@ -421,6 +423,32 @@ extension SharedStatements {
             }
             return receipt
         }
+    }
+
+    public func upstreamRefusals(user: String) async throws -> [ClassroomRefusal] {
+        let kinds = [ClassroomPushRequest.Kind.answer, .submission]
+        return try await rows(
+            SQLStatement(
+                "SELECT kind, item_id, body, message FROM classroom_outbox WHERE user_name = ? AND state = ? AND kind IN (?, ?) ORDER BY seq",
+                [.text(user), .text(UpstreamState.refused.rawValue)] + kinds.map { .text($0.rawValue) },
+                columns: ["kind", "item_id", "body", "message"]
+            )
+        ) { row -> ClassroomRefusal? in
+            let kind = try row.string("kind")
+            let body = Data(try row.string("body").utf8)
+            let ids: (assessment: String, attempt: String)? =
+                kind == ClassroomPushRequest.Kind.submission.rawValue
+                ? (try? JSONDecoder().decode(SubmissionRequest.self, from: body)).map { ($0.assessmentId, $0.attemptId) }
+                : (try? JSONDecoder().decode(ResponseItem.self, from: body)).map { ($0.assessmentId, $0.attemptId) }
+            guard let ids else { return nil }
+            return ClassroomRefusal(
+                kind: kind,
+                itemId: try row.string("item_id"),
+                assessmentId: ids.assessment,
+                attemptId: ids.attempt,
+                message: try row.optionalString("message") ?? "The district refused it."
+            )
+        }.compactMap { $0 }
     }
 
     public func upstreamSummary() async throws -> UpstreamSummary {
