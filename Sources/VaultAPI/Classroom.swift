@@ -190,6 +190,9 @@ public struct ClassroomPushRequest: Codable, Sendable {
         case grade, feedback, release
         /// The teacher's decision on a late hand-in: a `ClassroomLate`.
         case late
+        /// A student's draw first made on the classroom (issue 69): a `ClassroomPull.PulledDraw`, sent before their
+        /// answers so the district asks the same questions.
+        case draw
 
         /// Made by a student's vault and signed by it (the rest are the teacher's, whose classroom signed in).
         public var isStudents: Bool { self == .answer || self == .submission }

@@ -33,8 +33,8 @@ struct ClassroomBinaryTests {
         return (proxy, proxyPort)
     }
 
-    static func received(_ server: ServerProcess) throws -> ReceivedResponses {
-        try JSONDecoder().decode(ReceivedResponses.self, from: Data(try server.admin(["responses", "algebra-1", "--json"]).stdout.utf8))
+    static func received(_ server: ServerProcess, _ id: String = "algebra-1") throws -> ReceivedResponses {
+        try JSONDecoder().decode(ReceivedResponses.self, from: Data(try server.admin(["responses", id, "--json"]).stdout.utf8))
     }
 
     static func status(_ classroom: ServerProcess) throws -> [String: Any] {
@@ -77,6 +77,59 @@ struct ClassroomBinaryTests {
         )
         #expect(try vault.unlocked(["download", "algebra-1"]).status == 0)
         return (district, classroom, vault)
+    }
+
+    @Test(
+        "nothing handed in through a classroom is lost (issue 69): a pooled quiz first drawn at the classroom and a hand-in file imported there both reach the district, every answer once, from a vault the district never saw"
+    )
+    func nothingLostThroughClassroom() throws {
+        let (district, classroom, vault) = try Self.linkedClass()
+        defer {
+            classroom.stop()
+            district.stop()
+        }
+        // A pooled quiz of the teacher's: the classroom makes the student's draw, and the district has none.
+        var pooled = Fixtures.quiz(id: "pool-quiz")
+        pooled.sections = [Section(id: "pool", title: "Pool", select: 3, shuffle: true, questions: ["q1", "q2", "q3", "q4", "q5", "q6"])]
+        let file = district.directory.file("pool-quiz.json")
+        try CanonicalJSON.encode(pooled).write(to: URL(fileURLWithPath: file))
+        #expect(try district.admin(["publish", file, "--owner", "teacher"]).status == 0)
+        #expect(try classroom.admin(["classroom", "pull"]).status == 0)
+        #expect(try vault.unlocked(["download", "pool-quiz"]).status == 0)
+        let shown = try #require(try vault.unlocked(["show", "pool-quiz", "--json"]).json?["questions"] as? [[String: Any]])
+        let drawn = shown.compactMap { $0["id"] as? String }
+        #expect(drawn.count == 3, "\(drawn)")
+        let values = Dictionary(uniqueKeysWithValues: Self.answers)
+        for question in drawn { #expect(try vault.answer("pool-quiz", question, values[question] ?? "a").status == 0) }
+        #expect(try vault.unlocked(["submit", "pool-quiz"]).status == 0)
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        let pushed = try classroom.admin(["classroom", "push"])
+        #expect(pushed.status == 0 && !pushed.stdout.contains("refused 1"), "\(pushed.stdout) \(pushed.stderr)")
+        let pool = try Self.received(district, "pool-quiz")
+        #expect(Set(pool.responses.map(\.questionId)) == Set(drawn) && pool.submissions.count == 1, "\(pool.responses.map(\.questionId)) \(drawn)")
+
+        // A package made on the classroom for a vault the district never saw: its hand-in file, imported there, goes up.
+        let work = TemporaryDirectory("classroom-import")
+        let made = try classroom.admin(["package", "algebra-1", "--user", "demo", "--out", work.path, "--json"])
+        let package = try #require((made.json?["packages"] as? [[String: Any]])?.first?["file"] as? String, "\(made.stderr)")
+        let fingerprint = try #require(try Binaries.system("curl", ["-s", classroom.url + APIPath.serverKey]).json?["fingerprint"] as? String)
+        let fresh = CLIVault()
+        try fresh.initialize()
+        #expect(try PackageBinaryTests.offline(fresh, ["import", package, "--server-key", fingerprint]).0.status == 0)
+        for (question, value) in Self.answers {
+            #expect(try PackageBinaryTests.offline(fresh, ["answer", "algebra-1", question], stdin: "pw-1\n\(value)\n").0.status == 0)
+        }
+        #expect(try PackageBinaryTests.offline(fresh, ["submit", "algebra-1"]).0.status == 0)
+        let handIn = work.file("demo-hand-in.vault")
+        #expect(try PackageBinaryTests.offline(fresh, ["hand-in", "algebra-1", "--out", handIn]).0.status == 0)
+        let imported = try classroom.admin(["import", handIn])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let second = try classroom.admin(["classroom", "push"])
+        #expect(second.status == 0, "\(second.stdout) \(second.stderr)")
+        let status = try Self.status(classroom)
+        #expect((status["refused"] as? [Any])?.isEmpty == true, "\(status)")
+        let held = try Self.received(district)
+        #expect(held.submissions.count == 1 && held.responses.count == Self.answers.count, "\(held.responses.count) \(held.submissions.count)")
     }
 
     @Test(

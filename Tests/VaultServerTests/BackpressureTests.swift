@@ -144,6 +144,7 @@ struct SlowStorage: ServerStorage {
     func vouchedKeys(users: Set<String>) async throws -> [ClassroomPushRequest.Vouch] { try await base.vouchedKeys(users: users) }
     func upstreamReceipts(user: String) async throws -> [SubmissionReceipt] { try await base.upstreamReceipts(user: user) }
     func upstreamRefusals(user: String) async throws -> [ClassroomRefusal] { try await base.upstreamRefusals(user: user) }
+    func adoptDraw(_ draw: ClassroomPull.PulledDraw, now: Date) async throws -> Bool { try await base.adoptDraw(draw, now: now) }
     func importClass(_ pull: ClassroomPull, now: Date) async throws { try await base.importClass(pull, now: now) }
     func replaceClosingHandIn(attemptID: String, madeAt: Date, listed: [String], now: Date) async throws -> [String: Double]? {
         try await base.replaceClosingHandIn(attemptID: attemptID, madeAt: madeAt, listed: listed, now: now)

@@ -63,3 +63,23 @@ public struct SignedHandIn: Codable, Sendable, Equatable {
         return value
     }
 }
+
+extension DeviceKey {
+    /// A hand-in signed by this key (its record signed already, and named by that signature): what lets a classroom
+    /// server pass it on to the district, from a sync or from a hand-in file.
+    public func signed(_ request: SubmissionRequest) throws -> SubmissionRequest {
+        var request = request
+        request.deviceKey = publicKey
+        request.signature = nil
+        request.signature = try signature(for: request.signedStatement())
+        return request
+    }
+
+    /// An answer signed by this key, as a hand-in file carries it (a classroom passes it on to the district).
+    public func signed(_ item: ResponseItem) throws -> ResponseItem {
+        var item = item
+        item.signature = nil
+        item.signature = try signature(for: AnswerSignature.statement(item))
+        return item
+    }
+}

@@ -158,7 +158,10 @@ extension Vault {
         }
         let attemptID = try attempt.string(0)
         try appendEvent(.handedInByFile, attemptID: attemptID)
-        let request = try submissionRequest(attemptID: attemptID)
+        // Each answer and the hand-in signed by the vault's key too, as a sync to a classroom signs them: a classroom
+        // that imports the file passes them on to the district, which takes only what the student's key signed.
+        let device = try deviceKey()
+        let request = try device.signed(try submissionRequest(attemptID: attemptID))
         let items = try database.rows(
             "SELECT \(StoredResponse.selection) FROM \(StoredResponse.fromClause) WHERE r.attempt_id = ? AND r.state != \(ResponseState.dead.sql) ORDER BY \(AnswerOrder.sql(time: "r.answered_at", id: "r.id"))",
             [attemptID]
@@ -168,13 +171,12 @@ extension Vault {
             guard let item = stored.item else {
                 throw DamagedRow(table: "responses", key: stored.id, reason: "the stored answer is not JSON").error
             }
-            return item
+            return try device.signed(item)
         }
         // A vault enrolled by a package hands in with its enrolment secret (inside the encrypted file).
         let payload = try CanonicalJSON.encode(
             HandInPayload(user: user, responses: items, submission: request, enrolment: try enrolment(assessmentID: request.assessmentId))
         )
-        let device = try deviceKey()
         let signed = SignedHandIn(
             payload: String(decoding: payload, as: UTF8.self),
             deviceKey: device.publicKey,

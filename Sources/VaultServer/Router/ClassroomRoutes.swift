@@ -188,6 +188,9 @@ struct ClassroomRoutes<Storage: ServerStorage> {
             case .grade, .feedback, .release, .late:
                 try await flush()
                 results.append(try await takeTeachers(entry, context: context))
+            case .draw:
+                try await flush()
+                results.append(try await takeDraw(entry, context: context))
             }
         }
         try await flush()
@@ -224,6 +227,26 @@ struct ClassroomRoutes<Storage: ServerStorage> {
         } catch let error as APIError {
             return .init(seq: entry.seq, outcome: .refused, message: error.message)
         }
+    }
+
+    /// A student's draw first made on the classroom (issue 69): kept as theirs when the district has none, so their
+    /// answers to the questions they were given are taken; the district's own draw stands otherwise (said).
+    private func takeDraw(_ entry: ClassroomPushRequest.Item, context: VaultRequestContext) async throws -> ClassroomPushResponse.Result {
+        guard let draw = try? JSONDecoder().decode(ClassroomPull.PulledDraw.self, from: Data(entry.body.utf8)), draw.user == entry.user,
+            (try? Identifiers.check([draw.assessmentId, draw.user])) != nil
+        else { return .init(seq: entry.seq, outcome: .refused, message: "This draw cannot be read.") }
+        guard try await storage.user(named: draw.user)?.role == .student,
+            try await storage.mayAct(user: context.user, role: context.role, onAssessment: draw.assessmentId)
+        else { return .init(seq: entry.seq, outcome: .refused, message: "There is no assessment \(draw.assessmentId) of yours for \(draw.user).") }
+        guard try await storage.adoptDraw(draw, now: configuration.now()) else {
+            return .init(
+                seq: entry.seq,
+                outcome: .refused,
+                message:
+                    "\(draw.user) was given other questions of \(draw.assessmentId) at the district first; their answers to questions only the classroom gave them are refused."
+            )
+        }
+        return .init(seq: entry.seq, outcome: .stored)
     }
 
     /// A mark or a release the teacher made on the classroom's desk: taken as the teacher's own at the district's desk

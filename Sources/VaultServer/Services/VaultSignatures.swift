@@ -54,7 +54,24 @@ enum VaultSignatures {
 
 /// What a classroom server keeps for its district: each answer and hand-in as the student's vault sent it, once the
 /// classroom holds it.
-enum ClassroomOutbox {
+public enum ClassroomOutbox {
+    /// A hand-in file imported on a classroom (issue 69): its answers and hand-in go up like a sync's, signed by the
+    /// student's key (a file from an older vault, unsigned, is refused by the district and shown in `classroom
+    /// status`). Nothing on a server that is not a classroom.
+    public static func keepImported(
+        _ responses: [ResponseItem],
+        submission: SubmissionRequest,
+        user: String,
+        deviceKey: String,
+        storage: some ServerStorage,
+        now: Date
+    ) async throws {
+        guard try await storage.classroomLink() != nil else { return }
+        let results = responses.map { ItemResult(id: $0.id, status: .accepted) }
+        try await keep(BatchRequest(responses: responses, deviceKey: deviceKey), results: results, user: user, storage: storage, now: now)
+        try await keep(submission, user: user, storage: storage, now: now)
+    }
+
     static func keep(_ batch: BatchRequest, results: [ItemResult], user: String, storage: some ClassroomStore, now: Date) async throws {
         let held = Set(results.filter { [.accepted, .duplicate, .superseded].contains($0.status) }.map(\.id))
         let items = try batch.responses.filter { held.contains($0.id) }.map { item in

@@ -116,6 +116,15 @@ struct Import: AsyncParsableCommand {
                     )
                 }
                 try await AttemptRecordIntake.keep(payload.submission, of: record, storage: storage, now: Date())
+                // On a classroom, the district gets it too, exactly as a sync through the classroom would send it.
+                try await ClassroomOutbox.keepImported(
+                    payload.responses,
+                    submission: payload.submission,
+                    user: payload.user,
+                    deviceKey: deviceKey,
+                    storage: storage,
+                    now: Date()
+                )
                 let receipt = try await issuer.receipt(for: record)
                 if let receipts, let signed = receipt.signed {
                     try SecureFiles.atomicWrite(Data(signed.storedText.utf8), to: "\(receipts)/\(receipt.receiptId).json")

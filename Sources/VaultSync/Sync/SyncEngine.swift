@@ -242,14 +242,8 @@ public final class SyncEngine {
         return response
     }
 
-    /// A hand-in signed by the vault's key (its record signed already, and named by that signature).
-    static func signed(_ request: SubmissionRequest, by key: DeviceKey) throws -> SubmissionRequest {
-        var request = request
-        request.deviceKey = key.publicKey
-        request.signature = nil
-        request.signature = try key.signature(for: request.signedStatement())
-        return request
-    }
+    /// A hand-in signed by the vault's key (`DeviceKey.signed`).
+    static func signed(_ request: SubmissionRequest, by key: DeviceKey) throws -> SubmissionRequest { try key.signed(request) }
 
     private struct InFlightBatch {
         let batch: [QueuedResponse]

@@ -91,6 +91,7 @@ extension UpstreamItem {
         case .feedback: "feedback"
         case .release: "release"
         case .late: "late decision"
+        case .draw: "draw"
         }
     }
 }
@@ -136,10 +137,12 @@ public struct UpstreamSummary: Sendable, Equatable {
     public var waitingMarks = 0
     public var storedMarks = 0
     public var refused: [UpstreamItem] = []
+    /// Students' draws first made here (issue 69).
+    public var waitingDraws = 0
     public init() {}
 
     /// Everything that waits to go up.
-    public var waiting: Int { waitingAnswers + waitingHandIns + waitingMarks }
+    public var waiting: Int { waitingAnswers + waitingHandIns + waitingMarks + waitingDraws }
 }
 
 /// A classroom server's store: its link, the outbox to the district, and the class as pulled. The district's side
@@ -158,7 +161,7 @@ public protocol ClassroomStore: Sendable {
     /// The district's word on items: stored or refused (`later` leaves an item waiting).
     func settleUpstream(_ results: [ClassroomPushResponse.Result], now: Date) async throws
     func upstreamSummary() async throws -> UpstreamSummary
-    /// The vault keys this classroom enrolled with class codes, of `users`.
+    /// The vault keys this classroom enrolled (class codes, packages made here), of `users`.
     func vouchedKeys(users: Set<String>) async throws -> [ClassroomPushRequest.Vouch]
     /// The district's receipts for `user`'s hand-ins the district took from this classroom.
     func upstreamReceipts(user: String) async throws -> [SubmissionReceipt]
@@ -175,6 +178,9 @@ public protocol ClassroomStore: Sendable {
     /// Takes in what the district decided, leaving alone what this classroom's teacher changed that still waits to
     /// go up; says what changed.
     func importResults(_ results: ClassroomResults, now: Date) async throws -> ResultsBroughtDown
+    /// The district's side (issue 69): a draw a classroom made for a student the district has none for is kept as
+    /// theirs; false when the district holds another one (its own stands).
+    func adoptDraw(_ draw: ClassroomPull.PulledDraw, now: Date) async throws -> Bool
 }
 
 /// What bringing the district's results down changed on a classroom.
@@ -250,6 +256,11 @@ enum ClassroomStatements {
     }
 
     /// A decision on a late hand-in made on a classroom, kept for the district (nothing elsewhere).
+    /// A student's draw first made here, for the district (nothing on a server that is not a classroom).
+    static func keepDraw(_ draw: ClassroomPull.PulledDraw, at: Date) throws -> [SQLStatement] {
+        try replaceKept(.draw, itemID: draw.assessmentId + "/" + draw.user, user: .text(draw.user), body: draw, at: at)
+    }
+
     static func keepLate(_ late: ClassroomLate, student: String, at: Date) throws -> [SQLStatement] {
         try replaceKept(.late, itemID: late.attemptId, user: .text(student), body: late, at: at)
     }
@@ -403,8 +414,9 @@ extension SharedStatements {
     public func vouchedKeys(users: Set<String>) async throws -> [ClassroomPushRequest.Vouch] {
         try await rows(
             SQLStatement(
-                "SELECT user_name, device_key FROM enrolments WHERE assessment_id = ? AND device_key IS NOT NULL ORDER BY created_at",
-                [.text(ClassCode.scope)],
+                // Class codes and packages made here (issue 69: a hand-in file imported here goes up under its key).
+                "SELECT user_name, device_key FROM enrolments WHERE device_key IS NOT NULL ORDER BY created_at",
+                [],
                 columns: ["user_name", "device_key"]
             )
         ) { ClassroomPushRequest.Vouch(user: try $0.string("user_name"), deviceKey: try $0.string("device_key")) }.filter { users.contains($0.user) }
@@ -451,6 +463,20 @@ extension SharedStatements {
         }.compactMap { $0 }
     }
 
+    public func adoptDraw(_ draw: ClassroomPull.PulledDraw, now: Date) async throws -> Bool {
+        guard let seed = Int64(draw.seed), draw.version >= 1, let made = try? StoredDraw(seed: seed, version: draw.version, drawText: draw.draw)
+        else { return false }
+        let held = try await readThenWrite(
+            DrawStatements.draw(assessmentID: draw.assessmentId, user: draw.user),
+            DrawStatements.stored,
+            writes: { held in
+                held.isEmpty
+                    ? [try DrawStatements.insert(made, assessmentID: draw.assessmentId, user: draw.user, at: now, dialect: self.dialect)] : []
+            }
+        )
+        return held.first.map { $0.seed == seed } ?? true
+    }
+
     public func upstreamSummary() async throws -> UpstreamSummary {
         let counts = try await rows(
             SQLStatement(
@@ -467,6 +493,7 @@ extension SharedStatements {
             case (.answer, .stored): summary.storedAnswers += count
             case (.submission, .stored): summary.storedHandIns += count
             case (.grade, .waiting), (.feedback, .waiting), (.release, .waiting), (.late, .waiting): summary.waitingMarks += count
+            case (.draw, .waiting): summary.waitingDraws += count
             case (.grade, .stored), (.feedback, .stored), (.release, .stored), (.late, .stored): summary.storedMarks += count
             default: break
             }

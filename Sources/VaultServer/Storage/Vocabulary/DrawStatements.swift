@@ -94,7 +94,19 @@ extension SharedStatements {
                 ? try DrawStatements.insert(made, assessmentID: assessmentID, user: user, at: now, dialect: dialect)
                 : try DrawStatements.update(made, assessmentID: assessmentID, user: user)
         )
-        return try await row(read, DrawStatements.stored)?.draw ?? made.draw
+        let stored = try await row(read, DrawStatements.stored)
+        if previous == nil, let stored {
+            // A classroom's first draw for this student goes up before their answers (issue 69; nothing elsewhere).
+            let pulled = ClassroomPull.PulledDraw(
+                assessmentId: assessmentID,
+                user: user,
+                seed: String(stored.seed),
+                version: stored.version,
+                draw: try stored.drawText()
+            )
+            try await write(try ClassroomStatements.keepDraw(pulled, at: now))
+        }
+        return stored?.draw ?? made.draw
     }
 
     /// Every student's draw of an assessment, by user.
