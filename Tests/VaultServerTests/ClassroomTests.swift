@@ -260,6 +260,33 @@ struct ClassroomTests {
     }
 
     @Test(
+        "a classroom cannot move time (issue 69): a hand-in it says it held in 2000 counts as reaching the district now, its receipt is never dated before the student made it",
+        arguments: Backend.all
+    )
+    func heldAtBounded(backend: Backend) async throws {
+        let setup = try await Self.setUp(backend)
+        try await Self.withClass(setup) { district, teacher, classroom, student, served in
+            let items = try Self.signedAnswers(served, key: setup.key)
+            _ = try await Self.answer(classroom, items, token: student, key: setup.key)
+            let madeAt = Timestamp.string(Date())
+            let submission = try Self.signedSubmission(items, key: setup.key, submittedAt: madeAt)
+            #expect(try await classroom.send(.post, APIPath.submissions, token: student, json: submission).status == .created)
+            let before = Date()
+            let results = try await Self.push(setup.classroom, to: district, token: teacher) { item in
+                if item.kind == .submission { item.heldAt = "2000-01-01T00:00:00.000Z" }
+            }
+            let receipt = try #require(results.first { $0.receipt != nil }?.receipt, "\(results)")
+            let received = try #require(Timestamp.date(receipt.receivedAt))
+            #expect(received >= before.addingTimeInterval(-1), "received \(receipt.receivedAt), made \(madeAt)")
+            // Within the bounds, the classroom's word stands: a week offline is not late.
+            let weekAgo = Date().addingTimeInterval(-7 * 86_400)
+            let old = try Self.signedSubmission(items, key: setup.key, submittedAt: Timestamp.string(weekAgo.addingTimeInterval(-60)))
+            #expect(ClosingHandIn.heldTime(weekAgo, submission: old, now: Date()) == weekAgo)
+            #expect(ClosingHandIn.heldTime(Date().addingTimeInterval(3600), submission: old, now: before) == before)
+        }
+    }
+
+    @Test(
         "results come down and marks go up: points and feedback made on the classroom's desk reach the district; the district's release, points, feedback and taken-back feedback reach the classroom (what waits to go up stands); a hostile reply changes nothing",
         arguments: Backend.all
     )

@@ -215,9 +215,9 @@ struct ClassroomRoutes<Storage: ServerStorage> {
         }
         do {
             // Judged (late or not, and its receipt's time) by when it reached the classroom, which acts for the teacher:
-            // a class whose district was out of reach all week did not hand in late.
-            let now = configuration.now()
-            let arrived = entry.heldAt.flatMap(Timestamp.date).map { min($0, now) }
+            // a class whose district was out of reach all week did not hand in late. Bounded (`heldTime`): never after
+            // now, never before the student made it.
+            let arrived = ClosingHandIn.heldTime(entry.heldAt.flatMap(Timestamp.date), submission: submission, now: configuration.now())
             // The district closed between the push of the answers and this one, and handed the attempt in itself: the
             // student's own hand-in, held first, takes its place (`ClosingHandIn.submitOwn`, in `intake`).
             let (receipt, _) = try await responses.intake(submission, user: entry.user, arrived: arrived)

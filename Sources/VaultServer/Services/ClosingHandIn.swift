@@ -121,6 +121,17 @@ extension ClosingHandIn {
         else { return nil }
         return min(said, now)
     }
+
+    /// When a classroom says it held a hand-in (issue 69), as the district takes it: never after now (its own
+    /// receipt), and never before the student's own signed hand-in or start beyond the clock tolerance. A classroom
+    /// cannot move a hand-in earlier than the student made it: such a claim is not believed, and the hand-in counts
+    /// as reaching the district now (late, if the exam has closed).
+    public static func heldTime(_ claimed: Date?, submission: SubmissionRequest, now: Date) -> Date? {
+        guard let claimed else { return nil }
+        let floors = [submission.submittedAt, submission.startedAt].compactMap { $0.flatMap(Timestamp.date) }
+        if floors.contains(where: { claimed < $0.addingTimeInterval(-TimeAuthority.clockTolerance) }) { return now }
+        return min(claimed, now)
+    }
 }
 
 /// Runs `ClosingHandIn` for exams whose closing time (set for later with `close --at`) has come: at start for
