@@ -55,7 +55,10 @@ struct ClassroomBinaryTests {
     /// A district (SQLite, the demo's class) and a classroom linked to it and pulled, serving; a vault that signed in
     /// to the district with the demo's password (its key registered there), then to the classroom with that key, and
     /// downloaded algebra-1 there.
-    static func linkedClass(pushEvery: Int? = nil) throws -> (district: ServerProcess, classroom: ServerProcess, vault: CLIVault) {
+    static func linkedClass(
+        pushEvery: Int? = nil,
+        atTheDistrict: (CLIVault) throws -> Void = { _ in }
+    ) throws -> (district: ServerProcess, classroom: ServerProcess, vault: CLIVault) {
         let district = try ServerProcess()
         let vault = CLIVault()
         #expect(try vault.initialize().status == 0)
@@ -63,6 +66,7 @@ struct ClassroomBinaryTests {
             try vault.unlocked(["login", "--server", district.url, "--user", "demo", "--server-password-stdin"], extraInput: "demo-password\n").status
                 == 0
         )
+        try atTheDistrict(vault)
         let classroom = try ServerProcess(arguments: pushEvery.map { ["--push-every", String($0)] } ?? [], demo: false)
         classroom.stop()
         let linked = try classroom.admin(
@@ -107,6 +111,18 @@ struct ClassroomBinaryTests {
         #expect(pushed.status == 0 && !pushed.stdout.contains("refused 1"), "\(pushed.stdout) \(pushed.stderr)")
         let pool = try Self.received(district, "pool-quiz")
         #expect(Set(pool.responses.map(\.questionId)) == Set(drawn) && pool.submissions.count == 1, "\(pool.responses.map(\.questionId)) \(drawn)")
+        // The district's receipt travels (issue 69): exported whole, it verifies at the district without the classroom.
+        let synced = try vault.unlocked(["sync", "--json"])
+        #expect(synced.stdout.contains(#""confirmed_by_district":1"#), "\(synced.stdout)")
+        let exported = vault.root.file("district-receipt.json")
+        let export = try vault.unlocked(["receipts", "export", "pool-quiz", "--out", exported])
+        #expect(export.status == 0 && export.stdout.contains("district's receipt"), "\(export.stdout) \(export.stderr)")
+        let atDistrict = try district.admin(["receipts", "verify", exported])
+        #expect(atDistrict.status == 0, "\(atDistrict.stdout) \(atDistrict.stderr)")
+        #expect(try vault.unlocked(["receipts", "verify", exported]).status == 0)
+        let classroomOwn = vault.root.file("classroom-receipt.json")
+        #expect(try vault.unlocked(["receipts", "export", "pool-quiz", "--out", classroomOwn, "--classroom"]).status == 0)
+        #expect(try district.admin(["receipts", "verify", classroomOwn]).status == 65)
 
         // A package made on the classroom for a vault the district never saw: its hand-in file, imported there, goes up.
         let work = TemporaryDirectory("classroom-import")
@@ -130,6 +146,28 @@ struct ClassroomBinaryTests {
         #expect((status["refused"] as? [Any])?.isEmpty == true, "\(status)")
         let held = try Self.received(district)
         #expect(held.submissions.count == 1 && held.responses.count == Self.answers.count, "\(held.responses.count) \(held.submissions.count)")
+    }
+
+    @Test(
+        "a receipt the district signed before the vault joined a classroom still verifies in the vault after (issue 69)"
+    )
+    func receiptFromBeforeTheClassroom() throws {
+        var earlier = ""
+        let (district, classroom, vault) = try Self.linkedClass { (vault: CLIVault) throws in
+            #expect(try vault.unlocked(["download", "algebra-1"]).status == 0)
+            for (question, value) in Self.answers { #expect(try vault.answer("algebra-1", question, value).status == 0) }
+            #expect(try vault.unlocked(["submit", "algebra-1"]).status == 0)
+            #expect(try vault.unlocked(["sync"]).status == 0)
+            earlier = vault.root.file("earlier.json")
+            #expect(try vault.unlocked(["receipts", "export", "algebra-1", "--out", earlier]).status == 0)
+        }
+        defer {
+            classroom.stop()
+            district.stop()
+        }
+        let verified = try vault.unlocked(["receipts", "verify", earlier])
+        #expect(verified.status == 0, "\(verified.stdout) \(verified.stderr)")
+        #expect(try district.admin(["receipts", "verify", earlier]).status == 0)
     }
 
     @Test(

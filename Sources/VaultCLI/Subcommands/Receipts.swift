@@ -102,11 +102,27 @@ struct Receipts: ParsableCommand {
         @OptionGroup var credentials: CredentialSources
         @Argument(help: "A receipt id or an assessment id (its latest receipt).") var id: String
         @Option(help: "Where to write.") var out: String
+        @Flag(help: "For a hand-in a classroom held: write the classroom's receipt, not the district's.") var classroom = false
 
         func run() throws {
             let context = CommandContext(globals)
-            guard let receipt = try context.openVault(credentials).receipts(matching: id).first else {
+            let vault = try context.openVault(credentials)
+            guard let receipt = try vault.receipts(matching: id).first else {
                 throw VaultError(.notFound, tr("There is no receipt for {id} in this vault.", ["id": id]))
+            }
+            // A hand-in a classroom held: the district's own receipt, which anyone can check with the district's key.
+            if !classroom, let district = try vault.districtReceipt(attemptID: receipt.statement.attemptId),
+                let statement = try? JSONDecoder().decode(ReceiptStatement.self, from: Data(district.statement.utf8))
+            {
+                try SecureFiles.atomicWrite(Data(district.storedText.utf8), to: out)
+                context.console.line(
+                    tr(
+                        "Wrote the district's receipt {id} to {file} (signed by the district key {fingerprint}).",
+                        ["id": statement.receiptId, "file": out, "fingerprint": statement.keyFingerprint]
+                    )
+                )
+                context.console.emit(["receipt_id": statement.receiptId, "file": out])
+                return
             }
             try SecureFiles.atomicWrite(Data(receipt.signed.storedText.utf8), to: out)
             context.console.line(tr("Wrote receipt {id} to {file}.", ["id": receipt.statement.receiptId, "file": out]))

@@ -122,6 +122,8 @@ extension Vault {
             if known == nil {
                 try database.execute("INSERT OR REPLACE INTO vault_meta (key, value) VALUES ('district_key', ?)", [list.districtKey.fingerprint])
             }
+            // The district's receipts leave the vault whole (`receipts export`) and verify here after (issue 69).
+            try keepServerKey(list.districtKey, role: "district")
             for receipt in list.receipts {
                 guard let signed = receipt.signed, let statement = try? districtKey.verify(signed), statement.user == user,
                     statement.keyFingerprint == list.districtKey.fingerprint, let own = held[statement.attemptId],
@@ -144,6 +146,12 @@ extension Vault {
     public static let serverClassroomKey = "server_classroom"
 
     public func serverIsClassroom() throws -> Bool { try meta(Self.serverClassroomKey) == "1" }
+
+    /// The district's own signed receipt for an attempt a classroom held, as it came (issue 69): what `receipts
+    /// export` writes, which the district's `vault-server receipts verify` accepts without the classroom.
+    public func districtReceipt(attemptID: String) throws -> SignedReceipt? {
+        try database.row("SELECT signed FROM confirmations WHERE attempt_id = ?", [attemptID]).flatMap { SignedReceipt(storedText: try $0.string(0)) }
+    }
 
     /// The confirmations kept, by attempt.
     public func confirmations() throws -> [String: Confirmation] {

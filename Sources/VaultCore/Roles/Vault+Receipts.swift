@@ -64,6 +64,31 @@ extension Vault {
                 "INSERT INTO server_key (id, server_url, signing_key, agreement_key, fingerprint) VALUES (1, ?, ?, ?, ?)",
                 [serverURL, key.signingKey, key.agreementKey, key.fingerprint]
             )
+            try keepServerKey(key, role: "server")
+        }
+    }
+
+    /// Keeps a key that signed (or may sign) this vault's receipts, for good: the pinned server's, or a district's a
+    /// classroom passed on (issue 69).
+    func keepServerKey(_ key: ServerKeyResponse, role: String) throws {
+        try database.execute(
+            "INSERT OR IGNORE INTO known_server_keys (fingerprint, signing_key, agreement_key, role, kept_at) VALUES (?, ?, ?, ?, ?)",
+            [key.fingerprint, key.signingKey, key.agreementKey, role, clocks.wall().millisecondsSince1970]
+        )
+    }
+
+    /// The receipt verified by the key that signed it: the pinned one, or one this vault pinned before or a classroom
+    /// passed on (a district's receipt, a receipt from before the vault joined a classroom).
+    func verifiedStatement(_ receipt: SignedReceipt) throws -> ReceiptStatement {
+        let pinned = try serverPublicKey()
+        do {
+            return try pinned.verify(receipt)
+        } catch let error as ReceiptError {
+            let keys = try database.rows("SELECT signing_key, agreement_key, fingerprint FROM known_server_keys").compactMap {
+                try? ServerPublicKey(ServerKeyResponse(signingKey: try $0.string(0), agreementKey: try $0.string(1), fingerprint: try $0.string(2)))
+            }
+            for key in keys { if let statement = try? key.verify(receipt) { return statement } }
+            throw error
         }
     }
 
@@ -254,7 +279,7 @@ extension Vault {
     public func check(_ receipt: SignedReceipt) throws -> ReceiptCheck {
         let statement: ReceiptStatement
         do {
-            statement = try serverPublicKey().verify(receipt)
+            statement = try verifiedStatement(receipt)
         } catch let error as ReceiptError {
             throw VaultError(.invalidData, tr("Not a valid receipt of this vault's server: {error}", ["error": error]))
         }

@@ -308,7 +308,9 @@ enum VaultSchema {
         """
 
     /// What the district refused of the work a classroom server passed on (issue 68): each answer or hand-in by its
-    /// id, with the district's sentence, so the student is told and `vault receipts` shows it.
+    /// id, with the district's sentence, so the student is told and `vault receipts` shows it. And every server key
+    /// this vault pinned or a classroom passed on (issue 69): a receipt keeps verifying by the key that signed it after
+    /// the vault moves to a classroom.
     static let version20 = """
         CREATE TABLE district_refusals (
             item_id TEXT PRIMARY KEY NOT NULL,
@@ -318,5 +320,14 @@ enum VaultSchema {
             message TEXT NOT NULL,
             noted_at INTEGER NOT NULL
         );
+        CREATE TABLE known_server_keys (
+            fingerprint TEXT PRIMARY KEY NOT NULL,
+            signing_key TEXT NOT NULL,
+            agreement_key TEXT NOT NULL,
+            role TEXT NOT NULL,
+            kept_at INTEGER NOT NULL
+        );
+        INSERT INTO known_server_keys (fingerprint, signing_key, agreement_key, role, kept_at)
+            SELECT fingerprint, signing_key, agreement_key, 'server', 0 FROM server_key;
         """
 }
