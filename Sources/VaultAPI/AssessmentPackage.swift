@@ -23,9 +23,12 @@ public struct AssessmentPackage: Codable, Sendable, Equatable {
     public var expiresAt: String
     /// The server key's Ed25519 signature (base64) over `signedBytes`.
     public var signature: String
+    /// Set when the document and the enrolment are sealed under the student's slip code (issue 68): the content key
+    /// wrapped under the code; `document` and `enrolment` then hold their AES-GCM boxes.
+    public var slip: WrappedKey?
 
     enum CodingKeys: String, CodingKey {
-        case format, user, version, document, enrolment, signature
+        case format, user, version, document, enrolment, signature, slip
         case assessmentId = "assessment_id"
         case documentSignature = "document_signature"
         case serverKey = "server_key"

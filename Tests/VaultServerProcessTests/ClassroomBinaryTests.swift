@@ -126,12 +126,16 @@ struct ClassroomBinaryTests {
 
         // A package made on the classroom for a vault the district never saw: its hand-in file, imported there, goes up.
         let work = TemporaryDirectory("classroom-import")
-        let made = try classroom.admin(["package", "algebra-1", "--user", "demo", "--out", work.path, "--json"])
+        let sheet = work.file("codes.txt")
+        let made = try classroom.admin([
+            "package", "algebra-1", "--user", "demo", "--out", work.path, "--json", "--codes", sheet, "--seal-iterations", "1000",
+        ])
         let package = try #require((made.json?["packages"] as? [[String: Any]])?.first?["file"] as? String, "\(made.stderr)")
+        let slip = PackageBinaryTests.Made(file: package, code: try PackageBinaryTests.code(in: sheet, for: "demo"))
         let fingerprint = try #require(try Binaries.system("curl", ["-s", classroom.url + APIPath.serverKey]).json?["fingerprint"] as? String)
         let fresh = CLIVault()
         try fresh.initialize()
-        #expect(try PackageBinaryTests.offline(fresh, ["import", package, "--server-key", fingerprint]).0.status == 0)
+        #expect(try PackageBinaryTests.importing(fresh, slip, ["--server-key", fingerprint]).0.status == 0)
         for (question, value) in Self.answers {
             #expect(try PackageBinaryTests.offline(fresh, ["answer", "algebra-1", question], stdin: "pw-1\n\(value)\n").0.status == 0)
         }

@@ -30,13 +30,36 @@ struct PackageBinaryTests {
         #expect(published.status == 0, "\(published.stderr)")
     }
 
-    static func package(_ server: ServerProcess, _ id: String, user: String, into directory: String, expires: String? = nil) throws -> String {
-        let made = try server.admin(["package", id, "--user", user, "--out", directory, "--json"] + (expires.map { ["--expires", $0] } ?? []))
+    /// A package file and its slip code (issue 68), as the teacher hands them out: the file on the stick, the code on
+    /// paper.
+    struct Made {
+        let file: String
+        let code: String
+    }
+
+    static func package(_ server: ServerProcess, _ id: String, user: String, into directory: String, expires: String? = nil) throws -> Made {
+        let sheet = directory + "/codes-\(UUID().uuidString).txt"
+        let made = try server.admin(
+            ["package", id, "--user", user, "--out", directory, "--json", "--codes", sheet, "--seal-iterations", "1000"]
+                + (expires.map { ["--expires", $0] } ?? [])
+        )
         #expect(made.status == 0, "\(made.stderr)")
         let written = try #require((made.json?["packages"] as? [[String: Any]])?.first?["file"] as? String)
         let kept = directory + "/\(user)-\(id)-\(UUID().uuidString).vaultpkg"
         try FileManager.default.moveItem(atPath: written, toPath: kept)
-        return kept
+        return Made(file: kept, code: try code(in: sheet, for: user))
+    }
+
+    /// A student's code from a codes sheet (`USER<TAB>CODE` lines).
+    static func code(in sheet: String, for user: String) throws -> String {
+        let lines = try String(contentsOfFile: sheet, encoding: .utf8).split(separator: "\n")
+        let line = try #require(lines.first { $0.hasPrefix(user + "\t") }, "no code for \(user) in the sheet")
+        return String(line.split(separator: "\t")[1])
+    }
+
+    /// `vault import` of a package with its slip code typed on stdin after the password.
+    static func importing(_ vault: CLIVault, _ made: Made, _ extra: [String] = [], code: String? = nil) throws -> (Binaries.Result, Bool) {
+        try offline(vault, ["import", made.file, "--code-stdin"] + extra, stdin: "pw-1\n\(code ?? made.code)\n")
     }
 
     @Test(
@@ -55,13 +78,22 @@ struct PackageBinaryTests {
         let fingerprint = try #require(try Binaries.system("curl", ["-s", server.url + APIPath.serverKey]).json?["fingerprint"] as? String)
         let anaV1 = try Self.package(server, "pkg-quiz", user: "ana", into: work.path)
 
+        // A stolen stick is not enough (issue 68): the package's questions are sealed, and without Ana's slip code a
+        // classmate's fresh vault imports nothing (77, nothing stored).
+        #expect(try !String(contentsOfFile: anaV1.file, encoding: .utf8).contains("2x = 10"), "the package's questions are readable")
+        let classmate = CLIVault()
+        try classmate.initialize()
+        let guessed = try Self.importing(classmate, anaV1, ["--server-key", fingerprint], code: "AAAA-BBBB-CCCC").0
+        #expect(guessed.status == 77 && guessed.stderr.contains("slip code"), "\(guessed.status) \(guessed.stderr)")
+        #expect(try !classmate.unlocked(["list", "--json"]).stdout.contains("pkg-quiz"))
+
         // Ana's vault, offline from its first command.
         let vault = CLIVault()
         try vault.initialize()
-        let (imported, importNetwork) = try Self.offline(vault, ["import", anaV1, "--server-key", fingerprint, "--json"])
+        let (imported, importNetwork) = try Self.importing(vault, anaV1, ["--server-key", fingerprint, "--json"])
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(!importNetwork, "import opened a network socket")
-        let (again, _) = try Self.offline(vault, ["import", anaV1, "--server-key", fingerprint, "--json"])
+        let (again, _) = try Self.importing(vault, anaV1, ["--server-key", fingerprint, "--json"])
         #expect(again.status == 0 && again.json?["stored"] as? Bool == false, "the same package twice changes nothing")
         for (question, value) in [("q1", "b"), ("q3", "true"), ("q5", "Ada")] {
             let (saved, network) = try Self.offline(vault, ["answer", "pkg-quiz", question], stdin: "pw-1\n\(value)\n")
@@ -87,7 +119,7 @@ struct PackageBinaryTests {
         // A copy of Ana's package on a second device cannot hand in as Ana now that her vault key is bound.
         let copy = CLIVault()
         try copy.initialize()
-        #expect(try Self.offline(copy, ["import", anaV1, "--server-key", fingerprint]).0.status == 0)
+        #expect(try Self.importing(copy, anaV1, ["--server-key", fingerprint]).0.status == 0)
         _ = try Self.offline(copy, ["answer", "pkg-quiz", "q1"], stdin: "pw-1\na\n")
         _ = try Self.offline(copy, ["submit", "pkg-quiz"])
         let copied = work.file("copy-hand-in.vault")
@@ -98,7 +130,7 @@ struct PackageBinaryTests {
 
         // Refused, the vault unchanged: one byte changed, another server's key, an expired package, an older version.
         let before = try vault.unlocked(["list", "--json"]).stdout
-        var changed = try Data(contentsOf: URL(fileURLWithPath: anaV1))
+        var changed = try Data(contentsOf: URL(fileURLWithPath: anaV1.file))
         changed[changed.count / 2] ^= 0x01
         let changedFile = work.file("changed.vaultpkg")
         try changed.write(to: URL(fileURLWithPath: changedFile))
@@ -107,7 +139,7 @@ struct PackageBinaryTests {
         #expect(try other.admin(["user", "add", "ana", "--role", "student", "--password-iterations", "1000"], stdin: "ana-pw\n").status == 0)
         try Self.publish(other, first, in: work.path)
         let foreign = try Self.package(other, "pkg-quiz", user: "ana", into: work.path)
-        let foreignResult = try Self.offline(vault, ["import", foreign]).0
+        let foreignResult = try Self.importing(vault, foreign).0
         #expect(foreignResult.status == 77 && foreignResult.stderr.contains("another server"), "\(foreignResult.stderr)")
         // A package already expired is not made (issue 68); one that expires in a moment is refused by the vault
         // once that moment has passed.
@@ -116,10 +148,10 @@ struct PackageBinaryTests {
         let soon = Date().addingTimeInterval(2)
         let expired = try Self.package(server, "pkg-quiz", user: "ana", into: work.path, expires: Timestamp.string(soon))
         while Date() < soon.addingTimeInterval(0.5) { try await Task.sleep(for: .milliseconds(100)) }
-        let expiredResult = try Self.offline(vault, ["import", expired]).0
+        let expiredResult = try Self.importing(vault, expired).0
         #expect(expiredResult.status == 77 && expiredResult.stderr.contains("expired"), "\(expiredResult.stderr)")
         let benPackage = try Self.package(server, "pkg-quiz", user: "ben", into: work.path)
-        let benResult = try Self.offline(vault, ["import", benPackage]).0
+        let benResult = try Self.importing(vault, benPackage).0
         #expect(benResult.status == 77 && benResult.stderr.contains("belongs to ana"), "\(benResult.stderr)")
         #expect(try vault.unlocked(["list", "--json"]).stdout == before)
         var second = first
@@ -128,8 +160,8 @@ struct PackageBinaryTests {
         let anaV2 = try Self.package(server, "pkg-quiz", user: "ana", into: work.path)
         let fresh = CLIVault()
         try fresh.initialize()
-        #expect(try Self.offline(fresh, ["import", anaV2, "--server-key", fingerprint]).0.status == 0)
-        let older = try Self.offline(fresh, ["import", anaV1]).0
+        #expect(try Self.importing(fresh, anaV2, ["--server-key", fingerprint]).0.status == 0)
+        let older = try Self.importing(fresh, anaV1).0
         #expect(older.status == 77 && older.stderr.contains("older version"), "\(older.stderr)")
         #expect(try vault.unlocked(["verify"]).status == 0)
 
@@ -178,7 +210,9 @@ struct PackageBinaryTests {
 
         // One file per student of the group, and of everyone with --all.
         func written(_ selection: [String], into directory: String) throws -> [String] {
-            let made = try server.admin(["package", "sealed-pkg"] + selection + ["--out", directory, "--json"])
+            let made = try server.admin(
+                ["package", "sealed-pkg"] + selection + ["--out", directory, "--json", "--codes", directory + ".codes", "--seal-iterations", "1000"]
+            )
             #expect(made.status == 0, "\(made.stderr)")
             return ((made.json?["packages"] as? [[String: Any]]) ?? []).compactMap { $0["user"] as? String }.sorted()
         }
@@ -188,14 +222,14 @@ struct PackageBinaryTests {
         let files = try FileManager.default.contentsOfDirectory(atPath: work.file("all")).sorted()
         #expect(files == ["ana", "ben", "cara", "demo"].map { "\($0)-sealed-pkg.vaultpkg" }, "\(files)")
         let anaPackage = try Self.package(server, "sealed-pkg", user: "ana", into: work.path)
-        let packageText = try String(contentsOfFile: anaPackage, encoding: .utf8)
+        let packageText = try String(contentsOfFile: anaPackage.file, encoding: .utf8)
         #expect(!packageText.contains("Secret pick"), "the sealed questions are readable in the package")
 
         let served = try Binaries.system("curl", ["-s", server.url + APIPath.serverKey])
         let fingerprint = try #require(served.json?["fingerprint"] as? String)
         let vault = CLIVault()
         try vault.initialize()
-        #expect(try Self.offline(vault, ["import", anaPackage, "--server-key", fingerprint]).0.status == 0)
+        #expect(try Self.importing(vault, anaPackage, ["--server-key", fingerprint]).0.status == 0)
         let listed = try Self.offline(vault, ["list"]).0
         #expect(listed.stdout.contains("sealed") && listed.stdout.contains("from a file"), "\(listed.stdout)")
         let listedJSON = try Self.offline(vault, ["list", "--json"]).0

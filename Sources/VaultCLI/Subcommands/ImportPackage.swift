@@ -21,6 +21,9 @@ struct ImportPackage: ParsableCommand {
     @OptionGroup var credentials: CredentialSources
     @Argument(help: "The package file (USER-ID.vaultpkg).") var file: String
     @Option(help: "The server key's fingerprint as your teacher gave it.") var serverKey: String?
+    @Flag(help: ArgumentHelp(tr("Read the slip code from a line of stdin (after the vault password)."))) var codeStdin = false
+
+    static let codeFileVariable = "VAULT_SLIP_CODE_FILE"
 
     struct Output: Encodable {
         let id: String
@@ -51,6 +54,17 @@ struct ImportPackage: ParsableCommand {
                 )
             )
             return readLine().map { ["y", "yes", tr("yes").lowercased()].contains($0.trimmingCharacters(in: .whitespaces).lowercased()) } ?? false
+        } slipCode: { user in
+            // Asked like a password (never echoed, never an argument): the code on the paper slip from the teacher.
+            let code = try PasswordReader.read(
+                fromStdin: codeStdin,
+                fileVariable: Self.codeFileVariable,
+                environment: ProcessInfo.processInfo.environment,
+                prompt: tr("Slip code for {user}'s package (from your teacher, on paper):", ["user": user]) + " ",
+                confirm: false,
+                flag: "--code-stdin"
+            )
+            return code.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         }
         switch outcome {
         case .stored(let id, let version, let user):
@@ -58,6 +72,14 @@ struct ImportPackage: ParsableCommand {
                 tr(
                     "{id} (version {version}) is ready offline for {user}. Hand in with `vault hand-in {id} --out FILE`.",
                     ["id": id, "version": version, "user": user]
+                )
+            )
+            console.emit(Output(id: id, version: version, stored: true))
+        case .renewed(let id, let version):
+            console.line(
+                tr(
+                    "{id} (version {version}) was already here; the new package from your teacher is in place. Hand in again with `vault hand-in {id} --out FILE`.",
+                    ["id": id, "version": version]
                 )
             )
             console.emit(Output(id: id, version: version, stored: true))

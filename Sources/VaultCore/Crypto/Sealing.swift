@@ -119,3 +119,53 @@ public enum SealingError: Error, Equatable, CustomStringConvertible {
         }
     }
 }
+
+/// A package's slip code (issue 68): the document and the enrolment secret inside a package are sealed under a code
+/// the teacher hands the student on paper, never on the stick, so a stolen or copied stick imports nothing. Guessing
+/// it offline costs what guessing a sealed exam's start code costs (the same 60 bits and the same PBKDF2 rounds).
+public enum PackageSlip {
+    /// The student's code for a package, derived by the server from its own key and the package's enrolment, so the
+    /// desk can show it again for a package already made; never stored.
+    public static func code(identity: ServerIdentity, user: String, assessmentID: String, enrolmentHash: String) -> String {
+        let mac = HMAC<Crypto.SHA256>.authenticationCode(
+            for: Data("vault-slip-v1|\(user)|\(assessmentID)|\(enrolmentHash)".utf8),
+            using: SymmetricKey(data: Crypto.SHA256.hash(data: Data("vault-slip-key-v1".utf8) + identity.signingMaterial))
+        )
+        let characters = Array(mac).prefix(Sealing.codeLength).map { Sealing.alphabet[Int($0) & 31] }
+        return stride(from: 0, to: Sealing.codeLength, by: 4).map { String(characters[$0..<$0 + 4]) }.joined(separator: "-")
+    }
+
+    static func context(_ package: AssessmentPackage) -> String { "package|\(package.user)|\(package.assessmentId)" }
+
+    /// Seals the package's document and enrolment (before it is signed) under `code`.
+    public static func seal(_ package: inout AssessmentPackage, code: String, iterations: Int) throws {
+        let contentKey = Sealing.newContentKey()
+        let key = SymmetricKey(data: contentKey)
+        func sealed(_ text: String, _ part: String) throws -> String {
+            try AES.GCM.seal(Data(text.utf8), using: key, authenticating: Data("\(context(package))|\(package.version)|\(part)".utf8)).combined!
+                .base64EncodedString()
+        }
+        package.slip = try Sealing.wrap(contentKey: contentKey, code: code, iterations: iterations, id: context(package), version: package.version)
+        package.document = try sealed(package.document, "document")
+        package.enrolment = try sealed(package.enrolment, "enrolment")
+    }
+
+    /// The package as it reads with the right code (document and enrolment in the clear); `.wrongCode` otherwise, or
+    /// `.damaged`. A package without a slip is returned as it is.
+    public static func open(_ package: AssessmentPackage, code: String) throws -> AssessmentPackage {
+        guard let slip = package.slip else { return package }
+        let contentKey = try Sealing.unwrap(slip, code: code, id: context(package), version: package.version)
+        let key = SymmetricKey(data: contentKey)
+        func opened(_ text: String, _ part: String) throws -> String {
+            guard let combined = Data(base64Encoded: text), let box = try? AES.GCM.SealedBox(combined: combined),
+                let plain = try? AES.GCM.open(box, using: key, authenticating: Data("\(context(package))|\(package.version)|\(part)".utf8))
+            else { throw SealingError.damaged }
+            return String(decoding: plain, as: UTF8.self)
+        }
+        var open = package
+        open.document = try opened(package.document, "document")
+        open.enrolment = try opened(package.enrolment, "enrolment")
+        open.slip = nil
+        return open
+    }
+}

@@ -29,6 +29,9 @@ public struct ServerIdentity: Sendable {
     /// The X25519 private key hand-in files are opened with.
     var agreementKey: Curve25519.KeyAgreement.PrivateKey { agreement }
 
+    /// The signing key's private bytes, for keys derived from it (`PackageSlip.code`); secret.
+    var signingMaterial: Data { signing.rawRepresentation }
+
     /// What the store keeps (secret: never logged, never served).
     public var material: Data { signing.rawRepresentation + agreement.rawRepresentation }
 

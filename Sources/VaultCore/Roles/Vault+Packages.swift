@@ -12,18 +12,28 @@ extension Vault {
         case stored(id: String, version: Int, user: String)
         /// The same version was already here: nothing changed.
         case alreadyHeld(id: String, version: Int)
+        /// The same version was here, from an earlier package: the new package's enrolment replaced the old one.
+        case renewed(id: String, version: Int)
     }
 
     /// Checks and stores a package. `fingerprint`: the server key's fingerprint as the teacher gave it (for a vault
-    /// that never met a server); `confirm` asks the student otherwise. Every refusal comes before anything is written.
-    public func importPackage(_ data: Data, fingerprint: String?, confirm: (String) -> Bool, now: Date? = nil) throws -> PackageOutcome {
+    /// that never met a server); `confirm` asks the student otherwise; `slipCode` gives the student's slip code for a
+    /// sealed package (asked only after the signature and the server key hold). Every refusal comes before anything is
+    /// written.
+    public func importPackage(
+        _ data: Data,
+        fingerprint: String?,
+        confirm: (String) -> Bool,
+        slipCode: (String) throws -> String = { _ in "" },
+        now: Date? = nil
+    ) throws -> PackageOutcome {
         let now = now ?? clocks.wall()
         let damaged = VaultError(.invalidData, tr("This file is not an assessment package, or it is damaged; nothing was stored."))
-        guard data.count <= AssessmentPackage.maxBytes, let package = try? JSONDecoder().decode(AssessmentPackage.self, from: data),
-            package.format == AssessmentPackage.formatName, let key = try? ServerPublicKey(package.serverKey),
-            let signature = Data(base64Encoded: package.signature)
+        guard data.count <= AssessmentPackage.maxBytes, let signed = try? JSONDecoder().decode(AssessmentPackage.self, from: data),
+            signed.format == AssessmentPackage.formatName, let key = try? ServerPublicKey(signed.serverKey),
+            let signature = Data(base64Encoded: signed.signature)
         else { throw damaged }
-        guard key.isValidSignature(signature, for: try package.signedBytes) else {
+        guard key.isValidSignature(signature, for: try signed.signedBytes) else {
             throw VaultError(.invalidData, tr("This package was changed after the server signed it (or it is damaged); nothing was stored."))
         }
         if let pinned = try pinnedServerKey() {
@@ -48,6 +58,21 @@ extension Vault {
             }
         } else if !confirm(key.fingerprint) {
             throw VaultError(.notAllowed, tr("The server key was not confirmed; nothing was stored."))
+        }
+        // The student's slip code, from the teacher on paper (issue 68): a package without it opens nothing.
+        let package: AssessmentPackage
+        do {
+            package = signed.slip == nil ? signed : try PackageSlip.open(signed, code: try slipCode(signed.user))
+        } catch SealingError.wrongCode {
+            throw VaultError(
+                .notAllowed,
+                tr(
+                    "That slip code does not open {user}'s package. Check the code on the slip from your teacher; nothing was stored.",
+                    ["user": signed.user]
+                )
+            )
+        } catch is SealingError {
+            throw damaged
         }
         guard let expires = Timestamp.date(package.expiresAt), now <= expires else {
             throw VaultError(
@@ -83,7 +108,16 @@ extension Vault {
                 )
             }
             if held.version == package.version, held.contentHash == document.contentHash {
-                return .alreadyHeld(id: package.assessmentId, version: package.version)
+                // A new package of the same version (the teacher's remedy after a lost or copied stick, issue 68): its
+                // enrolment takes the old one's place, so the next hand-in file speaks with it.
+                guard try enrolment(assessmentID: package.assessmentId) != package.enrolment else {
+                    return .alreadyHeld(id: package.assessmentId, version: package.version)
+                }
+                try database.execute(
+                    "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
+                    ["enrolment.\(package.assessmentId)", package.enrolment]
+                )
+                return .renewed(id: package.assessmentId, version: package.version)
             }
         }
         // One transaction: a package that cannot be stored (a full disk, a full cache) leaves no pinned key, account or

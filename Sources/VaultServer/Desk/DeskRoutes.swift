@@ -622,7 +622,9 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         var made: [AssessmentPackage] = []
         do {
             for student in students {
-                made.append(try await maker.package(assessmentID: id, user: student, expiresAt: now.addingTimeInterval(30 * 24 * 3600), now: now))
+                made.append(
+                    try await maker.package(assessmentID: id, user: student, expiresAt: now.addingTimeInterval(30 * 24 * 3600), now: now).package
+                )
             }
         } catch let problem as StudentPackages.Problem {
             throw DeskError(.badRequest, heading: "Not done", text: problem.description, back: back)

@@ -9,7 +9,7 @@ import VaultRules
 public final class SealedExams: Sendable {
     private let storage: any PublishingStore
     private let receipts: ReceiptIssuer
-    private let iterations: Int
+    let iterations: Int
 
     public init(storage: any PublishingStore, receipts: ReceiptIssuer, iterations: Int) {
         self.storage = storage

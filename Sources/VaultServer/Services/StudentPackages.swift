@@ -35,8 +35,10 @@ public struct StudentPackages: Sendable {
     }
 
     /// One student's package of the current version of `assessmentID`, valid until `expiresAt` (at most the
-    /// assessment's own `not_after`). Its enrolment secret is kept (hashed) before the package is returned.
-    public func package(assessmentID: String, user: String, expiresAt: Date, now: Date) async throws -> AssessmentPackage {
+    /// assessment's own `not_after`), sealed under the student's slip code (issue 68), returned beside it: the code
+    /// goes to the student on paper, never on the stick. Its enrolment secret is kept (hashed) before the package is
+    /// returned.
+    public func package(assessmentID: String, user: String, expiresAt: Date, now: Date) async throws -> (package: AssessmentPackage, code: String) {
         guard let record = try await storage.user(named: user), record.role == .student else { throw Problem.noStudent(user) }
         guard let current = try await storage.served(id: assessmentID) else { throw Problem.noAssessment(assessmentID) }
         let served = try await draws.served(current, id: assessmentID, user: user, student: true, storage: storage, now: now)
@@ -65,8 +67,18 @@ public struct StudentPackages: Sendable {
             issuedAt: Timestamp.string(now),
             expiresAt: Timestamp.string(until)
         )
+        let code = PackageSlip.code(identity: identity, user: user, assessmentID: assessmentID, enrolmentHash: Self.hash(secret))
+        try PackageSlip.seal(&package, code: code, iterations: sealed.iterations)
         package.signature = try identity.signature(for: try package.signedBytes).base64EncodedString()
-        return package
+        return (package, code)
+    }
+
+    /// The slip codes sheet: one line per student, to print and cut (never copied to the stick).
+    public static func codesSheet(_ codes: [(user: String, code: String)], assessmentID: String, fingerprint: String) -> String {
+        var lines = ["Slip codes for \(assessmentID): give each student their own, on paper. Never put this sheet on the stick.", ""]
+        for entry in codes { lines.append("\(entry.user)\t\(entry.code)") }
+        lines += ["", "The student types the code at `vault import` and checks the server key: \(fingerprint)."]
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// The students a package run is for: one by name, a group's, or everyone expected on the roster (sorted).

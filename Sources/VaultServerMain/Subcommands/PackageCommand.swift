@@ -12,7 +12,7 @@ struct PackageCommand: AsyncParsableCommand {
         commandName: "package",
         abstract: "Write each student's assessment to a file (DIR/USER-ID.vaultpkg) for `vault import` with no network.",
         discussion:
-            "Each file holds that student's own document (their draw, their extra time; a sealed exam stays sealed: the start code is still needed), this server's public key, a one-time enrolment secret and the server's signature over all of it. The student's hand-in file made from it is accepted by `vault-server import` for that student only. A package copied to a second device cannot hand in once the first device's hand-in bound the student's vault key."
+            "Each file holds that student's own document (their draw, their extra time; a sealed exam stays sealed: the start code is still needed), this server's public key, a one-time enrolment secret and the server's signature over all of it, the document and the secret sealed under the student's slip code. Give each student their code on paper (--codes FILE writes the sheet; printed otherwise), never on the stick: without it a package imports nothing. The student's hand-in file made from it is accepted by `vault-server import` for that student only. A package copied to a second device cannot hand in once the first device's hand-in bound the student's vault key."
     )
     @OptionGroup var options: DataOptions
     @Argument(help: "The assessment id.") var id: String
@@ -22,7 +22,8 @@ struct PackageCommand: AsyncParsableCommand {
     @Option(help: "The directory the files are written to (created private, 0700).") var out: String
     @Option(help: "Refuse the package after this time (RFC 3339; default 30 days from now, at most the assessment's not_after).")
     var expires: String?
-    @Flag(help: "Print {\"packages\":[{\"user\",\"file\",\"expires_at\"}]} as JSON.") var json = false
+    @Option(help: "Write the slip codes sheet here (private, 0600): one code per student, to print; never on the stick.") var codes: String?
+    @Flag(help: "Print {\"packages\":[{\"user\",\"file\",\"expires_at\"}]} as JSON (the codes only in --codes FILE).") var json = false
 
     struct Written: Encodable {
         let user: String
@@ -39,6 +40,7 @@ struct PackageCommand: AsyncParsableCommand {
             throw ValidationError("Name the students: one of --user NAME, --group G or --all.")
         }
         if let expires, Timestamp.date(expires) == nil { throw ValidationError("--expires must be an RFC 3339 time such as 2026-12-31T23:59:59Z.") }
+        if json, codes == nil { throw ValidationError("--json needs --codes FILE: the slip codes never go in the JSON.") }
     }
 
     func run() async throws {
@@ -50,10 +52,13 @@ struct PackageCommand: AsyncParsableCommand {
         guard !students.isEmpty else { throw ValidationError("No student to write a package for.") }
         try SecureFiles.createDirectory(out)
         var written: [Written] = []
+        var slips: [(user: String, code: String)] = []
         for student in students {
             let package: AssessmentPackage
             do {
-                package = try await packages.package(assessmentID: id, user: student, expiresAt: expiresAt, now: now)
+                let made = try await packages.package(assessmentID: id, user: student, expiresAt: expiresAt, now: now)
+                package = made.package
+                slips.append((student, made.code))
             } catch let problem as StudentPackages.Problem {
                 throw ValidationError(problem.description)
             }
@@ -61,13 +66,20 @@ struct PackageCommand: AsyncParsableCommand {
             try SecureFiles.atomicWrite(try CanonicalJSON.encode(package), to: file)
             written.append(Written(user: student, file: file, expiresAt: package.expiresAt))
         }
+        let fingerprint = try await ReceiptIssuer(storage: storage).identity().publicKey.fingerprint
+        let sheet = StudentPackages.codesSheet(slips, assessmentID: id, fingerprint: fingerprint)
+        if let codes { try SecureFiles.atomicWrite(Data(sheet.utf8), to: codes) }
         if json {
             print(String(decoding: try CanonicalJSON.encode(["packages": written]), as: UTF8.self))
             return
         }
         for entry in written { TerminalText.line("\(entry.file) (\(entry.user), until \(Timestamp.readable(entry.expiresAt)))") }
-        TerminalText.line(
-            "Students check the server key's fingerprint at import: \(try await ReceiptIssuer(storage: storage).identity().publicKey.fingerprint)."
-        )
+        if let codes {
+            TerminalText.line("The slip codes are in \(codes): print it and give each student their own code; never put it on the stick.")
+        } else {
+            TerminalText.line("")
+            for line in sheet.split(separator: "\n", omittingEmptySubsequences: false).dropLast() { TerminalText.line(String(line)) }
+        }
+        TerminalText.line("Students check the server key's fingerprint at import: \(fingerprint).")
     }
 }
