@@ -296,6 +296,7 @@ struct DeskTests {
     /// Every desk page and form.
     static let pages = [
         "/desk", "/desk/a/quiz-1", "/desk/a/quiz-1/grade?question=q6", "/desk/a/quiz-1/start-code", "/desk/a/quiz-1/export?format=csv",
+        "/desk/a/quiz-1/slips",
     ]
     static let forms = [
         "/desk/logout", "/desk/a/quiz-1/release", "/desk/a/quiz-1/close", "/desk/a/quiz-1/late", "/desk/a/quiz-1/grade", "/desk/a/quiz-1/packages",
@@ -378,6 +379,14 @@ struct DeskTests {
             let package = try JSONDecoder().decode(AssessmentPackage.self, from: try #require(files["ana-quiz-1.vaultpkg"]))
             #expect(package.user == "ana" && package.assessmentId == "quiz-1")
             #expect(key.isValidSignature(try #require(Data(base64Encoded: package.signature)), for: try package.signedBytes))
+            // The slip codes page (issue 68): Ana's code, the one that opens her package, derived again; never in the zip.
+            #expect(package.slip != nil)
+            let slips = try await browser.send(.get, "/desk/a/quiz-1/slips?group=7b")
+            #expect(slips.status == .ok && slips.text.contains("ana"), "\(slips.text)")
+            let code = try #require(slips.text.firstMatch(of: /<code>([A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4})<\/code>/)?.1).description
+            #expect(try PackageSlip.open(package, code: code).slip == nil)
+            #expect(throws: SealingError.wrongCode) { try PackageSlip.open(package, code: "AAAA-BBBB-CCCC") }
+            for (_, bytes) in files { #expect(String(decoding: bytes, as: UTF8.self).range(of: code) == nil) }
             // Everyone: the test server's students as well.
             let everyone = try await browser.send(.post, "/desk/a/quiz-1/packages", form: ["csrf": csrf, "group": ""])
             #expect(Array(try Archive(data: everyone.body, accessMode: .read)).count > 2)

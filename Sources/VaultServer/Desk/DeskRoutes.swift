@@ -150,6 +150,25 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
         }
         // Packages by file (issue 57): one signed file per student of the page's group (or everyone), in one zip.
         assessment.post("packages") { request, context in try await packages(request, context: context) }
+        // Their slip codes (issue 68), to print and cut: never on the stick, derived again, never stored.
+        assessment.get("slips") { request, context in
+            let id = try context.parameters.require("id")
+            let group = request.uri.queryParameters.get("group").flatMap { $0.isEmpty ? nil : String($0) }
+            let now = configuration.now()
+            let maker = StudentPackages(storage: storage, sealIterations: configuration.sealIterations)
+            let students = group == nil ? nil : Set(try await maker.students(assessmentID: id, user: nil, group: group, now: now))
+            let slips = try await maker.slips(assessmentID: id, students: students, now: now)
+            let view = DeskView.Slips(
+                title: "Slip codes",
+                user: context.user,
+                id: id,
+                idPath: Self.pathSegment(id),
+                group: group,
+                slips: slips.map { .init(name: $0.user, code: $0.code, until: Timestamp.readable($0.expiresAt)) },
+                fingerprint: try await ReceiptIssuer(storage: storage).identity().publicKey.fingerprint
+            )
+            return pages.html(pages.render("slips", view))
+        }
         assessment.get("grade") { request, context in try await gradePage(request, context: context) }
         // Regrading: what the current key changes, listed first; applied by the teacher, recorded in the history.
         assessment.get("regrade") { _, context in

@@ -14,7 +14,7 @@ enum DeskTemplates {
         ("head", head), ("foot", foot), ("login", login), ("message", message), ("assessments", assessments), ("roster", roster),
         ("grade", grade), ("startcode", startCode), ("confirm", confirm), ("analysis", analysis), ("sheet", sheet), ("students", students),
         ("studentsAdded", studentsAdded), ("publish", publish), ("lateConfirm", lateConfirm), ("accountDone", accountDone),
-        ("regrade", regrade), ("server", server),
+        ("regrade", regrade), ("server", server), ("slips", slips),
     ]
 
     static let head = """
@@ -134,6 +134,7 @@ enum DeskTemplates {
         {{#closed}}<form method="post" action="/desk/a/{{idPath}}/reopen"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Reopen the exam</button></form>{{/closed}}
         <a class="button" href="/desk/a/{{idPath}}/regrade">Regrade…</a>
         <form method="post" action="/desk/a/{{idPath}}/packages"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="group" value="{{selectedGroup}}"><button type="submit" title="One signed file per student{{#selectedGroup}} of {{selectedGroup}}{{/selectedGroup}}, for a school with no network: the student runs vault import FILE">Packages for students without a network</button></form>
+        <a class="button" href="/desk/a/{{idPath}}/slips{{#selectedGroup}}?group={{selectedGroup}}{{/selectedGroup}}">Slip codes for the packages…</a>
         </div>
         <form class="filters" method="get" action="/desk/a/{{idPath}}">
         <label for="group">Group</label>
@@ -255,6 +256,22 @@ enum DeskTemplates {
         <p><button type="submit" name="action" value="password">Make a new password</button> <button type="submit" name="action" value="disable">Turn the account off</button> <button type="submit" name="action" value="enable">Turn it on again</button></p>
         </form>
         <p><a href="/desk">Back to the assessments</a></p>
+        {{> foot}}
+        """
+
+    static let slips = """
+        {{> head}}
+        <h1>Slip codes for {{id}}{{#group}} ({{group}}){{/group}}</h1>
+        <p class="notice">Print this page and cut it: give each student their own code on paper, with their package. Never put it on the stick: without the code a package opens nothing.</p>
+        <table id="slips">
+        <thead><tr><th>Student</th><th>Slip code</th><th>Package valid until</th></tr></thead>
+        <tbody>
+        {{#slips}}<tr><td class="who" data-label="Student">{{name}}</td><td class="code" data-label="Slip code"><code>{{code}}</code></td><td data-label="Valid until">{{until}}</td></tr>{{/slips}}
+        {{^slips}}<tr><td colspan="3">No package was made for this assessment yet (or every one expired).</td></tr>{{/slips}}
+        </tbody>
+        </table>
+        <p>At <code>vault import</code> the student types the code and checks the server key: <code>{{fingerprint}}</code>.</p>
+        <p><a href="/desk/a/{{idPath}}">Back to the assessment</a></p>
         {{> foot}}
         """
 

@@ -649,6 +649,22 @@ enum DeskView {
         case password, disable, enable
     }
 
+    /// The slip codes of an assessment's packages (issue 68), to print and cut.
+    struct Slips {
+        struct Slip {
+            var name: String
+            var code: String
+            var until: String
+        }
+        var title: String
+        var user: String?
+        var id: String
+        var idPath: String
+        var group: String?
+        var slips: [Slip]
+        var fingerprint: String
+    }
+
     struct AccountDone {
         var title: String
         var user: String?

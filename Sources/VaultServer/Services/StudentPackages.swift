@@ -73,6 +73,18 @@ public struct StudentPackages: Sendable {
         return (package, code)
     }
 
+    /// The slip codes of the packages already made for `assessmentID` (each student's latest, still valid), derived
+    /// again from this server's key (issue 68): what the desk shows to print. `students`: only these, when given.
+    public func slips(assessmentID: String, students: Set<String>?, now: Date) async throws -> [(user: String, code: String, expiresAt: Date)] {
+        let identity = try await receipts.identity()
+        return try await storage.packageEnrolments(assessmentID: assessmentID, now: now).filter { students?.contains($0.user) ?? true }.map {
+            (
+                $0.user, PackageSlip.code(identity: identity, user: $0.user, assessmentID: assessmentID, enrolmentHash: $0.secretHash),
+                $0.expiresAt
+            )
+        }
+    }
+
     /// The slip codes sheet: one line per student, to print and cut (never copied to the stick).
     public static func codesSheet(_ codes: [(user: String, code: String)], assessmentID: String, fingerprint: String) -> String {
         var lines = ["Slip codes for \(assessmentID): give each student their own, on paper. Never put this sheet on the stick.", ""]
@@ -100,6 +112,8 @@ public struct StudentPackages: Sendable {
             One file per student: give each student their own file (a USB stick, a shared folder).
             The student runs: vault import FILE
             and checks that the server key's fingerprint it shows is \(fingerprint).
+            Each file opens only with that student's slip code: print the desk's "Slip codes for the packages" page
+            and give each student their code on paper. Never copy the codes to the stick.
 
             """.utf8
         )

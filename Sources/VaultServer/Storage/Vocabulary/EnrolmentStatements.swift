@@ -69,6 +69,23 @@ extension SharedStatements {
         try await run(EnrolmentStatements.create(secretHash: secretHash, scope: scope, at: now))
     }
 
+    public func packageEnrolments(assessmentID: String, now: Date) async throws -> [(user: String, secretHash: String, expiresAt: Date)] {
+        let rows = try await rows(
+            SQLStatement(
+                "SELECT user_name, secret_hash, expires_at, created_at FROM enrolments WHERE assessment_id = ? AND expires_at > ? ORDER BY user_name, created_at DESC",
+                [.text(assessmentID), .real(now.timeIntervalSince1970)],
+                columns: ["user_name", "secret_hash", "expires_at", "created_at"]
+            )
+        ) {
+            (
+                user: try $0.string("user_name"), secretHash: try $0.string("secret_hash"),
+                expiresAt: Date(timeIntervalSince1970: try $0.double("expires_at"))
+            )
+        }
+        var seen: Set<String> = []
+        return rows.filter { seen.insert($0.user).inserted }
+    }
+
     /// What claiming the secret for `deviceKey` would be, and the enrolment's scope, without writing anything: a
     /// hand-in file is judged whole before its enrolment binds a key (a refused import binds none, issue 68).
     public func checkEnrolment(secretHash: String, user: String, deviceKey: String) async throws -> (claim: EnrolmentClaim, scope: EnrolmentScope?) {
