@@ -37,11 +37,18 @@ struct PackageBinaryTests {
         let code: String
     }
 
-    static func package(_ server: ServerProcess, _ id: String, user: String, into directory: String, expires: String? = nil) throws -> Made {
+    static func package(
+        _ server: ServerProcess,
+        _ id: String,
+        user: String,
+        into directory: String,
+        expires: String? = nil,
+        replacing: Bool = false
+    ) throws -> Made {
         let sheet = directory + "/codes-\(UUID().uuidString).txt"
         let made = try server.admin(
             ["package", id, "--user", user, "--out", directory, "--json", "--codes", sheet, "--seal-iterations", "1000"]
-                + (expires.map { ["--expires", $0] } ?? [])
+                + (expires.map { ["--expires", $0] } ?? []) + (replacing ? ["--replace"] : [])
         )
         #expect(made.status == 0, "\(made.stderr)")
         let written = try #require((made.json?["packages"] as? [[String: Any]])?.first?["file"] as? String)
@@ -184,6 +191,60 @@ struct PackageBinaryTests {
         #expect(sync.status == 0, "\(sync.stderr)")
         #expect((try server.admin(["responses", "pkg-quiz", "--json"]).json?["responses"] as? [[String: Any]])?.count == 3)
         #expect((try server.admin(["responses", "pkg-quiz", "--json"]).json?["submissions"] as? [[String: Any]])?.count == 1)
+    }
+
+    @Test(
+        "a classmate with the stick and the code hands in first (issue 68): a replacing package for Ana goes into her own vault, her hand-in is stored, the classmate's key signs in no more and hands in nothing more, and `user keys` says why",
+        arguments: Store.here
+    )
+    func thiefThenNewPackage(_ store: Store) async throws {
+        let database: String? = store == .postgres ? try await PostgresCluster.shared().createDatabase(prefix: "thief") : nil
+        let server = try ServerProcess(database: database)
+        let work = TemporaryDirectory("packages-thief")
+        #expect(try server.admin(["user", "add", "ana", "--role", "student", "--password-iterations", "1000"], stdin: "ana-pw\n").status == 0)
+        try Self.publish(server, Fixtures.quiz(id: "pkg-quiz"), in: work.path)
+        let fingerprint = try #require(try Binaries.system("curl", ["-s", server.url + APIPath.serverKey]).json?["fingerprint"] as? String)
+        let first = try Self.package(server, "pkg-quiz", user: "ana", into: work.path)
+        /// Answers and submits (`value`), or makes the hand-in file of the attempt already submitted again (nil).
+        func handIn(_ vault: CLIVault, _ value: String?, name: String) throws -> Binaries.Result {
+            if let value {
+                #expect(try Self.offline(vault, ["answer", "pkg-quiz", "q1"], stdin: "pw-1\n\(value)\n").0.status == 0)
+                #expect(try Self.offline(vault, ["submit", "pkg-quiz"]).0.status == 0)
+            }
+            let file = work.file("\(name)-\(UUID().uuidString).vault")
+            #expect(try Self.offline(vault, ["hand-in", "pkg-quiz", "--out", file]).0.status == 0)
+            return try server.admin(["import", file])
+        }
+        let ana = CLIVault()
+        try ana.initialize()
+        #expect(try Self.importing(ana, first, ["--server-key", fingerprint]).0.status == 0)
+        // The classmate copied the stick and learned the code: their hand-in binds their key to Ana.
+        let thief = CLIVault()
+        try thief.initialize()
+        #expect(try Self.importing(thief, first, ["--server-key", fingerprint]).0.status == 0)
+        #expect(try handIn(thief, "a", name: "thief").status == 0)
+        func signIn(_ vault: CLIVault) throws -> Int32 {
+            try vault.run(
+                ["login", "--server", server.url, "--user", "ana", "--vault", vault.path, "--password-stdin", "--with-vault-key"],
+                stdin: "pw-1\n"
+            ).status
+        }
+        #expect(try signIn(thief) == 0)
+        #expect(try handIn(ana, "b", name: "ana").status != 0, "Ana's own hand-in is refused while the classmate holds her package")
+
+        // The remedy: a replacing package for Ana, into her existing vault (same version).
+        let second = try Self.package(server, "pkg-quiz", user: "ana", into: work.path, replacing: true)
+        let renewed = try Self.importing(ana, second).0
+        #expect(renewed.status == 0 && renewed.stdout.contains("new package from your teacher is in place"), "\(renewed.stdout) \(renewed.stderr)")
+        let stored = try handIn(ana, nil, name: "ana-again")
+        #expect(stored.status == 0, "\(stored.stderr)")
+        #expect(try signIn(thief) == 77)
+        #expect(try handIn(thief, nil, name: "thief-again").status != 0)
+        let keys = try server.admin(["user", "keys", "ana", "--json"]).json?["keys"] as? [[String: Any]] ?? []
+        #expect(keys.count == 2, "\(keys)")
+        #expect(keys.contains { $0["revoked_by"] as? String == "a new package for pkg-quiz" }, "\(keys)")
+        #expect(keys.contains { $0["revoked_at"] == nil && $0["origin"] as? String == "package" }, "\(keys)")
+        #expect(try signIn(ana) == 0)
     }
 
     @Test(

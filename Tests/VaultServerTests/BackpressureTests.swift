@@ -168,6 +168,9 @@ struct SlowStorage: ServerStorage {
     func createEnrolment(secretHash: String, scope: EnrolmentScope, now: Date) async throws {
         try await base.createEnrolment(secretHash: secretHash, scope: scope, now: now)
     }
+    func replaceEnrolments(secretHash: String, scope: EnrolmentScope, now: Date) async throws {
+        try await base.replaceEnrolments(secretHash: secretHash, scope: scope, now: now)
+    }
     func packageEnrolments(assessmentID: String, now: Date) async throws -> [(user: String, secretHash: String, expiresAt: Date)] {
         try await base.packageEnrolments(assessmentID: assessmentID, now: now)
     }

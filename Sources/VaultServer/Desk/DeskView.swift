@@ -241,6 +241,8 @@ enum DeskView {
             case .regraded: "Regraded with the current answer key (\(action.subject ?? "hand-ins of earlier versions"))"
             case .closingReplaced:
                 "The hand-in made at closing for \(action.subject ?? "a student") replaced by their own, made before closing and arrived after it"
+            case .packageRenewed:
+                "A new package for \(action.subject ?? "a student") made: the earlier one no longer hands in, and the vault that used it signs in no more"
             }
         return "\(what) by \(action.actor), \(Timestamp.readable(action.at))."
     }

@@ -38,7 +38,15 @@ public struct StudentPackages: Sendable {
     /// assessment's own `not_after`), sealed under the student's slip code (issue 68), returned beside it: the code
     /// goes to the student on paper, never on the stick. Its enrolment secret is kept (hashed) before the package is
     /// returned.
-    public func package(assessmentID: String, user: String, expiresAt: Date, now: Date) async throws -> (package: AssessmentPackage, code: String) {
+    /// `replacing`: the student's earlier packages of this assessment stop handing in and the vault keys they bound are
+    /// revoked (the remedy for a lost or copied stick).
+    public func package(
+        assessmentID: String,
+        user: String,
+        expiresAt: Date,
+        replacing: Bool = false,
+        now: Date
+    ) async throws -> (package: AssessmentPackage, code: String) {
         guard let record = try await storage.user(named: user), record.role == .student else { throw Problem.noStudent(user) }
         guard let current = try await storage.served(id: assessmentID) else { throw Problem.noAssessment(assessmentID) }
         let served = try await draws.served(current, id: assessmentID, user: user, student: true, storage: storage, now: now)
@@ -50,11 +58,12 @@ public struct StudentPackages: Sendable {
         let secret = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
         // The enrolment is for this student, this assessment's version and until the package expires: a hand-in from
         // it is taken only within those (issue 68).
-        try await storage.createEnrolment(
-            secretHash: Self.hash(secret),
-            scope: EnrolmentScope(user: user, assessmentID: assessmentID, version: current.version, expiresAt: until),
-            now: now
-        )
+        let scope = EnrolmentScope(user: user, assessmentID: assessmentID, version: current.version, expiresAt: until)
+        if replacing {
+            try await storage.replaceEnrolments(secretHash: Self.hash(secret), scope: scope, now: now)
+        } else {
+            try await storage.createEnrolment(secretHash: Self.hash(secret), scope: scope, now: now)
+        }
         try await storage.recordDownload(assessmentID: assessmentID, version: current.version, user: user, now: now)
         var package = AssessmentPackage(
             user: user,

@@ -162,6 +162,9 @@ public protocol ResponseStore: Sendable {
     func draws(assessmentID: String) async throws -> [String: Draw]
     /// Keeps a package's one-time enrolment secret (its SHA-256) for `user` (issue 57).
     func createEnrolment(secretHash: String, scope: EnrolmentScope, now: Date) async throws
+    /// A package that replaces the student's earlier ones of the same assessment (issue 68: the remedy for a lost or
+    /// copied stick), in one transaction: they end now, the keys they bound are revoked, the history says so.
+    func replaceEnrolments(secretHash: String, scope: EnrolmentScope, now: Date) async throws
     /// Each student's latest package enrolment of an assessment still valid at `now` (issue 68: the desk shows its slip
     /// code again, derived, never stored): by user, its secret's hash and its expiry.
     func packageEnrolments(assessmentID: String, now: Date) async throws -> [(user: String, secretHash: String, expiresAt: Date)]

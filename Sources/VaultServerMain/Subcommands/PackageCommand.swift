@@ -22,6 +22,11 @@ struct PackageCommand: AsyncParsableCommand {
     @Option(help: "The directory the files are written to (created private, 0700).") var out: String
     @Option(help: "Refuse the package after this time (RFC 3339; default 30 days from now, at most the assessment's not_after).")
     var expires: String?
+    @Flag(
+        help:
+            "Replace the students' earlier packages of this assessment (a stick lost or copied): those stop handing in, and a vault that used one signs in no more until it takes the new one."
+    )
+    var replace = false
     @Option(help: "Write the slip codes sheet here (private, 0600): one code per student, to print; never on the stick.") var codes: String?
     @Flag(help: "Print {\"packages\":[{\"user\",\"file\",\"expires_at\"}]} as JSON (the codes only in --codes FILE).") var json = false
 
@@ -56,7 +61,7 @@ struct PackageCommand: AsyncParsableCommand {
         for student in students {
             let package: AssessmentPackage
             do {
-                let made = try await packages.package(assessmentID: id, user: student, expiresAt: expiresAt, now: now)
+                let made = try await packages.package(assessmentID: id, user: student, expiresAt: expiresAt, replacing: replace, now: now)
                 package = made.package
                 slips.append((student, made.code))
             } catch let problem as StudentPackages.Problem {

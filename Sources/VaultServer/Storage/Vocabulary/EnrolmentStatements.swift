@@ -69,6 +69,47 @@ extension SharedStatements {
         try await run(EnrolmentStatements.create(secretHash: secretHash, scope: scope, at: now))
     }
 
+    /// A package replacing the student's earlier ones of the same assessment, in the same transaction (issue 68: the
+    /// teacher's remedy for a lost or copied stick): they end now, the package keys they bound are revoked, and the
+    /// teacher's history says so.
+    public func replaceEnrolments(secretHash: String, scope: EnrolmentScope, now: Date) async throws {
+        let create = EnrolmentStatements.create(secretHash: secretHash, scope: scope, at: now)
+        let earlier = SQLStatement(
+            "SELECT secret_hash, device_key FROM enrolments WHERE user_name = ? AND assessment_id = ? AND (expires_at IS NULL OR expires_at > ?)",
+            [.text(scope.user), .text(scope.assessmentID), .real(now.timeIntervalSince1970)],
+            columns: ["secret_hash", "device_key"]
+        )
+        _ = try await readThenWrite(earlier, { try $0.optionalString("device_key") }) { rows in
+            guard !rows.isEmpty else { return [create] }
+            let bound = rows.compactMap { $0 }
+            return [
+                SQLStatement(
+                    "UPDATE enrolments SET expires_at = ? WHERE user_name = ? AND assessment_id = ? AND (expires_at IS NULL OR expires_at > ?)",
+                    [.real(now.timeIntervalSince1970), .text(scope.user), .text(scope.assessmentID), .real(now.timeIntervalSince1970)]
+                )
+            ]
+                + bound.map {
+                    SQLStatement(
+                        "UPDATE device_keys SET revoked_at = ?, revoked_by = ? WHERE user_name = ? AND public_key = ? AND origin = ? AND revoked_at IS NULL",
+                        [
+                            .real(now.timeIntervalSince1970), .text(DeviceKeyStatements.supersededBy(assessmentID: scope.assessmentID)),
+                            .text(scope.user), .text($0),
+                            .text(DeviceKeyRecord.Origin.package.rawValue),
+                        ]
+                    )
+                }
+                + [
+                    TeachingStatements.history(
+                        assessmentID: scope.assessmentID,
+                        kind: .packageRenewed,
+                        by: "a new package",
+                        at: now,
+                        subject: scope.user
+                    ), create,
+                ]
+        }
+    }
+
     public func packageEnrolments(assessmentID: String, now: Date) async throws -> [(user: String, secretHash: String, expiresAt: Date)] {
         let rows = try await rows(
             SQLStatement(
@@ -114,6 +155,9 @@ extension SharedStatements {
                 writes.append(
                     DeviceKeyStatements.register(user: user, publicKey: deviceKey, origin: origin, detail: scope?.assessmentID, at: now)
                 )
+            } else if try tables[1].first?.optionalDouble("revoked_at") != nil {
+                // The student's own vault taking the teacher's new package (`claim` allowed it).
+                writes.append(DeviceKeyStatements.restoreForPackage(user: user, publicKey: deviceKey))
             }
             return (.bound, writes)
         }
@@ -129,8 +173,12 @@ extension SharedStatements {
             expiresAt: try row.optionalDouble("expires_at").map(Date.init(timeIntervalSince1970:))
         )
         if let owner = tables[1].first {
-            // A key another student holds, or one revoked, is never bound.
-            if try owner.string("user_name") != user || owner.optionalDouble("revoked_at") != nil { return (.otherDevice, scope) }
+            // A key another student holds, or one revoked, is never bound; except one a newer package of this
+            // assessment revoked, bound again by that newer package (the student's own vault, issue 68).
+            let renewed =
+                try owner.optionalString("revoked_by") == DeviceKeyStatements.supersededBy(assessmentID: scope.assessmentID)
+                && row.optionalString("device_key") == nil
+            if try owner.string("user_name") != user || (owner.optionalDouble("revoked_at") != nil && !renewed) { return (.otherDevice, scope) }
         }
         switch try row.optionalString("device_key") {
         case deviceKey?: return (.sameDevice, scope)

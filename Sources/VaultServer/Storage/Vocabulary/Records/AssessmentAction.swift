@@ -36,6 +36,9 @@ public struct AssessmentAction: Sendable, Equatable, StoredRecord {
         /// The hand-in the server made at closing, replaced by the student's own made before closing that arrived
         /// after it (`subject`: the student).
         case closingReplaced = "closing_replaced"
+        /// A new package for a student superseded their earlier one (issue 68): its enrolment ended and the vault key
+        /// it had bound revoked (`subject`: the student).
+        case packageRenewed = "package_renewed"
     }
 
     public var kind: Kind

@@ -69,9 +69,9 @@ public enum DeviceKeyStatements {
     /// The owner of a key, revoked or not (a key belongs to one student for good).
     public static func owner(publicKey: String) -> SQLStatement {
         SQLStatement(
-            "SELECT user_name, revoked_at FROM device_keys WHERE public_key = ?",
+            "SELECT user_name, revoked_at, revoked_by FROM device_keys WHERE public_key = ?",
             [.text(publicKey)],
-            columns: ["user_name", "revoked_at"]
+            columns: ["user_name", "revoked_at", "revoked_by"]
         )
     }
 
@@ -115,6 +115,18 @@ public enum DeviceKeyStatements {
         SQLStatement(
             "UPDATE device_keys SET revoked_at = ?, revoked_by = ? WHERE user_name = ? AND origin = ? AND revoked_at IS NULL",
             [.real(at.timeIntervalSince1970), .text(actor), .text(user), .text(DeviceKeyRecord.Origin.classroomServer.rawValue)]
+        )
+    }
+
+    /// Who revokes a package's key when a new package supersedes it (issue 68): a newer package of the same student
+    /// may bind it again (the student's own vault, taking the teacher's new package).
+    public static func supersededBy(assessmentID: String) -> String { "a new package for \(assessmentID)" }
+
+    /// A key revoked by a newer package, bound again by that package's enrolment.
+    public static func restoreForPackage(user: String, publicKey: String) -> SQLStatement {
+        SQLStatement(
+            "UPDATE device_keys SET revoked_at = NULL, revoked_by = NULL, origin = ? WHERE user_name = ? AND public_key = ?",
+            [.text(DeviceKeyRecord.Origin.package.rawValue), .text(user), .text(publicKey)]
         )
     }
 
