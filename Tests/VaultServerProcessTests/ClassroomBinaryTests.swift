@@ -189,6 +189,14 @@ struct ClassroomBinaryTests {
         let table = try district.admin(["classroom", "list"])
         #expect(table.stdout.contains(id) && table.stdout.contains("live"), "\(table.stdout)")
         #expect(try classroom.admin(["classroom", "pull"]).status == 0)
+        // The classroom's own key, the one students check, in its status.
+        let own = try #require(try Binaries.system("curl", ["-s", classroom.url + APIPath.serverKey]).json?["fingerprint"] as? String)
+        #expect(try Self.status(classroom)["fingerprint"] as? String == own)
+        #expect(
+            try classroom.admin(["classroom", "status"]).stdout.contains(
+                "Students check this classroom's key when their vault first meets it: \(own)"
+            )
+        )
         let revoked = try district.admin(["classroom", "revoke", id])
         #expect(revoked.status == 0 && revoked.stdout.contains("pulls and pushes nothing"), "\(revoked.stdout) \(revoked.stderr)")
         let pull = try classroom.admin(["classroom", "pull"])
@@ -272,6 +280,7 @@ struct ClassroomBinaryTests {
         }
         for name in students.suffix(2) {
             let code = try classroom.admin(["classroom", "code", "--user", name])
+            #expect(code.stdout.contains("It works once, until "), "\(code.stdout)")
             let typed = try #require(code.stdout.split(separator: "\n").first?.split(separator: " ").last.map(String.init))
             let login = try vaults[name]!.unlocked(
                 ["login", "--server", classroom.url, "--user", name, "--class-code", "--server-password-stdin"],

@@ -76,7 +76,9 @@ struct AuthRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
                     address: context.clientAddress,
                     lifetime: configuration.tokenLifetime
                 ),
-                wrong: "This vault's key does not sign in here: it is not registered to that user, or the challenge was used or expired.",
+                wrong: configuration.classroom
+                    ? "This vault's key does not sign in to this classroom: a vault that never signed in at the district signs in here once with the class code from the teacher (`vault login --class-code`)."
+                    : "This vault's key does not sign in here: it is not registered to that user, or the challenge was used or expired.",
                 request: request
             )
         }

@@ -105,6 +105,13 @@ struct SignIn<Storage: AccountStore & ResponseStore, C: Clock>: Sendable where C
                 ),
                 let user = try await storage.user(named: request.user), user.role == .student
             else { return nil }
+            // A class code waits a few days (`classroom code --days`), then signs in nobody.
+            let (_, scope) = try await storage.checkEnrolment(
+                secretHash: StudentPackages.hash(Data(code.utf8)),
+                user: user.name,
+                deviceKey: request.deviceKey
+            )
+            guard scope?.expiresAt.map({ $0 > configuration.now() }) ?? true else { return nil }
             let claim = try await storage.claimEnrolment(
                 secretHash: StudentPackages.hash(Data(code.utf8)),
                 user: user.name,

@@ -17,6 +17,11 @@ extension ClassroomCommand {
         )
         @OptionGroup var options: DataOptions
         @Option(help: "The student (as pulled from the district).") var user: String
+        @Option(help: "Days the code waits to be used (1 to 30).") var days = 7
+
+        func validate() throws {
+            guard (1...30).contains(days) else { throw ValidationError("--days is 1 to 30.") }
+        }
 
         func run() async throws {
             let storage = try await options.storage()
@@ -27,13 +32,17 @@ extension ClassroomCommand {
                 throw ValidationError("There is no student \(user) in this class: `vault-server classroom pull` fetches the class.")
             }
             let code = ClassCode.make(random: try CryptoRandom.bytes(12))
+            let now = Date()
+            let until = now.addingTimeInterval(TimeInterval(days) * 86_400)
             try await storage.createEnrolment(
                 secretHash: StudentPackages.hash(Data(ClassCode.normalized(code).utf8)),
-                scope: EnrolmentScope(user: student.name, assessmentID: ClassCode.scope),
-                now: Date()
+                scope: EnrolmentScope(user: student.name, assessmentID: ClassCode.scope, expiresAt: until),
+                now: now
             )
             TerminalText.line("Class code for \(student.name): \(code)")
-            TerminalText.line("It works once. The student runs `vault login --server URL --user \(student.name) --class-code` and types it.")
+            TerminalText.line(
+                "It works once, until \(Timestamp.readable(until)). The student runs `vault login --server URL --user \(student.name) --class-code` and types it."
+            )
         }
     }
 

@@ -134,6 +134,8 @@ struct ClassroomCommand: AsyncParsableCommand {
                 throw ValidationError("This server is not a classroom: `vault-server classroom init --upstream URL --teacher NAME` makes it one.")
             }
             let summary = try await storage.upstreamSummary()
+            // The key students check when their vault first meets this classroom (issue 69).
+            let fingerprint = try await ReceiptIssuer(storage: storage).identity().publicKey.fingerprint
             if json {
                 let refused: [JSONValue] = summary.refused.map {
                     .object([
@@ -142,6 +144,7 @@ struct ClassroomCommand: AsyncParsableCommand {
                 }
                 let value: JSONValue = .object([
                     "upstream": .string(link.upstream), "teacher": .string(link.teacher), "district_key": .string(link.districtKey.fingerprint),
+                    "fingerprint": .string(fingerprint),
                     "pulled_at": link.pulledAt.map { .string(Timestamp.string($0)) } ?? .null,
                     "group": link.group.map(JSONValue.string) ?? .null,
                     "results_at": link.resultsAt.map { .string(Timestamp.string($0)) } ?? .null,
@@ -154,7 +157,8 @@ struct ClassroomCommand: AsyncParsableCommand {
                 print(try CanonicalJSON.text(value))
                 return
             }
-            for line in link.statusLines + summary.lines { TerminalText.line(line) }
+            let check = "Students check this classroom's key when their vault first meets it: \(fingerprint)."
+            for line in link.statusLines + [check] + summary.lines { TerminalText.line(line) }
         }
     }
 
