@@ -136,7 +136,7 @@ let package = Package(
             name: "VaultServerMain",
             dependencies: [
                 "VaultServer", "VaultServerPostgres", "VaultAPI", "VaultCore", "VaultImport", "VaultTerminal", "VaultRules", "VaultSync",
-                "VaultDiscovery",
+                "VaultDiscovery", "VaultModel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultAPI
 import VaultCore
+import VaultModel
 import VaultServer
 import VaultSync
 import VaultTerminal
@@ -192,8 +193,30 @@ struct ClassroomCommand: AsyncParsableCommand {
                 "Error: The district did not take this classroom's sign-in: its key was revoked there, or the teacher's password changed. Run `vault-server classroom init` again with the teacher's password."
             )
             return ExitCode(77)
+        case .accountDisabled:
+            TerminalText.errorLine(
+                "Error: The district has turned the teacher's account off, so this classroom cannot pull or push. Nothing was lost here; ask the district's admin."
+            )
+            return ExitCode(77)
+        case .forbidden, .signInExpired:
+            TerminalText.errorLine(
+                "Error: The district does not take this server as a classroom. Run `vault-server classroom init` again with the teacher's password."
+            )
+            return ExitCode(77)
+        case .tooLarge:
+            TerminalText.errorLine(
+                "Error: What the district sends or takes is larger than one request may be; nothing was lost. Push with a smaller --chunk, or pull a group at a time (--group)."
+            )
+            return ExitCode(76)
+        case .badResponse(let what):
+            TerminalText.errorLine("Error: The district answered something this classroom cannot use (\(what)); nothing was changed here.")
+            return ExitCode(76)
+        case .refused(_, let message):
+            TerminalText.errorLine("Error: The district refused: \(message)")
+            return ExitCode(76)
         default:
-            TerminalText.errorLine("Error: \(error.localizedDescription)")
+            // Never a raw Swift error (issue 70): the client's own sentence.
+            TerminalText.errorLine("Error: \(error.vaultError.message)")
             return ExitCode(76)
         }
     }
