@@ -1057,6 +1057,38 @@ struct DeskTests {
             #expect(on.status == .ok && on.text.contains("turned on again"))
             #expect(try await api.send(.post, APIPath.token, json: TokenRequest(user: "student", password: password)).status == .ok)
 
+            // The student's device keys (issue 68): listed with how each came, revoked from the desk, sign-in by them refused.
+            let laptop = DeviceKey()
+            #expect(
+                try await harness.storage.registerDeviceKey(user: "student", publicKey: laptop.publicKey, origin: .signIn, detail: nil, now: Date())
+            )
+            let listed = try await browser.send(.post, "/desk/students/account", form: ["csrf": csrf, "name": "student", "action": "keys"])
+            let fingerprint = DeviceKey.fingerprint(publicKey: laptop.publicKey)
+            #expect(
+                listed.status == .ok && listed.text.contains(fingerprint) && listed.text.contains("signed in with the password")
+                    && listed.text.contains("live"),
+                "\(listed.text)"
+            )
+            let ended = try await browser.send(.post, "/desk/students/account", form: ["csrf": csrf, "name": "student", "action": "revoke-keys"])
+            #expect(ended.status == .ok && ended.text.contains("Revoked 1 device key of student"), "\(ended.text)")
+            let record = try await harness.storage.deviceKeyRecords(user: "student").first
+            #expect(record?.revokedAt != nil && record?.revokedBy == "teacher on the desk")
+            let serverFingerprint = try await api.send(.get, APIPath.serverKey).decode(ServerKeyResponse.self).fingerprint
+            let byKey = try await DeviceSignInTests.signed(api, user: "student", key: laptop, fingerprint: serverFingerprint)
+            #expect(try await api.send(.post, APIPath.deviceToken, json: byKey).status == .unauthorized)
+            // A new password that revokes the keys too, as the desk asks.
+            let second = DeviceKey()
+            #expect(
+                try await harness.storage.registerDeviceKey(user: "student", publicKey: second.publicKey, origin: .signIn, detail: nil, now: Date())
+            )
+            let both = try await browser.send(
+                .post,
+                "/desk/students/account",
+                form: ["csrf": csrf, "name": "student", "action": "password", "revoke_keys": "on"]
+            )
+            #expect(both.status == .ok && both.text.contains("device key is revoked too"), "\(both.text)")
+            #expect(try await harness.storage.deviceKeys(user: "student").isEmpty)
+
             // A teacher's account, or nobody: nothing changes.
             let teacher = try await browser.send(.post, "/desk/students/account", form: ["csrf": csrf, "name": "teacher", "action": "disable"])
             #expect(teacher.status == .badRequest && teacher.text.contains("Only a student&#39;s account"), "\(teacher.text)")

@@ -366,6 +366,8 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             )
         }
         var password: String?
+        var revoked = 0
+        let actor = "\(teacher) on the desk"
         switch action {
         case .password:
             let made = try StudentList.newPassword()
@@ -373,9 +375,17 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             record.group = user.group
             try await storage.updatePassword(record)
             try await storage.revokeTokens(user: user.name, now: configuration.now())
+            // The desk asks (issue 68): a lost laptop's vault should stop speaking for the student too.
+            if fields["revoke_keys"] == "on" {
+                revoked = try await storage.revokeDeviceKeys(user: user.name, key: nil, by: actor, now: configuration.now())
+            }
             password = made
         case .disable, .enable:
             _ = try await storage.setDisabled(user: user.name, disabled: action == .disable, now: configuration.now())
+        case .keys:
+            break
+        case .revokeKeys:
+            revoked = try await storage.revokeDeviceKeys(user: user.name, key: nil, by: actor, now: configuration.now())
         }
         let view = DeskView.AccountDone(
             title: "Student's account",
@@ -383,7 +393,9 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             csrf: csrf(context),
             name: user.name,
             action: action,
-            password: password
+            password: password,
+            keys: action == .keys || action == .revokeKeys ? try await storage.deviceKeyRecords(user: user.name) : [],
+            revoked: revoked
         )
         return pages.html(pages.render("accountDone", view))
     }

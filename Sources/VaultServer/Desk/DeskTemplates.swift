@@ -253,7 +253,9 @@ enum DeskTemplates {
         <form method="post" action="/desk/students/account">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <p><label for="name">Student</label><br><input type="text" id="name" name="name" required maxlength="200" spellcheck="false" autocomplete="off"></p>
+        <p><label><input type="checkbox" name="revoke_keys"> With a new password, also revoke their device keys (a lost or stolen laptop)</label></p>
         <p><button type="submit" name="action" value="password">Make a new password</button> <button type="submit" name="action" value="disable">Turn the account off</button> <button type="submit" name="action" value="enable">Turn it on again</button></p>
+        <p><button type="submit" name="action" value="keys">Show their device keys</button> <button type="submit" name="action" value="revoke-keys">Revoke their device keys</button></p>
         </form>
         <p><a href="/desk">Back to the assessments</a></p>
         {{> foot}}
@@ -281,6 +283,12 @@ enum DeskTemplates {
         <p role="status">{{sentence}}</p>
         {{#password}}<p class="notice">Write down the new password now: this is the only time it is shown, and the server keeps only its hash.</p>
         <p class="password">New password: <code>{{password}}</code></p>{{/password}}
+        {{#hasKeys}}<table id="keys">
+        <thead><tr><th>Key</th><th>How it came</th><th>Since</th><th>Last sign-in</th><th>State</th></tr></thead>
+        <tbody>
+        {{#keys}}<tr><td data-label="Key"><code>{{fingerprint}}</code></td><td data-label="How it came">{{how}}</td><td data-label="Since">{{since}}</td><td data-label="Last sign-in">{{lastUsed}}</td><td data-label="State">{{state}}</td></tr>{{/keys}}
+        </tbody>
+        </table>{{/hasKeys}}
         <p><a href="/desk/students">Back to the students</a> · <a href="/desk">Back to the assessments</a></p>
         {{> foot}}
         """

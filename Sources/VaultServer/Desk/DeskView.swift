@@ -649,6 +649,9 @@ enum DeskView {
     /// What a teacher does to a student's account on exam day.
     enum AccountAction: String {
         case password, disable, enable
+        /// The student's device keys, each with how it came (issue 68); `revokeKeys` ends every live one.
+        case keys
+        case revokeKeys = "revoke-keys"
     }
 
     /// The slip codes of an assessment's packages (issue 68), to print and cut.
@@ -677,23 +680,62 @@ enum DeskView {
         var password: String?
         /// What was done, in a sentence (stored: templates read stored properties).
         var sentence: String
+        /// The student's device keys, as the page lists them (issue 68).
+        var keys: [Key]
+        var hasKeys: Bool
 
-        init(title: String, user: String?, csrf: String, name: String, action: AccountAction, password: String?) {
+        struct Key {
+            var fingerprint: String
+            var how: String
+            var since: String
+            var lastUsed: String
+            var state: String
+        }
+
+        init(
+            title: String,
+            user: String?,
+            csrf: String,
+            name: String,
+            action: AccountAction,
+            password: String?,
+            keys: [DeviceKeyRecord] = [],
+            revoked: Int = 0
+        ) {
             self.title = title
             self.user = user
             self.csrf = csrf
             self.name = name
             self.action = action
             self.password = password
-            sentence = Self.sentence(name: name, action: action)
+            self.keys = keys.map {
+                Key(
+                    fingerprint: $0.fingerprint,
+                    how: $0.origin.words + ($0.detail.map { " (\($0))" } ?? ""),
+                    since: Timestamp.readable($0.registeredAt),
+                    lastUsed: $0.lastUsedAt.map(Timestamp.readable) ?? "never",
+                    state: $0.revokedAt.map { "revoked \(Timestamp.readable($0))" } ?? "live"
+                )
+            }
+            hasKeys = !keys.isEmpty
+            sentence = Self.sentence(name: name, action: action, keys: keys.count, revoked: revoked)
         }
 
-        static func sentence(name: String, action: AccountAction) -> String {
+        static func sentence(name: String, action: AccountAction, keys: Int = 0, revoked: Int = 0) -> String {
             switch action {
             case .password:
                 "\(name) has a new password. Their old one no longer works and their sessions are signed out; they sign in again with `vault login`."
+                    + (revoked > 0 ? " Their \(revoked) device \(revoked == 1 ? "key is" : "keys are") revoked too." : "")
             case .disable: "\(name)'s account is turned off: their password is refused and their sessions are signed out."
             case .enable: "\(name)'s account is turned on again: they sign in with the password they had."
+            case .keys:
+                keys == 0
+                    ? "\(name) has no device keys: no vault has signed in or handed in for them by key."
+                    : "\(name)'s device keys: each vault that speaks for them, how it came and when it last signed in."
+            case .revokeKeys:
+                revoked == 0
+                    ? "\(name) had no live device key; nothing was changed."
+                    : "Revoked \(revoked) device \(revoked == 1 ? "key" : "keys") of \(name): no vault signs in or hands in by \(revoked == 1 ? "it" : "them") now; what they handed in before is kept. Each vault signs in with the password once to be theirs again."
             }
         }
     }
