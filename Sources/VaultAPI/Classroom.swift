@@ -180,6 +180,20 @@ public struct ClassroomPull: Codable, Sendable {
     }
 }
 
+/// A student's download on a classroom, for the district's roster (issue 69).
+public struct ClassroomDownload: Codable, Sendable, Equatable {
+    public var assessmentId: String
+    public var version: Int
+    enum CodingKeys: String, CodingKey {
+        case version
+        case assessmentId = "assessment_id"
+    }
+    public init(assessmentId: String, version: Int) {
+        self.assessmentId = assessmentId
+        self.version = version
+    }
+}
+
 /// `POST /v1/classroom/push` (a teacher; gzip): what a classroom server holds, passed on as the students sent it.
 public struct ClassroomPushRequest: Codable, Sendable {
     public enum Kind: String, Codable, Sendable {
@@ -193,6 +207,9 @@ public struct ClassroomPushRequest: Codable, Sendable {
         /// A student's draw first made on the classroom (issue 69): a `ClassroomPull.PulledDraw`, sent before their
         /// answers so the district asks the same questions.
         case draw
+        /// A student's download of an assessment on the classroom (issue 69): a `ClassroomDownload`, so the district's
+        /// roster counts it.
+        case download
 
         /// Made by a student's vault and signed by it (the rest are the teacher's, whose classroom signed in).
         public var isStudents: Bool { self == .answer || self == .submission }

@@ -111,6 +111,10 @@ struct ClassroomBinaryTests {
         #expect(pushed.status == 0 && !pushed.stdout.contains("refused 1"), "\(pushed.stdout) \(pushed.stderr)")
         let pool = try Self.received(district, "pool-quiz")
         #expect(Set(pool.responses.map(\.questionId)) == Set(drawn) && pool.submissions.count == 1, "\(pool.responses.map(\.questionId)) \(drawn)")
+        // One story (issue 69): the district's roster counts the download made on the classroom.
+        let roster = try district.admin(["roster", "pool-quiz", "--json"]).json
+        let row = (roster?["students"] as? [[String: Any]])?.first { $0["user"] as? String == "demo" }
+        #expect(row?["downloaded_version"] as? Int == 1 && row?["downloaded_at"] is String, "\(String(describing: roster))")
         // The district's receipt travels (issue 69): exported whole, it verifies at the district without the classroom.
         let synced = try vault.unlocked(["sync", "--json"])
         #expect(synced.stdout.contains(#""confirmed_by_district":1"#), "\(synced.stdout)")

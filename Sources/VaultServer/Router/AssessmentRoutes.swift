@@ -33,6 +33,17 @@ struct AssessmentRoutes<Storage: ServerStorage> {
             if context.role == .student, let user = context.user {
                 try await storage.recordDownload(assessmentID: id, version: current.version, user: user, now: configuration.now())
                 ServerMetrics.download(assessmentID: id)
+                // A classroom tells the district, so its roster counts the download too (issue 69): once per version.
+                if configuration.classroom {
+                    let body = String(
+                        decoding: try CanonicalJSON.encode(ClassroomDownload(assessmentId: id, version: current.version)),
+                        as: UTF8.self
+                    )
+                    try await storage.keepForUpstream(
+                        [UpstreamItem(kind: .download, itemID: "\(id)/\(user)/\(current.version)", user: user, deviceKey: nil, body: body)],
+                        now: configuration.now()
+                    )
+                }
             }
             let etag = "\"\(served.contentHash)\""
             if let match = request.headers[.ifNoneMatch], match.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }).contains(etag)

@@ -191,6 +191,9 @@ struct ClassroomRoutes<Storage: ServerStorage> {
             case .draw:
                 try await flush()
                 results.append(try await takeDraw(entry, context: context))
+            case .download:
+                try await flush()
+                results.append(try await takeDownload(entry, context: context))
             }
         }
         try await flush()
@@ -246,6 +249,23 @@ struct ClassroomRoutes<Storage: ServerStorage> {
                     "\(draw.user) was given other questions of \(draw.assessmentId) at the district first; their answers to questions only the classroom gave them are refused."
             )
         }
+        return .init(seq: entry.seq, outcome: .stored)
+    }
+
+    /// A student's download on the classroom (issue 69): the district's roster counts it, when it happened (never later
+    /// than now).
+    private func takeDownload(_ entry: ClassroomPushRequest.Item, context: VaultRequestContext) async throws -> ClassroomPushResponse.Result {
+        guard let download = try? JSONDecoder().decode(ClassroomDownload.self, from: Data(entry.body.utf8)), download.version >= 1,
+            (try? Identifiers.check([download.assessmentId, entry.user])) != nil
+        else { return .init(seq: entry.seq, outcome: .refused, message: "This download cannot be read.") }
+        guard try await storage.user(named: entry.user)?.role == .student,
+            try await storage.mayAct(user: context.user, role: context.role, onAssessment: download.assessmentId)
+        else {
+            return .init(seq: entry.seq, outcome: .refused, message: "There is no assessment \(download.assessmentId) of yours for \(entry.user).")
+        }
+        let now = configuration.now()
+        let when = entry.heldAt.flatMap(Timestamp.date).map { min($0, now) } ?? now
+        try await storage.recordDownload(assessmentID: download.assessmentId, version: download.version, user: entry.user, now: when)
         return .init(seq: entry.seq, outcome: .stored)
     }
 

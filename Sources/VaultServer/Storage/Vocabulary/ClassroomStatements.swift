@@ -92,6 +92,7 @@ extension UpstreamItem {
         case .release: "release"
         case .late: "late decision"
         case .draw: "draw"
+        case .download: "download"
         }
     }
 }
@@ -137,12 +138,12 @@ public struct UpstreamSummary: Sendable, Equatable {
     public var waitingMarks = 0
     public var storedMarks = 0
     public var refused: [UpstreamItem] = []
-    /// Students' draws first made here (issue 69).
-    public var waitingDraws = 0
+    /// Students' draws first made here and their downloads here (issue 69).
+    public var waitingFacts = 0
     public init() {}
 
     /// Everything that waits to go up.
-    public var waiting: Int { waitingAnswers + waitingHandIns + waitingMarks + waitingDraws }
+    public var waiting: Int { waitingAnswers + waitingHandIns + waitingMarks + waitingFacts }
 }
 
 /// A classroom server's store: its link, the outbox to the district, and the class as pulled. The district's side
@@ -359,7 +360,8 @@ extension SharedStatements {
     }
 
     public func keepForUpstream(_ items: [UpstreamItem], now: Date) async throws {
-        let answers = items.filter { $0.kind == .answer }.map { ClassroomStatements.insert($0, at: now, dialect: dialect) }
+        // Kept once by their id: answers, and downloads (one per student, assessment and version).
+        let answers = items.filter { $0.kind == .answer || $0.kind == .download }.map { ClassroomStatements.insert($0, at: now, dialect: dialect) }
         if !answers.isEmpty { try await write(answers) }
         for item in items where item.kind == .submission {
             // A hand-in sent again as it was stays where it stands; a changed one (amended) waits again, after the
@@ -493,7 +495,7 @@ extension SharedStatements {
             case (.answer, .stored): summary.storedAnswers += count
             case (.submission, .stored): summary.storedHandIns += count
             case (.grade, .waiting), (.feedback, .waiting), (.release, .waiting), (.late, .waiting): summary.waitingMarks += count
-            case (.draw, .waiting): summary.waitingDraws += count
+            case (.draw, .waiting), (.download, .waiting): summary.waitingFacts += count
             case (.grade, .stored), (.feedback, .stored), (.release, .stored), (.late, .stored): summary.storedMarks += count
             default: break
             }
