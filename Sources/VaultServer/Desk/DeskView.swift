@@ -711,10 +711,10 @@ enum DeskView {
             self.keys = keys.map {
                 Key(
                     fingerprint: $0.fingerprint,
-                    how: $0.origin.words + ($0.detail.map { " (\($0))" } ?? ""),
+                    how: $0.howItCame,
                     since: Timestamp.readable($0.registeredAt),
                     lastUsed: $0.lastUsedAt.map(Timestamp.readable) ?? "never",
-                    state: $0.revokedAt.map { "revoked \(Timestamp.readable($0))" } ?? "live"
+                    state: $0.state
                 )
             }
             hasKeys = !keys.isEmpty

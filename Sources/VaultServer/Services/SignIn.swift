@@ -72,7 +72,7 @@ struct SignIn<Storage: AccountStore & ResponseStore, C: Clock>: Sendable where C
     /// (a failure until it succeeds).
     func deviceAttempt(_ request: DeviceTokenRequest, serverFingerprint: String, address: String, lifetime: TimeInterval) async throws -> Outcome {
         var classroom: String?
-        return try await counted(request.user, address: address, lifetime: lifetime, classroom: { classroom }) {
+        let check: () async throws -> UserRecord? = {
             guard request.user.count <= 200, try await storage.takeChallenge(request.challenge, user: request.user, now: configuration.now()),
                 let user = try await storage.user(named: request.user),
                 let key = try await storage.deviceKeyRecords(user: user.name).first(where: {
@@ -89,6 +89,7 @@ struct SignIn<Storage: AccountStore & ResponseStore, C: Clock>: Sendable where C
             classroom = key.origin == .classroomServer ? key.fingerprint : nil
             return user
         }
+        return try await counted(request.user, address: address, lifetime: lifetime, classroom: { classroom }, check)
     }
 
     /// A first sign-in with a one-time class code (issue 58): the code, kept as its hash for this user, binds the

@@ -31,7 +31,7 @@ extension ClassroomCommand {
             for key in classrooms {
                 table.add([
                     key.fingerprint, key.user, Timestamp.readable(key.registeredAt), key.lastUsedAt.map(Timestamp.readable) ?? "never",
-                    key.revokedAt.map { "revoked \(Timestamp.readable($0))" + (key.revokedBy.map { " by \($0)" } ?? "") } ?? "live",
+                    key.state,
                 ])
             }
             for line in table.render() { TerminalText.line(line) }

@@ -41,9 +41,9 @@ extension UserCommand {
                 var table = TextTable(["Key", "How it came", "Since", "Last sign-in", "State"], flexible: 1)
                 for key in keys {
                     table.add([
-                        key.fingerprint, key.origin.words + (key.detail.map { " (\($0))" } ?? ""), Timestamp.readable(key.registeredAt),
+                        key.fingerprint, key.howItCame, Timestamp.readable(key.registeredAt),
                         key.lastUsedAt.map(Timestamp.readable) ?? "never",
-                        key.revokedAt.map { "revoked \(Timestamp.readable($0))" + (key.revokedBy.map { " by \($0)" } ?? "") } ?? "live",
+                        key.state,
                     ])
                 }
                 for line in table.render() { TerminalText.line(line) }

@@ -79,35 +79,39 @@ extension SharedStatements {
             [.text(scope.user), .text(scope.assessmentID), .real(now.timeIntervalSince1970)],
             columns: ["secret_hash", "device_key"]
         )
-        _ = try await readThenWrite(earlier, { try $0.optionalString("device_key") }) { rows in
-            guard !rows.isEmpty else { return [create] }
-            let bound = rows.compactMap { $0 }
-            return [
-                SQLStatement(
-                    "UPDATE enrolments SET expires_at = ? WHERE user_name = ? AND assessment_id = ? AND (expires_at IS NULL OR expires_at > ?)",
-                    [.real(now.timeIntervalSince1970), .text(scope.user), .text(scope.assessmentID), .real(now.timeIntervalSince1970)]
-                )
-            ]
-                + bound.map {
+        _ = try await readThenWrite(
+            earlier,
+            { try $0.optionalString("device_key") },
+            writes: { rows in
+                guard !rows.isEmpty else { return [create] }
+                let bound = rows.compactMap { $0 }
+                return [
                     SQLStatement(
-                        "UPDATE device_keys SET revoked_at = ?, revoked_by = ? WHERE user_name = ? AND public_key = ? AND origin = ? AND revoked_at IS NULL",
-                        [
-                            .real(now.timeIntervalSince1970), .text(DeviceKeyStatements.supersededBy(assessmentID: scope.assessmentID)),
-                            .text(scope.user), .text($0),
-                            .text(DeviceKeyRecord.Origin.package.rawValue),
-                        ]
+                        "UPDATE enrolments SET expires_at = ? WHERE user_name = ? AND assessment_id = ? AND (expires_at IS NULL OR expires_at > ?)",
+                        [.real(now.timeIntervalSince1970), .text(scope.user), .text(scope.assessmentID), .real(now.timeIntervalSince1970)]
                     )
-                }
-                + [
-                    TeachingStatements.history(
-                        assessmentID: scope.assessmentID,
-                        kind: .packageRenewed,
-                        by: "a new package",
-                        at: now,
-                        subject: scope.user
-                    ), create,
                 ]
-        }
+                    + bound.map {
+                        SQLStatement(
+                            "UPDATE device_keys SET revoked_at = ?, revoked_by = ? WHERE user_name = ? AND public_key = ? AND origin = ? AND revoked_at IS NULL",
+                            [
+                                .real(now.timeIntervalSince1970), .text(DeviceKeyStatements.supersededBy(assessmentID: scope.assessmentID)),
+                                .text(scope.user), .text($0),
+                                .text(DeviceKeyRecord.Origin.package.rawValue),
+                            ]
+                        )
+                    }
+                    + [
+                        TeachingStatements.history(
+                            assessmentID: scope.assessmentID,
+                            kind: .packageRenewed,
+                            by: "a new package",
+                            at: now,
+                            subject: scope.user
+                        ), create,
+                    ]
+            }
+        )
     }
 
     public func packageEnrolments(assessmentID: String, now: Date) async throws -> [(user: String, secretHash: String, expiresAt: Date)] {

@@ -45,6 +45,14 @@ public struct DeviceKeyRecord: Sendable, Equatable, StoredRecord {
     public var revokedAt: Date?
     public var revokedBy: String?
 
+    /// How the key came, in words, with what it names: "vouched for by a classroom (classroom F of lee)".
+    public var howItCame: String { origin.words + (detail.map { " (\($0))" } ?? "") }
+
+    /// "live", or "revoked Sun 29 Nov 2026 10:00 UTC by admin": one wording for the command line and the desk.
+    public var state: String {
+        revokedAt.map { "revoked \(Timestamp.readable($0))" + (revokedBy.map { " by \($0)" } ?? "") } ?? "live"
+    }
+
     public static let columns = [
         "user_name", "public_key", "fingerprint", "origin", "origin_detail", "registered_at", "last_used_at", "revoked_at", "revoked_by",
     ]
