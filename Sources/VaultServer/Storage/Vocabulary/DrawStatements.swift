@@ -95,7 +95,8 @@ extension SharedStatements {
                 : try DrawStatements.update(made, assessmentID: assessmentID, user: user)
         )
         let stored = try await row(read, DrawStatements.stored)
-        if previous == nil, let stored {
+        // (A read of the one-row link first: a district writes nothing more for a draw.)
+        if previous == nil, let stored, try await classroomLink() != nil {
             // A classroom's first draw for this student goes up before their answers (issue 69; nothing elsewhere).
             let pulled = ClassroomPull.PulledDraw(
                 assessmentId: assessmentID,
