@@ -19,7 +19,8 @@ struct SessionKeyTests {
     func unlockAndLock() throws {
         let vault = CLIVault()
         try vault.initialize()
-        let unlock = try vault.unlocked(["unlock", "--for", "2s"])
+        // Long enough for the next commands on a loaded machine (2 s expired under the whole suite).
+        let unlock = try vault.unlocked(["unlock", "--for", "6s"])
         guard Self.keyringAvailable else {
             #expect(unlock.status == 77 && unlock.stderr.contains("keyring is not available"))
             return
@@ -31,7 +32,7 @@ struct SessionKeyTests {
         let status = try #require(try vault.run(["status", "--vault", vault.path, "--json"]).json)
         #expect(status["unlocked_until"] is String)
         #expect(try vault.run(["passwd", "--vault", vault.path]).status == 77)
-        Thread.sleep(forTimeInterval: 3)  // the kernel expires the key
+        Thread.sleep(forTimeInterval: 7)  // the kernel expires the key
         #expect(try vault.run(["list", "--vault", vault.path]).status == 77)
 
         #expect(try vault.unlocked(["unlock", "--for", "10m"]).status == 0)
