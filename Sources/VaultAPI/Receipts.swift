@@ -151,6 +151,9 @@ public enum SubmissionFlag: String, Sendable, Codable, CaseIterable, Equatable {
     case changedAfterHandIn = "changed_after_hand_in"
     /// Answers given after the hand-in (on another device) arrived: kept for the teacher, not counted.
     case answersAfterHandIn = "answers_after_hand_in"
+    /// Handed in under a package the teacher then replaced (a copied stick, issue 68): the device it came from is
+    /// revoked, and the hand-in is kept apart from the student's attempt until the teacher accepts or discards it.
+    case revokedDevice = "revoked_device"
 }
 
 /// `POST /v1/device-keys`: a vault's Ed25519 public key (raw 32 bytes, base64), registered to the signed-in user.

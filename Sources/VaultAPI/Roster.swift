@@ -10,7 +10,8 @@ public enum SubmissionChannel: String, Codable, Sendable, CaseIterable {
     case closing
 }
 
-/// The teacher's decision on a submission that arrived after the exam closed.
+/// The teacher's decision on a submission that arrived after the exam closed, or that a device they revoked handed
+/// in (`SubmissionFlag.revokedDevice`: `zeroed` is then "discarded", kept apart and counted nowhere).
 public enum LateDecision: String, Codable, Sendable, CaseIterable {
     /// It counts like any other.
     case accepted
@@ -28,6 +29,7 @@ public enum RosterFlag: String, Codable, Sendable, CaseIterable {
     case afterClosing = "after_closing"
     case changedAfterHandIn = "changed_after_hand_in"
     case answersAfterHandIn = "answers_after_hand_in"
+    case revokedDevice = "revoked_device"
     /// Answering, and past the deadline (the limit, the student's extra time and the grace): the answers the server
     /// holds are all it will get until the vault hands the attempt in at its next command and syncs.
     case timeUp = "time_up"
@@ -43,6 +45,7 @@ public enum RosterFlag: String, Codable, Sendable, CaseIterable {
         case .afterClosing: self = .afterClosing
         case .changedAfterHandIn: self = .changedAfterHandIn
         case .answersAfterHandIn: self = .answersAfterHandIn
+        case .revokedDevice: self = .revokedDevice
         }
     }
 
@@ -57,6 +60,7 @@ public enum RosterFlag: String, Codable, Sendable, CaseIterable {
         case .afterClosing: "arrived after closing"
         case .changedAfterHandIn: "changed by another device after hand-in"
         case .answersAfterHandIn: "answers after hand-in (not counted)"
+        case .revokedDevice: "handed in by a device you revoked"
         case .timeUp: "time is up, not handed in"
         case .handedInAtClosing: "handed in at closing"
         }
@@ -126,8 +130,28 @@ public struct Roster: Codable, Sendable, Equatable {
         public var pending: Int?
         public var flags: [RosterFlag]
         public var lateDecision: LateDecision?
-        /// Submitted attempts in all.
+        /// Submitted attempts in all (not those kept apart).
         public var attempts: Int
+        /// Hand-ins kept apart from the student's attempt: made by a device the teacher revoked (a replaced package),
+        /// not accepted (undecided, or discarded); nil when there are none.
+        public var keptApart: [KeptApart]?
+
+        public struct KeptApart: Codable, Sendable, Equatable {
+            public var attemptId: String
+            public var receivedAt: String
+            /// nil: waiting for the teacher; `zeroed`: discarded.
+            public var decision: LateDecision?
+            enum CodingKeys: String, CodingKey {
+                case decision
+                case attemptId = "attempt_id"
+                case receivedAt = "received_at"
+            }
+            public init(attemptId: String, receivedAt: String, decision: LateDecision?) {
+                self.attemptId = attemptId
+                self.receivedAt = receivedAt
+                self.decision = decision
+            }
+        }
 
         enum CodingKeys: String, CodingKey {
             case user, group, via, score, flags, attempts, pending
@@ -149,6 +173,7 @@ public struct Roster: Codable, Sendable, Equatable {
             case devices
             case devicesLastSeen = "devices_last_seen"
             case record
+            case keptApart = "kept_apart"
         }
 
         /// Where the student is, in one word for scripts (`state`) and in words for people (`stateText`).

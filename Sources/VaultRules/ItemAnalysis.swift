@@ -8,7 +8,8 @@ import VaultAPI
 ///
 /// The attempts analysed are handed-in attempts with every answer graded; a late hand-in the teacher gave 0 is left
 /// out (its zeros say nothing about the questions), and so is an attempt still waiting for a teacher's points (its
-/// total is not known yet). Both are counted so the page can say so.
+/// total is not known yet). Both are counted so the page can say so. A hand-in kept apart (a revoked device's, not
+/// accepted) is not the student's and is not analysed.
 public struct ItemAnalysis: Sendable, Equatable {
     /// Which attempts of a student count: the first (the default, as in Moodle), or every one.
     public enum Attempts: String, Sendable, CaseIterable {
@@ -78,7 +79,8 @@ public struct ItemAnalysis: Sendable, Equatable {
 
     /// The analysis of `inputs` (every handed-in attempt) against the questions of `document` (the current version).
     public static func analyse(_ inputs: [ResultInput], document: Assessment, attempts: Attempts = .first) -> ItemAnalysis {
-        var chosen = inputs.sorted {
+        // A hand-in kept apart (a revoked device's) is not the student's attempt.
+        var chosen = inputs.filter { !$0.record.keptApart }.sorted {
             ($0.record.user, $0.record.receivedAt, $0.record.attemptID) < ($1.record.user, $1.record.receivedAt, $1.record.attemptID)
         }
         if attempts == .first {

@@ -230,6 +230,18 @@ public enum RosterPlan {
         scored: Bool
     ) -> Roster.Student {
         var row = Roster.Student(user: student.name, group: student.group)
+        // A hand-in kept apart (a revoked device's, not accepted) is listed beside the row, never as the student's.
+        let apart = results.filter(\.record.keptApart)
+        if !apart.isEmpty {
+            row.keptApart = apart.sorted { $0.record.receivedAt < $1.record.receivedAt }.map {
+                Roster.Student.KeptApart(
+                    attemptId: $0.record.attemptID,
+                    receivedAt: Timestamp.string(epoch: $0.record.receivedAt),
+                    decision: $0.record.lateDecision
+                )
+            }
+        }
+        let results = results.filter { !$0.record.keptApart }
         row.extraMinutes = extra
         row.downloadedVersion = download?.version
         row.downloadedAt = download.map { Timestamp.string(epoch: $0.at) }

@@ -381,10 +381,10 @@ public struct ResultInput: Sendable {
 /// Which results a student may see.
 public enum ResultRules {
     /// Shown once the teacher released the results or the assessment shows them at submission, except a hand-in that
-    /// arrived after closing which the teacher has not decided on yet: its released results (the correct answers)
-    /// would reach the student before the teacher accepted or zeroed it.
+    /// arrived after closing which the teacher has not decided on yet (its released results, the correct answers,
+    /// would reach the student before the teacher accepted or zeroed it), and a hand-in kept apart (a revoked device's).
     public static func visible(_ input: ResultInput) -> Bool {
         guard input.released || input.document.results == .onSubmit else { return false }
-        return !input.record.flags.contains(.afterClosing) || input.record.lateDecision != nil
+        return !input.record.awaitsDecision && !input.record.keptApart
     }
 }

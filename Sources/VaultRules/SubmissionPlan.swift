@@ -45,12 +45,23 @@ public struct SubmissionRecord: Sendable, Equatable {
     public var flags: [SubmissionFlag]
     /// Through sync or an imported hand-in file.
     public var via: SubmissionChannel
-    /// The teacher's decision when it arrived after closing.
+    /// The teacher's decision when it arrived after closing, or came from a device they revoked.
     public var lateDecision: LateDecision?
     /// Its score as the store keeps it (`Scoring.Totals`); nil for one stored before totals were kept, or not read.
     public var totals: Scoring.Totals?
     /// The later version whose keys and points score it, after a regrade (nil: its own version's).
     public var scoredVersion: Int?
+
+    /// Kept apart from the student's attempt (issue 68): handed in by a device a replaced package had bound, and not
+    /// accepted by the teacher (waiting, or discarded). It counts nowhere: not the roster's row, the scores, the item
+    /// analysis, the gradebook or the student's results; the teacher sees it beside the student's row.
+    public var keptApart: Bool { flags.contains(.revokedDevice) && lateDecision != .accepted }
+
+    /// The teacher has a decision to make on it (arrived after closing, or from a revoked device) and has not made it.
+    public var awaitsDecision: Bool { Self.decidable(flags) && lateDecision == nil }
+
+    /// Whether a teacher decides on a hand-in with `flags`: accept it or give it 0 (discard it, when kept apart).
+    public static func decidable(_ flags: [SubmissionFlag]) -> Bool { flags.contains(.afterClosing) || flags.contains(.revokedDevice) }
 
     /// The document that scores it: its own version's, or the one it was regraded against.
     public var scoringKey: DocumentKey { DocumentKey(id: assessmentID, version: scoredVersion ?? assessmentVersion) }

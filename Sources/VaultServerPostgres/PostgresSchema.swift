@@ -374,6 +374,7 @@ enum PostgresSchema {
             "ALTER TABLE enrolments ADD COLUMN expires_at DOUBLE PRECISION",
         ],
         ServerSchema.classroomCredential,
+        ServerSchema.enrolmentHandIns,
     ]
 
     static var latestVersion: Int { versions.count }

@@ -194,7 +194,7 @@ struct PackageBinaryTests {
     }
 
     @Test(
-        "a classmate with the stick and the code hands in first (issue 68): a replacing package for Ana goes into her own vault, her hand-in is stored, the classmate's key signs in no more and hands in nothing more, and `user keys` says why",
+        "a classmate with the stick and the code hands in first (issue 68): a replacing package for Ana goes into her own vault, her hand-in is stored as her one attempt, the classmate's is kept apart on the roster, their key signs in no more and hands in nothing more, and `user keys` says why",
         arguments: Store.here
     )
     func thiefThenNewPackage(_ store: Store) async throws {
@@ -240,6 +240,14 @@ struct PackageBinaryTests {
         #expect(stored.status == 0, "\(stored.stderr)")
         #expect(try signIn(thief) == 77)
         #expect(try handIn(thief, nil, name: "thief-again").status != 0)
+        // The classmate's hand-in is kept apart for the teacher: Ana's row is her own attempt, not a second one.
+        let roster = try server.admin(["roster", "pkg-quiz", "--json"]).json?["students"] as? [[String: Any]] ?? []
+        let row = try #require(roster.first { $0["user"] as? String == "ana" })
+        let apart = row["kept_apart"] as? [[String: Any]] ?? []
+        #expect(apart.count == 1 && apart.first?["attempt_id"] as? String != row["attempt_id"] as? String, "\(row)")
+        #expect(row["attempts"] as? Int == 1 && !((row["flags"] as? [String]) ?? []).contains("second_attempt"), "\(row)")
+        let text = try server.admin(["roster", "pkg-quiz"]).stdout
+        #expect(text.contains("kept apart") && text.contains("by a revoked device"), "\(text)")
         let keys = try server.admin(["user", "keys", "ana", "--json"]).json?["keys"] as? [[String: Any]] ?? []
         #expect(keys.count == 2, "\(keys)")
         #expect(keys.contains { $0["revoked_by"] as? String == "a new package for pkg-quiz" }, "\(keys)")

@@ -177,9 +177,15 @@ struct SlowStorage: ServerStorage {
     func checkEnrolment(secretHash: String, user: String, deviceKey: String) async throws -> (claim: EnrolmentClaim, scope: EnrolmentScope?) {
         try await base.checkEnrolment(secretHash: secretHash, user: user, deviceKey: deviceKey)
     }
-    func claimEnrolment(secretHash: String, user: String, deviceKey: String, origin: DeviceKeyRecord.Origin, now: Date) async throws -> EnrolmentClaim
-    {
-        try await base.claimEnrolment(secretHash: secretHash, user: user, deviceKey: deviceKey, origin: origin, now: now)
+    func claimEnrolment(
+        secretHash: String,
+        user: String,
+        deviceKey: String,
+        origin: DeviceKeyRecord.Origin,
+        handedIn attemptID: String?,
+        now: Date
+    ) async throws -> EnrolmentClaim {
+        try await base.claimEnrolment(secretHash: secretHash, user: user, deviceKey: deviceKey, origin: origin, handedIn: attemptID, now: now)
     }
     func records(assessmentID: String, user: String?) async throws -> [StoredAttemptRecord] {
         try await base.records(assessmentID: assessmentID, user: user)

@@ -131,4 +131,79 @@ struct DeviceKeyTests {
         #expect(!scope.covers(assessmentID: "quiz-1", version: 2, madeAt: until.addingTimeInterval(3600)), "after it expired")
         #expect(!EnrolmentScope(user: "ana", assessmentID: ClassCode.scope).covers(assessmentID: "quiz-1", version: 1, madeAt: nil), "a class code")
     }
+
+    @Test(
+        "a hand-in made under a package that a new one replaced is kept apart (issue 68): not the student's row, score, attempt count or results; the desk offers Accept and Discard, each asked first, and Undo",
+        arguments: Backend.all
+    )
+    func keptApartHandIn(backend: Backend) async throws {
+        let harness = try await ServerHarness(backend)
+        try await harness.test { api in
+            let (_, student, served) = try await api.quizServed()
+            let old = "old-package-secret-hash"
+            let scope = EnrolmentScope(user: "student", assessmentID: "quiz-1", version: 1, expiresAt: Date().addingTimeInterval(86_400))
+            try await harness.storage.createEnrolment(secretHash: old, scope: scope, now: Date())
+            // The classmate's hand-in (a wrong answer) under the first package; its key binds to the student.
+            let copied = [Fixtures.item(served, question: "q1", answer: .string("a"), attempt: "copied")]
+            _ = try await api.batch(copied, token: student)
+            #expect(try await api.handIn(copied, attempt: "copied", assessment: "quiz-1", token: student).status == .created)
+            let key = DeviceKey()
+            let claim = try await harness.storage.claimEnrolment(
+                secretHash: old,
+                user: "student",
+                deviceKey: key.publicKey,
+                origin: .package,
+                handedIn: "copied",
+                now: Date()
+            )
+            #expect(claim == .bound)
+            let desk = TeacherDesk(storage: harness.storage, now: { Date() })
+            #expect(try await desk.roster("quiz-1").students.first { $0.user == "student" }?.attemptId == "copied")
+
+            // The teacher's new package: the copy's hand-in is kept apart from now on.
+            try await harness.storage.replaceEnrolments(secretHash: "new-package-secret-hash", scope: scope, now: Date())
+            func row() async throws -> Roster.Student? { try await desk.roster("quiz-1").students.first { $0.user == "student" } }
+            var ana = try #require(try await row())
+            #expect(ana.state != .handedIn && ana.attemptId == nil && ana.attempts == 0 && ana.score == nil, "\(ana)")
+            #expect(ana.keptApart?.map(\.attemptId) == ["copied"] && ana.keptApart?.first?.decision == nil, "\(String(describing: ana.keptApart))")
+            #expect(try await harness.storage.deviceKeyRecords(user: "student").first?.revokedBy == "a new package for quiz-1")
+
+            // The student's own hand-in (the right answer) is theirs: one attempt allowed, and this is not a second.
+            let own = [Fixtures.item(served, question: "q1", answer: .string("b"), attempt: "own")]
+            _ = try await api.batch(own, token: student)
+            #expect(try await api.handIn(own, attempt: "own", assessment: "quiz-1", token: student).status == .created)
+            ana = try #require(try await row())
+            #expect(ana.attemptId == "own" && ana.attempts == 1 && ana.score == 1 && !ana.flags.contains(.secondAttempt), "\(ana)")
+            #expect(ana.keptApart?.count == 1)
+            try await desk.release("quiz-1")
+            let results = try await api.send(.get, APIPath.results, token: student)
+            #expect(results.status == .ok && results.text.contains("\"own\"") && !results.text.contains("\"copied\""), "\(results.text)")
+
+            // The desk: the row says so and offers Accept and Discard, each asked first.
+            var browser = DeskBrowser(api: api)
+            _ = try await browser.signIn("teacher")
+            let page = try await browser.send(.get, "/desk/a/quiz-1")
+            #expect(page.text.contains("Handed in by a device you revoked") && page.text.contains(">Discard</button>"), "\(page.text)")
+            let csrf = try #require(DeskBrowser.hidden("csrf", in: page))
+            let asked = try await browser.send(.post, "/desk/a/quiz-1/late", form: ["csrf": csrf, "attempt": "copied", "decision": "zeroed"])
+            #expect(asked.status == .ok && asked.text.contains("Discard the hand-in a revoked device made as student?"), "\(asked.text)")
+            #expect(try await row()?.keptApart?.first?.decision == nil, "asking changes nothing")
+            let discarded = try await browser.send(
+                .post,
+                "/desk/a/quiz-1/late",
+                form: ["csrf": csrf, "attempt": "copied", "decision": "zeroed", "confirm": "yes"]
+            )
+            #expect(discarded.status == .seeOther && discarded.headers[.location]?.contains("notice=apart_zeroed") == true)
+            ana = try #require(try await row())
+            #expect(ana.attemptId == "own" && ana.score == 1 && ana.keptApart?.first?.decision == .zeroed, "\(ana)")
+            #expect(try await browser.send(.get, "/desk/a/quiz-1").text.contains("(discarded)"))
+            // Undo, then Accept: it counts as an attempt of the student's (the latest still stands on the row).
+            _ = try await browser.send(.post, "/desk/a/quiz-1/late", form: ["csrf": csrf, "attempt": "copied", "decision": "undecided"])
+            #expect(try await row()?.keptApart?.first?.decision == nil)
+            try await desk.decideLate("quiz-1", attempt: "copied", decision: .accepted, by: "teacher")
+            ana = try #require(try await row())
+            #expect(ana.keptApart == nil && ana.attempts == 2 && ana.attemptId == "own" && ana.flags.contains(.secondAttempt), "\(ana)")
+            #expect(try await desk.analysis("quiz-1", attempts: .all).analysis.test.attempts == 2, "an accepted hand-in counts in the analysis")
+        }
+    }
 }

@@ -101,15 +101,16 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
                 throw DeskError(.badRequest, heading: "Not done", text: "Choose to accept the hand-in or give it 0.", back: page)
             }
             let decision = LateDecision(rawValue: choice)
+            let record = try await storage.resultInputs(user: nil, assessmentID: id, attemptIDs: [attempt]).first?.record
+            guard let record else {
+                throw DeskError(.badRequest, heading: "Not done", text: TeacherDesk.Problem.notSubmitted(attempt).description, back: page)
+            }
             if let decision, fields["confirm"] != "yes" {
-                let student = try await storage.resultInputs(user: nil, assessmentID: id, attemptIDs: [attempt]).first?.record.user
-                guard let student else {
-                    throw DeskError(.badRequest, heading: "Not done", text: TeacherDesk.Problem.notSubmitted(attempt).description, back: page)
-                }
                 let view = DeskView.LateConfirm(
                     decision: decision,
-                    student: student,
+                    student: record.user,
                     attempt: attempt,
+                    keptApart: record.flags.contains(.revokedDevice),
                     csrf: csrf(context),
                     user: context.user,
                     idPath: Self.pathSegment(id)
@@ -121,7 +122,8 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             } catch let problem as TeacherDesk.Problem {
                 throw DeskError(.badRequest, heading: "Not done", text: problem.description, back: page)
             }
-            return Response.redirect(to: page + "?notice=\(decision?.rawValue ?? "undecided")", type: .normal)
+            let apart = record.flags.contains(.revokedDevice) ? "apart_" : ""
+            return Response.redirect(to: page + "?notice=\(apart)\(decision?.rawValue ?? "undecided")", type: .normal)
         }
         assessment.post("share") { request, context in
             let id = try context.parameters.require("id")

@@ -154,7 +154,12 @@ enum DeskTemplates {
         <form class="late" method="post" action="/desk/a/{{idPath}}/late"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="attempt" value="{{attempt}}">
         <button type="submit" name="decision" value="accepted">Accept</button> <button type="submit" name="decision" value="zeroed">Give 0</button></form>{{/late}}{{lateText}}{{#undo}}
         <form class="late" method="post" action="/desk/a/{{idPath}}/late"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="attempt" value="{{attempt}}">
-        <button type="submit" name="decision" value="undecided">Undo</button></form>{{/undo}}</td>
+        <button type="submit" name="decision" value="undecided">Undo</button></form>{{/undo}}{{#keptApart}}
+        <div class="kept-apart" data-attempt="{{attempt}}">Handed in by a device you revoked, {{when}}{{#undecided}}: kept apart.
+        <form class="late" method="post" action="/desk/a/{{idPath}}/late"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="attempt" value="{{attempt}}">
+        <button type="submit" name="decision" value="accepted">Accept</button> <button type="submit" name="decision" value="zeroed">Discard</button></form>{{/undecided}}{{^undecided}} (discarded).
+        <form class="late" method="post" action="/desk/a/{{idPath}}/late"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="attempt" value="{{attempt}}">
+        <button type="submit" name="decision" value="undecided">Undo</button></form>{{/undecided}}</div>{{/keptApart}}</td>
         </tr>
         {{/students}}
         {{^students}}<tr><td colspan="9">No student matches.</td></tr>{{/students}}

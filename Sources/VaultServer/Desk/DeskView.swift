@@ -182,6 +182,9 @@ enum DeskView {
         case "accepted": "The late hand-in counts like any other."
         case "zeroed": "The late hand-in scores 0."
         case "undecided": "The decision is undone: the late hand-in waits for you again."
+        case "apart_accepted": "The hand-in from the revoked device now counts as the student's attempt."
+        case "apart_zeroed": "The hand-in from the revoked device is discarded: it counts nowhere. Its answers are kept."
+        case "apart_undecided": "The decision is undone: the hand-in from the revoked device is kept apart and waits for you again."
         case "shared": "Shared: the co-teacher sees this assessment on their desk."
         case "unshared": "The co-teacher no longer sees this assessment."
         case "regraded": "Regraded with the current answer key: students see their new score at their next sync."
@@ -225,6 +228,14 @@ enum DeskView {
         var lateText: String
         var undo: Bool
         var attempt: String
+        /// Hand-ins kept apart (a revoked device's), each with Accept and Discard, or Undo once discarded.
+        var keptApart: [KeptApart]
+
+        struct KeptApart {
+            var attempt: String
+            var when: String
+            var undecided: Bool
+        }
     }
 
     /// What a recorded action says on the assessment's page: "Closed by ana on 25 Nov 2026 at 15:02 UTC."
@@ -260,13 +271,26 @@ enum DeskView {
         var user: String?
         var idPath: String
 
-        init(decision: LateDecision, student: String, attempt: String, csrf: String, user: String?, idPath: String) {
+        init(decision: LateDecision, student: String, attempt: String, keptApart: Bool, csrf: String, user: String?, idPath: String) {
             self.decision = decision.rawValue
             self.attempt = attempt
             self.csrf = csrf
             self.user = user
             self.idPath = idPath
             switch decision {
+            case .accepted where keptApart:
+                title = "A hand-in from a revoked device"
+                heading = "Count the hand-in a revoked device made as \(student)'s?"
+                lines = [
+                    "It was handed in under a package you replaced, so it may not be \(student)'s work (a copy of the stick).",
+                    "Accepted, it counts as \(student)'s attempt like any other; the latest hand-in stands on the roster.",
+                ]
+                button = "Count it as \(student)'s"
+            case .zeroed where keptApart:
+                title = "A hand-in from a revoked device"
+                heading = "Discard the hand-in a revoked device made as \(student)?"
+                lines = ["It stays kept apart: it counts nowhere and \(student) never sees its results. Its answers are kept."]
+                button = "Discard it"
             case .accepted:
                 heading = "Accept \(student)'s hand-in, which arrived after closing?"
                 lines = ["It counts like any other: its score stands, and \(student) sees the results once they are released."]
@@ -455,7 +479,10 @@ enum DeskView {
                 late: late && student.lateDecision == nil,
                 lateText: student.lateDecision.map { $0 == .accepted ? " (accepted)" : " (given 0)" } ?? "",
                 undo: late && student.lateDecision != nil,
-                attempt: student.attemptId ?? ""
+                attempt: student.attemptId ?? "",
+                keptApart: (student.keptApart ?? []).map {
+                    StudentRow.KeptApart(attempt: $0.attemptId, when: Timestamp.readable($0.receivedAt), undecided: $0.decision == nil)
+                }
             )
         }
     }
@@ -1051,6 +1078,7 @@ extension DeskView.StudentRow: MustacheParent {
         case "lateText": lateText
         case "undo": undo
         case "attempt": attempt
+        case "keptApart": keptApart
         default: nil
         }
     }

@@ -118,6 +118,7 @@ struct SignIn<Storage: AccountStore & ResponseStore, C: Clock>: Sendable where C
                 user: user.name,
                 deviceKey: request.deviceKey,
                 origin: .classCode,
+                handedIn: nil,
                 now: configuration.now()
             )
             return claim == .bound || claim == .sameDevice ? user : nil

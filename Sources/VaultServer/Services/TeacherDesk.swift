@@ -34,7 +34,8 @@ public struct TeacherDesk: Sendable {
             case .pointsOutOfRange(let user, let max):
                 "The points for \(user) must be a number from 0 to \(AttemptResult.pointsText(max)). Nothing was saved."
             case .notSubmitted(let attempt): "Attempt \(attempt) was not handed in for this assessment. Nothing was saved."
-            case .notLate(let attempt): "Attempt \(attempt) did not arrive after closing; there is nothing to decide."
+            case .notLate(let attempt):
+                "Attempt \(attempt) did not arrive after closing and no revoked device handed it in; there is nothing to decide."
             case .noStudent(let user): "There is no student \(user). Nothing was saved."
             case .extraMinutesOutOfRange: "Extra time must be a whole number of minutes from 0 to \(TeacherDesk.maxExtraMinutes). Nothing was saved."
             case .feedbackTooLong(let max): "Feedback is at most \(max) characters. Nothing was saved."

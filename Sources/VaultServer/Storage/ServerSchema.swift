@@ -405,10 +405,17 @@ public enum ServerSchema {
         // A classroom's credential is a classroom's (issue 69): its tokens name its key, and the keys a teacher
         // registered before (only `classroom init` did) become classroom keys.
         migrator.register(30, ServerSchema.classroomCredential.joined(separator: ";\n") + ";")
+        migrator.register(31, ServerSchema.enrolmentHandIns.joined(separator: ";\n") + ";")
         return migrator
     }
 
     /// Schema 30 on both engines: the token's classroom, the teachers' keys as classroom keys, keys by fingerprint.
+    /// Schema 31 on both engines (issue 68): which attempts were handed in under which package's enrolment, so a
+    /// package replaced after a copy of it handed in keeps those hand-ins apart from the student's attempt.
+    public static let enrolmentHandIns = [
+        "CREATE TABLE enrolment_hand_ins (secret_hash TEXT NOT NULL, attempt_id TEXT NOT NULL, PRIMARY KEY (secret_hash, attempt_id))"
+    ]
+
     public static let classroomCredential = [
         "ALTER TABLE tokens ADD COLUMN classroom TEXT",
         "UPDATE device_keys SET origin = '\(DeviceKeyRecord.Origin.classroomServer.rawValue)' WHERE origin = 'sign_in' "

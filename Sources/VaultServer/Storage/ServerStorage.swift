@@ -174,6 +174,7 @@ public protocol ResponseStore: Sendable {
         user: String,
         deviceKey: String,
         origin: DeviceKeyRecord.Origin,
+        handedIn attemptID: String?,
         now: Date
     ) async throws
         -> EnrolmentClaim

@@ -42,7 +42,7 @@ struct Import: AsyncParsableCommand {
                 // A vault enrolled by the student's package: its secret binds this vault key to the student the
                 // first time, and only this key after; only for that package's assessment and version, handed in
                 // before it expired. Checked here, bound only once the hand-in is stored (a refused file binds no key).
-                var bindsOnImport: Data?
+                var enrolledBy: Data?
                 if let enrolment = payload.enrolment {
                     guard let secret = Data(base64Encoded: enrolment) else {
                         throw ValidationError("its enrolment is not readable; nothing was stored")
@@ -66,7 +66,7 @@ struct Import: AsyncParsableCommand {
                                 "it was made from \(payload.user)'s package for another assessment or version, or after that package expired; nothing was stored"
                             )
                         }
-                        if claim == .bound { bindsOnImport = secret }
+                        enrolledBy = secret
                     case .otherDevice:
                         throw ValidationError(
                             "\(payload.user)'s package was already used to hand in from another device (key \(DeviceKey.fingerprint(publicKey: deviceKey)) is not that one); nothing was stored. A copy of a package cannot hand in for the student; if the student really changed device, make them a new package"
@@ -76,7 +76,7 @@ struct Import: AsyncParsableCommand {
                     }
                 }
                 let known = try await storage.deviceKeys(user: payload.user).contains(deviceKey)
-                guard bindsOnImport != nil || known else {
+                guard enrolledBy != nil || known else {
                     throw ValidationError(
                         "it is not signed by a device \(payload.user) ever signed in from (key \(DeviceKey.fingerprint(publicKey: deviceKey))); nothing was stored. If the student never signed in on that device, have them run `vault login` there once while online, then make the file again"
                     )
@@ -105,13 +105,15 @@ struct Import: AsyncParsableCommand {
                 case .forbidden(let message), .rejected(let message), .noAttemptsLeft(let message), .closed(let message):
                     throw ValidationError(message)
                 }
-                if let secret = bindsOnImport {
-                    // Stored: now the package's enrolment binds this vault's key to the student.
+                if let secret = enrolledBy {
+                    // Stored: now the package's enrolment binds this vault's key to the student (the first time), and
+                    // keeps which attempt it handed in (a replacing package sets it apart, issue 68).
                     _ = try await storage.claimEnrolment(
                         secretHash: StudentPackages.hash(secret),
                         user: payload.user,
                         deviceKey: deviceKey,
                         origin: .package,
+                        handedIn: record.attemptID,
                         now: Date()
                     )
                 }

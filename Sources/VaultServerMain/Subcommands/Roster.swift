@@ -45,6 +45,12 @@ struct RosterCommand: AsyncParsableCommand {
             if let value = student.score { score = AttemptResult.pointsText(value) + "/" + AttemptResult.pointsText(student.maxScore ?? 0) }
             var flags = (student.flags.map(\.label) + (student.record?.words ?? [])).joined(separator: ", ")
             if let decision = student.lateDecision { flags += " (\(decision.rawValue))" }
+            for apart in student.keptApart ?? [] {
+                flags +=
+                    (flags.isEmpty ? "" : ", ") + "kept apart: attempt \(apart.attemptId) by a revoked device, "
+                    + Timestamp.readable(apart.receivedAt)
+                    + (apart.decision == .zeroed ? " (discarded)" : " (waiting: accept or discard it on the desk)")
+            }
             return [student.user, student.group ?? "", downloaded, handedIn, score, flags]
         }
         var table = TextTable(["Student", "Group", "Downloaded", "Handed in", "Score", "Flags"], flexible: 5)

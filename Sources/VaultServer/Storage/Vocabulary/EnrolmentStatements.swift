@@ -58,6 +58,14 @@ public enum EnrolmentStatements {
         )
     }
 
+    /// The attempt handed in under the enrolment (a package's hand-in file), kept once.
+    static func handedIn(secretHash: String, attemptID: String, dialect: SQLDialect) -> SQLStatement {
+        SQLStatement(
+            dialect.insertIfAbsent(into: "enrolment_hand_ins", columns: ["secret_hash", "attempt_id"], key: ["secret_hash", "attempt_id"]),
+            [.text(secretHash), .text(attemptID)]
+        )
+    }
+
     static func bind(secretHash: String, deviceKey: String) -> SQLStatement {
         SQLStatement("UPDATE enrolments SET device_key = ? WHERE secret_hash = ? AND device_key IS NULL", [.text(deviceKey), .text(secretHash)])
     }
@@ -79,39 +87,49 @@ extension SharedStatements {
             [.text(scope.user), .text(scope.assessmentID), .real(now.timeIntervalSince1970)],
             columns: ["secret_hash", "device_key"]
         )
-        _ = try await readThenWrite(
-            earlier,
-            { try $0.optionalString("device_key") },
-            writes: { rows in
-                guard !rows.isEmpty else { return [create] }
-                let bound = rows.compactMap { $0 }
-                return [
+        // What was handed in under them: kept apart from the student's attempt from now on, for the teacher to
+        // accept or discard (a copy of the stick may have made it).
+        let handedIn = SQLStatement(
+            """
+            SELECT s.attempt_id, s.flags FROM enrolment_hand_ins h JOIN enrolments e ON e.secret_hash = h.secret_hash
+                JOIN submissions s ON s.attempt_id = h.attempt_id
+            WHERE e.user_name = ? AND e.assessment_id = ? AND (e.expires_at IS NULL OR e.expires_at > ?) AND s.user_name = e.user_name
+            """,
+            [.text(scope.user), .text(scope.assessmentID), .real(now.timeIntervalSince1970)],
+            columns: ["attempt_id", "flags"]
+        )
+        _ = try await readThenWrite([earlier, handedIn]) { tables in
+            guard !tables[0].isEmpty else { return ((), [create]) }
+            let bound = try tables[0].compactMap { try $0.optionalString("device_key") }
+            let apart = try tables[1].map { row in
+                SQLStatement(
+                    "UPDATE submissions SET flags = ? WHERE attempt_id = ?",
+                    [
+                        .text(try SubmissionRecord.merged(row.optionalString("flags"), adding: [.revokedDevice])),
+                        .text(try row.string("attempt_id")),
+                    ]
+                )
+            }
+            let writes =
+                [
                     SQLStatement(
                         "UPDATE enrolments SET expires_at = ? WHERE user_name = ? AND assessment_id = ? AND (expires_at IS NULL OR expires_at > ?)",
                         [.real(now.timeIntervalSince1970), .text(scope.user), .text(scope.assessmentID), .real(now.timeIntervalSince1970)]
                     )
                 ]
-                    + bound.map {
-                        SQLStatement(
-                            "UPDATE device_keys SET revoked_at = ?, revoked_by = ? WHERE user_name = ? AND public_key = ? AND origin = ? AND revoked_at IS NULL",
-                            [
-                                .real(now.timeIntervalSince1970), .text(DeviceKeyStatements.supersededBy(assessmentID: scope.assessmentID)),
-                                .text(scope.user), .text($0),
-                                .text(DeviceKeyRecord.Origin.package.rawValue),
-                            ]
-                        )
-                    }
-                    + [
-                        TeachingStatements.history(
-                            assessmentID: scope.assessmentID,
-                            kind: .packageRenewed,
-                            by: "a new package",
-                            at: now,
-                            subject: scope.user
-                        ), create,
-                    ]
-            }
-        )
+                + bound.map { DeviceKeyStatements.supersede(user: scope.user, publicKey: $0, assessmentID: scope.assessmentID, at: now) }
+                + apart
+                + [
+                    TeachingStatements.history(
+                        assessmentID: scope.assessmentID,
+                        kind: .packageRenewed,
+                        by: "a new package",
+                        at: now,
+                        subject: scope.user
+                    ), create,
+                ]
+            return ((), writes)
+        }
     }
 
     public func packageEnrolments(assessmentID: String, now: Date) async throws -> [(user: String, secretHash: String, expiresAt: Date)] {
@@ -143,18 +161,22 @@ extension SharedStatements {
 
     /// A claim to be `user`'s through their package or class code: one transaction reads the secret's row and, the
     /// first time, binds `deviceKey` to it and registers that key to the student, saying how it came (`origin`).
+    /// `attemptID`: the attempt a package's hand-in file stored, kept with the enrolment (bound now or before).
     public func claimEnrolment(
         secretHash: String,
         user: String,
         deviceKey: String,
         origin: DeviceKeyRecord.Origin,
+        handedIn attemptID: String?,
         now: Date
     ) async throws -> EnrolmentClaim {
-        try await readThenWrite([EnrolmentStatements.enrolment(secretHash: secretHash), DeviceKeyStatements.owner(publicKey: deviceKey)]) {
+        let handIn = attemptID.map { EnrolmentStatements.handedIn(secretHash: secretHash, attemptID: $0, dialect: dialect) }
+        return try await readThenWrite([EnrolmentStatements.enrolment(secretHash: secretHash), DeviceKeyStatements.owner(publicKey: deviceKey)]) {
             tables in
             let (claim, scope) = try Self.claim(tables, user: user, deviceKey: deviceKey)
+            if claim == .sameDevice, let handIn { return (claim, [handIn]) }
             guard claim == .bound else { return (claim, []) }
-            var writes = [EnrolmentStatements.bind(secretHash: secretHash, deviceKey: deviceKey)]
+            var writes = [EnrolmentStatements.bind(secretHash: secretHash, deviceKey: deviceKey)] + (handIn.map { [$0] } ?? [])
             if tables[1].isEmpty {
                 writes.append(
                     DeviceKeyStatements.register(user: user, publicKey: deviceKey, origin: origin, detail: scope?.assessmentID, at: now)

@@ -709,7 +709,7 @@ extension SharedStatements {
                 )
             },
             writes: { rows in
-                guard let facts = rows.first, facts.flags.contains(.afterClosing) else { return [] }
+                guard let facts = rows.first, SubmissionRecord.decidable(facts.flags) else { return [] }
                 var writes = [DeskStatements.decideLate(attemptID: attemptID, decision: decision)]
                 if upstream {
                     let kept = ClassroomLate(assessmentId: facts.assessment, attemptId: attemptID, decision: decision?.rawValue)
@@ -723,7 +723,7 @@ extension SharedStatements {
                 return writes
             }
         )
-        return late.first?.flags.contains(.afterClosing) == true
+        return late.first.map { SubmissionRecord.decidable($0.flags) } == true
     }
 
     public func registerDeviceKey(

@@ -4,6 +4,10 @@ import VaultRules
 
 /// A hand-in: the facts `SubmissionPlan` decides on, read in the transaction that writes its decision.
 public enum SubmissionStatements {
+    /// `SubmissionRecord.keptApart` as a condition on a submission's row (its flags are a comma-separated list).
+    static let keptApart =
+        "flags LIKE '%\(SubmissionFlag.revokedDevice.rawValue)%' AND (late_decision IS NULL OR late_decision <> '\(LateDecision.accepted.rawValue)')"
+
     static func submission(attemptID: String) -> SQLStatement {
         SQLStatement(
             "SELECT \(SubmissionRecord.selection("s")) FROM submissions s WHERE s.attempt_id = ?",
@@ -59,12 +63,15 @@ public enum SubmissionStatements {
         }
     }
 
-    /// The student's other hand-ins and other attempts of the assessment.
+    /// The student's other hand-ins and other attempts of the assessment; those kept apart (a revoked device's,
+    /// not accepted: `SubmissionRecord.keptApart`) are not theirs, so they neither use up an attempt nor make the
+    /// student's own a second one.
     static func others(user: String, assessmentID: String, attemptID: String) -> SQLStatement {
-        SQLStatement(
+        let apart = "SELECT attempt_id FROM submissions WHERE \(keptApart)"
+        return SQLStatement(
             """
-            SELECT (SELECT count(*) FROM submissions WHERE user_name = ? AND assessment_id = ? AND attempt_id <> ?) AS submitted,
-                (SELECT count(*) FROM attempts WHERE user_name = ? AND assessment_id = ? AND id <> ?) AS attempts
+            SELECT (SELECT count(*) FROM submissions WHERE user_name = ? AND assessment_id = ? AND attempt_id <> ? AND NOT (\(keptApart))) AS submitted,
+                (SELECT count(*) FROM attempts WHERE user_name = ? AND assessment_id = ? AND id <> ? AND id NOT IN (\(apart))) AS attempts
             """,
             [.text(user), .text(assessmentID), .text(attemptID), .text(user), .text(assessmentID), .text(attemptID)],
             columns: ["submitted", "attempts"]

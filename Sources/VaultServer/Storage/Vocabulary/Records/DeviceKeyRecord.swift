@@ -130,6 +130,17 @@ public enum DeviceKeyStatements {
     /// may bind it again (the student's own vault, taking the teacher's new package).
     public static func supersededBy(assessmentID: String) -> String { "a new package for \(assessmentID)" }
 
+    /// Revokes the key a package's enrolment bound, as a newer package of `assessmentID` supersedes it.
+    public static func supersede(user: String, publicKey: String, assessmentID: String, at: Date) -> SQLStatement {
+        SQLStatement(
+            "UPDATE device_keys SET revoked_at = ?, revoked_by = ? WHERE user_name = ? AND public_key = ? AND origin = ? AND revoked_at IS NULL",
+            [
+                .real(at.timeIntervalSince1970), .text(supersededBy(assessmentID: assessmentID)), .text(user), .text(publicKey),
+                .text(DeviceKeyRecord.Origin.package.rawValue),
+            ]
+        )
+    }
+
     /// A key revoked by a newer package, bound again by that package's enrolment.
     public static func restoreForPackage(user: String, publicKey: String) -> SQLStatement {
         SQLStatement(
