@@ -35,6 +35,9 @@ struct SlowStorage: ServerStorage {
     func publish(_ assessment: Assessment, now: Date, by publisher: Publisher?) async throws -> PublishResponse {
         try await base.publish(assessment, now: now, by: publisher)
     }
+    func teaches(teacher: String, student: String) async throws -> Bool {
+        try await base.teaches(teacher: teacher, student: student)
+    }
     func teacherAccess(assessmentID: String, teacher: String) async throws -> TeacherAccess? {
         try await base.teacherAccess(assessmentID: assessmentID, teacher: teacher)
     }

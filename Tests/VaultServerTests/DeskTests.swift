@@ -1025,7 +1025,7 @@ struct DeskTests {
     }
 
     @Test(
-        "exam day accounts on the desk (issue 53): a teacher makes a student a new password (shown once; the old refused, sessions out), turns an account off and on; never a teacher's; throttled",
+        "exam day accounts on the desk (issue 53): a teacher makes their student a new password (shown once; the old refused, sessions out), turns an account off and on; never a teacher's, nor a student not theirs (issue 68); throttled",
         arguments: Backend.all
     )
     func studentAccounts(backend: Backend) async throws {
@@ -1037,6 +1037,29 @@ struct DeskTests {
             let page = try await browser.send(.get, "/desk/students")
             let csrf = try #require(DeskBrowser.hidden("csrf", in: page))
             #expect(page.text.contains("Make a new password"))
+
+            // Only the teacher's own students (issue 68): one who took none of their assessments is refused.
+            let early = try await browser.send(.post, "/desk/students/account", form: ["csrf": csrf, "name": "student", "action": "disable"])
+            #expect(early.status == .forbidden && early.text.contains("has not taken any assessment of yours"), "\(early.text)")
+            #expect(try await harness.storage.user(named: "student")?.disabled == false)
+            // Students who download the teacher's quiz are theirs now, and so is a classmate in the same group.
+            #expect(try await api.publish(Fixtures.quiz(), teacher: try await api.token("teacher")).status == .created)
+            _ = try await api.served("quiz-1", token: old)
+            _ = try await api.served("quiz-1", token: try await api.token("student2"))
+            for (name, group) in [("kai", "7b"), ("lin", "7b"), ("mo", "8a")] {
+                var record = try PasswordHasher.makeRecord(
+                    name: name,
+                    role: .student,
+                    password: SecretBytes(Array("\(name)-pw".utf8)),
+                    iterations: 1_000
+                )
+                record.group = group
+                try await harness.storage.createUser(record, now: Date())
+            }
+            _ = try await api.served("quiz-1", token: try await api.token("kai"))
+            #expect(try await harness.storage.teaches(teacher: "teacher", student: "lin"), "a classmate of one who took it")
+            #expect(try await !harness.storage.teaches(teacher: "teacher", student: "mo"), "another group")
+            #expect(try await !harness.storage.teaches(teacher: "teacher", student: "teacher"), "never a teacher")
 
             let made = try await browser.send(.post, "/desk/students/account", form: ["csrf": csrf, "name": "student", "action": "password"])
             #expect(made.status == .ok && made.text.contains("the only time it is shown"), "\(made.text)")
@@ -1069,7 +1092,18 @@ struct DeskTests {
                     && listed.text.contains("live"),
                 "\(listed.text)"
             )
-            let ended = try await browser.send(.post, "/desk/students/account", form: ["csrf": csrf, "name": "student", "action": "revoke-keys"])
+            // Asked first, listing what would end; asking changes nothing.
+            let asked = try await browser.send(.post, "/desk/students/account", form: ["csrf": csrf, "name": "student", "action": "revoke-keys"])
+            #expect(
+                asked.status == .ok && asked.text.contains("Revoke every device key of student?") && asked.text.contains(fingerprint),
+                "\(asked.text)"
+            )
+            #expect(try await harness.storage.deviceKeyRecords(user: "student").first?.revokedAt == nil)
+            let ended = try await browser.send(
+                .post,
+                "/desk/students/account",
+                form: ["csrf": csrf, "name": "student", "action": "revoke-keys", "confirm": "yes"]
+            )
             #expect(ended.status == .ok && ended.text.contains("Revoked 1 device key of student"), "\(ended.text)")
             let record = try await harness.storage.deviceKeyRecords(user: "student").first
             #expect(record?.revokedAt != nil && record?.revokedBy == "teacher on the desk")

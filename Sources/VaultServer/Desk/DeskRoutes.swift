@@ -367,6 +367,16 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
                 back: back
             )
         }
+        // A teacher changes their own students' accounts; an administrator anyone's (issue 68).
+        if context.role != .admin, try await !storage.teaches(teacher: teacher, student: user.name) {
+            throw DeskError(
+                .forbidden,
+                heading: "Nothing was changed",
+                text:
+                    "\(user.name) has not taken any assessment of yours, nor is in a group with a student who has. Ask their teacher or the school's administrator.",
+                back: back
+            )
+        }
         var password: String?
         var revoked = 0
         let actor = "\(teacher) on the desk"
@@ -386,6 +396,18 @@ struct DeskRoutes<Storage: ServerStorage, C: Clock>: Sendable where C.Duration =
             _ = try await storage.setDisabled(user: user.name, disabled: action == .disable, now: configuration.now())
         case .keys:
             break
+        case .revokeKeys where fields["confirm"] != "yes":
+            // Asked first, with the keys that would end (as Close and Release are).
+            let view = DeskView.AccountDone(
+                title: "Revoke device keys",
+                user: context.user,
+                csrf: csrf(context),
+                name: user.name,
+                action: .revokeKeys,
+                password: nil,
+                keys: try await storage.deviceKeyRecords(user: user.name).filter { $0.revokedAt == nil }
+            )
+            return pages.html(pages.render("revokeKeysConfirm", view))
         case .revokeKeys:
             revoked = try await storage.revokeDeviceKeys(user: user.name, key: nil, by: actor, now: configuration.now())
         }

@@ -14,7 +14,7 @@ enum DeskTemplates {
         ("head", head), ("foot", foot), ("login", login), ("message", message), ("assessments", assessments), ("roster", roster),
         ("grade", grade), ("startcode", startCode), ("confirm", confirm), ("analysis", analysis), ("sheet", sheet), ("students", students),
         ("studentsAdded", studentsAdded), ("publish", publish), ("lateConfirm", lateConfirm), ("accountDone", accountDone),
-        ("regrade", regrade), ("server", server), ("slips", slips),
+        ("regrade", regrade), ("server", server), ("slips", slips), ("revokeKeysConfirm", revokeKeysConfirm),
     ]
 
     static let head = """
@@ -279,6 +279,21 @@ enum DeskTemplates {
         </table>
         <p>At <code>vault import</code> the student types the code and checks the server key: <code>{{fingerprint}}</code>.</p>
         <p><a href="/desk/a/{{idPath}}">Back to the assessment</a></p>
+        {{> foot}}
+        """
+
+    static let revokeKeysConfirm = """
+        {{> head}}
+        <h1>Revoke every device key of {{name}}?</h1>
+        <p>No vault signs in or hands in for {{name}} by these keys afterwards, here or through a classroom. What they handed in before is kept. Each of {{name}}'s own vaults becomes theirs again when they sign in there with the password once.</p>
+        {{#hasKeys}}<table id="keys">
+        <thead><tr><th>Key</th><th>How it came</th><th>Since</th><th>Last sign-in</th></tr></thead>
+        <tbody>
+        {{#keys}}<tr><td data-label="Key"><code>{{fingerprint}}</code></td><td data-label="How it came">{{how}}</td><td data-label="Since">{{since}}</td><td data-label="Last sign-in">{{lastUsed}}</td></tr>{{/keys}}
+        </tbody>
+        </table>{{/hasKeys}}{{^hasKeys}}<p>{{name}} has no live device key: there is nothing to revoke.</p>{{/hasKeys}}
+        <form method="post" action="/desk/students/account"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="name" value="{{name}}"><input type="hidden" name="action" value="revoke-keys"><input type="hidden" name="confirm" value="yes"><button type="submit">Revoke the keys</button></form>
+        <p><a href="/desk/students">Cancel: back to the students, nothing changed</a></p>
         {{> foot}}
         """
 

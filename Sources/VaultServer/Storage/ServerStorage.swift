@@ -113,6 +113,9 @@ public protocol PublishingStore: Sendable {
     func publish(_ assessment: Assessment, now: Date, by publisher: Publisher?) async throws -> PublishResponse
     /// The standing of `teacher` on an assessment: owner, co-teacher, or nil (none, or no such assessment).
     func teacherAccess(assessmentID: String, teacher: String) async throws -> TeacherAccess?
+    /// Whether `student` is one of `teacher`'s students: they downloaded, answered, hold a package of, or have extra
+    /// time on an assessment the teacher owns or shares, or they are in a group one of those students is in.
+    func teaches(teacher: String, student: String) async throws -> Bool
     /// The ids `teacher` owns or shares.
     func sharedAssessmentIDs(teacher: String) async throws -> Set<String>
     /// The owner and co-teachers of an assessment, by name.

@@ -207,6 +207,22 @@ public enum PublishingStatements {
 
 /// `assessment_teachers`, `assessment_actions`, `device_keys` and `accommodations`.
 public enum TeachingStatements {
+    /// `PublishingStore.teaches`: a count of 1 when `student` is `teacher`'s.
+    static func teaches(teacher: String, student: String) -> SQLStatement {
+        let taking = ["downloads", "attempts", "enrolments", "accommodations"].map {
+            "EXISTS (SELECT 1 FROM \($0) x JOIN assessment_teachers t ON t.assessment_id = x.assessment_id WHERE t.teacher = ? AND x.user_name = u.name)"
+        }
+        let classmates = """
+            (u.group_name IS NOT NULL AND EXISTS (SELECT 1 FROM users o JOIN downloads x ON x.user_name = o.name
+                JOIN assessment_teachers t ON t.assessment_id = x.assessment_id WHERE t.teacher = ? AND o.group_name = u.group_name))
+            """
+        return SQLStatement(
+            "SELECT count(*) AS n FROM users u WHERE u.name = ? AND u.role = 'student' AND (\((taking + [classmates]).joined(separator: " OR ")))",
+            [.text(student)] + Array(repeating: .text(teacher), count: taking.count + 1),
+            columns: ["n"]
+        )
+    }
+
     public static func access(assessmentID: String, teacher: String) -> SQLStatement {
         SQLStatement(
             "SELECT owner FROM assessment_teachers WHERE assessment_id = ? AND teacher = ?",
@@ -831,6 +847,10 @@ extension SharedStatements {
 
     public func teacherAccess(assessmentID: String, teacher: String) async throws -> TeacherAccess? {
         try await row(TeachingStatements.access(assessmentID: assessmentID, teacher: teacher), TeachingStatements.access)
+    }
+
+    public func teaches(teacher: String, student: String) async throws -> Bool {
+        try await row(TeachingStatements.teaches(teacher: teacher, student: student)) { try $0.int("n") > 0 } ?? false
     }
 
     public func sharedAssessmentIDs(teacher: String) async throws -> Set<String> {
