@@ -157,6 +157,45 @@ struct ClassroomBinaryTests {
     }
 
     @Test(
+        "a new laptop through a classroom (issue 68): a student whose key the district knows gets a class code for a second vault; its work reaches the district, which then lists both keys, the new one vouched by the classroom, and the first still signs in"
+    )
+    func newLaptopByClassCode() throws {
+        let (district, classroom, first) = try Self.linkedClass()
+        defer {
+            classroom.stop()
+            district.stop()
+        }
+        let code = try classroom.admin(["classroom", "code", "--user", "demo"])
+        let typed = try #require(code.stdout.split(separator: "\n").first?.split(separator: " ").last.map(String.init), "\(code.stdout)")
+        let laptop = CLIVault()
+        #expect(try laptop.initialize().status == 0)
+        let login = try laptop.unlocked(
+            ["login", "--server", classroom.url, "--user", "demo", "--class-code", "--server-password-stdin", "--accept-new-server-key"],
+            extraInput: typed + "\n"
+        )
+        #expect(login.status == 0, "\(login.stdout) \(login.stderr)")
+        #expect(try laptop.unlocked(["download", "algebra-1"]).status == 0)
+        for (question, value) in Self.answers { #expect(try laptop.answer("algebra-1", question, value).status == 0) }
+        #expect(try laptop.unlocked(["submit", "algebra-1"]).status == 0)
+        #expect(try laptop.unlocked(["sync"]).status == 0)
+        let pushed = try classroom.admin(["classroom", "push"])
+        #expect(pushed.status == 0, "\(pushed.stdout) \(pushed.stderr)")
+        let status = try Self.status(classroom)
+        #expect((status["refused"] as? [Any])?.isEmpty == true, "nothing refused upstream: \(status)")
+        let held = try Self.received(district)
+        #expect(held.submissions.count == 1 && held.responses.count == Self.answers.count, "\(held.responses.count) \(held.submissions.count)")
+        // Added beside the first key, never in its place.
+        let keys = try district.admin(["user", "keys", "demo", "--json"]).json?["keys"] as? [[String: Any]] ?? []
+        #expect(keys.count == 2 && keys.allSatisfy { $0["revoked_at"] == nil }, "\(keys)")
+        #expect(keys.contains { $0["origin"] as? String == "classroom" } && keys.contains { $0["origin"] as? String == "sign_in" }, "\(keys)")
+        let again = try first.unlocked(["login", "--server", district.url, "--user", "demo", "--with-vault-key", "--accept-new-server-key"])
+        #expect(again.status == 0, "the first laptop still signs in: \(again.stderr)")
+        // The student's next sync through the classroom says the district holds it.
+        let synced = try laptop.unlocked(["sync", "--json"])
+        #expect(synced.stdout.contains(#""confirmed_by_district":1"#), "\(synced.stdout)")
+    }
+
+    @Test(
         "a receipt the district signed before the vault joined a classroom still verifies in the vault after (issue 69)"
     )
     func receiptFromBeforeTheClassroom() throws {
