@@ -56,15 +56,12 @@ struct ImportPackage: ParsableCommand {
             return readLine().map { ["y", "yes", tr("yes").lowercased()].contains($0.trimmingCharacters(in: .whitespaces).lowercased()) } ?? false
         } slipCode: { user in
             // Asked like a password (never echoed, never an argument): the code on the paper slip from the teacher.
-            let code = try PasswordReader.read(
+            try PasswordReader.code(
                 fromStdin: codeStdin,
                 fileVariable: Self.codeFileVariable,
-                environment: ProcessInfo.processInfo.environment,
                 prompt: tr("Slip code for {user}'s package (from your teacher, on paper):", ["user": user]) + " ",
-                confirm: false,
                 flag: "--code-stdin"
             )
-            return code.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         }
         switch outcome {
         case .stored(let id, let version, let user):

@@ -48,6 +48,21 @@ enum PasswordReader {
         )
     }
 
+    /// A code given on paper (a sealed exam's start code, a package's slip code), read as a password is (never
+    /// echoed, never an argument) from a line of stdin after the vault password, the file `fileVariable` names, or a
+    /// prompt; as text, since it is checked by the vault's own derivation rather than kept.
+    static func code(fromStdin: Bool, fileVariable: String, prompt: String, flag: String) throws -> String {
+        let code = try read(
+            fromStdin: fromStdin,
+            fileVariable: fileVariable,
+            environment: ProcessInfo.processInfo.environment,
+            prompt: prompt,
+            confirm: false,
+            flag: flag
+        )
+        return code.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+    }
+
     static func read(
         fromStdin: Bool,
         fileVariable: String,

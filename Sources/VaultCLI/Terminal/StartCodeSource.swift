@@ -17,15 +17,12 @@ struct StartCodeSource: ParsableArguments {
     }
 
     func read(for id: String) throws -> String {
-        let code = try PasswordReader.read(
+        try PasswordReader.code(
             fromStdin: startCodeStdin,
             fileVariable: Self.fileVariable,
-            environment: ProcessInfo.processInfo.environment,
             prompt: tr("Start code for {id}:", ["id": id]) + " ",
-            confirm: false,
             flag: "--start-code-stdin"
         )
-        return code.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Unseals `id` first when it is a downloaded sealed exam and a code can be had; a wrong code stops here (77).
