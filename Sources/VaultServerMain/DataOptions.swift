@@ -6,6 +6,7 @@ import VaultAPI
 import VaultCore
 import VaultServer
 import VaultServerPostgres
+import VaultTerminal
 
 /// Options shared by every subcommand: where the data is.
 struct DataOptions: ParsableArguments {
@@ -18,6 +19,13 @@ struct DataOptions: ParsableArguments {
         )
     )
     var database: String?
+    @Option(
+        help: ArgumentHelp(
+            "The key file of an encrypted classroom store (or VAULT_SERVER_STORE_KEY_FILE).",
+            discussion: "Without it, the key `vault-server unlock` left in the kernel keyring."
+        )
+    )
+    var storeKeyFile: String?
     /// PBKDF2 rounds for new password hashes; tests lower it explicitly, never by default.
     @Option(help: .hidden) var passwordIterations = ServerConfiguration().passwordIterations
     /// PBKDF2 rounds that wrap a sealed exam's key under its start code; tests lower it explicitly.
@@ -50,10 +58,24 @@ struct DataOptions: ParsableArguments {
             }
         }
         do {
-            return try SQLiteServerStorage(directory: dataDirectory)
+            return try SQLiteServerStorage(directory: dataDirectory, key: try storeKey())
+        } catch let error as StoreLockError {
+            TerminalText.errorLine("Error: \(error)")
+            throw ExitCode(77)
         } catch {
             throw ValidationError("The data directory \(dataDirectory) cannot be used: \(error)")
         }
+    }
+
+    /// The key of an encrypted store (a classroom's, issue 69): from its key file (`--store-key-file`, else
+    /// `VAULT_SERVER_STORE_KEY_FILE`), else from the kernel keyring (`vault-server unlock`); nil for a plaintext store.
+    func storeKey() throws -> StoreKey? {
+        guard let lock = try StoreLock.read(directory: dataDirectory) else { return nil }
+        if let path = storeKeyFile ?? ServerEnvironment.current[StoreLock.keyFileVariable], !path.isEmpty {
+            return try lock.open(try StoreLock.secret(inKeyFile: path))
+        }
+        if let kept = SessionKeyring.load(vaultID: lock.keyringID) { return StoreKey(key: kept.key, salt: lock.keyFile.databaseSaltBytes) }
+        throw StoreLockError.locked
     }
 
     /// The teacher's desk on the opened store, on the machine's clock (a command's "now" is when it runs).

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The server's settings from the environment: `VAULT_SERVER_DATA`, `VAULT_SERVER_DATABASE_URL`, `VAULT_SERVER_HOST`,
-/// `VAULT_SERVER_PORT`, `VAULT_SERVER_LOG_LEVEL`.
+/// `VAULT_SERVER_PORT`, `VAULT_SERVER_LOG_LEVEL`, `VAULT_SERVER_STORE_KEY_FILE` (a classroom's store key file).
 ///
 /// The packaged service reads them from `/etc/default/vault-server` (its unit's `EnvironmentFile`). So that an
 /// administrator's `sudo -u vault-server vault-server user add ana` reaches the data the running service uses with
@@ -13,6 +13,7 @@ struct ServerEnvironment: Sendable {
     static let serviceUser = "vault-server"
     static let keys: Set<String> = [
         "VAULT_SERVER_DATA", "VAULT_SERVER_DATABASE_URL", "VAULT_SERVER_HOST", "VAULT_SERVER_PORT", "VAULT_SERVER_LOG_LEVEL",
+        "VAULT_SERVER_STORE_KEY_FILE",
     ]
 
     private let values: [String: String]

@@ -15,7 +15,8 @@ struct VaultServerCommand: AsyncParsableCommand {
         subcommands: [
             Serve.self, UserCommand.self, Publish.self, Delete.self, Responses.self, KeyCommand.self, ReceiptsCommand.self, Import.self, Grade.self,
             Release.self, StartCode.self, Accommodation.self, RosterCommand.self, Export.self, Close.self, Reopen.self, Share.self,
-            Regrade.self, LogCommand.self, PackageCommand.self, SettingsCommand.self, StatusCommand.self, ClassroomCommand.self,
+            Regrade.self, LogCommand.self, PackageCommand.self, SettingsCommand.self, StatusCommand.self, ClassroomCommand.self, StoreUnlock.self,
+            StoreLockCommand.self,
         ]
     )
 }

@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 
 #if canImport(Glibc)
 import Glibc
@@ -11,6 +12,10 @@ public final class ServerProcess: @unchecked Sendable {
     public private(set) var process: Process?
     public private(set) var port = 0
     public var dataDirectory: String { directory.file("data") }
+    /// The key file a classroom's `classroom init` writes and every later command opens its store with (issue 69),
+    /// beside the data directory, never in it (a school keeps it on removable media).
+    public var storeKeyFile: String { directory.file("store.key") }
+    public var environment: [String: String] { ["VAULT_SERVER_STORE_KEY_FILE": storeKeyFile] }
     public var url: String { "http://127.0.0.1:\(port)" }
 
     /// Logs every request line to stderr (returned by `stop()`); only for short tests: nothing drains it meanwhile.
@@ -43,7 +48,8 @@ public final class ServerProcess: @unchecked Sendable {
             [
                 "serve", "--port", portArgument, "--port-file", portFile, "--password-iterations", "1000", "--seal-iterations", "1000",
             ] + (demo ? ["--demo"] : []) + (database.map { ["--database", $0] } ?? ["--data", dataDirectory]) + (verbose ? ["--verbose"] : [])
-                + arguments
+                + arguments,
+            environment: environment
         )
         self.process = process
         // Up to 30 s: a loaded machine (the full suite beside it, PostgreSQL's migrations) can take more than 10.
@@ -72,7 +78,29 @@ public final class ServerProcess: @unchecked Sendable {
     /// Runs a `vault-server` admin subcommand against this server's data.
     @discardableResult
     public func admin(_ arguments: [String], stdin: String = "") throws -> Binaries.Result {
-        try Binaries.run("vault-server", arguments + (database.map { ["--database", $0] } ?? ["--data", dataDirectory]), stdin: stdin)
+        try Binaries.run(
+            "vault-server",
+            arguments + (database.map { ["--database", $0] } ?? ["--data", dataDirectory]),
+            stdin: stdin,
+            environment: environment
+        )
+    }
+
+    /// The embedded store opened as the server opens it: with its key, when it is a classroom's encrypted store
+    /// (its `store-key.json` unlocked by the key file), else in plaintext.
+    public func openStore() throws -> Database {
+        let lock = dataDirectory + "/store-key.json"
+        guard FileManager.default.fileExists(atPath: lock) else {
+            return try Database(path: dataDirectory + "/server.db", encryption: .plaintext, configuration: DatabaseConfiguration())
+        }
+        let keyFile = try KeyFile.decode(try Data(contentsOf: URL(fileURLWithPath: lock)))
+        let secret = try String(contentsOfFile: storeKeyFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let key = try keyFile.unlock(password: SecretBytes(Array(secret.utf8))).key
+        return try Database(
+            path: dataDirectory + "/server.db",
+            encryption: .rawKey(key, salt: keyFile.databaseSaltBytes),
+            configuration: DatabaseConfiguration()
+        )
     }
 
     deinit { stop() }

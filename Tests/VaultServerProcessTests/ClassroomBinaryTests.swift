@@ -371,12 +371,16 @@ struct ClassroomBinaryTests {
         // Push killed twice mid-way (one item a request, so it is caught in the middle), then run to the end through
         // the lossy link.
         // The classroom's outbox read as the push settles it (the store is SQLite: reads see each commit).
-        let outbox = try Database(path: classroom.dataDirectory + "/server.db", encryption: .plaintext, configuration: DatabaseConfiguration())
+        let outbox = try classroom.openStore()
         func settled() throws -> Int { try outbox.row("SELECT COUNT(*) FROM classroom_outbox WHERE state <> 'waiting'")?.int(0) ?? 0 }
         var killedAt: [Int] = []
         for _ in 0..<2 {
             let before = try settled()
-            let push = try Binaries.start("vault-server", ["classroom", "push", "--chunk", "1", "--data", classroom.dataDirectory])
+            let push = try Binaries.start(
+                "vault-server",
+                ["classroom", "push", "--chunk", "1", "--data", classroom.dataDirectory],
+                environment: classroom.environment
+            )
             // Killed once the district has taken a few items of this push, well before all of them.
             for _ in 0..<6_000 where try settled() < before + 4 { usleep(2_000) }
             kill(push.processIdentifier, SIGKILL)
@@ -412,13 +416,28 @@ struct ClassroomBinaryTests {
             #expect(shown.contains("confirmed by the district (\(districtKey.fingerprint))"), "\(shown)")
         }
 
-        // Nothing of a password on the classroom's disk: not the teacher's (typed at init), not a hash of any.
+        // Nothing of a password on the classroom's disk: not the teacher's (typed at init), not a hash of any. And
+        // nothing readable at all once it is stopped (issue 69): not the questions or their key, not an answer, not
+        // its private key; its store is not a database without its key.
         classroom.stop()
+        let storeText = String(
+            decoding: try #require(try classroom.openStore().rows("SELECT source FROM assessment_versions").first).data(0),
+            as: UTF8.self
+        )
+        #expect(storeText.contains("answer_key") && storeText.contains("linear equations"), "the canaries below are in the store")
+        #expect(try !classroom.openStore().rows("SELECT id FROM responses WHERE answer LIKE '%coefficient%'").isEmpty)
+        let privateKey = try #require(try classroom.openStore().rows("SELECT material FROM server_keys").first).data(0)
+        #expect(privateKey.count >= 32)
         for file in try FileManager.default.subpathsOfDirectory(atPath: classroom.dataDirectory) {
             let bytes = FileManager.default.contents(atPath: classroom.dataDirectory + "/" + file) ?? Data()
-            #expect(bytes.range(of: Data(Self.canary.utf8)) == nil, "\(file)")
+            for canary in [Self.canary, "coefficient", "Add 3 to both sides", "answer_key", "linear equations"].map({ Data($0.utf8) }) + [privateKey]
+            {
+                #expect(bytes.range(of: canary) == nil, "\(file) holds a canary (\(canary.count) bytes)")
+            }
         }
-        let store = try Database(path: classroom.dataDirectory + "/server.db", encryption: .plaintext, configuration: DatabaseConfiguration())
+        let plain = try? Database(path: classroom.dataDirectory + "/server.db", encryption: .plaintext, configuration: DatabaseConfiguration())
+        #expect(plain == nil, "the classroom's store opens without its key")
+        let store = try classroom.openStore()
         #expect(try store.rows("SELECT name FROM users WHERE password_hash <> '' OR salt <> ''").isEmpty)
     }
 
@@ -436,7 +455,7 @@ struct ClassroomBinaryTests {
         #expect(try vault.unlocked(["sync"]).status == 0)
 
         // The classroom's own store, changed behind the students' backs: one answer made another.
-        let store = try Database(path: classroom.dataDirectory + "/server.db", encryption: .plaintext, configuration: DatabaseConfiguration())
+        let store = try classroom.openStore()
         try store.execute("UPDATE classroom_outbox SET body = replace(body, '\"coefficient\"', '\"constant\"') WHERE kind = 'answer'", [])
         let changed = try #require(try store.row("SELECT item_id FROM classroom_outbox WHERE body LIKE '%constant%'")?.string(0))
         let push = try classroom.admin(["classroom", "push"])
@@ -499,7 +518,7 @@ struct ClassroomBinaryTests {
 
         // The class comes down by itself too: results released at the district are released on the classroom.
         #expect(try district.admin(["release", "algebra-1"]).status == 0)
-        let store = try Database(path: classroom.dataDirectory + "/server.db", encryption: .plaintext, configuration: DatabaseConfiguration())
+        let store = try classroom.openStore()
         var released = false
         for _ in 0..<40 where !released {
             released = try store.row("SELECT COUNT(*) FROM assessments WHERE id = 'algebra-1' AND released_at IS NOT NULL")?.int(0) == 1
@@ -539,7 +558,7 @@ struct ClassroomBinaryTests {
         let push = try classroom.admin(["classroom", "push"])
         #expect(push.status == 0 && push.stdout.contains("From the district: 1 results released"), "\(push.stdout) \(push.stderr)")
         #expect(try Self.status(classroom)["stored_marks"] as? Int == 2)
-        let districtStore = try Database(path: district.dataDirectory + "/server.db", encryption: .plaintext, configuration: DatabaseConfiguration())
+        let districtStore = try district.openStore()
         #expect(try districtStore.row("SELECT points FROM grades WHERE question_id = 'q5'")?.double(0) == 1)
         #expect(try districtStore.row("SELECT text FROM feedback WHERE question_id = 'q5'")?.string(0) == "Right word, well spelled.")
 

@@ -43,7 +43,7 @@ public enum SessionKeyring {
     }
 
     /// Stores `key` for `duration`. The payload is the key followed by its expiry (so `status` can say when).
-    static func store(_ key: SecretBytes, vaultID: String, for duration: Duration) throws -> Info {
+    public static func store(_ key: SecretBytes, vaultID: String, for duration: Duration) throws -> Info {
         let seconds = max(1, Int(duration.components.seconds))
         let expiresAt = Date().addingTimeInterval(TimeInterval(seconds))
         var expiry = UInt64(max(0, Int(saturating: expiresAt.timeIntervalSince1970))).bigEndian
@@ -66,7 +66,7 @@ public enum SessionKeyring {
     }
 
     /// The session key of `vaultID` and its expiry, if one is there and still valid.
-    static func load(vaultID: String) -> (key: SecretBytes, info: Info)? {
+    public static func load(vaultID: String) -> (key: SecretBytes, info: Info)? {
         // The keyring `store` chose (searching the session keyring would also find keys of the user keyring it links).
         let (keyring, kind) = target()
         do {

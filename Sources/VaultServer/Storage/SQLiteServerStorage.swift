@@ -17,12 +17,19 @@ public final class SQLiteServerStorage: ServerStorage {
     public let documents = DocumentCache()
     private let thread: NIOThreadPool
 
-    public init(directory: String) throws {
+    /// `key`: the store is encrypted (a classroom's, `StoreLock`); nil for a plaintext one. A store whose lock is
+    /// there is never opened without its key (`StoreLockError.locked`).
+    public init(directory: String, key: StoreKey? = nil) throws {
         try SecureFiles.createDirectory(directory)
         var configuration = DatabaseConfiguration()
         configuration.synchronous = "NORMAL"
         configuration.busyTimeoutMilliseconds = 10_000
-        let database = try Database(path: directory + "/server.db", encryption: .plaintext, configuration: configuration)
+        if key == nil, try StoreLock.read(directory: directory) != nil { throw StoreLockError.locked }
+        let database = try Database(
+            path: directory + "/server.db",
+            encryption: key.map { .rawKey($0.key, salt: $0.salt) } ?? .plaintext,
+            configuration: configuration
+        )
         try ServerSchema.migrator.migrate(database)
         self.database = Mutex(database)
         thread = NIOThreadPool(numberOfThreads: 1)

@@ -29,12 +29,25 @@ struct ClassroomCommand: AsyncParsableCommand {
         @OptionGroup var options: DataOptions
         @Option(help: "The district's server (http://HOST:PORT).") var upstream: String
         @Option(help: "The teacher's account at the district.") var teacher: String
+        @Flag(
+            help: ArgumentHelp(
+                "Lock this server's store with a passphrase, read from the second line of stdin.",
+                discussion: "With --store-key-file PATH too (or instead), a new key file is written there: keep it on removable media."
+            )
+        )
+        var storePassphraseStdin = false
 
         func run() async throws {
+            SecureFiles.restrictUmask()
             guard let password = readPasswordLine(), !password.isEmpty else {
                 throw ValidationError("Give the teacher's password on the first line of standard input.")
             }
-            let storage = try await options.storage()
+            let storage: any ServerStorage
+            if let key = try encryptStore() {
+                storage = try SQLiteServerStorage(directory: options.dataDirectory, key: key)
+            } else {
+                storage = try await options.storage()
+            }
             let identity = try await ReceiptIssuer(storage: storage).identity()
             let transport = AsyncHTTPTransport(baseURL: upstream)
             defer { Task { await transport.shutdown() } }
@@ -58,6 +71,53 @@ struct ClassroomCommand: AsyncParsableCommand {
             } catch is ReceiptError {
                 throw ClassroomCommand.fail(.badResponse("the district's key is not valid"))
             }
+        }
+
+        /// A classroom keeps everything encrypted at rest (issue 69): the first `init` locks its store with the
+        /// passphrase, a new key file, or both, copying what a plaintext store held so far. Nil when there is nothing
+        /// to do (PostgreSQL, or a store already locked).
+        func encryptStore() throws -> StoreKey? {
+            guard try options.postgresLocation() == nil, try StoreLock.read(directory: options.dataDirectory) == nil else { return nil }
+            var passphrase: SecretBytes?
+            if storePassphraseStdin {
+                guard let line = readPasswordLine(), line.count >= 8 else {
+                    throw ValidationError("Give the store's passphrase, 8 characters or more, on the second line of standard input.")
+                }
+                passphrase = line
+            }
+            let keyFile = options.storeKeyFile ?? ServerEnvironment.current[StoreLock.keyFileVariable]
+            guard passphrase != nil || keyFile != nil else {
+                throw ValidationError(
+                    "A classroom keeps its store encrypted (a stolen laptop must yield nothing). Give --store-passphrase-stdin (the passphrase on the second line of stdin; `vault-server unlock` opens it each day) or --store-key-file PATH (a new key file, kept on removable media for a laptop that runs unattended), or both."
+                )
+            }
+            if let keyFile {
+                let file = URL(fileURLWithPath: keyFile).standardizedFileURL.path
+                let data = URL(fileURLWithPath: options.dataDirectory).standardizedFileURL.path
+                guard !file.hasPrefix(data + "/") else {
+                    throw ValidationError(
+                        "The key file must not be kept in the data directory (a stolen laptop would carry it): put it on removable media."
+                    )
+                }
+                guard !SecureFiles.exists(keyFile) else {
+                    throw ValidationError(
+                        "\(keyFile) exists already; a new store key file is written to a path where nothing is. Nothing was changed."
+                    )
+                }
+            }
+            let key = try StoreLock.encrypt(
+                directory: options.dataDirectory,
+                passphrase: passphrase,
+                keyFilePath: keyFile,
+                iterations: options.passwordIterations,
+                now: Date()
+            )
+            TerminalText.line(
+                "This server's store is encrypted"
+                    + (passphrase != nil ? "; each day, `vault-server unlock` opens it with the passphrase" : "")
+                    + (keyFile.map { (passphrase != nil ? ", or " : "; ") + "its key file \($0) opens it: keep that on removable media" } ?? "") + "."
+            )
+            return key
         }
     }
 
