@@ -58,9 +58,11 @@ public struct ClassroomPull: Codable, Sendable {
         public var id: String
         public var version: Int
         /// The teacher's document and the served bytes of that version (base64), byte for byte the district's, so an
-        /// answer made on the classroom's copy is an answer to the district's version.
-        public var source: String
-        public var served: String
+        /// answer made on the classroom's copy is an answer to the district's version. Left out of a pull asked with
+        /// `documents=separate` (issue 69): each comes on its own (`PulledDocument`), under the one document's cap, and
+        /// only for a version the classroom does not hold yet.
+        public var source: String?
+        public var served: String?
         public var contentHash: String
         public var closedAt: String?
         /// A sealed exam's sealing of this version, the district's own: one start code for the class on both servers.
@@ -70,7 +72,8 @@ public struct ClassroomPull: Codable, Sendable {
             case contentHash = "content_hash"
             case closedAt = "closed_at"
         }
-        public init(id: String, version: Int, source: String, served: String, contentHash: String, closedAt: String?, sealing: PulledSealing? = nil) {
+        public init(id: String, version: Int, source: String?, served: String?, contentHash: String, closedAt: String?, sealing: PulledSealing? = nil)
+        {
             self.id = id
             self.version = version
             self.source = source
@@ -79,6 +82,28 @@ public struct ClassroomPull: Codable, Sendable {
             self.closedAt = closedAt
             self.sealing = sealing
         }
+    }
+
+    /// `GET /v1/classroom/documents/ID?version=N`: one version's teacher's document and served bytes (base64).
+    public struct PulledDocument: Codable, Sendable, Equatable {
+        public var id: String
+        public var version: Int
+        public var source: String
+        public var served: String
+        public var contentHash: String
+        enum CodingKeys: String, CodingKey {
+            case id, version, source, served
+            case contentHash = "content_hash"
+        }
+        public init(id: String, version: Int, source: String, served: String, contentHash: String) {
+            self.id = id
+            self.version = version
+            self.source = source
+            self.served = served
+            self.contentHash = contentHash
+        }
+        /// The largest answer: a document at the cap and its served bytes, each in base64, with room for the rest.
+        public static let maxBytes = 2 * (AssessmentValidator.maxDocumentBytes / 3 * 4 + 4) + 64 * 1024
     }
 
     /// A sealed version's content key (base64), start code and wrapped key (its canonical JSON), as the district keeps

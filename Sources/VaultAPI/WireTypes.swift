@@ -565,6 +565,8 @@ public enum APIPath {
     public static let classroomResults = "/v1/classroom/results"
     public static let enrol = "/v1/auth/enrol"
     public static func assessment(_ id: String) -> String { "/v1/assessments/\(id)" }
+    /// A classroom's fetch of one version of an assessment it pulled (issue 69).
+    public static func classroomDocument(_ id: String, version: Int) -> String { "/v1/classroom/documents/\(id)?version=\(version)" }
     public static func sealedKey(_ id: String) -> String { "/v1/assessments/\(id)/key" }
     public static func responses(_ id: String) -> String { "/v1/assessments/\(id)/responses" }
     /// Largest request body the server accepts, after decompression.

@@ -95,6 +95,8 @@ enum ClassroomUpstream {
     struct Pulled: Sendable {
         var pull: ClassroomPull
         var results: ResultsBroughtDown
+        /// Documents fetched (a version this classroom did not hold).
+        var fetched: Int
     }
 
     /// Brings down the class (`group`, or the group of the last pull when nil is not asked for explicitly) and then
@@ -104,12 +106,30 @@ enum ClassroomUpstream {
         guard let link = try await storage.classroomLink() else { return nil }
         let group = group ?? link.group
         return try await withDistrict(storage) { client, retry in
-            let pull = try await retry.run { try await client.classroomPull(group: group) }
+            var pull = try await retry.run { try await client.classroomPull(group: group) }
+            var fetched = 0
+            // Each document on its own, and only a version this classroom does not hold yet (issue 69): a class of
+            // big assessments pulls, and a pull every few minutes brings only what changed.
+            for index in pull.assessments.indices where pull.assessments[index].source == nil {
+                let assessment = pull.assessments[index]
+                if let held = try await storage.served(id: assessment.id), held.version == assessment.version,
+                    held.contentHash == assessment.contentHash
+                {
+                    continue
+                }
+                let document = try await retry.run { try await client.classroomDocument(id: assessment.id, version: assessment.version) }
+                guard document.contentHash == assessment.contentHash else {
+                    throw ServerError.badResponse("the district's copy of \(assessment.id) changed during the pull")
+                }
+                pull.assessments[index].source = document.source
+                pull.assessments[index].served = document.served
+                fetched += 1
+            }
             try await storage.importClass(pull, now: Date())
             try await storage.notePulled(at: Date(), group: group)
             let results = try await storage.importResults(try await retry.run { try await client.classroomResults() }, now: Date())
             try await storage.noteResults(at: Date())
-            return Pulled(pull: pull, results: results)
+            return Pulled(pull: pull, results: results, fetched: fetched)
         }
     }
 

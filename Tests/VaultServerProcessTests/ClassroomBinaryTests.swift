@@ -196,6 +196,42 @@ struct ClassroomBinaryTests {
     }
 
     @Test(
+        "a class with pictures (issue 69): an assessment of six 1 MB pictures (8 MB) pulls one document at a time, students download it from the classroom, its answers go up; the next pull fetches no document again"
+    )
+    func bigAssessmentPulls() throws {
+        let (district, classroom, vault) = try Self.linkedClass()
+        defer {
+            classroom.stop()
+            district.stop()
+        }
+        var pictures = Fixtures.quiz(id: "pictures")
+        for index in pictures.questions.indices {
+            let bytes = Data((0..<1_000_000).map { _ in UInt8.random(in: 0...255) })
+            pictures.questions[index].media = [
+                Media(name: "map-\(index).png", mimeType: "image/png", data: bytes.base64EncodedString(), alt: "a map")
+            ]
+        }
+        let file = district.directory.file("pictures.json")
+        try CanonicalJSON.encode(pictures).write(to: URL(fileURLWithPath: file))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)).count > 8_000_000)
+        let published = try district.admin(["publish", file, "--owner", "teacher"])
+        #expect(published.status == 0, "\(published.stderr)")
+        let pulled = try classroom.admin(["classroom", "pull"])
+        #expect(pulled.status == 0 && pulled.stdout.contains("1 of the assessments were new or changed"), "\(pulled.stdout) \(pulled.stderr)")
+        let download = try vault.unlocked(["download", "pictures"])
+        #expect(download.status == 0, "\(download.stdout) \(download.stderr)")
+        #expect(try vault.answer("pictures", "q1", "b").status == 0)
+        #expect(try vault.unlocked(["submit", "pictures"]).status == 0)
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        let pushed = try classroom.admin(["classroom", "push"])
+        #expect(pushed.status == 0, "\(pushed.stdout) \(pushed.stderr)")
+        let held = try Self.received(district, "pictures")
+        #expect(held.submissions.count == 1 && held.responses.count == 1, "\(held.responses.count) \(held.submissions.count)")
+        let again = try classroom.admin(["classroom", "pull"])
+        #expect(again.status == 0 && again.stdout.contains("0 of the assessments were new or changed"), "\(again.stdout)")
+    }
+
+    @Test(
         "a receipt the district signed before the vault joined a classroom still verifies in the vault after (issue 69)"
     )
     func receiptFromBeforeTheClassroom() throws {

@@ -161,6 +161,9 @@ struct SlowStorage: ServerStorage {
     func classExport(teacher: String, admin: Bool, group: String?, now: Date) async throws -> ClassroomPull {
         try await base.classExport(teacher: teacher, admin: admin, group: group, now: now)
     }
+    func classDocument(id: String, version: Int) async throws -> ClassroomPull.PulledDocument? {
+        try await base.classDocument(id: id, version: version)
+    }
     func storeFacts() async -> ServerStatus.Store { await base.storeFacts() }
     func createChallenge(_ challenge: String, user: String, expiresAt: Date, now: Date) async throws -> Bool {
         try await base.createChallenge(challenge, user: user, expiresAt: expiresAt, now: now)

@@ -141,7 +141,8 @@ struct ClassroomCommand: AsyncParsableCommand {
             let pull = pulled.pull
             let keyed = pull.students.count { !$0.deviceKeys.isEmpty }
             TerminalText.line(
-                "Pulled \(pull.assessments.count) assessments and \(pull.students.count) students (\(keyed) with a vault key) from the district."
+                "Pulled \(pull.assessments.count) assessments and \(pull.students.count) students (\(keyed) with a vault key) from the district"
+                    + (pulled.fetched == pull.assessments.count ? "." : "; \(pulled.fetched) of the assessments were new or changed.")
             )
             if pulled.results.changed > 0 { TerminalText.line(ClassroomCommand.broughtDown(pulled.results)) }
         }

@@ -164,11 +164,28 @@ public struct ServerClient: Sendable {
     }
 
     /// A classroom server's pull from its district (issue 58): the teacher's assessments, the class and their keys.
+    /// The list comes without documents (`documents=separate`); `classroomDocument` fetches each one needed.
     public func classroomPull(group: String? = nil) async throws -> ClassroomPull {
-        var path = APIPath.classroomPull
-        if let group, let query = group.addingPercentEncoding(withAllowedCharacters: .alphanumerics) { path += "?group=" + query }
-        let reply = try await send("GET", path, maxBytes: 256 * 1024 * 1024)
-        return try decode(ClassroomPull.self, reply, expecting: [200])
+        var path = APIPath.classroomPull + "?documents=separate"
+        if let group, let query = group.addingPercentEncoding(withAllowedCharacters: .alphanumerics) { path += "&group=" + query }
+        let reply = try await send("GET", path, maxBytes: 64 * 1024 * 1024)
+        return try decode(ClassroomPull.self, reply, expecting: [200], maxOutputBytes: 64 * 1024 * 1024)
+    }
+
+    /// One version of a pulled assessment (issue 69): a document up to the cap, whatever the rest of the class.
+    public func classroomDocument(id: String, version: Int) async throws -> ClassroomPull.PulledDocument {
+        guard let escaped = id.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) else {
+            throw ServerError.badResponse("an assessment id that cannot be asked for")
+        }
+        let reply = try await send("GET", APIPath.classroomDocument(escaped, version: version), maxBytes: ClassroomPull.PulledDocument.maxBytes)
+        let document = try decode(
+            ClassroomPull.PulledDocument.self,
+            reply,
+            expecting: [200],
+            maxOutputBytes: ClassroomPull.PulledDocument.maxBytes
+        )
+        guard document.id == id, document.version == version else { throw ServerError.badResponse("the district sent another document than asked") }
+        return document
     }
 
     /// A classroom server's fetch of what the district decided on the class's hand-ins (releases, grades, feedback,
@@ -323,8 +340,9 @@ public struct ServerClient: Sendable {
         }
     }
 
-    /// The body, gunzipped under the caps when the server compressed it.
-    func body(of reply: HTTPReply, expecting statuses: Set<Int>) throws -> Data {
+    /// The body, gunzipped under the caps when the server compressed it (`maxOutputBytes`: a larger one for the
+    /// answers that may be, a classroom's documents).
+    func body(of reply: HTTPReply, expecting statuses: Set<Int>, maxOutputBytes: Int = maxResponseBytes) throws -> Data {
         guard statuses.contains(reply.status) else {
             let message = (try? decodeEnvelope(reply))?.error.message ?? "unexpected status"
             throw ServerError.refused(status: reply.status, message: message)
@@ -332,14 +350,14 @@ public struct ServerClient: Sendable {
         guard let encoding = reply.headers["content-encoding"], encoding.lowercased() != "identity" else { return reply.body }
         guard encoding.lowercased() == "gzip" else { throw ServerError.badResponse("unknown content encoding") }
         do {
-            return try Gzip.decompress(reply.body, limits: .init(maxOutputBytes: Self.maxResponseBytes))
+            return try Gzip.decompress(reply.body, limits: .init(maxOutputBytes: maxOutputBytes))
         } catch {
             throw ServerError.badResponse("compressed data was refused: \(error)")
         }
     }
 
-    func decode<T: Decodable>(_ type: T.Type, _ reply: HTTPReply, expecting statuses: Set<Int>) throws -> T {
-        let data = try body(of: reply, expecting: statuses)
+    func decode<T: Decodable>(_ type: T.Type, _ reply: HTTPReply, expecting statuses: Set<Int>, maxOutputBytes: Int = maxResponseBytes) throws -> T {
+        let data = try body(of: reply, expecting: statuses, maxOutputBytes: maxOutputBytes)
         do {
             return try JSONDecoder().decode(type, from: data)
         } catch {

@@ -173,6 +173,8 @@ public protocol ClassroomStore: Sendable {
     func importClass(_ pull: ClassroomPull, now: Date) async throws
     /// The district's side: what a classroom of `teacher` needs (students of `group`, or every student).
     func classExport(teacher: String, admin: Bool, group: String?, now: Date) async throws -> ClassroomPull
+    /// The district's side (issue 69): one version of an assessment, as a classroom fetches it after the pull's list.
+    func classDocument(id: String, version: Int) async throws -> ClassroomPull.PulledDocument?
     /// The district's side: its releases, grades, feedback and late decisions on the hand-ins of `teacher`'s
     /// assessments (every assessment for an administrator).
     func classResults(teacher: String, admin: Bool) async throws -> ClassroomResults
@@ -545,7 +547,11 @@ extension SharedStatements {
             }
         )
         for assessment in pull.assessments {
-            guard let source = Data(base64Encoded: assessment.source), let served = Data(base64Encoded: assessment.served) else {
+            let held = versions.contains("\(assessment.id)\n\(assessment.version)")
+            // A version held already needs no document (a pull with documents apart brings only new ones).
+            let source = assessment.source.flatMap { Data(base64Encoded: $0) }
+            let served = assessment.served.flatMap { Data(base64Encoded: $0) }
+            guard held || (source != nil && served != nil) else {
                 throw StorageError.damaged("the district's copy of \(assessment.id) cannot be read")
             }
             let closed = assessment.closedAt.flatMap(Timestamp.date).map { SQLValue.real($0.timeIntervalSince1970) } ?? .null
@@ -566,7 +572,7 @@ extension SharedStatements {
                     )
                 )
             }
-            if !versions.contains("\(assessment.id)\n\(assessment.version)") {
+            if !held, let source, let served {
                 writes.append(
                     SQLStatement(
                         "INSERT INTO assessment_versions (id, version, source, served, content_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -687,6 +693,24 @@ extension SharedStatements {
                     columns: ["id"]
                 )
             ) { try $0.string("id") }
+    }
+
+    public func classDocument(id: String, version: Int) async throws -> ClassroomPull.PulledDocument? {
+        try await row(
+            SQLStatement(
+                "SELECT source, served, content_hash FROM assessment_versions WHERE id = ? AND version = ?",
+                [.text(id), .integer(version)],
+                columns: ["source", "served", "content_hash"]
+            )
+        ) { row in
+            ClassroomPull.PulledDocument(
+                id: id,
+                version: version,
+                source: try row.data("source").base64EncodedString(),
+                served: try row.data("served").base64EncodedString(),
+                contentHash: try row.string("content_hash")
+            )
+        }
     }
 
     public func classExport(teacher: String, admin: Bool, group: String?, now: Date) async throws -> ClassroomPull {
