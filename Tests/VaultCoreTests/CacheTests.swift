@@ -135,6 +135,29 @@ struct CacheTests {
         #expect(throws: VaultError.self) { try vault.evict(ids: ["zzz"], expired: false, synced: false) }
     }
 
+    @Test(
+        "evict ID with --synced or --expired evicts only ID, when it qualifies (issue 71); a handed-in attempt stays handed in after evict and a new download: never offered again"
+    )
+    func evictNamedAndHandedIn() throws {
+        let vault = try TestVault.create(in: directory)
+        for id in ["banco", "dibujo", "extra"] { _ = try store(vault, id, at: Self.now) }
+        try startAttempt(vault, "banco", state: "synced")
+        try startAttempt(vault, "dibujo", state: "synced")
+        let one = try vault.evict(ids: ["banco"], expired: false, synced: true)
+        #expect(one.evicted == ["banco"] && one.kept.isEmpty, "\(one)")
+        #expect(Set(try vault.cachedAssessments().map(\.id)) == ["dibujo", "extra"], "the other synced one stays")
+        let notYet = try vault.evict(ids: ["extra"], expired: false, synced: true)
+        #expect(notYet.evicted.isEmpty && notYet.kept.first?.reason.contains("not uploaded") == true, "\(notYet)")
+        let notExpired = try vault.evict(ids: ["extra"], expired: true, synced: false)
+        #expect(notExpired.evicted.isEmpty && notExpired.kept.first?.reason.contains("not expired") == true, "\(notExpired)")
+
+        // Downloaded again: still handed in, and no new attempt starts.
+        _ = try store(vault, "banco", at: Self.now)
+        #expect(try vault.cachedAssessments().first { $0.id == "banco" }?.attemptState == .synced)
+        #expect(throws: VaultError.self) { try vault.openAttempt(on: "banco", now: Self.now) }
+        #expect(try vault.database.scalarInt("SELECT count(*) FROM attempts WHERE assessment_id = 'banco'") == 0)
+    }
+
     @Test("storage lists what eviction would remove next, protected work excluded")
     func storageReport() throws {
         let vault = try TestVault.create(in: directory)

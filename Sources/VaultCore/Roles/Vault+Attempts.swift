@@ -22,9 +22,13 @@ extension Vault {
             try count(.cacheMisses)
             throw error
         }
+        // Handed in before: its attempt, or (evicted and downloaded again, issue 71) its answer sheet.
         if let done = try database.row(
-            "SELECT state FROM attempts WHERE assessment_id = ? AND assessment_version = ? AND state != \(AttemptRecord.State.inProgress.sql) LIMIT 1",
-            [assessmentID, assessment.version ?? 0]
+            """
+            SELECT state FROM attempts WHERE assessment_id = ? AND assessment_version = ? AND state != \(AttemptRecord.State.inProgress.sql)
+            UNION ALL SELECT \(AttemptRecord.State.synced.sql) FROM answer_sheets WHERE assessment_id = ? AND assessment_version = ? LIMIT 1
+            """,
+            [assessmentID, assessment.version ?? 0, assessmentID, assessment.version ?? 0]
         ) {
             throw VaultError(
                 .notAllowed,

@@ -49,6 +49,16 @@ extension Vault {
         ) {
             facts["\(try row.string(0))@\(try row.int(1))", default: VersionFacts()].pending = try row.int(2)
         }
+        // A version handed in and uploaded before it was evicted stays handed in when it is downloaded again (issue
+        // 71): its answer sheet is what is left of the attempt.
+        for row in try database.rows("SELECT DISTINCT assessment_id, assessment_version FROM answer_sheets") {
+            let key = "\(try row.string(0))@\(try row.int(1))"
+            guard facts[key]?.latestState == nil else { continue }
+            var fact = facts[key] ?? VersionFacts()
+            fact.synced = true
+            fact.latestState = AttemptProgress(.synced, timed: false, clockStarted: true)
+            facts[key] = fact
+        }
         return facts
     }
 
@@ -325,8 +335,17 @@ extension Vault {
         }
         try database.inTransaction {
             for entry in entries {
-                let selected = all || ids.contains(entry.id) || (expired && entry.expiresAt <= now) || (synced && entry.hasSyncedAttempt)
-                guard selected else { continue }
+                // Ids name what is evicted; --expired and --synced then only narrow them (`evict --synced banco` is banco,
+                // once its attempt is uploaded), and without ids they choose among everything.
+                let chosen = (expired && entry.expiresAt <= now) || (synced && entry.hasSyncedAttempt)
+                let named = ids.contains(entry.id)
+                guard all || (ids.isEmpty ? chosen : named) else { continue }
+                if named, expired || synced, !chosen {
+                    report.kept.append(
+                        .init(id: entry.id, reason: synced ? tr("its attempt is not uploaded yet") : tr("it has not expired"))
+                    )
+                    continue
+                }
                 if entry.hasOpenAttempt {
                     report.kept.append(.init(id: entry.id, reason: tr("an attempt is in progress")))
                 } else if entry.hasUnsyncedWork {
