@@ -130,7 +130,7 @@ public enum AnswerParser {
             guard picked.allSatisfy(order.contains) else { return nil }
             return .array(order.filter(picked.contains).map(JSONValue.string))
         case .trueFalse:
-            let word = trimmed.lowercased()
+            let word = scriptVariants(trimmed.lowercased())
             if trueWords.contains(word) { return .bool(true) }
             if falseWords.contains(word) { return .bool(false) }
             return nil
@@ -145,7 +145,8 @@ public enum AnswerParser {
             // "1c 2a 3a": a left item by its number, a right item by its letter; stored in the left items' order.
             let (left, right) = (body.left, body.right)
             var pairs: [Int: String] = [:]
-            for token in trimmed.lowercased().split(whereSeparator: { $0 == " " || $0 == "," }) {
+            // A left item's number in any script's digits (`۱b ۲a`, as a Persian keyboard types it).
+            for token in westernDigits(trimmed).lowercased().split(whereSeparator: { $0 == " " || $0 == "," || $0 == "،" }) {
                 guard let letter = token.last, let number = Int(token.dropLast()), left.indices.contains(number - 1),
                     let position = letters.firstIndex(of: String(letter)), position < right.count, pairs[number] == nil
                 else { return nil }
@@ -187,11 +188,39 @@ public enum AnswerParser {
         }
     }
 
-    /// True and false in the words the screens ask in (the true/false sentence of each catalog), and their first
-    /// letters where no language reads them the other way: true, t, yes, y, verdadero, verdadeiro, vrai, v, kweli,
-    /// صحيح, درست; false, f, no, n, falso, faux, si kweli, uongo, خطأ, نادرست.
-    static let trueWords: Set<String> = ["true", "t", "yes", "y", "verdadero", "verdadeiro", "vrai", "v", "kweli", "صحيح", "درست"]
-    static let falseWords: Set<String> = ["false", "f", "no", "n", "falso", "faux", "si kweli", "uongo", "خطأ", "خطا", "نادرست"]
+    /// True and false in the words the screens ask in (the true/false sentence of each catalog), the yes and no of
+    /// each language (issue 71: `sí`, `sim`, `oui`, `ndiyo`, `بله`, `نعم`), and their first letters where no language
+    /// reads them the other way. Persian and Arabic words are kept in one spelling (`scriptVariants`): صحیح typed with
+    /// the Persian ی or the Arabic ي is the same word.
+    static let trueWords: Set<String> = Set(
+        [
+            "true", "t", "yes", "y", "verdadero", "cierto", "sí", "verdadeiro", "sim", "vrai", "oui", "v", "kweli", "ndiyo", "ndio",
+            "صحيح", "درست", "بله", "آری", "آره", "نعم",
+        ]
+        .map(scriptVariants)
+    )
+    static let falseWords: Set<String> = Set(
+        [
+            "false", "f", "no", "n", "falso", "não", "nao", "faux", "non", "si kweli", "uongo", "hapana", "خطأ", "خطا", "نادرست", "غلط",
+            "خیر", "نه", "لا", "خاطئ",
+        ]
+        .map(scriptVariants)
+    )
+
+    /// One spelling for the letters Persian and Arabic keyboards type differently: ي and ى as ی, ك as ک.
+    static func scriptVariants(_ word: String) -> String {
+        String(
+            String.UnicodeScalarView(
+                word.unicodeScalars.map { scalar -> Unicode.Scalar in
+                    switch scalar.value {
+                    case 0x064A, 0x0649: "\u{06CC}"
+                    case 0x0643: "\u{06A9}"
+                    default: scalar
+                    }
+                }
+            )
+        )
+    }
 
     /// Persian and Arabic-Indic digits as 0-9, their decimal separator as ".", the Arabic comma as ",": what a
     /// student types in the digits their screen prints.

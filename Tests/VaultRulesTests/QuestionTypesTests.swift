@@ -36,6 +36,9 @@ struct QuestionTypesTests {
         let pairs = try AnswerParser.parse("1b 2a", for: Self.matching)
         #expect(pairs == .array([.array([.string("fr"), .string("paris")]), .array([.string("pe"), .string("lima")])]))
         #expect(AnswerParser.display(pairs, for: Self.matching) == "1b 2a")
+        // The numbers in Persian or Arabic-Indic digits, as those keyboards type them (issue 71).
+        #expect(try AnswerParser.parse("۱b ۲a", for: Self.matching) == pairs)
+        #expect(try AnswerParser.parse("١b، ٢a", for: Self.matching) == pairs)
         let order = try AnswerParser.parse("c a b", for: Self.ordering)
         #expect(order == .array([.string("atom"), .string("cell"), .string("organ")]))
         #expect(AnswerParser.display(order, for: Self.ordering) == "c a b")
