@@ -109,7 +109,8 @@ struct Show: ParsableCommand {
                 )
             }
             for (letter, choice) in zip(TakeSession.letters, question.body.choices) {
-                console.line(Language.marked("   \(letter)) \(TerminalText.visible(choice.text))   (id: \(TerminalText.visible(choice.id)))"))
+                // The letter the student answers with; the file's id only in --json (issue 71).
+                console.line(Language.marked("   \(letter)) \(TerminalText.visible(choice.text))"))
             }
             for line in VisualTakeRenderer.itemLines(question, current: nil) { console.line(Language.marked(" " + line)) }
             let answer = attempt?.answers[question.id].map { AnswerWords.text($0, for: question) } ?? tr("(no answer)")

@@ -61,11 +61,12 @@ enum AnswerInput {
     }
 
     private static func prompt(for question: Question, multiline: Bool) throws -> String {
-        let ids = question.body.choices.map(\.id).joined(separator: ", ")
+        // The letters the student saw beside the choices (`show`, the take screen), never the file's ids (issue 71).
+        let letters = AnswerParser.letters.prefix(question.body.choices.count).joined(separator: ", ")
         let prompt: String
         switch question.body {
-        case .singleChoice: prompt = tr("Your answer (a choice id: {ids}):", ["ids": ids])
-        case .multipleChoice: prompt = tr("Your answer (choice ids separated by commas: {ids}):", ["ids": ids])
+        case .singleChoice: prompt = tr("Your answer (one letter: {letters}):", ["letters": letters])
+        case .multipleChoice: prompt = tr("Your answer (letters separated by commas: {letters}):", ["letters": letters])
         case .trueFalse: prompt = tr("Your answer (true or false):")
         case .numeric: prompt = tr("Your answer (a number):")
         case .shortText: prompt = tr("Your answer (one line of text):")
