@@ -23,10 +23,25 @@ enum {
 struct vault_jpeg_error {
     struct jpeg_error_mgr manager;
     jmp_buf jump;
+    /// What the jump returns: damaged, unless the scan limit said too large.
+    int reason;
 };
 
 static void vault_jpeg_exit(j_common_ptr info) { longjmp(((struct vault_jpeg_error *)info->err)->jump, 1); }
 static void vault_jpeg_quiet(j_common_ptr info) { (void)info; }
+
+/// Scans a progressive JPEG may have. Each scan is decoded over the whole picture, so a file of 60,000 scans (a few
+/// MB) took minutes; libjpeg-turbo's own mitigation is a scan limit through the progress monitor (its djpeg
+/// `-maxscans`, TurboJPEG's scan limit). Encoders write about ten.
+#define VAULT_JPEG_MAX_SCANS 100
+
+static void vault_jpeg_progress(j_common_ptr info) {
+    if (info->is_decompressor && ((j_decompress_ptr)info)->input_scan_number > VAULT_JPEG_MAX_SCANS) {
+        struct vault_jpeg_error *error = (struct vault_jpeg_error *)info->err;
+        error->reason = VAULT_PICTURE_TOO_LARGE;
+        longjmp(error->jump, 1);
+    }
+}
 
 /// Decodes a PNG or JPEG (told apart by their signatures, whatever the file claims) into RGBA, 8 bits a channel.
 /// Refuses one over `max_pixels` from its header, before any pixel is allocated; a JPEG that needed a warning to
@@ -64,17 +79,21 @@ static inline int vault_picture_decode(const unsigned char *data, size_t size, u
     if (size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF) {
         struct jpeg_decompress_struct info;
         struct vault_jpeg_error error;
+        struct jpeg_progress_mgr progress;
         unsigned char *volatile pixels = NULL;
-        volatile int status = VAULT_PICTURE_DAMAGED;
         info.err = jpeg_std_error(&error.manager);
         error.manager.error_exit = vault_jpeg_exit;
         error.manager.output_message = vault_jpeg_quiet;
+        error.reason = VAULT_PICTURE_DAMAGED;
         if (setjmp(error.jump)) {
             jpeg_destroy_decompress(&info);
             free(pixels);
-            return status;
+            return error.reason;
         }
         jpeg_create_decompress(&info);
+        memset(&progress, 0, sizeof progress);
+        progress.progress_monitor = vault_jpeg_progress;
+        info.progress = &progress;
         jpeg_mem_src(&info, data, (unsigned long)size);
         jpeg_read_header(&info, TRUE);
         if (info.image_width == 0 || info.image_height == 0
