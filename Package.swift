@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.21.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        // TLS to PostgreSQL (issue 70): `sslmode` in the database URL.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // Ed25519 and X25519 (receipts, the hand-in key): typed keys over BoringSSL with prefixed symbols, already in
         // the build through postgres-nio. Everything else (PBKDF2, AES-GCM of the vault, SHA-256) stays on OpenSSL.
@@ -126,6 +128,7 @@ let package = Package(
             dependencies: [
                 "VaultServer", "VaultRules", "VaultAPI", "VaultModel",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -11,12 +11,28 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public var port: Int
     public var user: String
     public var database: String
+    /// TLS to the database, as libpq's `sslmode` says it (issue 70); `prefer` when the URL names none, as libpq.
+    public var sslMode: SSLMode
+    /// The certificate authority `verify-ca` and `verify-full` check the server's certificate against.
+    public var sslRootCert: String?
 
-    public init(host: String, port: Int, user: String, database: String) {
+    /// libpq's `sslmode` values. `allow` is taken as `prefer` (TLS first, clear only when the server has none).
+    public enum SSLMode: String, Sendable, CaseIterable {
+        case disable, allow, prefer, require
+        case verifyCA = "verify-ca"
+        case verifyFull = "verify-full"
+
+        /// The modes that check the server's certificate against a root certificate.
+        public var verifies: Bool { self == .verifyCA || self == .verifyFull }
+    }
+
+    public init(host: String, port: Int, user: String, database: String, sslMode: SSLMode = .prefer, sslRootCert: String? = nil) {
         self.host = host
         self.port = port
         self.user = user
         self.database = database
+        self.sslMode = sslMode
+        self.sslRootCert = sslRootCert
     }
 
     /// True for a value that names PostgreSQL (anything else is an SQLite data directory).
@@ -42,11 +58,39 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         guard !database.isEmpty, !database.contains("/") else {
             throw StorageError.badLocation("The database URL needs a database name: postgres://USER@HOST:PORT/DATABASE.")
         }
-        self.init(host: host, port: components.port ?? 5432, user: user.removingPercentEncoding ?? user, database: database)
+        let query = Dictionary((components.queryItems ?? []).map { ($0.name.lowercased(), $0.value ?? "") }, uniquingKeysWith: { _, last in last })
+        var mode = SSLMode.prefer
+        if let word = query["sslmode"] {
+            guard let named = SSLMode(rawValue: word) else {
+                throw StorageError.badLocation(
+                    "sslmode=\(word) is not a mode PostgreSQL knows; use disable, allow, prefer, require, verify-ca or verify-full."
+                )
+            }
+            mode = named
+        }
+        var root = query["sslrootcert"].flatMap { $0.isEmpty ? nil : $0 }
+        if mode.verifies {
+            // Where libpq looks when the URL names none.
+            let environment = ProcessInfo.processInfo.environment
+            root = root ?? environment["PGSSLROOTCERT"] ?? environment["HOME"].map { $0 + "/.postgresql/root.crt" }
+            guard let found = root, FileManager.default.isReadableFile(atPath: found) else {
+                throw StorageError.badLocation(
+                    "sslmode=\(mode.rawValue) checks the database's certificate: name its certificate authority with sslrootcert=FILE in the URL (or PGSSLROOTCERT)."
+                )
+            }
+        }
+        self.init(
+            host: host,
+            port: components.port ?? 5432,
+            user: user.removingPercentEncoding ?? user,
+            database: database,
+            sslMode: mode,
+            sslRootCert: root
+        )
     }
 
     /// The URL without any secret, for messages and logs.
-    public var description: String { "postgres://\(user)@\(host):\(port)/\(database)" }
+    public var description: String { "postgres://\(user)@\(host):\(port)/\(database)" + (sslMode == .prefer ? "" : "?sslmode=\(sslMode.rawValue)") }
 
     /// The password for this location from the password file, if there is one and it has a matching line.
     public func password(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOSSL
 import PostgresNIO
 import ServiceLifecycle
 import Synchronization
@@ -25,6 +26,61 @@ public final class PostgresServerStorage: ServerStorage {
     public let documents = DocumentCache()
     static let maxTries = 30
 
+    /// One connection with the TLS the location requires, closed at once; a refusal becomes a sentence.
+    static func probeTLS(_ location: PostgresLocation, logger: Logger) async throws {
+        guard let tls = try Self.tlsConfiguration(location) else { return }
+        let configuration = PostgresConnection.Configuration(
+            host: location.host,
+            port: location.port,
+            username: location.user,
+            password: location.password(),
+            database: location.database,
+            tls: .require(try NIOSSLContext(configuration: tls))
+        )
+        do {
+            let connection = try await within(.seconds(10)) {
+                try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+            }
+            try? await connection.close()
+        } catch let error as PSQLError where error.code == .sslUnsupported {
+            throw StorageError.unavailable(
+                "\(location): the database does not offer TLS, and sslmode=\(location.sslMode.rawValue) asks for it; nothing was sent in clear"
+            )
+        } catch let error as PSQLError where error.code == .failedToAddSSLHandler || Self.isTLS(error.underlying) {
+            throw StorageError.unavailable(
+                "\(location): the database's certificate was not accepted (sslmode=\(location.sslMode.rawValue)\(location.sslMode == .verifyFull ? ": signed by the sslrootcert's authority, for the host name \(location.host)" : ": signed by the sslrootcert's authority")); nothing was sent"
+            )
+        } catch let error as NIOSSLError {
+            throw StorageError.unavailable("\(location): the database's certificate was not accepted (\(error)); nothing was sent")
+        }
+    }
+
+    /// A failure of the TLS handshake (the certificate, its host name, its authority).
+    static func isTLS(_ error: (any Error)?) -> Bool { error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError }
+
+    /// TLS as the location's `sslmode` says (issue 70): `require` and the verifying modes never fall back to clear;
+    /// `verify-ca` checks the certificate's authority, `verify-full` its host name too.
+    static func tls(_ location: PostgresLocation) throws -> PostgresClient.Configuration.TLS {
+        guard let configuration = try tlsConfiguration(location) else { return .disable }
+        return location.sslMode == .require || location.sslMode.verifies ? .require(configuration) : .prefer(configuration)
+    }
+
+    /// The TLS settings of the location's `sslmode` (nil: none).
+    static func tlsConfiguration(_ location: PostgresLocation) throws -> TLSConfiguration? {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        switch location.sslMode {
+        case .disable: return nil
+        case .allow, .prefer, .require: configuration.certificateVerification = .none
+        case .verifyCA, .verifyFull:
+            guard let root = location.sslRootCert else {
+                throw StorageError.badLocation("sslmode=\(location.sslMode.rawValue) needs sslrootcert=FILE.")
+            }
+            configuration.trustRoots = .file(root)
+            configuration.certificateVerification = location.sslMode == .verifyFull ? .fullVerification : .noHostnameVerification
+        }
+        return configuration
+    }
+
     /// Connects, and brings the schema to the current version (several processes starting at once take turns on
     /// an advisory lock). Fails with a plain sentence when the database cannot be reached within `connectTimeout`.
     public init(
@@ -34,13 +90,16 @@ public final class PostgresServerStorage: ServerStorage {
     )
         async throws
     {
+        // TLS that must hold is tried once on its own first, so a database without TLS, or a certificate not
+        // accepted, is said in a sentence at once (the pool would try again until the timeout).
+        if location.sslMode == .require || location.sslMode.verifies { try await Self.probeTLS(location, logger: logger) }
         var configuration = PostgresClient.Configuration(
             host: location.host,
             port: location.port,
             username: location.user,
             password: location.password(),
             database: location.database,
-            tls: .disable
+            tls: try Self.tls(location)
         )
         // Eight connections keep a database on a small machine busy (more only queue inside it: `scripts/load` measured
         // 4, 8 and 16 within noise of each other) and let a dozen processes share PostgreSQL's default 100 connections.

@@ -63,7 +63,11 @@ public final class PostgresCluster: @unchecked Sendable {
     /// operation. The dedicated clusters, stopped as a crash would stop them in the fault drills, keep waiting.
     let durableCommits: Bool
 
-    init(binaries: String, durableCommits: Bool) throws {
+    /// A cluster with TLS (`ssl=on`, a certificate made by openssl for `localhost` only, connections logged):
+    /// the certificate's file, which a client names as its `sslrootcert`.
+    public let certificate: String?
+
+    init(binaries: String, durableCommits: Bool, tls: Bool = false) throws {
         self.binaries = binaries
         self.durableCommits = durableCommits
         directory = NSTemporaryDirectory() + "vault-pg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -76,6 +80,21 @@ public final class PostgresCluster: @unchecked Sendable {
         }
         let data = directory + "/data"
         try Self.run(asRoot, binaries + "/initdb", ["-D", data, "-U", Self.user, "-A", "trust", "--no-sync", "-E", "UTF8"])
+        if tls {
+            let made = try Binaries.system(
+                "openssl",
+                [
+                    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", directory + "/server.key", "-out", directory + "/server.crt",
+                    "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
+                ]
+            )
+            guard made.status == 0 else { throw PostgresUnavailable(reason: "openssl made no certificate: \(made.stderr)") }
+            chmod(directory + "/server.key", 0o600)
+            if asRoot { _ = try Binaries.system("chown", ["postgres:postgres", directory + "/server.key", directory + "/server.crt"]) }
+            certificate = directory + "/server.crt"
+        } else {
+            certificate = nil
+        }
         try start()
         // The watcher: stops the cluster once this process is gone, and removes its directory.
         let stop =
@@ -96,7 +115,8 @@ public final class PostgresCluster: @unchecked Sendable {
             binaries + "/pg_ctl",
             [
                 "-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60", "-o",
-                "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c max_connections=200 -c synchronous_commit=\(durableCommits ? "on" : "off")",
+                "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c max_connections=200 -c synchronous_commit=\(durableCommits ? "on" : "off")"
+                    + (certificate.map { " -c ssl=on -c ssl_cert_file=\($0) -c ssl_key_file=\(directory)/server.key -c log_connections=on" } ?? ""),
                 "start",
             ],
             log: directory + "/pg_ctl.log"
@@ -109,10 +129,14 @@ public final class PostgresCluster: @unchecked Sendable {
     }
 
     /// A cluster of its own, for a test that stops and starts it (the shared one serves every other test).
-    public static func dedicated() async throws -> PostgresCluster {
+    /// `tls`: with `ssl=on` and a certificate of its own (`certificate`), each connection logged with its TLS.
+    public static func dedicated(tls: Bool = false) async throws -> PostgresCluster {
         guard let binaries = installedBinaries else { throw PostgresUnavailable(reason: unavailableReason ?? "PostgreSQL is not installed") }
-        return try await Binaries.offPool { try PostgresCluster(binaries: binaries, durableCommits: true) }
+        return try await Binaries.offPool { try PostgresCluster(binaries: binaries, durableCommits: true, tls: tls) }
     }
+
+    /// What the server logged (connections, with their TLS, on a `tls` cluster).
+    public var serverLog: String { (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? "" }
 
     static func run(_ asRoot: Bool, _ program: String, _ arguments: [String]) throws {
         let result = asRoot ? try Binaries.system("runuser", ["-u", "postgres", "--", program] + arguments) : try Binaries.system(program, arguments)
