@@ -102,6 +102,13 @@ struct PackageBinaryTests {
         #expect(!importNetwork, "import opened a network socket")
         let (again, _) = try Self.importing(vault, anaV1, ["--server-key", fingerprint, "--json"])
         #expect(again.status == 0 && again.json?["stored"] as? Bool == false, "the same package twice changes nothing")
+        // A vault that only ever had packages speaks as one (issue 71): no empty address, the way that works instead.
+        let catalog = try vault.run(["catalog", "--vault", vault.path, "--password-stdin"], stdin: "pw-1\n")
+        #expect(
+            catalog.status == 64 && catalog.stderr.contains("vault hand-in") && catalog.stderr.contains("vault import")
+                && !catalog.stderr.contains("not a server address"),
+            "\(catalog.stderr)"
+        )
         for (question, value) in [("q1", "b"), ("q3", "true"), ("q5", "Ada")] {
             let (saved, network) = try Self.offline(vault, ["answer", "pkg-quiz", question], stdin: "pw-1\n\(value)\n")
             #expect(saved.status == 0 && !network, "\(saved.stderr)")

@@ -14,7 +14,17 @@ final class NetworkSession {
 
     init(vault: Vault, serverURL: String? = nil) throws {
         let account = try vault.account()
-        guard let url = serverURL ?? account?.serverURL else {
+        let known = account.map(\.serverURL).flatMap { $0.isEmpty ? nil : $0 }
+        guard let url = serverURL ?? known else {
+            // A vault that only ever had packages (issue 71) knows a server's key but no address.
+            if account != nil {
+                throw VaultError(
+                    .usage,
+                    tr(
+                        "This vault has no server to reach: its tests came from package files. Answer them offline, then `vault hand-in ID --out FILE` makes the file your teacher imports; `vault import FILE` adds a new package. To use a server too, run `vault login --server URL --user NAME`."
+                    )
+                )
+            }
             throw VaultError(.notAllowed, tr("This vault is not signed in to a server yet. Run `vault login --server URL --user NAME`."))
         }
         guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
