@@ -82,6 +82,9 @@ public struct TakeSession: Sendable {
         case saveProgress(currentQuestion: Int)
         case saveFlags(Set<String>)
         case submit
+        /// Submit because the time ran out with the screen open: the attempt's record says "time up", as it does when
+        /// the time runs out with no screen open (issue 71), never a hand-in the student chose.
+        case submitAtTimeUp
         /// Rewrite the countdown (the visual screen only).
         case updateClock(Duration)
         /// Say how much time is left (10, 5 and 1 minutes before the end).
@@ -272,7 +275,7 @@ public struct TakeSession: Sendable {
                 "Time is up. Your attempt was submitted with the {n} answers you saved; it will be uploaded with `vault sync`.",
                 saved
             )
-        return [.saveProgress(currentQuestion: index), .submit, .say(sentence), .exit(0)]
+        return [.saveProgress(currentQuestion: index), .submitAtTimeUp, .say(sentence), .exit(0)]
     }
 
     private mutating func tick(_ now: Now) -> [Effect] {

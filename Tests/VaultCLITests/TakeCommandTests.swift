@@ -164,6 +164,10 @@ struct TakeCommandTests {
         #expect(screen.waitForExit() == 0)
         let show = try #require(try vault.unlocked(["show", "quick", "--json"]).json)
         #expect(show["attempt_state"] as? String == "submitted")
+        // The record says the time ran out, then the hand-in (issue 71): never a hand-in the student chose alone.
+        let log = try vault.unlocked(["log", "quick", "--json"])
+        let kinds = ((log.json?["events"] as? [[String: Any]]) ?? []).compactMap { $0["kind"] as? String }
+        #expect(kinds.suffix(2) == ["time_up", "submitted"], "\(log.stdout)")
         // Reopening gives no extra time: the attempt is closed.
         #expect(try vault.unlocked(["take", "quick"]).status == 77)
     }

@@ -214,7 +214,7 @@ struct TakeSessionTests {
         // The driver gives the session the line before the tick that finds the time over.
         #expect(harness.send(.draft("Salt comes")) == [.record(questionID: "q2", value: .string("Salt comes"), spentMilliseconds: 0)])
         let ended = harness.send(.tick)
-        #expect(ended.contains(.submit) && ended.last == .exit(0), "\(ended)")
+        #expect(ended.contains(.submitAtTimeUp) && ended.last == .exit(0), "\(ended)")
     }
 
     @Test(
@@ -250,7 +250,7 @@ struct TakeSessionTests {
         #expect(harness.second().first == .updateClock(.seconds(2)))
         #expect(harness.second().first == .updateClock(.seconds(1)))
         let end = harness.second()
-        #expect(end.starts(with: [.saveProgress(currentQuestion: 1), .submit]))
+        #expect(end.starts(with: [.saveProgress(currentQuestion: 1), .submitAtTimeUp]))
         #expect(end.last == .exit(0))
         guard case .say(let sentence) = end[2] else {
             Issue.record("no sentence")

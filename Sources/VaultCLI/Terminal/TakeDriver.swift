@@ -274,6 +274,8 @@ struct TakeDriver<C: Clock & Sendable> where C.Duration == Duration {
             try vault.saveProgress(attemptID: id, flagged: flagged)
         case .submit:
             if try vault.attempt(id).state == .inProgress { try vault.submitAttempt(id) }
+        case .submitAtTimeUp:
+            if try vault.attempt(id).state == .inProgress { try vault.submitAttempt(id, timeUp: true) }
         case .updateClock(let remaining):
             renderer.clock(remaining)
         case .announceTime(let remaining):

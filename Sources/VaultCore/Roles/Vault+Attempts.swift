@@ -248,7 +248,8 @@ extension Vault {
     }
 
     /// Finishes the attempt and queues its submission after its answers. The attempt is read-only afterwards.
-    public func submitAttempt(_ attemptID: String, now: Date? = nil) throws {
+    /// `timeUp`: the take screen saw its time run out (its record says so before the hand-in).
+    public func submitAttempt(_ attemptID: String, timeUp: Bool = false, now: Date? = nil) throws {
         let now = now ?? clocks.wall()
         try database.inTransaction {
             guard let state = try database.row("SELECT state FROM attempts WHERE id = ?", [attemptID]) else {
@@ -259,6 +260,7 @@ extension Vault {
             }
             // The last checkpoint of a timed attempt goes with it (time used, clock anomalies).
             if try checkpointTime(attemptID: attemptID, start: false) == .submittedAtLimit { return }
+            if timeUp { try appendEvent(.timeUp, attemptID: attemptID, now: now) }
             try markSubmitted(attemptID: attemptID, at: now)
         }
     }
