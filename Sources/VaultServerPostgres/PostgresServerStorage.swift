@@ -20,6 +20,8 @@ import VaultServer
 public final class PostgresServerStorage: ServerStorage {
     let client: PostgresClient
     public let location: PostgresLocation
+    /// How long one storage operation may take in all before it is answered "unavailable" (`leased`).
+    let operationLimit: Duration
     let logger: Logger
     private let runner: Task<Void, Never>
     /// Served versions are immutable once published: decoded once per process and kept.
@@ -83,13 +85,17 @@ public final class PostgresServerStorage: ServerStorage {
 
     /// Connects, and brings the schema to the current version (several processes starting at once take turns on
     /// an advisory lock). Fails with a plain sentence when the database cannot be reached within `connectTimeout`.
+    /// `operationLimit`: the server's 15 s (`defaultOperationLimit`); the tests' harness, whose shared cluster serves
+    /// the whole suite on two cores, gives its operations longer.
     public init(
         location: PostgresLocation,
         logger: Logger = Logger(label: "vault-server.postgres"),
-        connectTimeout: Duration = .seconds(15)
+        connectTimeout: Duration = .seconds(15),
+        operationLimit: Duration = PostgresServerStorage.defaultOperationLimit
     )
         async throws
     {
+        self.operationLimit = operationLimit
         // TLS that must hold is tried once on its own first, so a database without TLS, or a certificate not
         // accepted, is said in a sentence at once (the pool would try again until the timeout).
         if location.sslMode == .require || location.sslMode.verifies { try await Self.probeTLS(location, logger: logger) }

@@ -185,7 +185,7 @@ extension PostgresServerStorage {
                     }
                 }
             } catch is NotYourTurn {
-                guard ContinuousClock.now - started < Self.operationLimit else { throw StorageError.tooMuchContention }
+                guard ContinuousClock.now - started < operationLimit else { throw StorageError.tooMuchContention }
                 waits += 1
                 try await Task.sleep(for: .milliseconds(Int.random(in: 1...(2 << min(waits, 5)))))
             } catch  where Self.failed(error, with: .serializationFailure, .deadlockDetected, .uniqueViolation) {
@@ -215,7 +215,7 @@ extension PostgresServerStorage {
     /// How long one storage operation may take in all (a lock wait included) before it is answered "unavailable".
     /// After a backend is terminated under it, a query can wait on a connection that will never answer; the request
     /// is answered and the stuck work is cancelled and left behind, so neither the student nor a shutdown waits on it.
-    static let operationLimit: Duration = .seconds(15)
+    public static let defaultOperationLimit: Duration = .seconds(15)
 
     /// Runs `body` on a pooled connection within `leaseLimit` for the lease and `operationLimit` in all, or fails
     /// with `StorageError.unavailable`. The work runs in a task of its own, so a deadline is kept even when the
@@ -238,8 +238,8 @@ extension PostgresServerStorage {
                         )
                         return
                     }
-                    do { try await Task.sleep(for: Self.operationLimit - Self.leaseLimit) } catch { return }
-                    answer.giveUp(StorageError.unavailable("no answer from the database within \(Int(saturating: Self.operationLimit.inSeconds)) s"))
+                    do { try await Task.sleep(for: self.operationLimit - Self.leaseLimit) } catch { return }
+                    answer.giveUp(StorageError.unavailable("no answer from the database within \(Int(saturating: self.operationLimit.inSeconds)) s"))
                 }
                 let work = Task {
                     do {
