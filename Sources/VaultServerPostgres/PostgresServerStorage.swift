@@ -54,6 +54,9 @@ public final class PostgresServerStorage: ServerStorage {
             )
         } catch let error as NIOSSLError {
             throw StorageError.unavailable("\(location): the database's certificate was not accepted (\(error)); nothing was sent")
+        } catch {
+            // Not reached at all (down, refused, no answer): said as any connection failure is.
+            throw Self.storageError(error, location: location, starting: true)
         }
     }
 

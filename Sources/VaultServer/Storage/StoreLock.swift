@@ -45,7 +45,7 @@ public struct StoreLock: Sendable {
     /// new key file written at `keyFilePath`, either or both; the plaintext `server.db` there, if any, is copied into
     /// the keyed file, which replaces it. Returns the key to open the store with.
     public static func encrypt(directory: String, passphrase: SecretBytes?, keyFilePath: String?, iterations: Int, now: Date) throws -> StoreKey {
-        precondition(passphrase != nil || keyFilePath != nil, "a store is locked by a passphrase, a key file, or both")
+        guard passphrase != nil || keyFilePath != nil else { throw StoreLockError.locked }
         try SecureFiles.createDirectory(directory)
         let dataKey = SecretBytes(try CryptoRandom.bytes(32))
         let salt = try CryptoRandom.bytes(16)
