@@ -218,7 +218,10 @@ struct ClassroomBinaryTests {
         #expect(published.status == 0, "\(published.stderr)")
         let pulled = try classroom.admin(["classroom", "pull"])
         #expect(pulled.status == 0 && pulled.stdout.contains("1 of the assessments were new or changed"), "\(pulled.stdout) \(pulled.stderr)")
-        let download = try vault.unlocked(["download", "pictures"])
+        // Exit 75 is "try again": with the whole suite on two cores, the classroom once took more than the vault's
+        // 10 s to the first byte of the 8 MB document (it passes at once alone). Known limit, in the note.
+        var download = try vault.unlocked(["download", "pictures"])
+        for _ in 0..<2 where download.status == 75 { download = try vault.unlocked(["download", "pictures"]) }
         #expect(download.status == 0, "\(download.stdout) \(download.stderr)")
         #expect(try vault.answer("pictures", "q1", "b").status == 0)
         #expect(try vault.unlocked(["submit", "pictures"]).status == 0)
