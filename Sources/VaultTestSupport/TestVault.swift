@@ -1,4 +1,5 @@
 import Foundation
+import VaultAPI
 import VaultCore
 
 /// Vaults for tests: real SQLCipher, real PBKDF2, with a low iteration count passed explicitly.
@@ -30,7 +31,7 @@ public enum TestVault {
         var hits: [String] = []
         for path in paths {
             guard let data = FileManager.default.contents(atPath: path) else { continue }
-            for needle in needles where data.range(of: Data(needle.utf8)) != nil {
+            for needle in needles where CanonicalJSON.mentions(needle, in: data) {
                 hits.append("\(path): \(needle)")
             }
         }

@@ -35,4 +35,26 @@ struct CanonicalJSONTests {
         let mixed: JSONValue = .array([.bool(true), .string("é"), .null, .object(["k": .number(-1)])])
         #expect(try JSONDecoder().decode(JSONValue.self, from: CanonicalJSON.encode(mixed)) == mixed)
     }
+
+    @Test("mentions finds a fragment at the start, the end, after a near miss and in a slice; not one cut short; agrees with Foundation's search")
+    func mentions() throws {
+        #expect(CanonicalJSON.mentions(#""sealed":true"#, in: Data(#""sealed":true,"x":1"#.utf8)))
+        #expect(CanonicalJSON.mentions(#""sealed":true"#, in: Data(#"{"a":1,"sealed":true"#.utf8)))
+        #expect(CanonicalJSON.mentions(#""sealed":true"#, in: Data(#""sealed":fals"sealed":true}"#.utf8)))
+        #expect(!CanonicalJSON.mentions(#""sealed":true"#, in: Data(#"{"sealed":tru"#.utf8)))
+        #expect(!CanonicalJSON.mentions(#""sealed":true"#, in: Data()))
+        #expect(CanonicalJSON.mentions("", in: Data("x".utf8)))
+        let whole = Data(#"...."sealed":true...."#.utf8)
+        #expect(CanonicalJSON.mentions(#""sealed":true"#, in: whole[4...]))
+        #expect(!CanonicalJSON.mentions(#""sealed":true"#, in: whole[6...]))
+        var generator = SplitMix64(seed: 7)
+        for _ in 0..<300 {
+            let haystack = Data((0..<Int.random(in: 0...40, using: &generator)).map { _ in UInt8.random(in: 97...99, using: &generator) })
+            let needle = String(
+                decoding: (0..<Int.random(in: 1...3, using: &generator)).map { _ in UInt8.random(in: 97...99, using: &generator) },
+                as: UTF8.self
+            )
+            #expect(CanonicalJSON.mentions(needle, in: haystack) == (haystack.firstRange(of: Data(needle.utf8)) != nil), "\(needle)")
+        }
+    }
 }

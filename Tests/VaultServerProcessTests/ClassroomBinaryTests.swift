@@ -206,7 +206,8 @@ struct ClassroomBinaryTests {
         }
         var pictures = Fixtures.quiz(id: "pictures")
         for index in pictures.questions.indices {
-            let bytes = Data((0..<1_000_000).map { _ in UInt8.random(in: 0...255) })
+            var generator = SystemRandomNumberGenerator()
+            let bytes = Data((0..<125_000).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64, Array.init) })
             pictures.questions[index].media = [
                 Media(name: "map-\(index).png", mimeType: "image/png", data: bytes.base64EncodedString(), alt: "a map")
             ]
@@ -218,10 +219,11 @@ struct ClassroomBinaryTests {
         #expect(published.status == 0, "\(published.stderr)")
         let pulled = try classroom.admin(["classroom", "pull"])
         #expect(pulled.status == 0 && pulled.stdout.contains("1 of the assessments were new or changed"), "\(pulled.stdout) \(pulled.stderr)")
-        // Exit 75 is "try again": with the whole suite on two cores, the classroom once took more than the vault's
-        // 10 s to the first byte of the 8 MB document (it passes at once alone). Known limit, in the note.
-        var download = try vault.unlocked(["download", "pictures"])
-        for _ in 0..<2 where download.status == 75 { download = try vault.unlocked(["download", "pictures"]) }
+        // The classroom once took more than the vault's 10 s to the first byte (seven generic byte searches of the
+        // 8 MB document); one try is what a student makes.
+        let started = ContinuousClock.now
+        let download = try vault.unlocked(["download", "pictures"])
+        print("an 8 MB download from the classroom took \(ContinuousClock.now - started)")
         #expect(download.status == 0, "\(download.stdout) \(download.stderr)")
         #expect(try vault.answer("pictures", "q1", "b").status == 0)
         #expect(try vault.unlocked(["submit", "pictures"]).status == 0)

@@ -8,7 +8,7 @@ import VaultModel
 public enum Accommodations {
     /// True for served bytes of a timed assessment (canonical JSON: a cheap check before any decoding).
     public static func isTimed(_ served: Data) -> Bool {
-        served.firstRange(of: Data(#""time_limit_seconds":"#.utf8)) != nil
+        CanonicalJSON.mentions(#""time_limit_seconds":"#, in: served)
     }
 
     public static func withExtraTime(_ served: Data, minutes: Int) throws -> (bytes: Data, contentHash: String) {

@@ -20,7 +20,7 @@ public final class SealedExams: Sendable {
     /// Served bytes that may be a sealed assessment (canonical JSON: a cheap check before any decoding; a question
     /// quoting the text can match too, so the decoded document decides).
     public static func mayBeSealed(_ served: Data) -> Bool {
-        served.firstRange(of: Data(#""sealed":true"#.utf8)) != nil
+        CanonicalJSON.mentions(#""sealed":true"#, in: served)
     }
 
     /// The decoded document when it is sealed, else nil.

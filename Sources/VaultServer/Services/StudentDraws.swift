@@ -25,8 +25,9 @@ public final class StudentDraws: Sendable {
 
     /// Whether served bytes may ask for a draw (canonical JSON: a cheap check before any decoding).
     static func mayDraw(_ served: Data) -> Bool {
-        served.firstRange(of: Data(#""sections":"#.utf8)) != nil || served.firstRange(of: Data(#""shuffle":true"#.utf8)) != nil
-            || served.firstRange(of: Data(#""shuffle_choices":true"#.utf8)) != nil || served.firstRange(of: Data(#""variants":"#.utf8)) != nil
+        [#""sections":"#, #""shuffle":true"#, #""shuffle_choices":true"#, #""variants":"#].contains {
+            CanonicalJSON.mentions($0, in: served)
+        }
     }
 
     /// What `user` is served of the current version `current`: a student's own draw (pools and shuffling), and
