@@ -235,6 +235,9 @@ public struct ClassroomPushRequest: Codable, Sendable {
         /// A student's download of an assessment on the classroom (issue 69): a `ClassroomDownload`, so the district's
         /// roster counts it.
         case download
+        /// The teacher closed or reopened an assessment on the classroom's desk: a `ClassroomClosing`, so the
+        /// district closes it too (students who sync to the district directly hand in by the same time).
+        case closing
 
         /// Made by a student's vault and signed by it (the rest are the teacher's, whose classroom signed in).
         public var isStudents: Bool { self == .answer || self == .submission }
@@ -481,6 +484,21 @@ public struct ClassroomRelease: Codable, Sendable, Equatable {
     public init(assessmentId: String, released: Bool) {
         self.assessmentId = assessmentId
         self.released = released
+    }
+}
+
+/// An assessment closed at a time, or reopened, on a classroom's desk (`ClassroomPushRequest.Kind.closing`).
+public struct ClassroomClosing: Codable, Sendable, Equatable {
+    public var assessmentId: String
+    /// When it closes (RFC 3339); nil: reopened.
+    public var closedAt: String?
+    enum CodingKeys: String, CodingKey {
+        case assessmentId = "assessment_id"
+        case closedAt = "closed_at"
+    }
+    public init(assessmentId: String, closedAt: String?) {
+        self.assessmentId = assessmentId
+        self.closedAt = closedAt
     }
 }
 

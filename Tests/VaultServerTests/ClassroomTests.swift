@@ -370,6 +370,48 @@ struct ClassroomTests {
     }
 
     @Test(
+        "closings go both ways (issue 69): closed on the classroom's desk, the district closes too at the push; reopened at the district, the classroom reopens at the next pull; a reopening on the classroom not yet taken by the district is not undone by a pull",
+        arguments: Backend.all
+    )
+    func closingsBothWays(backend: Backend) async throws {
+        let setup = try await Self.setUp(backend)
+        try await Self.withClass(setup) { district, teacher, _, _, _ in
+            try await Self.link(setup, district: district)
+            let here = TeacherDesk(storage: setup.classroom.storage, now: { Date() })
+            let there = TeacherDesk(storage: setup.district.storage, now: { Date() })
+            @Sendable func pull() async throws {
+                let pulled = try await district.send(.get, APIPath.classroomPull, token: teacher).decode(ClassroomPull.self)
+                try await setup.classroom.storage.importClass(pulled, now: Date())
+            }
+            _ = try await here.close("quiz-1", by: "teacher")
+            #expect(try await there.consequences("quiz-1").closed == false)
+            let pushed = try await Self.push(setup.classroom, to: district, token: teacher)
+            // The student's download on the classroom goes up first, then the closing.
+            #expect(pushed.map(\.outcome) == [.stored, .stored], "\(pushed)")
+            #expect(try await there.consequences("quiz-1").closed)
+            #expect(try await setup.district.storage.actions(assessmentID: "quiz-1").last?.actor == "teacher on a classroom server")
+            try await pull()
+            #expect(try await here.consequences("quiz-1").closed)
+
+            // Reopened at the district: the classroom follows at its next pull.
+            try await there.change("quiz-1", .reopen, by: "teacher")
+            try await pull()
+            #expect(try await here.consequences("quiz-1").closed == false)
+
+            // Closed at the district again, reopened on the classroom before its push: the pull keeps it open here
+            // (the teacher's latest word), and the push reopens it at the district.
+            _ = try await there.close("quiz-1", by: "teacher")
+            try await pull()
+            #expect(try await here.consequences("quiz-1").closed)
+            try await here.change("quiz-1", .reopen, by: "teacher")
+            try await pull()
+            #expect(try await here.consequences("quiz-1").closed == false)
+            #expect(try await Self.push(setup.classroom, to: district, token: teacher).map(\.outcome) == [.stored])
+            #expect(try await there.consequences("quiz-1").closed == false)
+        }
+    }
+
+    @Test(
         "the teacher signs in to a classroom's desk with a one-time desk code (no password there): a wrong one and the district's password are refused, the code works once, the desk shows what waits to go up, and neither the desk nor the API adds students or assessments there",
         arguments: Backend.all
     )
@@ -473,7 +515,7 @@ struct ClassroomTests {
             // A second attempt handed in at the classroom after the district's closing time (and the classroom's own:
             // its teacher closed it there too) is late at both.
             let here = TeacherDesk(storage: setup.classroom.storage, now: { Date() })
-            try await here.close("quiz-1", by: "teacher")
+            _ = try await here.close("quiz-1", by: "teacher")
             let second = try Self.signedAnswers(served, key: setup.key, attempt: "attempt-2")
             _ = try await Self.answer(classroom, second, token: student, key: setup.key)
             #expect(

@@ -204,7 +204,7 @@ struct ClassroomRoutes<Storage: ServerStorage> {
             case .submission:
                 try await flush()
                 results.append(try await takeSubmission(entry, keys: try await keysOf(entry.user), context: context))
-            case .grade, .feedback, .release, .late:
+            case .grade, .feedback, .release, .late, .closing:
                 try await flush()
                 results.append(try await takeTeachers(entry, context: context))
             case .draw:
@@ -309,6 +309,13 @@ struct ClassroomRoutes<Storage: ServerStorage> {
                     by: Self.actor(context)
                 )
             }
+        case .closing:
+            guard let closing = try? JSONDecoder().decode(ClassroomClosing.self, from: body),
+                closing.closedAt.map({ Timestamp.date($0) != nil }) ?? true
+            else { return .init(seq: entry.seq, outcome: .refused, message: "This closing cannot be read.") }
+            assessment = closing.assessmentId
+            let change = closing.closedAt.flatMap(Timestamp.date).map(AssessmentChange.close(at:)) ?? .reopen
+            act = { _ = try await desk.change(closing.assessmentId, change, by: Self.actor(context)) }
         case .release:
             guard let release = try? JSONDecoder().decode(ClassroomRelease.self, from: body) else {
                 return .init(seq: entry.seq, outcome: .refused, message: "This release cannot be read.")

@@ -93,6 +93,7 @@ extension UpstreamItem {
         case .late: "late decision"
         case .draw: "draw"
         case .download: "download"
+        case .closing: "closing"
         }
     }
 }
@@ -113,8 +114,8 @@ extension UpstreamSummary {
     /// What waits, what the district holds and what it refused, in sentences.
     public var lines: [String] {
         var lines = [
-            "Waiting to go up: \(waitingAnswers) answers, \(waitingHandIns) hand-ins, \(waitingMarks) marks and releases.",
-            "Held by the district: \(storedAnswers) answers, \(storedHandIns) hand-ins, \(storedMarks) marks and releases.",
+            "Waiting to go up: \(waitingAnswers) answers, \(waitingHandIns) hand-ins, \(waitingMarks) marks, releases and closings.",
+            "Held by the district: \(storedAnswers) answers, \(storedHandIns) hand-ins, \(storedMarks) marks, releases and closings.",
         ]
         if !refused.isEmpty {
             lines.append("Refused by the district (\(refused.count)):")
@@ -134,7 +135,7 @@ public struct UpstreamSummary: Sendable, Equatable {
     public var waitingHandIns = 0
     public var storedAnswers = 0
     public var storedHandIns = 0
-    /// The teacher's points, feedback and releases made on the classroom's desk.
+    /// The teacher's points, feedback, releases and closings made on the classroom's desk.
     public var waitingMarks = 0
     public var storedMarks = 0
     public var refused: [UpstreamItem] = []
@@ -271,6 +272,11 @@ enum ClassroomStatements {
     /// Results shown or hidden on a classroom's desk, kept for the district (nothing elsewhere).
     static func keepRelease(_ release: ClassroomRelease, at: Date) throws -> [SQLStatement] {
         try replaceKept(.release, itemID: release.assessmentId, user: nil, body: release, at: at)
+    }
+
+    /// A closing or reopening on the classroom's desk, kept for the district (the latest replaces one not yet sent).
+    static func keepClosing(_ closing: ClassroomClosing, at: Date) throws -> [SQLStatement] {
+        try replaceKept(.closing, itemID: closing.assessmentId, user: nil, body: closing, at: at)
     }
 
     /// The teacher's item for the district, in the transaction that made it: inserted only when a link exists, under
@@ -496,9 +502,10 @@ extension SharedStatements {
             case (.submission, .waiting): summary.waitingHandIns += count
             case (.answer, .stored): summary.storedAnswers += count
             case (.submission, .stored): summary.storedHandIns += count
-            case (.grade, .waiting), (.feedback, .waiting), (.release, .waiting), (.late, .waiting): summary.waitingMarks += count
+            case (.grade, .waiting), (.feedback, .waiting), (.release, .waiting), (.late, .waiting), (.closing, .waiting):
+                summary.waitingMarks += count
             case (.draw, .waiting), (.download, .waiting): summary.waitingFacts += count
-            case (.grade, .stored), (.feedback, .stored), (.release, .stored), (.late, .stored): summary.storedMarks += count
+            case (.grade, .stored), (.feedback, .stored), (.release, .stored), (.late, .stored), (.closing, .stored): summary.storedMarks += count
             default: break
             }
         }
@@ -563,12 +570,20 @@ extension SharedStatements {
                     )
                 )
             } else {
-                // The district's closing stands when it has one; a pull never reopens what the classroom's teacher
-                // closed here (the server pulls again by itself, every few minutes).
+                // The district's closing or reopening stands, unless the classroom's teacher closed or reopened it here
+                // and the district has not taken that yet (the server pulls again by itself, every few minutes).
                 writes.append(
                     SQLStatement(
-                        "UPDATE assessments SET current_version = ?, deleted = {false}, updated_at = ?, closed_at = COALESCE(?, closed_at) WHERE id = ?",
-                        [.integer(assessment.version), at, closed, .text(assessment.id)]
+                        """
+                        UPDATE assessments SET current_version = ?, deleted = {false}, updated_at = ?,
+                            closed_at = CASE WHEN EXISTS (SELECT 1 FROM classroom_outbox WHERE kind = ? AND item_id = ? AND state = ?)
+                                THEN closed_at ELSE ? END
+                        WHERE id = ?
+                        """,
+                        [
+                            .integer(assessment.version), at, .text(ClassroomPushRequest.Kind.closing.rawValue), .text(assessment.id),
+                            .text(UpstreamState.waiting.rawValue), closed, .text(assessment.id),
+                        ]
                     )
                 )
             }

@@ -577,9 +577,17 @@ extension SharedStatements {
 
     /// `upstream`: on a classroom server, results shown or hidden are kept for the district too.
     func apply(_ change: AssessmentChange, assessmentID: String, by actor: String, at: Date, upstream: Bool) async throws -> Bool {
-        let kept =
-            upstream && (change == .release || change == .hideResults)
-            ? try ClassroomStatements.keepRelease(ClassroomRelease(assessmentId: assessmentID, released: change == .release), at: at) : []
+        var kept: [SQLStatement] = []
+        if upstream {
+            switch change {
+            case .release, .hideResults:
+                kept = try ClassroomStatements.keepRelease(ClassroomRelease(assessmentId: assessmentID, released: change == .release), at: at)
+            case .close(let when):
+                kept = try ClassroomStatements.keepClosing(ClassroomClosing(assessmentId: assessmentID, closedAt: Timestamp.string(when)), at: at)
+            case .reopen:
+                kept = try ClassroomStatements.keepClosing(ClassroomClosing(assessmentId: assessmentID, closedAt: nil), at: at)
+            }
+        }
         let writes = TeachingStatements.apply(change, assessmentID: assessmentID, by: actor, at: at) + kept
         return try await !readThenWrite(PublishingStatements.live(id: assessmentID), { try $0.string("id") }, writes: { $0.isEmpty ? [] : writes })
             .isEmpty
