@@ -7,7 +7,7 @@ import VaultTestSupport
 /// file at `classroom init`, opened by `unlock` for the day, refused in a sentence while locked.
 struct ClassroomStoreTests {
     @Test(
-        "classroom init encrypts the store it finds (a passphrase, or a key file never in the data directory, required); every command then needs the key: unlock with the passphrase (a wrong one changes nothing), lock again; locked, a command is refused in a sentence (77)"
+        "classroom init encrypts the store it finds, never under a running serve (a passphrase, or a key file never in the data directory, required); every command then needs the key: unlock with the passphrase (a wrong one changes nothing), lock again; locked, a command is refused in a sentence (77)"
     )
     func passphraseAndUnlock() throws {
         let district = try ServerProcess()
@@ -31,6 +31,12 @@ struct ClassroomStoreTests {
         #expect(inside.status == 64 && inside.stderr.contains("must not be kept in the data directory"), "\(inside.stderr)")
         #expect(!FileManager.default.fileExists(atPath: data + "/store-key.json"))
 
+        // Under a running server the store cannot be locked: said, nothing changed; stopped, it can.
+        try classroom.start()
+        let serving = try run(initialize + ["--store-passphrase-stdin"], stdin: "teacher-password\nmaple-river-42\n")
+        #expect(serving.status == 64 && serving.stderr.contains("`vault-server serve` is running"), "\(serving.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: data + "/store-key.json"))
+        classroom.stop()
         let linked = try run(initialize + ["--store-passphrase-stdin"], stdin: "teacher-password\nmaple-river-42\n")
         #expect(linked.status == 0 && linked.stdout.contains("store is encrypted"), "\(linked.stdout) \(linked.stderr)")
         let plain = try? Database(path: data + "/server.db", encryption: .plaintext, configuration: DatabaseConfiguration())

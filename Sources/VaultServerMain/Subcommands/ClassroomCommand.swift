@@ -42,6 +42,14 @@ struct ClassroomCommand: AsyncParsableCommand {
             guard let password = readPasswordLine(), !password.isEmpty else {
                 throw ValidationError("Give the teacher's password on the first line of standard input.")
             }
+            // The store is locked under SQLCipher here, which cannot happen under a running server (issue 69).
+            let serving = try options.postgresLocation() == nil ? try ServingLock.take(directory: options.dataDirectory, exclusive: true) : nil
+            if try options.postgresLocation() == nil, serving == nil {
+                throw ValidationError(
+                    "A `vault-server serve` is running on \(options.dataDirectory). Stop it, run `classroom init` again, then start `serve`: it serves as the classroom from then on."
+                )
+            }
+            defer { withExtendedLifetime(serving) {} }
             let storage: any ServerStorage
             if let key = try encryptStore() {
                 storage = try SQLiteServerStorage(directory: options.dataDirectory, key: key)

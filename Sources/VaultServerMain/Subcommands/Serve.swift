@@ -67,6 +67,9 @@ struct Serve: AsyncParsableCommand {
         let (host, port, logLevel, json) = try settings()
         var logger = json ? Logger(label: "vault-server") { JSONLogHandler(label: $0) } : Logger(label: "vault-server")
         logger.logLevel = logLevel
+        // Held while serving, so that `classroom init` cannot lock the store under a running server.
+        let serving = try options.postgresLocation() == nil ? try ServingLock.take(directory: options.dataDirectory, exclusive: false) : nil
+        defer { withExtendedLifetime(serving) {} }
         let storage = try await options.storage(logger: logger)
         if demo { try await DemoSeeder.seed(storage, passwordIterations: options.passwordIterations, now: { Date() }) }
         var configuration = ServerConfiguration()
