@@ -174,6 +174,8 @@ public struct Roster: Codable, Sendable, Equatable {
             case devicesLastSeen = "devices_last_seen"
             case record
             case keptApart = "kept_apart"
+            case downloadedThrough = "downloaded_through"
+            case handedInThrough = "handed_in_through"
         }
 
         /// Where the student is, in one word for scripts (`state`) and in words for people (`stateText`).
@@ -197,6 +199,10 @@ public struct Roster: Codable, Sendable, Equatable {
         /// What the attempts' own records show worth a look (left the exam screen, pastes, unclean ends, the clock,
         /// a record that does not verify); nil when there is nothing.
         public var record: RecordSummary?
+        /// At the district (issue 69): the classroom server (its key's id, as `classroom list` shows it) the latest
+        /// download, and the hand-in shown, came through; nil when they came straight to this server.
+        public var downloadedThrough: String?
+        public var handedInThrough: String?
 
         public init(user: String, group: String?) {
             self.user = user
@@ -214,9 +220,15 @@ public struct Roster: Codable, Sendable, Equatable {
                 "answering, \(answered ?? 0) of \(questions ?? 0) answers in" + (timeLeftSeconds.map { ", " + Self.timeLeftText($0) } ?? "")
                     + devicesText
             case .refused: refusal?.label ?? state.label
-            case .handedIn: state.label + devicesText
+            case .handedIn: state.label + devicesText + Self.throughText(handedInThrough)
+            case .downloaded: state.label + Self.throughText(downloadedThrough)
             default: state.label
             }
+        }
+
+        /// ", through classroom 3f2a-9c41": the start of a classroom's id, enough to tell a school's apart.
+        public static func throughText(_ classroom: String?) -> String {
+            classroom.map { ", through classroom \($0.prefix(9))" } ?? ""
         }
 
         /// ", on 2 devices" when the attempt moved between devices; nothing for one.

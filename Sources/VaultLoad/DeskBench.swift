@@ -70,7 +70,7 @@ enum DeskBench {
         var record = try PasswordHasher.makeRecord(name: user, role: .student, password: SecretBytes(Array("pw".utf8)), iterations: 1_000)
         record.group = "g\(index % 20)"
         try await storage.createUser(record, now: Date())
-        try await storage.recordDownload(assessmentID: assessmentID, version: 1, user: user, now: Date())
+        try await storage.recordDownload(assessmentID: assessmentID, version: 1, user: user, now: Date(), classroom: nil)
         let attempt = "attempt-\(index)"
         let items = served.questions.enumerated().map { number, question in
             let essay: Bool = if case .essay = question.body { true } else { false }

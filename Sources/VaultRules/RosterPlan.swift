@@ -19,10 +19,13 @@ public struct RosterFacts: Sendable {
         public var version: Int
         /// Seconds since 1970 of the latest fetch of that version.
         public var at: Double
-        public init(user: String, version: Int, at: Double) {
+        /// The classroom server the latest fetch was made on (its key's fingerprint), at the district.
+        public var classroom: String?
+        public init(user: String, version: Int, at: Double, classroom: String? = nil) {
             self.user = user
             self.version = version
             self.at = at
+            self.classroom = classroom
         }
     }
 
@@ -245,6 +248,7 @@ public enum RosterPlan {
         row.extraMinutes = extra
         row.downloadedVersion = download?.version
         row.downloadedAt = download.map { Timestamp.string(epoch: $0.at) }
+        row.downloadedThrough = download?.classroom
         row.attempts = results.count
         row.state = download == nil ? .notDownloaded : .downloaded
         // Last seen: the latest download, answer or hand-in the server received from them.
@@ -295,6 +299,7 @@ public enum RosterPlan {
         row.submittedAt = record.submittedAt
         row.receivedAt = Timestamp.string(epoch: record.receivedAt)
         row.via = record.via
+        row.handedInThrough = record.classroom
         row.timeUsedMs = record.timeUsedMilliseconds
         row.lateDecision = record.lateDecision
         if row.state == .handedIn { row.seenOn(devices[record.attemptID]) }

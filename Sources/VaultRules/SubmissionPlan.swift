@@ -51,6 +51,8 @@ public struct SubmissionRecord: Sendable, Equatable {
     public var totals: Scoring.Totals?
     /// The later version whose keys and points score it, after a regrade (nil: its own version's).
     public var scoredVersion: Int?
+    /// The classroom server it came through (its key's fingerprint), at the district (issue 69).
+    public var classroom: String?
 
     /// Kept apart from the student's attempt (issue 68): handed in by a device a replaced package had bound, and not
     /// accepted by the teacher (waiting, or discarded). It counts nowhere: not the roster's row, the scores, the item

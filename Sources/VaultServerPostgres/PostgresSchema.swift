@@ -375,6 +375,7 @@ enum PostgresSchema {
         ],
         ServerSchema.classroomCredential,
         ServerSchema.enrolmentHandIns,
+        ServerSchema.throughClassroom,
     ]
 
     static var latestVersion: Int { versions.count }

@@ -307,13 +307,13 @@ public final class PostgresServerStorage: ServerStorage {
     // MARK: The desk
 
     /// A student's download, one statement on every GET of an assessment: the first time kept, the latest updated.
-    public func recordDownload(assessmentID: String, version: Int, user: String, now: Date) async throws {
+    public func recordDownload(assessmentID: String, version: Int, user: String, now: Date, classroom: String?) async throws {
         try await plain { client in
             try await client.query(
                 """
-                INSERT INTO downloads (assessment_id, user_name, version, first_at, last_at)
-                VALUES (\(assessmentID), \(user), \(version), \(now.timeIntervalSince1970), \(now.timeIntervalSince1970))
-                ON CONFLICT (assessment_id, user_name, version) DO UPDATE SET last_at = EXCLUDED.last_at
+                INSERT INTO downloads (assessment_id, user_name, version, first_at, last_at, classroom)
+                VALUES (\(assessmentID), \(user), \(version), \(now.timeIntervalSince1970), \(now.timeIntervalSince1970), \(classroom))
+                ON CONFLICT (assessment_id, user_name, version) DO UPDATE SET last_at = EXCLUDED.last_at, classroom = EXCLUDED.classroom
                 """,
                 logger: self.logger
             )

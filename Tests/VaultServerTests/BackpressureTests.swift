@@ -84,8 +84,8 @@ struct SlowStorage: ServerStorage {
     func decideLate(attemptID: String, decision: LateDecision?, by actor: String?, at: Date) async throws -> Bool {
         try await base.decideLate(attemptID: attemptID, decision: decision, by: actor, at: at)
     }
-    func recordDownload(assessmentID: String, version: Int, user: String, now: Date) async throws {
-        try await base.recordDownload(assessmentID: assessmentID, version: version, user: user, now: now)
+    func recordDownload(assessmentID: String, version: Int, user: String, now: Date, classroom: String?) async throws {
+        try await base.recordDownload(assessmentID: assessmentID, version: version, user: user, now: now, classroom: classroom)
     }
     func rosterFacts(assessmentID: String, group: String?, detail: ResultDetail, users: [String]?) async throws -> RosterFacts? {
         try await base.rosterFacts(assessmentID: assessmentID, group: group, detail: detail, users: users)
@@ -148,6 +148,9 @@ struct SlowStorage: ServerStorage {
     func upstreamReceipts(user: String) async throws -> [SubmissionReceipt] { try await base.upstreamReceipts(user: user) }
     func upstreamRefusals(user: String) async throws -> [ClassroomRefusal] { try await base.upstreamRefusals(user: user) }
     func adoptDraw(_ draw: ClassroomPull.PulledDraw, now: Date) async throws -> Bool { try await base.adoptDraw(draw, now: now) }
+    func noteThroughClassroom(_ classroom: String, attemptID: String) async throws {
+        try await base.noteThroughClassroom(classroom, attemptID: attemptID)
+    }
     func importClass(_ pull: ClassroomPull, now: Date) async throws { try await base.importClass(pull, now: now) }
     func replaceClosingHandIn(attemptID: String, madeAt: Date, listed: [String], now: Date) async throws -> [String: Double]? {
         try await base.replaceClosingHandIn(attemptID: attemptID, madeAt: madeAt, listed: listed, now: now)

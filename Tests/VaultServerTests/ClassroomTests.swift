@@ -173,6 +173,13 @@ struct ClassroomTests {
             let districtKey = try ServerPublicKey(try await district.send(.get, APIPath.serverKey).decode(ServerKeyResponse.self))
             let statement = try districtKey.verify(receipt)
             #expect(statement.user == "student" && Set(statement.responses.map(\.responseId)) == Set(items.map(\.id)))
+            // The district's roster names the classroom the hand-in and the download came through (issue 69).
+            let classroomID = try #require(try await setup.district.storage.classroomKeys().first?.fingerprint)
+            let row = try #require(
+                try await TeacherDesk(storage: setup.district.storage, now: { Date() }).roster("quiz-1").students.first { $0.user == "student" }
+            )
+            #expect(row.handedInThrough == classroomID && row.downloadedThrough == classroomID, "\(row)")
+            #expect(row.stateText.hasSuffix(", through classroom \(classroomID.prefix(9))"), "\(row.stateText)")
 
             // Pushed again (a cut link before the classroom noted the district's word): the same once.
             try await setup.classroom.storage.keepForUpstream(
@@ -388,6 +395,10 @@ struct ClassroomTests {
             let pushed = try await Self.push(setup.classroom, to: district, token: teacher)
             // The student's download on the classroom goes up first, then the closing.
             #expect(pushed.map(\.outcome) == [.stored, .stored], "\(pushed)")
+            // The district's roster names the classroom the download came through (issue 69).
+            let classroomID = try #require(try await setup.district.storage.classroomKeys().first?.fingerprint)
+            let row = try #require(try await there.roster("quiz-1").students.first { $0.user == "student" })
+            #expect(row.downloadedThrough == classroomID && row.stateText.hasSuffix("through classroom \(classroomID.prefix(9))"), "\(row)")
             #expect(try await there.consequences("quiz-1").closed)
             #expect(try await setup.district.storage.actions(assessmentID: "quiz-1").last?.actor == "teacher on a classroom server")
             try await pull()

@@ -569,6 +569,17 @@ struct DeskTests {
             #expect(row.state == .handedIn && row.answered == nil, "\(row)")
             let after = try await browser.send(.get, "/desk/a/quiz-1?show=handed-in")
             #expect(after.text.contains("Handed in (1)") && after.text.contains("Answering now (0)") && after.text.contains("data-user=\"student\""))
+            // Answering a later attempt now: still counted as handed in, and the handed-in filter lists them (a count is
+            // the rows its filter lists: "1 of 2 handed in" above a "Handed in" list that was empty, issue 69).
+            _ = try await api.batch([Fixtures.item(served, question: "q1", answer: .string("b"), attempt: "live-3")], token: token)
+            let later = try await desk.roster("quiz-1").students.first { $0.user == "student" }
+            #expect(later?.state == .answering, "\(String(describing: later))")
+            let again = try await browser.send(.get, "/desk/a/quiz-1?show=handed-in")
+            #expect(
+                again.text.contains("1 of 2 handed in") && again.text.contains("Handed in (1)") && again.text.contains("Answering now (1)")
+                    && again.text.contains("data-user=\"student\""),
+                "\(again.text)"
+            )
         }
     }
 

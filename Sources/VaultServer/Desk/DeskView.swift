@@ -165,7 +165,8 @@ enum DeskView {
             case .notHandedIn: !student.handedIn
             case .notStarted: student.state == .downloaded
             case .answering: student.state == .answering
-            case .handedIn: student.state == .handedIn
+            // Everyone who handed in, also those answering a later attempt now: with "Not handed in", everyone.
+            case .handedIn: student.handedIn
             case .refused: student.state == .refused
             case .flagged: !student.flags.isEmpty
             }
@@ -382,7 +383,6 @@ enum DeskView {
         var notHandedIn: Int
         var notStarted: Int
         var answering: Int
-        var handedInNow: Int
         var refused: Int
         var flagged: Int
         var students: [StudentRow]
@@ -416,9 +416,11 @@ enum DeskView {
             self.refresh = refresh
             self.idPath = idPath
             version = roster.version
-            expected = inGroup.count
-            downloaded = inGroup.filter(\.downloaded).count
-            handedIn = inGroup.filter(\.handedIn).count
+            // Every count is its filter's (`Show.includes`): a number on the page is the rows its filter lists.
+            func count(_ show: Show) -> Int { inGroup.filter(show.includes).count }
+            expected = count(.everyone)
+            downloaded = expected - count(.notDownloaded)
+            handedIn = count(.handedIn)
             closes = roster.closesAt != nil
             closed = roster.closed
             closesText = roster.closesAt.map { (roster.closed ? "closed " : "closes ") + Timestamp.readable($0) } ?? ""
@@ -428,13 +430,12 @@ enum DeskView {
             shows = Show.allCases.map { ShowOption(value: $0.rawValue, label: $0.label, selected: $0 == show) }
             groupQuery = group.map { "&group=" + (DeskRoutesPaths.query($0)) } ?? ""
             selectedGroup = group ?? ""
-            notDownloaded = inGroup.filter { !$0.downloaded }.count
-            notHandedIn = inGroup.filter { !$0.handedIn }.count
-            answering = inGroup.filter { $0.state == .answering }.count
-            notStarted = inGroup.filter { $0.state == .downloaded }.count
-            handedInNow = inGroup.filter { $0.state == .handedIn }.count
-            refused = inGroup.filter { $0.state == .refused }.count
-            flagged = inGroup.filter { !$0.flags.isEmpty }.count
+            notDownloaded = count(.notDownloaded)
+            notHandedIn = count(.notHandedIn)
+            answering = count(.answering)
+            notStarted = count(.notStarted)
+            refused = count(.refused)
+            flagged = count(.flagged)
             students = page.rows.map(Self.row)
             let first = page.page * page.pageSize
             paging = page.pages > 1
@@ -459,13 +460,16 @@ enum DeskView {
                 user: student.user,
                 userQuery: DeskRoutesPaths.query(student.user),
                 group: student.group ?? "",
-                downloaded: student.downloadedAt.map { "version \(student.downloadedVersion ?? 0), \(Timestamp.readable($0))" } ?? "not downloaded",
+                downloaded: student.downloadedAt.map {
+                    "version \(student.downloadedVersion ?? 0), \(Timestamp.readable($0))" + Roster.Student.throughText(student.downloadedThrough)
+                } ?? "not downloaded",
                 handedIn: student.state == .answering || student.state == .refused
                     ? student.stateText + (student.refusedAt.map { ", \(Timestamp.readable($0))" } ?? "")
                         + (student.startedAt.map { "; started \(Timestamp.readable($0))" } ?? "")
                         + (student.receivedAt.map { "; an earlier attempt handed in \(Timestamp.readable($0))" } ?? "")
                     : student.receivedAt.map {
                         "\(handInTime(student, arrived: $0))\(student.via == .handIn ? " (hand-in file)" : "")\(student.attempts > 1 ? ", \(student.attempts) attempts" : "")\(student.devicesText)"
+                            + Roster.Student.throughText(student.handedInThrough)
                     } ?? "not handed in",
                 lastSeen: student.lastSeenAt.map(Timestamp.readable) ?? "",
                 timeUsed: student.timeUsedMs.map { DeskView.minutes($0) } ?? "",
@@ -1111,7 +1115,6 @@ extension DeskView.RosterPage: MustacheParent {
         case "notHandedIn": notHandedIn
         case "answering": answering
         case "notStarted": notStarted
-        case "handedInNow": handedInNow
         case "refused": refused
         case "flagged": flagged
         case "students": students

@@ -31,7 +31,7 @@ struct AssessmentRoutes<Storage: ServerStorage> {
             )
             // The roster's "downloaded": who fetched which version, and when (a check that finds it unchanged counts).
             if context.role == .student, let user = context.user {
-                try await storage.recordDownload(assessmentID: id, version: current.version, user: user, now: configuration.now())
+                try await storage.recordDownload(assessmentID: id, version: current.version, user: user, now: configuration.now(), classroom: nil)
                 ServerMetrics.download(assessmentID: id)
                 // A classroom tells the district, so its roster counts the download too (issue 69): once per version.
                 if configuration.classroom {

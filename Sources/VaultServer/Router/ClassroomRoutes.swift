@@ -243,6 +243,7 @@ struct ClassroomRoutes<Storage: ServerStorage> {
             // The district closed between the push of the answers and this one, and handed the attempt in itself: the
             // student's own hand-in, held first, takes its place (`ClosingHandIn.submitOwn`, in `intake`).
             let (receipt, _) = try await responses.intake(submission, user: entry.user, arrived: arrived)
+            if let classroom = context.classroom { try await storage.noteThroughClassroom(classroom, attemptID: submission.attemptId) }
             return .init(seq: entry.seq, outcome: .stored, receipt: receipt)
         } catch let error as APIError where error.code == .responsesMissing {
             return .init(seq: entry.seq, outcome: .later, message: error.message)
@@ -284,7 +285,13 @@ struct ClassroomRoutes<Storage: ServerStorage> {
         }
         let now = configuration.now()
         let when = entry.heldAt.flatMap(Timestamp.date).map { min($0, now) } ?? now
-        try await storage.recordDownload(assessmentID: download.assessmentId, version: download.version, user: entry.user, now: when)
+        try await storage.recordDownload(
+            assessmentID: download.assessmentId,
+            version: download.version,
+            user: entry.user,
+            now: when,
+            classroom: context.classroom
+        )
         return .init(seq: entry.seq, outcome: .stored)
     }
 

@@ -64,7 +64,7 @@ public struct StudentPackages: Sendable {
         } else {
             try await storage.createEnrolment(secretHash: Self.hash(secret), scope: scope, now: now)
         }
-        try await storage.recordDownload(assessmentID: assessmentID, version: current.version, user: user, now: now)
+        try await storage.recordDownload(assessmentID: assessmentID, version: current.version, user: user, now: now, classroom: nil)
         var package = AssessmentPackage(
             user: user,
             assessmentId: assessmentID,

@@ -229,12 +229,16 @@ public final class SQLiteServerStorage: ServerStorage {
     // MARK: The desk
 
     /// A student's download: the first time kept, the latest updated (SQLite 3.15 has no upsert that keeps a column).
-    public func recordDownload(assessmentID: String, version: Int, user: String, now: Date) async throws {
+    public func recordDownload(assessmentID: String, version: Int, user: String, now: Date, classroom: String?) async throws {
         try await onDatabase { database in
             try database.inTransaction {
-                try database.execute(DeskStatements.downloadAgain(assessmentID: assessmentID, version: version, user: user, at: now))
+                try database.execute(
+                    DeskStatements.downloadAgain(assessmentID: assessmentID, version: version, user: user, at: now, classroom: classroom)
+                )
                 if database.changes == 0 {
-                    try database.execute(DeskStatements.firstDownload(assessmentID: assessmentID, version: version, user: user, at: now))
+                    try database.execute(
+                        DeskStatements.firstDownload(assessmentID: assessmentID, version: version, user: user, at: now, classroom: classroom)
+                    )
                 }
             }
         }

@@ -406,6 +406,7 @@ public enum ServerSchema {
         // registered before (only `classroom init` did) become classroom keys.
         migrator.register(30, ServerSchema.classroomCredential.joined(separator: ";\n") + ";")
         migrator.register(31, ServerSchema.enrolmentHandIns.joined(separator: ";\n") + ";")
+        migrator.register(32, ServerSchema.throughClassroom.joined(separator: ";\n") + ";")
         return migrator
     }
 
@@ -414,6 +415,13 @@ public enum ServerSchema {
     /// package replaced after a copy of it handed in keeps those hand-ins apart from the student's attempt.
     public static let enrolmentHandIns = [
         "CREATE TABLE enrolment_hand_ins (secret_hash TEXT NOT NULL, attempt_id TEXT NOT NULL, PRIMARY KEY (secret_hash, attempt_id))"
+    ]
+
+    /// Schema 32 on both engines (issue 69): the classroom (its key's fingerprint) a download or a hand-in came
+    /// through, so the district's roster names it.
+    public static let throughClassroom = [
+        "ALTER TABLE downloads ADD COLUMN classroom TEXT",
+        "ALTER TABLE submissions ADD COLUMN classroom TEXT",
     ]
 
     public static let classroomCredential = [

@@ -155,7 +155,7 @@ public protocol ResponseStore: Sendable {
     /// Records refused hand-ins (each replaces the student's earlier refusal on that assessment).
     func recordRefusals(_ refusals: [RosterFacts.Refusal]) async throws
     /// Records that `user` fetched `version` of an assessment (the roster's "downloaded").
-    func recordDownload(assessmentID: String, version: Int, user: String, now: Date) async throws
+    func recordDownload(assessmentID: String, version: Int, user: String, now: Date, classroom: String?) async throws
     /// The extra minutes `user` has on `assessmentID`: its own setting, else the user's default, else 0.
     func extraMinutes(assessmentID: String, user: String) async throws -> Int
     /// `user`'s draw of `version` of an assessment with pools or shuffling: made once (their first download of it)

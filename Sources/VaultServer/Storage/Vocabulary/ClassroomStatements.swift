@@ -185,6 +185,9 @@ public protocol ClassroomStore: Sendable {
     /// The district's side (issue 69): a draw a classroom made for a student the district has none for is kept as
     /// theirs; false when the district holds another one (its own stands).
     func adoptDraw(_ draw: ClassroomPull.PulledDraw, now: Date) async throws -> Bool
+    /// The district's side (issue 69): the hand-in `attemptID` came through `classroom` (its key's fingerprint), so
+    /// the roster names it.
+    func noteThroughClassroom(_ classroom: String, attemptID: String) async throws
 }
 
 /// What bringing the district's results down changed on a classroom.
@@ -471,6 +474,10 @@ extension SharedStatements {
                 message: try row.optionalString("message") ?? "The district refused it."
             )
         }.compactMap { $0 }
+    }
+
+    public func noteThroughClassroom(_ classroom: String, attemptID: String) async throws {
+        try await write([SQLStatement("UPDATE submissions SET classroom = ? WHERE attempt_id = ?", [.text(classroom), .text(attemptID)])])
     }
 
     public func adoptDraw(_ draw: ClassroomPull.PulledDraw, now: Date) async throws -> Bool {

@@ -81,8 +81,8 @@ public enum RosterStatements {
     static func downloads(assessmentID: String, users: [String]?) -> SQLStatement {
         let filter = of(assessmentID, "assessment_id", users: users, user: "user_name")
         return filter.statement(
-            "SELECT user_name, version, last_at FROM downloads WHERE \(filter.sql)",
-            columns: ["user_name", "version", "last_at"]
+            "SELECT user_name, version, last_at, classroom FROM downloads WHERE \(filter.sql)",
+            columns: ["user_name", "version", "last_at", "classroom"]
         )
     }
 
@@ -306,7 +306,12 @@ extension SharedStatements {
                 released: try head.optionalDouble("released_at") != nil,
                 students: try tables[1].map(RosterStatements.student),
                 downloads: try tables[2].map {
-                    RosterFacts.Download(user: try $0.string("user_name"), version: try $0.int("version"), at: try $0.double("last_at"))
+                    RosterFacts.Download(
+                        user: try $0.string("user_name"),
+                        version: try $0.int("version"),
+                        at: try $0.double("last_at"),
+                        classroom: try $0.optionalString("classroom")
+                    )
                 },
                 extraMinutes: extra,
                 results: try RosterStatements.results(tables[7...]),

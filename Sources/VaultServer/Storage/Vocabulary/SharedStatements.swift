@@ -486,17 +486,21 @@ public enum ScoringStatements {
 
 /// `downloads`, `refused_submissions`, `submissions`' late decision and `device_keys`' owners.
 public enum DeskStatements {
-    public static func firstDownload(assessmentID: String, version: Int, user: String, at: Date) -> SQLStatement {
+    /// `classroom`: the classroom server it was made on (the district's roster names it), nil for a direct one.
+    public static func firstDownload(assessmentID: String, version: Int, user: String, at: Date, classroom: String?) -> SQLStatement {
         SQLStatement(
-            "INSERT INTO downloads (assessment_id, user_name, version, first_at, last_at) VALUES (?, ?, ?, ?, ?)",
-            [.text(assessmentID), .text(user), .integer(version), .real(at.timeIntervalSince1970), .real(at.timeIntervalSince1970)]
+            "INSERT INTO downloads (assessment_id, user_name, version, first_at, last_at, classroom) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                .text(assessmentID), .text(user), .integer(version), .real(at.timeIntervalSince1970), .real(at.timeIntervalSince1970),
+                classroom.map(SQLValue.text) ?? .null,
+            ]
         )
     }
 
-    public static func downloadAgain(assessmentID: String, version: Int, user: String, at: Date) -> SQLStatement {
+    public static func downloadAgain(assessmentID: String, version: Int, user: String, at: Date, classroom: String?) -> SQLStatement {
         SQLStatement(
-            "UPDATE downloads SET last_at = ? WHERE assessment_id = ? AND user_name = ? AND version = ?",
-            [.real(at.timeIntervalSince1970), .text(assessmentID), .text(user), .integer(version)]
+            "UPDATE downloads SET last_at = ?, classroom = ? WHERE assessment_id = ? AND user_name = ? AND version = ?",
+            [.real(at.timeIntervalSince1970), classroom.map(SQLValue.text) ?? .null, .text(assessmentID), .text(user), .integer(version)]
         )
     }
 

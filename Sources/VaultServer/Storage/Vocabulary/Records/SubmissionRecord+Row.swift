@@ -8,6 +8,7 @@ extension SubmissionRecord: StoredRecord {
         "attempt_id", "user_name", "assessment_id", "assessment_version", "submitted_at", "forced", "receipt_id", "received_at",
         "response_count", "started_at", "time_used_ms", "clock_moved_back_ms", "signed_receipt", "unsealed_at", "flags",
         "via", "late_decision", "score", "max_score", "pending", "kept_points", "scored_version",
+        "classroom",
     ]
 
     public init(row: some StoredRow) throws {
@@ -38,6 +39,7 @@ extension SubmissionRecord: StoredRecord {
             }
         )
         scoredVersion = try row.optionalInt("scored_version")
+        classroom = try row.optionalString("classroom")
         // Each question's automatic points: none for a score kept before they were.
         let automatic = try row.optionalString("kept_points").map { text in
             do {
