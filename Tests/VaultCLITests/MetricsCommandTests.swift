@@ -112,6 +112,59 @@ struct MetricsCommandTests {
         #expect(third.samples[#"vault_answers_total{outcome="accepted"}"#] == 4)
         #expect(third.samples[#"vault_answers_total{outcome="duplicate"}"#] == 1, "\(third.samples.filter { $0.key.hasPrefix("vault_answers") })")
     }
+
+    @Test(
+        "behind a real nginx set up exactly as the README says (its proxy_set_header lines), /metrics and the admin status answer 404 to a client of the proxy, while the API works through it and this machine's own request gets the page (issue 70)"
+    )
+    func behindTheREADMEsNginx() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let readme = try String(contentsOfFile: Binaries.repositoryRoot + "/README.md", encoding: .utf8)
+        let directives = readme.matches(of: /proxy_set_header [^;`\n]+;/).map { String($0.output) }
+        #expect(directives.count >= 2, "the README names the proxy's headers: \(directives)")
+        let directory = try TemporaryDirectory()
+        let port = PostgresCluster.freePort()
+        let prefix = directory.path
+        let configuration = """
+            daemon off;
+            master_process off;
+            pid \(prefix)/nginx.pid;
+            error_log \(prefix)/error.log;
+            events {}
+            http {
+                access_log off;
+                client_body_temp_path \(prefix)/body;
+                proxy_temp_path \(prefix)/proxy;
+                fastcgi_temp_path \(prefix)/fastcgi;
+                uwsgi_temp_path \(prefix)/uwsgi;
+                scgi_temp_path \(prefix)/scgi;
+                server {
+                    listen 127.0.0.1:\(port);
+                    location / {
+                        proxy_pass \(server.url);
+                        \(directives.joined(separator: "\n                "))
+                    }
+                }
+            }
+            """
+        try configuration.write(toFile: directory.file("nginx.conf"), atomically: true, encoding: .utf8)
+        let nginx = try Binaries.start("/usr/sbin/nginx", ["-p", prefix, "-c", directory.file("nginx.conf")])
+        defer { kill(nginx.processIdentifier, SIGKILL) }
+        let proxy = "http://127.0.0.1:\(port)"
+        func status(_ url: String) throws -> String {
+            try Binaries.system("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10", url]).stdout
+        }
+        // nginx is up when the API answers through it.
+        var health = ""
+        for _ in 0..<50 where health != "200" {
+            health = try status(proxy + APIPath.health)
+            if health != "200" { usleep(100_000) }
+        }
+        #expect(health == "200", "the API through the proxy")
+        #expect(try status(proxy + "/metrics") == "404")
+        #expect(try status(proxy + APIPath.serverStatus) == "404")
+        #expect(try status(server.url + "/metrics") == "200", "this machine's own request")
+    }
 }
 
 /// `--log-format json` (issue 59): one JSON object a line, each request's with its id, echoed in `X-Request-Id`; at
