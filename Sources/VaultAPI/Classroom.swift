@@ -533,6 +533,29 @@ public struct ClassroomResults: Codable, Sendable, Equatable {
         }
     }
 
+    /// A hand-in the district holds (issue 69): the classroom's desk shows it for a student it holds none of (one
+    /// handed in straight to the district, or by a file imported there).
+    public struct Held: Codable, Sendable, Equatable {
+        public var assessmentId: String
+        public var attemptId: String
+        public var user: String
+        public var receivedAt: String
+        public var via: SubmissionChannel
+        enum CodingKeys: String, CodingKey {
+            case user, via
+            case assessmentId = "assessment_id"
+            case attemptId = "attempt_id"
+            case receivedAt = "received_at"
+        }
+        public init(assessmentId: String, attemptId: String, user: String, receivedAt: String, via: SubmissionChannel) {
+            self.assessmentId = assessmentId
+            self.attemptId = attemptId
+            self.user = user
+            self.receivedAt = receivedAt
+            self.via = via
+        }
+    }
+
     public var assessments: [State]
     /// The hand-ins at the district these marks are all of: feedback on one of them that the district no longer has
     /// was taken back.
@@ -540,8 +563,10 @@ public struct ClassroomResults: Codable, Sendable, Equatable {
     public var grades: [ClassroomMark]
     public var feedback: [ClassroomMark]
     public var late: [Late]
+    /// Every hand-in the district counts for the assessments (nil from a district before issue 69's second round).
+    public var held: [Held]?
     enum CodingKeys: String, CodingKey {
-        case assessments, grades, feedback, late
+        case assessments, grades, feedback, late, held
         case handedIn = "handed_in"
     }
     public init(assessments: [State], handedIn: [String], grades: [ClassroomMark], feedback: [ClassroomMark], late: [Late]) {

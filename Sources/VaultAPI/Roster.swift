@@ -176,6 +176,7 @@ public struct Roster: Codable, Sendable, Equatable {
             case keptApart = "kept_apart"
             case downloadedThrough = "downloaded_through"
             case handedInThrough = "handed_in_through"
+            case atDistrict = "at_district"
         }
 
         /// Where the student is, in one word for scripts (`state`) and in words for people (`stateText`).
@@ -203,6 +204,9 @@ public struct Roster: Codable, Sendable, Equatable {
         /// download, and the hand-in shown, came through; nil when they came straight to this server.
         public var downloadedThrough: String?
         public var handedInThrough: String?
+        /// On a classroom (issue 69): the hand-in shown is the district's (handed in there, or by a file imported
+        /// there); this classroom holds none of the student's. nil otherwise.
+        public var atDistrict: Bool?
 
         public init(user: String, group: String?) {
             self.user = user
@@ -220,7 +224,7 @@ public struct Roster: Codable, Sendable, Equatable {
                 "answering, \(answered ?? 0) of \(questions ?? 0) answers in" + (timeLeftSeconds.map { ", " + Self.timeLeftText($0) } ?? "")
                     + devicesText
             case .refused: refusal?.label ?? state.label
-            case .handedIn: state.label + devicesText + Self.throughText(handedInThrough)
+            case .handedIn: state.label + devicesText + Self.throughText(handedInThrough) + (atDistrict == true ? ", at the district" : "")
             case .downloaded: state.label + Self.throughText(downloadedThrough)
             default: state.label
             }

@@ -95,6 +95,9 @@ public struct RosterFacts: Sendable {
     /// When each device an attempt was answered on was last seen (seconds since 1970), by attempt (vaults that
     /// name no device are not counted).
     public var devices: [String: [Double]]
+    /// On a classroom (issue 69): the hand-ins the district holds, as its last results said; a student this
+    /// classroom holds no hand-in of shows as handed in at the district.
+    public var atDistrict: [ClassroomResults.Held] = []
 
     public init(
         assessmentID: String,
@@ -162,6 +165,10 @@ public enum RosterPlan {
             answering[attempt.user] = attempt
         }
         let refusals = Dictionary(facts.refusals.map { ($0.user, $0) }, uniquingKeysWith: { first, second in first.at >= second.at ? first : second })
+        let atDistrict = Dictionary(
+            facts.atDistrict.map { ($0.user, $0) },
+            uniquingKeysWith: { first, second in first.receivedAt >= second.receivedAt ? first : second }
+        )
         // Someone who handed in without a student account in the list (a teacher trying it out) still shows when
         // the roster is of everyone.
         let students = RosterFacts.members(students: facts.students, others: Array(byUser.keys), group: group)
@@ -183,6 +190,7 @@ public enum RosterPlan {
                     download: latestDownload[student.name],
                     answering: answering[student.name],
                     refusal: refusals[student.name],
+                    atDistrict: atDistrict[student.name],
                     devices: facts.devices,
                     // Progress is of the questions each student drew, not of the whole pool ("2 of 7" where 5 were drawn).
                     questions: facts.document.questionsPerStudent,
@@ -225,6 +233,7 @@ public enum RosterPlan {
         download: RosterFacts.Download?,
         answering: RosterFacts.InProgress? = nil,
         refusal: RosterFacts.Refusal? = nil,
+        atDistrict: ClassroomResults.Held? = nil,
         devices: [String: [Double]] = [:],
         questions: Int = 0,
         extra: Int,
@@ -290,6 +299,15 @@ public enum RosterPlan {
             row.questions = nil
         }
         guard let latest = results.max(by: { ($0.record.receivedAt, $0.record.attemptID) < ($1.record.receivedAt, $1.record.attemptID) }) else {
+            // None here, one at the district (issue 69): handed in there, the same on both desks.
+            if let atDistrict {
+                if row.state != .answering, row.state != .refused { row.state = .handedIn }
+                row.attemptId = atDistrict.attemptId
+                row.receivedAt = atDistrict.receivedAt
+                row.via = atDistrict.via
+                row.atDistrict = true
+                row.attempts = 1
+            }
             return row
         }
         // A later attempt still in progress, or a later refusal, stays what the student is doing now.

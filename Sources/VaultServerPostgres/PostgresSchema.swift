@@ -376,6 +376,7 @@ enum PostgresSchema {
         ServerSchema.classroomCredential,
         ServerSchema.enrolmentHandIns,
         ServerSchema.throughClassroom,
+        ServerSchema.districtHandIns,
     ]
 
     static var latestVersion: Int { versions.count }

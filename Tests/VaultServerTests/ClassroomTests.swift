@@ -377,6 +377,41 @@ struct ClassroomTests {
     }
 
     @Test(
+        "one story on both desks (issue 69): a student who handed in straight to the district shows on the classroom's desk as handed in at the district once results come down, and not once results no longer name it; a reply with a hand-in that cannot be read changes nothing",
+        arguments: Backend.all
+    )
+    func districtHandInsOnTheClassroomDesk(backend: Backend) async throws {
+        let setup = try await Self.setUp(backend)
+        try await Self.withClass(setup) { district, teacher, classroom, _, _ in
+            try await Self.link(setup, district: district)
+            #expect(try await DeskTests.handIn(district, student: "student2", attempt: "direct-1").status == .created)
+            let here = TeacherDesk(storage: setup.classroom.storage, now: { Date() })
+            #expect(try await here.roster("quiz-1").students.first { $0.user == "student2" }?.handedIn == false)
+            var results = try await district.send(.get, APIPath.classroomResults, token: teacher).decode(ClassroomResults.self)
+            #expect(results.held?.map(\.attemptId) == ["direct-1"], "\(String(describing: results.held))")
+            var hostile = results
+            hostile.held?[0].receivedAt = "yesterday"
+            await #expect(throws: StorageError.self) { try await setup.classroom.storage.importResults(hostile, now: Date()) }
+            _ = try await setup.classroom.storage.importResults(results, now: Date())
+            let row = try #require(try await here.roster("quiz-1").students.first { $0.user == "student2" })
+            #expect(row.state == .handedIn && row.atDistrict == true && row.attemptId == "direct-1", "\(row)")
+            #expect(row.stateText.hasSuffix(", at the district"), "\(row.stateText)")
+            var desk = DeskBrowser(api: classroom)
+            let code = try #require(try await DeskCode.make(for: "teacher", storage: setup.classroom.storage, now: Date()))
+            _ = try await desk.signIn("teacher", password: code)
+            let page = try await desk.send(.get, "/desk/a/quiz-1?show=handed-in")
+            #expect(
+                page.text.contains("(at the district)") && page.text.contains("Handed in (1)") && page.text.contains("data-user=\"student2\""),
+                "\(page.text)"
+            )
+            // The next results without it (the district no longer counts it): not handed in here either.
+            results.held = []
+            _ = try await setup.classroom.storage.importResults(results, now: Date())
+            #expect(try await here.roster("quiz-1").students.first { $0.user == "student2" }?.handedIn == false)
+        }
+    }
+
+    @Test(
         "closings go both ways (issue 69): closed on the classroom's desk, the district closes too at the push; reopened at the district, the classroom reopens at the next pull; a reopening on the classroom not yet taken by the district is not undone by a pull",
         arguments: Backend.all
     )

@@ -469,7 +469,7 @@ enum DeskView {
                         + (student.receivedAt.map { "; an earlier attempt handed in \(Timestamp.readable($0))" } ?? "")
                     : student.receivedAt.map {
                         "\(handInTime(student, arrived: $0))\(student.via == .handIn ? " (hand-in file)" : "")\(student.attempts > 1 ? ", \(student.attempts) attempts" : "")\(student.devicesText)"
-                            + Roster.Student.throughText(student.handedInThrough)
+                            + Roster.Student.throughText(student.handedInThrough) + (student.atDistrict == true ? " (at the district)" : "")
                     } ?? "not handed in",
                 lastSeen: student.lastSeenAt.map(Timestamp.readable) ?? "",
                 timeUsed: student.timeUsedMs.map { DeskView.minutes($0) } ?? "",

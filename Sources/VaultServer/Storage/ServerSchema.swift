@@ -407,6 +407,7 @@ public enum ServerSchema {
         migrator.register(30, ServerSchema.classroomCredential.joined(separator: ";\n") + ";")
         migrator.register(31, ServerSchema.enrolmentHandIns.joined(separator: ";\n") + ";")
         migrator.register(32, ServerSchema.throughClassroom.joined(separator: ";\n") + ";")
+        migrator.register(33, ServerSchema.districtHandIns.joined(separator: ";\n") + ";")
         return migrator
     }
 
@@ -422,6 +423,16 @@ public enum ServerSchema {
     public static let throughClassroom = [
         "ALTER TABLE downloads ADD COLUMN classroom TEXT",
         "ALTER TABLE submissions ADD COLUMN classroom TEXT",
+    ]
+
+    /// Schema 33 on both engines (issue 69): on a classroom, the hand-ins the district holds for its assessments, as
+    /// the last results brought down said, so its desk shows a student who handed in elsewhere as handed in.
+    public static let districtHandIns = [
+        """
+        CREATE TABLE district_hand_ins (attempt_id TEXT PRIMARY KEY NOT NULL, assessment_id TEXT NOT NULL, user_name TEXT NOT NULL,
+            received_at DOUBLE PRECISION NOT NULL, via TEXT NOT NULL)
+        """,
+        "CREATE INDEX district_hand_ins_by_assessment ON district_hand_ins (assessment_id, user_name)",
     ]
 
     public static let classroomCredential = [

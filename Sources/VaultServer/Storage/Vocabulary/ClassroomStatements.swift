@@ -817,6 +817,7 @@ extension SharedStatements {
     public func classResults(teacher: String, admin: Bool) async throws -> ClassroomResults {
         let ids = try await classAssessmentIDs(teacher: teacher, admin: admin)
         var results = ClassroomResults(assessments: [], handedIn: [], grades: [], feedback: [], late: [])
+        results.held = []
         // One assessment at a time: a handful for a class, and no statement with an unbounded list in it.
         for id in ids {
             let assessment = SQLValue.text(id)
@@ -828,9 +829,30 @@ extension SharedStatements {
                     releasedAt: try row.optionalDouble("released_at").map { Timestamp.string(Date(timeIntervalSince1970: $0)) }
                 )
             }
-            results.handedIn += try await rows(
-                SQLStatement("SELECT attempt_id FROM submissions WHERE assessment_id = ? ORDER BY attempt_id", [assessment], columns: ["attempt_id"])
-            ) { try $0.string("attempt_id") }
+            let held = try await rows(
+                SQLStatement(
+                    "SELECT attempt_id, user_name, received_at, via, flags, late_decision FROM submissions WHERE assessment_id = ? ORDER BY attempt_id",
+                    [assessment],
+                    columns: ["attempt_id", "user_name", "received_at", "via", "flags", "late_decision"]
+                )
+            ) { row in
+                let flags = try SubmissionRecord.flags(stored: try row.string("flags"))
+                let decision = try row.optionalString("late_decision").flatMap(LateDecision.init(rawValue:))
+                return (
+                    attempt: try row.string("attempt_id"),
+                    // A hand-in kept apart (a revoked device's, not accepted) is not the student's (issue 68).
+                    counted: !(flags.contains(.revokedDevice) && decision != .accepted),
+                    held: ClassroomResults.Held(
+                        assessmentId: id,
+                        attemptId: try row.string("attempt_id"),
+                        user: try row.string("user_name"),
+                        receivedAt: Timestamp.string(Date(timeIntervalSince1970: try row.double("received_at"))),
+                        via: try SubmissionChannel(rawValue: try row.string("via")) ?? { throw StorageError.column("via", "is not a channel") }()
+                    )
+                )
+            }
+            results.handedIn += held.map(\.attempt)
+            results.held? += held.filter(\.counted).map(\.held)
             results.grades += try await rows(ClassroomStatements.marks(in: "grades", value: "points", assessmentID: id)) { row in
                 ClassroomMark(
                     assessmentId: id,
@@ -870,6 +892,25 @@ extension SharedStatements {
         for late in results.late where LateDecision(rawValue: late.decision) == nil {
             throw StorageError.damaged("the district's decision on the late hand-in \(late.attemptId) cannot be read")
         }
+        var heldWrites: [SQLStatement] = []
+        if let held = results.held {
+            heldWrites.append(SQLStatement("DELETE FROM district_hand_ins", []))
+            var seen = Set<String>()
+            for hand in held {
+                guard seen.insert(hand.attemptId).inserted, (try? Identifiers.check([hand.assessmentId, hand.attemptId, hand.user])) != nil,
+                    let received = Timestamp.date(hand.receivedAt)
+                else { throw StorageError.damaged("the district's hand-in \(hand.attemptId) cannot be read") }
+                heldWrites.append(
+                    SQLStatement(
+                        "INSERT INTO district_hand_ins (attempt_id, assessment_id, user_name, received_at, via) VALUES (?, ?, ?, ?, ?)",
+                        [
+                            .text(hand.attemptId), .text(hand.assessmentId), .text(hand.user), .real(received.timeIntervalSince1970),
+                            .text(hand.via.rawValue),
+                        ]
+                    )
+                )
+            }
+        }
         // What this classroom's teacher changed and the district has not yet taken: theirs stands until it has.
         let pending = Set(
             try await rows(
@@ -887,6 +928,7 @@ extension SharedStatements {
         func waiting(_ kind: ClassroomPushRequest.Kind, _ id: String) -> Bool { pending.contains("\(kind.rawValue)\n\(id)") }
         var brought = ResultsBroughtDown()
         let actor = "the district"
+        if !heldWrites.isEmpty { try await write(heldWrites) }
 
         let released = Dictionary(
             try await rows(SQLStatement("SELECT id, released_at FROM assessments", [], columns: ["id", "released_at"])) {

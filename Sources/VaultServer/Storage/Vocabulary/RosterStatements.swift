@@ -78,6 +78,25 @@ public enum RosterStatements {
         return filter
     }
 
+    /// On a classroom (issue 69): the hand-ins the district holds, as its last results said.
+    static func atDistrict(assessmentID: String, users: [String]?) -> SQLStatement {
+        let filter = of(assessmentID, "assessment_id", users: users, user: "user_name")
+        return filter.statement(
+            "SELECT attempt_id, assessment_id, user_name, received_at, via FROM district_hand_ins WHERE \(filter.sql)",
+            columns: ["attempt_id", "assessment_id", "user_name", "received_at", "via"]
+        )
+    }
+
+    static func atDistrict(_ row: any StoredRow) throws -> ClassroomResults.Held {
+        ClassroomResults.Held(
+            assessmentId: try row.string("assessment_id"),
+            attemptId: try row.string("attempt_id"),
+            user: try row.string("user_name"),
+            receivedAt: Timestamp.string(epoch: try row.double("received_at")),
+            via: try SubmissionChannel(rawValue: try row.string("via")) ?? { throw StorageError.column("via", "is not a channel") }()
+        )
+    }
+
     static func downloads(assessmentID: String, users: [String]?) -> SQLStatement {
         let filter = of(assessmentID, "assessment_id", users: users, user: "user_name")
         return filter.statement(
@@ -292,13 +311,14 @@ extension SharedStatements {
                 RosterStatements.inProgress(assessmentID: assessmentID, users: users),
                 RosterStatements.refusals(assessmentID: assessmentID, users: users),
                 RosterStatements.devices(assessmentID: assessmentID, users: users),
+                RosterStatements.atDistrict(assessmentID: assessmentID, users: users),
             ] + RosterStatements.results(user: nil, assessmentID: assessmentID, attemptIDs: nil, users: users, detail: detail)
         return try await snapshot(statements) { tables in
             guard let head = tables[0].first else { return nil }
             let version = try head.int("current_version")
             var extra: [String: Int] = [:]
             for row in tables[3] { extra[try row.string("user_name")] = try row.int("extra_minutes") }
-            return RosterFacts(
+            var facts = RosterFacts(
                 assessmentID: assessmentID,
                 document: try StoredDocument.decode(try head.data("source"), DocumentKey(id: assessmentID, version: version)),
                 version: version,
@@ -314,11 +334,13 @@ extension SharedStatements {
                     )
                 },
                 extraMinutes: extra,
-                results: try RosterStatements.results(tables[7...]),
+                results: try RosterStatements.results(tables[8...]),
                 inProgress: try tables[4].map(RosterStatements.inProgress),
                 refusals: try tables[5].map { try RosterStatements.refusal($0, assessmentID: assessmentID) },
                 devices: RosterFacts.devices(try tables[6].map { (attemptID: try $0.string("attempt_id"), lastSeen: try $0.double("last_seen")) })
             )
+            facts.atDistrict = try tables[7].map(RosterStatements.atDistrict)
+            return facts
         }
     }
 }
