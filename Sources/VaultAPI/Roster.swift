@@ -224,16 +224,22 @@ public struct Roster: Codable, Sendable, Equatable {
                 "answering, \(answered ?? 0) of \(questions ?? 0) answers in" + (timeLeftSeconds.map { ", " + Self.timeLeftText($0) } ?? "")
                     + devicesText
             case .refused: refusal?.label ?? state.label
-            case .handedIn: state.label + devicesText + Self.throughText(handedInThrough) + (atDistrict == true ? ", at the district" : "")
-            case .downloaded: state.label + Self.throughText(downloadedThrough)
+            case .handedIn: state.label + devicesText + handedInWhere
+            case .downloaded: state.label + downloadedWhere
             default: state.label
             }
         }
 
-        /// ", through classroom 3f2a-9c41": the start of a classroom's id, enough to tell a school's apart.
-        public static func throughText(_ classroom: String?) -> String {
-            classroom.map { ", through classroom \($0.prefix(9))" } ?? ""
+        /// Where the hand-in shown came from, when not straight here: ", through classroom 3f2a:9c41" (the start of
+        /// a classroom's id, enough to tell a school's apart) at the district, ", at the district" on a classroom.
+        public var handedInWhere: String {
+            Self.through(handedInThrough) + (atDistrict == true ? ", at the district" : "")
         }
+
+        /// ", through classroom 3f2a:9c41" when the latest download was made on a classroom (at the district).
+        public var downloadedWhere: String { Self.through(downloadedThrough) }
+
+        static func through(_ classroom: String?) -> String { classroom.map { ", through classroom \($0.prefix(9))" } ?? "" }
 
         /// ", on 2 devices" when the attempt moved between devices; nothing for one.
         public var devicesText: String {

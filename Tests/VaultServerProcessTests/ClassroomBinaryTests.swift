@@ -115,6 +115,15 @@ struct ClassroomBinaryTests {
         let roster = try district.admin(["roster", "pool-quiz", "--json"]).json
         let row = (roster?["students"] as? [[String: Any]])?.first { $0["user"] as? String == "demo" }
         #expect(row?["downloaded_version"] as? Int == 1 && row?["downloaded_at"] is String, "\(String(describing: roster))")
+        // ... naming the classroom it came through, as `classroom list` does, for the download and the hand-in.
+        let listed = try district.admin(["classroom", "list", "--json"]).json?["classrooms"] as? [[String: Any]]
+        let classroomID = try #require(listed?.first?["id"] as? String)
+        #expect(
+            row?["downloaded_through"] as? String == classroomID && row?["handed_in_through"] as? String == classroomID,
+            "\(String(describing: row))"
+        )
+        let text = try district.admin(["roster", "pool-quiz"]).stdout
+        #expect(text.contains("through classroom \(classroomID.prefix(9))"), "\(text)")
         // The district's receipt travels (issue 69): exported whole, it verifies at the district without the classroom.
         let synced = try vault.unlocked(["sync", "--json"])
         #expect(synced.stdout.contains(#""confirmed_by_district":1"#), "\(synced.stdout)")

@@ -401,7 +401,7 @@ struct ClassroomTests {
             _ = try await desk.signIn("teacher", password: code)
             let page = try await desk.send(.get, "/desk/a/quiz-1?show=handed-in")
             #expect(
-                page.text.contains("(at the district)") && page.text.contains("Handed in (1)") && page.text.contains("data-user=\"student2\""),
+                page.text.contains(", at the district") && page.text.contains("Handed in (1)") && page.text.contains("data-user=\"student2\""),
                 "\(page.text)"
             )
             // The next results without it (the district no longer counts it): not handed in here either.

@@ -461,7 +461,7 @@ enum DeskView {
                 userQuery: DeskRoutesPaths.query(student.user),
                 group: student.group ?? "",
                 downloaded: student.downloadedAt.map {
-                    "version \(student.downloadedVersion ?? 0), \(Timestamp.readable($0))" + Roster.Student.throughText(student.downloadedThrough)
+                    "version \(student.downloadedVersion ?? 0), \(Timestamp.readable($0))" + student.downloadedWhere
                 } ?? "not downloaded",
                 handedIn: student.state == .answering || student.state == .refused
                     ? student.stateText + (student.refusedAt.map { ", \(Timestamp.readable($0))" } ?? "")
@@ -469,7 +469,7 @@ enum DeskView {
                         + (student.receivedAt.map { "; an earlier attempt handed in \(Timestamp.readable($0))" } ?? "")
                     : student.receivedAt.map {
                         "\(handInTime(student, arrived: $0))\(student.via == .handIn ? " (hand-in file)" : "")\(student.attempts > 1 ? ", \(student.attempts) attempts" : "")\(student.devicesText)"
-                            + Roster.Student.throughText(student.handedInThrough) + (student.atDistrict == true ? " (at the district)" : "")
+                            + student.handedInWhere
                     } ?? "not handed in",
                 lastSeen: student.lastSeenAt.map(Timestamp.readable) ?? "",
                 timeUsed: student.timeUsedMs.map { DeskView.minutes($0) } ?? "",

@@ -33,10 +33,10 @@ struct RosterCommand: AsyncParsableCommand {
                 + (roster.closesAt.map { (roster.closed ? "; closed " : "; closes ") + Timestamp.readable($0) } ?? "")
         )
         let rows = roster.students.map { student -> [String] in
-            let downloaded = student.downloadedVersion.map { "v\($0)" } ?? "no"
+            let downloaded = student.downloadedVersion.map { "v\($0)" + student.downloadedWhere } ?? "no"
             var handedIn = "no"
             if let received = student.receivedAt {
-                handedIn = Timestamp.readable(received) + (student.via == .handIn ? " (file)" : "") + student.devicesText
+                handedIn = Timestamp.readable(received) + (student.via == .handIn ? " (file)" : "") + student.devicesText + student.handedInWhere
             }
             if student.state == .answering || student.state == .refused {
                 handedIn = student.stateText + (student.startedAt.map { "; started " + Timestamp.readable($0) } ?? "")
