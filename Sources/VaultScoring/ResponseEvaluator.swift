@@ -412,6 +412,9 @@ public struct ResponseEvaluator {
         if work > Self.workBudget { throw Stop.budget }
     }
 
+    /// The bytes of declared values (what reading them costs).
+    static func length(_ values: [String]?) -> Int { (values ?? []).reduce(0) { $0 + $1.utf8.count } }
+
     /// Counts `a` x `b` units (a comparison of every value of one container with every value of another).
     mutating func charge(_ a: Int, times b: Int) throws {
         let (product, overflow) = a.multipliedReportingOverflow(by: b)
@@ -549,14 +552,19 @@ public struct ResponseEvaluator {
             let value = values[Int(generator.next(below: UInt64(values.count)))]
             random = generator
             return .single(value)
+        // A value read from the item's text costs its length each time it is read (a 20,000-character value
+        // repeated 1,000 times was charged 2,000 units and took seconds: found by Tests/Fuzz/targets/scoring_budget).
         case "correct":
             guard let declaration = declarations[node.attribute("identifier") ?? ""] else { return .null }
+            try charge(Self.length(declaration.correct))
             return Self.value(of: declaration.correct, for: declaration) ?? .null
         case "default":
             guard let declaration = declarations[node.attribute("identifier") ?? ""] else { return .null }
+            try charge(Self.length(declaration.defaultValue))
             return Self.value(of: declaration.defaultValue, for: declaration) ?? .null
         case "baseValue":
             let type = node.attribute("baseType").flatMap(BaseType.init(rawValue:))
+            try charge(node.text?.utf8.count ?? 0)
             return Base(node.text ?? "", as: type).map(ProcessingValue.single) ?? .null
         case "null":
             return .null

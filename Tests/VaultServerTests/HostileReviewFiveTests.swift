@@ -247,6 +247,30 @@ struct HostileReviewFiveTests {
         }
     }
 
+    @Test(
+        "a value read from the item's text is charged its length each time it is read (found by the scoring_budget fuzz target): a 20,000-character value repeated 1,000 times is left for the teacher at once; a word repeated is scored"
+    )
+    func repeatedLongValueCharged() throws {
+        func processing(_ text: String) -> ResponseProcessing {
+            let repeated = ProcessingNode(
+                name: "repeat",
+                attributes: ["numberRepeats": "1000"],
+                children: [ProcessingNode(name: "baseValue", attributes: ["baseType": "string"], text: text)]
+            )
+            let size = ProcessingNode(name: "containerSize", children: [repeated])
+            return ResponseProcessing(
+                responses: [ProcessingVariable(identifier: "RESPONSE", cardinality: .single, baseType: .string)],
+                outcomes: [ProcessingVariable(identifier: "SCORE", cardinality: .single, baseType: .float)],
+                rules: [ProcessingNode(name: "setOutcomeValue", attributes: ["identifier": "SCORE"], children: [size])],
+                binding: .whole(response: "RESPONSE")
+            )
+        }
+        let started = ContinuousClock.now
+        #expect(ResponseEvaluator.score(processing(String(repeating: "a", count: 20_000)), answer: .string("x")) == nil, "left to the teacher")
+        print("a 20,000-character value repeated 1,000 times: stopped after \(ContinuousClock.now - started)")
+        #expect(ResponseEvaluator.score(processing("cat"), answer: .string("x")) == 1000)
+    }
+
     /// A 60-second timed quiz.
     static func timedQuiz() -> Assessment {
         var quiz = Fixtures.quiz(id: "timed-60")
