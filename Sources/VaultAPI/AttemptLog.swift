@@ -104,16 +104,18 @@ public struct RecordSummary: Sendable, Equatable, Codable {
     /// Minutes the wall clock moved (negative: back), added up.
     public var clockMovedMinutes: Int = 0
     public var unverified: Int = 0
+    /// What the records leave out, in sentences (a record cut short or rewritten, answers with no event); nil: nothing.
+    public var gaps: [String]?
 
     enum CodingKeys: String, CodingKey {
-        case left, pasted, resumed
+        case left, pasted, resumed, gaps
         case clockMovedMinutes = "clock_moved_minutes"
         case unverified = "does_not_verify"
     }
 
     public init() {}
 
-    public var isEmpty: Bool { left == 0 && pasted.isEmpty && resumed == 0 && clockMovedMinutes == 0 && unverified == 0 }
+    public var isEmpty: Bool { left == 0 && pasted.isEmpty && resumed == 0 && clockMovedMinutes == 0 && unverified == 0 && gaps == nil }
 
     /// Short phrases for the roster: "left the exam screen 6 times", "pasted 1,240 characters into q3".
     public var words: [String] {
@@ -126,7 +128,8 @@ public struct RecordSummary: Sendable, Equatable, Codable {
         if clockMovedMinutes != 0 {
             words.append("clock moved \(clockMovedMinutes < 0 ? "back" : "forward") \(abs(clockMovedMinutes)) minutes")
         }
-        if unverified > 0 { words.append("its record does not verify") }
+        if unverified > 0 || gaps != nil { words.append("its record does not verify") }
+        words += gaps ?? []
         return words
     }
 }

@@ -50,8 +50,42 @@ public enum RecordRules {
         return nil
     }
 
-    public static func summary(_ records: [StoredAttemptRecord]) -> RecordSummary {
+    /// What an attempt's records leave out, in sentences (issue 70): a chain kept whole can still be cut short or
+    /// rewritten by a student holding their own vault's key, so each record must begin where an attempt begins
+    /// ("started", or "continued_elsewhere" on a second device), and every question the hand-in has an answer to
+    /// must have an "answered" event in one of them. `answered`: the attempt's questions with an answer (nil: not
+    /// known, only the beginning is checked). No record at all (a vault from before records) leaves nothing out.
+    public static func gaps(_ records: [StoredAttemptRecord], answered: Set<String>?) -> [String] {
+        guard !records.isEmpty else { return [] }
+        var gaps: [String] = []
+        for record in records {
+            guard let first = record.events.first else {
+                gaps.append("a record from one device holds no event")
+                continue
+            }
+            if first.kind != .started && first.kind != .continuedElsewhere {
+                gaps.append("a record does not begin where the attempt began (it starts with \"\(RecordWords.english(first))\")")
+            }
+        }
+        // An attempt continued on another device: the first device's record may not have come (it hands nothing in),
+        // so its answers are not looked for.
+        let continued = records.contains { $0.events.first?.kind == .continuedElsewhere }
+        let recorded = Set(records.flatMap(\.events).filter { $0.kind == .answered }.compactMap(\.question))
+        let missing = continued ? [] : (answered ?? []).subtracting(recorded).sorted()
+        if !missing.isEmpty {
+            gaps.append("its record has no event for the \(missing.count == 1 ? "answer" : "answers") to \(missing.joined(separator: ", "))")
+        }
+        return gaps
+    }
+
+    /// The summary of a student's records, with `answered` (each attempt's questions with an answer, by attempt id)
+    /// to tell what the records leave out (`gaps`).
+    public static func summary(_ records: [StoredAttemptRecord], answered: [String: Set<String>]? = nil) -> RecordSummary {
         var summary = RecordSummary()
+        for (attempt, kept) in Dictionary(grouping: records, by: \.attemptID).sorted(by: { $0.key < $1.key }) {
+            let gaps = gaps(kept, answered: answered?[attempt])
+            if !gaps.isEmpty { summary.gaps = (summary.gaps ?? []) + gaps }
+        }
         for record in records {
             if !record.verified { summary.unverified += 1 }
             for event in record.events {

@@ -141,4 +141,35 @@ struct AttemptRecordScreenTests {
             "\(spoken.stdout)"
         )
     }
+
+    @Test(
+        "a record emptied with stock tools (the revealed key and sqlcipher: DELETE FROM attempt_log) before the hand-in: it still verifies as a chain, and the teacher's log and roster say it does not begin where the attempt began and has no event for the answers (issue 70)"
+    )
+    func deletedRecordSeen() throws {
+        let (vault, server) = try CLIFixtures.prepared(submit: false)
+        defer { server.stop() }
+        let reveal = try #require(try vault.unlocked(["key", "reveal", "--yes", "--json"]).json)
+        let pragmas = try #require(reveal["pragmas"] as? [String])
+        let shell = try Binaries.system(
+            "sqlcipher",
+            [vault.path + "/vault.db"],
+            stdin: pragmas.joined(separator: "\n") + "\nDELETE FROM attempt_log;\n"
+        )
+        #expect(shell.status == 0, "\(shell.stderr)")
+        #expect(try vault.unlocked(["submit", "algebra-1"]).status == 0)
+        #expect(try vault.unlocked(["sync"]).status == 0)
+        let log = try server.admin(["log", "algebra-1", "--user", "demo"])
+        #expect(
+            log.stdout.contains("does not begin where the attempt began") && log.stdout.contains("no event for the answers to q1, q3, q4"),
+            "\(log.stdout)"
+        )
+        let roster = try server.admin(["roster", "algebra-1"])
+        #expect(roster.stdout.contains("its record does not verify") && roster.stdout.contains("q1, q3, q4"), "\(roster.stdout)")
+        // An untouched record says nothing of the kind.
+        let (honest, other) = try CLIFixtures.prepared()
+        defer { other.stop() }
+        #expect(try honest.unlocked(["sync"]).status == 0)
+        let clean = try other.admin(["log", "algebra-1", "--user", "demo"])
+        #expect(!clean.stdout.contains("does not verify"), "\(clean.stdout)")
+    }
 }

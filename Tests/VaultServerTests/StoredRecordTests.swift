@@ -47,6 +47,8 @@ struct StoredRecordTests {
             .null,
             // scored_version (issue 53): the later version a regrade scores it by.
             .null,
+            // classroom (issue 69): the classroom server it came through.
+            .null,
         ])
         let record = try SubmissionRecord(row: SQLiteStoredRow(row, columns: SubmissionRecord.columns))
         #expect(record.flags == [.secondAttempt] && record.responseCount == 2 && record.via == .handIn && record.lateDecision == nil)

@@ -51,10 +51,11 @@ public struct TeacherDesk: Sendable {
         }
         var roster = RosterPlan.roster(facts, group: group, now: now(), scored: scored)
         guard scored else { return roster }
-        // What the attempts' own records show worth a look, per student.
+        // What the attempts' own records show worth a look, per student, and what they leave out of the answers.
         let records = Dictionary(grouping: try await storage.records(assessmentID: id, user: nil), by: \.user)
+        let answered = Dictionary(facts.results.map { ($0.record.attemptID, Set($0.answers.keys)) }, uniquingKeysWith: { first, _ in first })
         for index in roster.students.indices {
-            let summary = RecordRules.summary(records[roster.students[index].user] ?? [])
+            let summary = RecordRules.summary(records[roster.students[index].user] ?? [], answered: answered)
             if !summary.isEmpty { roster.students[index].record = summary }
         }
         return roster
@@ -312,7 +313,9 @@ public struct TeacherDesk: Sendable {
         if let attempt = chosen?.record.attemptID {
             let records = try await storage.records(assessmentID: id, user: user).filter { $0.attemptID == attempt }
             sheet.record = RecordRules.timeline(records)
-            sheet.recordProblems = records.filter { !$0.verified }.map { "Its record from one device does not verify: \($0.problem ?? "unknown")." }
+            sheet.recordProblems =
+                records.filter { !$0.verified }.map { "Its record from one device does not verify: \($0.problem ?? "unknown")." }
+                + RecordRules.gaps(records, answered: chosen.map { Set($0.answers.keys) }).map { "Its record does not verify: \($0)." }
         }
         return sheet
     }

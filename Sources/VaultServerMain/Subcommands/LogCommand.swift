@@ -38,12 +38,17 @@ struct LogCommand: AsyncParsableCommand {
     func run() async throws {
         let storage = try await options.storage()
         let records = try await storage.records(assessmentID: id, user: user)
+        // Each hand-in's answered questions: what its record must hold an event for.
+        let answered = Dictionary(
+            try await storage.resultInputs(user: user, assessmentID: id, attemptIDs: nil).map { ($0.record.attemptID, Set($0.answers.keys)) },
+            uniquingKeysWith: { first, _ in first }
+        )
         if json {
             let output = Output(
                 records: records.map {
                     .init(attemptId: $0.attemptID, device: Self.device($0.deviceKey), verified: $0.verified, problem: $0.problem, events: $0.events)
                 },
-                summary: RecordRules.summary(records)
+                summary: RecordRules.summary(records, answered: answered)
             )
             print(String(decoding: try CanonicalJSON.encode(output), as: UTF8.self))
             return
@@ -57,12 +62,15 @@ struct LogCommand: AsyncParsableCommand {
             for record in attempt.value where !record.verified {
                 TerminalText.line("  Its record from device \(Self.device(record.deviceKey)) does not verify: \(record.problem ?? "unknown").")
             }
+            for gap in RecordRules.gaps(attempt.value, answered: answered[attempt.key]) {
+                TerminalText.line("  Its record does not verify: \(gap).")
+            }
             for (device, event) in RecordRules.timeline(attempt.value) {
                 let when = Timestamp.readable(event.at)
                 TerminalText.line("  \(when)  \(Self.device(device))  \(RecordWords.english(event))")
             }
         }
-        let words = RecordRules.summary(records).words
+        let words = RecordRules.summary(records, answered: answered).words
         if !words.isEmpty { TerminalText.line("In short: " + words.joined(separator: "; ") + ".") }
     }
 
