@@ -298,12 +298,6 @@ public final class PostgresServerStorage: ServerStorage {
         try await connection.query(ScoringStatements.keepTotals(totals, attemptID: attemptID).postgres, logger: logger)
     }
 
-    /// The teacher's document of a submitted attempt's version (nil: not submitted): what a grade or feedback is
-    /// checked against.
-    private func submittedSource(_ attemptID: String, on connection: PostgresConnection) async throws -> Data? {
-        try await connection.rows(ScoringStatements.submittedSource(attemptID: attemptID), { try $0.data("source") }, logger: logger).first
-    }
-
     // MARK: The desk
 
     /// A student's download, one statement on every GET of an assessment: the first time kept, the latest updated.

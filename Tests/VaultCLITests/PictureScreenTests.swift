@@ -105,6 +105,8 @@ struct PictureScreenTests {
             question("q1", "a huge map", "image/png", Self.hugePNG),
             question("q2", "", "image/jpeg", Self.gradient.prefix(600)),
             question("q3", "a gradient", "image/png", Self.gradient),
+            // An SVG with a script, named a picture (issue 70).
+            question("q4", "a map", "image/svg+xml", Data("<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>".utf8)),
         ]
         try Data("{\"id\":\"pictures\",\"title\":\"Pictures\",\"questions\":[\(questions.joined(separator: ","))]}".utf8)
             .write(to: URL(fileURLWithPath: document))
@@ -153,6 +155,18 @@ struct PictureScreenTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: seen)) == Self.gradient)
         let path = try String(contentsOfFile: seen + ".path", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(path.hasPrefix(runtime.path) && !FileManager.default.fileExists(atPath: path), "\(path) is left behind")
+        #expect(path.hasSuffix(".jpg"), "named by its bytes, not by the type it claims: \(path)")
+        // An SVG with a script and a truncated JPEG are never handed to the viewer: said, and nothing written.
+        for question in ["q4", "q2"] {
+            try? FileManager.default.removeItem(atPath: seen)
+            let refused = try vault.unlocked(
+                ["picture", "pictures", question],
+                extraInput: "\n",
+                environment: ["XDG_RUNTIME_DIR": runtime.path, "DISPLAY": ":99", "PATH": bin.path + ":/usr/bin:/bin"]
+            )
+            #expect(refused.status == 65 && refused.stderr.contains("not a PNG or JPEG file"), "\(question): \(refused.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: seen), "\(question) reached the viewer")
+        }
         // No desktop: nothing is written, the student is told how to get a file.
         let headless = TemporaryDirectory("headless")
         let told = try vault.unlocked(

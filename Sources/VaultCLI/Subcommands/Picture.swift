@@ -4,6 +4,7 @@ import VaultAPI
 import VaultCore
 import VaultLanguage
 import VaultModel
+import VaultTerminal
 
 /// `vault picture ID Q [N]`: one of a question's pictures, large, in the system's viewer; or written where asked.
 struct Picture: ParsableCommand {
@@ -58,9 +59,21 @@ struct Picture: ParsableCommand {
             )
             return
         }
+        // Only a PNG or a JPEG, told apart by its own bytes and read whole within the take screen's limits, is handed
+        // to a viewer (issue 70: an SVG with a script, named a picture, went to xdg-open): what it says it is counts
+        // for nothing.
+        guard (try? TerminalPicture.decode(bytes)) != nil else {
+            throw VaultError(
+                .invalidData,
+                tr(
+                    "This picture is not a PNG or JPEG file that can be checked, so it is not opened. `vault picture {id} {question} {number} --out FILE` writes it to a file.",
+                    ["id": id, "question": question, "number": number]
+                )
+            )
+        }
         // Only now, with a viewer to show it, is a copy written (private, and removed when the student is done).
         let directory = try Self.privateDirectory()
-        let file = directory + "/picture-" + UUID().uuidString + Self.fileExtension(media.mimeType)
+        let file = directory + "/picture-" + UUID().uuidString + (bytes.first == 0x89 ? ".png" : ".jpg")
         try SecureFiles.atomicWrite(bytes, to: file)
         defer { try? FileManager.default.removeItem(atPath: file) }  // best effort: the next start removes leftovers
         let viewer = Process()
@@ -88,16 +101,6 @@ struct Picture: ParsableCommand {
             try? FileManager.default.removeItem(atPath: directory + "/" + leftover)
         }
         return directory
-    }
-
-    static func fileExtension(_ mimeType: String) -> String {
-        switch mimeType.lowercased() {
-        case "image/png": ".png"
-        case "image/jpeg", "image/jpg": ".jpg"
-        case "image/gif": ".gif"
-        case "image/svg+xml": ".svg"
-        default: ""
-        }
     }
 
     static func executable(_ name: String, path: String) -> String? {

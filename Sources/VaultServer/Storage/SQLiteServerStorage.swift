@@ -220,12 +220,6 @@ public final class SQLiteServerStorage: ServerStorage {
         try database.execute(ScoringStatements.keepTotals(totals, attemptID: attemptID))
     }
 
-    /// The teacher's document of a submitted attempt's version (nil: not submitted): what a grade or feedback is
-    /// checked against.
-    private static func submittedSource(_ attemptID: String, database: Database) throws -> Data? {
-        try database.stored(ScoringStatements.submittedSource(attemptID: attemptID)).first?.data("source")
-    }
-
     // MARK: The desk
 
     /// A student's download: the first time kept, the latest updated (SQLite 3.15 has no upsert that keeps a column).
