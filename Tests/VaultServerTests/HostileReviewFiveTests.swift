@@ -248,6 +248,27 @@ struct HostileReviewFiveTests {
     }
 
     @Test(
+        "a document the vaults would refuse to download as a compression bomb (a picture of 1,000,000 zero bytes) is refused at publish in a sentence, nothing stored; a picture of random bytes publishes (issue 70)",
+        arguments: Backend.all
+    )
+    func bombRefusedAtPublish(backend: Backend) async throws {
+        try await ServerHarness(backend).test { api in
+            let teacher = try await api.token("teacher")
+            func quiz(_ bytes: Data) -> Assessment {
+                var quiz = Fixtures.quiz(id: "zeros")
+                quiz.questions[0].media = [Media(name: "map.png", mimeType: "image/png", data: bytes.base64EncodedString(), alt: "a map")]
+                return quiz
+            }
+            let refused = try await api.publish(quiz(Data(count: 1_000_000)), teacher: teacher)
+            #expect(refused.status == .unprocessableContent && refused.text.contains("compression bomb"), "\(refused.text)")
+            #expect(try await api.send(.get, APIPath.assessment("zeros"), token: teacher).status == .notFound)
+            var generator = SystemRandomNumberGenerator()
+            let random = Data((0..<125_000).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64, Array.init) })
+            #expect(try await api.publish(quiz(random), teacher: teacher).status == .created)
+        }
+    }
+
+    @Test(
         "a value read from the item's text is charged its length each time it is read (found by the scoring_budget fuzz target): a 20,000-character value repeated 1,000 times is left for the teacher at once; a word repeated is scored"
     )
     func repeatedLongValueCharged() throws {

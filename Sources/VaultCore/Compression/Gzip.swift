@@ -37,6 +37,15 @@ public enum Gzip {
         }
     }
 
+    /// How many times smaller `data` is gzip-compressed, when that is past what `limits` take as a bomb (nil
+    /// otherwise): a document published on the server must come down to the vaults, which decompress it under
+    /// these limits (issue 70: a publish took one the vaults then refused).
+    public static func bombRatio(of data: Data, limits: Limits = Limits()) -> Int? {
+        guard data.count > limits.ratioGrace, let compressed = try? compress(data) else { return nil }
+        let ratio = data.count / max(compressed.count, 1)
+        return ratio > limits.maxRatio ? ratio : nil
+    }
+
     public static func compress(_ data: Data, level: Int32 = 6) throws -> Data {
         var stream = z_stream()
         guard vault_deflate_init_gzip(&stream, level) == Z_OK else { throw Failure.corrupt("deflateInit2") }

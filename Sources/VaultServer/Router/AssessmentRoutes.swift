@@ -99,10 +99,14 @@ struct AssessmentRoutes<Storage: ServerStorage> {
             } catch let problem as AssessmentValidator.Problem {
                 throw APIError(.unprocessableContent, code: .invalidAssessment, message: problem.message)
             }
+            let servable: (document: Assessment, bytes: Data, contentHash: String)
             do {
-                _ = try AssessmentPublisher.serve(assessment, version: 1)
+                servable = try AssessmentPublisher.serve(assessment, version: 1)
             } catch let tooLarge as AssessmentPublisher.TooLarge {
                 throw APIError(.contentTooLarge, code: .tooLarge, message: tooLarge.description)
+            }
+            if let refusal = ContentPlan.downloadRefusal(servable.bytes) {
+                throw APIError(.unprocessableContent, code: .invalidAssessment, message: refusal)
             }
             let existed = try await storage.served(id: id) != nil
             let result: PublishResponse

@@ -1,5 +1,6 @@
 import Foundation
 import VaultAPI
+import VaultCore
 import VaultImport
 import VaultRules
 import VaultScoring
@@ -26,6 +27,14 @@ public struct ContentPlan: Sendable {
     }
 
     /// Why a file cannot become an assessment, in a sentence for its teacher.
+    /// Why the vaults would refuse to download `served` (a document that compresses past what they take as a
+    /// compression bomb), in a sentence for the teacher; nil when they take it.
+    public static func downloadRefusal(_ served: Data) -> String? {
+        guard let ratio = Gzip.bombRatio(of: served) else { return nil }
+        return
+            "This document shrinks \(ratio) times when compressed (mostly the same text over and over), and students' vaults refuse a download past \(Gzip.Limits().maxRatio) times as a compression bomb. Remove the repeated text and publish again."
+    }
+
     public struct Refused: Error, Sendable, CustomStringConvertible {
         public let message: String
         public var description: String { message }
@@ -64,6 +73,9 @@ public struct ContentPlan: Sendable {
             try PublishCheck.validate(result.assessment)
         } catch let problem as AssessmentValidator.Problem {
             throw Refused(message: problem.message)
+        }
+        if let served = try? AssessmentPublisher.serve(result.assessment, version: 1), let refusal = downloadRefusal(served.bytes) {
+            throw Refused(message: refusal)
         }
         // A stored document that does not decode is named, never read as "nothing there" (which would let this file
         // replace it without being asked).
