@@ -89,12 +89,14 @@ public final class PostgresServerStorage: ServerStorage {
     /// Connects, and brings the schema to the current version (several processes starting at once take turns on
     /// an advisory lock). Fails with a plain sentence when the database cannot be reached within `connectTimeout`.
     /// `operationLimit`: the server's 15 s (`defaultOperationLimit`); the tests' harness, whose shared cluster serves
-    /// the whole suite on two cores, gives its operations longer.
+    /// the whole suite on two cores, gives its operations longer. `pool`: at most so many connections, each closed
+    /// after so long idle (the harness keeps few, briefly: a hundred stores of one suite share one cluster).
     public init(
         location: PostgresLocation,
         logger: Logger = Logger(label: "vault-server.postgres"),
         connectTimeout: Duration = .seconds(15),
-        operationLimit: Duration = PostgresServerStorage.defaultOperationLimit
+        operationLimit: Duration = PostgresServerStorage.defaultOperationLimit,
+        pool: (connections: Int, idle: Duration) = (8, .seconds(60))
     )
         async throws
     {
@@ -112,7 +114,8 @@ public final class PostgresServerStorage: ServerStorage {
         )
         // Eight connections keep a database on a small machine busy (more only queue inside it: `scripts/load` measured
         // 4, 8 and 16 within noise of each other) and let a dozen processes share PostgreSQL's default 100 connections.
-        configuration.options.maximumConnections = 8
+        configuration.options.maximumConnections = pool.connections
+        configuration.options.connectionIdleTimeout = pool.idle
         configuration.options.connectTimeout = .seconds(10)
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client

@@ -115,7 +115,7 @@ public final class PostgresCluster: @unchecked Sendable {
             binaries + "/pg_ctl",
             [
                 "-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60", "-o",
-                "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c max_connections=200 -c synchronous_commit=\(durableCommits ? "on" : "off")"
+                "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c max_connections=300 -c synchronous_commit=\(durableCommits ? "on" : "off")"
                     + (certificate.map { " -c ssl=on -c ssl_cert_file=\($0) -c ssl_key_file=\(directory)/server.key -c log_connections=on" } ?? ""),
                 "start",
             ],

@@ -45,7 +45,10 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
             return try await PostgresServerStorage(
                 location: PostgresLocation(url: try await cluster.createDatabase(template: template)),
                 connectTimeout: PostgresCluster.testConnectTimeout,
-                operationLimit: .seconds(60)
+                operationLimit: .seconds(60),
+                // A store is never closed before the test process ends: few connections, closed when idle, so the
+                // suite's stores fit the shared cluster ("too many clients" in a full run with eight each).
+                pool: (connections: 4, idle: .seconds(5))
             )
         }
     }
