@@ -123,4 +123,41 @@ struct AttemptRecordTests {
         #expect(!AttemptRecordIntake.isWellFormed(hostile[1]))
         #expect(AttemptRecordIntake.isWellFormed(record.events[1]))
     }
+
+    @Test(
+        "what a record leaves out (issue 70): one that begins anywhere but the start, and answers with no event, are named; a whole record, a second device's record, a blank hand-in and no record at all leave nothing out"
+    )
+    func gaps() throws {
+        let key = DeviceKey()
+        func stored(_ kinds: [(RecordEvent.Kind, String?, Int?)]) throws -> StoredAttemptRecord {
+            let upload = try Self.upload(kinds, attemptID: "a1", key: key)
+            return StoredAttemptRecord(
+                attemptID: "a1",
+                deviceKey: key.publicKey,
+                user: "student",
+                assessmentID: "quiz-1",
+                events: upload.events,
+                verified: true,
+                problem: nil,
+                receivedAt: 0
+            )
+        }
+        let whole = try stored([(.started, nil, nil), (.answered, "q1", nil), (.answered, "q2", nil), (.submitted, nil, nil)])
+        #expect(RecordRules.gaps([whole], answered: ["q1", "q2"]).isEmpty)
+        // Emptied before the hand-in (DELETE FROM attempt_log): only "submitted" is left.
+        let emptied = try stored([(.submitted, nil, nil)])
+        let said = RecordRules.gaps([emptied], answered: ["q1", "q2"])
+        #expect(said.count == 2 && said[0].contains("does not begin") && said[1].contains("the answers to q1, q2"), "\(said)")
+        // Rewritten with the answers' events taken out.
+        let rewritten = try stored([(.started, nil, nil), (.answered, "q1", nil), (.submitted, nil, nil)])
+        #expect(RecordRules.gaps([rewritten], answered: ["q1", "q2"]) == ["its record has no event for the answer to q2"])
+        // A second device's record begins with continued_elsewhere; the first device's answers are not looked for.
+        let second = try stored([(.continuedElsewhere, nil, nil), (.answered, "q2", nil), (.submitted, nil, nil)])
+        #expect(RecordRules.gaps([second], answered: ["q1", "q2"]).isEmpty)
+        // A blank hand-in of an untimed test has no start (it starts with its first answer).
+        #expect(RecordRules.gaps([emptied], answered: []).isEmpty)
+        #expect(RecordRules.gaps([], answered: ["q1"]).isEmpty, "a vault from before records")
+        let summary = RecordRules.summary([emptied], answered: ["a1": ["q1"]])
+        #expect(summary.words.contains("its record does not verify") && summary.gaps?.count == 2, "\(summary)")
+    }
 }
